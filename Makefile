@@ -1,0 +1,48 @@
+# topicsnap's build, tests and benchmarks. `make test` sets up everything it
+# needs on a fresh machine (the Kafka broker jars from Maven Central) and
+# starts and stops a real broker on loopback itself.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/topicsnap
+export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
+
+.PHONY: build demo test unit integration nocgo vet bench bench-dump bench-sql clean kafka-start kafka-stop
+
+build:
+	$(GO) build -o $(BIN) ./cmd/topicsnap
+
+demo: build
+	./$(BIN) demo
+
+# The whole suite: vet, the cgo-free build of dump and catalog, then every
+# test against a real Apache Kafka broker (KRaft) started here and stopped
+# after, whatever the outcome.
+test: vet nocgo
+	@scripts/kafka.sh start > /tmp/topicsnap-kafka-env
+	@set -a; source /tmp/topicsnap-kafka-env; set +a; \
+	status=0; \
+	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_SASL_BROKERS=$$KAFKA_SASL_BROKERS \
+	TOPICSNAP_TEST_SASL_USER=$$KAFKA_SASL_USER TOPICSNAP_TEST_SASL_PASSWORD=$$KAFKA_SASL_PASSWORD \
+	TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh \
+	$(GO) test -count=1 -timeout 20m ./... || status=$$?; \
+	scripts/kafka.sh stop; exit $$status
+
+# Fast tests on the in-process kfake cluster only.
+unit:
+	$(GO) test ./...
+
+# dump and catalog never need cgo (no DuckDB): prove it.
+nocgo:
+	CGO_ENABLED=0 $(GO) build ./dump ./catalog
+	CGO_ENABLED=0 $(GO) vet ./dump ./catalog
+
+vet:
+	$(GO) vet ./...
+
+kafka-start:
+	scripts/kafka.sh start
+kafka-stop:
+	scripts/kafka.sh stop
+
+clean:
+	rm -rf bin

@@ -1,0 +1,29 @@
+// Package catalog owns the on-disk layout of a snapshot folder. The folder is
+// the source of truth: everything topicsnap knows about what was dumped can be
+// rebuilt by reading it, and nothing else (no database, no cache) is trusted.
+//
+// A snapshot folder looks like this:
+//
+//	DIR/topicsnap.json                                  format version of the folder
+//	DIR/topic=NAME/partition=N/manifest.json           what is committed for that partition
+//	DIR/topic=NAME/partition=N/FIRST-LAST.parquet      records FIRST..LAST (inclusive, zero padded)
+//	DIR/topic=NAME/partition=N/.lock                   held (flock) by the one dumper of N
+//	DIR/snapshots/ID.json                               cluster state at a snapshot's cut
+//
+// Two types carry most of the meaning:
+//
+//   - [Row] is one Kafka record, data or control marker, exactly as it is
+//     written to Parquet. Its column names (partition, offset, timestamp, key,
+//     value, headers, ...) are the ones Spark's Kafka source and kcat use.
+//   - [Manifest] lists, per topic-partition, the committed files, the next
+//     offset to dump, the ranges Kafka had deleted before we read them
+//     ([LostRange]) and the snapshots that touched the partition.
+//
+// Every write goes temp file → fsync → rename → fsync folder ([WriteFileAtomic]).
+// A Parquet file is renamed into place before the manifest that names it is
+// written, so a crash can leave an unlisted file (cleaned up by the next
+// writer) but never a listed file that is incomplete. Readers only read files
+// a manifest lists, never a glob.
+//
+// This package is pure Go and never imports DuckDB or the Kafka client.
+package catalog

@@ -1,0 +1,144 @@
+package catalog
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// RowGroupRows bounds the rows per Parquet row group, and so the memory a
+// writer holds before it flushes.
+const RowGroupRows = 128 * 1024
+
+var schema = parquet.SchemaOf(Row{})
+
+// WriteDataFile commits rows (sorted by offset, non-empty) of tp as one
+// Parquet file named for its offset range, and returns its manifest entry.
+// The file is complete on disk before this returns; it is not yet listed in
+// the manifest, which is the caller's next step.
+func (d *Dir) WriteDataFile(tp TopicPartition, rows []Row, snapshot string) (FileEntry, error) {
+	if len(rows) == 0 {
+		return FileEntry{}, fmt.Errorf("write data file of %s: no rows", tp)
+	}
+	first, last := rows[0].Offset, rows[len(rows)-1].Offset
+	fe := FileEntry{
+		Name: FileName(first, last), FirstOffset: first, LastOffset: last,
+		Records: int64(len(rows)), Snapshot: snapshot, WrittenAt: time.Now().UTC(),
+		MinTimestamp: rows[0].Timestamp, MaxTimestamp: rows[0].Timestamp,
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.Control {
+			fe.ControlRecords++
+		}
+		fe.MinTimestamp = min(fe.MinTimestamp, r.Timestamp)
+		fe.MaxTimestamp = max(fe.MaxTimestamp, r.Timestamp)
+	}
+	dir := d.PartitionDir(tp)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fe, fmt.Errorf("create %s: %w", dir, classify(err))
+	}
+	path := filepath.Join(dir, fe.Name)
+	var size int64
+	err := WriteFileAtomic(path, func(w io.Writer) error {
+		cw := &countingWriter{w: w}
+		pw := parquet.NewGenericWriter[Row](cw, schema,
+			parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
+			parquet.MaxRowsPerRowGroup(RowGroupRows),
+			parquet.PageBufferSize(1<<20),
+			parquet.CreatedBy("topicsnap", "1", ""),
+			parquet.KeyValueMetadata("topicsnap.format_version", fmt.Sprint(FormatVersion)),
+			parquet.KeyValueMetadata("topicsnap.topic", tp.Topic),
+		)
+		for i := 0; i < len(rows); i += RowGroupRows {
+			end := min(i+RowGroupRows, len(rows))
+			if _, err := pw.Write(rows[i:end]); err != nil {
+				return err
+			}
+			if err := pw.Flush(); err != nil {
+				return err
+			}
+		}
+		if err := pw.Close(); err != nil {
+			return err
+		}
+		size = cw.n
+		return nil
+	})
+	if err != nil {
+		return fe, err
+	}
+	fe.Bytes = size
+	return fe, nil
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ReadDataFile reads every row of a data file. Meant for tests and tools;
+// queries go through DuckDB.
+func ReadDataFile(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", path, err)
+	}
+	r := parquet.NewGenericReader[Row](f, schema)
+	_ = st
+	defer r.Close()
+	rows := make([]Row, r.NumRows())
+	n, err := r.Read(rows)
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return rows[:n], nil
+}
+
+// checkDataFile opens a committed file's footer and compares it with its
+// manifest entry.
+func checkDataFile(path string, fe FileEntry) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("missing: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if st.Size() != fe.Bytes {
+		return fmt.Errorf("size %d bytes, manifest says %d (truncated or rewritten)", st.Size(), fe.Bytes)
+	}
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		return fmt.Errorf("not a readable Parquet file: %v", err)
+	}
+	if pf.NumRows() != fe.Records {
+		return fmt.Errorf("%d rows, manifest says %d", pf.NumRows(), fe.Records)
+	}
+	for _, name := range []string{"partition", "offset", "timestamp", "key", "value", "headers"} {
+		if _, ok := pf.Schema().Lookup(name); !ok {
+			if _, ok := pf.Schema().Lookup(name, "list", "element", "key"); !ok {
+				return fmt.Errorf("not a topicsnap file: no column %q", name)
+			}
+		}
+	}
+	return nil
+}

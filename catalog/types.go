@@ -1,0 +1,199 @@
+package catalog
+
+import (
+	"fmt"
+	"time"
+)
+
+// FormatVersion is the version of the folder layout and manifest schema this
+// build writes and reads. A folder with a newer version is refused.
+const FormatVersion = 1
+
+// TopicPartition names one partition of one topic.
+type TopicPartition struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+}
+
+func (tp TopicPartition) String() string { return fmt.Sprintf("%s/%d", tp.Topic, tp.Partition) }
+
+// OffsetRange is an inclusive range of offsets, First..Last.
+type OffsetRange struct {
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
+}
+
+// Len is the number of offsets in the range.
+func (r OffsetRange) Len() int64 { return r.Last - r.First + 1 }
+
+// Header is one record header. Order and duplicates are kept; a null value
+// stays null.
+type Header struct {
+	Key   string `parquet:"key"`
+	Value []byte `parquet:"value,optional"`
+}
+
+// Timestamp types as Kafka defines them.
+const (
+	TimestampCreate    = "create"
+	TimestampLogAppend = "log_append"
+	ControlCommit      = "commit"
+	ControlAbort       = "abort"
+	TxnCommitted       = "committed"
+	TxnAborted         = "aborted"
+	TxnOpen            = "open" // no marker seen yet when the file was written
+)
+
+// Row is one Kafka record as stored in Parquet: data records and transaction
+// control markers alike. Key and Value are the exact bytes; nil is null, which
+// is not the same as empty.
+type Row struct {
+	Partition     int32    `parquet:"partition"`
+	Offset        int64    `parquet:"offset"`
+	Timestamp     int64    `parquet:"timestamp,timestamp(millisecond)"`
+	TimestampType string   `parquet:"timestamp_type,dict"`
+	Key           []byte   `parquet:"key,optional"`
+	Value         []byte   `parquet:"value,optional"`
+	Headers       []Header `parquet:"headers,list"`
+	LeaderEpoch   int32    `parquet:"leader_epoch"`
+	ProducerID    int64    `parquet:"producer_id"`
+	ProducerEpoch int32    `parquet:"producer_epoch"`
+	Transactional bool     `parquet:"is_transactional"`
+	Control       bool     `parquet:"is_control"`
+	// ControlType is "commit" or "abort" for a control marker, null otherwise.
+	ControlType *string `parquet:"control_type,optional,dict"`
+	// TxnState is "committed", "aborted" or "open" for records of a
+	// transaction (data and markers), null for others. "open" means the
+	// marker was not in the same file; readers resolve it from later markers.
+	TxnState *string `parquet:"txn_state,optional,dict"`
+	// SchemaID is the Confluent Schema Registry id of a wire-format value
+	// (magic byte 0 then a 4-byte big-endian id), null otherwise.
+	SchemaID *int32 `parquet:"schema_id,optional"`
+}
+
+// Lost range kinds.
+const (
+	LostBeforeFirst = "expired-before-first-snapshot"
+	LostBetween     = "expired-between-snapshots"
+)
+
+// LostRange is a range of offsets Kafka had deleted (by retention or
+// DeleteRecords) before topicsnap read them. It is recorded, never hidden.
+type LostRange struct {
+	Kind       string    `json:"kind"`
+	From       int64     `json:"from"`
+	To         int64     `json:"to"` // inclusive
+	DetectedAt time.Time `json:"detected_at"`
+	Snapshot   string    `json:"snapshot"`
+}
+
+// FileEntry is one committed Parquet file.
+type FileEntry struct {
+	Name           string    `json:"name"`
+	FirstOffset    int64     `json:"first_offset"`
+	LastOffset     int64     `json:"last_offset"`
+	Records        int64     `json:"records"` // rows in the file (data + control)
+	ControlRecords int64     `json:"control_records"`
+	MinTimestamp   int64     `json:"min_timestamp_ms"`
+	MaxTimestamp   int64     `json:"max_timestamp_ms"`
+	Bytes          int64     `json:"bytes"`
+	Snapshot       string    `json:"snapshot"`
+	WrittenAt      time.Time `json:"written_at"`
+}
+
+// PartitionSnapshot records what one snapshot did to one partition.
+type PartitionSnapshot struct {
+	ID            string    `json:"id"`
+	AsOf          time.Time `json:"as_of"`
+	LogStart      int64     `json:"log_start_offset"`
+	HighWatermark int64     `json:"high_watermark"`
+	LastStable    int64     `json:"last_stable_offset"`
+	From          int64     `json:"from"`  // first offset this snapshot asked for
+	Until         int64     `json:"until"` // exclusive end this snapshot dumped to
+	Complete      bool      `json:"complete"`
+}
+
+// Manifest is the committed state of one topic-partition.
+type Manifest struct {
+	FormatVersion int                 `json:"format_version"`
+	Topic         string              `json:"topic"`
+	Partition     int32               `json:"partition"`
+	NextOffset    int64               `json:"next_offset"` // next offset to dump; -1 when never dumped
+	Files         []FileEntry         `json:"files"`
+	Lost          []LostRange         `json:"lost"`
+	Snapshots     []PartitionSnapshot `json:"snapshots"`
+}
+
+// TP returns the manifest's topic-partition.
+func (m *Manifest) TP() TopicPartition { return TopicPartition{m.Topic, m.Partition} }
+
+// Records is the number of rows in all committed files.
+func (m *Manifest) Records() (n int64) {
+	for _, f := range m.Files {
+		n += f.Records
+	}
+	return n
+}
+
+// Bytes is the size of all committed files.
+func (m *Manifest) Bytes() (n int64) {
+	for _, f := range m.Files {
+		n += f.Bytes
+	}
+	return n
+}
+
+// ClusterSnapshot is the cluster's state for one topic at a snapshot's cut,
+// written to DIR/snapshots/ID.json.
+type ClusterSnapshot struct {
+	FormatVersion     int               `json:"format_version"`
+	ID                string            `json:"id"`
+	Topic             string            `json:"topic"`
+	AsOf              time.Time         `json:"as_of"`
+	Brokers           []string          `json:"brokers"`
+	PartitionCount    int               `json:"partition_count"`
+	ReplicationFactor int               `json:"replication_factor"`
+	Configs           map[string]string `json:"configs"`
+	Partitions        []PartitionState  `json:"partitions"`
+	Groups            []GroupState      `json:"groups"`
+	Dumped            []int32           `json:"dumped_partitions"`
+}
+
+// PartitionState is one partition's offsets and replicas at the cut.
+type PartitionState struct {
+	Partition     int32   `json:"partition"`
+	LogStart      int64   `json:"log_start_offset"`
+	HighWatermark int64   `json:"high_watermark"`
+	LastStable    int64   `json:"last_stable_offset"`
+	Leader        int32   `json:"leader"`
+	LeaderEpoch   int32   `json:"leader_epoch"`
+	Replicas      []int32 `json:"replicas"`
+	ISR           []int32 `json:"isr"`
+}
+
+// GroupState is one consumer group with offsets on the topic.
+type GroupState struct {
+	Group        string        `json:"group"`
+	State        string        `json:"state"`
+	Protocol     string        `json:"protocol"`
+	ProtocolType string        `json:"protocol_type"`
+	Offsets      []GroupOffset `json:"offsets"`
+	Members      []GroupMember `json:"members"`
+}
+
+// GroupOffset is a committed offset of a group on one partition.
+type GroupOffset struct {
+	Partition   int32  `json:"partition"`
+	Offset      int64  `json:"offset"`
+	LeaderEpoch int32  `json:"leader_epoch"`
+	Metadata    string `json:"metadata"`
+}
+
+// GroupMember is one member of a group and what it was assigned.
+type GroupMember struct {
+	MemberID   string  `json:"member_id"`
+	InstanceID string  `json:"instance_id,omitempty"`
+	ClientID   string  `json:"client_id"`
+	Host       string  `json:"host"`
+	Assigned   []int32 `json:"assigned_partitions"`
+}

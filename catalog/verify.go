@@ -1,0 +1,65 @@
+package catalog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Problem is one thing wrong with a snapshot folder, named by path, with
+// what to do about it.
+type Problem struct {
+	Path   string `json:"path"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix"`
+}
+
+func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.Detail, p.Fix) }
+
+// Verify re-reads every committed file's footer and row count against its
+// manifest, and reports manifests that do not parse, files that are missing,
+// truncated or corrupt, and unlisted leftovers. It reads every topic even
+// when one is broken.
+func (d *Dir) Verify() (files int, problems []Problem, err error) {
+	topics, err := d.Topics()
+	if err != nil {
+		return 0, nil, err
+	}
+	for _, topic := range topics {
+		tdir := filepath.Join(d.Path, "topic="+topic)
+		entries, err := os.ReadDir(tdir)
+		if err != nil {
+			problems = append(problems, Problem{tdir, err.Error(), "check the folder's permissions"})
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() || !strings.HasPrefix(e.Name(), "partition=") {
+				continue
+			}
+			pdir := filepath.Join(tdir, e.Name())
+			mpath := filepath.Join(pdir, manifestName)
+			b, err := os.ReadFile(mpath)
+			if err != nil {
+				problems = append(problems, Problem{mpath, "manifest missing or unreadable: " + err.Error(),
+					"remove the partition folder and dump it again"})
+				continue
+			}
+			m, err := parseManifest(mpath, b)
+			if err != nil {
+				problems = append(problems, Problem{mpath, err.Error(),
+					"restore the manifest from a backup, or remove the partition folder and dump it again"})
+				continue
+			}
+			for _, fe := range m.Files {
+				files++
+				path := filepath.Join(pdir, fe.Name)
+				if err := checkDataFile(path, fe); err != nil {
+					problems = append(problems, Problem{path, err.Error(),
+						fmt.Sprintf("restore the file from a backup, or re-dump offsets %d-%d while Kafka still has them", fe.FirstOffset, fe.LastOffset)})
+				}
+			}
+		}
+	}
+	return files, problems, nil
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// progressUI draws a bar per partition and one for the total on a terminal.
+type progressUI struct {
+	p     *mpb.Progress
+	mu    sync.Mutex
+	bars  map[catalog.TopicPartition]*mpb.Bar
+	total *mpb.Bar
+	sum   int64
+	w     io.Writer
+}
+
+func newProgress(ctx context.Context, w io.Writer) *progressUI {
+	return &progressUI{p: mpb.NewWithContext(ctx, mpb.WithOutput(w), mpb.WithWidth(40)), bars: map[catalog.TopicPartition]*mpb.Bar{}, w: w}
+}
+
+func (u *progressUI) Start(tp catalog.TopicPartition, from, until int64) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	n := max(until-from, 0)
+	u.sum += n
+	if u.total == nil {
+		u.total = u.p.AddBar(n, mpb.BarPriority(1<<30),
+			mpb.PrependDecorators(decor.Name("total", decor.WCSyncSpaceR), decor.CountersNoUnit("%d / %d", decor.WCSyncWidth)),
+			mpb.AppendDecorators(decor.AverageSpeed(0, "%.0f rec/s", decor.WCSyncWidth), decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+	} else {
+		u.total.SetTotal(u.sum, false)
+	}
+	u.bars[tp] = u.p.AddBar(n,
+		mpb.PrependDecorators(decor.Name(tp.String(), decor.WCSyncSpaceR), decor.CountersNoUnit("%d / %d", decor.WCSyncWidth)),
+		mpb.AppendDecorators(decor.AverageSpeed(0, "%.0f rec/s", decor.WCSyncWidth), decor.Percentage(decor.WCSyncSpace)))
+}
+
+func (u *progressUI) Advance(tp catalog.TopicPartition, records, _ int64) {
+	u.mu.Lock()
+	b := u.bars[tp]
+	u.mu.Unlock()
+	if b != nil {
+		b.IncrInt64(records)
+		u.total.IncrInt64(records)
+	}
+}
+
+func (u *progressUI) Done(tp catalog.TopicPartition) {
+	u.mu.Lock()
+	b := u.bars[tp]
+	u.mu.Unlock()
+	if b != nil {
+		b.SetTotal(-1, true)
+	}
+}
+
+func (u *progressUI) Waiting(what string) {
+	fmt.Fprintf(u.p, "waiting: %s\n", what)
+}
+
+// Wait completes every bar and stops drawing.
+func (u *progressUI) Wait() {
+	u.mu.Lock()
+	for _, b := range u.bars {
+		b.SetTotal(-1, true)
+	}
+	if u.total != nil {
+		u.total.SetTotal(-1, true)
+	}
+	u.mu.Unlock()
+	u.p.Wait()
+}

@@ -1,0 +1,277 @@
+package dump
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/magiconair/properties"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// Conn says how to reach the cluster: the same settings a user gives kcat -F
+// or the Java tools' --command-config.
+type Conn struct {
+	Brokers     []string // --brokers; wins over bootstrap.servers
+	ConfigFile  string   // a client.properties file
+	ClientID    string
+	DialTimeout time.Duration
+}
+
+// ErrBadConfig marks a client configuration that cannot be used.
+var ErrBadConfig = errors.New("bad client configuration")
+
+// knownKeys are the standard client property names topicsnap understands.
+var knownKeys = []string{
+	"bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.mechanisms",
+	"sasl.username", "sasl.password", "sasl.jaas.config",
+	"ssl.ca.location", "ssl.certificate.location", "ssl.key.location",
+	"ssl.endpoint.identification.algorithm", "enable.ssl.certificate.verification",
+	"client.id",
+}
+
+// ignoredKeys are standard properties that do not apply to a reader that
+// never joins a group; they are accepted and ignored rather than refused.
+var ignoredKeys = []string{
+	"group.id", "auto.offset.reset", "enable.auto.commit", "key.deserializer", "value.deserializer",
+	"request.timeout.ms", "session.timeout.ms", "acks", "retries", "linger.ms",
+	"key.serializer", "value.serializer", "client.dns.lookup",
+}
+
+// settings is a parsed client configuration.
+type settings struct {
+	brokers  []string
+	protocol string
+	mech     string
+	user     string
+	pass     string
+	caFile   string
+	certFile string
+	keyFile  string
+	noVerify bool
+	clientID string
+}
+
+// readProperties parses a properties file and refuses unknown keys, naming
+// the closest known one.
+func readProperties(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", path, err)
+	}
+	return parseProperties(path, string(b))
+}
+
+func parseProperties(path, text string) (map[string]string, error) {
+	p, err := properties.LoadString(text)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w: %v", path, ErrBadConfig, err)
+	}
+	out := map[string]string{}
+	var bad []string
+	for _, k := range p.Keys() {
+		v, _ := p.Get(k)
+		if contains(knownKeys, k) {
+			out[k] = strings.TrimSpace(v)
+			continue
+		}
+		if contains(ignoredKeys, k) {
+			continue
+		}
+		msg := fmt.Sprintf("unknown key %q", k)
+		if s := closest(k, append(append([]string{}, knownKeys...), ignoredKeys...)); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		bad = append(bad, msg)
+	}
+	if len(bad) > 0 {
+		sort.Strings(bad)
+		return nil, fmt.Errorf("read config %s: %w: %s", path, ErrBadConfig, strings.Join(bad, "; "))
+	}
+	return out, nil
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+var jaasRE = regexp.MustCompile(`(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"`)
+
+func resolve(c Conn) (*settings, error) {
+	s := &settings{protocol: "PLAINTEXT", clientID: "topicsnap"}
+	props := map[string]string{}
+	if c.ConfigFile != "" {
+		var err error
+		if props, err = readProperties(c.ConfigFile); err != nil {
+			return nil, err
+		}
+	}
+	where := "config " + c.ConfigFile
+	if v := props["bootstrap.servers"]; v != "" {
+		s.brokers = splitList(v)
+	}
+	if len(c.Brokers) > 0 {
+		s.brokers = c.Brokers
+	}
+	if len(s.brokers) == 0 {
+		return nil, fmt.Errorf("%w: no brokers: pass --brokers HOST:PORT, set TOPICSNAP_BROKERS, or bootstrap.servers in --config", ErrBadConfig)
+	}
+	for _, b := range s.brokers {
+		if _, _, err := net.SplitHostPort(b); err != nil {
+			return nil, fmt.Errorf("%w: broker address %q is not HOST:PORT", ErrBadConfig, b)
+		}
+	}
+	if v := props["security.protocol"]; v != "" {
+		s.protocol = strings.ToUpper(v)
+	}
+	switch s.protocol {
+	case "PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL":
+	default:
+		return nil, fmt.Errorf("%s: %w: security.protocol %q: use PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", where, ErrBadConfig, s.protocol)
+	}
+	s.mech = strings.ToUpper(firstNonEmpty(props["sasl.mechanism"], props["sasl.mechanisms"]))
+	s.user, s.pass = props["sasl.username"], props["sasl.password"]
+	if jaas := props["sasl.jaas.config"]; jaas != "" {
+		for _, m := range jaasRE.FindAllStringSubmatch(jaas, -1) {
+			switch m[1] {
+			case "username":
+				s.user = m[2]
+			case "password":
+				s.pass = m[2]
+			}
+		}
+	}
+	if strings.HasPrefix(s.protocol, "SASL") {
+		switch s.mech {
+		case "":
+			s.mech = "PLAIN"
+		case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+		default:
+			return nil, fmt.Errorf("%s: %w: sasl.mechanism %q: use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", where, ErrBadConfig, s.mech)
+		}
+		if s.user == "" {
+			return nil, fmt.Errorf("%s: %w: SASL needs sasl.username and sasl.password (or sasl.jaas.config)", where, ErrBadConfig)
+		}
+	}
+	s.caFile, s.certFile, s.keyFile = props["ssl.ca.location"], props["ssl.certificate.location"], props["ssl.key.location"]
+	s.noVerify = props["enable.ssl.certificate.verification"] == "false"
+	s.clientID = firstNonEmpty(c.ClientID, props["client.id"], s.clientID)
+	return s, nil
+}
+
+func firstNonEmpty(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// clientOpts turns settings into franz-go options. Secrets go into the
+// mechanism and nowhere else.
+func (s *settings) clientOpts(dialTimeout time.Duration) ([]kgo.Opt, error) {
+	if dialTimeout == 0 {
+		dialTimeout = 10 * time.Second
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(s.brokers...),
+		kgo.ClientID(s.clientID),
+		kgo.DialTimeout(dialTimeout),
+	}
+	if strings.HasSuffix(s.protocol, "SSL") {
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: s.noVerify}
+		if s.caFile != "" {
+			pem, err := os.ReadFile(s.caFile)
+			if err != nil {
+				return nil, fmt.Errorf("read ssl.ca.location: %w", err)
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("%w: ssl.ca.location %s holds no PEM certificate", ErrBadConfig, s.caFile)
+			}
+			cfg.RootCAs = pool
+		}
+		if s.certFile != "" || s.keyFile != "" {
+			cert, err := tls.LoadX509KeyPair(s.certFile, s.keyFile)
+			if err != nil {
+				return nil, fmt.Errorf("%w: load ssl.certificate.location/ssl.key.location: %v", ErrBadConfig, err)
+			}
+			cfg.Certificates = []tls.Certificate{cert}
+		}
+		opts = append(opts, kgo.DialTLSConfig(cfg))
+	}
+	if strings.HasPrefix(s.protocol, "SASL") {
+		var m sasl.Mechanism
+		switch s.mech {
+		case "PLAIN":
+			m = plain.Auth{User: s.user, Pass: s.pass}.AsMechanism()
+		case "SCRAM-SHA-256":
+			m = scram.Auth{User: s.user, Pass: s.pass}.AsSha256Mechanism()
+		case "SCRAM-SHA-512":
+			m = scram.Auth{User: s.user, Pass: s.pass}.AsSha512Mechanism()
+		}
+		opts = append(opts, kgo.SASL(m))
+	}
+	return opts, nil
+}
+
+// closest returns the candidate nearest to s by edit distance, if it is
+// near enough to be a likely typo.
+func closest(s string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		if d := levenshtein(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD <= max(2, len(s)/3) {
+		return best
+	}
+	return ""
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,23 @@
+// Package dump copies Kafka topic partitions into a snapshot folder.
+//
+// A dump never joins a consumer group and never commits an offset: it reads
+// partitions by direct assignment (kgo.ConsumePartitions) and keeps its
+// position in the catalog's manifests. One run is a snapshot:
+//
+//  1. the cut: per partition, the log start offset, high watermark and last
+//     stable offset are listed once, with the cluster's state (leaders,
+//     replicas, configs, consumer groups and their members);
+//  2. each partition is read from its manifest's next offset (or --from)
+//     up to the high watermark of the cut, read-uncommitted with control
+//     records kept, so transaction markers and aborted records are stored
+//     and flagged, never silently dropped;
+//  3. a writer goroutine per partition encodes Parquet files and commits
+//     each one (file first, then manifest) so a crash at any instant
+//     resumes with no offset duplicated and none skipped.
+//
+// Offsets Kafka deleted before they were read are never skipped silently:
+// the reader uses NoResetOffset, and every such range is written to the
+// manifest as a catalog.LostRange.
+//
+// The Kafka client is created only in this package.
+package dump

@@ -1,0 +1,262 @@
+package dump
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// testCluster returns the brokers of the cluster under test: the real
+// broker that `make test` starts (TOPICSNAP_TEST_BROKERS), or an in-process
+// kfake cluster when that is not set.
+func testCluster(t *testing.T) []string {
+	t.Helper()
+	if b := os.Getenv("TOPICSNAP_TEST_BROKERS"); b != "" {
+		return strings.Split(b, ",")
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c.ListenAddrs()
+}
+
+func realBroker() bool { return os.Getenv("TOPICSNAP_TEST_BROKERS") != "" }
+
+func newTopic(t *testing.T, brokers []string, partitions int32, configs map[string]*string) string {
+	t.Helper()
+	name := fmt.Sprintf("t-%s-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), time.Now().UnixNano()%1e9)
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := adm.CreateTopic(ctx, partitions, 1, configs, name)
+	if err != nil || r.Err != nil {
+		t.Fatalf("create topic %s: %v %v", name, err, r.Err)
+	}
+	return name
+}
+
+func producer(t *testing.T, brokers []string, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+func produce(t *testing.T, cl *kgo.Client, recs ...*kgo.Record) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatalf("produce: %v", err)
+	}
+}
+
+func readAllRows(t *testing.T, dir string, topic string) map[int32][]catalog.Row {
+	t.Helper()
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := d.Manifests(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int32][]catalog.Row{}
+	for _, m := range ms {
+		for _, f := range m.Files {
+			rows, err := catalog.ReadDataFile(d.FilePath(m.TP(), f.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[m.Partition] = append(out[m.Partition], rows...)
+		}
+	}
+	return out
+}
+
+func dumpOnce(t *testing.T, brokers []string, dir, topic string, mod ...func(*Options)) Summary {
+	t.Helper()
+	o := Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}
+	for _, f := range mod {
+		f(&o)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := Run(ctx, o)
+	if err != nil {
+		t.Fatalf("dump: %v", err)
+	}
+	return s
+}
+
+func TestDumpKeepsEveryByteAndResumes(t *testing.T) {
+	brokers := testCluster(t)
+	topic := newTopic(t, brokers, 2, nil)
+	p := producer(t, brokers)
+	big := bytes.Repeat([]byte("x"), 900_000)
+	produce(t, p,
+		&kgo.Record{Topic: topic, Partition: 0, Key: nil, Value: nil},                         // tombstone, null key
+		&kgo.Record{Topic: topic, Partition: 0, Key: []byte{}, Value: []byte{}},               // empty, not null
+		&kgo.Record{Topic: topic, Partition: 0, Key: []byte{0xff, 0xfe, 0x00}, Value: big},   // binary key, big value
+		&kgo.Record{Topic: topic, Partition: 1, Key: []byte("k"), Value: []byte{0, 0, 0, 0, 7, 'x'}, // schema id 7
+			Headers: []kgo.RecordHeader{{Key: "h", Value: []byte("1")}, {Key: "h", Value: nil}, {Key: "b", Value: []byte{0, 1}}}},
+	)
+	dir := t.TempDir()
+	s := dumpOnce(t, brokers, dir, topic, func(o *Options) { o.FileRows = 2 })
+	if s.Records != 4 || s.Partitions != 2 {
+		t.Fatalf("summary %+v", s)
+	}
+	rows := readAllRows(t, dir, topic)
+	p0, p1 := rows[0], rows[1]
+	if len(p0) != 3 || len(p1) != 1 {
+		t.Fatalf("rows per partition: %d %d", len(p0), len(p1))
+	}
+	if p0[0].Key != nil || p0[0].Value != nil {
+		t.Errorf("null key/value came back non-null: %#v %#v", p0[0].Key, p0[0].Value)
+	}
+	if p0[1].Key == nil || len(p0[1].Key) != 0 || p0[1].Value == nil || len(p0[1].Value) != 0 {
+		t.Errorf("empty key/value came back as %#v %#v", p0[1].Key, p0[1].Value)
+	}
+	if !bytes.Equal(p0[2].Key, []byte{0xff, 0xfe, 0x00}) || !bytes.Equal(p0[2].Value, big) {
+		t.Errorf("binary key or big value changed")
+	}
+	h := p1[0].Headers
+	if len(h) != 3 || h[0].Key != "h" || string(h[0].Value) != "1" || h[1].Key != "h" || h[1].Value != nil || !bytes.Equal(h[2].Value, []byte{0, 1}) {
+		t.Errorf("headers: %#v", h)
+	}
+	if p1[0].SchemaID == nil || *p1[0].SchemaID != 7 {
+		t.Errorf("schema id: %v", p1[0].SchemaID)
+	}
+	// Resume: only new records are dumped, nothing twice.
+	produce(t, p, &kgo.Record{Topic: topic, Partition: 0, Value: []byte("later")})
+	s = dumpOnce(t, brokers, dir, topic)
+	if s.Records != 1 {
+		t.Fatalf("second dump read %d records, want 1", s.Records)
+	}
+	rows = readAllRows(t, dir, topic)
+	var offs []int64
+	for _, r := range rows[0] {
+		offs = append(offs, r.Offset)
+	}
+	if fmt.Sprint(offs) != "[0 1 2 3]" {
+		t.Fatalf("partition 0 offsets %v", offs)
+	}
+	// Nothing new: a third dump reads nothing and changes nothing.
+	if s := dumpOnce(t, brokers, dir, topic); s.Records != 0 {
+		t.Fatalf("third dump read %d", s.Records)
+	}
+	d, _ := catalog.Open(dir)
+	n, probs, err := d.Verify()
+	if err != nil || len(probs) > 0 || n == 0 {
+		t.Fatalf("verify: %d files, %v, %v", n, probs, err)
+	}
+}
+
+func TestDumpTransactionsKeepsMarkersAndFlagsAborted(t *testing.T) {
+	brokers := testCluster(t)
+	topic := newTopic(t, brokers, 1, nil)
+	txn := producer(t, brokers, kgo.TransactionalID("tx-"+topic))
+	ctx := context.Background()
+	for i, commit := range []bool{true, false, true} {
+		if err := txn.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		produce(t, txn, &kgo.Record{Topic: topic, Value: []byte(fmt.Sprintf("a%d", i))}, &kgo.Record{Topic: topic, Value: []byte(fmt.Sprintf("b%d", i))})
+		if err := txn.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	dumpOnce(t, brokers, dir, topic)
+	rows := readAllRows(t, dir, topic)[0]
+	// 3 transactions of 2 records and a marker each: offsets 0..8.
+	if len(rows) != 9 {
+		t.Fatalf("got %d rows, want 9: %+v", len(rows), rows)
+	}
+	var got []string
+	for _, r := range rows {
+		switch {
+		case r.Control:
+			got = append(got, "marker:"+*r.ControlType)
+		default:
+			got = append(got, string(r.Value)+":"+*r.TxnState)
+		}
+	}
+	want := "[a0:committed b0:committed marker:commit a1:aborted b1:aborted marker:abort a2:committed b2:committed marker:commit]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("got  %v\nwant %s", got, want)
+	}
+}
+
+func TestDumpRecordsDeletedRanges(t *testing.T) {
+	brokers := testCluster(t)
+	topic := newTopic(t, brokers, 1, nil)
+	p := producer(t, brokers)
+	for i := 0; i < 10; i++ {
+		produce(t, p, &kgo.Record{Topic: topic, Value: []byte{byte(i)}})
+	}
+	cl, _ := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	del := func(before int64) {
+		o := kadm.Offsets{}
+		o.Add(kadm.Offset{Topic: topic, Partition: 0, At: before})
+		r, err := adm.DeleteRecords(context.Background(), o)
+		if err != nil || r.Error() != nil {
+			t.Fatalf("delete records: %v %v", err, r.Error())
+		}
+	}
+	del(3) // before the first snapshot
+	dir := t.TempDir()
+	dumpOnce(t, brokers, dir, topic)
+	for i := 10; i < 20; i++ {
+		produce(t, p, &kgo.Record{Topic: topic, Value: []byte{byte(i)}})
+	}
+	del(15) // between snapshots: 10..14 never read
+	dumpOnce(t, brokers, dir, topic)
+	d, _ := catalog.Open(dir)
+	m, err := d.ReadManifest(catalog.TopicPartition{Topic: topic, Partition: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost []string
+	for _, l := range m.Lost {
+		lost = append(lost, fmt.Sprintf("%s:%d-%d", l.Kind, l.From, l.To))
+	}
+	sort.Strings(lost)
+	want := "[expired-before-first-snapshot:0-2 expired-between-snapshots:10-14]"
+	if fmt.Sprint(lost) != want {
+		t.Fatalf("lost %v, want %s", lost, want)
+	}
+	var offs []int64
+	for _, r := range readAllRows(t, dir, topic)[0] {
+		offs = append(offs, r.Offset)
+	}
+	if fmt.Sprint(offs) != "[3 4 5 6 7 8 9 15 16 17 18 19]" {
+		t.Fatalf("offsets %v", offs)
+	}
+}
