@@ -1,0 +1,28 @@
+// Package queries turns a snapshot folder into a database: an in-memory
+// DuckDB whose views read exactly the Parquet files the catalog's manifests
+// list, never a glob. DuckDB holds nothing of its own: it is rebuilt from the
+// folder on Open and on Refresh, so a dump can run while queries read.
+//
+// For each topic T there are two views:
+//
+//   - "T$all": every stored row, data records and transaction markers alike,
+//     with key (text when UTF-8) and key_raw, value (a STRUCT inferred from
+//     the data for JSON topics, the bytes otherwise) and value_raw, headers,
+//     producer and transaction columns.
+//   - "T": what a user means by the topic: committed data records once each
+//     (no control markers, no records of aborted transactions).
+//
+// Metadata tables come from the catalog: snapshots, files, partitions,
+// topic_configs, group_offsets, group_members, lost_ranges.
+//
+// Kafka-aware scalar functions are registered from Go: murmur2(key),
+// kafka_partition(key, n) (the Java client's default partitioner) and
+// kafka_partition_crc32(key, n) (librdkafka's consistent partitioner).
+//
+// An Engine opened with Locked set is safe for SQL typed by people who are
+// not the operator: only the folder's files are readable, one read-only
+// statement per request, configuration locked, memory and threads bounded
+// and a timeout on every query.
+//
+// The DuckDB connection is made only in this package.
+package queries

@@ -1,0 +1,506 @@
+package queries
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// Options of an engine.
+type Options struct {
+	// Locked makes the engine safe for untrusted SQL (see package doc).
+	Locked bool
+	// MemoryLimit is DuckDB's memory_limit, e.g. "1GB"; empty keeps DuckDB's default.
+	MemoryLimit string
+	// Threads is DuckDB's thread count; 0 keeps DuckDB's default.
+	Threads int
+	// Timeout bounds each query of a locked engine.
+	Timeout time.Duration
+	// TempDir is where DuckDB spills; default a folder in the system temp.
+	TempDir string
+}
+
+// Topic describes one topic's views.
+type Topic struct {
+	Name       string
+	Partitions int
+	Files      int
+	Records    int64
+	JSON       bool   // value is a STRUCT inferred from JSON
+	Structure  string // the inferred JSON structure
+}
+
+// Engine is an in-memory DuckDB over one snapshot folder.
+type Engine struct {
+	db   *sql.DB
+	dir  *catalog.Dir
+	opts Options
+
+	mu      sync.RWMutex
+	version string
+	topics  []Topic
+}
+
+// ErrRefused marks SQL a locked engine will not run.
+var ErrRefused = errors.New("refused")
+
+// Open builds the views over dir. A folder with no snapshots opens to empty
+// typed metadata tables.
+func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
+	d, err := catalog.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	d.Path = abs
+	connector, err := duckdb.NewConnector("", nil)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	db := sql.OpenDB(connector)
+	e := &Engine{db: db, dir: d, opts: opts}
+	if err := e.setup(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := e.Refresh(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if opts.Locked {
+		if err := e.lock(ctx); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+func (e *Engine) setup(ctx context.Context) error {
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	var stmts []string
+	if e.opts.MemoryLimit != "" {
+		stmts = append(stmts, fmt.Sprintf("SET memory_limit = %s", quoteString(e.opts.MemoryLimit)))
+	}
+	if e.opts.Threads > 0 {
+		stmts = append(stmts, fmt.Sprintf("SET threads = %d", e.opts.Threads))
+	}
+	tmp := e.opts.TempDir
+	if tmp == "" {
+		tmp = filepath.Join(os.TempDir(), "topicsnap-duckdb")
+	}
+	stmts = append(stmts, fmt.Sprintf("SET temp_directory = %s", quoteString(tmp)))
+	for _, s := range stmts {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("configure duckdb (%s): %w", s, err)
+		}
+	}
+	return registerFunctions(conn)
+}
+
+// DB is the engine's database handle. Pin a *sql.Conn for a session.
+func (e *Engine) DB() *sql.DB { return e.db }
+
+// Dir is the snapshot folder.
+func (e *Engine) Dir() string { return e.dir.Path }
+
+// Close releases DuckDB.
+func (e *Engine) Close() error { return e.db.Close() }
+
+// Topics lists the topics with views, as of the last refresh.
+func (e *Engine) Topics() []Topic {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return append([]Topic(nil), e.topics...)
+}
+
+// Topic returns one topic's description.
+func (e *Engine) Topic(name string) (Topic, bool) {
+	for _, t := range e.Topics() {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Topic{}, false
+}
+
+// Version identifies the catalog state the views were built from.
+func (e *Engine) Version() string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.version
+}
+
+// catalogVersion hashes the size and time of every manifest and snapshot file.
+func (e *Engine) catalogVersion() (string, error) {
+	h := sha256.New()
+	topics, err := e.dir.Topics()
+	if err != nil {
+		return "", err
+	}
+	add := func(path string) {
+		if st, err := os.Stat(path); err == nil {
+			fmt.Fprintf(h, "%s %d %d\n", path, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	for _, t := range topics {
+		parts, _ := filepath.Glob(filepath.Join(e.dir.Path, "topic="+t, "partition=*", "manifest.json"))
+		for _, p := range parts {
+			add(p)
+		}
+	}
+	snaps, _ := filepath.Glob(filepath.Join(e.dir.Path, "snapshots", "*.json"))
+	for _, s := range snaps {
+		add(s)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// Refresh rebuilds the views if the catalog changed since the last build,
+// and reports whether it did.
+func (e *Engine) Refresh(ctx context.Context) (bool, error) {
+	v, err := e.catalogVersion()
+	if err != nil {
+		return false, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if v == e.version && e.version != "" {
+		return false, nil
+	}
+	topics, err := e.build(ctx)
+	if err != nil {
+		return false, err
+	}
+	e.topics, e.version = topics, v
+	return true, nil
+}
+
+type topicFiles struct {
+	name      string
+	manifests []*catalog.Manifest
+	paths     []string
+}
+
+func (e *Engine) build(ctx context.Context) ([]Topic, error) {
+	names, err := e.dir.Topics()
+	if err != nil {
+		return nil, err
+	}
+	var tfs []topicFiles
+	for _, n := range names {
+		ms, err := e.dir.Manifests(n)
+		if err != nil {
+			return nil, err
+		}
+		tf := topicFiles{name: n, manifests: ms}
+		for _, m := range ms {
+			for _, f := range m.Files {
+				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
+			}
+		}
+		tfs = append(tfs, tf)
+	}
+	snaps, err := e.dir.ClusterSnapshots()
+	if err != nil {
+		return nil, err
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	// Drop the views of the last build.
+	rows, err := tx.QueryContext(ctx, "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'")
+	if err != nil {
+		return nil, fmt.Errorf("list views: %w", err)
+	}
+	var old []string
+	for rows.Next() {
+		var v string
+		rows.Scan(&v)
+		old = append(old, v)
+	}
+	rows.Close()
+	for _, v := range old {
+		if _, err := tx.ExecContext(ctx, "DROP VIEW IF EXISTS "+quoteIdent(v)); err != nil {
+			return nil, fmt.Errorf("drop view %s: %w", v, err)
+		}
+	}
+	if err := loadMetadata(ctx, tx, tfs, snaps); err != nil {
+		return nil, err
+	}
+	var out []Topic
+	for _, tf := range tfs {
+		t := Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths)}
+		for _, m := range tf.manifests {
+			t.Records += m.Records()
+		}
+		if len(tf.paths) > 0 {
+			t.Structure, t.JSON, err = inferJSON(ctx, tx, tf.paths)
+			if err != nil {
+				return nil, fmt.Errorf("infer the value type of %s: %w", tf.name, err)
+			}
+		}
+		for _, ddl := range topicViews(tf.name, tf.paths, t) {
+			if _, err := tx.ExecContext(ctx, ddl); err != nil {
+				return nil, fmt.Errorf("create views of %s: %w", tf.name, err)
+			}
+		}
+		out = append(out, t)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("commit views: %w", err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// rawColumns is the typed projection of the stored columns, shared by the
+// populated and the empty view.
+const rawColumns = `"partition", "offset", "timestamp"::TIMESTAMPTZ AS "timestamp", timestamp_type,
+  try(decode("key")) AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw,
+  headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
+  control_type, txn_state, coalesce(txn_state = 'aborted', false) AS aborted, schema_id`
+
+const emptyRaw = `SELECT NULL::INTEGER AS "partition", NULL::BIGINT AS "offset", NULL::TIMESTAMP AS "timestamp",
+  NULL::VARCHAR AS timestamp_type, NULL::BLOB AS "key", NULL::BLOB AS "value",
+  NULL::STRUCT("key" VARCHAR, "value" BLOB)[] AS headers, NULL::INTEGER AS leader_epoch, NULL::BIGINT AS producer_id,
+  NULL::INTEGER AS producer_epoch, NULL::BOOLEAN AS is_transactional, NULL::BOOLEAN AS is_control,
+  NULL::VARCHAR AS control_type, NULL::VARCHAR AS txn_state, NULL::INTEGER AS schema_id WHERE false`
+
+func topicViews(name string, paths []string, t Topic) []string {
+	src := "(" + emptyRaw + ")"
+	if len(paths) > 0 {
+		q := make([]string, len(paths))
+		for i, p := range paths {
+			q[i] = quoteString(p)
+		}
+		src = "read_parquet([" + strings.Join(q, ", ") + "])"
+	}
+	value := `"value"`
+	if t.JSON {
+		value = fmt.Sprintf(`CASE WHEN json_valid(try(decode("value"))) THEN try(from_json(decode("value"), %s)) END`, quoteString(t.Structure))
+	}
+	all := fmt.Sprintf("CREATE VIEW %s AS SELECT "+rawColumns+" FROM %s", quoteIdent(name+"$all"), value, src)
+	data := fmt.Sprintf(`CREATE VIEW %s AS SELECT * EXCLUDE (is_control, control_type, aborted) FROM %s WHERE NOT is_control AND NOT aborted`,
+		quoteIdent(name), quoteIdent(name+"$all"))
+	return []string{all, data}
+}
+
+// inferJSON samples values from the first and last files and decides
+// whether the topic's values are JSON objects; if so it returns DuckDB's
+// merged structure of the sample.
+func inferJSON(ctx context.Context, tx *sql.Tx, paths []string) (string, bool, error) {
+	sample := []string{quoteString(paths[0])}
+	if len(paths) > 1 {
+		sample = append(sample, quoteString(paths[len(paths)-1]))
+	}
+	q := fmt.Sprintf(`WITH s AS (SELECT try(decode("value")) AS v FROM read_parquet([%s]) WHERE NOT is_control AND "value" IS NOT NULL LIMIT 5000)
+SELECT count(*) AS n,
+       count(*) FILTER (WHERE json_valid(v) AND starts_with(ltrim(v), '{')) AS objects,
+       json_group_structure(CASE WHEN json_valid(v) AND starts_with(ltrim(v), '{') THEN v::JSON END)::VARCHAR AS structure
+FROM s`, strings.Join(sample, ", "))
+	var n, objects int64
+	var structure sql.NullString
+	if err := tx.QueryRowContext(ctx, q).Scan(&n, &objects, &structure); err != nil {
+		return "", false, err
+	}
+	if n == 0 || objects*10 < n*9 || !structure.Valid {
+		return "", false, nil
+	}
+	return structure.String, true, nil
+}
+
+type jsonRows struct {
+	table   string
+	columns []string // "name TYPE", in order
+	rows    any
+}
+
+// loadMetadata fills the catalog tables. Each table is loaded with one
+// statement from a bound JSON document.
+func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*catalog.ClusterSnapshot) error {
+	type fileRow struct {
+		Topic          string `json:"topic"`
+		Partition      int32  `json:"partition"`
+		File           string `json:"file"`
+		Path           string `json:"path"`
+		FirstOffset    int64  `json:"first_offset"`
+		LastOffset     int64  `json:"last_offset"`
+		Records        int64  `json:"records"`
+		ControlRecords int64  `json:"control_records"`
+		Bytes          int64  `json:"bytes"`
+		MinTimestamp   int64  `json:"min_timestamp_ms"`
+		MaxTimestamp   int64  `json:"max_timestamp_ms"`
+		Snapshot       string `json:"snapshot_id"`
+		WrittenAt      string `json:"written_at"`
+	}
+	type lostRow struct {
+		Topic      string `json:"topic"`
+		Partition  int32  `json:"partition"`
+		Kind       string `json:"kind"`
+		From       int64  `json:"from_offset"`
+		To         int64  `json:"to_offset"`
+		Offsets    int64  `json:"offsets"`
+		DetectedAt string `json:"detected_at"`
+		Snapshot   string `json:"snapshot_id"`
+	}
+	type snapRow struct {
+		Snapshot          string  `json:"snapshot_id"`
+		Topic             string  `json:"topic"`
+		AsOf              string  `json:"as_of"`
+		PartitionCount    int     `json:"partition_count"`
+		ReplicationFactor int     `json:"replication_factor"`
+		Dumped            []int32 `json:"dumped_partitions"`
+	}
+	type partRow struct {
+		Snapshot      string  `json:"snapshot_id"`
+		Topic         string  `json:"topic"`
+		AsOf          string  `json:"as_of"`
+		Partition     int32   `json:"partition"`
+		LogStart      int64   `json:"log_start_offset"`
+		HighWatermark int64   `json:"high_watermark"`
+		LastStable    int64   `json:"last_stable_offset"`
+		Leader        int32   `json:"leader"`
+		LeaderEpoch   int32   `json:"leader_epoch"`
+		Replicas      []int32 `json:"replicas"`
+		ISR           []int32 `json:"isr"`
+	}
+	type cfgRow struct {
+		Snapshot string `json:"snapshot_id"`
+		Topic    string `json:"topic"`
+		AsOf     string `json:"as_of"`
+		Name     string `json:"name"`
+		Value    string `json:"value"`
+	}
+	type offRow struct {
+		Snapshot    string `json:"snapshot_id"`
+		Topic       string `json:"topic"`
+		AsOf        string `json:"as_of"`
+		Group       string `json:"group_id"`
+		State       string `json:"state"`
+		Partition   int32  `json:"partition"`
+		Offset      int64  `json:"committed_offset"`
+		LeaderEpoch int32  `json:"leader_epoch"`
+		Metadata    string `json:"metadata"`
+	}
+	type memRow struct {
+		Snapshot   string  `json:"snapshot_id"`
+		Topic      string  `json:"topic"`
+		AsOf       string  `json:"as_of"`
+		Group      string  `json:"group_id"`
+		State      string  `json:"state"`
+		MemberID   string  `json:"member_id"`
+		InstanceID string  `json:"instance_id"`
+		ClientID   string  `json:"client_id"`
+		Host       string  `json:"host"`
+		Assigned   []int32 `json:"assigned_partitions"`
+	}
+	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+	files, lost := []fileRow{}, []lostRow{}
+	for _, tf := range tfs {
+		for _, m := range tf.manifests {
+			for _, f := range m.Files {
+				files = append(files, fileRow{m.Topic, m.Partition, f.Name, filepath.Join("topic="+m.Topic, fmt.Sprintf("partition=%d", m.Partition), f.Name),
+					f.FirstOffset, f.LastOffset, f.Records, f.ControlRecords, f.Bytes, f.MinTimestamp, f.MaxTimestamp, f.Snapshot, ts(f.WrittenAt)})
+			}
+			for _, l := range m.Lost {
+				lost = append(lost, lostRow{m.Topic, m.Partition, l.Kind, l.From, l.To, l.To - l.From + 1, ts(l.DetectedAt), l.Snapshot})
+			}
+		}
+	}
+	sn, parts, cfgs, offs, mems := []snapRow{}, []partRow{}, []cfgRow{}, []offRow{}, []memRow{}
+	for _, s := range snaps {
+		asOf := ts(s.AsOf)
+		sn = append(sn, snapRow{s.ID, s.Topic, asOf, s.PartitionCount, s.ReplicationFactor, s.Dumped})
+		for _, p := range s.Partitions {
+			parts = append(parts, partRow{s.ID, s.Topic, asOf, p.Partition, p.LogStart, p.HighWatermark, p.LastStable, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR})
+		}
+		keys := make([]string, 0, len(s.Configs))
+		for k := range s.Configs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			cfgs = append(cfgs, cfgRow{s.ID, s.Topic, asOf, k, s.Configs[k]})
+		}
+		cfgs = append(cfgs, cfgRow{s.ID, s.Topic, asOf, "partition.count", fmt.Sprint(s.PartitionCount)},
+			cfgRow{s.ID, s.Topic, asOf, "replication.factor", fmt.Sprint(s.ReplicationFactor)})
+		for _, g := range s.Groups {
+			for _, o := range g.Offsets {
+				offs = append(offs, offRow{s.ID, s.Topic, asOf, g.Group, g.State, o.Partition, o.Offset, o.LeaderEpoch, o.Metadata})
+			}
+			for _, m := range g.Members {
+				mems = append(mems, memRow{s.ID, s.Topic, asOf, g.Group, g.State, m.MemberID, m.InstanceID, m.ClientID, m.Host, m.Assigned})
+			}
+		}
+	}
+	tables := []jsonRows{
+		{"files", []string{"topic VARCHAR", "partition INTEGER", "file VARCHAR", "path VARCHAR", "first_offset BIGINT", "last_offset BIGINT", "records BIGINT", "control_records BIGINT", "bytes BIGINT", "min_timestamp_ms BIGINT", "max_timestamp_ms BIGINT", "snapshot_id VARCHAR", "written_at TIMESTAMPTZ"}, files},
+		{"lost_ranges", []string{"topic VARCHAR", "partition INTEGER", "kind VARCHAR", "from_offset BIGINT", "to_offset BIGINT", "offsets BIGINT", "detected_at TIMESTAMPTZ", "snapshot_id VARCHAR"}, lost},
+		{"snapshots", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition_count INTEGER", "replication_factor INTEGER", "dumped_partitions INTEGER[]"}, sn},
+		{"partitions", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition INTEGER", "log_start_offset BIGINT", "high_watermark BIGINT", "last_stable_offset BIGINT", "leader INTEGER", "leader_epoch INTEGER", "replicas INTEGER[]", "isr INTEGER[]"}, parts},
+		{"topic_configs", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "name VARCHAR", "value VARCHAR"}, cfgs},
+		{"group_offsets", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "partition INTEGER", "committed_offset BIGINT", "leader_epoch INTEGER", "metadata VARCHAR"}, offs},
+		{"group_members", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "member_id VARCHAR", "instance_id VARCHAR", "client_id VARCHAR", "host VARCHAR", "assigned_partitions INTEGER[]"}, mems},
+	}
+	for _, t := range tables {
+		b, err := json.Marshal(t.rows)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", t.table, err)
+		}
+		var defs, names, structure []string
+		for _, c := range t.columns {
+			name, typ, _ := strings.Cut(c, " ")
+			defs = append(defs, quoteIdent(name)+" "+typ)
+			names = append(names, quoteIdent(name))
+			structure = append(structure, fmt.Sprintf("%q:%q", name, typ))
+		}
+		ddl := fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", quoteIdent(t.table), strings.Join(defs, ", "))
+		if _, err := tx.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("create table %s: %w", t.table, err)
+		}
+		ins := fmt.Sprintf("INSERT INTO %s SELECT %s FROM (SELECT unnest(from_json(?::JSON, %s), recursive := true))",
+			quoteIdent(t.table), strings.Join(names, ", "), quoteString("[{"+strings.Join(structure, ",")+"}]"))
+		if _, err := tx.ExecContext(ctx, ins, string(b)); err != nil {
+			return fmt.Errorf("load table %s: %w", t.table, err)
+		}
+	}
+	return nil
+}
+
+// quoteIdent quotes a SQL identifier.
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// quoteString quotes a SQL string literal.
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// QuoteIdent is exported for packages that build SQL over topic names.
+func QuoteIdent(s string) string { return quoteIdent(s) }

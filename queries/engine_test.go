@@ -1,0 +1,167 @@
+package queries
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+func sp(s string) *string { return &s }
+
+// fixture writes a small snapshot folder by code: topic "shop.events-v2"
+// with JSON values (one not JSON), a committed and an aborted transaction,
+// and a lost range.
+func fixture(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topic := "shop.events-v2"
+	for p := int32(0); p < 2; p++ {
+		tp := catalog.TopicPartition{Topic: topic, Partition: p}
+		var rows []catalog.Row
+		for i := int64(0); i < 5; i++ {
+			v := fmt.Sprintf(`{"event_id":"e%d-%d","event_name":"view_menu","order":{"total":%d}}`, p, i, i*10)
+			rows = append(rows, catalog.Row{Partition: p, Offset: i, Timestamp: 1700000000000 + i*1000, TimestampType: catalog.TimestampCreate,
+				Key: []byte(fmt.Sprintf("u%d", p)), Value: []byte(v)})
+		}
+		if p == 1 {
+			rows[4].Value = []byte("not json")
+			rows[3].Key = []byte{0xff}
+			rows = append(rows,
+				catalog.Row{Partition: 1, Offset: 5, Timestamp: 1700000010000, Transactional: true, TxnState: sp(catalog.TxnAborted), ProducerID: 9, Value: []byte(`{"event_id":"x"}`)},
+				catalog.Row{Partition: 1, Offset: 6, Timestamp: 1700000010000, Transactional: true, Control: true, ControlType: sp(catalog.ControlAbort), TxnState: sp(catalog.TxnAborted), ProducerID: 9},
+			)
+		}
+		fe, err := d.WriteDataFile(tp, rows, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &catalog.Manifest{Topic: topic, Partition: p, NextOffset: fe.LastOffset + 1, Files: []catalog.FileEntry{fe}}
+		if p == 0 {
+			m.Lost = []catalog.LostRange{{Kind: catalog.LostBetween, From: 100, To: 109, DetectedAt: time.Now()}}
+		}
+		if err := d.WriteManifest(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: topic, AsOf: time.Now(), PartitionCount: 2, ReplicationFactor: 1,
+		Configs:    map[string]string{"cleanup.policy": "delete"},
+		Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: 5, Replicas: []int32{1}, ISR: []int32{1}}, {Partition: 1, HighWatermark: 7}},
+		Groups: []catalog.GroupState{{Group: "g", State: "Stable", Offsets: []catalog.GroupOffset{{Partition: 0, Offset: 3}},
+			Members: []catalog.GroupMember{{MemberID: "m1", ClientID: "watcher-1", Assigned: []int32{0, 1}}}}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func query1(t *testing.T, e *Engine, q string) string {
+	t.Helper()
+	var s string
+	if err := e.DB().QueryRowContext(context.Background(), q).Scan(&s); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return s
+}
+
+func TestViewsOverCatalog(t *testing.T) {
+	e, err := Open(context.Background(), fixture(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	cases := []struct{ q, want string }{
+		{`SELECT count(*)::VARCHAR FROM "shop.events-v2"`, "10"},
+		{`SELECT count(*)::VARCHAR FROM "shop.events-v2$all"`, "12"},
+		{`SELECT value.order.total::VARCHAR FROM "shop.events-v2" WHERE "partition"=0 AND "offset"=2`, "20"},
+		{`SELECT (value IS NULL)::VARCHAR || ':' || decode(value_raw) FROM "shop.events-v2" WHERE "partition"=1 AND "offset"=4`, "true:not json"},
+		{`SELECT coalesce("key", 'NULL') || ':' || hex(key_raw) FROM "shop.events-v2" WHERE "partition"=1 AND "offset"=3`, "NULL:FF"},
+		{`SELECT string_agg(kind || ' ' || from_offset || '-' || to_offset, ';') FROM lost_ranges`, "expired-between-snapshots 100-109"},
+		{`SELECT client_id || ' ' || assigned_partitions::VARCHAR FROM group_members`, "watcher-1 [0, 1]"},
+		{`SELECT value FROM topic_configs WHERE name = 'cleanup.policy'`, "delete"},
+		{`SELECT count(*)::VARCHAR FROM files`, "2"},
+		{`SELECT kafka_partition('u000001', 6)::VARCHAR`, fmt.Sprint(catalog.JavaPartition([]byte("u000001"), 6))},
+		{`SELECT murmur2('21'::BLOB)::VARCHAR`, "-973932308"},
+		{`SELECT kafka_partition_crc32('abc', 7)::VARCHAR`, fmt.Sprint(catalog.CRC32Partition([]byte("abc"), 7))},
+		{`SELECT typeof("timestamp") FROM "shop.events-v2" LIMIT 1`, "TIMESTAMP WITH TIME ZONE"},
+	}
+	for _, c := range cases {
+		if got := query1(t, e, c.q); got != c.want {
+			t.Errorf("%s\n got %q want %q", c.q, got, c.want)
+		}
+	}
+}
+
+func TestEmptyFolderOpensToTypedTables(t *testing.T) {
+	start := time.Now()
+	e, err := Open(context.Background(), t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT count(*)::VARCHAR FROM lost_ranges`); got != "0" {
+		t.Fatal(got)
+	}
+	if got := query1(t, e, `SELECT count(*)::VARCHAR FROM group_members`); got != "0" {
+		t.Fatal(got)
+	}
+	t.Logf("opened in %s", time.Since(start))
+}
+
+func TestLockedRefusesEverythingButOneSelect(t *testing.T) {
+	dir := fixture(t)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.csv"), []byte("a\n1\n"), 0o644)
+	os.Symlink(outside, filepath.Join(dir, "escape"))
+	e, err := Open(context.Background(), dir, Options{Locked: true, Timeout: time.Second, MemoryLimit: "512MB", Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	refused := []string{
+		`COPY (SELECT 1) TO '` + dir + `/x.csv'`,
+		`ATTACH '` + dir + `/x.db' AS x`,
+		`INSTALL httpfs`,
+		`LOAD httpfs`,
+		`SELECT * FROM read_csv('/etc/passwd')`,
+		`SELECT * FROM glob('/**')`,
+		`SELECT * FROM read_csv('` + dir + `/../` + filepath.Base(outside) + `/secret.csv')`,
+		`SELECT * FROM read_csv('` + dir + `/escape/secret.csv')`,
+		`SET threads = 8`,
+		`RESET threads`,
+		`CREATE TABLE t AS SELECT 1`,
+		`PRAGMA version`,
+		`SELECT 1; SELECT 2`,
+		`SELECT * FROM duckdb_settings()`,
+	}
+	for _, q := range refused {
+		_, err := e.Query(ctx, q)
+		if err == nil {
+			t.Errorf("not refused: %s", q)
+			continue
+		}
+		if !errors.Is(err, ErrRefused) {
+			t.Errorf("%s: refused with the wrong error: %v", q, err)
+		}
+	}
+	rows, err := e.Query(ctx, `SELECT count(*) FROM "shop.events-v2"`)
+	if err != nil {
+		t.Fatalf("plain select refused: %v", err)
+	}
+	rows.Close()
+	_, err = e.Query(ctx, `SELECT count(*) FROM range(100000000000) a`)
+	if err == nil || !strings.Contains(err.Error(), "timeout") {
+		t.Errorf("long query: %v", err)
+	}
+}

@@ -1,0 +1,401 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/duckdb/duckdb-go/v2"
+)
+
+// Formats a result can be written in.
+var Formats = []string{"table", "csv", "json", "jsonl", "markdown", "line"}
+
+// WriteOptions shape a written result.
+type WriteOptions struct {
+	Format   string
+	Width    int // terminal width for table; 0 is unlimited
+	MaxRows  int // table and markdown: rows shown; 0 is 1000. Streaming formats write all.
+	MaxCell  int // table: longest cell before it is cut visibly; 0 is 60
+	Duration time.Duration
+}
+
+// Stats of a written result.
+type Stats struct {
+	Rows    int64
+	Columns []string
+}
+
+// WriteRows writes rows in the chosen format, streaming where the format
+// allows (csv, json, jsonl, line), and closes rows.
+func WriteRows(ctx context.Context, w io.Writer, rows *sql.Rows, o WriteOptions) (Stats, error) {
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return Stats{}, err
+	}
+	st := Stats{Columns: cols}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	next := func() (bool, error) {
+		if !rows.Next() {
+			return false, rows.Err()
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return false, err
+		}
+		st.Rows++
+		return true, nil
+	}
+	switch o.Format {
+	case "csv":
+		cw := csv.NewWriter(w)
+		cw.Write(cols)
+		rec := make([]string, len(cols))
+		for {
+			ok, err := next()
+			if err != nil || !ok {
+				cw.Flush()
+				return st, firstErr(err, cw.Error())
+			}
+			for i, v := range vals {
+				rec[i] = textOf(v, false)
+			}
+			cw.Write(rec)
+		}
+	case "json", "jsonl":
+		if o.Format == "json" {
+			io.WriteString(w, "[")
+		}
+		for {
+			ok, err := next()
+			if err != nil {
+				return st, err
+			}
+			if !ok {
+				break
+			}
+			obj := orderedObject{keys: cols, vals: make([]any, len(cols))}
+			for i, v := range vals {
+				obj.vals[i] = JSONValue(v)
+			}
+			b, err := json.Marshal(obj)
+			if err != nil {
+				return st, err
+			}
+			if o.Format == "json" {
+				if st.Rows > 1 {
+					io.WriteString(w, ",\n")
+				} else {
+					io.WriteString(w, "\n")
+				}
+				w.Write(b)
+			} else {
+				w.Write(append(b, '\n'))
+			}
+		}
+		if o.Format == "json" {
+			io.WriteString(w, "\n]\n")
+		}
+		return st, nil
+	case "line":
+		width := 0
+		for _, c := range cols {
+			width = max(width, len(c))
+		}
+		for {
+			ok, err := next()
+			if err != nil || !ok {
+				return st, err
+			}
+			if st.Rows > 1 {
+				io.WriteString(w, "\n")
+			}
+			for i, v := range vals {
+				fmt.Fprintf(w, "%*s = %s\n", width, cols[i], textOf(v, false))
+			}
+		}
+	case "table", "markdown", "":
+		limit := o.MaxRows
+		if limit <= 0 {
+			limit = 1000
+		}
+		var cells [][]string
+		for {
+			ok, err := next()
+			if err != nil {
+				return st, err
+			}
+			if !ok {
+				break
+			}
+			if len(cells) < limit {
+				row := make([]string, len(cols))
+				for i, v := range vals {
+					row[i] = textOf(v, true)
+				}
+				cells = append(cells, row)
+			}
+		}
+		if o.Format == "markdown" {
+			writeMarkdown(w, cols, cells)
+		} else {
+			writeTable(w, cols, cells, o)
+		}
+		footer := fmt.Sprintf("%d rows", st.Rows)
+		if st.Rows == 1 {
+			footer = "1 row"
+		}
+		if int64(len(cells)) < st.Rows {
+			footer += fmt.Sprintf(" (%d shown)", len(cells))
+		}
+		if o.Duration > 0 {
+			footer += fmt.Sprintf(" in %s", o.Duration.Round(time.Millisecond))
+		}
+		if o.Format != "markdown" {
+			fmt.Fprintln(w, footer)
+		}
+		return st, nil
+	}
+	return st, fmt.Errorf("unknown format %q: use one of %s", o.Format, strings.Join(Formats, ", "))
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+type orderedObject struct {
+	keys []string
+	vals []any
+}
+
+func (o orderedObject) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		vb, err := json.Marshal(o.vals[i])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+// JSONValue turns a DuckDB value into something encoding/json writes
+// faithfully: BLOBs as base64, numbers as numbers, times as RFC3339.
+func JSONValue(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case []byte:
+		return base64.StdEncoding.EncodeToString(x)
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	case *big.Int:
+		if x.IsInt64() {
+			return x.Int64()
+		}
+		return json.Number(x.String())
+	case duckdb.Decimal:
+		return json.Number(x.String())
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Sprint(x)
+		}
+		return x
+	case float32:
+		return JSONValue(float64(x))
+	case duckdb.Interval:
+		return fmt.Sprintf("%d months %d days %d us", x.Months, x.Days, x.Micros)
+	case duckdb.UUID:
+		return x.String()
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		o := orderedObject{keys: keys, vals: make([]any, len(keys))}
+		for i, k := range keys {
+			o.vals[i] = JSONValue(x[k])
+		}
+		return o
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = JSONValue(e)
+		}
+		return out
+	case duckdb.Map:
+		out := map[string]any{}
+		for k, e := range x {
+			out[fmt.Sprint(k)] = JSONValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// textOf renders a value as text; BLOBs as \xHH escapes like the DuckDB CLI.
+func textOf(v any, display bool) string {
+	switch x := v.(type) {
+	case nil:
+		if display {
+			return "NULL"
+		}
+		return ""
+	case string:
+		return x
+	case []byte:
+		return blobText(x)
+	case time.Time:
+		return x.UTC().Format("2006-01-02 15:04:05.999999Z07:00")
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, int:
+		return fmt.Sprint(x)
+	}
+	b, err := json.Marshal(JSONValue(v))
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func blobText(b []byte) string {
+	var sb strings.Builder
+	for _, c := range b {
+		if c >= 0x20 && c < 0x7f && c != '\\' {
+			sb.WriteByte(c)
+		} else {
+			fmt.Fprintf(&sb, "\\x%02X", c)
+		}
+	}
+	return sb.String()
+}
+
+func cut(s string, n int) string {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", "\\n"), "\t", " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max(n-1, 1)]) + "…"
+}
+
+func writeTable(w io.Writer, cols []string, cells [][]string, o WriteOptions) {
+	maxCell := o.MaxCell
+	if maxCell <= 0 {
+		maxCell = 60
+	}
+	widths := make([]int, len(cols))
+	for i, c := range cols {
+		widths[i] = utf8.RuneCountInString(c)
+	}
+	for _, r := range cells {
+		for i := range r {
+			r[i] = cut(r[i], maxCell)
+			widths[i] = max(widths[i], utf8.RuneCountInString(r[i]))
+		}
+	}
+	// Fit the terminal: shrink the widest columns until the table fits.
+	if o.Width > 0 {
+		for total(widths) > o.Width {
+			wi := 0
+			for i := range widths {
+				if widths[i] > widths[wi] {
+					wi = i
+				}
+			}
+			if widths[wi] <= 8 {
+				break
+			}
+			widths[wi]--
+		}
+	}
+	line := func(l, m, r string) {
+		var b strings.Builder
+		b.WriteString(l)
+		for i, wd := range widths {
+			if i > 0 {
+				b.WriteString(m)
+			}
+			b.WriteString(strings.Repeat("─", wd+2))
+		}
+		b.WriteString(r + "\n")
+		io.WriteString(w, b.String())
+	}
+	row := func(vals []string) {
+		var b strings.Builder
+		b.WriteString("│")
+		for i, v := range vals {
+			v = cut(v, widths[i])
+			b.WriteString(" " + v + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(v)) + " │")
+		}
+		b.WriteString("\n")
+		io.WriteString(w, b.String())
+	}
+	line("┌", "┬", "┐")
+	row(cols)
+	line("├", "┼", "┤")
+	for _, r := range cells {
+		row(r)
+	}
+	line("└", "┴", "┘")
+}
+
+func total(widths []int) int {
+	n := 1
+	for _, w := range widths {
+		n += w + 3
+	}
+	return n
+}
+
+func writeMarkdown(w io.Writer, cols []string, cells [][]string) {
+	esc := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "|", `\|`), "\n", " ") }
+	fmt.Fprintf(w, "| %s |\n", strings.Join(mapStr(cols, esc), " | "))
+	seps := make([]string, len(cols))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	fmt.Fprintf(w, "| %s |\n", strings.Join(seps, " | "))
+	for _, r := range cells {
+		fmt.Fprintf(w, "| %s |\n", strings.Join(mapStr(r, esc), " | "))
+	}
+}
+
+func mapStr(xs []string, f func(string) string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
+	}
+	return out
+}

@@ -1,0 +1,76 @@
+package queries
+
+import (
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// registerFunctions adds the Kafka-aware scalar functions to the database.
+func registerFunctions(conn *sql.Conn) error {
+	blob, err := duckdb.NewTypeInfo(duckdb.TYPE_BLOB)
+	if err != nil {
+		return err
+	}
+	varchar, _ := duckdb.NewTypeInfo(duckdb.TYPE_VARCHAR)
+	integer, _ := duckdb.NewTypeInfo(duckdb.TYPE_INTEGER)
+	keyOf := func(v driver.Value) []byte {
+		switch k := v.(type) {
+		case []byte:
+			return k
+		case string:
+			return []byte(k)
+		}
+		return nil
+	}
+	nOf := func(v driver.Value) (int32, error) {
+		n, ok := v.(int32)
+		if !ok || n <= 0 {
+			return 0, fmt.Errorf("partition count must be a positive integer, got %v", v)
+		}
+		return n, nil
+	}
+	partition := func(f func([]byte, int32) int32) duckdb.RowExecutorFn {
+		return func(values []driver.Value) (any, error) {
+			n, err := nOf(values[1])
+			if err != nil {
+				return nil, err
+			}
+			return f(keyOf(values[0]), n), nil
+		}
+	}
+	set := func(name string, in2 bool, exec duckdb.RowExecutorFn) error {
+		var fs []duckdb.ScalarFunc
+		for _, kt := range []duckdb.TypeInfo{blob, varchar} {
+			inputs := []duckdb.TypeInfo{kt}
+			if in2 {
+				inputs = append(inputs, integer)
+			}
+			fs = append(fs, &udf{cfg: duckdb.ScalarFuncConfig{InputTypeInfos: inputs, ResultTypeInfo: integer},
+				exec: duckdb.ScalarFuncExecutor{RowExecutor: exec}})
+		}
+		if err := duckdb.RegisterScalarUDFSet(conn, name, fs...); err != nil {
+			return fmt.Errorf("register %s: %w", name, err)
+		}
+		return nil
+	}
+	if err := set("kafka_partition", true, partition(catalog.JavaPartition)); err != nil {
+		return err
+	}
+	if err := set("kafka_partition_crc32", true, partition(catalog.CRC32Partition)); err != nil {
+		return err
+	}
+	return set("murmur2", false, func(values []driver.Value) (any, error) { return catalog.Murmur2(keyOf(values[0])), nil })
+}
+
+type udf struct {
+	cfg  duckdb.ScalarFuncConfig
+	exec duckdb.ScalarFuncExecutor
+}
+
+func (u *udf) Config() duckdb.ScalarFuncConfig     { return u.cfg }
+func (u *udf) Executor() duckdb.ScalarFuncExecutor { return u.exec }

@@ -1,0 +1,83 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Rows is a running query's result. Close releases its connection.
+type Rows struct {
+	*sql.Rows
+	conn   *sql.Conn
+	cancel context.CancelFunc
+}
+
+// Close ends the query and frees its connection.
+func (r *Rows) Close() error {
+	err := r.Rows.Close()
+	r.cancel()
+	r.conn.Close()
+	return err
+}
+
+// ErrTimeout marks a query that ran past the engine's timeout.
+var ErrTimeout = errors.New("query ran past its timeout")
+
+// Query runs one query on its own connection. On a locked engine the query
+// is checked first (CheckReadOnly) and bounded by the timeout.
+func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error) {
+	qctx, cancel := context.WithCancel(ctx)
+	if e.opts.Locked && e.opts.Timeout > 0 {
+		qctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
+	}
+	conn, err := e.db.Conn(qctx)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("connect duckdb: %w", err)
+	}
+	if e.opts.Locked {
+		if err := e.CheckReadOnly(qctx, conn, q); err != nil {
+			cancel()
+			conn.Close()
+			return nil, err
+		}
+	}
+	rows, err := conn.QueryContext(qctx, q, args...)
+	if err != nil {
+		cancel()
+		conn.Close()
+		return nil, e.queryError(qctx, err)
+	}
+	return &Rows{Rows: rows, conn: conn, cancel: cancel}, nil
+}
+
+func (e *Engine) queryError(ctx context.Context, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Errorf("%w of %s", ErrTimeout, e.opts.Timeout)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return CleanError(err)
+}
+
+var driverNoise = regexp.MustCompile(`^(?:duckdb: )?(?:[A-Za-z]+ Error: )?`)
+
+// SQLError is DuckDB's message without the driver's wrapping.
+type SQLError struct{ Msg string }
+
+func (e *SQLError) Error() string { return e.Msg }
+
+// CleanError strips driver noise from a DuckDB error.
+func CleanError(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := strings.TrimSpace(err.Error())
+	msg = strings.TrimPrefix(msg, "duckdb: ")
+	return &SQLError{Msg: msg}
+}
