@@ -119,9 +119,9 @@ func TestDumpKeepsEveryByteAndResumes(t *testing.T) {
 	p := producer(t, brokers)
 	big := bytes.Repeat([]byte("x"), 900_000)
 	produce(t, p,
-		&kgo.Record{Topic: topic, Partition: 0, Key: nil, Value: nil},                         // tombstone, null key
-		&kgo.Record{Topic: topic, Partition: 0, Key: []byte{}, Value: []byte{}},               // empty, not null
-		&kgo.Record{Topic: topic, Partition: 0, Key: []byte{0xff, 0xfe, 0x00}, Value: big},   // binary key, big value
+		&kgo.Record{Topic: topic, Partition: 0, Key: nil, Value: nil},                      // tombstone, null key
+		&kgo.Record{Topic: topic, Partition: 0, Key: []byte{}, Value: []byte{}},            // empty, not null
+		&kgo.Record{Topic: topic, Partition: 0, Key: []byte{0xff, 0xfe, 0x00}, Value: big}, // binary key, big value
 		&kgo.Record{Topic: topic, Partition: 1, Key: []byte("k"), Value: []byte{0, 0, 0, 0, 7, 'x'}, // schema id 7
 			Headers: []kgo.RecordHeader{{Key: "h", Value: []byte("1")}, {Key: "h", Value: nil}, {Key: "b", Value: []byte{0, 1}}}},
 	)

@@ -1,0 +1,111 @@
+package queries
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Statuses of a check.
+const (
+	StatusOK   = "ok"
+	StatusWarn = "warn"
+	StatusFail = "fail"
+)
+
+// CheckNames lists the checks in the order `check all` runs them.
+var CheckNames = []string{"gaps", "duplicates", "skew", "missing", "lag", "keys", "order", "freshness"}
+
+// CheckOptions are a check's options. Expressions (ID, By, Where, Match,
+// Time, EventTime, WhatIfKey) are SQL expressions over the topic view.
+type CheckOptions struct {
+	Topic string
+
+	ID string // duplicates: the id expression; default key plus value bytes
+	By string // duplicates, missing: break down by this expression / column
+
+	Hot              float64 // skew: hot threshold as a multiple of the fair share (1.5)
+	WhatIfKey        string  // skew: expression to re-key by
+	WhatIfPartitions int     // skew: partition count for the what-if
+
+	Where        string // missing: filter over the topic
+	Match        string // missing: expression matched against the expected key
+	Against      string // missing: CSV, Parquet or JSON-lines file of expected keys
+	AgainstKey   string // missing: the column of Against holding the key
+	AgainstTopic string // missing: expected set from another topic
+	AgainstWhere string
+	AgainstMatch string
+	Reverse      bool // missing: list events whose key is not expected
+
+	Time      string  // order: time expression (default timestamp)
+	Silence   float64 // freshness: seconds of silence that count (300)
+	EventTime string  // freshness: event time expression
+	Late      float64 // freshness: seconds behind the broker time that count as late (60)
+
+	Limit int // example rows kept (default 50)
+}
+
+// Report is the stable result of a check: the document `check --format
+// json` prints and GET /api/checks/{name} returns.
+type Report struct {
+	Check   string   `json:"check"`
+	Topic   string   `json:"topic"`
+	Status  string   `json:"status"`
+	Message string   `json:"message"`
+	Summary *Summary `json:"summary"`
+	Rows    []Row    `json:"rows"`
+	Tables  []Table  `json:"-"` // for people: named tables shown under the verdict
+}
+
+// Row is one row of a report: ordered column names and values.
+type Row = orderedMap
+
+// Table is a titled table for people.
+type Table struct {
+	Title   string
+	Columns []string
+	Rows    [][]any
+}
+
+// Summary holds a report's named numbers in a fixed order.
+type Summary = orderedMap
+
+type orderedMap struct {
+	Keys []string
+	Vals map[string]any
+}
+
+// NewRow makes an empty ordered map.
+func NewRow() *orderedMap { return &orderedMap{Vals: map[string]any{}} }
+
+// Set adds or replaces key.
+func (m *orderedMap) Set(k string, v any) *orderedMap {
+	if _, ok := m.Vals[k]; !ok {
+		m.Keys = append(m.Keys, k)
+	}
+	m.Vals[k] = v
+	return m
+}
+
+// Get returns key's value.
+func (m *orderedMap) Get(k string) any { return m.Vals[k] }
+
+// MarshalJSON writes keys in order.
+func (m orderedMap) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range m.Keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		vb, err := json.Marshal(JSONValue(m.Vals[k]))
+		if err != nil {
+			return nil, err
+		}
+		b.Write(vb)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
