@@ -1,7 +1,9 @@
 package seeds
 
 import (
+	"cmp"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -61,4 +63,28 @@ func round(x float64) int {
 		return -int(-x + 0.5)
 	}
 	return int(x + 0.5)
+}
+
+// sortByTime orders s by timestamp, then partition, keeping generation order
+// for full ties. It sorts indices rather than moving the (large) elements
+// around, which a stable sort of the elements themselves would do a lot of.
+func sortByTime[T any](s []T, ts func(*T) time.Time, part func(*T) int32) {
+	idx := make([]int, len(s))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := ts(&s[a]).Compare(ts(&s[b])); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(part(&s[a]), part(&s[b])); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	sorted := make([]T, len(s))
+	for i, j := range idx {
+		sorted[i] = s[j]
+	}
+	copy(s, sorted)
 }

@@ -1,0 +1,17 @@
+-- name: freshness_silence
+-- summary: stretches where a partition had no record for longer than $1
+--          seconds while other partitions carried on.
+-- params: $1 silence threshold in seconds; $2 how many examples.
+WITH d AS (
+  SELECT "partition", "timestamp" AS t,
+         lead("timestamp") OVER (PARTITION BY "partition" ORDER BY "timestamp", "offset") AS next_t
+  FROM {{.T}}
+), s AS (
+  SELECT "partition", t AS silent_from, next_t AS silent_to, epoch(next_t) - epoch(t) AS seconds
+  FROM d WHERE epoch(next_t) - epoch(t) > $1
+)
+SELECT s."partition", s.silent_from, s.silent_to, round(s.seconds, 3) AS seconds,
+       (SELECT count(*) FROM {{.T}} o WHERE o."partition" <> s."partition" AND o."timestamp" > s.silent_from AND o."timestamp" < s.silent_to) AS others_records
+FROM s
+WHERE (SELECT count(*) FROM {{.T}} o WHERE o."partition" <> s."partition" AND o."timestamp" > s.silent_from AND o."timestamp" < s.silent_to) > 0
+ORDER BY seconds DESC LIMIT $2

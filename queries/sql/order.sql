@@ -1,0 +1,15 @@
+-- name: order
+-- summary: records of one key whose time goes backwards in offset order.
+-- params: {{.Time}} the time expression; $1 how many examples.
+WITH d AS (
+  SELECT key_raw, "partition", "offset", ({{.Time}}) AS t,
+         lag(({{.Time}})) OVER (PARTITION BY "partition", key_raw ORDER BY "offset") AS prev_t,
+         lag("offset") OVER (PARTITION BY "partition", key_raw ORDER BY "offset") AS prev_offset
+  FROM {{.T}} WHERE key_raw IS NOT NULL
+)
+SELECT coalesce(try(decode(key_raw)), '0x' || hex(key_raw)) AS "key", "partition", prev_offset, "offset",
+       prev_t::VARCHAR AS previous_time, t::VARCHAR AS "time",
+       (SELECT count(DISTINCT key_raw) FROM {{.T}} WHERE key_raw IS NOT NULL) AS keys,
+       count(*) OVER () AS out_of_order_records
+FROM d WHERE t < prev_t
+ORDER BY "partition", "offset" LIMIT $1
