@@ -261,7 +261,8 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		}
 	}
 	r := &Report{Summary: NewRow()}
-	r.Summary.Set("partitions", int64(len(parts))).Set("records", records).
+	nParts := int64(len(ms))
+	r.Summary.Set("partitions", nParts).Set("records", records).
 		Set("missing_offsets", sum["missing"]).Set("control_records", control).
 		Set("aborted_records", aborted).Set("compacted_offsets", sum["compacted"]).
 		Set("expired_offsets", sum["expired"]).Set("duplicated_offsets", duplicated)
@@ -281,7 +282,7 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	switch {
 	case sum["missing"] > 0:
 		r.Status = StatusFail
-		r.Message = fmt.Sprintf("%s unexplained on %d of %d partitions", plural(sum["missing"], "missing offset", "missing offsets"), len(missingBy), len(parts))
+		r.Message = fmt.Sprintf("%s unexplained on %d of %d partitions", plural(sum["missing"], "missing offset", "missing offsets"), len(missingBy), nParts)
 	case sum["between"] > 0:
 		r.Status = StatusFail
 		r.Message = fmt.Sprintf("%s deleted by Kafka between snapshots before they were dumped", plural(sum["between"], "offset was", "offsets were"))
@@ -290,7 +291,7 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		r.Message = fmt.Sprintf("0 missing offsets, but %s stored twice", plural(duplicated, "offset", "offsets"))
 	default:
 		r.Status = StatusOK
-		r.Message = fmt.Sprintf("0 missing offsets on all %d partitions", len(parts))
+		r.Message = fmt.Sprintf("0 missing offsets on all %d partitions", nParts)
 	}
 	var explained []string
 	if control > 0 {

@@ -55,7 +55,7 @@ func teaShop(t *testing.T) (string, *seeds.TeaShopData) {
 		teaData = seeds.TeaShop(seeds.TeaShopConfig{Users: 1500, Seed: 7})
 		topic := fmt.Sprintf("app_events_%d", time.Now().UnixNano())
 		conn := dump.Conn{Brokers: bs}
-		if teaErr = dump.CreateTopic(ctx, conn, topic, seeds.AppEventsPartitions, nil); teaErr != nil {
+		if teaErr = dump.CreateTopic(ctx, conn, topic, seeds.AppEventsPartitions, keepForever); teaErr != nil {
 			return
 		}
 		recs := make([]dump.Record, len(teaData.Events))
@@ -90,6 +90,12 @@ func teaShop(t *testing.T) (string, *seeds.TeaShopData) {
 	}
 	return teaDir, teaData
 }
+
+// keepForever stops retention from deleting the generated day, whose
+// timestamps are in the past.
+var keepForever = map[string]*string{"retention.ms": ptr("-1")}
+
+func ptr(s string) *string { return &s }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
