@@ -3,8 +3,10 @@ package dump
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -258,5 +260,88 @@ func TestDumpRecordsDeletedRanges(t *testing.T) {
 	}
 	if fmt.Sprint(offs) != "[3 4 5 6 7 8 9 15 16 17 18 19]" {
 		t.Fatalf("offsets %v", offs)
+	}
+}
+
+func TestDumpOverSASLSCRAM(t *testing.T) {
+	sasl := os.Getenv("TOPICSNAP_TEST_SASL_BROKERS")
+	if sasl == "" {
+		t.Skip("needs the real broker's SASL listener (make test starts it)")
+	}
+	brokers := testCluster(t)
+	topic := newTopic(t, brokers, 1, nil)
+	produce(t, producer(t, brokers), &kgo.Record{Topic: topic, Value: []byte("secret-stuff")})
+	for _, mech := range []string{"SCRAM-SHA-256", "SCRAM-SHA-512"} {
+		dir := t.TempDir()
+		cfg := filepath.Join(dir, "client.properties")
+		os.WriteFile(cfg, []byte(fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=%s\n"+
+			"sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"%s\" password=\"%s\";\n",
+			sasl, mech, os.Getenv("TOPICSNAP_TEST_SASL_USER"), os.Getenv("TOPICSNAP_TEST_SASL_PASSWORD"))), 0o600)
+		s, err := Run(context.Background(), Options{Conn: Conn{ConfigFile: cfg}, Dir: filepath.Join(dir, "snap"), Topics: []string{topic}})
+		if err != nil || s.Records != 1 {
+			t.Fatalf("%s: %v, %+v", mech, err, s)
+		}
+		// A wrong password is an authentication error that never shows the password.
+		os.WriteFile(cfg, []byte(fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=%s\nsasl.username=topicsnap\nsasl.password=hunter2-wrong\n", sasl, mech)), 0o600)
+		_, err = Run(context.Background(), Options{Conn: Conn{ConfigFile: cfg}, Dir: filepath.Join(dir, "snap2"), Topics: []string{topic}})
+		if !errors.Is(err, ErrAuthentication) {
+			t.Fatalf("%s wrong password: %v", mech, err)
+		}
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Fatalf("error leaks the password: %v", err)
+		}
+	}
+}
+
+func TestDumpErrorsNameTheThing(t *testing.T) {
+	brokers := testCluster(t)
+	topic := newTopic(t, brokers, 1, nil)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		o    Options
+		want error
+		text string
+	}{
+		{"unreachable", Options{Conn: Conn{Brokers: []string{"127.0.0.1:1"}, DialTimeout: 500 * time.Millisecond}, Topics: []string{topic}}, ErrUnreachable, "127.0.0.1:1"},
+		{"unknown topic", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic + "x"}}, ErrUnknownTopic, "did you mean"},
+		{"bad from", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic}, From: "yesterday"}, ErrBadOption, "--from"},
+		{"bad partitions", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic}, Partitions: "3-1"}, ErrBadOption, "--partitions"},
+		{"bad address", Options{Conn: Conn{Brokers: []string{"nohostport"}}, Topics: []string{topic}}, ErrBadConfig, "HOST:PORT"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			c.o.Dir = t.TempDir()
+			_, err := Run(ctx, c.o)
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) {
+				t.Fatalf("got %v, want %v containing %q", err, c.want, c.text)
+			}
+		})
+	}
+}
+
+func TestPropertiesNameMisspelledKeys(t *testing.T) {
+	_, err := parseProperties("c.properties", "bootstrap.server=x:1\nsasl.mechanism=PLAIN\n")
+	if !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), `did you mean "bootstrap.servers"`) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestTwoWritersOnOnePartitionRefused(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := catalog.Create(dir)
+	tp := catalog.TopicPartition{Topic: "t", Partition: 0}
+	l, err := d.LockPartition(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	if _, err := d.LockPartition(tp); !errors.Is(err, catalog.ErrLocked) {
+		t.Fatalf("second lock: %v", err)
+	}
+	if l2, err := d.LockPartition(catalog.TopicPartition{Topic: "t", Partition: 1}); err != nil {
+		t.Fatalf("disjoint partition: %v", err)
+	} else {
+		l2.Unlock()
 	}
 }
