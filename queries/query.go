@@ -48,9 +48,10 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 	}
 	rows, err := conn.QueryContext(qctx, q, args...)
 	if err != nil {
+		err = e.queryError(qctx, err)
 		cancel()
 		conn.Close()
-		return nil, e.queryError(qctx, err)
+		return nil, err
 	}
 	return &Rows{Rows: rows, conn: conn, cancel: cancel}, nil
 }

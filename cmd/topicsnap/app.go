@@ -12,6 +12,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/queries"
 )
 
 // Exit codes. They are part of the contract: scripts branch on them.
@@ -77,6 +78,8 @@ func classify(err error) (int, string) {
 	switch {
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed, ""
+	case errors.As(err, new(*queries.SQLError)):
+		return exitError, ""
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted, "run the same command again: finished files are committed and the dump resumes where it stopped"
 	case errors.Is(err, dump.ErrUnreachable):

@@ -1,0 +1,185 @@
+// Command produce fills a Kafka topic with synthetic JSON events for the
+// topicsnap benchmarks (scripts/bench-dump.sh). It is a bench tool, not part
+// of the product.
+//
+//	go run ./scripts/benchtools/produce --brokers 127.0.0.1:39192 --topic bench \
+//	    --create --partitions 6 -n 5000000
+//
+// Each event is a JSON object of about 200 bytes with a unique "event_id";
+// the key is "user-NNNNN" (the default sticky key-hash partitioner spreads
+// them over the partitions). Timestamps are the time of production. The
+// output is one line: records=N bytes=B (key+value) seconds=S rate=R/s.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+var (
+	eventTypes = []string{"page_view", "add_to_cart", "checkout", "search", "login", "logout"}
+	countries  = []string{"DE", "FR", "US", "GB", "NL", "SE", "ES", "IT", "PL", "JP"}
+	devices    = []string{"mobile", "desktop", "tablet"}
+)
+
+func main() {
+	brokers := flag.String("brokers", "127.0.0.1:39192", "bootstrap brokers")
+	topic := flag.String("topic", "bench", "topic")
+	n := flag.Int("n", 5_000_000, "records to produce")
+	create := flag.Bool("create", false, "create the topic first (fails if it exists with other settings; ok if it exists)")
+	partitions := flag.Int("partitions", 6, "partitions when creating")
+	compression := flag.String("compression", "lz4", "batch compression: none, lz4, snappy, zstd, gzip")
+	seed := flag.Uint64("seed", 1, "random seed for the payloads")
+	flag.Parse()
+
+	var codec kgo.CompressionCodec
+	switch *compression {
+	case "none":
+		codec = kgo.NoCompression()
+	case "lz4":
+		codec = kgo.Lz4Compression()
+	case "snappy":
+		codec = kgo.SnappyCompression()
+	case "zstd":
+		codec = kgo.ZstdCompression()
+	case "gzip":
+		codec = kgo.GzipCompression()
+	default:
+		fatalf("unknown --compression %q", *compression)
+	}
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(*brokers),
+		kgo.ClientID("topicsnap-bench-produce"),
+		kgo.DefaultProduceTopic(*topic),
+		kgo.ProducerBatchCompression(codec),
+		kgo.ProducerBatchMaxBytes(1<<20),
+		kgo.ProducerLinger(5*time.Millisecond),
+		kgo.MaxBufferedRecords(1<<18),
+		kgo.MaxProduceRequestsInflightPerBroker(5),
+	)
+	if err != nil {
+		fatalf("client: %v", err)
+	}
+	defer cl.Close()
+	ctx := context.Background()
+
+	if *create {
+		adm := kadm.NewClient(cl)
+		retention := "-1"
+		r, err := adm.CreateTopic(ctx, int32(*partitions), 1, map[string]*string{"retention.ms": &retention}, *topic)
+		if err == nil {
+			err = r.Err
+		}
+		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+			fatalf("create topic %s: %v", *topic, err)
+		}
+		// Wait until every partition has a leader.
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			md, err := adm.Metadata(ctx, *topic)
+			if err == nil {
+				if td, ok := md.Topics[*topic]; ok && td.Err == nil && len(td.Partitions) == *partitions {
+					ready := true
+					for _, p := range td.Partitions {
+						ready = ready && p.Leader >= 0 && p.Err == nil
+					}
+					if ready {
+						break
+					}
+				}
+			}
+			if time.Now().After(deadline) {
+				fatalf("topic %s has no leaders after 30s (%v)", *topic, err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+
+	rng := rand.New(rand.NewPCG(*seed, *seed^0x9e3779b97f4a7c15))
+	var failed atomic.Int64
+	var firstErr atomic.Value
+	var bytes int64
+	start := time.Now()
+	done := make(chan struct{})
+	var acked atomic.Int64
+	total := int64(*n)
+	if total == 0 {
+		close(done)
+	}
+	cb := func(_ *kgo.Record, err error) {
+		if err != nil {
+			if failed.Add(1) == 1 {
+				firstErr.Store(err)
+			}
+		}
+		if acked.Add(1) == total {
+			close(done)
+		}
+	}
+	buf := make([]byte, 0, 256)
+	for i := 0; i < *n; i++ {
+		now := time.Now()
+		user := rng.IntN(100_000)
+		buf = buf[:0]
+		buf = append(buf, `{"event_id":"`...)
+		buf = appendHex(buf, rng.Uint64())
+		buf = appendHex(buf, uint64(i))
+		buf = append(buf, `","type":"`...)
+		buf = append(buf, eventTypes[rng.IntN(len(eventTypes))]...)
+		buf = append(buf, `","user_id":`...)
+		buf = strconv.AppendInt(buf, int64(user), 10)
+		buf = append(buf, `,"session":"s-`...)
+		buf = appendHex(buf, rng.Uint64())
+		buf = append(buf, `","ts":"`...)
+		buf = now.UTC().AppendFormat(buf, "2006-01-02T15:04:05.000Z")
+		buf = append(buf, `","amount":`...)
+		buf = strconv.AppendFloat(buf, float64(rng.IntN(100_000))/100, 'f', 2, 64)
+		buf = append(buf, `,"country":"`...)
+		buf = append(buf, countries[rng.IntN(len(countries))]...)
+		buf = append(buf, `","device":"`...)
+		buf = append(buf, devices[rng.IntN(len(devices))]...)
+		buf = append(buf, `","url":"/products/`...)
+		buf = strconv.AppendInt(buf, int64(rng.IntN(50_000)), 10)
+		buf = append(buf, `?ref=campaign-`...)
+		buf = strconv.AppendInt(buf, int64(rng.IntN(1000)), 10)
+		buf = append(buf, `"}`...)
+		value := append([]byte(nil), buf...)
+		key := []byte("user-" + strconv.Itoa(user))
+		bytes += int64(len(key) + len(value))
+		cl.Produce(ctx, &kgo.Record{Key: key, Value: value, Timestamp: now}, cb)
+	}
+	if err := cl.Flush(ctx); err != nil {
+		fatalf("flush: %v", err)
+	}
+	<-done
+	secs := time.Since(start).Seconds()
+	if f := failed.Load(); f > 0 {
+		fatalf("%d of %d records failed, first: %v", f, *n, firstErr.Load())
+	}
+	fmt.Printf("records=%d bytes=%d seconds=%.3f rate=%.0f/s\n", *n, bytes, secs, float64(*n)/secs)
+}
+
+const hexDigits = "0123456789abcdef"
+
+func appendHex(b []byte, v uint64) []byte {
+	for s := 60; s >= 0; s -= 4 {
+		b = append(b, hexDigits[(v>>uint(s))&0xf])
+	}
+	return b
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "produce: "+format+"\n", args...)
+	os.Exit(1)
+}

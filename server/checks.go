@@ -1,0 +1,142 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/topicsnap/topicsnap/queries"
+)
+
+// runCheck runs a check, or returns its cached result for the current
+// catalog version.
+func (s *Server) runCheck(ctx context.Context, name string, q checkQuery) (*queries.Report, error) {
+	version, key := s.engine.Version(), q.key(name)
+	if c, ok := s.cache.get(version, key); ok {
+		s.metrics.cache("reports", true)
+		return c.report, c.err
+	}
+	s.metrics.cache("reports", false)
+	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
+	defer cancel()
+	r, err := s.engine.RunCheck(ctx, name, q.opts)
+	if err != nil && ctx.Err() != nil {
+		// Past the deadline or cancelled: not a property of the options.
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, queries.ErrTimeout
+		}
+		return nil, err
+	}
+	if !errors.Is(err, queries.ErrTimeout) {
+		s.cache.put(version, key, cached{report: r, err: err})
+	}
+	return r, err
+}
+
+// errorStatus maps an error to its HTTP status.
+func errorStatus(err error) int {
+	var bad *badRequest
+	var sqlErr *queries.SQLError
+	switch {
+	case errors.As(err, &bad), errors.Is(err, queries.ErrBadCheck), errors.Is(err, queries.ErrRefused), errors.As(err, &sqlErr):
+		return http.StatusBadRequest
+	case errors.Is(err, queries.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return http.StatusRequestTimeout
+	case errors.Is(err, context.Canceled):
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// httpError writes an error: JSON {"error": msg} for the API, text otherwise.
+func httpError(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	if wantsPage(r) && r.URL.Path != "/api/sql" {
+		http.Error(w, msg, code)
+		return
+	}
+	writeJSON(w, code, map[string]string{"error": msg})
+}
+
+// fail writes err with its status and a message for people.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := errorStatus(err)
+	if code == http.StatusInternalServerError {
+		s.logf("%s %s: %s", r.Method, r.URL.Path, s.clean(err))
+	}
+	httpError(w, r, code, s.clean(err))
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		code, b = http.StatusInternalServerError, []byte(`{"error":"encode the response"}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(append(b, '\n'))
+}
+
+// handleAPICheck is GET /api/checks/{name}: exactly the Report JSON, 200
+// whatever the verdict.
+func (s *Server) handleAPICheck(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if !knownCheck(name) {
+		httpError(w, r, http.StatusNotFound, "unknown check "+name)
+		return
+	}
+	q, err := s.parseCheckQuery(r.URL.Query())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	rep, err := s.runCheck(r.Context(), name, q)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// apiTopic is a topic in GET /api/topics.
+type apiTopic struct {
+	Name       string `json:"name"`
+	Partitions int    `json:"partitions"`
+	Files      int    `json:"files"`
+	Records    int64  `json:"records"`
+	JSON       bool   `json:"json"`
+	Structure  string `json:"structure,omitempty"`
+}
+
+func (s *Server) handleAPITopics(w http.ResponseWriter, r *http.Request) {
+	out := []apiTopic{}
+	for _, t := range s.engine.Topics() {
+		out = append(out, apiTopic{t.Name, t.Partitions, t.Files, t.Records, t.JSON, t.Structure})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// apiSnapshot is a snapshot in GET /api/snapshots.
+type apiSnapshot struct {
+	ID                string    `json:"snapshot_id"`
+	Topic             string    `json:"topic"`
+	AsOf              time.Time `json:"as_of"`
+	PartitionCount    int       `json:"partition_count"`
+	ReplicationFactor int       `json:"replication_factor"`
+	Dumped            []int64   `json:"dumped_partitions"`
+}
+
+func (s *Server) handleAPISnapshots(w http.ResponseWriter, r *http.Request) {
+	snaps, err := s.snapshots(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, snaps)
+}
+
+func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write([]byte("ok"))
+}

@@ -1,0 +1,622 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/topicsnap/topicsnap/queries"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// pages are the parsed templates, one set per page: the layout plus the
+// page's own file.
+type pages struct{ sets map[string]*template.Template }
+
+var pageFiles = []string{"overview.html", "check.html", "sql.html", "login.html", "error.html"}
+
+var templateFuncs = template.FuncMap{
+	"number": func(n any) string {
+		switch x := n.(type) {
+		case int:
+			return number(float64(x))
+		case int64:
+			return number(float64(x))
+		case float64:
+			return number(x)
+		}
+		return fmt.Sprint(n)
+	},
+	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") },
+	"ago":  ago,
+}
+
+func loadPages() (*pages, error) {
+	p := &pages{sets: map[string]*template.Template{}}
+	for _, f := range pageFiles {
+		t, err := template.New("layout.html").Funcs(templateFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+f)
+		if err != nil {
+			return nil, fmt.Errorf("parse template %s: %w", f, err)
+		}
+		p.sets[f] = t
+	}
+	return p, nil
+}
+
+// pageData is what the layout gets; Body is the page's own data.
+type pageData struct {
+	Title string
+	SQL   bool // show the SQL link
+	Auth  bool // show the log-out button
+	Body  any
+}
+
+// render writes a page with status code. The page is executed into a
+// buffer first, so a template error is a clean 500.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, page, title string, body any) {
+	var buf bytes.Buffer
+	err := s.pages.sets[page].ExecuteTemplate(&buf, "layout.html", pageData{Title: title, SQL: s.sql, Auth: s.opts.Token != "", Body: body})
+	if err != nil {
+		s.logf("render %s: %s", page, s.clean(err))
+		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}
+
+// errorPage shows an error to people.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	s.render(w, r, code, "error.html", http.StatusText(code), struct {
+		Code    int
+		Message string
+	}{code, msg})
+}
+
+func ago(t time.Time) string {
+	d := time.Since(t)
+	switch {
+	case d < 0:
+		return "in the future"
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%d h ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d days ago", int(d.Hours()/24))
+}
+
+// ---- overview ----
+
+type overviewData struct {
+	Version   string
+	Topics    []topicView
+	Snapshots []apiSnapshot
+	Notebooks []notebook
+	Checks    []string
+	transient bool // some tile timed out: do not cache
+}
+
+type topicView struct {
+	Name        string
+	Partitions  int
+	Files       int
+	Records     int64
+	JSON        bool
+	LostRanges  int
+	LostOffsets int64
+	Latest      *apiSnapshot
+	Coverage    template.HTML
+	Tiles       []tile
+}
+
+type tile struct {
+	Check, Status, Label, Message, Link string
+}
+
+type notebook struct {
+	Name, Title string
+}
+
+func (s *Server) handleOverview(w http.ResponseWriter, r *http.Request) {
+	d, err := s.overviewFor(r.Context())
+	if err != nil {
+		s.errorPage(w, r, errorStatus(err), s.clean(err))
+		return
+	}
+	s.render(w, r, http.StatusOK, "overview.html", "topicsnap", d)
+}
+
+// overviewFor returns the overview of the current catalog version, built
+// once per version.
+func (s *Server) overviewFor(ctx context.Context) (*overviewData, error) {
+	v := s.engine.Version()
+	s.overviewMu.Lock()
+	d := s.overview[v]
+	s.overviewMu.Unlock()
+	if d != nil {
+		s.metrics.cache("overview", true)
+		return d, nil
+	}
+	s.metrics.cache("overview", false)
+	d, err := s.buildOverview(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !d.transient {
+		s.overviewMu.Lock()
+		s.overview = map[string]*overviewData{v: d}
+		s.overviewMu.Unlock()
+	}
+	return d, nil
+}
+
+func (s *Server) buildOverview(ctx context.Context) (*overviewData, error) {
+	d := &overviewData{Version: s.engine.Version(), Checks: queries.CheckNames}
+	snaps, err := s.snapshots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.Snapshots = snaps
+	cov, err := s.coverage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.Notebooks = s.notebooks()
+	// All tiles share one deadline; a check past it shows as "timeout" and
+	// the next view picks up where this one stopped (reports are cached).
+	tctx, cancel := context.WithTimeout(ctx, 3*s.opts.QueryTimeout)
+	defer cancel()
+	for _, t := range s.engine.Topics() {
+		tv := topicView{Name: t.Name, Partitions: t.Partitions, Files: t.Files, Records: t.Records, JSON: t.JSON}
+		for i := range snaps {
+			if snaps[i].Topic == t.Name {
+				tv.Latest = &snaps[i] // newest first
+				break
+			}
+		}
+		for _, c := range cov[t.Name] {
+			tv.LostRanges += len(c.Lost)
+			for _, l := range c.Lost {
+				tv.LostOffsets += l.to - l.from + 1
+			}
+		}
+		tv.Coverage = coverageSVG(t.Name, cov[t.Name])
+		for _, name := range queries.CheckNames {
+			tl := s.tile(tctx, name, t.Name)
+			if tl.Status == "timeout" {
+				d.transient = true
+			}
+			tv.Tiles = append(tv.Tiles, tl)
+		}
+		d.Topics = append(d.Topics, tv)
+	}
+	return d, nil
+}
+
+// tile runs a check with default options for the overview.
+func (s *Server) tile(ctx context.Context, name, topic string) tile {
+	q := checkQuery{opts: queries.CheckOptions{Topic: topic}, params: url.Values{"topic": {topic}}}
+	t := tile{Check: name, Link: "/checks/" + name + "?" + q.params.Encode()}
+	rep, err := s.runCheck(ctx, name, q)
+	switch {
+	case err == nil:
+		t.Status, t.Label, t.Message = rep.Status, rep.Status, rep.Message
+	case errors.Is(err, queries.ErrTimeout):
+		t.Status, t.Label, t.Message = "timeout", "timeout", "the check ran past its time; open it to retry"
+	case errors.Is(err, queries.ErrBadCheck) && strings.Contains(err.Error(), "unknown check"):
+		t.Status, t.Label, t.Message = "na", "not available", s.clean(err)
+	case errors.Is(err, queries.ErrBadCheck):
+		t.Status, t.Label, t.Message = "needs", "needs options", s.clean(err)
+	default:
+		t.Status, t.Label, t.Message = "error", "error", s.clean(err)
+	}
+	return t
+}
+
+// notebooks lists the *.md files of the notebook folders.
+func (s *Server) notebooks() []notebook {
+	var out []notebook
+	for _, dir := range s.opts.NotebookDirs {
+		names, _ := filepath.Glob(filepath.Join(dir, "*.md"))
+		sort.Strings(names)
+		for _, n := range names {
+			out = append(out, notebook{Name: filepath.Join(filepath.Base(dir), filepath.Base(n)), Title: notebookTitle(n)})
+		}
+	}
+	return out
+}
+
+// notebookTitle is the first "# " heading in the first lines of a notebook.
+func notebookTitle(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for i := 0; i < 40 && sc.Scan(); i++ {
+		if t, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "# "); ok {
+			return t
+		}
+	}
+	return ""
+}
+
+// ---- check page ----
+
+type formField struct {
+	checkParam
+	Value    string
+	Disabled bool // a SQL expression while SQL is off
+}
+
+type kv struct{ Key, Value string }
+
+type table struct {
+	Title   string
+	Columns []string
+	Rows    [][]string
+}
+
+type chart struct {
+	Title string
+	Note  string
+	SVG   template.HTML
+}
+
+type checkPage struct {
+	Check    string
+	Topic    string
+	Topics   []string
+	Checks   []string
+	Fields   []formField
+	Hidden   []kv // options in the URL this form does not show, kept
+	Error    string
+	Report   *queries.Report
+	Summary  []kv
+	Rows     table
+	Tables   []table
+	Charts   []chart
+	ChartErr string
+	JSONLink string
+}
+
+func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if !knownCheck(name) {
+		s.errorPage(w, r, http.StatusNotFound, "unknown check "+name+": use one of "+strings.Join(queries.CheckNames, ", "))
+		return
+	}
+	raw := r.URL.Query()
+	p := checkPage{Check: name, Checks: queries.CheckNames, Topic: raw.Get("topic")}
+	for _, t := range s.engine.Topics() {
+		p.Topics = append(p.Topics, t.Name)
+	}
+	q, err := s.parseCheckQuery(raw)
+	code := http.StatusOK
+	if err == nil {
+		p.Topic = q.opts.Topic
+		p.JSONLink = "/api/checks/" + name + "?" + q.params.Encode()
+		p.Report, err = s.runCheck(r.Context(), name, q)
+	}
+	p.Fields, p.Hidden = s.formFields(name, raw)
+	if err != nil {
+		code, p.Error = errorStatus(err), s.clean(err)
+		s.render(w, r, code, "check.html", name+" · "+p.Topic, p)
+		return
+	}
+	p.Summary = summaryOf(p.Report.Summary)
+	p.Rows = rowsTable(p.Report.Rows)
+	for _, t := range p.Report.Tables {
+		p.Tables = append(p.Tables, peopleTable(t))
+	}
+	p.Charts, err = s.chartsFor(r.Context(), name, q)
+	if err != nil {
+		p.ChartErr = s.clean(err)
+	}
+	s.render(w, r, code, "check.html", name+" · "+p.Topic, p)
+}
+
+// formFields are the inputs of a check's form, filled from the URL, and
+// the other options in the URL as hidden inputs so they survive a submit.
+func (s *Server) formFields(check string, v url.Values) (fields []formField, hidden []kv) {
+	shown := map[string]bool{"topic": true}
+	for _, name := range paramsOf[check] {
+		shown[name] = true
+		for _, p := range checkParams {
+			if p.Name == name {
+				fields = append(fields, formField{checkParam: p, Value: v.Get(name), Disabled: p.Kind == "expr" && !s.sql})
+			}
+		}
+	}
+	for _, p := range checkParams {
+		if !shown[p.Name] && v.Get(p.Name) != "" {
+			hidden = append(hidden, kv{p.Name, v.Get(p.Name)})
+		}
+	}
+	return fields, hidden
+}
+
+// chartsFor draws a check's charts, cached like its report.
+func (s *Server) chartsFor(ctx context.Context, name string, q checkQuery) ([]chart, error) {
+	version, key := s.engine.Version(), "charts\x00"+q.key(name)
+	if c, ok := s.cache.get(version, key); ok {
+		s.metrics.cache("charts", true)
+		return c.charts, nil
+	}
+	s.metrics.cache("charts", false)
+	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
+	defer cancel()
+	charts, err := s.drawCharts(ctx, name, q.opts)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(version, key, cached{charts: charts})
+	return charts, nil
+}
+
+func (s *Server) drawCharts(ctx context.Context, name string, o queries.CheckOptions) ([]chart, error) {
+	switch name {
+	case "gaps":
+		cov, err := s.coverage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return []chart{{Title: "Offset coverage", Note: "snapshotted offset ranges per partition; red ranges were deleted by Kafka before they were dumped",
+			SVG: coverageSVG(o.Topic, cov[o.Topic])}}, nil
+	case "skew":
+		now, whatIf, n, wn, err := s.skewBars(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		fair := 0.0
+		if n > 0 {
+			fair = 1 / float64(n)
+		}
+		out := []chart{{Title: "Share of records per partition", Note: fmt.Sprintf("the line is the fair share, 1/%d", n),
+			SVG: barsSVG("share of records per partition", now, fair, fmt.Sprintf("fair %.1f%%", fair*100))}}
+		if whatIf != nil {
+			wf := 1 / float64(wn)
+			out = append(out, chart{Title: fmt.Sprintf("What if keyed by %s over %d partitions", o.WhatIfKey, wn),
+				Note: "shares if records were partitioned by the what-if key (Java client's default partitioner)",
+				SVG:  barsSVG("what-if shares", whatIf, wf, fmt.Sprintf("fair %.1f%%", wf*100))})
+		}
+		return out, nil
+	case "freshness":
+		ss, step, err := s.freshnessSeries(ctx, o.Topic)
+		if err != nil {
+			return nil, err
+		}
+		unit := "records per " + stepName(step)
+		return []chart{{Title: "Records per partition over time", Note: unit + ", by broker timestamp", SVG: timeSVG("records over time", unit, ss)}}, nil
+	case "lag":
+		bars, err := s.lagBars(ctx, o.Topic)
+		if err != nil {
+			return nil, err
+		}
+		if len(bars) == 0 {
+			return []chart{{Title: "Lag per group and partition", Note: "no consumer group has committed offsets on this topic"}}, nil
+		}
+		return []chart{{Title: "Lag per group and partition", Note: "high watermark minus committed offset, at the newest snapshot with the group",
+			SVG: barsSVG("lag per group and partition", bars, 0, "")}}, nil
+	case "duplicates":
+		ss, step, err := s.duplicateSeries(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		unit := "duplicates per " + stepName(step)
+		return []chart{{Title: "Duplicates over time", Note: unit + ": records whose id was seen before", SVG: timeSVG("duplicates over time", unit, ss)}}, nil
+	}
+	return nil, nil
+}
+
+func stepName(d time.Duration) string {
+	if d == time.Minute {
+		return "minute"
+	}
+	if d%time.Hour == 0 {
+		if d == time.Hour {
+			return "hour"
+		}
+		return fmt.Sprintf("%d hours", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d minutes", int(d.Minutes()))
+}
+
+func summaryOf(m *queries.Summary) []kv {
+	if m == nil {
+		return nil
+	}
+	out := make([]kv, 0, len(m.Keys))
+	for _, k := range m.Keys {
+		out = append(out, kv{k, cellText(m.Vals[k])})
+	}
+	return out
+}
+
+// rowsTable lays out report rows; columns are the union of their keys in
+// first-seen order.
+func rowsTable(rows []queries.Row) table {
+	var t table
+	seen := map[string]bool{}
+	for _, r := range rows {
+		for _, k := range r.Keys {
+			if !seen[k] {
+				seen[k] = true
+				t.Columns = append(t.Columns, k)
+			}
+		}
+	}
+	for _, r := range rows {
+		cells := make([]string, len(t.Columns))
+		for i, c := range t.Columns {
+			if v, ok := r.Vals[c]; ok {
+				cells[i] = cellText(v)
+			}
+		}
+		t.Rows = append(t.Rows, cells)
+	}
+	return t
+}
+
+func peopleTable(t queries.Table) table {
+	out := table{Title: t.Title, Columns: t.Columns}
+	for _, r := range t.Rows {
+		cells := make([]string, len(r))
+		for i, v := range r {
+			cells[i] = cellText(v)
+		}
+		out.Rows = append(out.Rows, cells)
+	}
+	return out
+}
+
+// cellText writes a value for a table cell.
+func cellText(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return x
+	case []byte:
+		return blobText(x)
+	case time.Time:
+		return x.UTC().Format("2006-01-02 15:04:05.999Z07:00")
+	case float64:
+		return strconv.FormatFloat(x, 'g', 6, 64)
+	case float32:
+		return strconv.FormatFloat(float64(x), 'g', 6, 32)
+	case bool, int, int8, int16, int32, int64, uint8, uint16, uint32, uint64:
+		return fmt.Sprint(x)
+	}
+	b, err := json.Marshal(queries.JSONValue(v))
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// blobText writes bytes as text with \xHH escapes, like the DuckDB CLI.
+func blobText(b []byte) string {
+	var sb strings.Builder
+	for _, c := range b {
+		if c >= 0x20 && c < 0x7f && c != '\\' {
+			sb.WriteByte(c)
+		} else {
+			fmt.Fprintf(&sb, `\x%02X`, c)
+		}
+	}
+	return sb.String()
+}
+
+// ---- SQL page and login ----
+
+func (s *Server) handleSQLPage(w http.ResponseWriter, r *http.Request) {
+	if !s.sql {
+		s.errorPage(w, r, http.StatusForbidden, "ad-hoc SQL is off on this server")
+		return
+	}
+	var topics []string
+	for _, t := range s.engine.Topics() {
+		topics = append(topics, t.Name)
+	}
+	example := "SELECT * FROM snapshots ORDER BY as_of DESC"
+	if len(topics) > 0 {
+		example = fmt.Sprintf("SELECT \"partition\", count(*) AS records, max(\"timestamp\") AS newest\nFROM %s\nGROUP BY ALL\nORDER BY ALL", queries.QuoteIdent(topics[0]))
+	}
+	s.render(w, r, http.StatusOK, "sql.html", "SQL", struct {
+		Topics  []string
+		Tables  []string
+		Example string
+		MaxRows int
+		Timeout time.Duration
+	}{topics, []string{"snapshots", "files", "lost_ranges", "partitions", "topic_configs", "group_offsets", "group_members"}, example, s.opts.MaxRows, s.opts.QueryTimeout})
+}
+
+type loginPage struct {
+	Next  string
+	Error string
+}
+
+func (s *Server) handleLoginForm(w http.ResponseWriter, r *http.Request) {
+	next := localRedirect(r.URL.Query().Get("next"))
+	if s.opts.Token == "" {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, http.StatusOK, "login.html", "Log in", loginPage{Next: next})
+}
+
+func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		s.failBody(w, r, err)
+		return
+	}
+	next := localRedirect(r.PostForm.Get("next"))
+	if s.opts.Token == "" {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	if !equal(r.PostForm.Get("token"), s.opts.Token) {
+		s.render(w, r, http.StatusUnauthorized, "login.html", "Log in", loginPage{Next: next, Error: "wrong token"})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.sessionValue(), Path: "/", HttpOnly: true,
+		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// failBody answers a body that could not be read: 413 past the bound.
+func (s *Server) failBody(w http.ResponseWriter, r *http.Request, err error) {
+	var tooBig *http.MaxBytesError
+	var bad *badRequest
+	switch {
+	case errors.As(err, &tooBig):
+		httpError(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", tooBig.Limit))
+	case errors.As(err, &bad):
+		httpError(w, r, http.StatusBadRequest, bad.msg)
+	default:
+		httpError(w, r, http.StatusBadRequest, "read the request: "+s.clean(err))
+	}
+}
+
+// staticFiles serves the embedded stylesheet and script.
+func staticFiles() http.Handler {
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err) // the embed pattern guarantees the folder
+	}
+	fsrv := http.FileServerFS(sub)
+	return http.StripPrefix("/static/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		fsrv.ServeHTTP(w, r)
+	}))
+}

@@ -1,0 +1,235 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/topicsnap/topicsnap/queries"
+)
+
+// Options configure a server.
+type Options struct {
+	// Dir is the snapshot folder to serve.
+	Dir string
+	// Addr is the address to listen on; default 127.0.0.1:8080.
+	Addr string
+	// Token is required when Addr is not a loopback address.
+	Token string
+	// SQL enables ad-hoc SQL (the /sql page, /api/sql and SQL expressions
+	// in check options). Nil means on for loopback binds only.
+	SQL *bool
+	// QueryTimeout bounds each query and check; default 10s.
+	QueryTimeout time.Duration
+	// MaxRows bounds the rows /api/sql returns; default 10000.
+	MaxRows int
+	// NotebookDirs are folders whose *.md notebooks the overview lists.
+	NotebookDirs []string
+	// Logger receives one line per request and refresh errors; nil is silent.
+	Logger io.Writer
+}
+
+const (
+	defaultAddr    = "127.0.0.1:8080"
+	maxBody        = 64 << 10
+	refreshEvery   = time.Second
+	maxCacheItems  = 512
+	shutdownWithin = 10 * time.Second
+)
+
+// Server serves one snapshot folder.
+type Server struct {
+	opts    Options
+	sql     bool
+	loop    bool     // bound to loopback
+	strip   []string // folder prefixes removed from messages, longest first
+	engine  *queries.Engine
+	pages   *pages
+	metrics *metrics
+	cache   *reportCache
+
+	refreshMu   sync.Mutex
+	lastRefresh time.Time
+
+	overviewMu sync.Mutex
+	overview   map[string]*overviewData // by catalog version
+}
+
+// New opens a locked engine over o.Dir and checks the options.
+func New(ctx context.Context, o Options) (*Server, error) {
+	if o.Addr == "" {
+		o.Addr = defaultAddr
+	}
+	if o.QueryTimeout <= 0 {
+		o.QueryTimeout = 10 * time.Second
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = 10000
+	}
+	if o.Logger == nil {
+		o.Logger = io.Discard
+	}
+	loop, err := isLoopback(o.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if !loop && o.Token == "" {
+		return nil, fmt.Errorf("listen on %s: a token is required off loopback (bind 127.0.0.1 or set a token)", o.Addr)
+	}
+	sqlOn := loop
+	if o.SQL != nil {
+		sqlOn = *o.SQL
+	}
+	if o.Dir == "" {
+		return nil, errors.New("open server: no snapshot folder given")
+	}
+	pg, err := loadPages()
+	if err != nil {
+		return nil, err
+	}
+	e, err := queries.Open(ctx, o.Dir, queries.Options{Locked: true, MemoryLimit: "1GB", Threads: 2, Timeout: o.QueryTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
+	}
+	s := &Server{
+		opts:        o,
+		sql:         sqlOn,
+		loop:        loop,
+		engine:      e,
+		pages:       pg,
+		metrics:     newMetrics(),
+		cache:       newReportCache(maxCacheItems),
+		lastRefresh: time.Now(),
+		overview:    map[string]*overviewData{},
+	}
+	s.strip = folderPrefixes(o.Dir, e.Dir())
+	return s, nil
+}
+
+// folderPrefixes lists the spellings of the folder that may appear in
+// messages: as given, absolute and with symlinks resolved, longest first.
+func folderPrefixes(given, abs string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		p = strings.TrimSuffix(p, string(filepath.Separator))
+		if p != "" && p != "." && p != string(filepath.Separator) && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	add(abs)
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		add(real)
+	}
+	add(filepath.Clean(given))
+	for i := 1; i < len(out); i++ { // longest first, so a prefix never eats a longer one
+		for j := i; j > 0 && len(out[j]) > len(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// isLoopback tells whether addr binds only to loopback. A missing host
+// (":8080") binds every interface; a hostname other than localhost counts
+// as not loopback.
+func isLoopback(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, fmt.Errorf("parse address %q: %w", addr, err)
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true, nil
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback(), nil
+}
+
+// Close releases the engine.
+func (s *Server) Close() error { return s.engine.Close() }
+
+// Handler is the server's handler with every layer of the package doc.
+func (s *Server) Handler() http.Handler {
+	mux := s.routes()
+	return s.observe(mux, s.secure(s.authenticate(s.refreshing(mux))))
+}
+
+// Run serves o until ctx is done, then shuts down gracefully. ready, if not
+// nil, is called with the address once the listener is open.
+func Run(ctx context.Context, o Options, ready func(addr string)) error {
+	s, err := New(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", s.opts.Addr, err)
+	}
+	hs := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      s.opts.QueryTimeout*time.Duration(len(queries.CheckNames)+1) + 30*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+	}
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWithin)
+	defer cancel()
+	shutErr := hs.Shutdown(sctx)
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve %s: %w", ln.Addr(), err)
+	}
+	if shutErr != nil {
+		hs.Close()
+		return fmt.Errorf("shut down: %w", shutErr)
+	}
+	return nil
+}
+
+// refresh re-reads the catalog at most once per refreshEvery. A failed
+// refresh is logged and the last good views keep serving.
+func (s *Server) refresh(ctx context.Context) {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
+	if time.Since(s.lastRefresh) < refreshEvery {
+		return
+	}
+	s.lastRefresh = time.Now()
+	if _, err := s.engine.Refresh(ctx); err != nil {
+		fmt.Fprintf(s.opts.Logger, "refresh catalog: %s\n", s.clean(err))
+	}
+}
+
+// clean turns an error into a message for people: no folder paths.
+func (s *Server) clean(err error) string {
+	msg := err.Error()
+	for _, p := range s.strip {
+		msg = strings.ReplaceAll(msg, p+string(filepath.Separator), "")
+		msg = strings.ReplaceAll(msg, p, "the snapshot folder")
+	}
+	return msg
+}
+
+// logf writes a line to the logger.
+func (s *Server) logf(format string, args ...any) {
+	fmt.Fprintf(s.opts.Logger, format+"\n", args...)
+}
