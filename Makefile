@@ -24,12 +24,12 @@ test: vet nocgo
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_SASL_BROKERS=$$KAFKA_SASL_BROKERS \
 	TOPICSNAP_TEST_SASL_USER=$$KAFKA_SASL_USER TOPICSNAP_TEST_SASL_PASSWORD=$$KAFKA_SASL_PASSWORD \
 	TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh \
-	$(GO) test -count=1 -timeout 20m ./... || status=$$?; \
+	$(GO) test -count=1 -timeout 30m ./... ./testdata/seeds || status=$$?; \
 	scripts/kafka.sh stop; exit $$status
 
 # Fast tests on the in-process kfake cluster only.
 unit:
-	$(GO) test ./...
+	$(GO) test -short ./... ./testdata/seeds
 
 # dump and catalog never need cgo (no DuckDB): prove it.
 nocgo:
@@ -37,7 +37,7 @@ nocgo:
 	CGO_ENABLED=0 $(GO) vet ./dump ./catalog
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet ./... ./testdata/seeds
 
 kafka-start:
 	scripts/kafka.sh start

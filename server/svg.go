@@ -122,7 +122,10 @@ func short(n int64) string {
 // barsSVG draws horizontal bars, one per row (long label lists read well
 // on a phone), with an optional reference line such as the fair share.
 func barsSVG(title string, bars []bar, ref float64, refLabel string) template.HTML {
-	h := rowH*float64(len(bars)) + 34
+	h := rowH*float64(len(bars)) + 8
+	if ref > 0 {
+		h += 22 // the reference line's label
+	}
 	s := newSVG(chartW, h, title)
 	plotX, plotW := labelW, chartW-labelW-noteW
 	top := ref
@@ -157,7 +160,7 @@ func clip(s string, n int) string {
 
 // timeSVG draws one line per series over time, with a legend.
 func timeSVG(title, unit string, ss []series) template.HTML {
-	const padL, padR, padT, padB, perRow, shown = 56.0, 12.0, 10.0, 44.0, 8, 24
+	const padL, padR, padT, padB, perRow, shown = 56.0, 12.0, 22.0, 44.0, 8, 24
 	legendRows := (min(len(ss), shown+1) + perRow - 1) / perRow
 	h := 230 + 14*float64(max(legendRows-1, 0))
 	s := newSVG(chartW, h, title)
@@ -221,6 +224,6 @@ func timeSVG(title, unit string, ss []series) template.HTML {
 		s.text(lx+16, ly, "start", "muted", clip(se.Name, 10))
 		lx += 80
 	}
-	s.text(chartW-padR, padT+8, "end", "muted", unit)
+	s.text(chartW-padR, 12, "end", "muted", unit)
 	return s.html()
 }

@@ -66,7 +66,6 @@ func main() {
 		kgo.ProducerBatchMaxBytes(1<<20),
 		kgo.ProducerLinger(5*time.Millisecond),
 		kgo.MaxBufferedRecords(1<<18),
-		kgo.MaxProduceRequestsInflightPerBroker(5),
 	)
 	if err != nil {
 		fatalf("client: %v", err)
