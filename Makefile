@@ -25,6 +25,8 @@ test: vet nocgo
 	TOPICSNAP_TEST_SASL_USER=$$KAFKA_SASL_USER TOPICSNAP_TEST_SASL_PASSWORD=$$KAFKA_SASL_PASSWORD \
 	TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh \
 	$(GO) test -count=1 -timeout 30m ./... ./testdata/seeds || status=$$?; \
+	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_RESTART=1 \
+	$(GO) test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1; \
 	scripts/kafka.sh stop; exit $$status
 
 # Fast tests on the in-process kfake cluster only.

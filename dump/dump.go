@@ -568,7 +568,7 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, sum *Summar
 	errc := make(chan error, len(plans))
 	var records, bytes, files, lostN, lostOffsets atomic.Int64
 	for _, pl := range plans {
-		w := &writer{d: d, c: c, pl: pl, in: make(chan item, 64), fileRows: d.opts.FileRows, fileBytes: d.opts.FileBytes,
+		w := &writer{d: d, c: c, pl: pl, in: make(chan item, 4), fileRows: d.opts.FileRows, fileBytes: d.opts.FileBytes,
 			records: &records, bytes: &bytes, files: &files, lostN: &lostN, lostOffsets: &lostOffsets, next: pl.from}
 		writers[pl.tp.Partition] = w
 		if d.opts.Progress != nil {
@@ -614,9 +614,10 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
 		kgo.KeepControlRecords(),
-		kgo.FetchMaxBytes(64<<20),
-		kgo.FetchMaxPartitionBytes(16<<20),
+		kgo.FetchMaxBytes(16<<20),
+		kgo.FetchMaxPartitionBytes(4<<20),
 		kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.WithHooks(&waitHook{p: d.opts.Progress}),
 	)
 	if err != nil {
 		return err

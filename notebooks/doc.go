@@ -16,7 +16,7 @@
 //
 //	# Did Kafka lose my event?
 //
-//	Every record with the key {{key}}, in the order they arrived:
+//	Every record of the key, in the order they arrived:
 //
 //	```sql limit=50
 //	SELECT "partition", "offset", value.event_name AS event_name, "timestamp"
@@ -42,14 +42,15 @@
 // title, the first "# heading" of the prose is the title, or else the file
 // name.
 //
-// Parameters are overridden at run time by the map given to [Run] (the
-// command line's --param name=value). The parameter dir is reserved: [Run]
+// Parameters are overridden at run time by the map given to [Run]. The
+// parameter dir is reserved: [Run]
 // always sets it to the snapshot folder's absolute path, so a cell can read
 // a file shipped beside the dump, as in read_csv({{dir}} || '/orders.csv').
 //
 // # Parameters in cells
 //
-// A cell names a parameter as {{name}}. Parameters are never pasted into the
+// A cell names a parameter as {{name}} (prose is shown as written: only
+// cells are substituted). Parameters are never pasted into the
 // SQL as raw text; each becomes one complete, quoted SQL token:
 //
 //   - {{topic}}, and any parameter whose name ends in _topic, becomes a

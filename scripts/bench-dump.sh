@@ -17,7 +17,9 @@
 #   kcat -f    kcat -C -e -o beginning -f '%k %s\n' > file
 # and prints one markdown table: wall time, records/s, MB/s (key+value bytes,
 # 10^6 B), CPU time of the tool, CPU time the broker spent meanwhile, peak RSS
-# (/usr/bin/time %M), bytes on disk (du -sb). It checks every tool read
+# (/usr/bin/time %M), bytes on disk (du -sb), and the CPU time used by
+# everything else on the machine meanwhile (noise). Before each timed run it
+# waits for the machine to be idle (see wait_quiet). It checks every tool read
 # exactly N records (topicsnap via `topicsnap sql ... count(*)`).
 #
 # The snapshot stays in $BENCH_DIR/snap for scripts/bench-sql.sh.
@@ -32,6 +34,8 @@
 #   BENCH_DUMP_ARGS       extra flags for topicsnap dump (e.g. "--file-rows 1000000")
 #   BENCH_COMPRESSION     producer batch compression (default lz4)
 #   BENCH_NO_BUILD=1      use the existing bin/topicsnap as is
+#   BENCH_QUIET_WAIT      seconds to wait for an idle machine before each run (600)
+#   BENCH_QUIET_BUSY      "idle" means fewer busy cores than this (0.25)
 #   TOPICSNAP_KAFKA_*     see scripts/kafka.sh; defaults here: dir
 #                         /tmp/topicsnap-kafka-bench, ports 39192/39193/39194,
 #                         heap -Xms1g -Xmx1g
@@ -123,6 +127,32 @@ BROKER_PID="$(cat "$TOPICSNAP_KAFKA_DIR/kafka.pid")"
 CLK_TCK="$(getconf CLK_TCK)"
 broker_cpu_ticks() { awk '{print $14 + $15}' "/proc/$BROKER_PID/stat"; }
 
+# System-wide busy CPU time in clock ticks (all cores), from /proc/stat.
+sys_busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
+
+# wait_quiet: the machine is shared (2 cores); wait up to BENCH_QUIET_WAIT
+# seconds (default 600) until, over 5 s, less than BENCH_QUIET_BUSY (default
+# 0.25) of one core is busy, so other people's builds and tests do not skew
+# the numbers. Proceeds with a warning after that.
+wait_quiet() {
+  local limit="${BENCH_QUIET_WAIT:-600}" max_busy="${BENCH_QUIET_BUSY:-0.25}" waited=0 b0 b1 busy
+  while :; do
+    b0="$(sys_busy_ticks)"
+    sleep 5
+    b1="$(sys_busy_ticks)"
+    busy="$(awk -v a="$b0" -v b="$b1" -v hz="$CLK_TCK" 'BEGIN{printf "%.2f", (b-a)/hz/5}')"
+    if awk -v b="$busy" -v m="$max_busy" 'BEGIN{exit !(b < m)}'; then
+      return 0
+    fi
+    if ((waited >= limit)); then
+      log "warning: the machine is still busy (${busy} cores of other work) after ${limit}s; measuring anyway"
+      return 0
+    fi
+    ((waited == 0)) && log "machine busy (${busy} cores in use by others); waiting up to ${limit}s for it to settle"
+    waited=$((waited + 5))
+  done
+}
+
 # Let the broker settle (log flushes, segment rolls) before timing.
 sync
 sleep 3
@@ -138,16 +168,19 @@ declare -a ROWS=()
 measure() {
   local name="$1" output="$2"
   shift 2
-  local tf="$OUT/$name.time" b0 b1 t0 t1
-  log "running $name: $*"
+  local tf="$OUT/$name.time" b0 b1 t0 t1 s0 s1
   sync
+  wait_quiet
+  log "running $name: $*"
   b0="$(broker_cpu_ticks)"
+  s0="$(sys_busy_ticks)"
   t0="$EPOCHREALTIME"
   if ! /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr"; then
     tail -n 20 "$OUT/$name.stderr" >&2
     die "$name failed"
   fi
   t1="$EPOCHREALTIME"
+  s1="$(sys_busy_ticks)"
   b1="$(broker_cpu_ticks)"
   local wall rss cpu disk=0
   wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')"
@@ -156,10 +189,12 @@ measure() {
   if [[ "$output" != - ]]; then
     disk="$(du -sb "$output" | awk '{print $1}')"
   fi
-  local bcpu
+  local bcpu other
   bcpu="$(awk -v a="$b0" -v b="$b1" -v hz="$CLK_TCK" 'BEGIN{printf "%.1f", (b-a)/hz}')"
-  ROWS+=("$name|$wall|$rss|$cpu|$bcpu|$disk")
-  log "$name: ${wall}s, peak RSS ${rss} KiB, cpu ${cpu}s, broker cpu ${bcpu}s, disk ${disk} B"
+  # Busy CPU time of everything else on the machine meanwhile (noise).
+  other="$(awk -v a="$s0" -v b="$s1" -v hz="$CLK_TCK" -v c="$cpu" -v bc="$bcpu" 'BEGIN{o=(b-a)/hz-c-bc; if (o < 0) o = 0; printf "%.1f", o}')"
+  ROWS+=("$name|$wall|$rss|$cpu|$bcpu|$disk|$other")
+  log "$name: ${wall}s, peak RSS ${rss} KiB, cpu ${cpu}s, broker cpu ${bcpu}s, other cpu ${other}s, disk ${disk} B"
 }
 
 measure bare - "$BENCH_DIR/bin/bareconsume" --brokers "$BROKERS" --topic "$TOPIC"
@@ -204,19 +239,20 @@ BARE_WALL="$(wall_of bare)"
   echo
   echo "### topicsnap dump vs kcat vs bare franz-go: $N records, $PARTITIONS partitions"
   echo
-  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, kcat $(kcat -V 2>/dev/null | sed -n 's/^kcat - .* version \([^ ]*\).*/\1/p' | head -n 1), $(go version | awk '{print $3}'), key+value bytes $BYTES ($(awk -v b="$BYTES" -v n="$N" 'BEGIN{printf "%.0f", b/n}') B/record), produce: $PRODUCE_LINE"
+  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, kcat $(kcat -V 2>/dev/null | sed -n 's/^Version \([^ ]*\).*librdkafka \([^ ]*\).*/\1 (librdkafka \2)/p' | head -n 1), $(go version | awk '{print $3}'), key+value bytes $BYTES ($(awk -v b="$BYTES" -v n="$N" 'BEGIN{printf "%.0f", b/n}') B/record), produce: $PRODUCE_LINE"
   echo
-  echo "| tool | wall s | records/s | MB/s | vs kcat -J | vs bare | tool CPU s | broker CPU s | peak RSS MiB | on disk |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| tool | wall s | records/s | MB/s | vs kcat -J | vs bare | tool CPU s | broker CPU s | other CPU s | peak RSS MiB | on disk |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for r in "${ROWS[@]}"; do
-    IFS='|' read -r name wall rss cpu bcpu disk <<<"$r"
-    awk -v name="$name" -v wall="$wall" -v rss="$rss" -v cpu="$cpu" -v bcpu="$bcpu" -v disk="$disk" \
+    IFS='|' read -r name wall rss cpu bcpu disk other <<<"$r"
+    awk -v name="$name" -v wall="$wall" -v rss="$rss" -v cpu="$cpu" -v bcpu="$bcpu" -v disk="$disk" -v other="$other" \
         -v n="$N" -v bytes="$BYTES" -v kw="$KCAT_WALL" -v bw="$BARE_WALL" 'BEGIN{
       d = (disk == 0) ? "-" : (disk >= 1e9 ? sprintf("%.2f GB", disk/1e9) : sprintf("%.1f MB", disk/1e6))
-      printf "| %s | %.2f | %.0f | %.1f | %.2fx | %.0f%% | %s | %s | %.0f | %s |\n",
-        name, wall, n/wall, bytes/wall/1e6, kw/wall, 100*bw/wall, cpu, bcpu, rss/1024, d }'
+      printf "| %s | %.2f | %.0f | %.1f | %.2fx | %.0f%% | %s | %s | %s | %.0f | %s |\n",
+        name, wall, n/wall, bytes/wall/1e6, kw/wall, 100*bw/wall, cpu, bcpu, other, rss/1024, d }'
   done
   echo
   echo "topicsnap: $DUMP_LINE; verified count(*) = $DUMPED"
   echo "bare: $BARE_LINE"
+  echo "other CPU s: CPU time used by everything else on the machine during the run (noise; ideally ~0)."
 } | tee "$BENCH_DIR/bench-dump.md"

@@ -10,6 +10,7 @@
 #   scripts/kafka.sh install              fetch jars into the cache dir (idempotent)
 #   scripts/kafka.sh start [--keep-data]  (re)start a broker; wipes data unless --keep-data
 #   scripts/kafka.sh stop                 SIGTERM, wait up to 30s, then SIGKILL; ok if not running
+#   scripts/kafka.sh kill                 SIGKILL the broker (a crash); start --keep-data recovers it
 #   scripts/kafka.sh restart-broker       stop + start --keep-data (topics/offsets survive)
 #   scripts/kafka.sh status               exit 0 if running and answering, 1 otherwise
 #   scripts/kafka.sh env                  print the KAFKA_* env lines for tests
@@ -307,6 +308,24 @@ cmd_stop() {
   log "broker stopped"
 }
 
+# cmd_kill ends the broker at once (SIGKILL), as a crash or a pulled cable
+# would; start --keep-data brings it back with its log.
+cmd_kill() {
+  local pid
+  if ! pid="$(read_pid)"; then
+    log "broker not running"
+    return 0
+  fi
+  kill -KILL "$pid" 2>/dev/null || true
+  local i
+  for ((i = 0; i < 50; i++)); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  rm -f "$PID_FILE"
+  log "broker killed"
+}
+
 # ---------------------------------------------------------------- start
 
 cmd_start() {
@@ -406,6 +425,7 @@ main() {
     install) cmd_install ;;
     start) cmd_start "$@" ;;
     stop) cmd_stop ;;
+    kill) cmd_kill ;;
     restart-broker|restart) cmd_stop; cmd_start --keep-data ;;
     status) cmd_status ;;
     env) print_env ;;

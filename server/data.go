@@ -37,29 +37,23 @@ func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 func (s *Server) snapshots(ctx context.Context) ([]apiSnapshot, error) {
 	out := []apiSnapshot{}
 	err := s.selectRows(ctx, "snapshots", `SELECT snapshot_id, topic, as_of, partition_count, replication_factor,
-  coalesce(list_transform(dumped_partitions, x -> x::BIGINT), [])::VARCHAR FROM snapshots ORDER BY as_of DESC, topic`, func(r *sql.Rows) error {
+  coalesce(dumped_partitions, []) FROM snapshots ORDER BY as_of DESC, topic`, func(r *sql.Rows) error {
 		var sn apiSnapshot
-		var dumped string
+		var dumped any
 		if err := r.Scan(&sn.ID, &sn.Topic, &sn.AsOf, &sn.PartitionCount, &sn.ReplicationFactor, &dumped); err != nil {
 			return err
 		}
-		sn.Dumped = parseIntList(dumped)
+		sn.Dumped = []int64{}
+		list, _ := dumped.([]any)
+		for _, p := range list {
+			if n, err := toInt64(p); err == nil {
+				sn.Dumped = append(sn.Dumped, n)
+			}
+		}
 		out = append(out, sn)
 		return nil
 	})
 	return out, err
-}
-
-// parseIntList reads DuckDB's text form of an integer list, "[1, 2]".
-func parseIntList(s string) []int64 {
-	out := []int64{}
-	for _, f := range strings.Split(strings.Trim(s, "[]"), ",") {
-		var n int64
-		if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // span is an inclusive offset range.
@@ -326,15 +320,11 @@ func (s *Server) duplicateSeries(ctx context.Context, o queries.CheckOptions) ([
 	if o.ID != "" {
 		id = "(" + o.ID + ")"
 	}
-	where := ""
-	if o.Where != "" {
-		where = "WHERE (" + o.Where + ")"
-	}
 	q := fmt.Sprintf(`WITH d AS (
-  SELECT "timestamp" ts, row_number() OVER (PARTITION BY %s ORDER BY "timestamp", "partition", "offset") rn FROM %s %s
+  SELECT "timestamp" ts, row_number() OVER (PARTITION BY %s ORDER BY "timestamp", "partition", "offset") rn FROM %s
 )
 SELECT 'duplicates', time_bucket(%s, ts) b, count(*) FILTER (WHERE rn > 1)::DOUBLE FROM d WHERE ts IS NOT NULL GROUP BY ALL ORDER BY b`,
-		id, view, where, intervalSQL(step))
+		id, view, intervalSQL(step))
 	ss, err := s.timeSeries(ctx, "duplicates over time", "", q)
 	return ss, step, err
 }

@@ -29,6 +29,6 @@
 // topic, is cached the same way as a whole.
 //
 // Errors reach people without absolute paths: the folder's prefix is
-// stripped from every message (see [Server.clean]). Bad input is 400 with a
-// message, an unknown check 404, a query past its timeout 408.
+// stripped from every message. Bad input is 400 with a message, an unknown
+// check 404, a query past its timeout 408, a body past 64 KiB 413.
 package server

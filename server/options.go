@@ -56,11 +56,11 @@ var checkParams = []checkParam{
 // every option for every check; the check decides what it uses.
 var paramsOf = map[string][]string{
 	"gaps":       {"limit"},
-	"duplicates": {"id", "by", "where", "limit"},
+	"duplicates": {"id", "by", "limit"},
 	"skew":       {"hot", "what_if_key", "what_if_partitions", "limit"},
 	"missing":    {"against", "against_key", "against_topic", "against_where", "against_match", "where", "match", "by", "reverse", "limit"},
 	"lag":        {"limit"},
-	"keys":       {"where", "limit"},
+	"keys":       {"limit"},
 	"order":      {"time", "limit"},
 	"freshness":  {"silence", "event_time", "late", "limit"},
 }

@@ -72,7 +72,7 @@ type pageData struct {
 
 // render writes a page with status code. The page is executed into a
 // buffer first, so a template error is a clean 500.
-func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, page, title string, body any) {
+func (s *Server) render(w http.ResponseWriter, code int, page, title string, body any) {
 	var buf bytes.Buffer
 	err := s.pages.sets[page].ExecuteTemplate(&buf, "layout.html", pageData{Title: title, SQL: s.sql, Auth: s.opts.Token != "", Body: body})
 	if err != nil {
@@ -86,8 +86,8 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, page, 
 }
 
 // errorPage shows an error to people.
-func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, code int, msg string) {
-	s.render(w, r, code, "error.html", http.StatusText(code), struct {
+func (s *Server) errorPage(w http.ResponseWriter, code int, msg string) {
+	s.render(w, code, "error.html", http.StatusText(code), struct {
 		Code    int
 		Message string
 	}{code, msg})
@@ -143,10 +143,10 @@ type notebook struct {
 func (s *Server) handleOverview(w http.ResponseWriter, r *http.Request) {
 	d, err := s.overviewFor(r.Context())
 	if err != nil {
-		s.errorPage(w, r, errorStatus(err), s.clean(err))
+		s.errorPage(w, errorStatus(err), s.clean(err))
 		return
 	}
-	s.render(w, r, http.StatusOK, "overview.html", "topicsnap", d)
+	s.render(w, http.StatusOK, "overview.html", "topicsnap", d)
 }
 
 // overviewFor returns the overview of the current catalog version, built
@@ -307,7 +307,7 @@ type checkPage struct {
 func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if !knownCheck(name) {
-		s.errorPage(w, r, http.StatusNotFound, "unknown check "+name+": use one of "+strings.Join(queries.CheckNames, ", "))
+		s.errorPage(w, http.StatusNotFound, "unknown check "+name+": use one of "+strings.Join(queries.CheckNames, ", "))
 		return
 	}
 	raw := r.URL.Query()
@@ -325,7 +325,7 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	p.Fields, p.Hidden = s.formFields(name, raw)
 	if err != nil {
 		code, p.Error = errorStatus(err), s.clean(err)
-		s.render(w, r, code, "check.html", name+" · "+p.Topic, p)
+		s.render(w, code, "check.html", name+" · "+p.Topic, p)
 		return
 	}
 	p.Summary = summaryOf(p.Report.Summary)
@@ -337,7 +337,7 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		p.ChartErr = s.clean(err)
 	}
-	s.render(w, r, code, "check.html", name+" · "+p.Topic, p)
+	s.render(w, code, "check.html", name+" · "+p.Topic, p)
 }
 
 // formFields are the inputs of a check's form, filled from the URL, and
@@ -536,7 +536,7 @@ func blobText(b []byte) string {
 
 func (s *Server) handleSQLPage(w http.ResponseWriter, r *http.Request) {
 	if !s.sql {
-		s.errorPage(w, r, http.StatusForbidden, "ad-hoc SQL is off on this server")
+		s.errorPage(w, http.StatusForbidden, "ad-hoc SQL is off on this server")
 		return
 	}
 	var topics []string
@@ -547,7 +547,7 @@ func (s *Server) handleSQLPage(w http.ResponseWriter, r *http.Request) {
 	if len(topics) > 0 {
 		example = fmt.Sprintf("SELECT \"partition\", count(*) AS records, max(\"timestamp\") AS newest\nFROM %s\nGROUP BY ALL\nORDER BY ALL", queries.QuoteIdent(topics[0]))
 	}
-	s.render(w, r, http.StatusOK, "sql.html", "SQL", struct {
+	s.render(w, http.StatusOK, "sql.html", "SQL", struct {
 		Topics  []string
 		Tables  []string
 		Example string
@@ -567,7 +567,7 @@ func (s *Server) handleLoginForm(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	s.render(w, r, http.StatusOK, "login.html", "Log in", loginPage{Next: next})
+	s.render(w, http.StatusOK, "login.html", "Log in", loginPage{Next: next})
 }
 
 func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
@@ -581,7 +581,7 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !equal(r.PostForm.Get("token"), s.opts.Token) {
-		s.render(w, r, http.StatusUnauthorized, "login.html", "Log in", loginPage{Next: next, Error: "wrong token"})
+		s.render(w, http.StatusUnauthorized, "login.html", "Log in", loginPage{Next: next, Error: "wrong token"})
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.sessionValue(), Path: "/", HttpOnly: true,

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -205,10 +206,13 @@ func Run(ctx context.Context, o Options, ready func(addr string)) error {
 	return nil
 }
 
-// refresh re-reads the catalog at most once per refreshEvery. A failed
+// refresh re-reads the catalog at most once per refreshEvery. While one
+// request refreshes, the others go on with the views they have. A failed
 // refresh is logged and the last good views keep serving.
 func (s *Server) refresh(ctx context.Context) {
-	s.refreshMu.Lock()
+	if !s.refreshMu.TryLock() {
+		return
+	}
 	defer s.refreshMu.Unlock()
 	if time.Since(s.lastRefresh) < refreshEvery {
 		return
@@ -219,15 +223,28 @@ func (s *Server) refresh(ctx context.Context) {
 	}
 }
 
-// clean turns an error into a message for people: no folder paths.
+// clean turns an error into a message for people: no folder paths, and
+// for a check's complaint about its options, the complaint alone, with the
+// command line's flags (--against-key) spelled as query parameters
+// (against_key).
 func (s *Server) clean(err error) string {
 	msg := err.Error()
 	for _, p := range s.strip {
 		msg = strings.ReplaceAll(msg, p+string(filepath.Separator), "")
 		msg = strings.ReplaceAll(msg, p, "the snapshot folder")
 	}
+	if errors.Is(err, queries.ErrBadCheck) {
+		if _, after, ok := strings.Cut(msg, queries.ErrBadCheck.Error()+": "); ok {
+			msg = after
+		}
+		msg = cliFlag.ReplaceAllStringFunc(msg, func(f string) string {
+			return strings.ReplaceAll(strings.TrimPrefix(f, "--"), "-", "_")
+		})
+	}
 	return msg
 }
+
+var cliFlag = regexp.MustCompile(`--[a-z][a-z-]*[a-z]`)
 
 // logf writes a line to the logger.
 func (s *Server) logf(format string, args ...any) {

@@ -70,6 +70,8 @@ func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {
 	if a.isTTY {
 		prog = newProgress(cmd.Context(), a.stderr)
 		o.Progress = prog
+	} else {
+		o.Progress = quietProgress{a.stderr}
 	}
 	sum, err := dump.Run(cmd.Context(), o.Options)
 	if prog != nil {

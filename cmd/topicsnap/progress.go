@@ -78,3 +78,12 @@ func (u *progressUI) Wait() {
 	u.mu.Unlock()
 	u.p.Wait()
 }
+
+// quietProgress is the progress off a terminal: silent, except for what
+// the dump is waiting for.
+type quietProgress struct{ w io.Writer }
+
+func (quietProgress) Start(catalog.TopicPartition, int64, int64)   {}
+func (quietProgress) Advance(catalog.TopicPartition, int64, int64) {}
+func (quietProgress) Done(catalog.TopicPartition)                  {}
+func (q quietProgress) Waiting(what string)                        { fmt.Fprintf(q.w, "waiting: %s\n", what) }

@@ -1,0 +1,302 @@
+package notebooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/topicsnap/topicsnap/queries"
+)
+
+// ChartMaxRows is the most rows a chart cell keeps for its chart.
+const ChartMaxRows = 5000
+
+// countCap is how far a cell counts rows past those it keeps.
+const countCap = 1_000_000
+
+// Result is a notebook run against one snapshot folder.
+type Result struct {
+	Notebook *Notebook
+	// Params are the values the cells saw: the front matter's defaults,
+	// the overrides, and dir.
+	Params   map[string]string
+	Dir      string
+	Started  time.Time
+	Duration time.Duration
+	// Cells holds one result per sql cell, in order.
+	Cells []*Cell
+}
+
+// Cell is the result of one sql cell.
+type Cell struct {
+	// Block is the cell's index in Notebook.Blocks.
+	Block int
+	// SQL is the statement as run, placeholders substituted.
+	SQL     string
+	Columns []string
+	Types   []string // DuckDB's type names
+	// Rows are the first rows: up to the cell's limit, or up to
+	// ChartMaxRows for a chart.
+	Rows [][]any
+	// RowCount counts every row of the result, up to a million; past that
+	// CountCapped is set and RowCount is a lower bound.
+	RowCount    int64
+	CountCapped bool
+	Duration    time.Duration
+	// Err is the error shown in place of the result; empty on success.
+	Err string
+	// ChartErr is why the chart could not be drawn (the table is shown).
+	ChartErr string
+}
+
+// Failed counts the cells that ended in an error.
+func (r *Result) Failed() int {
+	n := 0
+	for _, c := range r.Cells {
+		if c.Err != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// cellAt returns the result of the cell at block index b.
+func (r *Result) cellAt(b int) *Cell {
+	for _, c := range r.Cells {
+		if c.Block == b {
+			return c
+		}
+	}
+	return nil
+}
+
+// Run runs the notebook's cells in order. params override the front
+// matter's defaults; dir is always the engine's snapshot folder. A failing
+// cell records its error and the next cells still run.
+func Run(ctx context.Context, eng *queries.Engine, nb *Notebook, params map[string]string) *Result {
+	res := &Result{Notebook: nb, Params: map[string]string{}, Dir: eng.Dir(), Started: time.Now()}
+	for k, v := range nb.Params {
+		res.Params[k] = v
+	}
+	for k, v := range params {
+		res.Params[k] = v
+	}
+	res.Params["dir"] = eng.Dir()
+	for bi, b := range nb.Blocks {
+		if b.Kind != SQL {
+			continue
+		}
+		c := &Cell{Block: bi}
+		res.Cells = append(res.Cells, c)
+		if err := ctx.Err(); err != nil {
+			c.Err = "not run: " + err.Error()
+			continue
+		}
+		q, err := Substitute(b.Text, res.Params)
+		if err != nil {
+			if se, ok := err.(*SubstError); ok {
+				c.Err = fmt.Sprintf("line %d: %s", b.Line+se.Line, se.Msg)
+			} else {
+				c.Err = err.Error()
+			}
+			continue
+		}
+		c.SQL = q
+		if strings.TrimSpace(stripComments(q)) == "" {
+			c.Err = "the cell is empty"
+			continue
+		}
+		runCell(ctx, eng, c, b.Options)
+	}
+	res.Duration = time.Since(res.Started)
+	return res
+}
+
+func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
+	start := time.Now()
+	defer func() { c.Duration = time.Since(start) }()
+	rows, err := eng.Query(ctx, c.SQL)
+	if err != nil {
+		c.Err = err.Error()
+		return
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		c.Err = err.Error()
+		return
+	}
+	c.Columns = cols
+	if cts, err := rows.ColumnTypes(); err == nil {
+		for _, ct := range cts {
+			c.Types = append(c.Types, ct.DatabaseTypeName())
+		}
+	}
+	keep := o.RowsShown()
+	if o.Chart != "" {
+		keep = max(keep, ChartMaxRows)
+	}
+	for rows.Next() {
+		if c.RowCount >= int64(keep)+countCap {
+			c.CountCapped = true
+			break
+		}
+		c.RowCount++
+		if len(c.Rows) >= keep {
+			continue
+		}
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			c.Err = err.Error()
+			return
+		}
+		c.Rows = append(c.Rows, vals)
+	}
+	if err := rows.Err(); err != nil {
+		c.Err = queries.CleanError(err).Error()
+		return
+	}
+	if o.Chart != "" {
+		if _, err := buildChart(c, o); err != nil {
+			c.ChartErr = err.Error()
+		}
+	}
+}
+
+// stripComments removes -- and /* */ comments, roughly, to tell an empty cell.
+func stripComments(q string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(q, "\n") {
+		if i := strings.Index(l, "--"); i >= 0 {
+			l = l[:i]
+		}
+		b.WriteString(l + "\n")
+	}
+	s := b.String()
+	for {
+		i := strings.Index(s, "/*")
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], "*/")
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + s[i+j+2:]
+	}
+}
+
+// FormatValue renders a value for display: NULL for nil, times in UTC,
+// bytes as \xHH escapes, structures and lists as JSON.
+func FormatValue(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return x
+	case []byte:
+		var sb strings.Builder
+		for _, c := range x {
+			if c >= 0x20 && c < 0x7f && c != '\\' {
+				sb.WriteByte(c)
+			} else {
+				fmt.Fprintf(&sb, "\\x%02X", c)
+			}
+		}
+		return sb.String()
+	case time.Time:
+		x = x.UTC()
+		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
+			return x.Format("2006-01-02")
+		}
+		return x.Format("2006-01-02 15:04:05.999999Z")
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case float32:
+		return strconv.FormatFloat(float64(x), 'f', -1, 32)
+	case bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, int, uint:
+		return fmt.Sprint(x)
+	case *big.Int:
+		return x.String()
+	case duckdb.Decimal:
+		return x.String()
+	case duckdb.Interval:
+		return formatInterval(x)
+	}
+	b, err := json.Marshal(queries.JSONValue(v))
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func formatInterval(x duckdb.Interval) string {
+	var parts []string
+	if x.Months != 0 {
+		parts = append(parts, fmt.Sprintf("%d months", x.Months))
+	}
+	if x.Days != 0 {
+		parts = append(parts, fmt.Sprintf("%d days", x.Days))
+	}
+	if x.Micros != 0 || len(parts) == 0 {
+		parts = append(parts, (time.Duration(x.Micros) * time.Microsecond).String())
+	}
+	return strings.Join(parts, " ")
+}
+
+// numeric returns v as a float64 when it is a number.
+func numeric(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int8:
+		return float64(x), true
+	case int16:
+		return float64(x), true
+	case int32:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	case int:
+		return float64(x), true
+	case uint8:
+		return float64(x), true
+	case uint16:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case uint:
+		return float64(x), true
+	case float32:
+		return float64(x), true
+	case float64:
+		return x, true
+	case *big.Int:
+		f, _ := new(big.Float).SetInt(x).Float64()
+		return f, true
+	case duckdb.Decimal:
+		return x.Float64(), true
+	}
+	return 0, false
+}
+
+// sortedKeys returns a map's keys in order.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
