@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -66,6 +67,25 @@ func Produce(ctx context.Context, c Conn, recs []Record) error {
 	<-done
 	if first != nil {
 		return fmt.Errorf("produce: %w", classify(first))
+	}
+	return nil
+}
+
+// CommitGroupOffsets commits offsets for a consumer group that has no live
+// members (as `kafka-consumer-groups --reset-offsets` does). The demo uses
+// it to leave a group behind; dump itself never commits.
+func CommitGroupOffsets(ctx context.Context, c Conn, group, topic string, offsets map[int32]int64) error {
+	cl, adm, err := connect(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	os := kadm.Offsets{}
+	for p, o := range offsets {
+		os.Add(kadm.Offset{Topic: topic, Partition: p, At: o, LeaderEpoch: -1})
+	}
+	if err := adm.CommitAllOffsets(ctx, group, os); err != nil {
+		return fmt.Errorf("commit offsets of group %s: %w", group, classify(err))
 	}
 	return nil
 }

@@ -153,6 +153,19 @@ func asFloat(v any) float64 {
 
 func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
 
+// humanSeconds says a duration the way a person would.
+func humanSeconds(s float64) string {
+	switch {
+	case s < 120:
+		return fmt.Sprintf("%.0f seconds", s)
+	case s < 2*3600:
+		return fmt.Sprintf("%.0f minutes", s/60)
+	case s < 2*86400:
+		return fmt.Sprintf("%.1f hours", s/3600)
+	}
+	return fmt.Sprintf("%.1f days", s/86400)
+}
+
 func plural(n int64, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
@@ -564,10 +577,10 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Status, r.Message = StatusOK, "no consumer group had committed offsets on the topic at the snapshots"
 	case !math.IsInf(minHead, 1) && minHead < 3600:
 		r.Status = StatusFail
-		r.Message = fmt.Sprintf("a group is %d records and %.0fs behind; its next record is deleted by retention in %.0fs", maxRec, maxSec, minHead)
+		r.Message = fmt.Sprintf("a group is %d records and %s behind; its next record is deleted by retention in %s", maxRec, humanSeconds(maxSec), humanSeconds(max(minHead, 0)))
 	case maxRec > 0:
 		r.Status = StatusWarn
-		r.Message = fmt.Sprintf("%s; the furthest behind is %d records and %.0f seconds", plural(int64(len(groups)), "group", "groups"), maxRec, maxSec)
+		r.Message = fmt.Sprintf("%s; the furthest behind is %d records and %s", plural(int64(len(groups)), "group", "groups"), maxRec, humanSeconds(maxSec))
 	default:
 		r.Status = StatusOK
 		r.Message = fmt.Sprintf("%s, all caught up at the cut", plural(int64(len(groups)), "group", "groups"))
@@ -701,7 +714,7 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 	var notes []string
 	if len(sil) > 0 {
 		longest := sil[0]
-		notes = append(notes, fmt.Sprintf("%s; the longest: partition %d silent for %.0f minutes while others carried on", plural(int64(len(sil)), "silent stretch", "silent stretches"), asInt(longest.Get("partition")), asFloat(longest.Get("seconds"))/60))
+		notes = append(notes, fmt.Sprintf("%s; the longest: partition %d silent for %s while others carried on", plural(int64(len(sil)), "silent stretch", "silent stretches"), asInt(longest.Get("partition")), humanSeconds(asFloat(longest.Get("seconds")))))
 	}
 	if late > 0 {
 		notes = append(notes, plural(late, "late record", "late records"))
@@ -709,7 +722,7 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 	if len(notes) > 0 {
 		r.Status, r.Message = StatusWarn, strings.Join(notes, "; ")
 	} else {
-		r.Status, r.Message = StatusOK, fmt.Sprintf("no silent stretch over %.0fs; newest records at most %.0fs older than the cut", silence, maxStale)
+		r.Status, r.Message = StatusOK, fmt.Sprintf("no silent stretch over %s; the newest record of each partition is at most %s older than the cut", humanSeconds(silence), humanSeconds(maxStale))
 	}
 	return r, nil
 }

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/notebooks"
+	"github.com/topicsnap/topicsnap/queries"
+)
+
+func init() { extraCommands = append(extraCommands, (*app).notebookCmd) }
+
+type notebookOptions struct {
+	dir    string
+	out    string
+	params []string
+}
+
+func (a *app) notebookCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "notebook", Short: "Run SQL notebooks (Markdown files whose sql blocks are cells)"}
+	o := &notebookOptions{}
+	runCmd := &cobra.Command{
+		Use:   "run FILE.md [--dir DIR] [--out FILE.html|FILE.md] [--param key=value ...]",
+		Short: "Run a notebook's cells in order and render the result",
+		Long: `run executes a notebook against a snapshot folder and renders it: HTML or
+Markdown by --out's extension (Markdown on stdout without --out). A cell that fails
+shows its error in place; the rest still run; the exit status is 1 if any cell failed.
+FILE may be one of the shipped notebooks by name (see: topicsnap notebook ls).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runNotebook(cmd.Context(), args[0], o) },
+	}
+	runCmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder")
+	runCmd.Flags().StringVar(&o.out, "out", "", "write the rendered notebook here (.html or .md)")
+	runCmd.Flags().StringArrayVar(&o.params, "param", nil, "override a front-matter parameter, key=value (repeatable)")
+	lsCmd := &cobra.Command{
+		Use:   "ls",
+		Short: "List the shipped notebooks",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, e := range notebooks.ListShipped() {
+				fmt.Fprintf(a.stdout, "%-40s %s\n", e.Name, e.Title)
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(runCmd, lsCmd)
+	return cmd
+}
+
+func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) error {
+	params := map[string]string{}
+	for _, p := range o.params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return usagef("--param %q: use key=value", p)
+		}
+		params[k] = v
+	}
+	nb, err := notebooks.Load(file)
+	if os.IsNotExist(err) || (err != nil && !strings.Contains(file, string(filepath.Separator))) {
+		if shipped, serr := notebooks.LoadShipped(filepath.Base(file)); serr == nil {
+			nb, err = shipped, nil
+		}
+	}
+	if err != nil {
+		return usageError{fmt.Errorf("load notebook %s: %w", file, err)}
+	}
+	eng, err := queries.Open(ctx, o.dir, queries.Options{})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", o.dir, err)
+	}
+	defer eng.Close()
+	res := notebooks.Run(ctx, eng, nb, params)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	w := a.stdout
+	html := false
+	if o.out != "" {
+		html = strings.EqualFold(filepath.Ext(o.out), ".html")
+		err := catalog.WriteFileAtomic(o.out, func(fw io.Writer) error {
+			bw := bufio.NewWriter(fw)
+			if html {
+				err = notebooks.RenderHTML(bw, res)
+			} else {
+				err = notebooks.RenderMarkdown(bw, res)
+			}
+			if err != nil {
+				return err
+			}
+			return bw.Flush()
+		})
+		if err != nil {
+			return fmt.Errorf("write %s: %w", o.out, err)
+		}
+		fmt.Fprintf(a.stdout, "wrote %s: %d cells, %d failed\n", o.out, len(res.Cells), res.Failed())
+	} else if err := notebooks.RenderMarkdown(w, res); err != nil {
+		return err
+	}
+	if res.Failed() > 0 {
+		fmt.Fprintf(a.stderr, "%d of %d cells failed (shown in place)\n", res.Failed(), len(res.Cells))
+		return errCheckFailed
+	}
+	return nil
+}
