@@ -113,7 +113,6 @@ func contains(xs []string, s string) bool {
 var jaasRE = regexp.MustCompile(`(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"`)
 
 func resolve(c Conn) (*settings, error) {
-	s := &settings{protocol: "PLAINTEXT", clientID: "topicsnap"}
 	props := map[string]string{}
 	if c.ConfigFile != "" {
 		var err error
@@ -121,6 +120,12 @@ func resolve(c Conn) (*settings, error) {
 			return nil, err
 		}
 	}
+	return resolveProps(c, props)
+}
+
+// resolveProps merges command-line settings over a parsed properties file.
+func resolveProps(c Conn, props map[string]string) (*settings, error) {
+	s := &settings{protocol: "PLAINTEXT", clientID: "topicsnap"}
 	where := "config " + c.ConfigFile
 	if v := props["bootstrap.servers"]; v != "" {
 		s.brokers = splitList(v)

@@ -401,7 +401,7 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		r.Status, r.Message = StatusOK, fmt.Sprintf("no id occurs twice among %d records", records)
 	} else {
 		r.Status = StatusWarn
-		r.Message = fmt.Sprintf("%s occur more than once: %s, %.1f%% of %d records", plural(dupIDs, "id", "ids"), plural(extra, "extra copy", "extra copies"), share*100, records)
+		r.Message = fmt.Sprintf("%s more than once: %s, %.1f%% of %d records", plural(dupIDs, "id occurs", "ids occur"), plural(extra, "extra copy", "extra copies"), share*100, records)
 	}
 	return r, nil
 }

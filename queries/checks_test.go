@@ -102,6 +102,9 @@ func TestMain(m *testing.M) {
 	if teaDir != "" {
 		os.RemoveAll(teaDir)
 	}
+	if fuzzDir != "" {
+		os.RemoveAll(fuzzDir)
+	}
 	os.Exit(code)
 }
 

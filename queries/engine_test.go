@@ -18,9 +18,11 @@ func sp(s string) *string { return &s }
 // fixture writes a small snapshot folder by code: topic "shop.events-v2"
 // with JSON values (one not JSON), a committed and an aborted transaction,
 // and a lost range.
-func fixture(t testing.TB) string {
+func fixture(t testing.TB) string { return fixtureAt(t, t.TempDir()) }
+
+// fixtureAt writes the fixture into dir.
+func fixtureAt(t testing.TB, dir string) string {
 	t.Helper()
-	dir := t.TempDir()
 	d, err := catalog.Create(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"github.com/topicsnap/topicsnap/queries"
 )
 
-// reportCache keeps check results (and their charts) of one catalog version. A result of
+// reportCache keeps check results (their charts, and rendered notebooks) of one catalog version. A result of
 // another version empties it: old reports describe files that may be gone.
 // Errors a check gives for its options are kept too (they do not change
 // until the catalog does); timeouts and cancellations are not.
@@ -19,9 +19,10 @@ type reportCache struct {
 }
 
 type cached struct {
-	report *queries.Report
-	charts []chart
-	err    error
+	report   *queries.Report
+	charts   []chart
+	notebook *notebookPage
+	err      error
 }
 
 func newReportCache(max int) *reportCache {

@@ -1,8 +1,9 @@
 // Package server serves one snapshot folder over HTTP: an overview page,
-// one page per check, an ad-hoc SQL page, a JSON API and Prometheus metrics.
-// Everything is rendered on the server (html/template, inline SVG charts);
-// the only script is a small file for the SQL page. There is no build step:
-// templates and assets are embedded with go:embed.
+// one page per check, notebooks run live, an ad-hoc SQL page, a JSON API and
+// Prometheus metrics. Everything is rendered on the server (html/template,
+// inline SVG charts); the only script is a small file for the SQL page, which
+// /sql?q=SQL&run=1 fills and runs on load. There is no build step: templates
+// and assets are embedded with go:embed.
 //
 // # How a request flows
 //
@@ -27,6 +28,22 @@
 // a page viewed again costs nothing until the catalog changes, and a new
 // version empties the cache. The overview, which runs every check on every
 // topic, is cached the same way as a whole.
+//
+// # Notebooks
+//
+// The overview lists the notebooks (package notebooks) of three sources,
+// read afresh on each view: the snapshot folder's own top-level *.md, each
+// of Options.NotebookDirs, and the notebooks shipped with topicsnap; when two
+// have the same file name the first source wins. GET /notebooks/{file name}
+// runs one on the locked engine and serves the notebooks package's standalone
+// page with a bar on top (back to the overview, a form for the parameters).
+// Only names in that listing are opened, never a path from the URL. The
+// query string may set the notebook's declared parameters and nothing else
+// (an unknown one is 400); parameters reach the SQL only as quoted literals
+// or identifiers, so notebooks run even where ad-hoc SQL is off. Pages are
+// cached by (catalog version, notebook text, parameters). The page's CSS is
+// one inline <style> block: its route alone adds that block's sha256 hash to
+// style-src; every other page keeps style-src 'self'.
 //
 // Errors reach people without absolute paths: the folder's prefix is
 // stripped from every message. Bad input is 400 with a message, an unknown

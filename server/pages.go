@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"embed"
@@ -12,9 +11,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +55,12 @@ func loadPages() (*pages, error) {
 		}
 		p.sets[f] = t
 	}
+	// The bar on notebook pages is a fragment, not a page of the layout.
+	bar, err := template.New("notebookbar.html").Funcs(templateFuncs).ParseFS(templateFS, "templates/notebookbar.html")
+	if err != nil {
+		return nil, fmt.Errorf("parse template notebookbar.html: %w", err)
+	}
+	p.sets["notebookbar.html"] = bar
 	return p, nil
 }
 
@@ -114,7 +116,7 @@ type overviewData struct {
 	Version   string
 	Topics    []topicView
 	Snapshots []apiSnapshot
-	Notebooks []notebook
+	Notebooks []servedNotebook // listed afresh on each view, not cached
 	Checks    []string
 	transient bool // some tile timed out: do not cache
 }
@@ -136,17 +138,15 @@ type tile struct {
 	Check, Status, Label, Message, Link string
 }
 
-type notebook struct {
-	Name, Title string
-}
-
 func (s *Server) handleOverview(w http.ResponseWriter, r *http.Request) {
 	d, err := s.overviewFor(r.Context())
 	if err != nil {
 		s.errorPage(w, errorStatus(err), s.clean(err))
 		return
 	}
-	s.render(w, http.StatusOK, "overview.html", "topicsnap", d)
+	view := *d
+	view.Notebooks = s.listNotebooks()
+	s.render(w, http.StatusOK, "overview.html", "topicsnap", &view)
 }
 
 // overviewFor returns the overview of the current catalog version, built
@@ -184,7 +184,6 @@ func (s *Server) buildOverview(ctx context.Context) (*overviewData, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.Notebooks = s.notebooks()
 	// All tiles share one deadline; a check past it shows as "timeout" and
 	// the next view picks up where this one stopped (reports are cached).
 	tctx, cancel := context.WithTimeout(ctx, 3*s.opts.QueryTimeout)
@@ -234,35 +233,6 @@ func (s *Server) tile(ctx context.Context, name, topic string) tile {
 		t.Status, t.Label, t.Message = "error", "error", s.clean(err)
 	}
 	return t
-}
-
-// notebooks lists the *.md files of the notebook folders.
-func (s *Server) notebooks() []notebook {
-	var out []notebook
-	for _, dir := range s.opts.NotebookDirs {
-		names, _ := filepath.Glob(filepath.Join(dir, "*.md"))
-		sort.Strings(names)
-		for _, n := range names {
-			out = append(out, notebook{Name: filepath.Join(filepath.Base(dir), filepath.Base(n)), Title: notebookTitle(n)})
-		}
-	}
-	return out
-}
-
-// notebookTitle is the first "# " heading in the first lines of a notebook.
-func notebookTitle(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for i := 0; i < 40 && sc.Scan(); i++ {
-		if t, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "# "); ok {
-			return t
-		}
-	}
-	return ""
 }
 
 // ---- check page ----
@@ -547,13 +517,43 @@ func (s *Server) handleSQLPage(w http.ResponseWriter, r *http.Request) {
 	if len(topics) > 0 {
 		example = fmt.Sprintf("SELECT \"partition\", count(*) AS records, max(\"timestamp\") AS newest\nFROM %s\nGROUP BY ALL\nORDER BY ALL", queries.QuoteIdent(topics[0]))
 	}
+	// ?q=SQL fills the editor; with run=1 the page runs it on load, unless
+	// another site sent the browser here (then it only fills the editor).
+	v := r.URL.Query()
+	run := false
+	if q := v.Get("q"); q != "" {
+		if len(q) > maxBody {
+			s.errorPage(w, http.StatusBadRequest, "q is too long")
+			return
+		}
+		example = q
+		if raw := v.Get("run"); raw != "" {
+			b, err := parseBool(raw)
+			if err != nil {
+				s.errorPage(w, http.StatusBadRequest, "run: "+err.Error())
+				return
+			}
+			run = b && !crossSite(r)
+		}
+	}
+	format := v.Get("format")
+	switch format {
+	case "", "json":
+		format = "json"
+	case "csv":
+	default:
+		s.errorPage(w, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use json or csv", format))
+		return
+	}
 	s.render(w, http.StatusOK, "sql.html", "SQL", struct {
 		Topics  []string
 		Tables  []string
 		Example string
+		Format  string
+		Run     bool
 		MaxRows int
 		Timeout time.Duration
-	}{topics, []string{"snapshots", "files", "lost_ranges", "partitions", "topic_configs", "group_offsets", "group_members"}, example, s.opts.MaxRows, s.opts.QueryTimeout})
+	}{topics, []string{"snapshots", "files", "lost_ranges", "partitions", "topic_configs", "group_offsets", "group_members"}, example, format, run, s.opts.MaxRows, s.opts.QueryTimeout})
 }
 
 type loginPage struct {

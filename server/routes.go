@@ -8,6 +8,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.handleOverview)
 	mux.HandleFunc("GET /checks/{name}", s.handleCheckPage)
+	mux.HandleFunc("GET /notebooks/{name}", s.handleNotebook)
 	mux.HandleFunc("GET /sql", s.handleSQLPage)
 	mux.HandleFunc("GET /login", s.handleLoginForm)
 	mux.HandleFunc("POST /login", s.handleLogin)

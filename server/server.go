@@ -31,7 +31,9 @@ type Options struct {
 	QueryTimeout time.Duration
 	// MaxRows bounds the rows /api/sql returns; default 10000.
 	MaxRows int
-	// NotebookDirs are folders whose *.md notebooks the overview lists.
+	// NotebookDirs are folders of *.md notebooks (see package notebooks)
+	// the server offers at /notebooks/{file name}, besides the shipped
+	// notebooks and the snapshot folder's own top-level *.md notebooks.
 	NotebookDirs []string
 	// Logger receives one line per request and refresh errors; nil is silent.
 	Logger io.Writer

@@ -147,7 +147,7 @@ func TestPages(t *testing.T) {
 	dir := fixture(t)
 	os.Symlink("/etc", filepath.Join(dir, "escape"))
 	nb := t.TempDir()
-	os.WriteFile(filepath.Join(nb, "monday.md"), []byte("# Monday at the tea shop\n\ntext\n"), 0o644)
+	os.WriteFile(filepath.Join(nb, "monday.md"), []byte("# Monday at the tea shop\n\ntext\n\n```sql\nSELECT 1\n```\n"), 0o644)
 	_, ts := newTestServer(t, Options{Dir: dir, NotebookDirs: []string{nb}})
 	cases := []struct {
 		name, path string

@@ -67,4 +67,6 @@
   editor.addEventListener("keydown", function (ev) {
     if ((ev.ctrlKey || ev.metaKey) && ev.key === "Enter") run(ev);
   });
+  // /sql?q=...&run=1: the server marked the form to run on load.
+  if (form.getAttribute("data-run") === "1") run();
 })();
