@@ -20,11 +20,12 @@ demo: build
 test: vet nocgo
 	@scripts/kafka.sh start > /tmp/topicsnap-kafka-env
 	@c=$$(scripts/chromium.sh) && echo "TOPICSNAP_CHROMIUM=$$c" >> /tmp/topicsnap-kafka-env
+	@k=$$(scripts/kcat.sh) && echo "TOPICSNAP_KCAT=$$k" >> /tmp/topicsnap-kafka-env
 	@set -a; source /tmp/topicsnap-kafka-env; set +a; \
 	status=0; \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_SASL_BROKERS=$$KAFKA_SASL_BROKERS \
 	TOPICSNAP_TEST_SASL_USER=$$KAFKA_SASL_USER TOPICSNAP_TEST_SASL_PASSWORD=$$KAFKA_SASL_PASSWORD \
-	TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_CHROMIUM=$$TOPICSNAP_CHROMIUM \
+	TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_CHROMIUM=$$TOPICSNAP_CHROMIUM TOPICSNAP_KCAT=$$TOPICSNAP_KCAT \
 	$(GO) test -count=1 -timeout 30m ./... ./testdata/seeds || status=$$?; \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_RESTART=1 \
 	$(GO) test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1; \

@@ -202,10 +202,8 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		}
 	}
 	lostBy := map[int32][]catalog.LostRange{}
-	nextBy := map[int32]int64{}
 	for _, m := range ms {
 		lostBy[m.Partition] = m.Lost
-		nextBy[m.Partition] = m.NextOffset
 	}
 	lastBy := map[int32]int64{}
 	for _, p := range parts {
@@ -215,10 +213,31 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	for _, h := range holesRows {
 		raw = append(raw, hole{partition: int32(asInt(h.Get("partition"))), from: asInt(h.Get("hole_from")), to: asInt(h.Get("hole_to"))})
 	}
-	// A hole between the last stored offset and where the dump stopped.
-	for p, last := range lastBy {
-		if n := nextBy[p]; n > last+1 {
-			raw = append(raw, hole{partition: p, from: last + 1, to: n - 1})
+	// Holes before the first stored offset (from where the first snapshot
+	// started reading) and after the last one (up to where the dump stopped).
+	firstBy := map[int32]int64{}
+	for _, p := range parts {
+		firstBy[int32(asInt(p.Get("partition")))] = asInt(p.Get("first_offset"))
+	}
+	for _, m := range ms {
+		from := int64(-1)
+		for _, s := range m.Snapshots {
+			if from < 0 || s.From < from {
+				from = s.From
+			}
+		}
+		first, hasRows := firstBy[m.Partition]
+		last := lastBy[m.Partition]
+		switch {
+		case !hasRows && from >= 0 && m.NextOffset > from:
+			raw = append(raw, hole{partition: m.Partition, from: from, to: m.NextOffset - 1})
+		case hasRows:
+			if from >= 0 && first > from {
+				raw = append(raw, hole{partition: m.Partition, from: from, to: first - 1})
+			}
+			if m.NextOffset > last+1 {
+				raw = append(raw, hole{partition: m.Partition, from: last + 1, to: m.NextOffset - 1})
+			}
 		}
 	}
 	duplicated := int64(0)
@@ -317,7 +336,7 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		explained = append(explained, plural(sum["compacted"], "compacted offset", "compacted offsets"))
 	}
 	if sum["expired"] > 0 {
-		explained = append(explained, plural(sum["expired"], "offset deleted by retention", "offsets deleted by retention"))
+		explained = append(explained, plural(sum["expired"], "offset Kafka deleted (retention or DeleteRecords) before it was read", "offsets Kafka deleted (retention or DeleteRecords) before they were read"))
 	}
 	if len(explained) > 0 {
 		r.Message += "; explained: " + strings.Join(explained, ", ")
