@@ -6,5 +6,5 @@ SELECT ({{.By}})::VARCHAR AS "by", count(*) AS records, count(DISTINCT ({{.ID}})
        count(*) - count(DISTINCT ({{.ID}})) AS extra_copies
 FROM {{.T}}
 GROUP BY 1
-ORDER BY records DESC
+ORDER BY records DESC, 1
 LIMIT 100

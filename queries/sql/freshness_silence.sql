@@ -14,4 +14,4 @@ SELECT s."partition", s.silent_from, s.silent_to, round(s.seconds, 3) AS seconds
        (SELECT count(*) FROM {{.T}} o WHERE o."partition" <> s."partition" AND o."timestamp" > s.silent_from AND o."timestamp" < s.silent_to) AS others_records
 FROM s
 WHERE (SELECT count(*) FROM {{.T}} o WHERE o."partition" <> s."partition" AND o."timestamp" > s.silent_from AND o."timestamp" < s.silent_to) > 0
-ORDER BY seconds DESC LIMIT $2
+ORDER BY seconds DESC, s."partition", s.silent_from LIMIT $2
