@@ -218,6 +218,10 @@ const replHelp = `.tables               list views and tables
 Statements end with ';'. Ctrl-C cancels a running query.`
 
 func (a *app) repl(ctx context.Context, eng *queries.Engine, o *sqlOptions) error {
+	// Ctrl-C during a query reaches main's context too; the session must
+	// outlive it: each query gets its own interrupt (replRun), the session
+	// ends with Ctrl-D or .quit.
+	ctx = context.WithoutCancel(ctx)
 	home, _ := os.UserHomeDir()
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:          "topicsnap> ",
