@@ -50,9 +50,10 @@ type Engine struct {
 	dir  *catalog.Dir
 	opts Options
 
-	mu      sync.RWMutex
-	version string
-	topics  []Topic
+	mu       sync.RWMutex
+	version  string
+	topics   []Topic
+	problems []string
 }
 
 // ErrRefused marks SQL a locked engine will not run.
@@ -145,6 +146,14 @@ func (e *Engine) Topic(name string) (Topic, bool) {
 	return Topic{}, false
 }
 
+// Problems lists what the last refresh had to skip (a damaged manifest,
+// an unreadable snapshot file), each naming the file; empty when all is well.
+func (e *Engine) Problems() []string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return append([]string(nil), e.problems...)
+}
+
 // Version identifies the catalog state the views were built from.
 func (e *Engine) Version() string {
 	e.mu.RLock()
@@ -209,10 +218,13 @@ func (e *Engine) build(ctx context.Context) ([]Topic, error) {
 		return nil, err
 	}
 	var tfs []topicFiles
+	var problems []string
 	for _, n := range names {
 		ms, err := e.dir.Manifests(n)
 		if err != nil {
-			return nil, err
+			// One damaged topic must not hide the others: skip it, say why.
+			problems = append(problems, fmt.Sprintf("topic %s skipped: %v", n, err))
+			continue
 		}
 		tf := topicFiles{name: n, manifests: ms}
 		for _, m := range ms {
@@ -224,8 +236,10 @@ func (e *Engine) build(ctx context.Context) ([]Topic, error) {
 	}
 	snaps, err := e.dir.ClusterSnapshots()
 	if err != nil {
-		return nil, err
+		problems = append(problems, fmt.Sprintf("cluster snapshots skipped: %v", err))
+		snaps = nil
 	}
+	e.problems = problems
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect duckdb: %w", err)

@@ -167,3 +167,45 @@ func TestLockedRefusesEverythingButOneSelect(t *testing.T) {
 		t.Errorf("long query: %v", err)
 	}
 }
+
+func TestDamagedTopicDoesNotHideOthers(t *testing.T) {
+	dir := fixture(t)
+	d, _ := catalog.Open(dir)
+	// A second topic whose manifest is not JSON.
+	bad := catalog.TopicPartition{Topic: "broken_topic", Partition: 0}
+	os.MkdirAll(d.PartitionDir(bad), 0o755)
+	os.WriteFile(filepath.Join(d.PartitionDir(bad), "manifest.json"), []byte("{not json"), 0o644)
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatalf("one damaged topic stopped the engine: %v", err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT count(*)::VARCHAR FROM "shop.events-v2"`); got != "10" {
+		t.Fatalf("other topic: %s", got)
+	}
+	probs := e.Problems()
+	if len(probs) != 1 || !strings.Contains(probs[0], "broken_topic") || !strings.Contains(probs[0], "manifest.json") {
+		t.Fatalf("problems: %v", probs)
+	}
+	files, vprobs, _ := d.Verify()
+	if files != 2 || len(vprobs) != 1 || !strings.Contains(vprobs[0].Path, "broken_topic") {
+		t.Fatalf("verify: %d files, %v", files, vprobs)
+	}
+}
+
+func TestVerifyNamesMissingAndForeignFiles(t *testing.T) {
+	dir := fixture(t)
+	d, _ := catalog.Open(dir)
+	ms, _ := d.Manifests("shop.events-v2")
+	p0 := d.FilePath(ms[0].TP(), ms[0].Files[0].Name)
+	p1 := d.FilePath(ms[1].TP(), ms[1].Files[0].Name)
+	os.Remove(p0)
+	os.WriteFile(p1, []byte("PAR1 this is not our parquet PAR1"), 0o644)
+	_, probs, err := d.Verify()
+	if err != nil || len(probs) != 2 {
+		t.Fatalf("verify: %v %v", probs, err)
+	}
+	if !strings.Contains(probs[0].Detail+probs[1].Detail, "missing") || probs[0].Fix == "" {
+		t.Fatalf("problems do not name the fault and the fix: %+v", probs)
+	}
+}

@@ -93,6 +93,7 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
+	a.warnProblems(eng)
 	names := []string{name}
 	if name == "all" {
 		names = []string{"gaps", "duplicates", "skew", "lag", "keys", "order", "freshness"}

@@ -69,6 +69,7 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
+	a.warnProblems(eng)
 	text := o.query
 	switch {
 	case o.file != "":
@@ -377,4 +378,11 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 		}
 	}
 	return out, length
+}
+
+// warnProblems tells the user, on stderr, what the engine had to skip.
+func (a *app) warnProblems(eng *queries.Engine) {
+	for _, p := range eng.Problems() {
+		fmt.Fprintf(a.stderr, "warning: %s (run: topicsnap catalog verify)\n", p)
+	}
 }
