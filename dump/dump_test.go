@@ -345,3 +345,37 @@ func TestTwoWritersOnOnePartitionRefused(t *testing.T) {
 		l2.Unlock()
 	}
 }
+
+func TestFollowKeepsTailingUntilInterrupted(t *testing.T) {
+	brokers := testCluster(t)
+	topic := newTopic(t, brokers, 2, nil)
+	p := producer(t, brokers)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan Summary, 1)
+	go func() {
+		s, err := Run(ctx, Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, Follow: true, Interval: 200 * time.Millisecond})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("follow ended with %v, want context.Canceled", err)
+		}
+		done <- s
+	}()
+	const total = 3000
+	for i := 0; i < total; i++ {
+		produce(t, p, &kgo.Record{Topic: topic, Partition: int32(i % 2), Value: []byte(fmt.Sprint(i))})
+		if i%500 == 0 {
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	time.Sleep(1500 * time.Millisecond)
+	cancel()
+	s := <-done
+	if s.Records != total || len(s.Snapshots) < 3 {
+		t.Fatalf("follow dumped %d records in %d snapshots, want %d in several", s.Records, len(s.Snapshots), total)
+	}
+	stored, lost := coverage(t, dir, topic)
+	if stored != total || lost != 0 {
+		t.Fatalf("stored %d lost %d", stored, lost)
+	}
+	t.Logf("followed %d records through %d snapshots", s.Records, len(s.Snapshots))
+}
