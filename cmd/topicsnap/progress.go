@@ -31,13 +31,6 @@ func (u *progressUI) Start(tp catalog.TopicPartition, from, until int64) {
 	defer u.mu.Unlock()
 	n := max(until-from, 0)
 	u.sum += n
-	if u.total == nil {
-		u.total = u.p.AddBar(n, mpb.BarPriority(1<<30),
-			mpb.PrependDecorators(decor.Name("total", decor.WCSyncSpaceR), decor.CountersNoUnit("%d / %d", decor.WCSyncWidth)),
-			mpb.AppendDecorators(decor.AverageSpeed(0, "%.0f rec/s", decor.WCSyncWidth), decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
-	} else {
-		u.total.SetTotal(u.sum, false)
-	}
 	u.bars[tp] = u.p.AddBar(n,
 		mpb.PrependDecorators(decor.Name(tp.String(), decor.WCSyncSpaceR), decor.CountersNoUnit("%d / %d", decor.WCSyncWidth)),
 		mpb.AppendDecorators(decor.AverageSpeed(0, "%.0f rec/s", decor.WCSyncWidth), decor.Percentage(decor.WCSyncSpace)))
@@ -46,6 +39,13 @@ func (u *progressUI) Start(tp catalog.TopicPartition, from, until int64) {
 func (u *progressUI) Advance(tp catalog.TopicPartition, records, _ int64) {
 	u.mu.Lock()
 	b := u.bars[tp]
+	if u.total == nil {
+		// Every partition has started before the first record arrives, so
+		// the total is known here.
+		u.total = u.p.AddBar(u.sum, mpb.BarPriority(1<<30),
+			mpb.PrependDecorators(decor.Name("total", decor.WCSyncSpaceR), decor.CountersNoUnit("%d / %d", decor.WCSyncWidth)),
+			mpb.AppendDecorators(decor.AverageSpeed(0, "%.0f rec/s", decor.WCSyncWidth), decor.Name(" ETA "), decor.AverageETA(decor.ET_STYLE_GO)))
+	}
 	u.mu.Unlock()
 	if b != nil {
 		b.IncrInt64(records)
