@@ -168,6 +168,8 @@ func (a *app) runDemo(ctx context.Context, o *demoOptions) error {
 
 type serveOptions struct {
 	server.Options
+	sql    string
+	access bool
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -179,6 +181,17 @@ func (a *app) serveCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.Token == "" {
 				o.Token = a.getenv("TOPICSNAP_TOKEN")
+			}
+			switch o.sql {
+			case "auto":
+			case "on", "off":
+				on := o.sql == "on"
+				o.SQL = &on
+			default:
+				return usagef("--sql %q: use auto (on for loopback binds only), on or off", o.sql)
+			}
+			if o.access {
+				o.Logger = a.stderr
 			}
 			err := server.Run(cmd.Context(), o.Options, func(addr string) {
 				fmt.Fprintf(a.stdout, "serving %s at http://%s\n", o.Dir, addr)
@@ -192,5 +205,10 @@ func (a *app) serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder")
 	cmd.Flags().StringVar(&o.Addr, "addr", "127.0.0.1:8080", "listen address; off loopback --token is required")
 	cmd.Flags().StringVar(&o.Token, "token", "", "bearer token required on every request (TOPICSNAP_TOKEN)")
+	cmd.Flags().StringVar(&o.sql, "sql", "auto", "ad-hoc SQL: auto (on for loopback binds only), on or off")
+	cmd.Flags().DurationVar(&o.QueryTimeout, "query-timeout", 10*time.Second, "timeout of each query and check")
+	cmd.Flags().IntVar(&o.MaxRows, "max-rows", 10000, "rows /api/sql returns at most")
+	cmd.Flags().StringArrayVar(&o.NotebookDirs, "notebooks", nil, "folder of *.md notebooks to offer (repeatable)")
+	cmd.Flags().BoolVar(&o.access, "access-log", false, "log one line per request on stderr")
 	return cmd
 }
