@@ -67,13 +67,19 @@ func (w *writer) run(ctx context.Context) error {
 			}
 			continue
 		}
+		var bytes int64
 		for _, r := range it.recs {
+			bytes += int64(len(r.Key) + len(r.Value))
 			w.add(r)
 			if len(w.rows) >= w.fileRows || w.rowBytes >= w.fileBytes {
 				if err := w.flush(); err != nil {
 					return err
 				}
 			}
+		}
+		w.records.Add(int64(len(it.recs)))
+		if w.d.opts.Progress != nil {
+			w.d.opts.Progress.Advance(w.pl.tp, int64(len(it.recs)), bytes)
 		}
 	}
 	if ctx.Err() != nil {
@@ -144,11 +150,12 @@ func (w *writer) add(r *kgo.Record) {
 		row.TxnState = &open
 		w.openTxn[r.ProducerID] = append(w.openTxn[r.ProducerID], idx)
 	}
-	w.rows = append(w.rows, row)
-	w.records.Add(1)
-	if w.d.opts.Progress != nil {
-		w.d.opts.Progress.Advance(w.pl.tp, 1, int64(len(r.Key)+len(r.Value)))
+	if w.rows == nil {
+		// Size the buffer once: growing a slice of rows by doubling copies
+		// every row again and again.
+		w.rows = make([]catalog.Row, 0, min(int64(w.fileRows), max(w.pl.until-w.next, 1)))
 	}
+	w.rows = append(w.rows, row)
 }
 
 // flush writes buffered rows as one file and commits it.
@@ -162,7 +169,7 @@ func (w *writer) flush() error {
 	}
 	w.next = w.rows[len(w.rows)-1].Offset + 1
 	w.pl.manifest.Files = append(w.pl.manifest.Files, fe)
-	w.rows = w.rows[:0:0]
+	w.rows = nil
 	w.rowBytes = 0
 	clear(w.openTxn)
 	w.bytes.Add(fe.Bytes)
