@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Time every check on the snapshot scripts/bench-dump.sh made, and the gap and
+# duplicate checks side by side with the best hand-written DuckDB queries for
+# the same answer, run by the DuckDB CLI (from PyPI, as scripts/bench-sql.sh
+# installs it) on the same Parquet files.
+#
+# Usage: scripts/bench-checks.sh          (after scripts/bench-dump.sh)
+# Environment: BENCH_DIR (default /tmp/topicsnap-bench), RUNS (default 3).
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+BENCH_DIR="${BENCH_DIR:-/tmp/topicsnap-bench}"
+SNAP="$BENCH_DIR/snap"
+RUNS="${RUNS:-3}"
+TOPIC=bench
+[ -x bin/topicsnap ] || go build -o bin/topicsnap ./cmd/topicsnap
+[ -d "$SNAP/topic=$TOPIC" ] || { echo "bench-checks: no snapshot in $SNAP; run scripts/bench-dump.sh first" >&2; exit 2; }
+VENV="${TOPICSNAP_VENV:-$HOME/.cache/topicsnap/venv}"
+DUCKDB="$(compgen -G "$VENV/lib/python3*/site-packages/duckdb_cli/duckdb" | head -n 1 || true)"
+[ -n "$DUCKDB" ] || { echo "bench-checks: DuckDB CLI missing; run scripts/bench-sql.sh once (it installs duckdb-cli from PyPI)" >&2; exit 2; }
+FILES="read_parquet('$SNAP/topic=$TOPIC/partition=*/*.parquet')"
+N="$(bin/topicsnap sql --dir "$SNAP" -c "SELECT count(*) FROM $TOPIC" --format csv | tail -1)"
+
+# median_time CMD...: the median wall time of RUNS runs, in seconds.
+median_time() {
+  local ts=() i s e
+  for ((i = 0; i < RUNS; i++)); do
+    s=$(date +%s.%N); "$@" > /dev/null 2>&1 || true; e=$(date +%s.%N)
+    ts+=("$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.3f", b-a}')")
+  done
+  printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
+}
+
+echo "## checks on $N records ($(nproc) cores, $(date -u +%Y-%m-%d))"
+echo
+echo "| check | topicsnap check s | hand-written DuckDB CLI s | ratio |"
+echo "| --- | --- | --- | --- |"
+GAPS_SQL="SELECT \"partition\", \"offset\" + 1 AS hole_from, next - 1 AS hole_to FROM (SELECT \"partition\", \"offset\", lead(\"offset\") OVER (PARTITION BY \"partition\" ORDER BY \"offset\") AS next FROM $FILES) WHERE next <> \"offset\" + 1"
+DUP_SQL="SELECT count(*) AS records, count(DISTINCT id) AS ids FROM (SELECT json_extract_string(decode(value), '\$.event_id') AS id FROM $FILES WHERE NOT is_control)"
+for check in gaps duplicates skew keys order freshness lag; do
+  args=()
+  [ "$check" = duplicates ] && args=(--id value.event_id)
+  t=$(median_time bin/topicsnap check "$check" --dir "$SNAP" --topic $TOPIC --format json "${args[@]}")
+  case $check in
+    gaps) h=$(median_time "$DUCKDB" -csv -c "$GAPS_SQL") ;;
+    duplicates) h=$(median_time "$DUCKDB" -csv -c "$DUP_SQL") ;;
+    *) h="" ;;
+  esac
+  if [ -n "$h" ]; then
+    echo "| $check | $t | $h | $(awk -v a="$t" -v b="$h" 'BEGIN{printf "%.2f", a/b}') |"
+  else
+    echo "| $check | $t | | |"
+  fi
+done
