@@ -37,6 +37,9 @@ type Options struct {
 	NotebookDirs []string
 	// Logger receives one line per request and refresh errors; nil is silent.
 	Logger io.Writer
+	// MaxConcurrentSQL bounds ad-hoc queries running at once; more get 429.
+	// Default 4.
+	MaxConcurrentSQL int
 }
 
 const (
@@ -63,6 +66,10 @@ type Server struct {
 
 	overviewMu sync.Mutex
 	overview   map[string]*overviewData // by catalog version
+
+	// sqlSlots bounds the ad-hoc queries running at once, so a crowd of
+	// slow queries cannot starve the cached pages of CPU.
+	sqlSlots chan struct{}
 }
 
 // New opens a locked engine over o.Dir and checks the options.
@@ -101,7 +108,11 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
 	}
+	if o.MaxConcurrentSQL <= 0 {
+		o.MaxConcurrentSQL = 4
+	}
 	s := &Server{
+		sqlSlots:    make(chan struct{}, o.MaxConcurrentSQL),
 		opts:        o,
 		sql:         sqlOn,
 		loop:        loop,

@@ -573,3 +573,30 @@ func TestRun(t *testing.T) {
 		t.Errorf("run: %v", err)
 	}
 }
+
+func TestConcurrentSQLIsBounded(t *testing.T) {
+	_, ts := newTestServer(t, Options{Dir: fixture(t), MaxConcurrentSQL: 1, QueryTimeout: 3 * time.Second})
+	slow := `{"sql": "SELECT count(*) FROM range(1000000000000)"}`
+	done := make(chan int, 1)
+	go func() {
+		resp, err := http.Post(ts.URL+"/api/sql", "application/json", strings.NewReader(slow))
+		if err == nil {
+			resp.Body.Close()
+			done <- resp.StatusCode
+		} else {
+			done <- 0
+		}
+	}()
+	time.Sleep(500 * time.Millisecond)
+	resp, err := http.Post(ts.URL+"/api/sql", "application/json", strings.NewReader(`{"sql": "SELECT 1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("second query while one runs: %d, want 429", resp.StatusCode)
+	}
+	if code := <-done; code != http.StatusRequestTimeout {
+		t.Fatalf("slow query: %d, want 408", code)
+	}
+}

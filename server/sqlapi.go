@@ -52,6 +52,14 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 		httpError(w, r, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use json, csv or arrow", req.Format))
 		return
 	}
+	select {
+	case s.sqlSlots <- struct{}{}:
+		defer func() { <-s.sqlSlots }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		httpError(w, r, http.StatusTooManyRequests, fmt.Sprintf("%d queries are already running: try again in a moment", cap(s.sqlSlots)))
+		return
+	}
 	start := time.Now()
 	rows, err := s.engine.Query(r.Context(), req.SQL)
 	if err != nil {
