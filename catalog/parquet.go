@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // RowGroupRows bounds the rows per Parquet row group, and so the memory a
@@ -25,56 +22,15 @@ func (d *Dir) WriteDataFile(tp TopicPartition, rows []Row, snapshot string) (Fil
 	if len(rows) == 0 {
 		return FileEntry{}, fmt.Errorf("write data file of %s: no rows", tp)
 	}
-	first, last := rows[0].Offset, rows[len(rows)-1].Offset
-	fe := FileEntry{
-		Name: FileName(first, last), FirstOffset: first, LastOffset: last,
-		Records: int64(len(rows)), Snapshot: snapshot, WrittenAt: time.Now().UTC(),
-		MinTimestamp: rows[0].Timestamp, MaxTimestamp: rows[0].Timestamp,
-	}
-	for i := range rows {
-		r := &rows[i]
-		if r.Control {
-			fe.ControlRecords++
-		}
-		fe.MinTimestamp = min(fe.MinTimestamp, r.Timestamp)
-		fe.MaxTimestamp = max(fe.MaxTimestamp, r.Timestamp)
-	}
-	dir := d.PartitionDir(tp)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fe, fmt.Errorf("create %s: %w", dir, classify(err))
-	}
-	path := filepath.Join(dir, fe.Name)
-	var size int64
-	err := WriteFileAtomic(path, func(w io.Writer) error {
-		cw := &countingWriter{w: w}
-		pw := parquet.NewGenericWriter[Row](cw, schema,
-			parquet.Compression(&zstd.Codec{Level: zstd.SpeedFastest}),
-			parquet.MaxRowsPerRowGroup(RowGroupRows),
-			parquet.PageBufferSize(1<<20),
-			parquet.CreatedBy("topicsnap", "1", ""),
-			parquet.KeyValueMetadata("topicsnap.format_version", fmt.Sprint(FormatVersion)),
-			parquet.KeyValueMetadata("topicsnap.topic", tp.Topic),
-		)
-		for i := 0; i < len(rows); i += RowGroupRows {
-			end := min(i+RowGroupRows, len(rows))
-			if _, err := pw.Write(rows[i:end]); err != nil {
-				return err
-			}
-			if err := pw.Flush(); err != nil {
-				return err
-			}
-		}
-		if err := pw.Close(); err != nil {
-			return err
-		}
-		size = cw.n
-		return nil
-	})
+	w, err := d.NewFileWriter(tp, snapshot)
 	if err != nil {
-		return fe, err
+		return FileEntry{}, err
 	}
-	fe.Bytes = size
-	return fe, nil
+	if err := w.Write(rows); err != nil {
+		w.Abort()
+		return FileEntry{}, err
+	}
+	return w.Commit()
 }
 
 type countingWriter struct {

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"os"
 	"testing"
 )
 
@@ -64,5 +65,44 @@ func TestRoundTripKeepsNullsEmptiesAndHeaders(t *testing.T) {
 	}
 	if err := checkDataFile(d.FilePath(tp, fe.Name), fe); err != nil {
 		t.Errorf("verify: %v", err)
+	}
+}
+
+// The dumper reuses its batch after each Write; the file must keep what was
+// written, not what the buffers hold later.
+func TestFileWriterCopiesRows(t *testing.T) {
+	d, _ := Create(t.TempDir())
+	tp := TopicPartition{"t", 0}
+	w, err := d.NewFileWriter(tp, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := []byte("first-value")
+	batch := []Row{{Offset: 0, Key: buf[:5], Value: buf, Headers: []Header{{"h", buf[6:]}}}}
+	if err := w.Write(batch); err != nil {
+		t.Fatal(err)
+	}
+	copy(buf, "XXXXXXXXXXX")
+	batch[0] = Row{Offset: 1, Value: []byte("second")}
+	if err := w.Write(batch); err != nil {
+		t.Fatal(err)
+	}
+	fe, err := w.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadDataFile(d.FilePath(tp, fe.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || string(rows[0].Key) != "first" || string(rows[0].Value) != "first-value" || string(rows[0].Headers[0].Value) != "value" || string(rows[1].Value) != "second" {
+		t.Fatalf("rows changed after reuse: %+v", rows)
+	}
+	if fe.Name != FileName(0, 1) || fe.Records != 2 {
+		t.Fatalf("entry %+v", fe)
+	}
+	leftovers, _ := os.ReadDir(d.PartitionDir(tp))
+	if len(leftovers) != 1 {
+		t.Fatalf("files after commit: %v", leftovers)
 	}
 }

@@ -40,6 +40,15 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 			pdir := filepath.Join(tdir, e.Name())
 			mpath := filepath.Join(pdir, manifestName)
 			b, err := os.ReadFile(mpath)
+			if os.IsNotExist(err) {
+				// Nothing committed yet (a first dump interrupted before its
+				// first file): fine, unless data files sit there unlisted.
+				if stray, _ := filepath.Glob(filepath.Join(pdir, "*.parquet")); len(stray) > 0 {
+					problems = append(problems, Problem{pdir, fmt.Sprintf("%d data files but no manifest", len(stray)),
+						"remove the partition folder and dump it again"})
+				}
+				continue
+			}
 			if err != nil {
 				problems = append(problems, Problem{mpath, "manifest missing or unreadable: " + err.Error(),
 					"remove the partition folder and dump it again"})

@@ -11,8 +11,18 @@ import (
 	"github.com/topicsnap/topicsnap/catalog"
 )
 
+// Batch sizes of the writer: rows are handed to the Parquet writer (which
+// copies them, releasing the fetch buffers they point into) every batchRows,
+// unless a transaction in the batch is still open; then the batch waits for
+// its marker up to holdRows, and is written with txn_state "open" past that.
+const (
+	batchRows = 4096
+	holdRows  = 64 * 1024
+)
+
 // writer turns one partition's records into committed Parquet files. It
-// runs in its own goroutine; the reader feeds it in offset order.
+// runs in its own goroutine; the reader feeds it in offset order. Memory is
+// bounded by one batch of rows plus the Parquet writer's row group.
 type writer struct {
 	d  *dumper
 	c  *cut
@@ -27,12 +37,13 @@ type writer struct {
 	readAt   int64
 
 	// writer side only
-	rows      []catalog.Row
-	rowBytes  int64
-	openTxn   map[int64][]int // producer id -> indexes in rows of an unresolved transaction
-	next      int64
-	pending   []catalog.LostRange
-	closeOnce bool
+	fw         *catalog.FileWriter // the file being written, nil between files
+	batch      []catalog.Row
+	batchBytes int64
+	openTxn    map[int64][]int // producer id -> indexes in batch of an unresolved transaction
+	next       int64
+	pending    []catalog.LostRange
+	closeOnce  bool
 
 	records, bytes, files, lostN, lostOffsets *atomic.Int64
 }
@@ -44,14 +55,20 @@ func (w *writer) close() {
 	}
 }
 
-func (w *writer) run(ctx context.Context) error {
+func (w *writer) run(ctx context.Context) (err error) {
 	tp := w.pl.tp
 	m := w.pl.manifest
 	if m.NextOffset < 0 {
 		m.NextOffset = w.pl.from
 	}
 	w.openTxn = map[int64][]int{}
+	w.batch = make([]catalog.Row, 0, batchRows)
 	w.pending = append(w.pending, w.pl.lost...)
+	defer func() {
+		if err != nil && w.fw != nil {
+			w.fw.Abort()
+		}
+	}()
 	for it := range w.in {
 		if ctx.Err() != nil {
 			continue // drain; the run is being abandoned
@@ -71,10 +88,24 @@ func (w *writer) run(ctx context.Context) error {
 		for _, r := range it.recs {
 			bytes += int64(len(r.Key) + len(r.Value))
 			w.add(r)
-			if len(w.rows) >= w.fileRows || w.rowBytes >= w.fileBytes {
-				if err := w.flush(); err != nil {
-					return err
-				}
+			var inFile, inFileBytes int64
+			if w.fw != nil {
+				inFile, inFileBytes = w.fw.Rows(), w.fw.DataBytes()
+			}
+			full := inFile+int64(len(w.batch)) >= int64(w.fileRows) || inFileBytes+w.batchBytes >= w.fileBytes
+			if !full && len(w.batch) < batchRows {
+				continue
+			}
+			if len(w.openTxn) > 0 && len(w.batch) < holdRows {
+				continue // wait for the transaction's marker
+			}
+			if full {
+				err = w.flush()
+			} else {
+				err = w.writeBatch()
+			}
+			if err != nil {
+				return err
 			}
 		}
 		w.records.Add(int64(len(it.recs)))
@@ -82,15 +113,12 @@ func (w *writer) run(ctx context.Context) error {
 			w.d.opts.Progress.Advance(w.pl.tp, int64(len(it.recs)), bytes)
 		}
 	}
-	if ctx.Err() != nil {
-		// Interrupted: commit what was read so far, so work is not lost.
-		if err := w.flush(); err != nil {
-			return err
-		}
-		return nil
-	}
+	// Interrupted or not, commit what was read: work is never thrown away.
 	if err := w.flush(); err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		return nil
 	}
 	// The partition reached the cut: the next snapshot starts there, even if
 	// the last offsets were holes (compaction) rather than records.
@@ -125,14 +153,12 @@ func (w *writer) add(r *kgo.Record) {
 		row.Headers = make([]catalog.Header, len(r.Headers))
 		for i, h := range r.Headers {
 			row.Headers[i] = catalog.Header{Key: h.Key, Value: h.Value}
-			w.rowBytes += int64(len(h.Key) + len(h.Value))
 		}
 	}
-	w.rowBytes += int64(len(r.Key)+len(r.Value)) + 64
 	if !row.Control {
 		row.SchemaID = schemaID(r.Value)
 	}
-	idx := len(w.rows)
+	idx := len(w.batch)
 	switch {
 	case row.Control:
 		// A control record's key is version int16, type int16: 0 abort, 1 commit.
@@ -142,7 +168,7 @@ func (w *writer) add(r *kgo.Record) {
 		}
 		row.ControlType, row.TxnState = &kind, &state
 		for _, i := range w.openTxn[r.ProducerID] {
-			w.rows[i].TxnState = &state
+			w.batch[i].TxnState = &state
 		}
 		delete(w.openTxn, r.ProducerID)
 	case row.Transactional:
@@ -150,28 +176,48 @@ func (w *writer) add(r *kgo.Record) {
 		row.TxnState = &open
 		w.openTxn[r.ProducerID] = append(w.openTxn[r.ProducerID], idx)
 	}
-	if w.rows == nil {
-		// Size the buffer once: growing a slice of rows by doubling copies
-		// every row again and again.
-		w.rows = make([]catalog.Row, 0, min(int64(w.fileRows), max(w.pl.until-w.next, 1)))
-	}
-	w.rows = append(w.rows, row)
+	w.batch = append(w.batch, row)
+	w.batchBytes += int64(len(r.Key) + len(r.Value))
 }
 
-// flush writes buffered rows as one file and commits it.
-func (w *writer) flush() error {
-	if len(w.rows) == 0 {
+// writeBatch hands the batch to the file being written, starting one if
+// needed. Transactions still open in it keep txn_state "open".
+func (w *writer) writeBatch() error {
+	if len(w.batch) == 0 {
 		return nil
 	}
-	fe, err := w.d.dir.WriteDataFile(w.pl.tp, w.rows, w.c.id)
+	if w.fw == nil {
+		fw, err := w.d.dir.NewFileWriter(w.pl.tp, w.c.id)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", w.pl.tp, err)
+		}
+		w.fw = fw
+	}
+	if err := w.fw.Write(w.batch); err != nil {
+		return err
+	}
+	clear(w.batch) // drop references into the fetch buffers
+	w.batch = w.batch[:0]
+	w.batchBytes = 0
+	clear(w.openTxn)
+	return nil
+}
+
+// flush writes what is buffered, commits the file and the manifest.
+func (w *writer) flush() error {
+	if err := w.writeBatch(); err != nil {
+		return err
+	}
+	if w.fw == nil {
+		return nil
+	}
+	fe, err := w.fw.Commit()
+	w.fw = nil
 	if err != nil {
 		return fmt.Errorf("write %s: %w", w.pl.tp, err)
 	}
-	w.next = w.rows[len(w.rows)-1].Offset + 1
+	w.next = fe.LastOffset + 1
 	w.pl.manifest.Files = append(w.pl.manifest.Files, fe)
-	w.rows = nil
-	w.rowBytes = 0
-	clear(w.openTxn)
 	w.bytes.Add(fe.Bytes)
 	w.files.Add(1)
 	return w.commit(nil)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -12,8 +13,9 @@ import (
 
 type dumpOptions struct {
 	dump.Options
-	brokers string
-	topics  []string
+	brokers  string
+	topics   []string
+	memLimit string
 }
 
 func (a *app) dumpCmd() *cobra.Command {
@@ -62,10 +64,20 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 	f.IntVar(&o.FileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
 	f.Int64Var(&o.FileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
 	f.DurationVar(&o.Conn.DialTimeout, "timeout", 10*time.Second, "dial timeout per broker")
+	f.StringVar(&o.memLimit, "memory-limit", "448MiB", "soft memory limit of the process (GOMEMLIMIT wins when set); 0 for none")
 	return cmd
 }
 
 func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {
+	// Memory grows with the partitions written at once (a row group each),
+	// not with the topic; a soft limit makes the collector keep it there.
+	if a.getenv("GOMEMLIMIT") == "" && o.memLimit != "0" {
+		n, err := parseBytes(o.memLimit)
+		if err != nil {
+			return usagef("--memory-limit %q: use a size such as 448MiB or 1GiB", o.memLimit)
+		}
+		debug.SetMemoryLimit(n)
+	}
 	var prog *progressUI
 	if a.isTTY {
 		prog = newProgress(cmd.Context(), a.stderr)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -15,4 +16,26 @@ func parseDuration(s string) (float64, error) {
 		return 0, strconv.ErrSyntax
 	}
 	return d.Seconds(), nil
+}
+
+// parseBytes reads a size such as 448MiB, 1GiB, 512MB or a plain number of bytes.
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
+			if err != nil || f <= 0 {
+				return 0, strconv.ErrSyntax
+			}
+			return int64(f * float64(u.mult)), nil
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, strconv.ErrSyntax
+	}
+	return n, nil
 }

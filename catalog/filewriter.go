@@ -1,0 +1,138 @@
+package catalog
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// zstdCodec is shared by every file so its pool of encoders (each with its
+// history buffers) is reused, not rebuilt per file; EncodeAll runs on the
+// writer's own goroutine, so one core per encoder is enough.
+var zstdCodec = &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}
+
+// FileWriter streams rows of one topic-partition into a Parquet file under
+// a temp name. Rows are copied into the writer's column buffers as they are
+// written, so a caller holds only the rows of its current batch; memory is
+// bounded by one row group. Commit makes the file durable under the name of
+// its offset range; Abort removes it. Neither lists it in a manifest.
+type FileWriter struct {
+	d    *Dir
+	tp   TopicPartition
+	f    *os.File
+	cw   *countingWriter
+	pw   *parquet.GenericWriter[Row]
+	fe   FileEntry
+	data int64 // bytes of keys, values and headers written
+	open bool
+}
+
+// NewFileWriter starts a data file of tp for the snapshot.
+func (d *Dir) NewFileWriter(tp TopicPartition, snapshot string) (*FileWriter, error) {
+	dir := d.PartitionDir(tp)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, classify(err))
+	}
+	f, err := os.CreateTemp(dir, tmpPrefix+"data-*.parquet")
+	if err != nil {
+		return nil, fmt.Errorf("create temp file in %s: %w", dir, classify(err))
+	}
+	cw := &countingWriter{w: f}
+	pw := parquet.NewGenericWriter[Row](cw, schema,
+		parquet.Compression(zstdCodec),
+		parquet.MaxRowsPerRowGroup(RowGroupRows),
+		parquet.PageBufferSize(1<<20),
+		parquet.CreatedBy("topicsnap", "1", ""),
+		parquet.KeyValueMetadata("topicsnap.format_version", fmt.Sprint(FormatVersion)),
+		parquet.KeyValueMetadata("topicsnap.topic", tp.Topic),
+	)
+	return &FileWriter{d: d, tp: tp, f: f, cw: cw, pw: pw, fe: FileEntry{Snapshot: snapshot, FirstOffset: -1}, open: true}, nil
+}
+
+// Write appends rows, which must follow the file's rows in offset order.
+// The rows' bytes may be reused by the caller once Write returns.
+func (w *FileWriter) Write(rows []Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	for i := range rows {
+		r := &rows[i]
+		if w.fe.FirstOffset < 0 {
+			w.fe.FirstOffset = r.Offset
+			w.fe.MinTimestamp, w.fe.MaxTimestamp = r.Timestamp, r.Timestamp
+		}
+		if r.Offset <= w.fe.LastOffset && w.fe.Records > 0 {
+			return fmt.Errorf("write %s: offset %d after %d", w.tp, r.Offset, w.fe.LastOffset)
+		}
+		w.fe.LastOffset = r.Offset
+		w.fe.MinTimestamp = min(w.fe.MinTimestamp, r.Timestamp)
+		w.fe.MaxTimestamp = max(w.fe.MaxTimestamp, r.Timestamp)
+		if r.Control {
+			w.fe.ControlRecords++
+		}
+		w.data += int64(len(r.Key) + len(r.Value))
+		for _, h := range r.Headers {
+			w.data += int64(len(h.Key) + len(h.Value))
+		}
+	}
+	w.fe.Records += int64(len(rows))
+	if _, err := w.pw.Write(rows); err != nil {
+		return fmt.Errorf("write %s: %w", w.tp, classify(err))
+	}
+	return nil
+}
+
+// Rows is the number of rows written so far.
+func (w *FileWriter) Rows() int64 { return w.fe.Records }
+
+// DataBytes is the size of the keys, values and headers written so far.
+func (w *FileWriter) DataBytes() int64 { return w.data }
+
+// Commit finishes the file: footer, fsync, rename to FIRST-LAST.parquet,
+// fsync of the folder. It returns the entry to list in the manifest.
+func (w *FileWriter) Commit() (FileEntry, error) {
+	if w.fe.Records == 0 {
+		w.Abort()
+		return FileEntry{}, fmt.Errorf("commit %s: no rows", w.tp)
+	}
+	tmp := w.f.Name()
+	fail := func(what string, err error) (FileEntry, error) {
+		w.Abort()
+		return FileEntry{}, fmt.Errorf("%s %s: %w", what, tmp, classify(err))
+	}
+	if err := w.pw.Close(); err != nil {
+		return fail("finish", err)
+	}
+	if err := w.f.Sync(); err != nil {
+		return fail("sync", err)
+	}
+	if err := w.f.Close(); err != nil {
+		return fail("close", err)
+	}
+	w.open = false
+	w.fe.Name = FileName(w.fe.FirstOffset, w.fe.LastOffset)
+	w.fe.Bytes = w.cw.n
+	w.fe.WrittenAt = time.Now().UTC()
+	final := filepath.Join(filepath.Dir(tmp), w.fe.Name)
+	if err := os.Rename(tmp, final); err != nil {
+		os.Remove(tmp)
+		return FileEntry{}, fmt.Errorf("rename %s: %w", final, classify(err))
+	}
+	if err := syncDir(filepath.Dir(final)); err != nil {
+		return FileEntry{}, err
+	}
+	return w.fe, nil
+}
+
+// Abort drops the file.
+func (w *FileWriter) Abort() {
+	if w.open {
+		w.f.Close()
+		w.open = false
+	}
+	os.Remove(w.f.Name())
+}
