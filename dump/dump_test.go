@@ -13,29 +13,15 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/dump/dumptest"
 )
 
-// testCluster returns the brokers of the cluster under test: the real
-// broker that `make test` starts (TOPICSNAP_TEST_BROKERS), or an in-process
-// kfake cluster when that is not set.
-func testCluster(t *testing.T) []string {
-	t.Helper()
-	if b := os.Getenv("TOPICSNAP_TEST_BROKERS"); b != "" {
-		return strings.Split(b, ",")
-	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(-1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c.ListenAddrs()
-}
+func testCluster(t *testing.T) []string { return dumptest.Brokers(t) }
 
-func realBroker() bool { return os.Getenv("TOPICSNAP_TEST_BROKERS") != "" }
+func realBroker() bool { return dumptest.Real() }
 
 func newTopic(t *testing.T, brokers []string, partitions int32, configs map[string]*string) string {
 	t.Helper()

@@ -10,26 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/dump/dumptest"
 	"github.com/topicsnap/topicsnap/testdata/seeds"
 )
 
-// brokers is the real broker `make test` starts, or an in-process kfake.
-func brokers(t *testing.T) []string {
-	t.Helper()
-	if b := os.Getenv("TOPICSNAP_TEST_BROKERS"); b != "" {
-		return strings.Split(b, ",")
-	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(-1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c.ListenAddrs()
-}
+func brokers(t *testing.T) []string { return dumptest.Brokers(t) }
 
 var (
 	teaOnce sync.Once

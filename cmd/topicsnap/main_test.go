@@ -9,24 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/twmb/franz-go/pkg/kfake"
-
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/dump/dumptest"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
-func brokers(t *testing.T) []string {
-	t.Helper()
-	if b := os.Getenv("TOPICSNAP_TEST_BROKERS"); b != "" {
-		return strings.Split(b, ",")
-	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(-1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c.ListenAddrs()
-}
+func brokers(t *testing.T) []string { return dumptest.Brokers(t) }
 
 // cli runs topicsnap in-process and returns its exit code and output.
 func cli(t *testing.T, args ...string) (int, string, string) {
