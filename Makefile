@@ -6,7 +6,7 @@ GO ?= go
 BIN := bin/topicsnap
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
 
-.PHONY: build demo test unit integration nocgo vet bench bench-dump bench-sql clean kafka-start kafka-stop
+.PHONY: build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-curve clean kafka-start kafka-stop
 
 build:
 	$(GO) build -o $(BIN) ./cmd/topicsnap
@@ -42,6 +42,23 @@ nocgo:
 
 vet:
 	$(GO) vet ./... ./testdata/seeds
+
+# Benchmarks (not timed tests): each runs a peer side by side in the same run
+# and prints a markdown table; BENCHMARKS.md carries the latest figures.
+BENCH_N ?= 5000000
+bench-dump:
+	scripts/bench-dump.sh $(BENCH_N)
+bench-sql:
+	scripts/bench-sql.sh $(BENCH_N)
+bench-checks:
+	scripts/bench-checks.sh
+bench-serve:
+	scripts/bench-serve.sh
+# Everything in one go, on the real broker.
+bench: bench-dump bench-sql bench-checks bench-serve
+# How cost grows with the work: dump and checks at 1M, 5M and 25M records.
+bench-curve:
+	for n in 1000000 5000000 25000000; do scripts/bench-dump.sh $$n && scripts/bench-checks.sh || exit 1; done
 
 kafka-start:
 	scripts/kafka.sh start
