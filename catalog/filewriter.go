@@ -74,6 +74,9 @@ func (w *FileWriter) Write(rows []Row) error {
 		if r.Control {
 			w.fe.ControlRecords++
 		}
+		if r.TxnState != nil && *r.TxnState == TxnOpen {
+			w.fe.OpenTxnRecords++
+		}
 		w.data += int64(len(r.Key) + len(r.Value))
 		for _, h := range r.Headers {
 			w.data += int64(len(h.Key) + len(h.Value))

@@ -282,7 +282,13 @@ func (e *Engine) build(ctx context.Context) ([]Topic, error) {
 				return nil, fmt.Errorf("infer the value type of %s: %w", tf.name, err)
 			}
 		}
-		for _, ddl := range topicViews(tf.name, tf.paths, t) {
+		openTxn := false
+		for _, m := range tf.manifests {
+			for _, f := range m.Files {
+				openTxn = openTxn || f.OpenTxnRecords > 0
+			}
+		}
+		for _, ddl := range topicViews(tf.name, tf.paths, t, openTxn) {
 			if _, err := tx.ExecContext(ctx, ddl); err != nil {
 				return nil, fmt.Errorf("create views of %s: %w", tf.name, err)
 			}
@@ -301,7 +307,7 @@ func (e *Engine) build(ctx context.Context) ([]Topic, error) {
 const rawColumns = `"partition", "offset", "timestamp"::TIMESTAMPTZ AS "timestamp", timestamp_type,
   try(decode("key")) AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw,
   headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
-  control_type, txn_state, coalesce(txn_state = 'aborted', false) AS aborted, schema_id`
+  control_type, %s AS txn_state, coalesce(%s = 'aborted', false) AS aborted, schema_id`
 
 const emptyRaw = `SELECT NULL::INTEGER AS "partition", NULL::BIGINT AS "offset", NULL::TIMESTAMP AS "timestamp",
   NULL::VARCHAR AS timestamp_type, NULL::BLOB AS "key", NULL::BLOB AS "value",
@@ -309,7 +315,13 @@ const emptyRaw = `SELECT NULL::INTEGER AS "partition", NULL::BIGINT AS "offset",
   NULL::INTEGER AS producer_epoch, NULL::BOOLEAN AS is_transactional, NULL::BOOLEAN AS is_control,
   NULL::VARCHAR AS control_type, NULL::VARCHAR AS txn_state, NULL::INTEGER AS schema_id WHERE false`
 
-func topicViews(name string, paths []string, t Topic) []string {
+// openResolved is the txn_state of a row whose transaction's marker was not
+// in its file: the next marker of the same producer on the same partition
+// decides it (found with an ASOF join); with none yet it stays "open".
+const openResolved = `CASE WHEN s.txn_state = 'open' AND m.control_type IS NOT NULL
+  THEN CASE m.control_type WHEN 'commit' THEN 'committed' ELSE 'aborted' END ELSE s.txn_state END`
+
+func topicViews(name string, paths []string, t Topic, openTxn bool) []string {
 	src := "(" + emptyRaw + ")"
 	if len(paths) > 0 {
 		q := make([]string, len(paths))
@@ -322,10 +334,29 @@ func topicViews(name string, paths []string, t Topic) []string {
 	if t.JSON {
 		value = fmt.Sprintf(`CASE WHEN json_valid(try(decode("value"))) THEN try(from_json(decode("value"), %s)) END`, quoteString(t.Structure))
 	}
-	all := fmt.Sprintf("CREATE VIEW %s AS SELECT "+rawColumns+" FROM %s", quoteIdent(name+"$all"), value, src)
+	var all string
+	if openTxn {
+		cols := strings.NewReplacer(`"partition", "offset"`, `s."partition", s."offset"`).Replace(rawColumns)
+		all = fmt.Sprintf(`CREATE VIEW %s AS WITH s AS (SELECT * FROM %s),
+  m AS (SELECT "partition", producer_id, "offset", control_type FROM s WHERE is_control)
+SELECT `+qualify(cols)+` FROM s ASOF LEFT JOIN m ON s."partition" = m."partition" AND s.producer_id = m.producer_id AND s."offset" < m."offset"`,
+			quoteIdent(name+"$all"), src, value, openResolved, openResolved)
+	} else {
+		all = fmt.Sprintf("CREATE VIEW %s AS SELECT "+rawColumns+" FROM %s", quoteIdent(name+"$all"), value, "txn_state", "txn_state", src)
+	}
 	data := fmt.Sprintf(`CREATE VIEW %s AS SELECT * EXCLUDE (is_control, control_type, aborted) FROM %s WHERE NOT is_control AND NOT aborted`,
 		quoteIdent(name), quoteIdent(name+"$all"))
 	return []string{all, data}
+}
+
+// qualify prefixes the columns the stored rows share with the markers
+// (producer_id, control_type) with the rows' alias s; the others are
+// unambiguous.
+func qualify(cols string) string {
+	for _, c := range []string{"producer_id,", "control_type,"} {
+		cols = strings.Replace(cols, c, "s."+c, 1)
+	}
+	return cols
 }
 
 // inferJSON samples values from the first and last files and decides

@@ -209,3 +209,46 @@ func TestVerifyNamesMissingAndForeignFiles(t *testing.T) {
 		t.Fatalf("problems do not name the fault and the fix: %+v", probs)
 	}
 }
+
+// A transaction open when its first file was written, aborted in a later
+// file: the topic view leaves its records out, "$all" flags them aborted.
+func TestOpenTransactionsResolvedAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := catalog.Create(dir)
+	tp := catalog.TopicPartition{Topic: "tx", Partition: 0}
+	f1 := []catalog.Row{
+		{Offset: 0, Value: []byte("plain")},
+		{Offset: 1, Transactional: true, ProducerID: 5, TxnState: sp(catalog.TxnOpen), Value: []byte("will abort")},
+		{Offset: 2, Transactional: true, ProducerID: 6, TxnState: sp(catalog.TxnOpen), Value: []byte("will commit")},
+		{Offset: 3, Transactional: true, ProducerID: 7, TxnState: sp(catalog.TxnOpen), Value: []byte("still open")},
+	}
+	f2 := []catalog.Row{
+		{Offset: 4, Transactional: true, Control: true, ProducerID: 5, ControlType: sp(catalog.ControlAbort), TxnState: sp(catalog.TxnAborted)},
+		{Offset: 5, Transactional: true, Control: true, ProducerID: 6, ControlType: sp(catalog.ControlCommit), TxnState: sp(catalog.TxnCommitted)},
+		{Offset: 6, Transactional: true, ProducerID: 5, TxnState: sp(catalog.TxnCommitted), Value: []byte("next txn of 5")},
+		{Offset: 7, Transactional: true, Control: true, ProducerID: 5, ControlType: sp(catalog.ControlCommit), TxnState: sp(catalog.TxnCommitted)},
+	}
+	m := &catalog.Manifest{Topic: "tx", NextOffset: 8}
+	for _, rows := range [][]catalog.Row{f1, f2} {
+		fe, err := d.WriteDataFile(tp, rows, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Files = append(m.Files, fe)
+	}
+	if m.Files[0].OpenTxnRecords != 3 {
+		t.Fatalf("open txn records %d", m.Files[0].OpenTxnRecords)
+	}
+	d.WriteManifest(m)
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT string_agg(decode(value_raw), ',' ORDER BY "offset") FROM tx`); got != "plain,will commit,still open,next txn of 5" {
+		t.Fatalf("topic view: %s", got)
+	}
+	if got := query1(t, e, `SELECT string_agg("offset" || ':' || coalesce(txn_state, '-'), ',' ORDER BY "offset") FROM "tx$all"`); got != "0:-,1:aborted,2:committed,3:open,4:aborted,5:committed,6:committed,7:committed" {
+		t.Fatalf("$all: %s", got)
+	}
+}
