@@ -115,8 +115,8 @@ func connect(ctx context.Context, c Conn) (*kgo.Client, *kadm.Client, error) {
 			return nil, nil, ctx.Err()
 		}
 		err = classify(err)
-		if errors.Is(err, ErrAuthentication) || errors.Is(err, ErrAuthorization) {
-			return nil, nil, fmt.Errorf("connect to %s: %w", strings.Join(brokersOf(c), ","), err)
+		if errors.Is(err, ErrAuthentication) || errors.Is(err, ErrAuthorization) || errors.Is(err, ErrUnreachable) {
+			return nil, nil, fmt.Errorf("connect to %s within %s: %w", strings.Join(brokersOf(c), ","), 2*timeout, err)
 		}
 		return nil, nil, fmt.Errorf("connect to %s within %s: %w: %v", strings.Join(brokersOf(c), ","), 2*timeout, ErrUnreachable, err)
 	}
