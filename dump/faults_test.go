@@ -63,7 +63,7 @@ func coverage(t *testing.T, dir, topic string) (stored, lost int64) {
 func TestRetentionRacingTheDump(t *testing.T) {
 	needRealBroker(t)
 	brokers := testCluster(t)
-	ms, segms := "2000", "300"
+	ms, segms := "1000", "200"
 	topic := newTopic(t, brokers, 2, map[string]*string{"retention.ms": &ms, "segment.ms": &segms})
 	p := producer(t, brokers)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -77,8 +77,10 @@ func TestRetentionRacingTheDump(t *testing.T) {
 		}
 	}()
 	dir := t.TempDir()
-	for i := 0; i < 6; i++ {
-		time.Sleep(time.Duration(800+i*400) * time.Millisecond)
+	for i := 0; i < 5; i++ {
+		// Slower than retention (1 s, checked every second): some records
+		// are deleted before the next dump reaches them.
+		time.Sleep(time.Duration(1500+i*500) * time.Millisecond)
 		if _, err := Run(context.Background(), Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 50}); err != nil {
 			t.Fatal(err)
 		}
