@@ -387,19 +387,27 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		}
 		d.ID = o.ID
 	}
-	s, err := e.run(ctx, "duplicates", d)
+	rows, err := e.run(ctx, "duplicates", d, o.Limit)
 	if err != nil {
 		return nil, err
 	}
-	records, distinct, dupIDs, extra := asInt(s[0].Get("records")), asInt(s[0].Get("distinct_ids")), asInt(s[0].Get("duplicate_ids")), asInt(s[0].Get("extra_copies"))
+	first := rows[0]
+	records, distinct, dupIDs, extra := asInt(first.Get("records")), asInt(first.Get("distinct_ids")), asInt(first.Get("duplicate_ids")), asInt(first.Get("extra_copies"))
 	share := 0.0
 	if records > 0 {
 		share = round4(float64(extra) / float64(records))
 	}
 	r := &Report{Summary: NewRow()}
 	r.Summary.Set("records", records).Set("distinct_ids", distinct).Set("duplicate_ids", dupIDs).Set("extra_copies", extra).Set("duplicate_share", share)
-	if r.Rows, err = e.run(ctx, "duplicates_examples", d, o.Limit); err != nil {
-		return nil, err
+	for _, x := range rows {
+		if x.Get("first_offset") == nil {
+			continue // no example: the counts alone
+		}
+		ex := NewRow()
+		for _, k := range []string{"id", "copies", "first_partition", "first_offset", "second_partition", "second_offset", "seconds_between"} {
+			ex.Set(k, x.Get(k))
+		}
+		r.Rows = append(r.Rows, *ex)
 	}
 	if o.By != "" {
 		if err := e.validateExpr(ctx, "--by", o.By, d.T); err != nil {
