@@ -29,9 +29,15 @@
 #   BENCH_KEEP_BROKER=1   leave the broker running (default: stop it at exit)
 #   BENCH_REUSE_TOPIC=1   skip starting/producing if the broker is up and
 #                         `bench` already holds N records
+#   BENCH_REPEAT          runs per tool (default 1); the table shows the run
+#                         with the median wall time (all runs: $BENCH_DIR/out/runs.txt)
+#   BENCH_TOOLS           which to run besides bare (always run: it counts the
+#                         bytes); default "topicsnap kcat-J kcat-f"
 #   BENCH_SKIP_KCAT_F=1   skip the kcat -f run
 #   BENCH_KEEP_OUTPUTS=1  keep kcat's output files (they are large)
-#   BENCH_DUMP_ARGS       extra flags for topicsnap dump (e.g. "--file-rows 1000000")
+#   BENCH_DUMP_ARGS       extra flags for topicsnap dump (e.g. "--file-bytes 16777216")
+#   BENCH_DUMP_ENV        environment for topicsnap dump only (e.g. "GOMEMLIMIT=400MiB")
+#   BENCH_BARE_ARGS       extra flags for bareconsume (e.g. "--fetch-max-bytes 8388608")
 #   BENCH_COMPRESSION     producer batch compression (default lz4)
 #   BENCH_NO_BUILD=1      use the existing bin/topicsnap as is
 #   BENCH_QUIET_WAIT      seconds to wait for an idle machine before each run (600)
@@ -160,64 +166,86 @@ sleep 3
 # ------------------------------------------------------------- measurements
 
 OUT="$BENCH_DIR/out"
-rm -rf "$OUT" "$BENCH_DIR/snap"
+rm -rf "$OUT"
 mkdir -p "$OUT"
 declare -a ROWS=()
 
-# measure NAME OUTPUT_PATH_OR_- CMD... ; stdout of CMD goes to $OUT/NAME.stdout
+REPEAT="${BENCH_REPEAT:-1}"
+[[ "$REPEAT" =~ ^[1-9][0-9]*$ ]] || die "BENCH_REPEAT must be a positive number"
+
+# measure NAME OUTPUT_PATH_OR_- CMD... : runs CMD $REPEAT times (OUTPUT is
+# removed before each run, so every run starts fresh) and keeps the run with
+# the median wall time. stdout of CMD goes to $OUT/NAME.stdout.
 measure() {
   local name="$1" output="$2"
   shift 2
-  local tf="$OUT/$name.time" b0 b1 t0 t1 s0 s1
-  sync
-  wait_quiet
-  log "running $name: $*"
-  b0="$(broker_cpu_ticks)"
-  s0="$(sys_busy_ticks)"
-  t0="$EPOCHREALTIME"
-  if ! /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr"; then
-    tail -n 20 "$OUT/$name.stderr" >&2
-    die "$name failed"
-  fi
-  t1="$EPOCHREALTIME"
-  s1="$(sys_busy_ticks)"
-  b1="$(broker_cpu_ticks)"
-  local wall rss cpu disk=0
-  wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')"
-  read -r _ rss u s <"$tf"
-  cpu="$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.1f", u+s}')"
-  if [[ "$output" != - ]]; then
-    disk="$(du -sb "$output" | awk '{print $1}')"
-  fi
-  local bcpu other
-  bcpu="$(awk -v a="$b0" -v b="$b1" -v hz="$CLK_TCK" 'BEGIN{printf "%.1f", (b-a)/hz}')"
-  # Busy CPU time of everything else on the machine meanwhile (noise).
-  other="$(awk -v a="$s0" -v b="$s1" -v hz="$CLK_TCK" -v c="$cpu" -v bc="$bcpu" 'BEGIN{o=(b-a)/hz-c-bc; if (o < 0) o = 0; printf "%.1f", o}')"
-  ROWS+=("$name|$wall|$rss|$cpu|$bcpu|$disk|$other")
-  log "$name: ${wall}s, peak RSS ${rss} KiB, cpu ${cpu}s, broker cpu ${bcpu}s, other cpu ${other}s, disk ${disk} B"
+  local tf="$OUT/$name.time" b0 b1 t0 t1 s0 s1 i runs=()
+  for ((i = 1; i <= REPEAT; i++)); do
+    [[ "$output" != - ]] && rm -rf "$output"
+    sync
+    wait_quiet
+    log "running $name ($i/$REPEAT): $*"
+    b0="$(broker_cpu_ticks)"
+    s0="$(sys_busy_ticks)"
+    t0="$EPOCHREALTIME"
+    if ! /usr/bin/time -f '%e %M %U %S' -o "$tf" "$@" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr"; then
+      tail -n 20 "$OUT/$name.stderr" >&2
+      die "$name failed"
+    fi
+    t1="$EPOCHREALTIME"
+    s1="$(sys_busy_ticks)"
+    b1="$(broker_cpu_ticks)"
+    local wall rss cpu disk=0 u s
+    wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')"
+    read -r _ rss u s <"$tf"
+    cpu="$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.1f", u+s}')"
+    if [[ "$output" != - ]]; then
+      disk="$(du -sb "$output" | awk '{print $1}')"
+    fi
+    local bcpu other
+    bcpu="$(awk -v a="$b0" -v b="$b1" -v hz="$CLK_TCK" 'BEGIN{printf "%.1f", (b-a)/hz}')"
+    # Busy CPU time of everything else on the machine meanwhile (noise).
+    other="$(awk -v a="$s0" -v b="$s1" -v hz="$CLK_TCK" -v c="$cpu" -v bc="$bcpu" 'BEGIN{o=(b-a)/hz-c-bc; if (o < 0) o = 0; printf "%.1f", o}')"
+    runs+=("$name|$wall|$rss|$cpu|$bcpu|$disk|$other")
+    echo "$name|$wall|$rss|$cpu|$bcpu|$disk|$other" >>"$OUT/runs.txt"
+    log "$name: ${wall}s, peak RSS ${rss} KiB, cpu ${cpu}s, broker cpu ${bcpu}s, other cpu ${other}s, disk ${disk} B"
+  done
+  # The median run by wall time (the lower middle one for an even count).
+  ROWS+=("$(printf '%s\n' "${runs[@]}" | sort -t'|' -k2,2g | sed -n "$(((REPEAT + 1) / 2))p")")
 }
 
-measure bare - "$BENCH_DIR/bin/bareconsume" --brokers "$BROKERS" --topic "$TOPIC"
+# shellcheck disable=SC2086  # BENCH_BARE_ARGS is a word list on purpose
+measure bare - "$BENCH_DIR/bin/bareconsume" --brokers "$BROKERS" --topic "$TOPIC" ${BENCH_BARE_ARGS:-}
 BARE_LINE="$(cat "$OUT/bare.stdout")"
 BARE_RECORDS="$(sed -n 's/.*records=\([0-9]*\).*/\1/p' <<<"$BARE_LINE")"
 BYTES="$(sed -n 's/.*bytes=\([0-9]*\).*/\1/p' <<<"$BARE_LINE")"
 [[ "$BARE_RECORDS" == "$N" ]] || die "bareconsume read $BARE_RECORDS records, expected $N"
 
-# shellcheck disable=SC2086  # BENCH_DUMP_ARGS is a word list on purpose
-measure topicsnap "$BENCH_DIR/snap" bin/topicsnap dump --brokers "$BROKERS" --topic "$TOPIC" \
-  --dir "$BENCH_DIR/snap" ${BENCH_DUMP_ARGS:-}
-DUMP_LINE="$(tail -n 1 "$OUT/topicsnap.stdout")"
-log "topicsnap: $DUMP_LINE"
-DUMPED="$(bin/topicsnap sql --dir "$BENCH_DIR/snap" -c "SELECT count(*) FROM $TOPIC" --format csv | tail -n 1 | tr -d '\r')"
-[[ "$DUMPED" == "$N" ]] || die "topicsnap dumped $DUMPED records, expected $N"
-echo "$N" >"$BENCH_DIR/snap.records"
+TOOLS=" ${BENCH_TOOLS:-topicsnap kcat-J kcat-f} "
+[[ "${BENCH_SKIP_KCAT_F:-0}" == 1 ]] && TOOLS="${TOOLS/ kcat-f / }"
+DUMP_LINE="(not run)"
+DUMPED="-"
+if [[ "$TOOLS" == *" topicsnap "* ]]; then
+  rm -rf "$BENCH_DIR/snap" "$BENCH_DIR/snap.records"
+  # Each repeat dumps into a fresh $BENCH_DIR/snap (measure removes it first).
+  # shellcheck disable=SC2086  # BENCH_DUMP_ENV and BENCH_DUMP_ARGS are word lists on purpose
+  measure topicsnap "$BENCH_DIR/snap" env ${BENCH_DUMP_ENV:-} bin/topicsnap dump --brokers "$BROKERS" --topic "$TOPIC" \
+    --dir "$BENCH_DIR/snap" ${BENCH_DUMP_ARGS:-}
+  DUMP_LINE="$(tail -n 1 "$OUT/topicsnap.stdout")"
+  log "topicsnap: $DUMP_LINE"
+  DUMPED="$(bin/topicsnap sql --dir "$BENCH_DIR/snap" -c "SELECT count(*) FROM $TOPIC" --format csv | tail -n 1 | tr -d '\r')"
+  [[ "$DUMPED" == "$N" ]] || die "topicsnap dumped $DUMPED records, expected $N"
+  echo "$N" >"$BENCH_DIR/snap.records"
+fi
 
-measure "kcat -J" "$OUT/kcat-J.json" sh -c "exec kcat -C -b '$BROKERS' -t '$TOPIC' -e -o beginning -q -J > '$OUT/kcat-J.json'"
-KCAT_J_LINES="$(wc -l <"$OUT/kcat-J.json")"
-[[ "$KCAT_J_LINES" == "$N" ]] || die "kcat -J wrote $KCAT_J_LINES lines, expected $N"
-[[ "${BENCH_KEEP_OUTPUTS:-0}" == 1 ]] || rm -f "$OUT/kcat-J.json"
+if [[ "$TOOLS" == *" kcat-J "* ]]; then
+  measure "kcat -J" "$OUT/kcat-J.json" sh -c "exec kcat -C -b '$BROKERS' -t '$TOPIC' -e -o beginning -q -J > '$OUT/kcat-J.json'"
+  KCAT_J_LINES="$(wc -l <"$OUT/kcat-J.json")"
+  [[ "$KCAT_J_LINES" == "$N" ]] || die "kcat -J wrote $KCAT_J_LINES lines, expected $N"
+  [[ "${BENCH_KEEP_OUTPUTS:-0}" == 1 ]] || rm -f "$OUT/kcat-J.json"
+fi
 
-if [[ "${BENCH_SKIP_KCAT_F:-0}" != 1 ]]; then
+if [[ "$TOOLS" == *" kcat-f "* ]]; then
   measure "kcat -f" "$OUT/kcat-f.txt" sh -c "exec kcat -C -b '$BROKERS' -t '$TOPIC' -e -o beginning -q -f '%k %s\n' > '$OUT/kcat-f.txt'"
   KCAT_F_LINES="$(wc -l <"$OUT/kcat-f.txt")"
   [[ "$KCAT_F_LINES" == "$N" ]] || die "kcat -f wrote $KCAT_F_LINES lines, expected $N"
@@ -229,17 +257,18 @@ fi
 wall_of() {
   local r
   for r in "${ROWS[@]}"; do
-    [[ "${r%%|*}" == "$1" ]] && { cut -d'|' -f2 <<<"$r"; return; }
+    [[ "${r%%|*}" == "$1" ]] && { cut -d'|' -f2 <<<"$r"; return 0; }
   done
+  return 0
 }
 KCAT_WALL="$(wall_of "kcat -J")"
 BARE_WALL="$(wall_of bare)"
 
 {
   echo
-  echo "### topicsnap dump vs kcat vs bare franz-go: $N records, $PARTITIONS partitions"
+  echo "### topicsnap dump vs kcat vs bare franz-go: $N records, $PARTITIONS partitions, median of $REPEAT run(s)"
   echo
-  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, kcat $(kcat -V 2>/dev/null | sed -n 's/^Version \([^ ]*\).*librdkafka \([^ ]*\).*/\1 (librdkafka \2)/p' | head -n 1), $(go version | awk '{print $3}'), key+value bytes $BYTES ($(awk -v b="$BYTES" -v n="$N" 'BEGIN{printf "%.0f", b/n}') B/record), produce: $PRODUCE_LINE"
+  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, topicsnap at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")$(git -C "$ROOT" diff --quiet HEAD -- dump catalog queries cmd 2>/dev/null || echo "+local changes"), kcat $(kcat -V 2>/dev/null | sed -n 's/^Version \([^ ]*\).*librdkafka \([^ ]*\).*/\1 (librdkafka \2)/p' | head -n 1), $(go version | awk '{print $3}'), key+value bytes $BYTES ($(awk -v b="$BYTES" -v n="$N" 'BEGIN{printf "%.0f", b/n}') B/record), produce: $PRODUCE_LINE"
   echo
   echo "| tool | wall s | records/s | MB/s | vs kcat -J | vs bare | tool CPU s | broker CPU s | other CPU s | peak RSS MiB | on disk |"
   echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -248,11 +277,12 @@ BARE_WALL="$(wall_of bare)"
     awk -v name="$name" -v wall="$wall" -v rss="$rss" -v cpu="$cpu" -v bcpu="$bcpu" -v disk="$disk" -v other="$other" \
         -v n="$N" -v bytes="$BYTES" -v kw="$KCAT_WALL" -v bw="$BARE_WALL" 'BEGIN{
       d = (disk == 0) ? "-" : (disk >= 1e9 ? sprintf("%.2f GB", disk/1e9) : sprintf("%.1f MB", disk/1e6))
-      printf "| %s | %.2f | %.0f | %.1f | %.2fx | %.0f%% | %s | %s | %s | %.0f | %s |\n",
-        name, wall, n/wall, bytes/wall/1e6, kw/wall, 100*bw/wall, cpu, bcpu, other, rss/1024, d }'
+      vk = (kw == "") ? "-" : sprintf("%.2fx", kw/wall)
+      printf "| %s | %.2f | %.0f | %.1f | %s | %.0f%% | %s | %s | %s | %.0f | %s |\n",
+        name, wall, n/wall, bytes/wall/1e6, vk, 100*bw/wall, cpu, bcpu, other, rss/1024, d }'
   done
   echo
-  echo "topicsnap: $DUMP_LINE; verified count(*) = $DUMPED"
+  echo "topicsnap: $DUMP_LINE; verified count(*) = $DUMPED${BENCH_DUMP_ARGS:+; dump flags: $BENCH_DUMP_ARGS}${BENCH_DUMP_ENV:+; dump env: $BENCH_DUMP_ENV}"
   echo "bare: $BARE_LINE"
   echo "other CPU s: CPU time used by everything else on the machine during the run (noise; ideally ~0)."
 } | tee "$BENCH_DIR/bench-dump.md"

@@ -18,7 +18,9 @@
 #                    same query as topicsnap: separates what the views cost
 #                    from what topicsnap's process/engine open costs
 # for SELECT 1 (start-up / engine-open overhead), count(*), a per-partition
-# gap scan and count(DISTINCT event_id), and prints a markdown table with the
+# gap scan and count(DISTINCT event_id) (through the view's parsed
+# value.event_id, and through the raw bytes, decode(value_raw)->>'$.event_id'),
+# and prints a markdown table with the
 # ratio topicsnap / duckdb CLI. Each query's answers are compared across the
 # three.
 #
@@ -201,6 +203,9 @@ bench "gap scan per partition" \
 bench "count(DISTINCT event_id)" \
   "SELECT count(DISTINCT value.event_id) AS n FROM $TOPIC" \
   "SELECT count(DISTINCT json_extract_string(decode(value), '\$.event_id')) AS n FROM $GLOB"
+bench "count(DISTINCT event_id), raw bytes" \
+  "SELECT count(DISTINCT decode(value_raw)->>'\$.event_id') AS n FROM $TOPIC" \
+  "SELECT count(DISTINCT json_extract_string(decode(value), '\$.event_id')) AS n FROM $GLOB"
 
 # ------------------------------------------------------------- report
 
@@ -214,7 +219,7 @@ OPEN_DK="$(cut -d'|' -f3 <<<"${ROWS[0]}")"
   echo
   echo "### topicsnap sql vs DuckDB CLI $CLI_VERSION: $RECORDS records, $FILES files, $SIZE"
   echo
-  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, median of $RUNS runs, wall seconds per process (start to exit). topicsnap's embedded DuckDB: $EMBEDDED."
+  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, topicsnap at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")$(git -C "$ROOT" diff --quiet HEAD -- dump catalog queries cmd 2>/dev/null || echo "+local changes"), median of $RUNS runs, wall seconds per process (start to exit). topicsnap's embedded DuckDB: $EMBEDDED."
   echo
   echo "| query | topicsnap s | duckdb CLI s | ratio | topicsnap − open s | duckdb CLI+views s | same answer | answer | other CPU s |"
   echo "|---|---:|---:|---:|---:|---:|---|---|---:|"

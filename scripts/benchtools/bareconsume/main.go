@@ -25,8 +25,8 @@ import (
 func main() {
 	brokers := flag.String("brokers", "127.0.0.1:39192", "bootstrap brokers")
 	topic := flag.String("topic", "bench", "topic")
-	fetchMax := flag.Int("fetch-max-bytes", 64<<20, "FetchMaxBytes (topicsnap dump: 64 MiB)")
-	partMax := flag.Int("fetch-max-partition-bytes", 16<<20, "FetchMaxPartitionBytes (topicsnap dump: 16 MiB)")
+	fetchMax := flag.Int("fetch-max-bytes", 16<<20, "FetchMaxBytes (topicsnap dump: 16 MiB)")
+	partMax := flag.Int("fetch-max-partition-bytes", 4<<20, "FetchMaxPartitionBytes (topicsnap dump: 4 MiB)")
 	countOnly := flag.Bool("count-only", false, "print the number of offsets between log start and high watermark, summed over partitions, and exit")
 	flag.Parse()
 

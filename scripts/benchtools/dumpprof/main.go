@@ -8,7 +8,8 @@
 //	go tool pprof -top -nodecount 40 /tmp/dumpprof cpu.pprof
 //
 // It prints the dump summary, the peak Go heap (sampled every 50 ms), GC
-// counts and pauses.
+// counts and pauses. Like the dump command it sets a soft memory limit
+// (--memory-limit, default 448 MiB, the command's default).
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"runtime/trace"
 	"strings"
@@ -35,7 +37,11 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile here")
 	memprofile := flag.String("memprofile", "", "write an allocation profile here (at the end)")
 	traceFile := flag.String("trace", "", "write a runtime execution trace here")
+	memLimit := flag.Int64("memory-limit", 448<<20, "soft memory limit in bytes, like topicsnap dump --memory-limit (0: none; GOMEMLIMIT wins when set)")
 	flag.Parse()
+	if os.Getenv("GOMEMLIMIT") == "" && *memLimit > 0 {
+		debug.SetMemoryLimit(*memLimit)
+	}
 	if *dir == "" {
 		fatalf("--dir is required")
 	}
