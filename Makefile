@@ -6,7 +6,7 @@ GO ?= go
 BIN := bin/topicsnap
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
 
-.PHONY: build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-curve clean kafka-start kafka-stop
+.PHONY: soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-curve clean kafka-start kafka-stop
 
 build:
 	$(GO) build -o $(BIN) ./cmd/topicsnap
@@ -29,6 +29,16 @@ test: vet nocgo
 	$(GO) test -count=1 -timeout 30m ./... ./testdata/seeds || status=$$?; \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_RESTART=1 \
 	$(GO) test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1; \
+	scripts/kafka.sh stop; exit $$status
+
+# A soak: dump --follow for SOAK (5m) while producing, with three broker
+# restarts, then exact coverage. Restarts the broker, so it runs alone.
+SOAK ?= 5m
+soak:
+	@scripts/kafka.sh start > /tmp/topicsnap-kafka-env
+	@set -a; source /tmp/topicsnap-kafka-env; set +a; status=0; \
+	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_SOAK=$(SOAK) \
+	$(GO) test -count=1 -timeout 30m -run 'TestSoakFollowAcrossBrokerRestarts' -v ./dump || status=1; \
 	scripts/kafka.sh stop; exit $$status
 
 # Fast tests on the in-process kfake cluster only.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"regexp"
 	"sort"
 	"strconv"
@@ -172,7 +173,16 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	defer d.unlockAll()
 	for {
 		for _, topic := range topics {
-			if err := d.snapshot(ctx, topic, &sum); err != nil {
+			err := d.snapshot(ctx, topic, &sum)
+			if err != nil && opts.Follow && ctx.Err() == nil && transient(err) {
+				// Following: an outage is waited out; the next round resumes
+				// from the manifests, so nothing is skipped.
+				if opts.Progress != nil {
+					opts.Progress.Waiting(fmt.Sprintf("snapshot of %s failed (%v); trying again in %s", topic, err, opts.Interval))
+				}
+				continue
+			}
+			if err != nil {
 				sum.Elapsed = time.Since(start)
 				return sum, err
 			}
@@ -189,6 +199,19 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// transient reports whether err is worth another try in --follow: the
+// cluster was unreachable or answered with a retriable error.
+func transient(err error) bool {
+	var ke *kerr.Error
+	if errors.As(err, &ke) {
+		return ke.Retriable
+	}
+	var ne net.Error
+	return errors.Is(err, ErrUnreachable) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) ||
+		strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "broken pipe") ||
+		strings.Contains(err.Error(), "EOF")
 }
 
 func checkPosition(flag, v, word string) error {

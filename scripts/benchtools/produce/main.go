@@ -5,10 +5,11 @@
 //	go run ./scripts/benchtools/produce --brokers 127.0.0.1:39192 --topic bench \
 //	    --create --partitions 6 -n 5000000
 //
-// Each event is a JSON object of about 190 bytes (200 with the key) with a unique "event_id";
-// the key is "user-NNNNN" (the default sticky key-hash partitioner spreads
-// them over the partitions). Timestamps are the time of production. The
-// output is one line: records=N bytes=B (key+value) seconds=S rate=R/s.
+// Each event is a JSON object of about 194 bytes (204 with the key) with a
+// unique "event_id"; the key is "user-NNNNN" (the default key-hash
+// partitioner spreads them over the partitions). Timestamps are the time of
+// production. The output is one line:
+// records=N bytes=B (key+value) seconds=S rate=R/s.
 package main
 
 import (
