@@ -332,7 +332,7 @@ func topicViews(name string, paths []string, t Topic, openTxn bool) []string {
 	}
 	value := `"value"`
 	if t.JSON {
-		value = fmt.Sprintf(`CASE WHEN json_valid(try(decode("value"))) THEN try(from_json(decode("value"), %s)) END`, quoteString(t.Structure))
+		value = fmt.Sprintf(`try(from_json(decode("value"), %s))`, quoteString(t.Structure))
 	}
 	var all string
 	if openTxn {
