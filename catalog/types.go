@@ -89,14 +89,14 @@ type LostRange struct {
 
 // FileEntry is one committed Parquet file.
 type FileEntry struct {
-	Name           string    `json:"name"`
-	FirstOffset    int64     `json:"first_offset"`
-	LastOffset     int64     `json:"last_offset"`
-	Records        int64     `json:"records"` // rows in the file (data + control)
-	ControlRecords int64     `json:"control_records"`
+	Name           string `json:"name"`
+	FirstOffset    int64  `json:"first_offset"`
+	LastOffset     int64  `json:"last_offset"`
+	Records        int64  `json:"records"` // rows in the file (data + control)
+	ControlRecords int64  `json:"control_records"`
 	// OpenTxnRecords counts rows of transactions whose marker was not in
 	// this file (txn_state "open"); readers resolve them from later markers.
-	OpenTxnRecords int64 `json:"open_txn_records,omitempty"`
+	OpenTxnRecords int64     `json:"open_txn_records,omitempty"`
 	MinTimestamp   int64     `json:"min_timestamp_ms"`
 	MaxTimestamp   int64     `json:"max_timestamp_ms"`
 	Bytes          int64     `json:"bytes"`
