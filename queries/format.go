@@ -274,7 +274,7 @@ func textOf(v any, display bool) string {
 	case string:
 		return x
 	case []byte:
-		return blobText(x)
+		return BlobText(x)
 	case time.Time:
 		return x.UTC().Format("2006-01-02 15:04:05.999999Z07:00")
 	case float64:
@@ -289,7 +289,8 @@ func textOf(v any, display bool) string {
 	return string(b)
 }
 
-func blobText(b []byte) string {
+// BlobText writes bytes as text with \xHH escapes, like the DuckDB CLI.
+func BlobText(b []byte) string {
 	var sb strings.Builder
 	for _, c := range b {
 		if c >= 0x20 && c < 0x7f && c != '\\' {

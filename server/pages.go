@@ -472,7 +472,7 @@ func cellText(v any) string {
 	case string:
 		return x
 	case []byte:
-		return blobText(x)
+		return queries.BlobText(x)
 	case time.Time:
 		return x.UTC().Format("2006-01-02 15:04:05.999Z07:00")
 	case float64:
@@ -487,19 +487,6 @@ func cellText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return string(b)
-}
-
-// blobText writes bytes as text with \xHH escapes, like the DuckDB CLI.
-func blobText(b []byte) string {
-	var sb strings.Builder
-	for _, c := range b {
-		if c >= 0x20 && c < 0x7f && c != '\\' {
-			sb.WriteByte(c)
-		} else {
-			fmt.Fprintf(&sb, `\x%02X`, c)
-		}
-	}
-	return sb.String()
 }
 
 // ---- SQL page and login ----
