@@ -31,8 +31,16 @@ type FileWriter struct {
 	open bool
 }
 
-// NewFileWriter starts a data file of tp for the snapshot.
+// NewFileWriter starts a data file of tp for the snapshot, with row groups
+// of RowGroupRows.
 func (d *Dir) NewFileWriter(tp TopicPartition, snapshot string) (*FileWriter, error) {
+	return d.NewFileWriterRows(tp, snapshot, RowGroupRows)
+}
+
+// NewFileWriterRows is NewFileWriter with another row group size: a
+// writer holds one row group in memory, so a dump writing many partitions
+// at once chooses smaller groups to stay within its memory budget.
+func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows int) (*FileWriter, error) {
 	dir := d.PartitionDir(tp)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, classify(err))
@@ -44,7 +52,7 @@ func (d *Dir) NewFileWriter(tp TopicPartition, snapshot string) (*FileWriter, er
 	cw := &countingWriter{w: f}
 	pw := parquet.NewGenericWriter[Row](cw, schema,
 		parquet.Compression(zstdCodec),
-		parquet.MaxRowsPerRowGroup(RowGroupRows),
+		parquet.MaxRowsPerRowGroup(int64(groupRows)),
 		parquet.PageBufferSize(1<<20),
 		parquet.CreatedBy("topicsnap", "1", ""),
 		parquet.KeyValueMetadata("topicsnap.format_version", fmt.Sprint(FormatVersion)),

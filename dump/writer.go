@@ -20,6 +20,20 @@ const (
 	holdRows  = 64 * 1024
 )
 
+// Row groups are buffered in memory, one per partition being written. The
+// dump shares rowGroupBudget between its partitions: 6 partitions get the
+// catalog's 128k-row groups, 24 get 32k, never fewer than minGroupRows.
+const (
+	rowGroupBudget = 192 << 20
+	rowBytesGuess  = 256 // a JSON event of ~200 bytes, as the column buffers hold it
+	minGroupRows   = 8 * 1024
+)
+
+func groupRowsFor(partitions int) int {
+	n := rowGroupBudget / rowBytesGuess / max(partitions, 1)
+	return min(max(n, minGroupRows), catalog.RowGroupRows)
+}
+
 // writer turns one partition's records into committed Parquet files. It
 // runs in its own goroutine; the reader feeds it in offset order. Memory is
 // bounded by one batch of rows plus the Parquet writer's row group.
@@ -31,6 +45,7 @@ type writer struct {
 
 	fileRows  int
 	fileBytes int64
+	groupRows int // Parquet row group size, from the memory budget
 
 	// reader side only
 	finished bool
@@ -187,7 +202,7 @@ func (w *writer) writeBatch() error {
 		return nil
 	}
 	if w.fw == nil {
-		fw, err := w.d.dir.NewFileWriter(w.pl.tp, w.c.id)
+		fw, err := w.d.dir.NewFileWriterRows(w.pl.tp, w.c.id, w.groupRows)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", w.pl.tp, err)
 		}
