@@ -52,12 +52,7 @@ func ReadDataFile(path string) ([]Row, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("stat %s: %w", path, err)
-	}
 	r := parquet.NewGenericReader[Row](f, schema)
-	_ = st
 	defer r.Close()
 	rows := make([]Row, r.NumRows())
 	n, err := r.Read(rows)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
-	"github.com/topicsnap/topicsnap/queries"
 )
 
 func brokers(t *testing.T) []string { return dumptest.Brokers(t) }
@@ -46,18 +46,30 @@ func TestEndToEnd(t *testing.T) {
 	}
 	code, out, _ = cli(t, "check", "missing", "--dir", dir, "--topic", "app_events", "--where", "value.event_name = 'order_completed'",
 		"--match", "value.order_id", "--against", filepath.Join(dir, "orders.csv"), "--against-key", "order_id", "--by", "platform", "--format", "json")
-	var rep queries.Report
 	var doc map[string]any
 	json.Unmarshal([]byte(out), &doc)
 	if code != 1 || doc["status"] != "fail" || int(doc["summary"].(map[string]any)["missing"].(float64)) != data.Truth.OrdersMissingCompleted {
 		t.Fatalf("check missing: exit %d %s", code, out)
 	}
-	_ = rep
 	if code, out, _ = cli(t, "check", "gaps", "--dir", dir, "--topic", "app_events"); code != 0 || !strings.HasPrefix(out, "OK gaps on app_events: 0 missing offsets on all 6 partitions") {
 		t.Fatalf("check gaps: %d %q", code, out)
 	}
 	if code, _, _ = cli(t, "check", "duplicates", "--dir", dir, "--topic", "app_events", "--id", "value.event_id", "--strict"); code != 1 {
 		t.Fatalf("duplicates --strict on a warn: exit %d", code)
+	}
+	// --format parquet writes a Parquet file to stdout that DuckDB reads back.
+	pq, err := os.Create(filepath.Join(t.TempDir(), "out.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := run(ctx, []string{"sql", "--dir", dir, "-c", `SELECT "partition", count(*) AS n FROM app_events GROUP BY 1`, "--format", "parquet"},
+		strings.NewReader(""), pq, &bytes.Buffer{}); code != 0 {
+		t.Fatalf("sql --format parquet: exit %d", code)
+	}
+	pq.Close()
+	code, out, _ = cli(t, "sql", "--dir", dir, "-c", fmt.Sprintf(`SELECT sum(n) AS n FROM read_parquet('%s')`, pq.Name()), "--format", "csv")
+	if code != 0 || strings.TrimSpace(out) != fmt.Sprintf("n\n%d", data.Truth.Events) {
+		t.Fatalf("read back the parquet output: %d %q", code, out)
 	}
 	code, out, _ = cli(t, "catalog", "verify", "--dir", dir)
 	if code != 0 || !strings.Contains(out, "all match") {

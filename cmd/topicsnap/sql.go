@@ -173,8 +173,8 @@ func (a *app) runOne(ctx context.Context, eng *queries.Engine, stmt, format stri
 		if !ok {
 			return usagef("--format parquet writes to a file: redirect stdout")
 		}
-		rows, err := eng.Query(ctx, fmt.Sprintf("COPY (%s) TO '/dev/stdout' (FORMAT parquet)", strings.TrimSuffix(stmt, ";")))
-		_ = f
+		// DuckDB writes the file itself, to the same descriptor.
+		rows, err := eng.Query(ctx, fmt.Sprintf("COPY (%s) TO '/dev/fd/%d' (FORMAT parquet, USE_TMP_FILE false)", strings.TrimSuffix(stmt, ";"), f.Fd()))
 		if err != nil {
 			return fmt.Errorf("run query: %w", err)
 		}
