@@ -35,7 +35,7 @@ set -euo pipefail
 KAFKA_VERSION="${TOPICSNAP_KAFKA_VERSION:-4.4.0}"
 LOG4J_VERSION="2.25.5"           # what kafka-server 4.4.0 itself depends on
 DEP_PLUGIN="org.apache.maven.plugins:maven-dependency-plugin:3.6.1"
-KAFKA_HOME="${TOPICSNAP_KAFKA_HOME:-$HOME/.cache/topicsnap/kafka-$KAFKA_VERSION}"
+KAFKA_HOME="${TOPICSNAP_KAFKA_HOME:-${HOME:-/root}/.cache/topicsnap/kafka-$KAFKA_VERSION}"
 STATE_DIR="${TOPICSNAP_KAFKA_DIR:-/tmp/topicsnap-kafka}"
 PORT="${TOPICSNAP_KAFKA_PORT:-39092}"
 SASL_PORT="${TOPICSNAP_KAFKA_SASL_PORT:-39093}"
