@@ -11,8 +11,10 @@ export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
 build:
 	$(GO) build -o $(BIN) ./cmd/topicsnap
 
+# The demo's folder is its own: each `make demo` starts from a fresh one.
 demo: build
-	./$(BIN) demo
+	rm -rf demo-snapshots
+	./$(BIN) demo --dir demo-snapshots
 
 # The whole suite: vet, the cgo-free build of dump and catalog, then every
 # test against a real Apache Kafka broker (KRaft) started here and stopped
