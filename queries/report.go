@@ -1,10 +1,5 @@
 package queries
 
-import (
-	"encoding/json"
-	"strings"
-)
-
 // Statuses of a check.
 const (
 	StatusOK   = "ok"
@@ -91,21 +86,9 @@ func (m *orderedMap) Get(k string) any { return m.Vals[k] }
 
 // MarshalJSON writes keys in order.
 func (m orderedMap) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
+	o := orderedObject{keys: m.Keys, vals: make([]any, len(m.Keys))}
 	for i, k := range m.Keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(JSONValue(m.Vals[k]))
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
+		o.vals[i] = JSONValue(m.Vals[k])
 	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
+	return o.MarshalJSON()
 }
