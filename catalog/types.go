@@ -48,16 +48,16 @@ const (
 // control markers alike. Key and Value are the exact bytes; nil is null, which
 // is not the same as empty.
 type Row struct {
-	Partition     int32    `parquet:"partition"`
-	Offset        int64    `parquet:"offset"`
-	Timestamp     int64    `parquet:"timestamp,timestamp(millisecond)"`
+	Partition     int32    `parquet:"partition,delta"`
+	Offset        int64    `parquet:"offset,delta"`
+	Timestamp     int64    `parquet:"timestamp,timestamp(millisecond),delta"`
 	TimestampType string   `parquet:"timestamp_type,dict"`
 	Key           []byte   `parquet:"key,optional"`
 	Value         []byte   `parquet:"value,optional"`
 	Headers       []Header `parquet:"headers,list"`
-	LeaderEpoch   int32    `parquet:"leader_epoch"`
-	ProducerID    int64    `parquet:"producer_id"`
-	ProducerEpoch int32    `parquet:"producer_epoch"`
+	LeaderEpoch   int32    `parquet:"leader_epoch,delta"`
+	ProducerID    int64    `parquet:"producer_id,delta"`
+	ProducerEpoch int32    `parquet:"producer_epoch,delta"`
 	Transactional bool     `parquet:"is_transactional"`
 	Control       bool     `parquet:"is_control"`
 	// ControlType is "commit" or "abort" for a control marker, null otherwise.

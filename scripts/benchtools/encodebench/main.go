@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
+	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -24,6 +26,9 @@ import (
 	"github.com/parquet-go/parquet-go/compress/snappy"
 	"github.com/parquet-go/parquet-go/compress/uncompressed"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/format"
+
+	kzstd "github.com/klauspost/compress/zstd"
 
 	"github.com/topicsnap/topicsnap/catalog"
 )
@@ -37,6 +42,8 @@ type variant struct {
 
 func main() {
 	reps := flag.Int("reps", 3, "encode each variant this many times, keep the fastest")
+	only := flag.String("only", "", "run only the variants whose name contains this")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the encoding to this file")
 	flag.Parse()
 	if flag.NArg() == 0 {
 		fmt.Fprintln(os.Stderr, "usage: encodebench FILE.parquet...")
@@ -71,12 +78,29 @@ func main() {
 		{"uncompressed", &uncompressed.Codec{}, 1 << 20, catalog.RowGroupRows},
 		{"zstd fastest, 8 KiB page buffer", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 8 << 10, catalog.RowGroupRows},
 		{"zstd fastest, 32K-row groups", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 1 << 20, 32 * 1024},
+		{"zstd fastest, 256 KiB page buffer", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 256 << 10, catalog.RowGroupRows},
+		{"zstd fastest, 4 MiB page buffer", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 4 << 20, catalog.RowGroupRows},
+		{"kzstd fastest, lower mem", newKZ(kzstd.WithLowerEncoderMem(true)), 1 << 20, catalog.RowGroupRows},
+		{"kzstd fastest, 256 KiB window", newKZ(kzstd.WithWindowSize(256 << 10)), 1 << 20, catalog.RowGroupRows},
+		{"kzstd fastest, single segment", newKZ(kzstd.WithSingleSegment(true)), 1 << 20, catalog.RowGroupRows},
+		{"kzstd fastest, no entropy", newKZ(kzstd.WithNoEntropyCompression(true)), 1 << 20, catalog.RowGroupRows},
 	}
 	schema := parquet.SchemaOf(catalog.Row{})
 	fmt.Println()
 	fmt.Println("| variant | CPU s per 1M rows | rows/s on one core | MB/s key+value | output MB |")
 	fmt.Println("|---|---:|---:|---:|---:|")
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			panic(err)
+		}
+		pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
+	}
 	for _, v := range variants {
+		if !strings.Contains(v.name, *only) {
+			continue
+		}
 		best := time.Duration(1 << 62)
 		var size int
 		for rep := 0; rep < *reps; rep++ {
@@ -110,3 +134,23 @@ func main() {
 		fmt.Printf("| %s | %.2f | %.0f | %.0f | %.1f |\n", v.name, s/float64(len(rows))*1e6, float64(len(rows))/s, float64(kv)/s/1e6, float64(size)/1e6)
 	}
 }
+
+// kz is a zstd codec with klauspost/compress options the parquet-go codec
+// does not expose, one encoder reused (GOMAXPROCS=1 here).
+type kz struct {
+	e *kzstd.Encoder
+	zstd.Codec
+}
+
+func newKZ(opts ...kzstd.EOption) *kz {
+	opts = append([]kzstd.EOption{kzstd.WithEncoderConcurrency(1), kzstd.WithEncoderLevel(kzstd.SpeedFastest),
+		kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false)}, opts...)
+	e, err := kzstd.NewWriter(nil, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return &kz{e: e}
+}
+
+func (c *kz) CompressionCodec() format.CompressionCodec { return format.Zstd }
+func (c *kz) Encode(dst, src []byte) ([]byte, error)    { return c.e.EncodeAll(src, dst[:0]), nil }
