@@ -78,13 +78,19 @@ func (e *Engine) validateExpr(ctx context.Context, flag, expr, topicView string)
 
 // queryRows runs a rendered check query and returns ordered rows.
 func (e *Engine) queryRows(ctx context.Context, q string, args ...any) ([]Row, error) {
-	rows, err := e.db.QueryContext(ctx, q, args...)
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	rows, reset, err := e.queryOn(ctx, conn, q, args...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, CleanError(err)
 	}
+	defer reset()
 	defer rows.Close()
 	cols, _ := rows.Columns()
 	var out []Row

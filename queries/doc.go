@@ -12,6 +12,12 @@
 //   - "T": what a user means by the topic: committed data records once each
 //     (no control markers, no records of aborted transactions).
 //
+// A JSON topic's value is parsed at query time (from_json). Before a query
+// runs, its syntax tree (DuckDB's json_serialize_sql) is read and, when every
+// use of value is a field access such as value.event_id, the structure is
+// narrowed to those fields for that query alone (narrow.go): DuckDB then
+// builds one field per record instead of all of them.
+//
 // Metadata tables come from the catalog: snapshots, files, partitions,
 // topic_configs, group_offsets, group_members, lost_ranges.
 //

@@ -332,7 +332,10 @@ func topicViews(name string, paths []string, t Topic, openTxn bool) []string {
 	}
 	value := `"value"`
 	if t.JSON {
-		value = fmt.Sprintf(`try(from_json(decode("value"), %s))`, quoteString(t.Structure))
+		// The structure is the inferred one unless a query narrowed it to the
+		// fields it reads (see narrow.go).
+		value = fmt.Sprintf(`try(from_json(decode("value"), coalesce(getvariable(%s), %s)))`,
+			quoteString(valueVariable(name)), quoteString(t.Structure))
 	}
 	var all string
 	if openTxn {

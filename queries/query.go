@@ -14,11 +14,13 @@ type Rows struct {
 	*sql.Rows
 	conn   *sql.Conn
 	cancel context.CancelFunc
+	reset  func()
 }
 
 // Close ends the query and frees its connection.
 func (r *Rows) Close() error {
 	err := r.Rows.Close()
+	r.reset()
 	r.cancel()
 	r.conn.Close()
 	return err
@@ -46,14 +48,33 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 			return nil, err
 		}
 	}
-	rows, err := conn.QueryContext(qctx, q, args...)
+	rows, reset, err := e.queryOn(qctx, conn, q, args...)
 	if err != nil {
 		err = e.queryError(qctx, err)
 		cancel()
 		conn.Close()
 		return nil, err
 	}
-	return &Rows{Rows: rows, conn: conn, cancel: cancel}, nil
+	return &Rows{Rows: rows, conn: conn, cancel: cancel, reset: reset}, nil
+}
+
+// queryOn runs q on conn with the value structures narrowed to the fields q
+// reads (narrow.go); reset undoes that once the rows are closed.
+func (e *Engine) queryOn(ctx context.Context, conn *sql.Conn, q string, args ...any) (*sql.Rows, func(), error) {
+	reset := func() {}
+	if vars := e.narrow(ctx, conn, q); vars != nil {
+		r, err := setNarrow(ctx, conn, vars)
+		if err != nil {
+			return nil, reset, err
+		}
+		reset = r
+	}
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		reset()
+		return nil, func() {}, err
+	}
+	return rows, reset, nil
 }
 
 func (e *Engine) queryError(ctx context.Context, err error) error {
