@@ -35,7 +35,7 @@ func TestNarrow(t *testing.T) {
 		{`SELECT value.event_id FROM query_table('shop.events-v2')`, ``},
 		{`SELECT value.no_such_field FROM ` + T, ``},
 		{`SELECT value.event_id, value.event_name, value.order FROM ` + T, ``}, // every field
-		{`SELECT count(*) FROM ` + T, ``},                                       // value unused
+		{`SELECT count(*) FROM ` + T, ``},                                      // value unused
 		{`SELECT 1; SELECT value.event_id FROM ` + T, ``},
 		{`COPY (SELECT value.event_id FROM ` + T + `) TO '/dev/null'`, ``},
 		{`SELECT value.event_id FROM topics`, ``}, // not a topic
@@ -91,7 +91,7 @@ func TestNarrowAnswersAndReset(t *testing.T) {
 	}
 	wantType := `STRUCT(event_id VARCHAR, event_name VARCHAR, "order" STRUCT(total UBIGINT))`
 	for _, q := range []string{
-		`SELECT value.event_id FROM ` + T,           // succeeds
+		`SELECT value.event_id FROM ` + T,          // succeeds
 		`SELECT value.event_id::INTEGER FROM ` + T, // fails while running
 	} {
 		one(q)
