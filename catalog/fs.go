@@ -66,12 +66,14 @@ func Open(path string) (*Dir, error) {
 
 // Create opens path for writing, creating the folder and its version file.
 func Create(path string) (*Dir, error) {
+	// First the folder, so that a path that cannot be one (a file on the
+	// way) is named as not writable rather than unreadable.
+	if err := os.MkdirAll(path, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, classify(err))
+	}
 	d, err := Open(path)
 	if err != nil {
 		return nil, err
-	}
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, classify(err))
 	}
 	if _, err := os.Stat(filepath.Join(path, folderFile)); errors.Is(err, os.ErrNotExist) {
 		b, _ := json.MarshalIndent(folderInfo{FormatVersion, "topicsnap"}, "", "  ")
@@ -90,7 +92,7 @@ func classify(err error) error {
 	switch {
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		return fmt.Errorf("%w: %w", ErrDiskFull, err)
-	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.EROFS):
+	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.ENOTDIR):
 		return fmt.Errorf("%w: %w", ErrNotWritable, err)
 	}
 	return err

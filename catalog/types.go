@@ -157,9 +157,16 @@ type ClusterSnapshot struct {
 	PartitionCount    int               `json:"partition_count"`
 	ReplicationFactor int               `json:"replication_factor"`
 	Configs           map[string]string `json:"configs"`
-	Partitions        []PartitionState  `json:"partitions"`
-	Groups            []GroupState      `json:"groups"`
-	Dumped            []int32           `json:"dumped_partitions"`
+	// ConfigsError says why Configs is empty or partial (e.g. the principal
+	// may not DESCRIBE_CONFIGS the topic); empty when they were read.
+	ConfigsError string           `json:"configs_error,omitempty"`
+	Partitions   []PartitionState `json:"partitions"`
+	Groups       []GroupState     `json:"groups"`
+	// GroupsError says why Groups may be incomplete (e.g. the principal may
+	// not list every group or read their offsets); empty when every group
+	// was read. Groups is then what could be read, not all there were.
+	GroupsError string  `json:"groups_error,omitempty"`
+	Dumped      []int32 `json:"dumped_partitions"`
 }
 
 // PartitionState is one partition's offsets and replicas at the cut.

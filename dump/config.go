@@ -179,6 +179,20 @@ func resolveProps(c Conn, props map[string]string) (*settings, error) {
 	return s, nil
 }
 
+// principal is who the broker will take the client for, as ACLs name it.
+func principal(c Conn) string {
+	s, err := resolve(c)
+	switch {
+	case err != nil:
+		return "the client's principal"
+	case strings.HasPrefix(s.protocol, "SASL"):
+		return "User:" + s.user
+	case s.certFile != "":
+		return "the principal of the certificate in ssl.certificate.location"
+	}
+	return "User:ANONYMOUS"
+}
+
 func firstNonEmpty(xs ...string) string {
 	for _, x := range xs {
 		if x != "" {

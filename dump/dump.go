@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/topicsnap/topicsnap/catalog"
 )
@@ -45,6 +48,9 @@ type Progress interface {
 	Advance(tp catalog.TopicPartition, records, bytes int64)
 	Done(tp catalog.TopicPartition)
 	Waiting(what string)
+	// Warn tells of something the dump could not do but did not need,
+	// such as reading the consumer groups; it is also in the snapshot.
+	Warn(what string)
 }
 
 // Summary of one run.
@@ -100,6 +106,10 @@ func NewClient(c Conn, extra ...kgo.Opt) (*kgo.Client, error) {
 
 // connect makes an admin client and proves the cluster answers.
 func connect(ctx context.Context, c Conn) (*kgo.Client, *kadm.Client, error) {
+	s, err := resolve(c)
+	if err != nil {
+		return nil, nil, err
+	}
 	cl, err := NewClient(c)
 	if err != nil {
 		return nil, nil, err
@@ -115,20 +125,9 @@ func connect(ctx context.Context, c Conn) (*kgo.Client, *kadm.Client, error) {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		err = classify(err)
-		if errors.Is(err, ErrAuthentication) || errors.Is(err, ErrAuthorization) || errors.Is(err, ErrUnreachable) {
-			return nil, nil, fmt.Errorf("connect to %s within %s: %w", strings.Join(brokersOf(c), ","), 2*timeout, err)
-		}
-		return nil, nil, fmt.Errorf("connect to %s within %s: %w: %v", strings.Join(brokersOf(c), ","), 2*timeout, ErrUnreachable, err)
+		return nil, nil, connectError(s, 2*timeout, err)
 	}
 	return cl, kadm.NewClient(cl), nil
-}
-
-func brokersOf(c Conn) []string {
-	if s, err := resolve(c); err == nil {
-		return s.brokers
-	}
-	return c.Brokers
 }
 
 // Run dumps the selected topics into opts.Dir. With Follow it repeats until
@@ -164,12 +163,14 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return sum, err
 	}
 	defer cl.Close()
-	topics, err := resolveTopics(ctx, adm, opts.Topics, opts.TopicRegex)
+	who := principal(opts.Conn)
+	topics, err := resolveTopics(ctx, adm, opts.Topics, opts.TopicRegex, who)
 	if err != nil {
 		return sum, err
 	}
 	// Take every partition's lock once, for the whole run.
-	d := &dumper{opts: opts, dir: dir, conn: opts.Conn, adm: adm, parts: parts, locks: map[catalog.TopicPartition]*catalog.Lock{}}
+	d := &dumper{opts: opts, dir: dir, conn: opts.Conn, cl: cl, adm: adm, who: who, parts: parts,
+		locks: map[catalog.TopicPartition]*catalog.Lock{}, warned: map[string]bool{}}
 	defer d.unlockAll()
 	for {
 		for _, topic := range topics {
@@ -252,7 +253,7 @@ func parsePartitions(s string) (map[int32]bool, error) {
 	return out, nil
 }
 
-func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex string) ([]string, error) {
+func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex, who string) ([]string, error) {
 	all, err := adm.ListTopics(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list topics: %w", classify(err))
@@ -260,6 +261,11 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex 
 	var out []string
 	for _, n := range names {
 		if _, ok := all[n]; !ok {
+			// The broker leaves out of the list the topics the principal
+			// may not describe; asked by name, it says so.
+			if _, err := adm.Metadata(ctx, n); isAuthz(err) {
+				return nil, &AuthzError{Principal: who, Action: fmt.Sprintf("describe topic %q", n), Topic: n, Ops: "DESCRIBE and READ", Err: err}
+			}
 			msg := fmt.Sprintf("topic %q does not exist on the cluster", n)
 			if c := closest(n, all.Names()); c != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", c)
@@ -292,12 +298,32 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex 
 }
 
 type dumper struct {
-	opts  Options
-	dir   *catalog.Dir
-	conn  Conn
-	adm   *kadm.Client
-	parts map[int32]bool
-	locks map[catalog.TopicPartition]*catalog.Lock
+	opts   Options
+	dir    *catalog.Dir
+	conn   Conn
+	cl     *kgo.Client
+	adm    *kadm.Client
+	who    string // the principal, for messages
+	parts  map[int32]bool
+	locks  map[catalog.TopicPartition]*catalog.Lock
+	warned map[string]bool
+}
+
+// warn tells Progress of what could not be read, once per run.
+func (d *dumper) warn(msg string) {
+	if d.warned[msg] || d.opts.Progress == nil {
+		return
+	}
+	d.warned[msg] = true
+	d.opts.Progress.Warn(msg)
+}
+
+// denied turns an authorization failure on topic into an AuthzError.
+func (d *dumper) denied(action, topic, ops string, err error) error {
+	if !isAuthz(err) {
+		return nil
+	}
+	return &AuthzError{Principal: d.who, Action: action, Topic: topic, Ops: ops, Err: err}
 }
 
 func (d *dumper) unlockAll() {
@@ -320,6 +346,9 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 	now := time.Now().UTC()
 	c := &cut{id: catalog.NewSnapshotID(now), asOf: now, starts: map[int32]int64{}, ends: map[int32]int64{}, stable: map[int32]int64{}}
 	md, err := d.adm.Metadata(ctx, topic)
+	if ae := d.denied(fmt.Sprintf("describe topic %q", topic), topic, "DESCRIBE and READ", err); ae != nil {
+		return nil, ae
+	}
 	if err != nil {
 		return nil, fmt.Errorf("describe topic %s: %w", topic, classify(err))
 	}
@@ -332,6 +361,9 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 	}
 	list := func(what string, f func(context.Context, ...string) (kadm.ListedOffsets, error), into map[int32]int64) error {
 		lo, err := f(ctx, topic)
+		if ae := d.denied(fmt.Sprintf("list the %s offsets of topic %q", what, topic), topic, "DESCRIBE and READ", err); ae != nil {
+			return ae
+		}
 		if err != nil {
 			return fmt.Errorf("list %s offsets of %s: %w", what, topic, classify(err))
 		}
@@ -367,6 +399,9 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 	}
 	if rc, err := d.adm.DescribeTopicConfigs(ctx, topic); err == nil {
 		for _, r := range rc {
+			if r.Err != nil {
+				st.ConfigsError = fmt.Sprintf("read the configs of topic %s: %v", topic, r.Err)
+			}
 			for _, cfg := range r.Configs {
 				switch cfg.Key {
 				case "cleanup.policy", "retention.ms", "retention.bytes", "min.insync.replicas", "segment.ms", "segment.bytes", "message.timestamp.type", "max.message.bytes":
@@ -376,39 +411,58 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 				}
 			}
 		}
-	} else if !errors.Is(classify(err), ErrAuthorization) {
+	} else if isAuthz(err) {
+		st.ConfigsError = fmt.Sprintf("%s may not read the configs of topic %s (DESCRIBE_CONFIGS): %v", d.who, topic, err)
+	} else {
 		return nil, fmt.Errorf("describe configs of %s: %w", topic, classify(err))
 	}
-	st.Groups, err = d.groups(ctx, topic)
+	if st.ConfigsError != "" {
+		d.warn(st.ConfigsError + "; the snapshot records no configs")
+	}
+	st.Groups, st.GroupsError, err = d.groups(ctx, topic)
 	if err != nil {
 		return nil, err
+	}
+	if st.GroupsError != "" {
+		d.warn(st.GroupsError + "; the snapshot records the consumer groups as not fully known")
 	}
 	c.state = st
 	return c, nil
 }
 
-// groups returns every consumer group with committed offsets on topic.
-func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState, error) {
+// groups returns the consumer groups with committed offsets on topic, and,
+// if the principal may not see them all, why (the groups are then those it
+// could read). Groups are optional to a dump: not being allowed to read
+// them is no error.
+func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState, string, error) {
+	var unknown []string
+	if !d.mayDescribeCluster(ctx) {
+		unknown = append(unknown, fmt.Sprintf("%s lacks DESCRIBE on the cluster, so the broker lists only the consumer groups it may describe", d.who))
+	}
 	listed, err := d.adm.ListGroups(ctx)
+	if isAuthz(err) {
+		return nil, fmt.Sprintf("%s may not list the consumer groups: %v", d.who, err), nil
+	}
 	if err != nil {
-		if errors.Is(classify(err), ErrAuthorization) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("list groups: %w", classify(err))
+		return nil, "", fmt.Errorf("list groups: %w", classify(err))
 	}
 	names := listed.Groups()
 	if len(names) == 0 {
-		return nil, nil
+		return nil, strings.Join(unknown, "; "), nil
 	}
 	offs := d.adm.FetchManyOffsets(ctx, names...)
 	desc, err := d.adm.DescribeGroups(ctx, names...)
-	if err != nil && len(desc) == 0 {
-		return nil, fmt.Errorf("describe groups: %w", classify(err))
+	if err != nil && len(desc) == 0 && !isAuthz(err) {
+		return nil, "", fmt.Errorf("describe groups: %w", classify(err))
 	}
+	var unread []string
 	var out []catalog.GroupState
 	for _, g := range names {
 		r, ok := offs[g]
 		if !ok || r.Err != nil {
+			if ok && r.Err != nil {
+				unread = append(unread, fmt.Sprintf("%s (%v)", g, r.Err))
+			}
 			continue
 		}
 		tos, ok := r.Fetched[topic]
@@ -445,7 +499,24 @@ func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState
 		}
 		out = append(out, gs)
 	}
-	return out, nil
+	if len(unread) > 0 {
+		sort.Strings(unread)
+		unknown = append(unknown, fmt.Sprintf("%s could not read the offsets of consumer groups %s", d.who, strings.Join(unread, ", ")))
+	}
+	return out, strings.Join(unknown, "; "), nil
+}
+
+// mayDescribeCluster reports whether the principal has DESCRIBE on the
+// cluster, without which ListGroups leaves out the groups it may not
+// describe. A broker too old to say (before Kafka 2.8) is taken at its word.
+func (d *dumper) mayDescribeCluster(ctx context.Context) bool {
+	req := kmsg.NewPtrDescribeClusterRequest()
+	req.IncludeClusterAuthorizedOperations = true
+	resp, err := req.RequestWith(ctx, d.cl)
+	if err != nil || resp.ErrorCode != 0 || resp.ClusterAuthorizedOperations == math.MinInt32 {
+		return true
+	}
+	return slices.Contains(kadm.DecodeACLOperations(resp.ClusterAuthorizedOperations), kadm.OpDescribe)
 }
 
 // plan is what one partition will do in this snapshot.
@@ -663,6 +734,10 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 			}
 			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 				ferr = ctx.Err()
+				return
+			}
+			if ae := d.denied(fmt.Sprintf("read partition %d of topic %q", p, t), t, "READ", err); ae != nil {
+				ferr = ae
 				return
 			}
 			cerr := classify(err)

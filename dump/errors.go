@@ -1,12 +1,17 @@
 package dump
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Errors a caller can tell apart with errors.Is.
@@ -15,8 +20,28 @@ var (
 	ErrUnknownTopic   = errors.New("unknown topic")
 	ErrAuthentication = errors.New("authentication failed")
 	ErrAuthorization  = errors.New("not authorized")
+	ErrTLS            = errors.New("TLS failed")
 	ErrBadOption      = errors.New("bad option")
+	// ErrTLSMismatch is a client with TLS meeting a listener without, or
+	// the other way round; errors.Is(err, ErrTLS) holds too.
+	ErrTLSMismatch = fmt.Errorf("%w: security.protocol does not match the listener", ErrTLS)
 )
+
+// AuthzError is an authorization failure: who was refused what, and the
+// grant that would allow it. errors.Is(err, ErrAuthorization) holds.
+type AuthzError struct {
+	Principal string // e.g. User:alice
+	Action    string // what was refused, e.g. `describe topic "orders"`
+	Topic     string // the topic the grant is on
+	Ops       string // the operations to grant on it, e.g. "READ and DESCRIBE"
+	Err       error  // the broker's error
+}
+
+func (e *AuthzError) Error() string {
+	return fmt.Sprintf("%s: %s may not %s; that needs %s on topic %s: %v", ErrAuthorization, e.Principal, e.Action, e.Ops, e.Topic, e.Err)
+}
+
+func (e *AuthzError) Unwrap() []error { return []error{ErrAuthorization, e.Err} }
 
 // classify wraps a Kafka or network error with the kind a user can act on.
 func classify(err error) error {
@@ -28,11 +53,13 @@ func classify(err error) error {
 	case errors.Is(err, kerr.SaslAuthenticationFailed), errors.Is(err, kerr.IllegalSaslState),
 		errors.Is(err, kerr.UnsupportedSaslMechanism):
 		return fmt.Errorf("%w: %w", ErrAuthentication, err)
-	case errors.Is(err, kerr.TopicAuthorizationFailed), errors.Is(err, kerr.ClusterAuthorizationFailed),
-		errors.Is(err, kerr.GroupAuthorizationFailed), errors.Is(err, kerr.TransactionalIDAuthorizationFailed):
+	case isAuthz(err):
 		return fmt.Errorf("%w: %w", ErrAuthorization, err)
 	case errors.As(err, &ke):
 		return err
+	}
+	if isTLS(err) {
+		return fmt.Errorf("%w: %w", ErrTLS, err)
 	}
 	var ne net.Error
 	var oe *net.OpError
@@ -40,4 +67,62 @@ func classify(err error) error {
 		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	return err
+}
+
+func isAuthz(err error) bool {
+	return errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.ClusterAuthorizationFailed) ||
+		errors.Is(err, kerr.GroupAuthorizationFailed) || errors.Is(err, kerr.TransactionalIDAuthorizationFailed)
+}
+
+// isTLS reports whether err is the TLS handshake failing: a certificate the
+// client cannot verify, an alert from the broker, or a broker that does not
+// speak TLS.
+func isTLS(err error) bool {
+	var (
+		cve *tls.CertificateVerificationError
+		rhe tls.RecordHeaderError
+		ae  tls.AlertError
+		uae x509.UnknownAuthorityError
+		he  x509.HostnameError
+		cie x509.CertificateInvalidError
+	)
+	return errors.As(err, &cve) || errors.As(err, &rhe) || errors.As(err, &ae) ||
+		errors.As(err, &uae) || errors.As(err, &he) || errors.As(err, &cie)
+}
+
+// connectError explains why the first request to the brokers failed,
+// knowing the security protocol the client used: a connection the broker
+// closes at once is, on a TLS client, a listener without TLS, and on a
+// plaintext client, at the very first request, a listener that expects TLS.
+func connectError(s *settings, within time.Duration, err error) error {
+	addrs := strings.Join(s.brokers, ",")
+	tlsClient := strings.HasSuffix(s.protocol, "SSL")
+	var eof *kgo.ErrFirstReadEOF
+	isEOF := errors.As(err, &eof)
+	switch cerr := classify(err); {
+	case errors.Is(cerr, ErrTLS):
+		why := "the broker's certificate does not verify"
+		var uae x509.UnknownAuthorityError
+		switch {
+		case errors.As(err, &uae) && s.caFile == "":
+			why = "the broker's certificate is not signed by a CA this system trusts, and ssl.ca.location is not set"
+		case errors.As(err, &uae):
+			why = fmt.Sprintf("the broker's certificate is not signed by the CA in ssl.ca.location %s", s.caFile)
+		}
+		return fmt.Errorf("connect to %s over TLS: %s: %w", addrs, why, cerr)
+	case isEOF && tlsClient:
+		return fmt.Errorf("connect to %s over TLS: the broker closed the connection during the handshake, so this listener does not speak TLS: %w: %v",
+			addrs, ErrTLSMismatch, err)
+	case !tlsClient && (isEOF && strings.Contains(err.Error(), "requires TLS") || strings.Contains(err.Error(), "speaking to a tls endpoint")):
+		// kgo's diagnosis of a TLS alert, or an EOF, in answer to the first
+		// request (ApiVersions), which PLAINTEXT and SASL_PLAINTEXT
+		// listeners always answer.
+		return fmt.Errorf("connect to %s without TLS: the broker answered the first request as an SSL listener does: %w: %v",
+			addrs, ErrTLSMismatch, err)
+	case errors.Is(cerr, ErrUnreachable):
+		return fmt.Errorf("connect to %s within %s: %w", addrs, within, cerr)
+	case errors.Is(cerr, ErrAuthentication), errors.Is(cerr, ErrAuthorization):
+		return fmt.Errorf("connect to %s: %w", addrs, cerr)
+	}
+	return fmt.Errorf("connect to %s within %s: %w: %v", addrs, within, ErrUnreachable, err)
 }

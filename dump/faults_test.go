@@ -193,6 +193,7 @@ func (w *waitLog) Waiting(s string) {
 	w.said = append(w.said, s)
 	w.mu.Unlock()
 }
+func (w *waitLog) Warn(s string) { w.Waiting(s) }
 
 func TestDiskFullCommitsNothingPartialAndResumes(t *testing.T) {
 	if os.Geteuid() != 0 {

@@ -1,6 +1,8 @@
 package dump
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -21,8 +23,8 @@ type waitHook struct {
 var _ kgo.HookBrokerConnect = (*waitHook)(nil)
 
 func (h *waitHook) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
-	if err == nil || h.p == nil {
-		return
+	if err == nil || h.p == nil || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.Canceled) {
+		return // nothing to wait for: the dump is over
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -43,7 +43,7 @@
 #   BENCH_QUIET_WAIT      seconds to wait for an idle machine before each run (600)
 #   BENCH_QUIET_BUSY      "idle" means fewer busy cores than this (0.25)
 #   TOPICSNAP_KAFKA_*     see scripts/kafka.sh; defaults here: dir
-#                         /tmp/topicsnap-kafka-bench, ports 39192/39193/39194,
+#                         /tmp/topicsnap-kafka-bench, ports 39192/39193/39194/39195,
 #                         heap -Xms1g -Xmx1g
 set -euo pipefail
 
@@ -59,6 +59,7 @@ export TOPICSNAP_KAFKA_DIR="${TOPICSNAP_KAFKA_DIR:-/tmp/topicsnap-kafka-bench}"
 export TOPICSNAP_KAFKA_PORT="${TOPICSNAP_KAFKA_PORT:-39192}"
 export TOPICSNAP_KAFKA_SASL_PORT="${TOPICSNAP_KAFKA_SASL_PORT:-39193}"
 export TOPICSNAP_KAFKA_CONTROLLER_PORT="${TOPICSNAP_KAFKA_CONTROLLER_PORT:-39194}"
+export TOPICSNAP_KAFKA_SSL_PORT="${TOPICSNAP_KAFKA_SSL_PORT:-39195}"
 export TOPICSNAP_KAFKA_HEAP="${TOPICSNAP_KAFKA_HEAP:--Xms1g -Xmx1g}"
 BROKERS="127.0.0.1:$TOPICSNAP_KAFKA_PORT"
 

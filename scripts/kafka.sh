@@ -2,6 +2,12 @@
 # Run a real single-node Apache Kafka 4.x broker (KRaft, combined broker +
 # controller) on 127.0.0.1 for topicsnap's integration tests.
 #
+# Listeners: PLAINTEXT, SASL_PLAINTEXT (SCRAM), SSL (server certificate from a
+# throwaway CA made with openssl in the state dir; no client certificates) and
+# the KRaft CONTROLLER. The StandardAuthorizer is on: ANONYMOUS (PLAINTEXT,
+# SSL, the controller), admin and topicsnap are super users; noacl has no ACL
+# at all, so tests can see what a principal without grants gets.
+#
 # The broker jars come from Maven Central (no tarball, no Docker): `install`
 # writes a tiny pom.xml into the cache dir and lets Maven copy the runtime
 # dependencies of org.apache.kafka:kafka_2.13 + kafka-tools into lib/.
@@ -25,11 +31,18 @@
 #   TOPICSNAP_KAFKA_PORT       PLAINTEXT listener port (default 39092)
 #   TOPICSNAP_KAFKA_SASL_PORT  SASL_PLAINTEXT (SCRAM-SHA-256/512) listener port (default 39093)
 #   TOPICSNAP_KAFKA_CONTROLLER_PORT  KRaft controller listener port (default 39094)
+#   TOPICSNAP_KAFKA_SSL_PORT   SSL listener port (default 39095)
 #   TOPICSNAP_KAFKA_HEAP       JVM heap options (default "-Xms256m -Xmx512m")
 #   TOPICSNAP_KAFKA_START_TIMEOUT  seconds to wait for the broker (default 90)
 #
 # SCRAM users (both SCRAM-SHA-256 and SCRAM-SHA-512), created at format time:
-#   topicsnap / topicsnap-secret     admin / admin-secret
+#   topicsnap / topicsnap-secret     super user
+#   admin / admin-secret             super user
+#   noacl / noacl-secret             no ACLs (tests grant what they need)
+#
+# TLS: STATE_DIR/tls/ca.pem is the CA that signed the SSL listener's
+# certificate (SAN IP:127.0.0.1, DNS:localhost). A fresh start makes a new CA
+# and certificate; start --keep-data (and restart-broker) keeps them.
 set -euo pipefail
 
 KAFKA_VERSION="${TOPICSNAP_KAFKA_VERSION:-4.4.0}"
@@ -40,6 +53,7 @@ STATE_DIR="${TOPICSNAP_KAFKA_DIR:-/tmp/topicsnap-kafka}"
 PORT="${TOPICSNAP_KAFKA_PORT:-39092}"
 SASL_PORT="${TOPICSNAP_KAFKA_SASL_PORT:-39093}"
 CONTROLLER_PORT="${TOPICSNAP_KAFKA_CONTROLLER_PORT:-39094}"
+SSL_PORT="${TOPICSNAP_KAFKA_SSL_PORT:-39095}"
 HEAP_OPTS="${TOPICSNAP_KAFKA_HEAP:--Xms256m -Xmx512m}"
 START_TIMEOUT="${TOPICSNAP_KAFKA_START_TIMEOUT:-90}"
 HOST=127.0.0.1
@@ -51,6 +65,8 @@ SCRAM_USER=topicsnap
 SCRAM_PASS=topicsnap-secret
 ADMIN_USER=admin
 ADMIN_PASS=admin-secret
+NOACL_USER=noacl
+NOACL_PASS=noacl-secret
 
 LIB_DIR="$KAFKA_HOME/lib"
 MARKER="$KAFKA_HOME/.installed"
@@ -61,6 +77,10 @@ LOG_FILE="$STATE_DIR/server.log"
 PID_FILE="$STATE_DIR/kafka.pid"
 CLIENT_SASL256="$STATE_DIR/client-scram-sha-256.properties"
 CLIENT_SASL512="$STATE_DIR/client-scram-sha-512.properties"
+TLS_DIR="$STATE_DIR/tls"
+TLS_CA="$TLS_DIR/ca.pem"
+TLS_KEYSTORE="$TLS_DIR/server.p12"
+TLS_PASS=topicsnap-keystore   # the throwaway keystore's password
 
 log() { echo "kafka.sh: $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -164,6 +184,10 @@ print_env() {
   echo "KAFKA_SASL_MECHANISMS=SCRAM-SHA-256,SCRAM-SHA-512"
   echo "KAFKA_ADMIN_USER=$ADMIN_USER"
   echo "KAFKA_ADMIN_PASSWORD=$ADMIN_PASS"
+  echo "KAFKA_NOACL_USER=$NOACL_USER"
+  echo "KAFKA_NOACL_PASSWORD=$NOACL_PASS"
+  echo "KAFKA_SSL_BROKERS=$HOST:$SSL_PORT"
+  echo "KAFKA_SSL_CA=$TLS_CA"
   echo "KAFKA_VERSION=$KAFKA_VERSION"
   echo "KAFKA_STATE_DIR=$STATE_DIR"
   echo "KAFKA_LOG=$LOG_FILE"
@@ -179,10 +203,23 @@ node.id=1
 controller.quorum.voters=1@$HOST:$CONTROLLER_PORT
 controller.listener.names=CONTROLLER
 
-listeners=PLAINTEXT://$HOST:$PORT,SASL_PLAINTEXT://$HOST:$SASL_PORT,CONTROLLER://$HOST:$CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://$HOST:$PORT,SASL_PLAINTEXT://$HOST:$SASL_PORT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT
+listeners=PLAINTEXT://$HOST:$PORT,SASL_PLAINTEXT://$HOST:$SASL_PORT,SSL://$HOST:$SSL_PORT,CONTROLLER://$HOST:$CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://$HOST:$PORT,SASL_PLAINTEXT://$HOST:$SASL_PORT,SSL://$HOST:$SSL_PORT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL,CONTROLLER:PLAINTEXT
 inter.broker.listener.name=PLAINTEXT
+
+# SSL listener: server certificate only (no client auth), from make_tls
+listener.name.ssl.ssl.keystore.type=PKCS12
+listener.name.ssl.ssl.keystore.location=$TLS_KEYSTORE
+listener.name.ssl.ssl.keystore.password=$TLS_PASS
+listener.name.ssl.ssl.key.password=$TLS_PASS
+listener.name.ssl.ssl.client.auth=none
+
+# ACLs (KRaft): PLAINTEXT, SSL and the controller listener are ANONYMOUS and
+# super users, so only SASL principals other than admin/topicsnap meet ACLs.
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users=User:ANONYMOUS;User:$ADMIN_USER;User:$SCRAM_USER
+allow.everyone.if.no.acl.found=false
 
 # SCRAM on the SASL_PLAINTEXT listener (users created by StorageTool --add-scram)
 sasl.enabled.mechanisms=SCRAM-SHA-256,SCRAM-SHA-512
@@ -248,6 +285,12 @@ sasl.mechanism=SCRAM-SHA-$m
 sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="$SCRAM_USER" password="$SCRAM_PASS";
 EOF
   done
+  # ... and the SSL listener (Java tools read the CA as a PEM truststore).
+  cat >"$STATE_DIR/client-ssl.properties" <<EOF
+security.protocol=SSL
+ssl.truststore.type=PEM
+ssl.truststore.location=$TLS_CA
+EOF
 }
 
 write_tools_log4j() {
@@ -273,11 +316,44 @@ format_storage() {
       --add-scram "SCRAM-SHA-256=[name=$SCRAM_USER,password=$SCRAM_PASS]" \
       --add-scram "SCRAM-SHA-512=[name=$SCRAM_USER,password=$SCRAM_PASS]" \
       --add-scram "SCRAM-SHA-256=[name=$ADMIN_USER,password=$ADMIN_PASS]" \
-      --add-scram "SCRAM-SHA-512=[name=$ADMIN_USER,password=$ADMIN_PASS]" 2>&1)"; then
+      --add-scram "SCRAM-SHA-512=[name=$ADMIN_USER,password=$ADMIN_PASS]" \
+      --add-scram "SCRAM-SHA-256=[name=$NOACL_USER,password=$NOACL_PASS]" \
+      --add-scram "SCRAM-SHA-512=[name=$NOACL_USER,password=$NOACL_PASS]" 2>&1)"; then
     echo "$out" >&2
     die "kafka storage format failed"
   fi
   log "formatted $DATA_DIR (cluster id $CLUSTER_ID)"
+}
+
+# make_tls writes a throwaway CA and the SSL listener's certificate (EC
+# P-256, ten years, SAN IP:127.0.0.1 and DNS:localhost) into TLS_DIR, and the
+# PKCS12 keystore the broker reads. Files appear whole or not at all.
+make_tls() {
+  command -v openssl >/dev/null || die "openssl is required for the SSL listener's certificate"
+  local tmp="$TLS_DIR.tmp.$$"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  if ! (
+    set -e
+    cd "$tmp"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+      -keyout ca.key -out ca.pem -days 3650 -subj "/CN=topicsnap test CA"
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+      -keyout server.key -out server.csr -subj "/CN=localhost"
+    printf '%s\n' "subjectAltName=IP:$HOST,DNS:localhost" "basicConstraints=CA:FALSE" \
+      "keyUsage=digitalSignature" "extendedKeyUsage=serverAuth" >server.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial "0x$(openssl rand -hex 8)" \
+      -days 3650 -extfile server.ext -out server.pem
+    openssl pkcs12 -export -in server.pem -inkey server.key -certfile ca.pem \
+      -name kafka -out server.p12 -passout "pass:$TLS_PASS"
+  ) >"$tmp.log" 2>&1; then
+    cat "$tmp.log" >&2
+    rm -rf "$tmp" "$tmp.log"
+    die "could not make the SSL listener's certificate"
+  fi
+  rm -rf "$TLS_DIR" "$tmp.log"
+  mv "$tmp" "$TLS_DIR"
+  log "made a throwaway CA and server certificate in $TLS_DIR"
 }
 
 # ---------------------------------------------------------------- stop
@@ -343,7 +419,7 @@ cmd_start() {
   cmd_stop
 
   local p
-  for p in "$PORT" "$SASL_PORT" "$CONTROLLER_PORT"; do
+  for p in "$PORT" "$SASL_PORT" "$SSL_PORT" "$CONTROLLER_PORT"; do
     if port_open "$p"; then
       die "port $HOST:$p is already in use by another process (not the broker in $STATE_DIR)"
     fi
@@ -352,6 +428,10 @@ cmd_start() {
   mkdir -p "$STATE_DIR"
   if [[ $keep_data -eq 0 ]]; then
     rm -rf "$DATA_DIR"
+  fi
+  # A fresh start gets a fresh CA; --keep-data keeps the one clients trust.
+  if [[ $keep_data -eq 0 || ! -f "$TLS_KEYSTORE" || ! -f "$TLS_CA" ]]; then
+    make_tls
   fi
   write_configs
   if [[ ! -f "$DATA_DIR/meta.properties" ]]; then
@@ -385,7 +465,7 @@ cmd_start() {
       exit 1
     fi
     if grep -q "Kafka Server started" "$LOG_FILE" 2>/dev/null \
-        && port_open "$PORT" && port_open "$SASL_PORT"; then
+        && port_open "$PORT" && port_open "$SASL_PORT" && port_open "$SSL_PORT"; then
       break
     fi
     if ((SECONDS >= deadline)); then
@@ -406,7 +486,7 @@ cmd_status() {
   local pid
   if pid="$(read_pid)"; then
     if port_open "$PORT"; then
-      echo "running (pid $pid) PLAINTEXT $HOST:$PORT SASL_PLAINTEXT $HOST:$SASL_PORT"
+      echo "running (pid $pid) PLAINTEXT $HOST:$PORT SASL_PLAINTEXT $HOST:$SASL_PORT SSL $HOST:$SSL_PORT"
       return 0
     fi
     echo "starting or unhealthy (pid $pid, port $PORT not answering)"

@@ -27,6 +27,7 @@ const (
 	exitDisk         = 7 // folder not writable, disk full
 	exitLocked       = 8
 	exitBadFolder    = 9 // corrupt manifest, newer format
+	exitTLS          = 10
 	exitInterrupted  = 130
 )
 
@@ -75,6 +76,7 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // classify is the one place where errors become exit codes and hints.
 func classify(err error) (int, string) {
 	var ue usageError
+	var ae *dump.AuthzError
 	switch {
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed, ""
@@ -82,18 +84,26 @@ func classify(err error) (int, string) {
 		return exitError, ""
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted, "run the same command again: finished files are committed and the dump resumes where it stopped"
+	case errors.Is(err, dump.ErrTLSMismatch):
+		return exitTLS, "set security.protocol in --config to what the listener speaks: SSL (or SASL_SSL) for a TLS listener, PLAINTEXT (or SASL_PLAINTEXT) otherwise"
+	case errors.Is(err, dump.ErrTLS):
+		return exitTLS, "set ssl.ca.location in --config to the PEM file of the CA that signed the broker's certificate"
 	case errors.Is(err, dump.ErrUnreachable):
 		return exitUnreachable, "check --brokers (HOST:PORT of a broker's listener) and that the broker runs and is reachable from here"
 	case errors.Is(err, dump.ErrUnknownTopic):
 		return exitUnknownTopic, "list the cluster's topics (kafka-topics --list) and pass one with --topic"
 	case errors.Is(err, dump.ErrAuthentication):
 		return exitAuth, "check sasl.mechanism, sasl.username and sasl.password in --config"
+	case errors.As(err, &ae):
+		return exitNotAllowed, fmt.Sprintf("ask the cluster's operator for READ and DESCRIBE on topic %[2]s for %[1]s "+
+			"(kafka-acls.sh --bootstrap-server HOST:PORT --add --allow-principal %[1]s --operation Read --operation Describe --topic %[2]s), "+
+			"and DESCRIBE on the cluster to record every consumer group", ae.Principal, ae.Topic)
 	case errors.Is(err, dump.ErrAuthorization):
 		return exitNotAllowed, "grant the principal Describe and Read on the topic (and Describe on the cluster and groups)"
 	case errors.Is(err, catalog.ErrDiskFull):
 		return exitDisk, "free space in the snapshot folder, then run the same command: it resumes from the last committed file"
 	case errors.Is(err, catalog.ErrNotWritable):
-		return exitDisk, "choose a folder you can write with --dir, or fix its permissions"
+		return exitDisk, "choose with --dir a folder you can write (not on a read-only mount, not under a file), or fix its permissions"
 	case errors.Is(err, catalog.ErrLocked):
 		return exitLocked, "wait for the other dump to finish, or give each dumper its own --partitions"
 	case errors.Is(err, catalog.ErrNewerFormat):

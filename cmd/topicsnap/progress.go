@@ -66,6 +66,10 @@ func (u *progressUI) Waiting(what string) {
 	fmt.Fprintf(u.p, "waiting: %s\n", what)
 }
 
+func (u *progressUI) Warn(what string) {
+	fmt.Fprintf(u.p, "warning: %s\n", what)
+}
+
 // Wait completes every bar and stops drawing.
 func (u *progressUI) Wait() {
 	u.mu.Lock()
@@ -87,3 +91,4 @@ func (quietProgress) Start(catalog.TopicPartition, int64, int64)   {}
 func (quietProgress) Advance(catalog.TopicPartition, int64, int64) {}
 func (quietProgress) Done(catalog.TopicPartition)                  {}
 func (q quietProgress) Waiting(what string)                        { fmt.Fprintf(q.w, "waiting: %s\n", what) }
+func (q quietProgress) Warn(what string)                           { fmt.Fprintf(q.w, "warning: %s\n", what) }
