@@ -277,7 +277,7 @@ func (e *Engine) build(ctx context.Context) ([]Topic, error) {
 			t.Records += m.Records()
 		}
 		if len(tf.paths) > 0 {
-			t.Structure, t.JSON, err = inferJSON(ctx, tx, tf.paths)
+			t.Structure, t.JSON, err = inferJSONCached(ctx, tx, tf.paths)
 			if err != nil {
 				return nil, fmt.Errorf("infer the value type of %s: %w", tf.name, err)
 			}

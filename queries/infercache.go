@@ -1,0 +1,90 @@
+package queries
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// The inferred value structure of a topic depends only on the files it is
+// sampled from (the first and the last of the topic), and committed data
+// files never change under their name. Inference reads and parses thousands
+// of values (~30 ms a topic), so its answer is kept in the user's cache
+// folder, keyed by the sampled files' paths, sizes and modification times:
+// a new dump adds a new last file and so a new key. The cache is only ever
+// a shortcut: unreadable, unwritable or stale, it is ignored.
+
+type inferred struct {
+	Structure string `json:"structure"`
+	JSON      bool   `json:"json"`
+}
+
+// inferCacheDir is where inferred structures are kept; "" disables the cache.
+var inferCacheDir = func() string {
+	if d := os.Getenv("TOPICSNAP_CACHE_DIR"); d != "" {
+		return filepath.Join(d, "structures")
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "topicsnap", "structures")
+}()
+
+// inferCacheKey names the cache entry of a sample; ok is false when a file
+// cannot be stat'ed (then nothing is cached).
+func inferCacheKey(sample []string) (string, bool) {
+	h := sha256.New()
+	fmt.Fprintf(h, "v1\n")
+	for _, p := range sample {
+		st, err := os.Stat(p)
+		if err != nil {
+			return "", false
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00%d\n", p, st.Size(), st.ModTime().UnixNano())
+	}
+	return hex.EncodeToString(h.Sum(nil)), true
+}
+
+// inferJSONCached is inferJSON through the cache.
+func inferJSONCached(ctx context.Context, tx *sql.Tx, paths []string) (string, bool, error) {
+	sample := sampleFiles(paths)
+	key, ok := inferCacheKey(sample)
+	if !ok || inferCacheDir == "" {
+		return inferJSON(ctx, tx, sample)
+	}
+	file := filepath.Join(inferCacheDir, key+".json")
+	if b, err := os.ReadFile(file); err == nil {
+		var c inferred
+		if json.Unmarshal(b, &c) == nil && (c.JSON == (c.Structure != "")) {
+			return c.Structure, c.JSON, nil
+		}
+	}
+	s, isJSON, err := inferJSON(ctx, tx, sample)
+	if err != nil {
+		return s, isJSON, err
+	}
+	if b, err := json.Marshal(inferred{Structure: s, JSON: isJSON}); err == nil {
+		if os.MkdirAll(inferCacheDir, 0o755) == nil {
+			// Best effort: a cache that cannot be written is no cache.
+			_ = catalog.WriteFileAtomic(file, func(w io.Writer) error { _, err := w.Write(b); return err })
+		}
+	}
+	return s, isJSON, nil
+}
+
+// sampleFiles are the files inference reads: the first and the last.
+func sampleFiles(paths []string) []string {
+	if len(paths) <= 1 {
+		return paths
+	}
+	return []string{paths[0], paths[len(paths)-1]}
+}
