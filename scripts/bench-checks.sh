@@ -6,6 +6,7 @@
 #
 # Usage: scripts/bench-checks.sh          (after scripts/bench-dump.sh)
 # Environment: BENCH_DIR (default /tmp/topicsnap-bench), RUNS (default 3).
+# The table is printed and kept in $BENCH_DIR/bench-checks.md.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
@@ -25,12 +26,15 @@ N="$(bin/topicsnap sql --dir "$SNAP" -c "SELECT count(*) FROM $TOPIC" --format c
 median_time() {
   local ts=() i s e
   for ((i = 0; i < RUNS; i++)); do
-    s=$(date +%s.%N); "$@" > /dev/null 2>&1 || true; e=$(date +%s.%N)
+    s=$(date +%s.%N); rc=0; "$@" > /dev/null 2>"$BENCH_DIR/bench-checks.err" || rc=$?; e=$(date +%s.%N)
+    # 0 ok/warn, 1 a failed check: both are answers. Anything else is not.
+    if [ "$rc" -gt 1 ]; then echo "bench-checks: exit $rc from $*:" >&2; cat "$BENCH_DIR/bench-checks.err" >&2; exit 1; fi
     ts+=("$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.3f", b-a}')")
   done
   printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
 }
 
+{
 echo "## checks on $N records ($(nproc) cores, $(date -u +%Y-%m-%d))"
 echo
 echo "| check | topicsnap check s | hand-written DuckDB CLI s | ratio |"
@@ -52,3 +56,4 @@ for check in gaps duplicates skew keys order freshness lag; do
     echo "| $check | $t | | |"
   fi
 done
+} | tee "$BENCH_DIR/bench-checks.md"
