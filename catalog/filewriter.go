@@ -54,6 +54,12 @@ func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows in
 		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(int64(groupRows)),
 		parquet.PageBufferSize(1<<20),
+		// Min/max of values and header bytes per page are of no use to a
+		// reader (offset, timestamp and key keep theirs) and cost a compare
+		// per value; the column index would hold two values per page.
+		parquet.SkipPageBounds("value"), parquet.SkipPageStatistics("value"),
+		parquet.SkipPageBounds("headers", "list", "element", "key"), parquet.SkipPageBounds("headers", "list", "element", "value"),
+		parquet.SkipPageStatistics("headers", "list", "element", "key"), parquet.SkipPageStatistics("headers", "list", "element", "value"),
 		parquet.CreatedBy("topicsnap", "1", ""),
 		parquet.KeyValueMetadata("topicsnap.format_version", fmt.Sprint(FormatVersion)),
 		parquet.KeyValueMetadata("topicsnap.topic", tp.Topic),

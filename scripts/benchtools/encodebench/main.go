@@ -38,6 +38,7 @@ type variant struct {
 	codec    compress.Codec
 	pageBuf  int
 	rowGroup int
+	extra    []parquet.WriterOption
 }
 
 func main() {
@@ -71,19 +72,25 @@ func main() {
 	runtime.GOMAXPROCS(1)
 
 	variants := []variant{
-		{"zstd fastest (what dump uses)", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 1 << 20, catalog.RowGroupRows},
-		{"zstd default", &zstd.Codec{Level: zstd.SpeedDefault, Concurrency: 1}, 1 << 20, catalog.RowGroupRows},
-		{"lz4 fastest", &lz4.Codec{Level: lz4.Fastest}, 1 << 20, catalog.RowGroupRows},
-		{"snappy", &snappy.Codec{}, 1 << 20, catalog.RowGroupRows},
-		{"uncompressed", &uncompressed.Codec{}, 1 << 20, catalog.RowGroupRows},
-		{"zstd fastest, 8 KiB page buffer", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 8 << 10, catalog.RowGroupRows},
-		{"zstd fastest, 32K-row groups", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 1 << 20, 32 * 1024},
-		{"zstd fastest, 256 KiB page buffer", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 256 << 10, catalog.RowGroupRows},
-		{"zstd fastest, 4 MiB page buffer", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 4 << 20, catalog.RowGroupRows},
-		{"kzstd fastest, lower mem", newKZ(kzstd.WithLowerEncoderMem(true)), 1 << 20, catalog.RowGroupRows},
-		{"kzstd fastest, 256 KiB window", newKZ(kzstd.WithWindowSize(256 << 10)), 1 << 20, catalog.RowGroupRows},
-		{"kzstd fastest, single segment", newKZ(kzstd.WithSingleSegment(true)), 1 << 20, catalog.RowGroupRows},
-		{"kzstd fastest, no entropy", newKZ(kzstd.WithNoEntropyCompression(true)), 1 << 20, catalog.RowGroupRows},
+		{"zstd fastest (what dump uses)", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 1 << 20, catalog.RowGroupRows, nil},
+		{"zstd default", &zstd.Codec{Level: zstd.SpeedDefault, Concurrency: 1}, 1 << 20, catalog.RowGroupRows, nil},
+		{"lz4 fastest", &lz4.Codec{Level: lz4.Fastest}, 1 << 20, catalog.RowGroupRows, nil},
+		{"snappy", &snappy.Codec{}, 1 << 20, catalog.RowGroupRows, nil},
+		{"uncompressed", &uncompressed.Codec{}, 1 << 20, catalog.RowGroupRows, nil},
+		{"zstd fastest, 8 KiB page buffer", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 8 << 10, catalog.RowGroupRows, nil},
+		{"zstd fastest, 32K-row groups", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 1 << 20, 32 * 1024, nil},
+		{"zstd fastest, 256 KiB page buffer", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 256 << 10, catalog.RowGroupRows, nil},
+		{"zstd fastest, 4 MiB page buffer", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 4 << 20, catalog.RowGroupRows, nil},
+		{"zstd fastest, no page bounds/stats on bytes", &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}, 1 << 20, catalog.RowGroupRows,
+			[]parquet.WriterOption{parquet.SkipPageBounds("key"), parquet.SkipPageBounds("value"), parquet.SkipPageBounds("headers", "list", "element", "key"), parquet.SkipPageBounds("headers", "list", "element", "value"),
+				parquet.SkipPageStatistics("key"), parquet.SkipPageStatistics("value")}},
+		{"uncompressed, no page bounds/stats on bytes", &uncompressed.Codec{}, 1 << 20, catalog.RowGroupRows,
+			[]parquet.WriterOption{parquet.SkipPageBounds("key"), parquet.SkipPageBounds("value"), parquet.SkipPageBounds("headers", "list", "element", "key"), parquet.SkipPageBounds("headers", "list", "element", "value"),
+				parquet.SkipPageStatistics("key"), parquet.SkipPageStatistics("value")}},
+		{"kzstd fastest, lower mem", newKZ(kzstd.WithLowerEncoderMem(true)), 1 << 20, catalog.RowGroupRows, nil},
+		{"kzstd fastest, 256 KiB window", newKZ(kzstd.WithWindowSize(256 << 10)), 1 << 20, catalog.RowGroupRows, nil},
+		{"kzstd fastest, single segment", newKZ(kzstd.WithSingleSegment(true)), 1 << 20, catalog.RowGroupRows, nil},
+		{"kzstd fastest, no entropy", newKZ(kzstd.WithNoEntropyCompression(true)), 1 << 20, catalog.RowGroupRows, nil},
 	}
 	schema := parquet.SchemaOf(catalog.Row{})
 	fmt.Println()
@@ -108,11 +115,12 @@ func main() {
 			var buf bytes.Buffer
 			buf.Grow(int(inBytes) * 2)
 			t0 := time.Now()
-			pw := parquet.NewGenericWriter[catalog.Row](&buf, schema,
+			opts := append([]parquet.WriterOption{schema,
 				parquet.Compression(v.codec),
 				parquet.MaxRowsPerRowGroup(int64(v.rowGroup)),
 				parquet.PageBufferSize(v.pageBuf),
-			)
+			}, v.extra...)
+			pw := parquet.NewGenericWriter[catalog.Row](&buf, opts...)
 			for i := 0; i < len(rows); i += v.rowGroup {
 				end := min(i+v.rowGroup, len(rows))
 				if _, err := pw.Write(rows[i:end]); err != nil {
