@@ -6,7 +6,7 @@ GO ?= go
 BIN := bin/topicsnap
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
 
-.PHONY: soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-curve clean kafka-start kafka-stop
+.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-curve clean kafka-start kafka-stop
 
 build:
 	$(GO) build -o $(BIN) ./cmd/topicsnap
@@ -45,6 +45,20 @@ soak:
 	$(GO) test -count=1 -timeout 30m -run 'TestSoakFollowAcrossBrokerRestarts' -v ./dump || status=1; \
 	scripts/kafka.sh stop; exit $$status
 
+# The fault tests at full size (make test runs them smaller): kill -9 twenty
+# times while dumping a 2M-record topic that is being written to, and the
+# broker killed mid-read and kept down 30 s. Restarts the broker, so alone.
+KILL_RECORDS ?= 2000000
+OUTAGE ?= 30s
+faults:
+	@scripts/kafka.sh start > /tmp/topicsnap-kafka-env
+	@set -a; source /tmp/topicsnap-kafka-env; set +a; status=0; \
+	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KILL_RECORDS=$(KILL_RECORDS) \
+	$(GO) test -count=1 -timeout 30m -run 'TestKillNineResumesExactly' -v ./dump || status=1; \
+	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_RESTART=1 TOPICSNAP_TEST_OUTAGE=$(OUTAGE) \
+	$(GO) test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1; \
+	scripts/kafka.sh stop; exit $$status
+
 # Fast tests on the in-process kfake cluster only.
 unit:
 	$(GO) test -short ./... ./testdata/seeds
@@ -68,11 +82,14 @@ bench-checks:
 	scripts/bench-checks.sh
 bench-serve:
 	scripts/bench-serve.sh
-# Everything in one go, on the real broker.
+# Everything in one go, on the real broker, then one table of it all.
 bench: bench-dump bench-sql bench-checks bench-serve
+	scripts/bench-summary.sh
 # How cost grows with the work: dump and checks at 1M, 5M and 25M records.
 bench-curve:
-	for n in 1000000 5000000 25000000; do scripts/bench-dump.sh $$n && scripts/bench-checks.sh || exit 1; done
+	for n in 1000000 5000000 25000000; do \
+	  BENCH_DIR=/tmp/topicsnap-bench-$$n BENCH_TOOLS=topicsnap scripts/bench-dump.sh $$n && \
+	  BENCH_DIR=/tmp/topicsnap-bench-$$n RUNS=1 scripts/bench-checks.sh || exit 1; done
 
 kafka-start:
 	scripts/kafka.sh start

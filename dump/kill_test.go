@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,11 +24,15 @@ func TestHelperDumper(t *testing.T) {
 	if os.Getenv("TOPICSNAP_HELPER_DUMP") == "" {
 		t.Skip("helper process for TestKillNineResumesExactly")
 	}
+	if d, err := time.ParseDuration(os.Getenv("TOPICSNAP_HELPER_RENAME_PAUSE")); err == nil {
+		afterRename = func() { time.Sleep(d) }
+	}
+	fileRows, _ := strconv.Atoi(os.Getenv("TOPICSNAP_HELPER_FILE_ROWS"))
 	_, err := Run(context.Background(), Options{
 		Conn: Conn{Brokers: strings.Split(os.Getenv("TOPICSNAP_HELPER_BROKERS"), ",")},
 		Dir:  os.Getenv("TOPICSNAP_HELPER_DIR"), Topics: []string{os.Getenv("TOPICSNAP_HELPER_TOPIC")},
 		Partitions: os.Getenv("TOPICSNAP_HELPER_PARTITIONS"),
-		FileRows:   97, // many small files: many commit points to be killed between
+		FileRows:   max(fileRows, 97), // many small files: many commit points to be killed between
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -42,15 +47,24 @@ func TestKillNineResumesExactly(t *testing.T) {
 	brokers := testCluster(t)
 	topic := newTopic(t, brokers, 3, nil)
 	p := producer(t, brokers)
-	const total = 150_000
-	var recs []*kgo.Record
-	for i := 0; i < total; i++ {
-		recs = append(recs, &kgo.Record{Topic: topic, Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprintf(`{"n":%d,"pad":"%s"}`, i, strings.Repeat("x", 150)))})
+	// make test dumps 150k records; make faults 2M
+	// (TOPICSNAP_TEST_KILL_RECORDS=2000000).
+	total := 150_000
+	if n, err := strconv.Atoi(os.Getenv("TOPICSNAP_TEST_KILL_RECORDS")); err == nil && n > 0 {
+		total = n
 	}
-	produce(t, p, recs...)
+	fileRows := max(97, total/1500)
+	for from := 0; from < total; from += 100_000 {
+		var recs []*kgo.Record
+		for i := from; i < min(total, from+100_000); i++ {
+			recs = append(recs, &kgo.Record{Topic: topic, Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprintf(`{"n":%d,"pad":"%s"}`, i, strings.Repeat("x", 150)))})
+		}
+		produce(t, p, recs...)
+	}
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := 0
+	var tempLeft, renamedUnlisted int // what the kills left behind for the next run
 	// The topic keeps being written while the dumper is killed.
 	stop := make(chan struct{})
 	extra := make(chan int, 1)
@@ -77,7 +91,8 @@ func TestKillNineResumesExactly(t *testing.T) {
 	start := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDumper$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "TOPICSNAP_HELPER_DUMP=1", "TOPICSNAP_HELPER_BROKERS="+strings.Join(brokers, ","),
-			"TOPICSNAP_HELPER_DIR="+dir, "TOPICSNAP_HELPER_TOPIC="+topic)
+			"TOPICSNAP_HELPER_DIR="+dir, "TOPICSNAP_HELPER_TOPIC="+topic,
+			fmt.Sprintf("TOPICSNAP_HELPER_FILE_ROWS=%d", fileRows), "TOPICSNAP_HELPER_RENAME_PAUSE=10ms")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -85,11 +100,14 @@ func TestKillNineResumesExactly(t *testing.T) {
 	}
 	for i := 0; i < 20; i++ {
 		cmd := start()
-		time.Sleep(time.Duration(30+rng.IntN(300)) * time.Millisecond)
+		time.Sleep(time.Duration(30+rng.IntN(300+total/2000)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			kills++
+			tmp, unlisted := killedState(t, dir, topic)
+			tempLeft += tmp
+			renamedUnlisted += unlisted
 		}
 	}
 	close(stop)
@@ -117,7 +135,40 @@ func TestKillNineResumesExactly(t *testing.T) {
 	if len(leftovers) > 0 {
 		t.Fatalf("temp files left after a finished run: %v", leftovers)
 	}
-	t.Logf("survived %d kill -9s while %d records were written to the topic; %d records, 0 lost, 0 duplicated", kills, written-total, got)
+	if renamedUnlisted == 0 {
+		t.Errorf("no kill landed between a file's rename and its manifest write; the test proves less than it says")
+	}
+	t.Logf("survived %d kill -9s (%d left temp files, %d left a renamed file its manifest did not list yet) while %d records were written to the topic; %d records, 0 lost, 0 duplicated",
+		kills, tempLeft, renamedUnlisted, written-total, got)
+}
+
+// killedState counts what a killed dumper left: temp files, and data files
+// already renamed to their final name but not listed in their manifest.
+func killedState(t *testing.T, dir, topic string) (temp, unlisted int) {
+	t.Helper()
+	parts, _ := filepath.Glob(filepath.Join(dir, "topic="+topic, "partition=*"))
+	d, err := catalog.Open(dir)
+	if err != nil {
+		return 0, 0 // killed before the folder was made
+	}
+	listed := map[string]bool{}
+	ms, _ := d.Manifests(topic)
+	for _, m := range ms {
+		for _, f := range m.Files {
+			listed[d.FilePath(m.TP(), f.Name)] = true
+		}
+	}
+	for _, p := range parts {
+		tmps, _ := filepath.Glob(filepath.Join(p, ".tmp-*"))
+		temp += len(tmps)
+		files, _ := filepath.Glob(filepath.Join(p, "*.parquet"))
+		for _, f := range files {
+			if !listed[f] {
+				unlisted++
+			}
+		}
+	}
+	return temp, unlisted
 }
 
 // TestTwoDumpersOneFolder: two dumper processes on the same partitions, one

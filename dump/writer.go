@@ -231,12 +231,18 @@ func (w *writer) flush() error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", w.pl.tp, err)
 	}
+	afterRename()
 	w.next = fe.LastOffset + 1
 	w.pl.manifest.Files = append(w.pl.manifest.Files, fe)
 	w.bytes.Add(fe.Bytes)
 	w.files.Add(1)
 	return w.commit(nil)
 }
+
+// afterRename runs between a data file's rename to its final name and the
+// manifest write that lists it. A no-op; the kill test widens the window
+// so that its kill -9s land inside it too.
+var afterRename = func() {}
 
 // commit writes the manifest: files, next offset and lost ranges.
 func (w *writer) commit(done *catalog.PartitionSnapshot) error {
