@@ -210,6 +210,7 @@ type topicFiles struct {
 	name      string
 	manifests []*catalog.Manifest
 	paths     []string
+	plain     []bool // per path: no control markers, no open transactions
 }
 
 func (e *Engine) build(ctx context.Context) ([]Topic, error) {
@@ -230,6 +231,7 @@ func (e *Engine) build(ctx context.Context) ([]Topic, error) {
 		for _, m := range ms {
 			for _, f := range m.Files {
 				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
+				tf.plain = append(tf.plain, f.ControlRecords == 0 && f.OpenTxnRecords == 0)
 			}
 		}
 		tfs = append(tfs, tf)
@@ -288,7 +290,7 @@ func (e *Engine) build(ctx context.Context) ([]Topic, error) {
 				openTxn = openTxn || f.OpenTxnRecords > 0
 			}
 		}
-		for _, ddl := range topicViews(tf.name, tf.paths, t, openTxn) {
+		for _, ddl := range topicViews(tf.name, tf.paths, tf.plain, t, openTxn) {
 			if _, err := tx.ExecContext(ctx, ddl); err != nil {
 				return nil, fmt.Errorf("create views of %s: %w", tf.name, err)
 			}
@@ -321,7 +323,43 @@ const emptyRaw = `SELECT NULL::INTEGER AS "partition", NULL::BIGINT AS "offset",
 const openResolved = `CASE WHEN s.txn_state = 'open' AND m.control_type IS NOT NULL
   THEN CASE m.control_type WHEN 'commit' THEN 'committed' ELSE 'aborted' END ELSE s.txn_state END`
 
-func topicViews(name string, paths []string, t Topic, openTxn bool) []string {
+// topicViews returns the DDL of the views "T$all" (every stored row) and
+// "T" (committed data records). A file without control markers and without
+// open transactions (the manifest counts both) can hold neither markers nor
+// aborted records, so "T" reads such files without the filter (and without
+// reading is_control and txn_state); only the other files are filtered.
+func topicViews(name string, paths []string, plain []bool, t Topic, openTxn bool) []string {
+	value := `"value"`
+	if t.JSON {
+		// The structure is the inferred one unless a query narrowed it to the
+		// fields it reads (see narrow.go).
+		value = fmt.Sprintf(`try(from_json(decode("value"), coalesce(getvariable(%s), %s)))`,
+			quoteString(valueVariable(name)), quoteString(t.Structure))
+	}
+	all := fmt.Sprintf("CREATE VIEW %s AS %s", quoteIdent(name+"$all"), allSelect(paths, value, openTxn))
+	var clean, other []string
+	for i, p := range paths {
+		if plain[i] {
+			clean = append(clean, p)
+		} else {
+			other = append(other, p)
+		}
+	}
+	const data = `SELECT * EXCLUDE (is_control, control_type, aborted) FROM (%s)`
+	var parts []string
+	if len(clean) > 0 {
+		parts = append(parts, fmt.Sprintf(data, allSelect(clean, value, false)))
+	}
+	if len(other) > 0 || len(clean) == 0 {
+		parts = append(parts, fmt.Sprintf(data+` WHERE NOT is_control AND NOT aborted`, allSelect(other, value, openTxn)))
+	}
+	view := fmt.Sprintf("CREATE VIEW %s AS %s", quoteIdent(name), strings.Join(parts, "\nUNION ALL\n"))
+	return []string{all, view}
+}
+
+// allSelect is the SELECT of every stored row of the files, typed, with
+// transactions left open in their file resolved from later markers.
+func allSelect(paths []string, value string, openTxn bool) string {
 	src := "(" + emptyRaw + ")"
 	if len(paths) > 0 {
 		q := make([]string, len(paths))
@@ -330,26 +368,14 @@ func topicViews(name string, paths []string, t Topic, openTxn bool) []string {
 		}
 		src = "read_parquet([" + strings.Join(q, ", ") + "])"
 	}
-	value := `"value"`
-	if t.JSON {
-		// The structure is the inferred one unless a query narrowed it to the
-		// fields it reads (see narrow.go).
-		value = fmt.Sprintf(`try(from_json(decode("value"), coalesce(getvariable(%s), %s)))`,
-			quoteString(valueVariable(name)), quoteString(t.Structure))
-	}
-	var all string
 	if openTxn {
 		cols := strings.NewReplacer(`"partition", "offset"`, `s."partition", s."offset"`).Replace(rawColumns)
-		all = fmt.Sprintf(`CREATE VIEW %s AS WITH s AS (SELECT * FROM %s),
+		return fmt.Sprintf(`WITH s AS (SELECT * FROM %s),
   m AS (SELECT "partition", producer_id, "offset", control_type FROM s WHERE is_control)
 SELECT `+qualify(cols)+` FROM s ASOF LEFT JOIN m ON s."partition" = m."partition" AND s.producer_id = m.producer_id AND s."offset" < m."offset"`,
-			quoteIdent(name+"$all"), src, value, openResolved, openResolved)
-	} else {
-		all = fmt.Sprintf("CREATE VIEW %s AS SELECT "+rawColumns+" FROM %s", quoteIdent(name+"$all"), value, "txn_state", "txn_state", src)
+			src, value, openResolved, openResolved)
 	}
-	data := fmt.Sprintf(`CREATE VIEW %s AS SELECT * EXCLUDE (is_control, control_type, aborted) FROM %s WHERE NOT is_control AND NOT aborted`,
-		quoteIdent(name), quoteIdent(name+"$all"))
-	return []string{all, data}
+	return fmt.Sprintf("SELECT "+rawColumns+" FROM %s", value, "txn_state", "txn_state", src)
 }
 
 // qualify prefixes the columns the stored rows share with the markers
