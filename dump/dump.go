@@ -37,6 +37,9 @@ type Options struct {
 	Interval   time.Duration // pause between snapshots with Follow
 	FileRows   int           // roll a file after this many rows
 	FileBytes  int64         // or this many bytes of keys, values and headers
+	// FetchMaxBytes bounds one fetch response (default 16 MiB; a partition's
+	// share at most 4 MiB): how far the reader may run ahead of the writers.
+	FetchMaxBytes int32
 	// Progress, if set, is told about every committed file and finished
 	// partition; it must be safe for concurrent use.
 	Progress Progress
@@ -703,13 +706,17 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		return nil
 	}
 	topic := c.state.Topic
+	fetchMax := d.opts.FetchMaxBytes
+	if fetchMax <= 0 {
+		fetchMax = 16 << 20
+	}
 	cl, err := NewClient(d.conn,
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
 		kgo.KeepControlRecords(),
-		kgo.FetchMaxBytes(16<<20),
-		kgo.FetchMaxPartitionBytes(4<<20),
+		kgo.FetchMaxBytes(fetchMax),
+		kgo.FetchMaxPartitionBytes(min(fetchMax, 4<<20)),
 		kgo.FetchMaxWait(500*time.Millisecond),
 		kgo.WithHooks(&waitHook{p: d.opts.Progress}),
 	)

@@ -116,7 +116,9 @@ func TestBrokerRestartMidDump(t *testing.T) {
 	w := &waitLog{fire: make(chan int64, 1), trigger: total / 20}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Run(context.Background(), Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 300, Progress: w})
+		// Small fetches keep the reader close behind the writers, so the
+		// kill lands while most records are still unread.
+		_, err := Run(context.Background(), Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 300, FetchMaxBytes: 256 << 10, Progress: w})
 		done <- err
 	}()
 	// Kill the broker while the dump reads, keep it down, start it again.
