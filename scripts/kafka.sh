@@ -329,7 +329,11 @@ format_storage() {
 # P-256, ten years, SAN IP:127.0.0.1 and DNS:localhost) into TLS_DIR, and the
 # PKCS12 keystore the broker reads. Files appear whole or not at all.
 make_tls() {
-  command -v openssl >/dev/null || die "openssl is required for the SSL listener's certificate"
+  if ! command -v openssl >/dev/null && command -v apt-get >/dev/null && [[ "$(id -u)" == 0 ]]; then
+    log "installing openssl (Debian package) for the SSL listener's certificate"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl; } >/dev/null 2>&1 || true
+  fi
+  command -v openssl >/dev/null || die "openssl is required for the SSL listener's certificate (e.g. sudo apt-get install -y openssl)"
   local tmp="$TLS_DIR.tmp.$$"
   rm -rf "$tmp"
   mkdir -p "$tmp"
