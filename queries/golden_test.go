@@ -42,27 +42,34 @@ func TestGoldenTeaShop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := json.MarshalIndent(r, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			path := filepath.Join("testdata", "golden", "teashop-"+c.name+".json")
-			if *update {
-				os.MkdirAll(filepath.Dir(path), 0o755)
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run: go test ./queries -run Golden -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s; if the change is intended, run: go test ./queries -run Golden -update\n%s", c.name, path, diffLines(string(want), string(got)))
-			}
+			compareGolden(t, "teashop-"+c.name, r)
 		})
+	}
+}
+
+// compareGolden compares a check's JSON document with
+// testdata/golden/NAME.json, or rewrites it with -update.
+func compareGolden(t *testing.T, name string, r any) {
+	t.Helper()
+	got, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run: go test ./queries -run Golden -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s; if the change is intended, run: go test ./queries -run Golden -update\n%s", name, path, diffLines(string(want), string(got)))
 	}
 }
 
