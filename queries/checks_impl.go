@@ -605,7 +605,22 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Rows = append(r.Rows, m)
 	}
 	r.Tables = append(r.Tables, rowsTable("Members", members))
+	// A cut whose principal could not read every group does not prove there
+	// were none: say so rather than "no group".
+	unread, err := e.run(ctx, "lag_unread", d, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	r.Summary.Set("snapshots_with_unreadable_groups", int64(len(unread)))
+	for _, u := range unread {
+		u.Set("kind", "groups_unreadable")
+		r.Rows = append(r.Rows, u)
+	}
 	switch {
+	case len(groups) == 0 && len(unread) > 0:
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("no committed offsets recorded, but the consumer groups could not all be read at %s: %v",
+			plural(int64(len(unread)), "snapshot", "snapshots"), unread[0].Get("groups_error"))
 	case len(groups) == 0:
 		r.Status, r.Message = StatusOK, "no consumer group had committed offsets on the topic at the snapshots"
 	case !math.IsInf(minHead, 1) && minHead < 3600:

@@ -453,6 +453,8 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 		PartitionCount    int     `json:"partition_count"`
 		ReplicationFactor int     `json:"replication_factor"`
 		Dumped            []int32 `json:"dumped_partitions"`
+		GroupsError       string  `json:"groups_error"`
+		ConfigsError      string  `json:"configs_error"`
 	}
 	type partRow struct {
 		Snapshot      string  `json:"snapshot_id"`
@@ -513,7 +515,7 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 	sn, parts, cfgs, offs, mems := []snapRow{}, []partRow{}, []cfgRow{}, []offRow{}, []memRow{}
 	for _, s := range snaps {
 		asOf := ts(s.AsOf)
-		sn = append(sn, snapRow{s.ID, s.Topic, asOf, s.PartitionCount, s.ReplicationFactor, s.Dumped})
+		sn = append(sn, snapRow{s.ID, s.Topic, asOf, s.PartitionCount, s.ReplicationFactor, s.Dumped, s.GroupsError, s.ConfigsError})
 		for _, p := range s.Partitions {
 			parts = append(parts, partRow{s.ID, s.Topic, asOf, p.Partition, p.LogStart, p.HighWatermark, p.LastStable, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR})
 		}
@@ -539,7 +541,8 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 	tables := []jsonRows{
 		{"files", []string{"topic VARCHAR", "partition INTEGER", "file VARCHAR", "path VARCHAR", "first_offset BIGINT", "last_offset BIGINT", "records BIGINT", "control_records BIGINT", "bytes BIGINT", "min_timestamp_ms BIGINT", "max_timestamp_ms BIGINT", "snapshot_id VARCHAR", "written_at TIMESTAMPTZ"}, files},
 		{"lost_ranges", []string{"topic VARCHAR", "partition INTEGER", "kind VARCHAR", "from_offset BIGINT", "to_offset BIGINT", "offsets BIGINT", "detected_at TIMESTAMPTZ", "snapshot_id VARCHAR"}, lost},
-		{"snapshots", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition_count INTEGER", "replication_factor INTEGER", "dumped_partitions INTEGER[]"}, sn},
+		{"snapshots", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition_count INTEGER", "replication_factor INTEGER", "dumped_partitions INTEGER[]",
+			"groups_error VARCHAR", "configs_error VARCHAR"}, sn},
 		{"partitions", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition INTEGER", "log_start_offset BIGINT", "high_watermark BIGINT", "last_stable_offset BIGINT", "leader INTEGER", "leader_epoch INTEGER", "replicas INTEGER[]", "isr INTEGER[]"}, parts},
 		{"topic_configs", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "name VARCHAR", "value VARCHAR"}, cfgs},
 		{"group_offsets", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "partition INTEGER", "committed_offset BIGINT", "leader_epoch INTEGER", "metadata VARCHAR"}, offs},
