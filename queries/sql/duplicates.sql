@@ -2,32 +2,39 @@
 -- summary: ids that occur more than once among committed data records
 --          (aborted records are not copies): the counts, and as examples the
 --          first two copies of duplicated ids with the seconds between them.
---          The id is computed once (a materialized CTE) for both.
+--          The id is computed once per record (a materialized CTE). The
+--          counts come from one aggregate over the ids, which also keeps the
+--          list of duplicated ids (small unless the topic is mostly copies);
+--          only the records of those ids are ranked for the examples, so no
+--          per-id table of every distinct id is ever materialized or joined.
+--          A NULL id counts as an id (IS NOT DISTINCT FROM).
 -- params: {{.ID}} the id expression over the topic view {{.T}}; $1 examples.
 -- returns: one row per example (at least one row: the counts repeat on each).
 WITH d AS MATERIALIZED (
   SELECT ({{.ID}}) AS id, "partition", "offset", "timestamp" FROM {{.T}}
-), g AS MATERIALIZED (
-  SELECT id, count(*) AS copies FROM d GROUP BY id
-), s AS (
-  SELECT (SELECT count(*) FROM d) AS records,
+), a AS MATERIALIZED (
+  SELECT coalesce(sum(copies), 0) AS records,
          count(*) AS distinct_ids,
          count(*) FILTER (WHERE copies > 1) AS duplicate_ids,
-         coalesce(sum(copies - 1), 0) AS extra_copies
-  FROM g
+         coalesce(sum(copies - 1), 0) AS extra_copies,
+         list(id) FILTER (WHERE copies > 1) AS dup_ids
+  FROM (SELECT id, count(*) AS copies FROM d GROUP BY id)
+), dup AS (
+  SELECT unnest(dup_ids) AS id FROM a
 ), c AS (
-  SELECT d.id, d."partition", d."offset", d."timestamp", g.copies,
+  SELECT d.id, d."partition", d."offset", d."timestamp",
+         count(*) OVER (PARTITION BY d.id) AS copies,
          row_number() OVER (PARTITION BY d.id ORDER BY d."timestamp", d."partition", d."offset") AS n
-  FROM d JOIN g ON d.id IS NOT DISTINCT FROM g.id
-  WHERE g.copies > 1
+  FROM d SEMI JOIN dup ON d.id IS NOT DISTINCT FROM dup.id
 ), e AS (
-  SELECT left(a.id::VARCHAR, 120) AS id, a.copies,
-         a."partition" AS first_partition, a."offset" AS first_offset,
-         b."partition" AS second_partition, b."offset" AS second_offset,
-         epoch(b."timestamp") - epoch(a."timestamp") AS seconds_between
-  FROM c a JOIN c b ON a.id IS NOT DISTINCT FROM b.id AND a.n = 1 AND b.n = 2
-  ORDER BY a."partition", a."offset"
+  SELECT left(x.id::VARCHAR, 120) AS id, x.copies,
+         x."partition" AS first_partition, x."offset" AS first_offset,
+         y."partition" AS second_partition, y."offset" AS second_offset,
+         epoch(y."timestamp") - epoch(x."timestamp") AS seconds_between
+  FROM c x JOIN c y ON x.id IS NOT DISTINCT FROM y.id AND x.n = 1 AND y.n = 2
+  ORDER BY x."partition", x."offset"
   LIMIT $1
 )
-SELECT s.*, e.* FROM s LEFT JOIN e ON true
+SELECT a.records, a.distinct_ids, a.duplicate_ids, a.extra_copies, e.*
+FROM a LEFT JOIN e ON true
 ORDER BY e.first_partition, e.first_offset
