@@ -18,7 +18,16 @@ TOPIC=bench
 [ -d "$SNAP/topic=$TOPIC" ] || { echo "bench-checks: no snapshot in $SNAP; run scripts/bench-dump.sh first" >&2; exit 2; }
 VENV="${TOPICSNAP_VENV:-$HOME/.cache/topicsnap/venv}"
 DUCKDB="$(compgen -G "$VENV/lib/python3*/site-packages/duckdb_cli/duckdb" | head -n 1 || true)"
-[ -n "$DUCKDB" ] || { echo "bench-checks: DuckDB CLI missing; run scripts/bench-sql.sh once (it installs duckdb-cli from PyPI)" >&2; exit 2; }
+if [ -z "$DUCKDB" ]; then
+  # Install it as bench-sql.sh does: duckdb-cli from PyPI, the version
+  # embedded in topicsnap, in a venv; its binary is run directly.
+  want="$(bin/topicsnap sql --dir "$SNAP" --format csv -c "SELECT version()" | tail -n 1 | tr -d '\r"v')"
+  echo "bench-checks: installing duckdb-cli==$want from PyPI into $VENV" >&2
+  [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV" || { echo "bench-checks: python3 -m venv failed (apt-get install python3-venv?)" >&2; exit 2; }
+  "$VENV/bin/pip" install -q "duckdb-cli==$want" || { echo "bench-checks: pip install duckdb-cli==$want failed" >&2; exit 2; }
+  DUCKDB="$(compgen -G "$VENV/lib/python3*/site-packages/duckdb_cli/duckdb" | head -n 1 || true)"
+  [ -n "$DUCKDB" ] || { echo "bench-checks: no DuckDB CLI after installing duckdb-cli" >&2; exit 2; }
+fi
 FILES="read_parquet('$SNAP/topic=$TOPIC/partition=*/*.parquet')"
 N="$(bin/topicsnap sql --dir "$SNAP" -c "SELECT count(*) FROM $TOPIC" --format csv | tail -1)"
 
