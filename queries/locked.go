@@ -35,24 +35,43 @@ func (e *Engine) lock(ctx context.Context) error {
 // safeTableFunctions may appear in untrusted SQL: they read no files.
 var safeTableFunctions = map[string]bool{"range": true, "generate_series": true, "unnest": true}
 
+// sqlDoc is DuckDB's own syntax tree of a query string, from
+// json_serialize_sql. Only SELECT statements serialize; for anything else
+// Error is set and Message says why.
+type sqlDoc struct {
+	Error      bool   `json:"error"`
+	Message    string `json:"error_message"`
+	Statements []any  `json:"statements"`
+}
+
+// parseSQL asks DuckDB's parser for the syntax tree of q. It is read by the
+// locked engine's check and by narrow, once per query.
+func parseSQL(ctx context.Context, conn *sql.Conn, q string) (*sqlDoc, error) {
+	var out string
+	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", q).Scan(&out); err != nil {
+		return nil, fmt.Errorf("parse query: %w", err)
+	}
+	var doc sqlDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		return nil, fmt.Errorf("parse query: %w", err)
+	}
+	return &doc, nil
+}
+
 // CheckReadOnly refuses, with a clear message, anything but a single
 // SELECT statement over the engine's views and tables: no COPY, ATTACH,
 // INSTALL/LOAD, SET/RESET, PRAGMA, DDL, and no table function that could
 // read a file (read_csv, glob, read_parquet, ...).
 func (e *Engine) CheckReadOnly(ctx context.Context, conn *sql.Conn, query string) error {
-	var out string
-	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", query).Scan(&out); err != nil {
-		return fmt.Errorf("parse query: %w", err)
+	doc, err := parseSQL(ctx, conn, query)
+	if err != nil {
+		return err
 	}
-	var doc struct {
-		Error      bool              `json:"error"`
-		ErrorType  string            `json:"error_type"`
-		Message    string            `json:"error_message"`
-		Statements []json.RawMessage `json:"statements"`
-	}
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		return fmt.Errorf("parse query: %w", err)
-	}
+	return refuseUnsafe(doc)
+}
+
+// refuseUnsafe is CheckReadOnly on a parsed query.
+func refuseUnsafe(doc *sqlDoc) error {
 	if doc.Error {
 		if strings.Contains(doc.Message, "Only SELECT") || strings.Contains(doc.Message, "SELECT statements") {
 			return fmt.Errorf("%w: only a read-only SELECT is allowed here (no COPY, ATTACH, INSTALL, LOAD, SET, RESET, PRAGMA, CREATE, INSERT, ...)", ErrRefused)
@@ -62,11 +81,7 @@ func (e *Engine) CheckReadOnly(ctx context.Context, conn *sql.Conn, query string
 	if len(doc.Statements) != 1 {
 		return fmt.Errorf("%w: send exactly one statement, got %d", ErrRefused, len(doc.Statements))
 	}
-	var tree any
-	if err := json.Unmarshal(doc.Statements[0], &tree); err != nil {
-		return fmt.Errorf("parse query: %w", err)
-	}
-	return walkRefuse(tree)
+	return walkRefuse(doc.Statements[0])
 }
 
 func walkRefuse(n any) error {

@@ -91,7 +91,9 @@ func (t *sqlTree) walk(v any) {
 
 // narrow returns, for each JSON topic the query reads, the variable and the
 // narrowed structure to set; nil when the query keeps the full structures.
-func (e *Engine) narrow(ctx context.Context, conn *sql.Conn, q string) map[string]string {
+// doc is the query's syntax tree when the caller already has it (a locked
+// engine parses every query to check it); nil parses it here, if needed.
+func (e *Engine) narrow(ctx context.Context, conn *sql.Conn, q string, doc *sqlDoc) map[string]string {
 	e.mu.RLock()
 	var jsonTopics []Topic
 	for _, t := range e.topics {
@@ -103,19 +105,17 @@ func (e *Engine) narrow(ctx context.Context, conn *sql.Conn, q string) map[strin
 	if len(jsonTopics) == 0 || !strings.Contains(strings.ToLower(q), "value") {
 		return nil
 	}
-	var doc string
-	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", q).Scan(&doc); err != nil {
-		return nil
+	if doc == nil {
+		var err error
+		if doc, err = parseSQL(ctx, conn, q); err != nil {
+			return nil
+		}
 	}
-	var parsed struct {
-		Error      bool  `json:"error"`
-		Statements []any `json:"statements"`
-	}
-	if json.Unmarshal([]byte(doc), &parsed) != nil || parsed.Error || len(parsed.Statements) != 1 {
+	if doc.Error || len(doc.Statements) != 1 {
 		return nil
 	}
 	t := &sqlTree{tables: map[string]bool{}}
-	t.walk(parsed.Statements)
+	t.walk(doc.Statements)
 	if t.unknown {
 		return nil
 	}

@@ -44,7 +44,7 @@ func TestNarrow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := e.narrow(ctx, conn, tc.q)[valueVariable("shop.events-v2")]
+		got := e.narrow(ctx, conn, tc.q, nil)[valueVariable("shop.events-v2")]
 		conn.Close()
 		if got != tc.want {
 			t.Errorf("%s\n narrowed to %q, want %q", tc.q, got, tc.want)

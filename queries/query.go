@@ -41,14 +41,19 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 		cancel()
 		return nil, fmt.Errorf("connect duckdb: %w", err)
 	}
+	var doc *sqlDoc // parsed once, for the check and for narrow
 	if e.opts.Locked {
-		if err := e.CheckReadOnly(qctx, conn, q); err != nil {
+		doc, err = parseSQL(qctx, conn, q)
+		if err == nil {
+			err = refuseUnsafe(doc)
+		}
+		if err != nil {
 			cancel()
 			conn.Close()
 			return nil, err
 		}
 	}
-	rows, reset, err := e.queryOn(qctx, conn, q, args...)
+	rows, reset, err := e.queryOn(qctx, conn, q, doc, args...)
 	if err != nil {
 		err = e.queryError(qctx, err)
 		cancel()
@@ -59,10 +64,11 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 }
 
 // queryOn runs q on conn with the value structures narrowed to the fields q
-// reads (narrow.go); reset undoes that once the rows are closed.
-func (e *Engine) queryOn(ctx context.Context, conn *sql.Conn, q string, args ...any) (*sql.Rows, func(), error) {
+// reads (narrow.go); reset undoes that once the rows are closed. doc is q's
+// syntax tree if the caller has it, else nil.
+func (e *Engine) queryOn(ctx context.Context, conn *sql.Conn, q string, doc *sqlDoc, args ...any) (*sql.Rows, func(), error) {
 	reset := func() {}
-	if vars := e.narrow(ctx, conn, q); vars != nil {
+	if vars := e.narrow(ctx, conn, q, doc); vars != nil {
 		r, err := setNarrow(ctx, conn, vars)
 		if err != nil {
 			return nil, reset, err
