@@ -392,9 +392,9 @@ func qualify(cols string) string {
 // whether the topic's values are JSON objects; if so it returns DuckDB's
 // merged structure of the sample.
 func inferJSON(ctx context.Context, tx *sql.Tx, paths []string) (string, bool, error) {
-	sample := []string{quoteString(paths[0])}
-	if len(paths) > 1 {
-		sample = append(sample, quoteString(paths[len(paths)-1]))
+	var sample []string
+	for _, p := range sampleFiles(paths) {
+		sample = append(sample, quoteString(p))
 	}
 	q := fmt.Sprintf(`WITH s AS (SELECT try(decode("value")) AS v FROM read_parquet([%s]) WHERE NOT is_control AND "value" IS NOT NULL LIMIT 5000)
 SELECT count(*) AS n,

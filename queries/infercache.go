@@ -56,10 +56,9 @@ func inferCacheKey(sample []string) (string, bool) {
 
 // inferJSONCached is inferJSON through the cache.
 func inferJSONCached(ctx context.Context, tx *sql.Tx, paths []string) (string, bool, error) {
-	sample := sampleFiles(paths)
-	key, ok := inferCacheKey(sample)
+	key, ok := inferCacheKey(sampleFiles(paths))
 	if !ok || inferCacheDir == "" {
-		return inferJSON(ctx, tx, sample)
+		return inferJSON(ctx, tx, paths)
 	}
 	file := filepath.Join(inferCacheDir, key+".json")
 	if b, err := os.ReadFile(file); err == nil {
@@ -68,7 +67,7 @@ func inferJSONCached(ctx context.Context, tx *sql.Tx, paths []string) (string, b
 			return c.Structure, c.JSON, nil
 		}
 	}
-	s, isJSON, err := inferJSON(ctx, tx, sample)
+	s, isJSON, err := inferJSON(ctx, tx, paths)
 	if err != nil {
 		return s, isJSON, err
 	}
