@@ -206,15 +206,7 @@ func FormatValue(v any) string {
 	case string:
 		return x
 	case []byte:
-		var sb strings.Builder
-		for _, c := range x {
-			if c >= 0x20 && c < 0x7f && c != '\\' {
-				sb.WriteByte(c)
-			} else {
-				fmt.Fprintf(&sb, "\\x%02X", c)
-			}
-		}
-		return sb.String()
+		return queries.BlobText(x)
 	case time.Time:
 		x = x.UTC()
 		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
