@@ -23,14 +23,7 @@ func TestDuplicatesCountsNullIDsAndExamples(t *testing.T) {
 	for i, v := range values {
 		rows = append(rows, catalog.Row{Partition: 0, Offset: int64(i), Timestamp: 1700000000000 + int64(i)*1000, TimestampType: catalog.TimestampCreate, Value: []byte(v)})
 	}
-	tp := catalog.TopicPartition{Topic: "ev", Partition: 0}
-	fe, err := d.WriteDataFile(tp, rows, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.WriteManifest(&catalog.Manifest{Topic: "ev", Partition: 0, NextOffset: int64(len(rows)), Files: []catalog.FileEntry{fe}}); err != nil {
-		t.Fatal(err)
-	}
+	writePartition(t, d, "ev", 0, "s1", int64(len(rows)), rows)
 	e, err := Open(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -67,6 +67,24 @@ func fixtureAt(t testing.TB, dir string) string {
 	return dir
 }
 
+// writePartition commits rows (offsets in order, none if empty) as one data
+// file of topic's partition p, and a manifest listing it whose next offset
+// is next.
+func writePartition(t *testing.T, d *catalog.Dir, topic string, p int32, snapshot string, next int64, rows []catalog.Row) {
+	t.Helper()
+	m := &catalog.Manifest{Topic: topic, Partition: p, NextOffset: next}
+	if len(rows) > 0 {
+		fe, err := d.WriteDataFile(catalog.TopicPartition{Topic: topic, Partition: p}, rows, snapshot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Files = []catalog.FileEntry{fe}
+	}
+	if err := d.WriteManifest(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func query1(t *testing.T, e *Engine, q string) string {
 	t.Helper()
 	var s string

@@ -23,10 +23,7 @@ func TestGoldenTeaShop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	cases := []struct {
-		name, check string
-		o           CheckOptions
-	}{
+	cases := []goldenCase{
 		{"gaps", "gaps", CheckOptions{}},
 		{"duplicates-by-event", "duplicates", CheckOptions{ID: "value.event_id", By: "value.event_name", Limit: 10}},
 		{"skew-what-if-city", "skew", CheckOptions{WhatIfKey: "value.city"}},
@@ -35,16 +32,34 @@ func TestGoldenTeaShop(t *testing.T) {
 		{"keys", "keys", CheckOptions{}},
 		{"order", "order", CheckOptions{}},
 	}
+	for i := range cases {
+		cases[i].o.Topic = "app_events"
+	}
+	runGolden(t, e, "teashop-", cases)
+}
+
+// goldenCase is one check run kept as testdata/golden/PREFIX+name.json.
+type goldenCase struct {
+	name, check string
+	o           CheckOptions
+}
+
+// runGolden runs each case as a subtest, compares it with its golden file
+// and returns the reports by case name.
+func runGolden(t *testing.T, e *Engine, prefix string, cases []goldenCase) map[string]*Report {
+	t.Helper()
+	results := map[string]*Report{}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			c.o.Topic = "app_events"
 			r, err := e.RunCheck(context.Background(), c.check, c.o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			compareGolden(t, "teashop-"+c.name, r)
+			results[c.name] = r
+			compareGolden(t, prefix+c.name, r)
 		})
 	}
+	return results
 }
 
 // compareGolden compares a check's JSON document with

@@ -18,14 +18,7 @@ func TestLagWhenGroupsCouldNotBeRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tp := catalog.TopicPartition{Topic: "orders", Partition: 0}
-	fe, err := d.WriteDataFile(tp, []catalog.Row{{Partition: 0, Offset: 0, Timestamp: 1700000000000, TimestampType: catalog.TimestampCreate, Value: []byte("x")}}, "s1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.WriteManifest(&catalog.Manifest{Topic: "orders", Partition: 0, NextOffset: 1, Files: []catalog.FileEntry{fe}}); err != nil {
-		t.Fatal(err)
-	}
+	writePartition(t, d, "orders", 0, "s1", 1, []catalog.Row{{Partition: 0, Offset: 0, Timestamp: 1700000000000, TimestampType: catalog.TimestampCreate, Value: []byte("x")}})
 	why := "User:noacl lacks DESCRIBE on the cluster, so the broker lists only the consumer groups it may describe"
 	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "orders", AsOf: time.Now(), PartitionCount: 1,
 		Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: 1}}, GroupsError: why, ConfigsError: "no DESCRIBE_CONFIGS"}); err != nil {

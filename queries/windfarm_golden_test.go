@@ -54,17 +54,7 @@ func windFarmFolder(t *testing.T) (string, *seeds.WindFarmData) {
 			cs.Partitions = append(cs.Partitions, catalog.PartitionState{Partition: p, HighWatermark: n, LastStable: n,
 				Leader: 1, Replicas: []int32{1}, ISR: []int32{1}})
 			cs.Dumped = append(cs.Dumped, p)
-			m := &catalog.Manifest{Topic: set.topic, Partition: p, NextOffset: n}
-			if n > 0 {
-				fe, err := d.WriteDataFile(catalog.TopicPartition{Topic: set.topic, Partition: p}, rows, id)
-				if err != nil {
-					t.Fatal(err)
-				}
-				m.Files = []catalog.FileEntry{fe}
-			}
-			if err := d.WriteManifest(m); err != nil {
-				t.Fatal(err)
-			}
+			writePartition(t, d, set.topic, p, id, n, rows)
 			if set.topic != "readings" {
 				continue
 			}
@@ -98,28 +88,14 @@ func TestGoldenWindFarm(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	cases := []struct {
-		name, check string
-		o           CheckOptions
-	}{
+	results := runGolden(t, e, "windfarm-", []goldenCase{
 		{"gaps", "gaps", CheckOptions{Topic: "readings"}},
 		{"skew", "skew", CheckOptions{Topic: "readings"}},
 		{"keys", "keys", CheckOptions{Topic: "readings"}},
 		{"lag", "lag", CheckOptions{Topic: "readings"}},
 		{"freshness-silence", "freshness", CheckOptions{Topic: "readings"}},
 		{"freshness-backfill-late", "freshness", CheckOptions{Topic: "readings-backfill", EventTime: "value.recorded_at", Late: 60}},
-	}
-	results := map[string]*Report{}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			r, err := e.RunCheck(context.Background(), c.check, c.o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			results[c.name] = r
-			compareGolden(t, "windfarm-"+c.name, r)
-		})
-	}
+	})
 	// The figures the seed tells, asserted beside the golden files so a
 	// regenerated file cannot quietly change the story.
 	if r := results["lag"]; r != nil {
