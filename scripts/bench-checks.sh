@@ -16,18 +16,12 @@ RUNS="${RUNS:-3}"
 TOPIC=bench
 [ -x bin/topicsnap ] || go build -o bin/topicsnap ./cmd/topicsnap
 [ -d "$SNAP/topic=$TOPIC" ] || { echo "bench-checks: no snapshot in $SNAP; run scripts/bench-dump.sh first" >&2; exit 2; }
+log() { echo "bench-checks: $*" >&2; }
+die() { log "error: $*"; exit 2; }
+# shellcheck source=bench-lib.sh
+source "$ROOT/scripts/bench-lib.sh"
 VENV="${TOPICSNAP_VENV:-$HOME/.cache/topicsnap/venv}"
-DUCKDB="$(compgen -G "$VENV/lib/python3*/site-packages/duckdb_cli/duckdb" | head -n 1 || true)"
-if [ -z "$DUCKDB" ]; then
-  # Install it as bench-sql.sh does: duckdb-cli from PyPI, the version
-  # embedded in topicsnap, in a venv; its binary is run directly.
-  want="$(bin/topicsnap sql --dir "$SNAP" --format csv -c "SELECT version()" | tail -n 1 | tr -d '\r"v')"
-  echo "bench-checks: installing duckdb-cli==$want from PyPI into $VENV" >&2
-  [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV" || { echo "bench-checks: python3 -m venv failed (apt-get install python3-venv?)" >&2; exit 2; }
-  "$VENV/bin/pip" install -q "duckdb-cli==$want" || { echo "bench-checks: pip install duckdb-cli==$want failed" >&2; exit 2; }
-  DUCKDB="$(compgen -G "$VENV/lib/python3*/site-packages/duckdb_cli/duckdb" | head -n 1 || true)"
-  [ -n "$DUCKDB" ] || { echo "bench-checks: no DuckDB CLI after installing duckdb-cli" >&2; exit 2; }
-fi
+ensure_duckdb_cli "$(bin/topicsnap sql --dir "$SNAP" --format csv -c "SELECT version()" | tail -n 1 | tr -d '\r"v')"
 FILES="read_parquet('$SNAP/topic=$TOPIC/partition=*/*.parquet')"
 N="$(bin/topicsnap sql --dir "$SNAP" -c "SELECT count(*) FROM $TOPIC" --format csv | tail -1)"
 

@@ -65,6 +65,8 @@ BROKERS="127.0.0.1:$TOPICSNAP_KAFKA_PORT"
 
 log() { echo "bench-dump: $*" >&2; }
 die() { log "error: $*"; exit 1; }
+# shellcheck source=bench-lib.sh
+source "$ROOT/scripts/bench-lib.sh"
 
 # ------------------------------------------------------------- prerequisites
 
@@ -131,34 +133,7 @@ if [[ $reuse -eq 0 ]]; then
   [[ "$have" == "$N" ]] || die "topic $TOPIC holds $have records, expected $N"
 fi
 BROKER_PID="$(cat "$TOPICSNAP_KAFKA_DIR/kafka.pid")"
-CLK_TCK="$(getconf CLK_TCK)"
 broker_cpu_ticks() { awk '{print $14 + $15}' "/proc/$BROKER_PID/stat"; }
-
-# System-wide busy CPU time in clock ticks (all cores), from /proc/stat.
-sys_busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
-
-# wait_quiet: the machine is shared (2 cores); wait up to BENCH_QUIET_WAIT
-# seconds (default 600) until, over 5 s, less than BENCH_QUIET_BUSY (default
-# 0.25) of one core is busy, so other people's builds and tests do not skew
-# the numbers. Proceeds with a warning after that.
-wait_quiet() {
-  local limit="${BENCH_QUIET_WAIT:-600}" max_busy="${BENCH_QUIET_BUSY:-0.25}" waited=0 b0 b1 busy
-  while :; do
-    b0="$(sys_busy_ticks)"
-    sleep 5
-    b1="$(sys_busy_ticks)"
-    busy="$(awk -v a="$b0" -v b="$b1" -v hz="$CLK_TCK" 'BEGIN{printf "%.2f", (b-a)/hz/5}')"
-    if awk -v b="$busy" -v m="$max_busy" 'BEGIN{exit !(b < m)}'; then
-      return 0
-    fi
-    if ((waited >= limit)); then
-      log "warning: the machine is still busy (${busy} cores of other work) after ${limit}s; measuring anyway"
-      return 0
-    fi
-    ((waited == 0)) && log "machine busy (${busy} cores in use by others); waiting up to ${limit}s for it to settle"
-    waited=$((waited + 5))
-  done
-}
 
 # Let the broker settle (log flushes, segment rolls) before timing.
 sync

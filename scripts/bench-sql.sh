@@ -47,6 +47,8 @@ TOPIC=bench
 
 log() { echo "bench-sql: $*" >&2; }
 die() { log "error: $*"; exit 1; }
+# shellcheck source=bench-lib.sh
+source "$ROOT/scripts/bench-lib.sh"
 
 # ------------------------------------------------------------- snapshot
 
@@ -78,22 +80,7 @@ TS=(bin/topicsnap sql --dir "$SNAP" --format csv)
 # ------------------------------------------------------------- DuckDB CLI
 
 EMBEDDED="$("${TS[@]}" -c "SELECT version()" | tail -n 1 | tr -d '\r"v')"
-# The duckdb-cli wheel ships the real CLI binary inside the package; its
-# bin/duckdb is a Python wrapper that costs ~80 ms of interpreter start per
-# call, so the binary is run directly.
-venv_duckdb() { compgen -G "$VENV/lib/python3*/site-packages/duckdb_cli/duckdb" | head -n 1; }
-if [[ -z "${DUCKDB:-}" ]]; then
-  want="${DUCKDB_VERSION:-$EMBEDDED}"
-  DUCKDB="$(venv_duckdb || true)"
-  have=""
-  [[ -n "$DUCKDB" && -x "$DUCKDB" ]] && have="$("$DUCKDB" -csv -noheader -c "SELECT version()" 2>/dev/null | tr -d '\r"v')"
-  if [[ "$have" != "$want" ]]; then
-    log "installing duckdb-cli==$want from PyPI into $VENV"
-    [[ -x "$VENV/bin/pip" ]] || python3 -m venv "$VENV" || die "python3 -m venv failed (apt-get install python3-venv?)"
-    "$VENV/bin/pip" install -q "duckdb-cli==$want" || die "pip install duckdb-cli==$want failed"
-    DUCKDB="$(venv_duckdb || true)"
-  fi
-fi
+[[ -n "${DUCKDB:-}" ]] || ensure_duckdb_cli "${DUCKDB_VERSION:-$EMBEDDED}"
 [[ -n "$DUCKDB" ]] && { [[ -x "$DUCKDB" ]] || command -v "$DUCKDB" >/dev/null; } || die "no DuckDB CLI at '$DUCKDB'"
 CLI_VERSION="$("$DUCKDB" -csv -noheader -c "SELECT version()" | tr -d '\r"v')"
 [[ "$CLI_VERSION" == "$EMBEDDED" ]] || log "warning: DuckDB CLI $CLI_VERSION differs from topicsnap's embedded DuckDB $EMBEDDED"
@@ -109,36 +96,11 @@ GLOB="read_parquet('$SNAP/topic=$TOPIC/partition=*/*.parquet')"
 
 OUT="$BENCH_DIR/sql"
 mkdir -p "$OUT"
-CLK_TCK="$(getconf CLK_TCK)"
 
-# System-wide busy CPU time in clock ticks (all cores), from /proc/stat.
-sys_busy_ticks() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9; exit}' /proc/stat; }
 # CPU seconds (user+sys) of every timed run so far, from /usr/bin/time.
 CPU_LOG="$OUT/cpu.log"
 : >"$CPU_LOG"
 runs_cpu() { awk '{s += $1 + $2} END{printf "%.2f", s}' "$CPU_LOG"; }
-
-# wait_quiet: the machine is shared (2 cores); wait up to BENCH_QUIET_WAIT
-# seconds (default 600) until, over 5 s, less than BENCH_QUIET_BUSY (default
-# 0.25) of one core is busy. Proceeds with a warning after that.
-wait_quiet() {
-  local limit="${BENCH_QUIET_WAIT:-600}" max_busy="${BENCH_QUIET_BUSY:-0.25}" waited=0 b0 b1 busy
-  while :; do
-    b0="$(sys_busy_ticks)"
-    sleep 5
-    b1="$(sys_busy_ticks)"
-    busy="$(awk -v a="$b0" -v b="$b1" -v hz="$CLK_TCK" 'BEGIN{printf "%.2f", (b-a)/hz/5}')"
-    if awk -v b="$busy" -v m="$max_busy" 'BEGIN{exit !(b < m)}'; then
-      return 0
-    fi
-    if ((waited >= limit)); then
-      log "warning: the machine is still busy (${busy} cores of other work) after ${limit}s; measuring anyway"
-      return 0
-    fi
-    ((waited == 0)) && log "machine busy (${busy} cores in use by others); waiting up to ${limit}s for it to settle"
-    waited=$((waited + 5))
-  done
-}
 
 # time_runs NAME CMD... : runs CMD $RUNS times, stdout to $OUT/NAME.out
 # (last run), prints the median wall seconds.
