@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -32,6 +33,14 @@ type Options struct {
 	Timeout time.Duration
 	// TempDir is where DuckDB spills; default a folder in the system temp.
 	TempDir string
+	// Lazy builds a topic's views, and a catalog table, when a query first
+	// names them, instead of all at Open: for one-shot commands, whose
+	// start-up is most of a short query's time. A query the engine cannot
+	// read the table names of (not a SELECT, a table function, the
+	// information schema, SHOW) builds everything first, and so does one
+	// that fails with a catalog error. Topics() lists every topic, but
+	// JSON and Structure are only known for built ones.
+	Lazy bool
 }
 
 // Topic describes one topic's views.
@@ -54,6 +63,11 @@ type Engine struct {
 	version  string
 	topics   []Topic
 	problems []string
+	files    []topicFiles               // the catalog as of the last refresh, by topic name
+	snaps    []*catalog.ClusterSnapshot // cluster snapshots as of the last refresh
+	built    map[string]bool            // lower-case names of the views and tables built
+	inferred map[string]bool            // lower-case names of the topics whose value type is known
+	allBuilt bool
 }
 
 // ErrRefused marks SQL a locked engine will not run.
@@ -71,17 +85,41 @@ func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("resolve %s: %w", dir, err)
 	}
 	d.Path = abs
-	connector, err := duckdb.NewConnector("", nil)
-	if err != nil {
-		return nil, fmt.Errorf("open duckdb: %w", err)
+	// DuckDB's start (~12 ms) and reading the catalog (manifests, cluster
+	// snapshots) need each other only once both are done: overlap them.
+	type started struct {
+		c   *duckdb.Connector
+		err error
 	}
-	db := sql.OpenDB(connector)
-	e := &Engine{db: db, dir: d, opts: opts}
+	ch := make(chan started, 1)
+	go func() {
+		c, err := duckdb.NewConnector("", nil)
+		ch <- started{c, err}
+	}()
+	e := &Engine{dir: d, opts: opts, built: map[string]bool{}, inferred: map[string]bool{}}
+	v, verr := e.catalogVersion()
+	var cat *catalogState
+	if verr == nil {
+		cat, verr = e.readCatalog()
+	}
+	st := <-ch
+	if st.err != nil {
+		return nil, fmt.Errorf("open duckdb: %w", st.err)
+	}
+	db := sql.OpenDB(st.c)
+	e.db = db
+	if verr != nil {
+		db.Close()
+		return nil, verr
+	}
 	if err := e.setup(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	if _, err := e.Refresh(ctx); err != nil {
+	e.mu.Lock()
+	err = e.apply(ctx, v, cat)
+	e.mu.Unlock()
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -111,7 +149,12 @@ func (e *Engine) setup(ctx context.Context) error {
 	if tmp == "" {
 		tmp = filepath.Join(os.TempDir(), "topicsnap-duckdb")
 	}
-	stmts = append(stmts, fmt.Sprintf("SET temp_directory = %s", quoteString(tmp)))
+	stmts = append(stmts, fmt.Sprintf("SET temp_directory = %s", quoteString(tmp)),
+		// Snapshot files are never rewritten (a new range is a new name), and
+		// DuckDB checks a file's modification time before reusing its
+		// footer: a view's files are read once at CREATE VIEW, not again by
+		// every query.
+		"SET parquet_metadata_cache = true")
 	for _, s := range stmts {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("configure duckdb (%s): %w", s, err)
@@ -198,11 +241,13 @@ func (e *Engine) Refresh(ctx context.Context) (bool, error) {
 	if v == e.version && e.version != "" {
 		return false, nil
 	}
-	topics, err := e.build(ctx)
+	cat, err := e.readCatalog()
 	if err != nil {
 		return false, err
 	}
-	e.topics, e.version = topics, v
+	if err := e.apply(ctx, v, cat); err != nil {
+		return false, err
+	}
 	return true, nil
 }
 
@@ -211,9 +256,29 @@ type topicFiles struct {
 	manifests []*catalog.Manifest
 	paths     []string
 	plain     []bool // per path: no control markers, no open transactions
+	openTxn   bool   // some file holds records of a transaction left open in it
 }
 
-func (e *Engine) build(ctx context.Context) ([]Topic, error) {
+// metadataTables are the catalog tables, in the order they are built.
+var metadataTables = []string{"files", "lost_ranges", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members"}
+
+// want names what a query needs built: everything, or the lower-case names
+// of topic views ("t" or "t$all") and catalog tables.
+type want struct {
+	all   bool
+	names map[string]bool
+}
+
+// catalogState is what readCatalog found on disk.
+type catalogState struct {
+	files    []topicFiles
+	snaps    []*catalog.ClusterSnapshot
+	problems []string
+}
+
+// readCatalog reads the manifests and cluster snapshots. A damaged one is
+// skipped and named in problems.
+func (e *Engine) readCatalog() (*catalogState, error) {
 	names, err := e.dir.Topics()
 	if err != nil {
 		return nil, err
@@ -232,6 +297,7 @@ func (e *Engine) build(ctx context.Context) ([]Topic, error) {
 			for _, f := range m.Files {
 				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
 				tf.plain = append(tf.plain, f.ControlRecords == 0 && f.OpenTxnRecords == 0)
+				tf.openTxn = tf.openTxn || f.OpenTxnRecords > 0
 			}
 		}
 		tfs = append(tfs, tf)
@@ -241,21 +307,41 @@ func (e *Engine) build(ctx context.Context) ([]Topic, error) {
 		problems = append(problems, fmt.Sprintf("cluster snapshots skipped: %v", err))
 		snaps = nil
 	}
-	e.problems = problems
+	return &catalogState{files: tfs, snaps: snaps, problems: problems}, nil
+}
+
+// apply makes cat, read at catalog version v, the engine's catalog: it
+// drops what the last build made and, unless the engine is lazy, builds
+// every view and table. e.mu is held.
+func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
+	tfs := cat.files
+	topics := make([]Topic, len(tfs))
+	for i, tf := range tfs {
+		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths)}
+		for _, m := range tf.manifests {
+			topics[i].Records += m.Records()
+		}
+	}
+	sort.Slice(topics, func(i, j int) bool { return topics[i].Name < topics[j].Name })
+	if e.version == "" && e.opts.Lazy {
+		// The first catalog of a lazy engine: nothing to drop, nothing to build.
+		e.problems, e.files, e.snaps, e.topics, e.version = cat.problems, tfs, cat.snaps, topics, v
+		return nil
+	}
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("connect duckdb: %w", err)
+		return fmt.Errorf("connect duckdb: %w", err)
 	}
 	defer conn.Close()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
+		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
-	// Drop the views of the last build.
-	rows, err := tx.QueryContext(ctx, "SELECT view_name FROM duckdb_views() WHERE NOT internal AND schema_name = 'main'")
+	// Drop the views and tables of the last build.
+	rows, err := tx.QueryContext(ctx, "SELECT view_name FROM duckdb_views() WHERE NOT internal AND database_name = 'memory' AND schema_name = 'main'")
 	if err != nil {
-		return nil, fmt.Errorf("list views: %w", err)
+		return fmt.Errorf("list views: %w", err)
 	}
 	var old []string
 	for rows.Next() {
@@ -265,43 +351,161 @@ func (e *Engine) build(ctx context.Context) ([]Topic, error) {
 	}
 	rows.Close()
 	for _, v := range old {
-		if _, err := tx.ExecContext(ctx, "DROP VIEW IF EXISTS "+quoteIdent(v)); err != nil {
-			return nil, fmt.Errorf("drop view %s: %w", v, err)
+		if _, err := tx.ExecContext(ctx, "DROP VIEW IF EXISTS memory.main."+quoteIdent(v)); err != nil {
+			return fmt.Errorf("drop view %s: %w", v, err)
 		}
 	}
-	if err := loadMetadata(ctx, tx, tfs, snaps); err != nil {
-		return nil, err
+	for _, t := range metadataTables {
+		if e.built[t] {
+			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS memory.main."+quoteIdent(t)); err != nil {
+				return fmt.Errorf("drop table %s: %w", t, err)
+			}
+		}
 	}
-	var out []Topic
-	for _, tf := range tfs {
-		t := Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths)}
-		for _, m := range tf.manifests {
-			t.Records += m.Records()
+	e.problems, e.files, e.snaps, e.topics = cat.problems, tfs, cat.snaps, topics
+	e.built, e.inferred, e.allBuilt = map[string]bool{}, map[string]bool{}, false
+	if !e.opts.Lazy {
+		if err := e.buildTx(ctx, tx, want{all: true}); err != nil {
+			return err
 		}
-		if len(tf.paths) > 0 {
-			t.Structure, t.JSON, err = inferJSONCached(ctx, tx, tf.paths)
-			if err != nil {
-				return nil, fmt.Errorf("infer the value type of %s: %w", tf.name, err)
-			}
-		}
-		openTxn := false
-		for _, m := range tf.manifests {
-			for _, f := range m.Files {
-				openTxn = openTxn || f.OpenTxnRecords > 0
-			}
-		}
-		for _, ddl := range topicViews(tf.name, tf.paths, tf.plain, t, openTxn) {
-			if _, err := tx.ExecContext(ctx, ddl); err != nil {
-				return nil, fmt.Errorf("create views of %s: %w", tf.name, err)
-			}
-		}
-		out = append(out, t)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("commit views: %w", err)
+		return fmt.Errorf("commit views: %w", err)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	e.version = v
+	return nil
+}
+
+// ensure builds what w names and is not built yet, on conn (the query's
+// own connection: a pool of one must not wait for a second).
+func (e *Engine) ensure(ctx context.Context, conn *sql.Conn, w want) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.missing(w) {
+		return nil
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	// Nothing of a failed build is committed: restore what says it was.
+	built, inferred := maps.Clone(e.built), maps.Clone(e.inferred)
+	topics := append([]Topic(nil), e.topics...)
+	undo := func() { e.built, e.inferred, e.topics, e.allBuilt = built, inferred, topics, false }
+	if err := e.buildTx(ctx, tx, w); err != nil {
+		undo()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		undo()
+		return fmt.Errorf("commit views: %w", err)
+	}
+	return nil
+}
+
+// missing reports whether something w names is not built. e.mu is held.
+func (e *Engine) missing(w want) bool {
+	if e.allBuilt {
+		return false
+	}
+	if w.all {
+		return true
+	}
+	for _, t := range metadataTables {
+		if w.names[t] && !e.built[t] {
+			return true
+		}
+	}
+	for _, tf := range e.files {
+		n := strings.ToLower(tf.name)
+		if w.names[n] && !e.built[n] || w.names[n+"$all"] && !e.built[n+"$all"] {
+			return true
+		}
+	}
+	return false
+}
+
+// buildTx creates, in tx, the catalog tables and topic views w names that
+// are not built yet. e.mu is held.
+func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
+	tables := map[string]bool{}
+	for _, t := range metadataTables {
+		if (w.all || w.names[t]) && !e.built[t] {
+			tables[t] = true
+		}
+	}
+	if len(tables) > 0 {
+		if err := loadMetadata(ctx, tx, e.files, e.snaps, tables); err != nil {
+			return err
+		}
+		for t := range tables {
+			e.built[t] = true
+		}
+	}
+	for _, tf := range e.files {
+		n := strings.ToLower(tf.name)
+		needData := (w.all || w.names[n]) && !e.built[n]
+		needAll := (w.all || w.names[n+"$all"]) && !e.built[n+"$all"]
+		if !needData && !needAll {
+			continue
+		}
+		t := e.topicLocked(tf.name)
+		if !e.inferred[n] && len(tf.paths) > 0 {
+			var err error
+			t.Structure, t.JSON, err = inferJSONCached(ctx, tx, tf.paths)
+			if err != nil {
+				return fmt.Errorf("infer the value type of %s: %w", tf.name, err)
+			}
+		}
+		e.inferred[n] = true
+		value := `"value"`
+		if t.JSON {
+			value = jsonValue(tf.name, t.Structure)
+		}
+		all, data := topicSelects(tf.paths, tf.plain, value, tf.openTxn)
+		var ddl []string
+		if needAll {
+			ddl = append(ddl, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", quoteIdent(tf.name+"$all"), all))
+			e.built[n+"$all"] = true
+		}
+		if needData {
+			ddl = append(ddl, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", quoteIdent(tf.name), data))
+			e.built[n] = true
+		}
+		for _, q := range ddl {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("create views of %s: %w", tf.name, err)
+			}
+		}
+	}
+	if w.all {
+		e.allBuilt = true
+	}
+	return nil
+}
+
+// topicLocked returns the entry of e.topics named name. e.mu is held.
+func (e *Engine) topicLocked(name string) *Topic {
+	for i := range e.topics {
+		if e.topics[i].Name == name {
+			return &e.topics[i]
+		}
+	}
+	return &Topic{}
+}
+
+// topicFilesOf returns the catalog's files of a topic (case-insensitively,
+// as DuckDB resolves names).
+func (e *Engine) topicFilesOf(name string) (topicFiles, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, tf := range e.files {
+		if strings.EqualFold(tf.name, name) {
+			return tf, true
+		}
+	}
+	return topicFiles{}, false
 }
 
 // rawColumns is the typed projection of the stored columns, shared by the
@@ -323,20 +527,22 @@ const emptyRaw = `SELECT NULL::INTEGER AS "partition", NULL::BIGINT AS "offset",
 const openResolved = `CASE WHEN s.txn_state = 'open' AND m.control_type IS NOT NULL
   THEN CASE m.control_type WHEN 'commit' THEN 'committed' ELSE 'aborted' END ELSE s.txn_state END`
 
-// topicViews returns the DDL of the views "T$all" (every stored row) and
-// "T" (committed data records). A file without control markers and without
-// open transactions (the manifest counts both) can hold neither markers nor
-// aborted records, so "T" reads such files without the filter (and without
-// reading is_control and txn_state); only the other files are filtered.
-func topicViews(name string, paths []string, plain []bool, t Topic, openTxn bool) []string {
-	value := `"value"`
-	if t.JSON {
-		// The structure is the inferred one unless a query narrowed it to the
-		// fields it reads (see narrow.go).
-		value = fmt.Sprintf(`try(from_json(decode("value"), coalesce(getvariable(%s), %s)))`,
-			quoteString(valueVariable(name)), quoteString(t.Structure))
-	}
-	all := fmt.Sprintf("CREATE VIEW %s AS %s", quoteIdent(name+"$all"), allSelect(paths, value, openTxn))
+// jsonValue is the value expression of a JSON topic's views: its values
+// parsed into the inferred structure, unless a query narrowed it to the
+// fields it reads (see narrow.go).
+func jsonValue(name, structure string) string {
+	return fmt.Sprintf(`try(from_json(decode("value"), coalesce(getvariable(%s), %s)))`,
+		quoteString(valueVariable(name)), quoteString(structure))
+}
+
+// topicSelects returns the SELECTs of the views "T$all" (every stored row)
+// and "T" (committed data records), with value as the value column. A file
+// without control markers and without open transactions (the manifest
+// counts both) can hold neither markers nor aborted records, so "T" reads
+// such files without the filter (and without reading is_control and
+// txn_state); only the other files are filtered.
+func topicSelects(paths []string, plain []bool, value string, openTxn bool) (all, data string) {
+	all = allSelect(paths, value, openTxn)
 	var clean, other []string
 	for i, p := range paths {
 		if plain[i] {
@@ -345,16 +551,15 @@ func topicViews(name string, paths []string, plain []bool, t Topic, openTxn bool
 			other = append(other, p)
 		}
 	}
-	const data = `SELECT * EXCLUDE (is_control, control_type, aborted) FROM (%s)`
+	const sel = `SELECT * EXCLUDE (is_control, control_type, aborted) FROM (%s)`
 	var parts []string
 	if len(clean) > 0 {
-		parts = append(parts, fmt.Sprintf(data, allSelect(clean, value, false)))
+		parts = append(parts, fmt.Sprintf(sel, allSelect(clean, value, false)))
 	}
 	if len(other) > 0 || len(clean) == 0 {
-		parts = append(parts, fmt.Sprintf(data+` WHERE NOT is_control AND NOT aborted`, allSelect(other, value, openTxn)))
+		parts = append(parts, fmt.Sprintf(sel+` WHERE NOT is_control AND NOT aborted`, allSelect(other, value, openTxn)))
 	}
-	view := fmt.Sprintf("CREATE VIEW %s AS %s", quoteIdent(name), strings.Join(parts, "\nUNION ALL\n"))
-	return []string{all, view}
+	return all, strings.Join(parts, "\nUNION ALL\n")
 }
 
 // allSelect is the SELECT of every stored row of the files, typed, with
@@ -418,9 +623,9 @@ type jsonRows struct {
 	rows    any
 }
 
-// loadMetadata fills the catalog tables. Each table is loaded with one
-// statement from a bound JSON document.
-func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*catalog.ClusterSnapshot) error {
+// loadMetadata creates and fills the catalog tables named in only. Each
+// table is loaded with one statement from a bound JSON document.
+func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*catalog.ClusterSnapshot, only map[string]bool) error {
 	type fileRow struct {
 		Topic          string `json:"topic"`
 		Partition      int32  `json:"partition"`
@@ -549,6 +754,9 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 		{"group_members", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "member_id VARCHAR", "instance_id VARCHAR", "client_id VARCHAR", "host VARCHAR", "assigned_partitions INTEGER[]"}, mems},
 	}
 	for _, t := range tables {
+		if !only[t.table] {
+			continue
+		}
 		b, err := json.Marshal(t.rows)
 		if err != nil {
 			return fmt.Errorf("encode %s: %w", t.table, err)

@@ -44,7 +44,10 @@ func TestNarrow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := e.narrow(ctx, conn, tc.q, nil)[valueVariable("shop.events-v2")]
+		var got string
+		if n := e.narrow(ctx, conn, tc.q, nil); n != nil {
+			got = n.vars[valueVariable("shop.events-v2")]
+		}
 		conn.Close()
 		if got != tc.want {
 			t.Errorf("%s\n narrowed to %q, want %q", tc.q, got, tc.want)

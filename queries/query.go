@@ -41,7 +41,7 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 		cancel()
 		return nil, fmt.Errorf("connect duckdb: %w", err)
 	}
-	var doc *sqlDoc // parsed once, for the check and for narrow
+	var doc *sqlDoc // parsed once, for the check, the lazy build and narrow
 	if e.opts.Locked {
 		doc, err = parseSQL(qctx, conn, q)
 		if err == nil {
@@ -53,7 +53,23 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 			return nil, err
 		}
 	}
-	rows, reset, err := e.queryOn(qctx, conn, q, doc, args...)
+	if e.opts.Lazy {
+		if doc == nil {
+			doc, _ = parseSQL(qctx, conn, q) // nil builds everything
+		}
+		err = e.ensureFor(qctx, conn, doc)
+	}
+	var rows *sql.Rows
+	reset := func() {}
+	if err == nil {
+		rows, reset, err = e.queryOn(qctx, conn, q, doc, args...)
+	}
+	if e.opts.Lazy && isCatalogError(err) && !e.isAllBuilt() {
+		// The query reached a table its syntax tree did not name.
+		if err = e.ensure(qctx, conn, want{all: true}); err == nil {
+			rows, reset, err = e.queryOn(qctx, conn, q, doc, args...)
+		}
+	}
 	if err != nil {
 		err = e.queryError(qctx, err)
 		cancel()
@@ -68,8 +84,8 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 // syntax tree if the caller has it, else nil.
 func (e *Engine) queryOn(ctx context.Context, conn *sql.Conn, q string, doc *sqlDoc, args ...any) (*sql.Rows, func(), error) {
 	reset := func() {}
-	if vars := e.narrow(ctx, conn, q, doc); vars != nil {
-		r, err := setNarrow(ctx, conn, vars)
+	if n := e.narrow(ctx, conn, q, doc); n != nil {
+		r, err := setNarrow(ctx, conn, n)
 		if err != nil {
 			return nil, reset, err
 		}

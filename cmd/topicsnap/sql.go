@@ -64,12 +64,6 @@ func contains(xs []string, s string) bool {
 }
 
 func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
-	eng, err := queries.Open(ctx, o.dir, queries.Options{})
-	if err != nil {
-		return fmt.Errorf("open %s: %w", o.dir, err)
-	}
-	defer eng.Close()
-	a.warnProblems(eng)
 	text := o.query
 	switch {
 	case o.file != "":
@@ -85,6 +79,15 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 		}
 		text = string(b)
 	}
+	// One-shot SQL builds only the views and tables it names (the start-up
+	// is most of a short query's time); the REPL builds all, for .tables,
+	// .schema and completion.
+	eng, err := queries.Open(ctx, o.dir, queries.Options{Lazy: text != ""})
+	if err != nil {
+		return fmt.Errorf("open %s: %w", o.dir, err)
+	}
+	defer eng.Close()
+	a.warnProblems(eng)
 	if text == "" {
 		return a.repl(ctx, eng, o)
 	}

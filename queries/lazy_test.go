@@ -1,0 +1,151 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLazyBuildsWhatAQueryNames: a lazy engine builds a topic's view or a
+// catalog table when a query names it, everything when the query's tables
+// cannot be read from its syntax tree, and answers as an eager engine does.
+func TestLazyBuildsWhatAQueryNames(t *testing.T) {
+	ctx := context.Background()
+	dir := fixture(t)
+	eager, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eager.Close()
+	const T = `"shop.events-v2"`
+	for _, tc := range []struct {
+		q     string
+		built string // views and tables a fresh lazy engine has after q
+	}{
+		{`SELECT 1`, ``},
+		{`SELECT count(*) FROM ` + T, `shop.events-v2`},
+		{`SELECT count(*) FROM "SHOP.EVENTS-V2$ALL"`, `shop.events-v2$all`},
+		{`SELECT count(*) FROM main.` + T + ` JOIN files USING ("partition")`, `files,shop.events-v2`},
+		{`SELECT count(DISTINCT value.event_id) FROM ` + T, `shop.events-v2`},
+		{`WITH files AS (SELECT 1 AS n) SELECT n FROM files`, `files`}, // a CTE by a catalog name: built, harmless
+		{`SELECT group_id, client_id FROM group_members`, `group_members`},
+		{`SELECT * FROM query('SELECT count(*) FROM "shop.events-v2"')`, `all`},
+		{`SELECT count(*) FROM duckdb_tables()`, `all`},
+		{`SELECT count(*) FROM information_schema.tables`, `all`},
+		{`SHOW TABLES`, `all`},
+		{`DESCRIBE ` + T, `all`},
+		{`SUMMARIZE files`, `all`},
+		{`CREATE TEMP TABLE x AS SELECT count(*) AS n FROM ` + T, `all`}, // not a SELECT
+	} {
+		lazy, err := Open(ctx, dir, Options{Lazy: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := builtObjects(t, lazy); got != "" {
+			t.Fatalf("a lazy engine built %q at open", got)
+		}
+		rows, err := lazy.Query(ctx, tc.q)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.q, err)
+		}
+		got := allRows(t, rows)
+		want := tc.built
+		if want == "all" {
+			want = builtObjects(t, eager)
+		}
+		if b := builtObjects(t, lazy); b != want {
+			t.Errorf("%s: built %q, want %q", tc.q, b, want)
+		}
+		if !strings.HasPrefix(tc.q, "CREATE") {
+			rows, err := eager.Query(ctx, tc.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := allRows(t, rows); got != e {
+				t.Errorf("%s: lazy answered %q, eager %q", tc.q, got, e)
+			}
+		}
+		lazy.Close()
+	}
+}
+
+// TestLazyCatalogErrorBuildsAll: a query that reaches a view its syntax tree
+// does not name (here through a session's TEMP view over a topic whose
+// view a refresh dropped) fails with a catalog error on the first try; the
+// engine then builds everything and runs it again.
+func TestLazyCatalogErrorBuildsAll(t *testing.T) {
+	ctx := context.Background()
+	dir := fixture(t)
+	e, err := Open(ctx, dir, Options{Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	e.DB().SetMaxOpenConns(1) // one session
+	if rows, err := e.Query(ctx, `SELECT count(*) FROM "shop.events-v2"`); err != nil {
+		t.Fatal(err)
+	} else {
+		allRows(t, rows)
+	}
+	if _, err := e.DB().ExecContext(ctx, `CREATE TEMP VIEW n_events AS SELECT count(*) AS n FROM "shop.events-v2"`); err != nil {
+		t.Fatal(err)
+	}
+	// A new catalog version: the refresh drops the views it built.
+	m := filepath.Join(dir, "topic=shop.events-v2", "partition=0", "manifest.json")
+	later := time.Now().Add(time.Minute)
+	if err := os.Chtimes(m, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := e.Refresh(ctx); err != nil || !changed {
+		t.Fatalf("refresh: %v %v", changed, err)
+	}
+	rows, err := e.Query(ctx, `SELECT n FROM n_events`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := allRows(t, rows); got != "10" {
+		t.Fatalf("n_events = %q", got)
+	}
+	if !e.isAllBuilt() {
+		t.Fatal("not everything was built")
+	}
+}
+
+// builtObjects lists the views and tables in DuckDB's main schema.
+func builtObjects(t *testing.T, e *Engine) string {
+	t.Helper()
+	var s string
+	if err := e.DB().QueryRow(`SELECT coalesce(string_agg(lower(n), ',' ORDER BY lower(n)), '') FROM (
+		SELECT view_name AS n FROM duckdb_views() WHERE NOT internal AND NOT temporary
+		UNION ALL SELECT table_name FROM duckdb_tables() WHERE NOT temporary)`).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// allRows reads every row of a one-or-more-column result as text.
+func allRows(t *testing.T, rows *Rows) string {
+	t.Helper()
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []string
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, strings.TrimSpace(fmt.Sprintln(vals...)))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(out, ";")
+}
