@@ -16,7 +16,15 @@
 // runs, its syntax tree (DuckDB's json_serialize_sql) is read and, when every
 // use of value is a field access such as value.event_id, the structure is
 // narrowed to those fields for that query alone (narrow.go): DuckDB then
-// builds one field per record instead of all of them.
+// builds one field per record instead of all of them. A query of exactly one
+// field reads it with json_extract_string (or from_json of the one member)
+// through TEMP views on its own connection, at the speed of DuckDB's own
+// JSON path functions, with the same answers.
+//
+// An engine opened with Lazy (one-shot `topicsnap sql -c`) builds a topic's
+// views and a catalog table only when a query names them (lazy.go): a short
+// query then pays for DuckDB's start and the one view it reads, not for the
+// whole catalog.
 //
 // Metadata tables come from the catalog: snapshots, files, partitions,
 // topic_configs, group_offsets, group_members, lost_ranges.
