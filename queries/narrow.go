@@ -315,6 +315,11 @@ func setNarrow(ctx context.Context, conn *sql.Conn, n *narrowing) (func(), error
 			return func() {}, fmt.Errorf("narrow value structure: %w", err)
 		}
 	}
+	if len(n.views) > 0 && sessionHasTemp(ctx, conn, n.views) {
+		// The session made a TEMP object of that name (the REPL): leave it be;
+		// the query reads it, as it would have anyway.
+		return reset, nil
+	}
 	for name, sel := range n.views {
 		views = append(views, name)
 		if _, err := conn.ExecContext(ctx, fmt.Sprintf("CREATE OR REPLACE TEMP VIEW %s AS %s", quoteIdent(name), sel)); err != nil {
@@ -326,4 +331,19 @@ func setNarrow(ctx context.Context, conn *sql.Conn, n *narrowing) (func(), error
 		}
 	}
 	return reset, nil
+}
+
+// sessionHasTemp reports whether conn has a TEMP view or table named like
+// one of views (or whether it cannot tell).
+func sessionHasTemp(ctx context.Context, conn *sql.Conn, views map[string]string) bool {
+	names := make([]string, 0, len(views))
+	for v := range views {
+		names = append(names, strings.ToLower(v))
+	}
+	var n int
+	err := conn.QueryRowContext(ctx, `SELECT count(*) FROM (
+		SELECT view_name AS n FROM duckdb_views() WHERE temporary AND NOT internal
+		UNION ALL SELECT table_name FROM duckdb_tables() WHERE temporary)
+	WHERE list_contains(?::VARCHAR[], lower(n))`, names).Scan(&n)
+	return err != nil || n > 0
 }

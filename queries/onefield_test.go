@@ -166,3 +166,23 @@ func TestOneFieldViewIsMadeAndDropped(t *testing.T) {
 		}
 	}
 }
+
+// TestOneFieldKeepsASessionsTempView: a TEMP view the session made under a
+// topic's name is neither replaced nor dropped by a one-field query.
+func TestOneFieldKeepsASessionsTempView(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, fixture(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	e.DB().SetMaxOpenConns(1) // one session
+	if _, err := e.DB().ExecContext(ctx, `CREATE TEMP VIEW "shop.events-v2" AS SELECT {'event_id': 'mine'} AS value`); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		if got := queryString(t, e, `SELECT string_agg(value.event_id, ',') FROM "shop.events-v2"`); got != "mine" {
+			t.Fatalf("run %d: the session's view answered %q", i, got)
+		}
+	}
+}
