@@ -8,7 +8,10 @@
 # It installs the DuckDB CLI from PyPI (package duckdb-cli, pinned to the
 # DuckDB version embedded in topicsnap) into a venv under
 # ~/.cache/topicsnap/venv if missing, then times each query RUNS times (default
-# 3) and reports the median wall time of:
+# 3; SHORT_RUNS, default 11, for the three short queries whose times are a
+# few tens of milliseconds and noisy), the three ways interleaved run by run
+# (topicsnap, CLI, CLI+views, topicsnap, ...) so that drift in the machine
+# falls on all three alike, and reports the median wall time of:
 #   topicsnap        bin/topicsnap sql --dir D -c "…" --format csv
 #                    (process start + engine open + view build + the query)
 #   duckdb CLI       duckdb -csv -c "…" over
@@ -28,6 +31,7 @@
 #   BENCH_DIR         work dir (default /tmp/topicsnap-bench)
 #   BENCH_SNAP        snapshot folder to use as is (skips the N check)
 #   RUNS              runs per query (default 3)
+#   SHORT_RUNS        runs of SELECT 1, count(*) and the gap scan (default 11)
 #   DUCKDB            DuckDB CLI binary to use (default: the one in the venv's
 #                     duckdb-cli package, installed if missing)
 #   DUCKDB_VERSION    duckdb-cli version to install (default: topicsnap's DuckDB version)
@@ -42,6 +46,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BENCH_DIR="${BENCH_DIR:-/tmp/topicsnap-bench}"
 RUNS="${RUNS:-3}"
+SHORT_RUNS="${SHORT_RUNS:-11}"
 VENV="$HOME/.cache/topicsnap/venv"
 TOPIC=bench
 
@@ -102,23 +107,21 @@ CPU_LOG="$OUT/cpu.log"
 : >"$CPU_LOG"
 runs_cpu() { awk '{s += $1 + $2} END{printf "%.2f", s}' "$CPU_LOG"; }
 
-# time_runs NAME CMD... : runs CMD $RUNS times, stdout to $OUT/NAME.out
-# (last run), prints the median wall seconds.
-time_runs() {
-  local name="$1"
+# median FILE: the median of the numbers in FILE, one per line.
+median() { sort -g "$1" | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
+
+# time_one NAME CMD... : runs CMD once, stdout to $OUT/NAME.out, and appends
+# its wall seconds to $OUT/NAME.times.
+time_one() {
+  local name="$1" t0 t1
   shift
-  local i t0 t1 times=()
-  for ((i = 0; i < RUNS; i++)); do
-    t0="$EPOCHREALTIME"
-    if ! /usr/bin/time -a -o "$CPU_LOG" -f '%U %S' "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"; then
-      cat "$OUT/$name.err" >&2
-      die "$name failed: $*"
-    fi
-    t1="$EPOCHREALTIME"
-    times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f", b-a}')")
-  done
-  printf '%s\n' "${times[@]}" >"$OUT/$name.times"
-  printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2 }'
+  t0="$EPOCHREALTIME"
+  if ! /usr/bin/time -a -o "$CPU_LOG" -f '%U %S' "$@" >"$OUT/$name.out" 2>"$OUT/$name.err"; then
+    cat "$OUT/$name.err" >&2
+    die "$name failed: $*"
+  fi
+  t1="$EPOCHREALTIME"
+  awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.4f\n", b-a}' >>"$OUT/$name.times"
 }
 
 # answer FILE: the data lines of a CSV result, without header and quotes.
@@ -127,17 +130,23 @@ answer() { tail -n +2 "$1" | tr -d '\r"' | sort | tr '\n' ' ' | sed 's/ $//'; }
 declare -a ROWS=()
 # bench LABEL TOPICSNAP_SQL DUCKDB_SQL
 bench() {
-  local label="$1" tsq="$2" dq="$3" slug
+  local label="$1" tsq="$2" dq="$3" runs="${4:-$RUNS}" slug i
   slug="$(tr -c 'a-zA-Z0-9\n' '_' <<<"$label")"
   wait_quiet
-  log "$label"
+  log "$label ($runs runs each)"
   local ts dk dv s0 s1 c0 c1 other
   s0="$(sys_busy_ticks)"
   c0="$(runs_cpu)"
-  ts="$(time_runs "$slug.topicsnap" "${TS[@]}" -c "$tsq")"
-  dk="$(time_runs "$slug.duckdb" "$DUCKDB" -csv -c "$dq")"
-  dv="$(time_runs "$slug.duckdb-views" "$DUCKDB" -csv -c "$VIEWS_SQL
-$tsq")"
+  rm -f "$OUT/$slug".*.times
+  for ((i = 0; i < runs; i++)); do
+    time_one "$slug.topicsnap" "${TS[@]}" -c "$tsq"
+    time_one "$slug.duckdb" "$DUCKDB" -csv -c "$dq"
+    time_one "$slug.duckdb-views" "$DUCKDB" -csv -c "$VIEWS_SQL
+$tsq"
+  done
+  ts="$(median "$OUT/$slug.topicsnap.times")"
+  dk="$(median "$OUT/$slug.duckdb.times")"
+  dv="$(median "$OUT/$slug.duckdb-views.times")"
   s1="$(sys_busy_ticks)"
   c1="$(runs_cpu)"
   other="$(awk -v a="$s0" -v b="$s1" -v c="$c0" -v d="$c1" -v hz="$CLK_TCK" 'BEGIN{o=(b-a)/hz-(d-c); if (o < 0) o = 0; printf "%.1f", o}')"
@@ -149,19 +158,19 @@ $tsq")"
     same="NO"
     log "warning: answers differ for $label: topicsnap [$a1] duckdb [$a2] duckdb+views [$a3]"
   fi
-  ROWS+=("$label|$ts|$dk|$dv|$same|$a1|$other")
+  ROWS+=("$label|$ts|$dk|$dv|$same|$a1|$other|$runs")
   log "  topicsnap ${ts}s, duckdb CLI ${dk}s, duckdb CLI+views ${dv}s, other cpu ${other}s, answer [$a1]"
 }
 
 bench "SELECT 1 (start-up)" \
   "SELECT 1 AS n" \
-  "SELECT 1 AS n"
+  "SELECT 1 AS n" "$SHORT_RUNS"
 bench "count(*)" \
   "SELECT count(*) AS n FROM $TOPIC" \
-  "SELECT count(*) AS n FROM $GLOB"
+  "SELECT count(*) AS n FROM $GLOB" "$SHORT_RUNS"
 bench "gap scan per partition" \
   "SELECT \"partition\", max(\"offset\") - min(\"offset\") + 1 - count(*) AS gaps FROM $TOPIC GROUP BY 1 ORDER BY 1" \
-  "SELECT \"partition\", max(\"offset\") - min(\"offset\") + 1 - count(*) AS gaps FROM $GLOB GROUP BY 1 ORDER BY 1"
+  "SELECT \"partition\", max(\"offset\") - min(\"offset\") + 1 - count(*) AS gaps FROM $GLOB GROUP BY 1 ORDER BY 1" "$SHORT_RUNS"
 bench "count(DISTINCT event_id)" \
   "SELECT count(DISTINCT value.event_id) AS n FROM $TOPIC" \
   "SELECT count(DISTINCT json_extract_string(decode(value), '\$.event_id')) AS n FROM $GLOB"
@@ -181,12 +190,12 @@ OPEN_DK="$(cut -d'|' -f3 <<<"${ROWS[0]}")"
   echo
   echo "### topicsnap sql vs DuckDB CLI $CLI_VERSION: $RECORDS records, $FILES files, $SIZE"
   echo
-  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, topicsnap at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")$(git -C "$ROOT" diff --quiet HEAD -- dump catalog queries cmd 2>/dev/null || echo "+local changes"), median of $RUNS runs, wall seconds per process (start to exit). topicsnap's embedded DuckDB: $EMBEDDED."
+  echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, topicsnap at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")$(git -C "$ROOT" diff --quiet HEAD -- dump catalog queries cmd 2>/dev/null || echo "+local changes"), median of $SHORT_RUNS runs (SELECT 1, count(*), gap scan) or $RUNS runs (the others) per way, the three ways interleaved run by run, wall seconds per process (start to exit). topicsnap's embedded DuckDB: $EMBEDDED."
   echo
   echo "| query | topicsnap s | duckdb CLI s | ratio | topicsnap − open s | duckdb CLI+views s | same answer | answer | other CPU s |"
   echo "|---|---:|---:|---:|---:|---:|---|---|---:|"
   for r in "${ROWS[@]}"; do
-    IFS='|' read -r label ts dk dv same ans other <<<"$r"
+    IFS='|' read -r label ts dk dv same ans other _ <<<"$r"
     awk -v l="$label" -v ts="$ts" -v dk="$dk" -v dv="$dv" -v s="$same" -v a="$ans" -v ots="$OPEN_TS" -v odk="$OPEN_DK" -v o="$other" 'BEGIN{
       if (length(a) > 40) a = substr(a, 1, 37) "..."
       net = (l ~ /^SELECT 1/) ? "-" : sprintf("%.3f", ts - ots)
@@ -195,5 +204,5 @@ OPEN_DK="$(cut -d'|' -f3 <<<"${ROWS[0]}")"
   echo
   echo "topicsnap engine open overhead (SELECT 1, topicsnap minus duckdb CLI): $(awk -v a="$OPEN_TS" -v b="$OPEN_DK" 'BEGIN{printf "%.3f s", a-b}')"
   echo "\"topicsnap − open\" is the topicsnap time minus its own SELECT 1 time: the query alone."
-  echo "other CPU s: CPU time used by everything else on the machine during that row's 3×$RUNS runs (noise; ideally ~0)."
+  echo "other CPU s: CPU time used by everything else on the machine during that row's runs (noise; ideally ~0)."
 } | tee "$BENCH_DIR/bench-sql.md"
