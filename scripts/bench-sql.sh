@@ -16,6 +16,9 @@
 #                    (process start + engine open + view build + the query)
 #   duckdb CLI       duckdb -csv -c "…" over
 #                    read_parquet('D/topic=bench/partition=*/*.parquet')
+#   Go+DuckDB floor  scripts/benchtools/duckfloor running the CLI's SQL: a Go
+#                    program that embeds DuckDB through the same driver and
+#                    does nothing else, i.e. what any Go tool pays
 #   duckdb CLI+views the DuckDB CLI running topicsnap's own view definitions
 #                    (read back from topicsnap: duckdb_views()) and then the
 #                    same query as topicsnap: separates what the views cost
@@ -81,6 +84,11 @@ if [[ "${BENCH_NO_BUILD:-0}" != 1 ]]; then
   fi
 fi
 TS=(bin/topicsnap sql --dir "$SNAP" --format csv)
+FLOOR="$BENCH_DIR/duckfloor"
+if [[ "${BENCH_NO_BUILD:-0}" != 1 || ! -x "$FLOOR" ]]; then
+  log "building scripts/benchtools/duckfloor"
+  go build -o "$FLOOR" ./scripts/benchtools/duckfloor || die "go build ./scripts/benchtools/duckfloor failed"
+fi
 
 # ------------------------------------------------------------- DuckDB CLI
 
@@ -134,32 +142,35 @@ bench() {
   slug="$(tr -c 'a-zA-Z0-9\n' '_' <<<"$label")"
   wait_quiet
   log "$label ($runs runs each)"
-  local ts dk dv s0 s1 c0 c1 other
+  local ts dk dv fl s0 s1 c0 c1 other
   s0="$(sys_busy_ticks)"
   c0="$(runs_cpu)"
   rm -f "$OUT/$slug".*.times
   for ((i = 0; i < runs; i++)); do
     time_one "$slug.topicsnap" "${TS[@]}" -c "$tsq"
     time_one "$slug.duckdb" "$DUCKDB" -csv -c "$dq"
+    time_one "$slug.floor" "$FLOOR" "$dq"
     time_one "$slug.duckdb-views" "$DUCKDB" -csv -c "$VIEWS_SQL
 $tsq"
   done
   ts="$(median "$OUT/$slug.topicsnap.times")"
   dk="$(median "$OUT/$slug.duckdb.times")"
   dv="$(median "$OUT/$slug.duckdb-views.times")"
+  fl="$(median "$OUT/$slug.floor.times")"
   s1="$(sys_busy_ticks)"
   c1="$(runs_cpu)"
   other="$(awk -v a="$s0" -v b="$s1" -v c="$c0" -v d="$c1" -v hz="$CLK_TCK" 'BEGIN{o=(b-a)/hz-(d-c); if (o < 0) o = 0; printf "%.1f", o}')"
-  local a1 a2 a3 same=yes
+  local a1 a2 a3 a4 same=yes
   a1="$(answer "$OUT/$slug.topicsnap.out")"
   a2="$(answer "$OUT/$slug.duckdb.out")"
   a3="$(answer "$OUT/$slug.duckdb-views.out")"
-  if [[ "$a1" != "$a2" || "$a1" != "$a3" ]]; then
+  a4="$(answer "$OUT/$slug.floor.out")"
+  if [[ "$a1" != "$a2" || "$a1" != "$a3" || "$a1" != "$a4" ]]; then
     same="NO"
-    log "warning: answers differ for $label: topicsnap [$a1] duckdb [$a2] duckdb+views [$a3]"
+    log "warning: answers differ for $label: topicsnap [$a1] duckdb [$a2] duckdb+views [$a3] floor [$a4]"
   fi
-  ROWS+=("$label|$ts|$dk|$dv|$same|$a1|$other|$runs")
-  log "  topicsnap ${ts}s, duckdb CLI ${dk}s, duckdb CLI+views ${dv}s, other cpu ${other}s, answer [$a1]"
+  ROWS+=("$label|$ts|$dk|$dv|$same|$a1|$other|$fl")
+  log "  topicsnap ${ts}s, duckdb CLI ${dk}s, duckdb CLI+views ${dv}s, Go+DuckDB floor ${fl}s, other cpu ${other}s, answer [$a1]"
 }
 
 bench "SELECT 1 (start-up)" \
@@ -192,17 +203,18 @@ OPEN_DK="$(cut -d'|' -f3 <<<"${ROWS[0]}")"
   echo
   echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, topicsnap at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")$(git -C "$ROOT" diff --quiet HEAD -- dump catalog queries cmd 2>/dev/null || echo "+local changes"), median of $SHORT_RUNS runs (SELECT 1, count(*), gap scan) or $RUNS runs (the others) per way, the three ways interleaved run by run, wall seconds per process (start to exit). topicsnap's embedded DuckDB: $EMBEDDED."
   echo
-  echo "| query | topicsnap s | duckdb CLI s | ratio | topicsnap − open s | duckdb CLI+views s | same answer | answer | other CPU s |"
-  echo "|---|---:|---:|---:|---:|---:|---|---|---:|"
+  echo "| query | topicsnap s | duckdb CLI s | ratio | topicsnap − open s | duckdb CLI+views s | same answer | answer | other CPU s | Go+DuckDB floor s | floor ratio |"
+  echo "|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|"
   for r in "${ROWS[@]}"; do
-    IFS='|' read -r label ts dk dv same ans other _ <<<"$r"
-    awk -v l="$label" -v ts="$ts" -v dk="$dk" -v dv="$dv" -v s="$same" -v a="$ans" -v ots="$OPEN_TS" -v odk="$OPEN_DK" -v o="$other" 'BEGIN{
+    IFS='|' read -r label ts dk dv same ans other fl <<<"$r"
+    awk -v l="$label" -v ts="$ts" -v dk="$dk" -v dv="$dv" -v s="$same" -v a="$ans" -v ots="$OPEN_TS" -v odk="$OPEN_DK" -v o="$other" -v fl="$fl" 'BEGIN{
       if (length(a) > 40) a = substr(a, 1, 37) "..."
       net = (l ~ /^SELECT 1/) ? "-" : sprintf("%.3f", ts - ots)
-      printf "| %s | %.3f | %.3f | %.2f | %s | %.3f | %s | %s | %s |\n", l, ts, dk, ts/dk, net, dv, s, a, o }'
+      printf "| %s | %.3f | %.3f | %.2f | %s | %.3f | %s | %s | %s | %.3f | %.2f |\n", l, ts, dk, ts/dk, net, dv, s, a, o, fl, fl/dk }'
   done
   echo
   echo "topicsnap engine open overhead (SELECT 1, topicsnap minus duckdb CLI): $(awk -v a="$OPEN_TS" -v b="$OPEN_DK" 'BEGIN{printf "%.3f s", a-b}')"
   echo "\"topicsnap − open\" is the topicsnap time minus its own SELECT 1 time: the query alone."
   echo "other CPU s: CPU time used by everything else on the machine during that row's runs (noise; ideally ~0)."
+  echo "Go+DuckDB floor: scripts/benchtools/duckfloor (DuckDB through duckdb-go, nothing else) running the CLI's SQL; floor ratio = floor / CLI."
 } | tee "$BENCH_DIR/bench-sql.md"
