@@ -365,14 +365,32 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 			}
 		}
 	}
+	// A failed build rolls DuckDB back to the last catalog: so must the
+	// engine's own record of it.
+	type state struct {
+		problems []string
+		files    []topicFiles
+		snaps    []*catalog.ClusterSnapshot
+		topics   []Topic
+		built    map[string]bool
+		inferred map[string]bool
+		allBuilt bool
+	}
+	last := state{e.problems, e.files, e.snaps, e.topics, e.built, e.inferred, e.allBuilt}
+	restore := func() {
+		e.problems, e.files, e.snaps, e.topics = last.problems, last.files, last.snaps, last.topics
+		e.built, e.inferred, e.allBuilt = last.built, last.inferred, last.allBuilt
+	}
 	e.problems, e.files, e.snaps, e.topics = cat.problems, tfs, cat.snaps, topics
 	e.built, e.inferred, e.allBuilt = map[string]bool{}, map[string]bool{}, false
 	if !e.opts.Lazy {
 		if err := e.buildTx(ctx, tx, want{all: true}); err != nil {
+			restore()
 			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {
+		restore()
 		return fmt.Errorf("commit views: %w", err)
 	}
 	e.version = v

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
 // TestLazyBuildsWhatAQueryNames: a lazy engine builds a topic's view or a
@@ -148,4 +150,49 @@ func allRows(t *testing.T, rows *Rows) string {
 		t.Fatal(err)
 	}
 	return strings.Join(out, ";")
+}
+
+// TestFailedRefreshKeepsTheLastCatalog: when a refresh cannot build the new
+// catalog (here a new topic's only file is not Parquet), DuckDB rolls back
+// to the last views, and the engine's topics and version stay with them.
+func TestFailedRefreshKeepsTheLastCatalog(t *testing.T) {
+	ctx := context.Background()
+	dir := fixture(t)
+	e, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	version := e.Version()
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePartition(t, d, "broken", 0, "s2", 1, []catalog.Row{{Offset: 0, Timestamp: 1700000000000, Value: []byte(`{"a":1}`)}})
+	files, _ := filepath.Glob(filepath.Join(dir, "topic=broken", "partition=0", "*.parquet"))
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	if err := os.WriteFile(files[0], []byte("not parquet at all"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Refresh(ctx); err == nil {
+		t.Fatal("refresh over a file that is not Parquet succeeded")
+	}
+	if e.Version() != version {
+		t.Fatalf("version %s after a failed refresh, want %s", e.Version(), version)
+	}
+	var names []string
+	for _, tp := range e.Topics() {
+		names = append(names, tp.Name)
+	}
+	if strings.Join(names, ",") != "shop.events-v2" {
+		t.Fatalf("topics %v after a failed refresh", names)
+	}
+	if tp, _ := e.Topic("shop.events-v2"); !tp.JSON {
+		t.Fatal("shop.events-v2 lost its JSON type")
+	}
+	if got := query1(t, e, `SELECT count(*)::VARCHAR FROM "shop.events-v2"`); got != "10" {
+		t.Fatalf("count after a failed refresh: %s", got)
+	}
 }
