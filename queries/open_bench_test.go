@@ -64,3 +64,25 @@ func TestOpen1000FilesCountsEverything(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+// BenchmarkOneShot1000Files measures what `topicsnap sql -c` does over
+// 1,000 files: a lazy open and one count(*) of the topic.
+func BenchmarkOneShot1000Files(b *testing.B) {
+	dir := manyFiles(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e, err := Open(ctx, dir, Options{Lazy: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows, err := e.Query(ctx, `SELECT count(*) FROM many`)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		e.Close()
+	}
+}
