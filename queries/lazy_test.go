@@ -2,6 +2,7 @@ package queries
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -194,5 +195,39 @@ func TestFailedRefreshKeepsTheLastCatalog(t *testing.T) {
 	}
 	if got := query1(t, e, `SELECT count(*)::VARCHAR FROM "shop.events-v2"`); got != "10" {
 		t.Fatalf("count after a failed refresh: %s", got)
+	}
+}
+
+// TestCopyParquet: a Parquet export reads its SELECT as Query does (only the
+// topic built on a lazy engine, the one-field value) and holds the same
+// answer; a locked engine refuses it.
+func TestCopyParquet(t *testing.T) {
+	ctx := context.Background()
+	dir := fixture(t)
+	e, err := Open(ctx, dir, Options{Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const q = `SELECT "partition", "offset", value.event_id AS id FROM "shop.events-v2"`
+	out := filepath.Join(t.TempDir(), "out.parquet")
+	if err := e.CopyParquet(ctx, q+";", out); err != nil {
+		t.Fatal(err)
+	}
+	if got := builtObjects(t, e); got != "shop.events-v2" {
+		t.Fatalf("built %q", got)
+	}
+	back := `SELECT string_agg(concat_ws(':', "partition", "offset", coalesce(id, '-')), ',' ORDER BY "partition", "offset") FROM `
+	want := queryString(t, e, back+"("+q+")")
+	if got := queryString(t, e, back+quoteString(out)); got != want || !strings.Contains(got, "1:3:e1-3") {
+		t.Fatalf("parquet holds %q, the query answers %q", got, want)
+	}
+	locked, err := Open(ctx, dir, Options{Locked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locked.Close()
+	if err := locked.CopyParquet(ctx, q, filepath.Join(dir, "x.parquet")); !errors.Is(err, ErrRefused) {
+		t.Fatalf("locked engine: %v", err)
 	}
 }

@@ -125,3 +125,48 @@ func CleanError(err error) error {
 	msg = strings.TrimPrefix(msg, "duckdb: ")
 	return &SQLError{Msg: msg}
 }
+
+// CopyParquet runs the SELECT q and has DuckDB write its result as a
+// Parquet file at path. It reads q as Query does (the lazy build, the
+// narrowed value), which a COPY statement handed to Query would not: DuckDB's
+// serializer knows only SELECT. A locked engine refuses it: COPY writes.
+func (e *Engine) CopyParquet(ctx context.Context, q, path string) error {
+	if e.opts.Locked {
+		return fmt.Errorf("%w: a locked engine does not write files", ErrRefused)
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	q = strings.TrimSuffix(strings.TrimSpace(q), ";")
+	// What DuckDB cannot serialize (nil, or Error) builds everything and
+	// narrows nothing; DuckDB then judges the COPY itself.
+	doc, _ := parseSQL(ctx, conn, q)
+	if err := e.ensureFor(ctx, conn, doc); err != nil {
+		return err
+	}
+	run := func() error {
+		reset := func() {}
+		if n := e.narrow(ctx, conn, q, doc); n != nil {
+			r, err := setNarrow(ctx, conn, n)
+			if err != nil {
+				return err
+			}
+			reset = r
+		}
+		defer reset()
+		_, err := conn.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, USE_TMP_FILE false)", q, quoteString(path)))
+		return err
+	}
+	err = run()
+	if e.opts.Lazy && isCatalogError(err) && !e.isAllBuilt() {
+		if err = e.ensure(ctx, conn, want{all: true}); err == nil {
+			err = run()
+		}
+	}
+	if err != nil {
+		return e.queryError(ctx, err)
+	}
+	return nil
+}

@@ -177,11 +177,10 @@ func (a *app) runOne(ctx context.Context, eng *queries.Engine, stmt, format stri
 			return usagef("--format parquet writes to a file: redirect stdout")
 		}
 		// DuckDB writes the file itself, to the same descriptor.
-		rows, err := eng.Query(ctx, fmt.Sprintf("COPY (%s) TO '/dev/fd/%d' (FORMAT parquet, USE_TMP_FILE false)", strings.TrimSuffix(stmt, ";"), f.Fd()))
-		if err != nil {
+		if err := eng.CopyParquet(ctx, stmt, fmt.Sprintf("/dev/fd/%d", f.Fd())); err != nil {
 			return fmt.Errorf("run query: %w", err)
 		}
-		return rows.Close()
+		return nil
 	}
 	rows, err := eng.Query(ctx, stmt)
 	if err != nil {
