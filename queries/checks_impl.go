@@ -83,7 +83,7 @@ func (e *Engine) queryRows(ctx context.Context, q string, args ...any) ([]Row, e
 		return nil, fmt.Errorf("connect duckdb: %w", err)
 	}
 	defer conn.Close()
-	rows, reset, err := e.queryOn(ctx, conn, q, nil, args...)
+	rows, reset, err := e.queryLazy(ctx, conn, q, nil, args...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -66,7 +66,6 @@ type Engine struct {
 	files    []topicFiles               // the catalog as of the last refresh, by topic name
 	snaps    []*catalog.ClusterSnapshot // cluster snapshots as of the last refresh
 	built    map[string]bool            // lower-case names of the views and tables built
-	inferred map[string]bool            // lower-case names of the topics whose value type is known
 	allBuilt bool
 }
 
@@ -96,7 +95,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
 		c, err := duckdb.NewConnector("", nil)
 		ch <- started{c, err}
 	}()
-	e := &Engine{dir: d, opts: opts, built: map[string]bool{}, inferred: map[string]bool{}}
+	e := &Engine{dir: d, opts: opts, built: map[string]bool{}}
 	v, verr := e.catalogVersion()
 	var cat *catalogState
 	if verr == nil {
@@ -365,24 +364,9 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 			}
 		}
 	}
-	// A failed build rolls DuckDB back to the last catalog: so must the
-	// engine's own record of it.
-	type state struct {
-		problems []string
-		files    []topicFiles
-		snaps    []*catalog.ClusterSnapshot
-		topics   []Topic
-		built    map[string]bool
-		inferred map[string]bool
-		allBuilt bool
-	}
-	last := state{e.problems, e.files, e.snaps, e.topics, e.built, e.inferred, e.allBuilt}
-	restore := func() {
-		e.problems, e.files, e.snaps, e.topics = last.problems, last.files, last.snaps, last.topics
-		e.built, e.inferred, e.allBuilt = last.built, last.inferred, last.allBuilt
-	}
+	restore := e.checkpoint()
 	e.problems, e.files, e.snaps, e.topics = cat.problems, tfs, cat.snaps, topics
-	e.built, e.inferred, e.allBuilt = map[string]bool{}, map[string]bool{}, false
+	e.built, e.allBuilt = map[string]bool{}, false
 	if !e.opts.Lazy {
 		if err := e.buildTx(ctx, tx, want{all: true}); err != nil {
 			restore()
@@ -410,19 +394,29 @@ func (e *Engine) ensure(ctx context.Context, conn *sql.Conn, w want) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer tx.Rollback()
-	// Nothing of a failed build is committed: restore what says it was.
-	built, inferred := maps.Clone(e.built), maps.Clone(e.inferred)
-	topics := append([]Topic(nil), e.topics...)
-	undo := func() { e.built, e.inferred, e.topics, e.allBuilt = built, inferred, topics, false }
+	restore := e.checkpoint()
 	if err := e.buildTx(ctx, tx, w); err != nil {
-		undo()
+		restore()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
-		undo()
+		restore()
 		return fmt.Errorf("commit views: %w", err)
 	}
 	return nil
+}
+
+// checkpoint records the engine's account of its catalog and returns the
+// function that puts it back: a build that fails is rolled back in DuckDB,
+// and so must be what the engine says was built. e.mu is held.
+func (e *Engine) checkpoint() func() {
+	problems, files, snaps := e.problems, e.files, e.snaps
+	topics := append([]Topic(nil), e.topics...)
+	built, allBuilt := maps.Clone(e.built), e.allBuilt
+	return func() {
+		e.problems, e.files, e.snaps, e.topics = problems, files, snaps, topics
+		e.built, e.allBuilt = built, allBuilt
+	}
 }
 
 // missing reports whether something w names is not built. e.mu is held.
@@ -472,14 +466,14 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 			continue
 		}
 		t := e.topicLocked(tf.name)
-		if !e.inferred[n] && len(tf.paths) > 0 {
+		// The value type is inferred when the first of the two views is built.
+		if !e.built[n] && !e.built[n+"$all"] && len(tf.paths) > 0 {
 			var err error
 			t.Structure, t.JSON, err = inferJSONCached(ctx, tx, tf.paths)
 			if err != nil {
 				return fmt.Errorf("infer the value type of %s: %w", tf.name, err)
 			}
 		}
-		e.inferred[n] = true
 		value := `"value"`
 		if t.JSON {
 			value = jsonValue(tf.name, t.Structure)

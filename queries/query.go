@@ -53,23 +53,10 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 			return nil, err
 		}
 	}
-	if e.opts.Lazy {
-		if doc == nil {
-			doc, _ = parseSQL(qctx, conn, q) // nil builds everything
-		}
-		err = e.ensureFor(qctx, conn, doc)
+	if e.opts.Lazy && doc == nil {
+		doc, _ = parseSQL(qctx, conn, q) // nil builds everything
 	}
-	var rows *sql.Rows
-	reset := func() {}
-	if err == nil {
-		rows, reset, err = e.queryOn(qctx, conn, q, doc, args...)
-	}
-	if e.opts.Lazy && isCatalogError(err) && !e.isAllBuilt() {
-		// The query reached a table its syntax tree did not name.
-		if err = e.ensure(qctx, conn, want{all: true}); err == nil {
-			rows, reset, err = e.queryOn(qctx, conn, q, doc, args...)
-		}
-	}
+	rows, reset, err := e.queryLazy(qctx, conn, q, doc, args...)
 	if err != nil {
 		err = e.queryError(qctx, err)
 		cancel()
@@ -77,6 +64,23 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 		return nil, err
 	}
 	return &Rows{Rows: rows, conn: conn, cancel: cancel, reset: reset}, nil
+}
+
+// queryLazy runs q on conn as queryOn does; a lazy engine first builds what doc
+// (the syntax tree of the SELECT that q runs) names, and when q still meets a
+// catalog error, everything, and runs q again.
+func (e *Engine) queryLazy(ctx context.Context, conn *sql.Conn, q string, doc *sqlDoc, args ...any) (*sql.Rows, func(), error) {
+	if err := e.ensureFor(ctx, conn, doc); err != nil {
+		return nil, func() {}, err
+	}
+	rows, reset, err := e.queryOn(ctx, conn, q, doc, args...)
+	if e.opts.Lazy && isCatalogError(err) && !e.isAllBuilt() {
+		// The query reached a table its syntax tree did not name.
+		if err = e.ensure(ctx, conn, want{all: true}); err == nil {
+			rows, reset, err = e.queryOn(ctx, conn, q, doc, args...)
+		}
+	}
+	return rows, reset, err
 }
 
 // queryOn runs q on conn with the value structures narrowed to the fields q
@@ -143,28 +147,13 @@ func (e *Engine) CopyParquet(ctx context.Context, q, path string) error {
 	// What DuckDB cannot serialize (nil, or Error) builds everything and
 	// narrows nothing; DuckDB then judges the COPY itself.
 	doc, _ := parseSQL(ctx, conn, q)
-	if err := e.ensureFor(ctx, conn, doc); err != nil {
-		return err
+	copySQL := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, USE_TMP_FILE false)", q, quoteString(path))
+	rows, reset, err := e.queryLazy(ctx, conn, copySQL, doc)
+	if err != nil {
+		return e.queryError(ctx, err)
 	}
-	run := func() error {
-		reset := func() {}
-		if n := e.narrow(ctx, conn, q, doc); n != nil {
-			r, err := setNarrow(ctx, conn, n)
-			if err != nil {
-				return err
-			}
-			reset = r
-		}
-		defer reset()
-		_, err := conn.ExecContext(ctx, fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, USE_TMP_FILE false)", q, quoteString(path)))
-		return err
-	}
-	err = run()
-	if e.opts.Lazy && isCatalogError(err) && !e.isAllBuilt() {
-		if err = e.ensure(ctx, conn, want{all: true}); err == nil {
-			err = run()
-		}
-	}
+	err = rows.Close()
+	reset()
 	if err != nil {
 		return e.queryError(ctx, err)
 	}
