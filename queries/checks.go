@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -21,6 +22,9 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	if _, ok := e.Topic(o.Topic); !ok {
 		return nil, fmt.Errorf("%w: topic %q has no snapshot in %s (topicsnap ls lists what is there)", ErrBadCheck, o.Topic, e.dir.Path)
 	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
 	if o.Limit <= 0 {
 		o.Limit = 50
 	}
@@ -33,4 +37,28 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 		r.Rows = []Row{}
 	}
 	return r, nil
+}
+
+// Bounds of the numeric options: every surface (CLI, server, notebooks)
+// gets the same refusal.
+const (
+	MaxWhatIfPartitions = 10000
+	MaxLimit            = 100000
+)
+
+// validate refuses numeric options out of their bounds.
+func (o CheckOptions) validate() error {
+	switch {
+	case o.WhatIfPartitions < 0 || o.WhatIfPartitions > MaxWhatIfPartitions:
+		return optErr("what_if_partitions", fmt.Sprint(o.WhatIfPartitions), "must be between 1 and %d", MaxWhatIfPartitions)
+	case o.Hot < 0 || math.IsNaN(o.Hot) || math.IsInf(o.Hot, 0):
+		return optErr("hot", fmt.Sprint(o.Hot), "must be a positive multiple of the fair share, such as 1.5")
+	case o.Silence < 0 || math.IsNaN(o.Silence) || math.IsInf(o.Silence, 0):
+		return optErr("silence", fmt.Sprint(o.Silence), "must be a positive number of seconds")
+	case o.Late < 0 || math.IsNaN(o.Late) || math.IsInf(o.Late, 0):
+		return optErr("late", fmt.Sprint(o.Late), "must be a positive number of seconds")
+	case o.Limit < 0 || o.Limit > MaxLimit:
+		return optErr("limit", fmt.Sprint(o.Limit), "must be between 1 and %d", MaxLimit)
+	}
+	return nil
 }

@@ -5,10 +5,14 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/template"
@@ -19,14 +23,44 @@ import (
 //go:embed sql/*.sql
 var sqlFS embed.FS
 
-var sqlTemplates = template.Must(template.New("").Option("missingkey=error").ParseFS(sqlFS, "sql/*.sql"))
+var sqlTemplates = loadTemplates()
 
 // sqlData fills a check's SQL template. Every field is either a quoted
-// identifier or an expression already checked by validateExpr.
+// identifier or DuckDB's own rendering of a parsed expression (Engine.Expr).
 type sqlData struct {
 	T, All                        string
 	ID, By, Expr, Time, EventTime string
 	Match, Where, Expected        string
+}
+
+// loadTemplates parses the checks' SQL files. A file's comment lines
+// document it and are never a template: they are dropped before parsing,
+// so no value reaches a comment.
+func loadTemplates() *template.Template {
+	t := template.New("").Option("missingkey=error")
+	files, err := fs.Glob(sqlFS, "sql/*.sql")
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range files {
+		b, err := sqlFS.ReadFile(f)
+		if err != nil {
+			panic(err)
+		}
+		template.Must(t.New(path.Base(f)).Parse(stripComments(string(b))))
+	}
+	return t
+}
+
+// stripComments drops the lines of a check's SQL that are only a comment.
+func stripComments(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "--") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 func render(name string, d sqlData) (string, error) {
@@ -48,42 +82,24 @@ func init() {
 	checkFuncs["missing"] = checkMissing
 }
 
-// validateExpr proves expr is one SQL expression over the topic view, by
-// having DuckDB parse it inside a SELECT: a second statement, a subquery
-// reading a file or anything but a SELECT is refused.
-func (e *Engine) validateExpr(ctx context.Context, flag, expr, topicView string) error {
-	if strings.TrimSpace(expr) == "" {
-		return fmt.Errorf("%w: %s is empty", ErrBadCheck, flag)
-	}
-	if strings.Contains(expr, ";") && !strings.Contains(expr, "'") {
-		return fmt.Errorf("%w: %s %q: one expression, no ';'", ErrBadCheck, flag, expr)
-	}
-	conn, err := e.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	q := fmt.Sprintf("SELECT (%s) AS x FROM %s", expr, topicView)
-	if err := e.CheckReadOnly(ctx, conn, q); err != nil {
-		return fmt.Errorf("%w: %s %q is not one SQL expression over the topic: %v", ErrBadCheck, flag, expr, err)
-	}
-	// Bind it (types, column names) without reading data.
-	rows, err := conn.QueryContext(ctx, q+" LIMIT 0")
-	if err != nil {
-		return fmt.Errorf("%w: %s %q: %v", ErrBadCheck, flag, expr, CleanError(err))
-	}
-	rows.Close()
-	return nil
-}
-
-// queryRows runs a rendered check query and returns ordered rows.
+// queryRows runs a rendered check statement and returns ordered rows. The
+// statement is parsed whole and judged by the guard (guard.go) first, on
+// every engine: a check runs one read-only SELECT over the topic views and
+// catalog tables, whatever its options said.
 func (e *Engine) queryRows(ctx context.Context, q string, args ...any) ([]Row, error) {
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect duckdb: %w", err)
 	}
 	defer conn.Close()
-	rows, reset, err := e.queryLazy(ctx, conn, q, nil, args...)
+	doc, err := parseSQL(ctx, conn, q)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.guard(doc); err != nil {
+		return nil, fmt.Errorf("check statement: %w", err)
+	}
+	rows, reset, err := e.queryLazy(ctx, conn, q, doc, args...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -388,10 +404,10 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	d := views(o.Topic)
 	d.ID = "row(key_raw, value_raw)"
 	if o.ID != "" {
-		if err := e.validateExpr(ctx, "--id", o.ID, d.T); err != nil {
+		var err error
+		if d.ID, err = e.Expr(ctx, "id", o.ID, o.Topic); err != nil {
 			return nil, err
 		}
-		d.ID = o.ID
 	}
 	rows, err := e.run(ctx, "duplicates", d, o.Limit)
 	if err != nil {
@@ -416,10 +432,10 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		r.Rows = append(r.Rows, *ex)
 	}
 	if o.By != "" {
-		if err := e.validateExpr(ctx, "--by", o.By, d.T); err != nil {
+		var err error
+		if d.By, err = e.Expr(ctx, "by", o.By, o.Topic); err != nil {
 			return nil, err
 		}
-		d.By = o.By
 		by, err := e.run(ctx, "duplicates_by", d)
 		if err != nil {
 			return nil, err
@@ -526,14 +542,14 @@ func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	r.Rows = append(r.Rows, top...)
 	r.Tables = append(r.Tables, rowsTable("Top keys", top))
 	if o.WhatIfKey != "" {
-		if err := e.validateExpr(ctx, "--what-if-key", o.WhatIfKey, d.T); err != nil {
+		var err error
+		if d.Expr, err = e.Expr(ctx, "what_if_key", o.WhatIfKey, o.Topic); err != nil {
 			return nil, err
 		}
 		wn := int64(o.WhatIfPartitions)
 		if wn <= 0 {
 			wn = n
 		}
-		d.Expr = o.WhatIfKey
 		wi, err := e.run(ctx, "skew_whatif", d, wn)
 		if err != nil {
 			return nil, err
@@ -681,10 +697,10 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	d := views(o.Topic)
 	d.Time = `"timestamp"`
 	if o.Time != "" {
-		if err := e.validateExpr(ctx, "--time", o.Time, d.T); err != nil {
+		var err error
+		if d.Time, err = e.Expr(ctx, "time", o.Time, o.Topic); err != nil {
 			return nil, err
 		}
-		d.Time = o.Time
 	}
 	rows, err := e.run(ctx, "order", d, o.Limit)
 	if err != nil {
@@ -738,10 +754,10 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 	}
 	var late int64
 	if o.EventTime != "" {
-		if err := e.validateExpr(ctx, "--event-time", o.EventTime, d.T); err != nil {
+		var err error
+		if d.EventTime, err = e.Expr(ctx, "event_time", o.EventTime, o.Topic); err != nil {
 			return nil, err
 		}
-		d.EventTime = o.EventTime
 		th := o.Late
 		if th <= 0 {
 			th = 60
@@ -778,99 +794,60 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
 	if o.Against == "" && o.AgainstTopic == "" {
-		return nil, fmt.Errorf("%w: missing needs --against FILE --against-key COLUMN (or --against-topic)", ErrBadCheck)
+		return nil, optErr("against", "", "missing needs --against FILE --against-key COLUMN (or --against-topic)")
 	}
 	if o.Match == "" {
-		return nil, fmt.Errorf("%w: missing needs --match EXPR, the expression of the topic matched against the expected key", ErrBadCheck)
+		return nil, optErr("match", "", "missing needs --match EXPR, the expression of the topic matched against the expected key")
 	}
-	if err := e.validateExpr(ctx, "--match", o.Match, d.T); err != nil {
+	var err error
+	if d.Match, err = e.Expr(ctx, "match", o.Match, o.Topic); err != nil {
 		return nil, err
 	}
-	d.Match, d.Where = o.Match, "true"
+	d.Where = "true"
 	if o.Where != "" {
-		if err := e.validateExpr(ctx, "--where", o.Where, d.T); err != nil {
+		if d.Where, err = e.Expr(ctx, "where", o.Where, o.Topic); err != nil {
 			return nil, err
 		}
-		d.Where = o.Where
 	}
+	var args []any
 	if o.Against != "" {
-		path, err := filepath.Abs(o.Against)
+		keys, bys, err := e.readExpected(ctx, o)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("%w: --against %s: %v", ErrBadCheck, o.Against, err)
-		}
-		reader := "read_csv"
-		switch strings.ToLower(filepath.Ext(path)) {
-		case ".parquet":
-			reader = "read_parquet"
-		case ".json", ".jsonl", ".ndjson":
-			reader = "read_json"
-		}
-		src := fmt.Sprintf("%s(%s)", reader, quoteString(path))
-		key := o.AgainstKey
-		if key == "" {
-			return nil, fmt.Errorf("%w: --against-key names the column of %s holding the expected key", ErrBadCheck, o.Against)
-		}
-		var cols []string
-		crow, err := e.db.QueryContext(ctx, fmt.Sprintf("SELECT column_name FROM (DESCRIBE SELECT * FROM %s)", src))
-		if err != nil {
-			return nil, fmt.Errorf("%w: read --against %s: %v", ErrBadCheck, o.Against, CleanError(err))
-		}
-		for crow.Next() {
-			var c string
-			crow.Scan(&c)
-			cols = append(cols, c)
-		}
-		crow.Close()
-		has := func(c string) bool {
-			for _, x := range cols {
-				if x == c {
-					return true
-				}
-			}
-			return false
-		}
-		if !has(key) {
-			return nil, fmt.Errorf("%w: %s has no column %q (it has %s)", ErrBadCheck, o.Against, key, strings.Join(cols, ", "))
-		}
-		by := "NULL"
-		if o.By != "" {
-			if !has(o.By) {
-				return nil, fmt.Errorf("%w: %s has no column %q for --by (it has %s)", ErrBadCheck, o.Against, o.By, strings.Join(cols, ", "))
-			}
-			by = quoteIdent(o.By)
-		}
-		d.Expected = fmt.Sprintf("(SELECT %s AS k, %s AS b FROM %s)", quoteIdent(key), by, src)
+		// The expected keys are values: bound as one JSON list each, never
+		// written into the statement.
+		kj, _ := json.Marshal(keys)
+		bj, _ := json.Marshal(bys)
+		args = []any{string(kj), string(bj)}
+		d.Expected = `(SELECT unnest(from_json($1::JSON, '["VARCHAR"]')) AS k, unnest(from_json($2::JSON, '["VARCHAR"]')) AS b)`
 	} else {
 		if _, ok := e.Topic(o.AgainstTopic); !ok {
-			return nil, fmt.Errorf("%w: --against-topic %q has no snapshot", ErrBadCheck, o.AgainstTopic)
+			return nil, optErr("against_topic", o.AgainstTopic, "has no snapshot (topicsnap ls lists the topics)")
 		}
 		at := quoteIdent(o.AgainstTopic)
 		if o.AgainstMatch == "" {
-			return nil, fmt.Errorf("%w: --against-topic needs --against-match EXPR", ErrBadCheck)
+			return nil, optErr("against_match", "", "--against-topic needs --against-match EXPR")
 		}
-		if err := e.validateExpr(ctx, "--against-match", o.AgainstMatch, at); err != nil {
+		match, err := e.Expr(ctx, "against_match", o.AgainstMatch, o.AgainstTopic)
+		if err != nil {
 			return nil, err
 		}
 		where := "true"
 		if o.AgainstWhere != "" {
-			if err := e.validateExpr(ctx, "--against-where", o.AgainstWhere, at); err != nil {
+			if where, err = e.Expr(ctx, "against_where", o.AgainstWhere, o.AgainstTopic); err != nil {
 				return nil, err
 			}
-			where = o.AgainstWhere
 		}
 		by := "NULL"
 		if o.By != "" {
-			if err := e.validateExpr(ctx, "--by", o.By, at); err != nil {
+			if by, err = e.Expr(ctx, "by", o.By, o.AgainstTopic); err != nil {
 				return nil, err
 			}
-			by = o.By
 		}
-		d.Expected = fmt.Sprintf("(SELECT (%s) AS k, (%s) AS b FROM %s WHERE (%s))", o.AgainstMatch, by, at, where)
+		d.Expected = fmt.Sprintf("(SELECT (%s) AS k, (%s) AS b FROM %s WHERE (%s))", match, by, at, where)
 	}
-	rows, err := e.run(ctx, "missing", d)
+	rows, err := e.run(ctx, "missing", d, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -923,7 +900,7 @@ func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 		r.Rows = append(r.Rows, *NewRow().Set("kind", "missing").Set("key", m.Get("key")).Set("by", m.Get("by")))
 	}
 	if o.Reverse {
-		rev, err := e.run(ctx, "missing_reverse", d)
+		rev, err := e.run(ctx, "missing_reverse", d, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -952,4 +929,66 @@ func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 		}
 	}
 	return r, nil
+}
+
+// readExpected reads the expected keys (and the --by column) of missing's
+// --against file. The path is bound as a value and the columns are quoted
+// identifiers: nothing of the file or the options becomes SQL text.
+func (e *Engine) readExpected(ctx context.Context, o CheckOptions) (keys, bys []*string, err error) {
+	abs, err := filepath.Abs(o.Against)
+	if err != nil {
+		return nil, nil, optErr("against", o.Against, "%v", err)
+	}
+	if st, err := os.Stat(abs); err != nil {
+		return nil, nil, optErr("against", o.Against, "%v", err)
+	} else if !st.Mode().IsRegular() {
+		return nil, nil, optErr("against", o.Against, "is not a regular file")
+	}
+	if o.AgainstKey == "" {
+		return nil, nil, optErr("against_key", "", "names the column of %s holding the expected key", o.Against)
+	}
+	reader := "read_csv"
+	switch strings.ToLower(filepath.Ext(abs)) {
+	case ".parquet":
+		reader = "read_parquet"
+	case ".json", ".jsonl", ".ndjson":
+		reader = "read_json"
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	head, err := conn.QueryContext(ctx, "SELECT * FROM "+reader+"(?) LIMIT 0", abs)
+	if err != nil {
+		return nil, nil, optErr("against", o.Against, "cannot be read: %v", CleanError(err))
+	}
+	cols, _ := head.Columns()
+	head.Close()
+	if !slices.Contains(cols, o.AgainstKey) {
+		return nil, nil, optErr("against_key", o.AgainstKey, "is not a column of %s (it has %s)", o.Against, strings.Join(cols, ", "))
+	}
+	by := "NULL"
+	if o.By != "" {
+		if !slices.Contains(cols, o.By) {
+			return nil, nil, optErr("by", o.By, "is not a column of %s (it has %s)", o.Against, strings.Join(cols, ", "))
+		}
+		by = "CAST(" + quoteIdent(o.By) + " AS VARCHAR)"
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT CAST("+quoteIdent(o.AgainstKey)+" AS VARCHAR), "+by+" FROM "+reader+"(?)", abs)
+	if err != nil {
+		return nil, nil, optErr("against", o.Against, "cannot be read: %v", CleanError(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, b *string
+		if err := rows.Scan(&k, &b); err != nil {
+			return nil, nil, fmt.Errorf("read %s: %w", o.Against, err)
+		}
+		keys, bys = append(keys, k), append(bys, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, optErr("against", o.Against, "cannot be read: %v", CleanError(err))
+	}
+	return keys, bys, nil
 }

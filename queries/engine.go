@@ -31,7 +31,8 @@ type Options struct {
 	Threads int
 	// Timeout bounds each query of a locked engine.
 	Timeout time.Duration
-	// TempDir is where DuckDB spills; default a folder in the system temp.
+	// TempDir is where the engine makes its private spill folder (0700,
+	// removed at Close); default the system temp folder.
 	TempDir string
 	// Lazy builds a topic's views, and a catalog table, when a query first
 	// names them, instead of all at Open: for one-shot commands, whose
@@ -67,6 +68,8 @@ type Engine struct {
 	snaps    []*catalog.ClusterSnapshot // cluster snapshots as of the last refresh
 	built    map[string]bool            // lower-case names of the views and tables built
 	allBuilt bool
+	system   map[string]bool // lower-case names of DuckDB's own tables and views (guard.go)
+	tempDir  string          // this engine's private spill folder, removed at Close
 }
 
 // ErrRefused marks SQL a locked engine will not run.
@@ -108,23 +111,23 @@ func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
 	db := sql.OpenDB(st.c)
 	e.db = db
 	if verr != nil {
-		db.Close()
+		e.Close()
 		return nil, verr
 	}
 	if err := e.setup(ctx); err != nil {
-		db.Close()
+		e.Close()
 		return nil, err
 	}
 	e.mu.Lock()
 	err = e.apply(ctx, v, cat)
 	e.mu.Unlock()
 	if err != nil {
-		db.Close()
+		e.Close()
 		return nil, err
 	}
 	if opts.Locked {
 		if err := e.lock(ctx); err != nil {
-			db.Close()
+			e.Close()
 			return nil, err
 		}
 	}
@@ -144,10 +147,13 @@ func (e *Engine) setup(ctx context.Context) error {
 	if e.opts.Threads > 0 {
 		stmts = append(stmts, fmt.Sprintf("SET threads = %d", e.opts.Threads))
 	}
-	tmp := e.opts.TempDir
-	if tmp == "" {
-		tmp = filepath.Join(os.TempDir(), "topicsnap-duckdb")
+	// Spill files go to a folder of this engine's own (0700, removed at
+	// Close), never one shared by every process on the host.
+	tmp, err := os.MkdirTemp(e.opts.TempDir, "topicsnap-duckdb-")
+	if err != nil {
+		return fmt.Errorf("make a temp folder for duckdb: %w", err)
 	}
+	e.tempDir = tmp
 	stmts = append(stmts, fmt.Sprintf("SET temp_directory = %s", quoteString(tmp)))
 	if !e.opts.Lazy {
 		// Snapshot files are never rewritten (a new range is a new name), and
@@ -162,6 +168,9 @@ func (e *Engine) setup(ctx context.Context) error {
 			return fmt.Errorf("configure duckdb (%s): %w", s, err)
 		}
 	}
+	if e.system, err = systemRelations(ctx, conn); err != nil {
+		return err
+	}
 	return registerFunctions(conn)
 }
 
@@ -172,7 +181,15 @@ func (e *Engine) DB() *sql.DB { return e.db }
 func (e *Engine) Dir() string { return e.dir.Path }
 
 // Close releases DuckDB.
-func (e *Engine) Close() error { return e.db.Close() }
+func (e *Engine) Close() error {
+	err := e.db.Close()
+	if e.tempDir != "" {
+		if rerr := os.RemoveAll(e.tempDir); err == nil && rerr != nil {
+			err = fmt.Errorf("remove %s: %w", e.tempDir, rerr)
+		}
+	}
+	return err
+}
 
 // Topics lists the topics with views, as of the last refresh.
 func (e *Engine) Topics() []Topic {

@@ -41,13 +41,15 @@ func listDir(dir string) string {
 	return strings.Join(out, "\n")
 }
 
-// FuzzCheckExpressions: whatever a user puts in --id, --by or --time, a
-// check either refuses it or answers; it never changes the database or the
-// folder (no SQL injection through options).
+// FuzzCheckExpressions: whatever a user puts in any expression option (--id,
+// --by, --what-if-key, --time, --event-time, --match, --where,
+// --against-match, --against-where), a check either refuses it or answers;
+// it never changes the database or a byte of the folder.
 func FuzzCheckExpressions(f *testing.F) {
 	for _, s := range []string{"value.event_id", "key", "1", "value.order.total + 1", `"offset"`,
 		"1) FROM files; DROP TABLE files; --", "(SELECT count(*) FROM read_csv('/etc/passwd'))", "1; COPY files TO 'x.csv'",
-		"'a'; ATTACH 'x.db'", "/* */ 1", "'", `"`, "$1", "?", "getenv('HOME')", "(SELECT 1 FROM files)"} {
+		"'a'; ATTACH 'x.db'", "/* */ 1", "'", `"`, "$1", "?", "getenv('HOME')", "(SELECT 1 FROM files)",
+		"1 /*\nCOPY (SELECT 42 AS x) TO 'pwned.csv'; --'*/", "current_setting('temp_directory')", "$$a$$", "E'\\''"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
@@ -62,9 +64,11 @@ func FuzzCheckExpressions(f *testing.F) {
 				t.Fatal(err)
 			}
 		})
-		before, files := objects(t, fuzzEng), listDir(fuzzDir)
-		for _, name := range []string{"duplicates", "order"} {
-			fuzzEng.RunCheck(context.Background(), name, CheckOptions{Topic: "shop.events-v2", ID: expr, By: expr, Time: expr})
+		before, files := objects(t, fuzzEng), folderHash(t, fuzzDir)
+		for _, opt := range expressionOptions {
+			o := CheckOptions{Topic: "shop.events-v2"}
+			opt.set(&o, expr)
+			fuzzEng.RunCheck(context.Background(), opt.check, o)
 		}
 		// The engine still answers from the folder.
 		var n int
@@ -74,7 +78,7 @@ func FuzzCheckExpressions(f *testing.F) {
 		if after := objects(t, fuzzEng); after != before {
 			t.Fatalf("expression %q changed the database: %s -> %s", expr, before, after)
 		}
-		if after := listDir(fuzzDir); after != files {
+		if after := folderHash(t, fuzzDir); after != files {
 			t.Fatalf("expression %q changed the folder", expr)
 		}
 	})

@@ -234,12 +234,18 @@ func (s *Server) skewBars(ctx context.Context, o queries.CheckOptions) (now, wha
 	if whatIfN <= 0 {
 		whatIfN = n
 	}
+	// The key is DuckDB's own rendering of the parsed expression, never
+	// the text of the request (queries.Engine.Expr).
+	key, err := s.engine.Expr(ctx, "what_if_key", o.WhatIfKey, o.Topic)
+	if err != nil {
+		return nil, nil, 0, 0, err
+	}
 	q := func(key string) string {
 		return fmt.Sprintf(`SELECT kafka_partition(%s, %d)::BIGINT, count(*)::DOUBLE FROM %s GROUP BY 1`, key, whatIfN, view)
 	}
-	whatIf, err = s.shares(ctx, q("("+o.WhatIfKey+")"), whatIfN)
+	whatIf, err = s.shares(ctx, q("("+key+")"), whatIfN)
 	if err != nil { // kafka_partition takes text or bytes: cast anything else
-		whatIf, err = s.shares(ctx, q("("+o.WhatIfKey+")::VARCHAR"), whatIfN)
+		whatIf, err = s.shares(ctx, q("("+key+")::VARCHAR"), whatIfN)
 	}
 	return now, whatIf, n, whatIfN, err
 }
@@ -318,7 +324,11 @@ func (s *Server) duplicateSeries(ctx context.Context, o queries.CheckOptions) ([
 	}
 	id := "key_raw, value_raw"
 	if o.ID != "" {
-		id = "(" + o.ID + ")"
+		canon, err := s.engine.Expr(ctx, "id", o.ID, o.Topic)
+		if err != nil {
+			return nil, 0, err
+		}
+		id = "(" + canon + ")"
 	}
 	q := fmt.Sprintf(`WITH d AS (
   SELECT "timestamp" ts, row_number() OVER (PARTITION BY %s ORDER BY "timestamp", "partition", "offset") rn FROM %s

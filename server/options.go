@@ -139,7 +139,7 @@ func (s *Server) parseCheckQuery(v url.Values) (checkQuery, error) {
 		case "what_if_key":
 			o.WhatIfKey = raw
 		case "what_if_partitions":
-			o.WhatIfPartitions, err = parseInt(raw, 1, 100000)
+			o.WhatIfPartitions, err = parseInt(raw, 1, queries.MaxWhatIfPartitions)
 		case "time":
 			o.Time = raw
 		case "silence":

@@ -103,7 +103,16 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	for _, n := range names {
 		r, err := eng.RunCheck(ctx, n, o.CheckOptions)
 		if err != nil {
-			if errors.Is(err, queries.ErrBadCheck) {
+			var oe *queries.OptionError
+			if errors.As(err, &oe) {
+				// The check names its option; the command line calls it a flag.
+				flag := "--" + strings.ReplaceAll(oe.Option, "_", "-")
+				if oe.Value != "" {
+					return usagef("%s %q: %s", flag, oe.Value, oe.Reason)
+				}
+				return usagef("%s %s", flag, oe.Reason)
+			}
+			if errors.Is(err, queries.ErrBadCheck) || errors.Is(err, queries.ErrRefused) {
 				return usageError{err}
 			}
 			return err

@@ -8,7 +8,7 @@
 --          only the records of those ids are ranked for the examples, so no
 --          per-id table of every distinct id is ever materialized or joined.
 --          A NULL id counts as an id (IS NOT DISTINCT FROM).
--- params: {{.ID}} the id expression over the topic view {{.T}}; $1 examples.
+-- params: ID the id expression over the topic view T; $1 examples.
 -- returns: one row per example (at least one row: the counts repeat on each).
 WITH d AS MATERIALIZED (
   SELECT ({{.ID}}) AS id, "partition", "offset", "timestamp" FROM {{.T}}

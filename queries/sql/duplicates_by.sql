@@ -1,7 +1,7 @@
 -- name: duplicates_by
 -- summary: records and distinct ids per value of the --by expression (the
 --          seed: 4,885 order_completed tickets describe 4,869 orders).
--- params: {{.ID}} the id expression, {{.By}} the breakdown expression.
+-- params: ID the id expression, By the breakdown expression.
 SELECT ({{.By}})::VARCHAR AS "by", count(*) AS records, count(DISTINCT ({{.ID}})) AS distinct_ids,
        count(*) - count(DISTINCT ({{.ID}})) AS extra_copies
 FROM {{.T}}

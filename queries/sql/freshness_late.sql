@@ -1,7 +1,7 @@
 -- name: freshness_late
 -- summary: records whose event time is behind the broker timestamp by more
 --          than $1 seconds.
--- params: {{.EventTime}} the event time expression; $1 threshold seconds; $2 examples.
+-- params: EventTime the event time expression; $1 threshold seconds; $2 examples.
 WITH d AS (
   SELECT "partition", "offset", "timestamp", CAST(({{.EventTime}}) AS TIMESTAMPTZ) AS event_time FROM {{.T}}
 )

@@ -1,7 +1,7 @@
 -- name: gaps_partitions
 -- summary: per partition, the first and last stored offset, data records
 --          (the topic view's count), control markers and aborted records.
--- params: none; the view is {{.All}}.
+-- params: none; the view is All.
 SELECT "partition",
        min("offset") AS first_offset,
        max("offset") AS last_offset,

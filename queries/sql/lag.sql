@@ -3,7 +3,7 @@
 --          committed offset, end offset at the cut, lag in records, lag in time
 --          (age at the cut of the record at the committed offset) and
 --          retention headroom (seconds before that record is deleted).
--- params: $1 the topic name; {{.All}} the topic's full view.
+-- params: $1 the topic name; All the topic's full view.
 WITH latest AS (
   SELECT group_id, max(snapshot_id) AS snapshot_id FROM group_offsets WHERE topic = $1 GROUP BY 1
 ), o AS (

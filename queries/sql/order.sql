@@ -1,6 +1,6 @@
 -- name: order
 -- summary: records of one key whose time goes backwards in offset order.
--- params: {{.Time}} the time expression; $1 how many examples.
+-- params: Time the time expression; $1 how many examples.
 WITH d AS (
   SELECT key_raw, "partition", "offset", ({{.Time}}) AS t,
          lag(({{.Time}})) OVER (PARTITION BY "partition", key_raw ORDER BY "offset") AS prev_t,

@@ -1,7 +1,7 @@
 -- name: skew
 -- summary: records and bytes per partition; partitions the catalog knows but
 --          that hold no record are listed with zero.
--- params: {{.T}} the topic view; $1 the topic name.
+-- params: T the topic view; $1 the topic name.
 WITH parts AS (
   SELECT DISTINCT "partition" FROM files WHERE topic = $1
   UNION SELECT unnest(range(0, (SELECT max(partition_count) FROM snapshots WHERE topic = $1)))::INTEGER

@@ -1,0 +1,461 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// The guard: what SQL that came from outside may do.
+//
+// Two kinds of text reach DuckDB from outside: whole queries (the server's
+// /api/sql, notebook cells on the server) and expressions (a check's --id,
+// --where, ...; the same options as request parameters). Neither is ever
+// filtered as text. Both are parsed by DuckDB (json_serialize_sql), and the
+// syntax tree is what is judged:
+//
+//   - a query must be exactly one SELECT (only SELECT statements serialize,
+//     so COPY, ATTACH, SET, PRAGMA, CREATE, INSERT ... are refused before
+//     anything runs); it may read the topic views, the catalog tables and
+//     its own CTEs, and nothing else: no other schema (information_schema,
+//     pg_catalog), no system view (duckdb_settings, pg_settings, ...), no
+//     file named as a table ('x.csv'), no table function but range,
+//     generate_series and unnest, no function that discloses settings or
+//     view definitions (current_setting, pg_get_viewdef, ...);
+//   - an expression must parse as exactly one expression over the topic,
+//     with no subquery; what is embedded in a check's SQL is not the text
+//     the user gave but DuckDB's own rendering of the parsed expression
+//     (json_deserialize_sql), checked to parse back to the same tree. It
+//     carries no comment and cannot close a literal or a parenthesis it did
+//     not open;
+//   - every statement a check runs is parsed again, whole, and judged as a
+//     query above before it runs, on every engine: the CLI's, the server's
+//     and the notebooks'.
+
+// ErrBadOption marks a check option that cannot be used. Errors of this
+// kind are *OptionError values.
+var ErrBadOption = errors.New("bad option")
+
+// OptionError is a check option that cannot be used: Option is its name
+// as the check knows it ("id", "what_if_partitions"), so the CLI can print
+// --id and the server id=.
+type OptionError struct {
+	Option string
+	Value  string
+	Reason string
+}
+
+func (e *OptionError) Error() string {
+	if e.Value == "" {
+		return fmt.Sprintf("option %s: %s", e.Option, e.Reason)
+	}
+	return fmt.Sprintf("option %s %q: %s", e.Option, e.Value, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrBadCheck) and errors.Is(err, ErrBadOption)
+// true for option errors.
+func (e *OptionError) Is(target error) bool { return target == ErrBadOption || target == ErrBadCheck }
+
+func optErr(option, value, format string, args ...any) error {
+	return &OptionError{Option: option, Value: value, Reason: fmt.Sprintf(format, args...)}
+}
+
+// deniedFunctions disclose the engine's settings, variables, view
+// definitions (which hold absolute paths), write to DuckDB's log, or only
+// waste time. Table functions are refused separately (all but
+// safeTableFunctions).
+var deniedFunctions = map[string]bool{
+	"current_setting": true, "getvariable": true, "pg_get_viewdef": true, "pg_get_expr": true,
+	"pg_get_constraintdef": true, "write_log": true, "pg_sleep": true, "current_query": true,
+	"json_execute_serialized_sql": true, "parse_duckdb_log_message": true, "getenv": true,
+	"pg_conf_load_time": true, "pg_postmaster_start_time": true,
+}
+
+// safeTableFunctions may appear in untrusted SQL: they read no files.
+var safeTableFunctions = map[string]bool{"range": true, "generate_series": true, "unnest": true}
+
+// systemRelations lists, lower-case, every table and view DuckDB has
+// before the engine creates any (duckdb_settings, pg_settings, the
+// information schema, ...): no CTE of an untrusted query may take one of
+// these names, since where the CTE is not in scope the name would reach
+// the system view.
+func systemRelations(ctx context.Context, conn *sql.Conn) (map[string]bool, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT lower(view_name) FROM duckdb_views()
+UNION SELECT lower(table_name) FROM duckdb_tables()`)
+	if err != nil {
+		return nil, fmt.Errorf("list system relations: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("list system relations: %w", err)
+		}
+		out[n] = true
+	}
+	return out, rows.Err()
+}
+
+// isRelation tells whether name (any case) is one of the engine's topic
+// views or catalog tables.
+func (e *Engine) isRelation(name string) bool {
+	n := strings.ToLower(name)
+	for _, t := range metadataTables {
+		if n == t {
+			return true
+		}
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, tf := range e.files {
+		l := strings.ToLower(tf.name)
+		if n == l || n == l+"$all" {
+			return true
+		}
+	}
+	return false
+}
+
+// guard refuses, with a clear message, anything but a single SELECT over
+// the engine's views, catalog tables and the query's own CTEs (see the top
+// of this file).
+func (e *Engine) guard(doc *sqlDoc) error {
+	if doc.Error {
+		if strings.Contains(doc.Message, "Only SELECT") || strings.Contains(doc.Message, "SELECT statements") {
+			return fmt.Errorf("%w: only a read-only SELECT is allowed here (no COPY, ATTACH, INSTALL, LOAD, SET, RESET, PRAGMA, CREATE, INSERT, ...)", ErrRefused)
+		}
+		return fmt.Errorf("%w: %s", ErrRefused, doc.Message)
+	}
+	if len(doc.Statements) != 1 {
+		return fmt.Errorf("%w: send exactly one statement, got %d", ErrRefused, len(doc.Statements))
+	}
+	ctes := map[string]bool{}
+	collectCTEs(doc.Statements[0], ctes)
+	return e.walkGuard(doc.Statements[0], ctes)
+}
+
+// collectCTEs adds the lower-case names of every CTE defined anywhere in n.
+func collectCTEs(n any, out map[string]bool) {
+	switch v := n.(type) {
+	case map[string]any:
+		if m, ok := v["cte_map"].(map[string]any); ok {
+			if list, ok := m["map"].([]any); ok {
+				for _, it := range list {
+					if kv, ok := it.(map[string]any); ok {
+						if k, ok := kv["key"].(string); ok {
+							out[strings.ToLower(k)] = true
+						}
+					}
+				}
+			}
+		}
+		for _, c := range v {
+			collectCTEs(c, out)
+		}
+	case []any:
+		for _, c := range v {
+			collectCTEs(c, out)
+		}
+	}
+}
+
+func (e *Engine) walkGuard(n any, ctes map[string]bool) error {
+	switch v := n.(type) {
+	case map[string]any:
+		switch v["type"] {
+		case "TABLE_FUNCTION":
+			name := functionName(v["function"])
+			if !safeTableFunctions[strings.ToLower(name)] {
+				return fmt.Errorf("%w: table function %s() is not allowed here; query the topic views and catalog tables", ErrRefused, name)
+			}
+		case "BASE_TABLE":
+			if err := e.guardTable(v, ctes); err != nil {
+				return err
+			}
+		case "SHOW_REF":
+			// DESCRIBE/SUMMARIZE carry their query (walked below); of the
+			// rest only SHOW TABLES, which lists names.
+			if v["query"] == nil {
+				if t, _ := v["table_name"].(string); strings.Trim(strings.ToLower(t), `"`) != "tables" {
+					return fmt.Errorf("%w: SHOW %s is not allowed here; SHOW TABLES and DESCRIBE are", ErrRefused, t)
+				}
+			}
+		}
+		if v["class"] == "FUNCTION" {
+			if name, _ := v["function_name"].(string); deniedFunctions[strings.ToLower(name)] {
+				return fmt.Errorf("%w: function %s() is not allowed here", ErrRefused, name)
+			}
+		}
+		for _, c := range v {
+			if err := e.walkGuard(c, ctes); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, c := range v {
+			if err := e.walkGuard(c, ctes); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// guardTable allows a table reference to a topic view, a catalog table or
+// a CTE of the query, unqualified or in the main schema.
+func (e *Engine) guardTable(v map[string]any, ctes map[string]bool) error {
+	schema, _ := v["schema_name"].(string)
+	cat, _ := v["catalog_name"].(string)
+	name, _ := v["table_name"].(string)
+	if (schema != "" && !strings.EqualFold(schema, "main")) || (cat != "" && !strings.EqualFold(cat, "memory")) {
+		return fmt.Errorf("%w: %s is not allowed here; query the topic views and catalog tables (topicsnap ls lists them)", ErrRefused, qualifiedName(cat, schema, name))
+	}
+	if e.isRelation(name) {
+		return nil
+	}
+	l := strings.ToLower(name)
+	if ctes[l] && !e.system[l] && !strings.ContainsAny(name, `./\:`) {
+		return nil
+	}
+	return fmt.Errorf("%w: %q is not a topic view or catalog table; query those (topicsnap ls lists them)", ErrRefused, name)
+}
+
+func qualifiedName(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, quoteIdent(p))
+		}
+	}
+	return strings.Join(out, ".")
+}
+
+// CheckReadOnly parses query and judges it as the guard does (see the top
+// of this file); ErrRefused says why not.
+func (e *Engine) CheckReadOnly(ctx context.Context, conn *sql.Conn, query string) error {
+	doc, err := parseSQL(ctx, conn, query)
+	if err != nil {
+		return err
+	}
+	return e.guard(doc)
+}
+
+// Expr parses text as one expression over topic's view (the view "T", or
+// "T$all" when all is set) and returns DuckDB's own rendering of it: the
+// only form in which an expression from outside is embedded in SQL.
+// option names the option for errors.
+func (e *Engine) Expr(ctx context.Context, option, text, topic string) (string, error) {
+	if strings.TrimSpace(text) == "" {
+		return "", optErr(option, "", "is empty: give an SQL expression over the topic, such as value.event_id")
+	}
+	if len(text) > maxExprBytes {
+		return "", optErr(option, "", "is %d bytes; an expression may have %d at most", len(text), maxExprBytes)
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return "", fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	view := quoteIdent(topic)
+	parse := func(expr string) (map[string]any, error) {
+		// The newlines end a trailing -- comment; whatever the text does,
+		// only the tree is used.
+		doc, err := parseSQLExact(ctx, conn, "SELECT (\n"+expr+"\n) FROM "+view)
+		if err != nil {
+			return nil, err
+		}
+		if doc.Error {
+			return nil, optErr(option, text, "is not an SQL expression: %s", doc.Message)
+		}
+		if len(doc.Statements) != 1 {
+			return nil, optErr(option, text, "must be one expression, not %d statements", len(doc.Statements))
+		}
+		st, _ := doc.Statements[0].(map[string]any)
+		node, _ := st["node"].(map[string]any)
+		if node == nil || node["type"] != "SELECT_NODE" {
+			return nil, optErr(option, text, "must be one expression over the topic")
+		}
+		list, _ := node["select_list"].([]any)
+		from, _ := node["from_table"].(map[string]any)
+		simple := len(list) == 1 && from != nil && from["type"] == "BASE_TABLE" &&
+			from["table_name"] == topic && from["schema_name"] == "" && from["catalog_name"] == "" &&
+			node["where_clause"] == nil && node["having"] == nil && node["qualify"] == nil && node["sample"] == nil &&
+			isEmpty(node["group_expressions"]) && isEmpty(node["modifiers"]) && !hasCTE(node)
+		if !simple {
+			return nil, optErr(option, text, "must be one expression over the topic (no FROM, WHERE, GROUP BY, ORDER BY, LIMIT or second column)")
+		}
+		x, _ := list[0].(map[string]any)
+		if x == nil {
+			return nil, optErr(option, text, "must be one expression over the topic")
+		}
+		delete(x, "alias")
+		if err := refuseInExpr(x); err != nil {
+			return nil, optErr(option, text, "%v", err)
+		}
+		return x, nil
+	}
+	tree, err := parse(text)
+	if err != nil {
+		return "", err
+	}
+	// Render the tree alone: SELECT <expr> with no FROM.
+	stmt := map[string]any{"error": false, "statements": []any{map[string]any{
+		"node": map[string]any{
+			"type": "SELECT_NODE", "modifiers": []any{}, "cte_map": map[string]any{"map": []any{}},
+			"select_list":  []any{tree},
+			"from_table":   map[string]any{"type": "EMPTY", "alias": "", "sample": nil, "query_location": json.Number("18446744073709551615")},
+			"where_clause": nil, "group_expressions": []any{}, "group_sets": []any{},
+			"aggregate_handling": "STANDARD_HANDLING", "having": nil, "sample": nil, "qualify": nil,
+		},
+		"named_param_map": []any{},
+	}}}
+	js, err := json.Marshal(stmt)
+	if err != nil {
+		return "", fmt.Errorf("render option %s: %w", option, err)
+	}
+	var rendered string
+	if err := conn.QueryRowContext(ctx, "SELECT json_deserialize_sql(?::JSON)", string(js)).Scan(&rendered); err != nil {
+		return "", optErr(option, text, "cannot be rendered back as SQL: %v", CleanError(err))
+	}
+	canon, ok := strings.CutPrefix(rendered, "SELECT ")
+	if !ok || !balancedLiteral(canon) {
+		return "", optErr(option, text, "cannot be rendered back as SQL")
+	}
+	// The rendering must mean exactly the tree that was judged.
+	again, err := parse(canon)
+	if err != nil {
+		return "", optErr(option, text, "does not render back to itself")
+	}
+	if !reflect.DeepEqual(withoutLocations(tree), withoutLocations(again)) {
+		return "", optErr(option, text, "does not render back to the same expression")
+	}
+	// Bind it (names, types) without reading data.
+	rows, err := conn.QueryContext(ctx, "SELECT ("+canon+") AS x FROM "+view+" LIMIT 0")
+	if err != nil {
+		return "", optErr(option, text, "%v", CleanError(err))
+	}
+	rows.Close()
+	return canon, nil
+}
+
+// parseSQLExact is parseSQL keeping numbers exactly as DuckDB wrote them
+// (a BIGINT constant must not pass through a float64).
+func parseSQLExact(ctx context.Context, conn *sql.Conn, q string) (*sqlDoc, error) {
+	var out string
+	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", q).Scan(&out); err != nil {
+		return nil, fmt.Errorf("parse query: %w", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	var doc sqlDoc
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("parse query: %w", err)
+	}
+	return &doc, nil
+}
+
+// maxExprBytes bounds an expression option.
+const maxExprBytes = 4096
+
+// balancedLiteral reports whether every "--" in s lies inside a string
+// literal or a quoted identifier (DuckDB renders comments never, but a
+// literal may hold the characters).
+func balancedLiteral(s string) bool {
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				if i+1 < len(s) && s[i+1] == quote {
+					i++
+				} else {
+					quote = 0
+				}
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '-' && i+1 < len(s) && s[i+1] == '-', c == '/' && i+1 < len(s) && s[i+1] == '*':
+			return false
+		}
+	}
+	return quote == 0
+}
+
+// refuseInExpr refuses what an expression over the topic may not hold: a
+// subquery (it could read other tables), a table function, a denied
+// function.
+func refuseInExpr(n any) error {
+	switch v := n.(type) {
+	case map[string]any:
+		if v["class"] == "STAR" || v["class"] == "COLUMNS" {
+			return errors.New("* and COLUMNS() are not allowed: give one expression over the topic's columns")
+		}
+		if v["class"] == "SUBQUERY" || v["type"] == "SUBQUERY" {
+			return errors.New("a subquery is not allowed: give one expression over the topic's columns")
+		}
+		if v["type"] == "TABLE_FUNCTION" || v["type"] == "BASE_TABLE" {
+			return errors.New("a table is not allowed: give one expression over the topic's columns")
+		}
+		if v["class"] == "FUNCTION" {
+			if name, _ := v["function_name"].(string); deniedFunctions[strings.ToLower(name)] {
+				return fmt.Errorf("function %s() is not allowed here", name)
+			}
+		}
+		for _, c := range v {
+			if err := refuseInExpr(c); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, c := range v {
+			if err := refuseInExpr(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(x) == 0
+	}
+	return false
+}
+
+func hasCTE(node map[string]any) bool {
+	m, _ := node["cte_map"].(map[string]any)
+	list, _ := m["map"].([]any)
+	return len(list) > 0
+}
+
+// withoutLocations copies a syntax tree without its query_location fields,
+// which differ between two spellings of one expression.
+func withoutLocations(n any) any {
+	switch v := n.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, c := range v {
+			if k != "query_location" {
+				out[k] = withoutLocations(c)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, c := range v {
+			out[i] = withoutLocations(c)
+		}
+		return out
+	}
+	return n
+}
