@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/queries/hostile"
 )
 
 var (
@@ -64,7 +65,7 @@ func FuzzCheckExpressions(f *testing.F) {
 				t.Fatal(err)
 			}
 		})
-		before, files := objects(t, fuzzEng), folderHash(t, fuzzDir)
+		before, files := objects(t, fuzzEng), hostile.FolderHash(t, fuzzDir)
 		for _, opt := range expressionOptions {
 			o := CheckOptions{Topic: "shop.events-v2"}
 			opt.set(&o, expr)
@@ -78,7 +79,7 @@ func FuzzCheckExpressions(f *testing.F) {
 		if after := objects(t, fuzzEng); after != before {
 			t.Fatalf("expression %q changed the database: %s -> %s", expr, before, after)
 		}
-		if after := folderHash(t, fuzzDir); after != files {
+		if after := hostile.FolderHash(t, fuzzDir); after != files {
 			t.Fatalf("expression %q changed the folder", expr)
 		}
 	})

@@ -2,112 +2,16 @@ package queries
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/topicsnap/topicsnap/queries/hostile"
 )
-
-// FolderHash hashes the name, mode and bytes of every file under dir: equal
-// before and after means nothing in the folder was written, added, removed
-// or renamed.
-func folderHash(t testing.TB, dir string) string {
-	t.Helper()
-	var lines []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		h := ""
-		if info.Mode().IsRegular() {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			s := sha256.Sum256(b)
-			h = hex.EncodeToString(s[:])
-		}
-		rel, _ := filepath.Rel(dir, p)
-		lines = append(lines, fmt.Sprintf("%s %v %s", rel, info.Mode(), h))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(lines)
-	return strings.Join(lines, "\n")
-}
-
-// hostileExpressions are attempts to turn a check option into a statement,
-// a file read or write, a disclosure or a stall. DIR stands for the
-// snapshot folder. Every one must be refused (as an option error, or by
-// DuckDB when it binds the check's statement); none may change anything.
-// The report's own payload is not refused: its comment hides the COPY from
-// the parser too, so what DuckDB reads is the constant 1, and 1 is what is
-// embedded (TestExpressionsAreEmbeddedAsDuckDBRendersThem).
-func hostileExpressions(dir string) []string {
-	x := []string{
-		// The report's payload, with a subquery after the comment.
-		"1 /*\nCOPY (SELECT 42 AS x) TO 'DIR/pwned.csv'; --'*/ + (SELECT 1)",
-		// Closing the template's parenthesis.
-		"1) AS x FROM \"shop.events-v2\"; COPY (SELECT 1) TO 'DIR/p.csv'; SELECT (1",
-		"key) FROM \"shop.events-v2\" WHERE (1",
-		"key), (value",
-		"1; COPY files TO 'DIR/x.csv'",
-		"1 -- \n) FROM files; DROP VIEW \"shop.events-v2\"; SELECT (1",
-		"'x'; ATTACH 'DIR/x.db' AS x; --",
-		"$$x$$; ATTACH 'DIR/x.db'",
-		"$tag$ ' $tag$; INSTALL httpfs",
-		"E'\\''); COPY (SELECT 1) TO 'DIR/e.csv'; --",
-		"key::VARCHAR; INSTALL httpfs",
-		"(COPY (SELECT 1) TO 'DIR/n.csv')",
-		// Reads and disclosure.
-		"(SELECT content FROM read_text('DIR/topicsnap.json'))",
-		"error((SELECT string_agg(file, ',') FROM glob('DIR/*')))",
-		"(FROM 'DIR/topicsnap.json')",
-		"(SELECT 1 FROM files)",
-		"EXISTS (SELECT 1 FROM files)",
-		"key IN (SELECT file FROM files)",
-		"[x FOR x IN (SELECT 1)]",
-		"'a' || (SELECT value FROM duckdb_settings() LIMIT 1)",
-		"current_setting('allowed_directories')",
-		"CURRENT_SETTING('temp_directory')",
-		"pg_catalog.current_setting('temp_directory')",
-		"getvariable('x')",
-		"pg_get_viewdef('shop.events-v2')",
-		"write_log('x')",
-		"pg_sleep(100)",
-		"getenv('HOME')",
-		// Broken quoting and unicode tricks.
-		"'",
-		"\"",
-		"key /*",
-		"1 \u2028; COPY files TO 'DIR/u.csv'",
-		"1 \uff1b COPY files TO 'DIR/w.csv'",
-		"1 \x00; COPY files TO 'DIR/z.csv'",
-		"1 AS x FROM files --",
-		"*",
-		"$1",
-		"?",
-		strings.Repeat("(", 3000) + "1" + strings.Repeat(")", 3000),
-		"   ",
-	}
-	for i := range x {
-		x[i] = strings.ReplaceAll(x[i], "DIR", dir)
-	}
-	return x
-}
 
 // expressionOptions sets each expression option of a check to v, with
 // what the check needs besides to reach it.
@@ -145,14 +49,14 @@ func TestHostileCheckOptions(t *testing.T) {
 	parent := t.TempDir()
 	dir := fixtureAt(t, filepath.Join(parent, "snap"))
 	ctx := context.Background()
-	before, parentBefore := folderHash(t, dir), listDir(parent)
+	before, parentBefore := hostile.FolderHash(t, dir), listDir(parent)
 	for _, locked := range []bool{false, true} {
 		e, err := Open(ctx, dir, Options{Locked: locked, Timeout: 5 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
 		views := objects(t, e)
-		for _, attack := range hostileExpressions(dir) {
+		for _, attack := range hostile.Expressions(dir) {
 			for i, opt := range expressionOptions {
 				o := CheckOptions{Topic: "shop.events-v2"}
 				opt.set(&o, attack)
@@ -179,7 +83,7 @@ func TestHostileCheckOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if after := folderHash(t, dir); after != before {
+	if after := hostile.FolderHash(t, dir); after != before {
 		t.Errorf("the folder changed:\n%s\n---\n%s", before, after)
 	}
 	if after := listDir(parent); after != parentBefore {
