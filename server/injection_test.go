@@ -2,7 +2,9 @@ package server
 
 import (
 	"net/http"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -56,12 +58,42 @@ func TestHostileCheckParameters(t *testing.T) {
 		get(t, ts.URL+q("/api/checks/"+p.check, kv...))
 		get(t, ts.URL+q("/checks/"+p.check, kv...))
 	}
+	// Notebook parameters become quoted literals and identifiers, and the
+	// cells run on the locked engine: a hostile value is data.
+	for _, attack := range hostile.Expressions(dir)[:16] {
+		for _, param := range []string{"topic", "key"} {
+			r := get(t, ts.URL+q("/notebooks/did-kafka-lose-my-event", param, attack))
+			if r.code >= 500 {
+				t.Errorf("notebook %s=%q: %d: %.200s", param, attack, r.code, r.body)
+			}
+		}
+	}
 	if after := hostile.FolderHash(t, dir); after != before {
 		t.Errorf("the folder changed:\n%s\n---\n%s", before, after)
 	}
 	if after := listNames(t, filepath.Dir(dir)); after != parent {
 		t.Errorf("something was written beside the folder: %s -> %s", parent, after)
 	}
+	// DuckDB is in this process: its peak memory over every attack stays
+	// far under the host's (the engine's memory_limit is 1 GB).
+	if peak := peakRSS(t); peak > 1536<<20 {
+		t.Errorf("peak RSS %d MiB over the hostile requests", peak>>20)
+	}
+}
+
+// peakRSS is this process's peak resident memory (VmHWM), in bytes.
+func peakRSS(t *testing.T) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Fatalf("read peak memory: %v", err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmHWM:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
 }
 
 // TestSQLDisclosesNothing: /api/sql answers the topic views and catalog
