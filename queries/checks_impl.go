@@ -425,7 +425,7 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		if x.Get("first_offset") == nil {
 			continue // no example: the counts alone
 		}
-		ex := NewRow()
+		ex := NewRow().Set("kind", "duplicate")
 		for _, k := range []string{"id", "copies", "first_partition", "first_offset", "second_partition", "second_offset", "seconds_between"} {
 			ex.Set(k, x.Get(k))
 		}
@@ -679,8 +679,16 @@ func checkKeys(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	r.Summary.Set("keys", asInt(x.Get("keys"))).Set("misplaced_records", mis).Set("split_keys", asInt(x.Get("split_keys"))).
 		Set("partitioner", part).Set("explained_by_crc32", asInt(x.Get("explained_by_crc32"))).
 		Set("unexplained_records", unexplained).Set("null_keys", asInt(x.Get("null_keys")))
-	if r.Rows, err = e.run(ctx, "keys_examples", d, n, o.Limit); err != nil {
+	ex, err := e.run(ctx, "keys_examples", d, n, o.Limit)
+	if err != nil {
 		return nil, err
+	}
+	for _, x := range ex {
+		row := NewRow().Set("kind", "misplaced")
+		for _, k := range x.Keys {
+			row.Set(k, x.Get(k))
+		}
+		r.Rows = append(r.Rows, *row)
 	}
 	switch {
 	case mis == 0:
@@ -718,7 +726,16 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		}
 		keys = asInt(kr[0].Get("keys"))
 	}
-	r := &Report{Summary: NewRow(), Rows: rows}
+	r := &Report{Summary: NewRow()}
+	for _, x := range rows {
+		ex := NewRow().Set("kind", "out_of_order")
+		for _, k := range x.Keys {
+			if k != "keys" && k != "out_of_order_records" { // summary figures, not the row's
+				ex.Set(k, x.Get(k))
+			}
+		}
+		r.Rows = append(r.Rows, *ex)
+	}
 	r.Summary.Set("keys", keys).Set("out_of_order_records", ooo)
 	if ooo == 0 {
 		r.Status, r.Message = StatusOK, fmt.Sprintf("the time of every one of %d keys only moves forward in offset order", keys)
@@ -748,9 +765,16 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 		return nil, err
 	}
 	r := &Report{Summary: NewRow(), Rows: parts}
+	var stretches int64 // all of them, not only the examples kept
 	for _, s := range sil {
-		s.Set("kind", "silence")
-		r.Rows = append(r.Rows, s)
+		stretches = asInt(s.Get("stretches"))
+		x := NewRow().Set("kind", "silence")
+		for _, k := range s.Keys {
+			if k != "stretches" {
+				x.Set(k, s.Get(k))
+			}
+		}
+		r.Rows = append(r.Rows, *x)
 	}
 	var late int64
 	if o.EventTime != "" {
@@ -774,11 +798,11 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 			r.Rows = append(r.Rows, l)
 		}
 	}
-	r.Summary.Set("max_staleness_seconds", maxStale).Set("silent_stretches", int64(len(sil))).Set("late_records", late)
+	r.Summary.Set("max_staleness_seconds", maxStale).Set("silent_stretches", stretches).Set("late_records", late)
 	var notes []string
 	if len(sil) > 0 {
 		longest := sil[0]
-		notes = append(notes, fmt.Sprintf("%s; the longest: partition %d silent for %s while others carried on", plural(int64(len(sil)), "silent stretch", "silent stretches"), asInt(longest.Get("partition")), humanSeconds(asFloat(longest.Get("seconds")))))
+		notes = append(notes, fmt.Sprintf("%s; the longest: partition %d silent for %s while others carried on", plural(stretches, "silent stretch", "silent stretches"), asInt(longest.Get("partition")), humanSeconds(asFloat(longest.Get("seconds")))))
 	}
 	if late > 0 {
 		notes = append(notes, plural(late, "late record", "late records"))
@@ -894,7 +918,7 @@ func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 		r.Tables = append(r.Tables, rowsTable("Missing by "+o.By, bt))
 	}
 	for i, m := range missing {
-		if i >= o.Limit*20 {
+		if i >= o.Limit {
 			break
 		}
 		r.Rows = append(r.Rows, *NewRow().Set("kind", "missing").Set("key", m.Get("key")).Set("by", m.Get("by")))

@@ -1,0 +1,102 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// quietFixture: partition 0 has a record every 10 s for 20 minutes;
+// partition 1 one every 400 s: three silent stretches over 300 s while
+// partition 0 carried on. Keys go back in time on partition 1.
+func quietFixture(t *testing.T) string {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const base = 1700000000000
+	var p0, p1 []catalog.Row
+	for i := int64(0); i < 120; i++ {
+		p0 = append(p0, catalog.Row{Partition: 0, Offset: i, Timestamp: base + i*10_000, Key: []byte(fmt.Sprintf("k%d", i%3)), Value: []byte(fmt.Sprintf(`{"id":%d}`, i%7))})
+	}
+	for i := int64(0); i < 4; i++ {
+		ts := base + i*400_000
+		if i == 2 {
+			ts = base + 100 // earlier than the record before it
+		}
+		p1 = append(p1, catalog.Row{Partition: 1, Offset: i, Timestamp: ts, Key: []byte("z"), Value: []byte(fmt.Sprintf(`{"id":%d}`, i))})
+	}
+	writePartition(t, d, "quiet", 0, "s1", 120, p0)
+	writePartition(t, d, "quiet", 1, "s1", 4, p1)
+	return dir
+}
+
+// TestCountsDoNotFollowTheLimit: a report's summary is the same whatever
+// --limit keeps of its example rows, and the rows kept are at most --limit
+// per kind.
+func TestCountsDoNotFollowTheLimit(t *testing.T) {
+	e, err := Open(context.Background(), quietFixture(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, c := range []struct {
+		check string
+		o     CheckOptions
+	}{
+		{"freshness", CheckOptions{}},
+		{"duplicates", CheckOptions{ID: "value.id"}},
+		{"order", CheckOptions{}},
+	} {
+		var sums []string
+		for _, limit := range []int{1, 50} {
+			o := c.o
+			o.Topic, o.Limit = "quiet", limit
+			r, err := e.RunCheck(context.Background(), c.check, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := r.Summary.MarshalJSON()
+			sums = append(sums, string(b))
+			perKind := map[any]int{}
+			for _, row := range r.Rows {
+				perKind[row.Get("kind")]++
+			}
+			for k, n := range perKind {
+				if k != "partition" && n > limit {
+					t.Errorf("%s --limit %d kept %d rows of kind %v", c.check, limit, n, k)
+				}
+			}
+		}
+		if sums[0] != sums[1] {
+			t.Errorf("%s: the summary follows --limit:\n%s\n%s", c.check, sums[0], sums[1])
+		}
+	}
+}
+
+// TestEveryRowHasAKind: every row of every check says what it is.
+func TestEveryRowHasAKind(t *testing.T) {
+	e, err := Open(context.Background(), quietFixture(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, name := range CheckNames {
+		o := CheckOptions{Topic: "quiet", ID: "value.id", WhatIfKey: "value.id", EventTime: `"timestamp"`}
+		if name == "missing" {
+			o.Match, o.AgainstTopic, o.AgainstMatch = "value.id", "quiet", "value.id + 1"
+		}
+		r, err := e.RunCheck(context.Background(), name, o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for i, row := range r.Rows {
+			if k, _ := row.Get("kind").(string); k == "" {
+				t.Errorf("%s row %d has no kind: %v", name, i, row.Vals)
+			}
+		}
+	}
+}
