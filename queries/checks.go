@@ -7,6 +7,10 @@ import (
 	"strings"
 )
 
+// StatusSkipped is the status of a check `check all` did not run because
+// it lacks options it needs (Needs).
+const StatusSkipped = "skipped"
+
 // checkFuncs maps a check's name to the code that runs it.
 var checkFuncs = map[string]func(context.Context, *Engine, CheckOptions) (*Report, error){}
 
@@ -61,4 +65,41 @@ func (o CheckOptions) validate() error {
 		return optErr("limit", fmt.Sprint(o.Limit), "must be between 1 and %d", MaxLimit)
 	}
 	return nil
+}
+
+// Needs lists the options a check needs that o lacks, by the check's
+// option names (empty when it can run): `check all` runs every check
+// that needs nothing and lists the others as skipped, with these.
+func Needs(name string, o CheckOptions) []string {
+	if name != "missing" {
+		return nil
+	}
+	var out []string
+	if o.Match == "" {
+		out = append(out, "match")
+	}
+	switch {
+	case o.Against != "" && o.AgainstKey == "":
+		out = append(out, "against_key")
+	case o.AgainstTopic != "" && o.AgainstMatch == "":
+		out = append(out, "against_match")
+	case o.Against == "" && o.AgainstTopic == "":
+		out = append(out, "against|against_topic")
+	}
+	return out
+}
+
+// Skipped is the report of a check that did not run because options it
+// needs were not given: status "skipped", never "ok".
+func Skipped(name, topic string, needs []string, say func(option string) string) *Report {
+	var words []string
+	for _, n := range needs {
+		var alts []string
+		for _, a := range strings.Split(n, "|") {
+			alts = append(alts, say(a))
+		}
+		words = append(words, strings.Join(alts, " or "))
+	}
+	return &Report{Check: name, Topic: topic, Status: StatusSkipped, Message: "not run: needs " + strings.Join(words, " and "),
+		Summary: NewRow(), Rows: []Row{}}
 }

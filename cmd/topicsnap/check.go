@@ -96,11 +96,18 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	a.warnProblems(eng)
 	names := []string{name}
 	if name == "all" {
-		names = []string{"gaps", "duplicates", "skew", "lag", "keys", "order", "freshness"}
+		names = queries.CheckNames
 	}
 	worst := queries.StatusOK
 	var reports []*queries.Report
 	for _, n := range names {
+		if needs := queries.Needs(n, o.CheckOptions); name == "all" && len(needs) > 0 {
+			// Said, never silently left out.
+			reports = append(reports, queries.Skipped(n, o.Topic, needs, func(opt string) string {
+				return "--" + strings.ReplaceAll(opt, "_", "-")
+			}))
+			continue
+		}
 		r, err := eng.RunCheck(ctx, n, o.CheckOptions)
 		if err != nil {
 			var oe *queries.OptionError
