@@ -23,7 +23,8 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown check %q: use one of %s", ErrBadCheck, name, strings.Join(CheckNames, ", "))
 	}
-	if _, ok := e.Topic(o.Topic); !ok {
+	t, ok := e.Topic(o.Topic)
+	if !ok {
 		return nil, fmt.Errorf("%w: topic %q has no snapshot in %s (topicsnap ls lists what is there)", ErrBadCheck, o.Topic, e.dir.Path)
 	}
 	if err := o.validate(); err != nil {
@@ -37,6 +38,18 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)
 	}
 	r.Check, r.Topic = name, o.Topic
+	if t.Records == 0 && name != "lag" {
+		// No records is said as such: no share, staleness or order is
+		// invented for a topic that holds nothing (lag reads the groups'
+		// offsets, which an empty topic has too).
+		r.Status = StatusWarn
+		msg := fmt.Sprintf("no records: the snapshot of %s holds none on its %s", o.Topic, plural(int64(t.Partitions), "partition", "partitions"))
+		if name == "gaps" {
+			r.Message = msg + "; " + r.Message
+		} else {
+			r.Message = msg + ", so there is nothing to judge"
+		}
+	}
 	if r.Rows == nil {
 		r.Rows = []Row{}
 	}

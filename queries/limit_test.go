@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -97,6 +98,37 @@ func TestEveryRowHasAKind(t *testing.T) {
 			if k, _ := row.Get("kind").(string); k == "" {
 				t.Errorf("%s row %d has no kind: %v", name, i, row.Vals)
 			}
+		}
+	}
+}
+
+// TestEmptyTopicIsNeverOK: a topic with no records is said as such by every
+// check that judges records (warn), never passed as ok.
+func TestEmptyTopicIsNeverOK(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := int32(0); p < 3; p++ {
+		writePartition(t, d, "empty", p, "s1", 0, nil)
+	}
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, name := range CheckNames {
+		if name == "lag" {
+			continue
+		}
+		o := CheckOptions{Topic: "empty", Match: "key", AgainstTopic: "empty", AgainstMatch: "key"}
+		r, err := e.RunCheck(context.Background(), name, o)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if r.Status != StatusWarn || !strings.Contains(r.Message, "no records") {
+			t.Errorf("%s on an empty topic: %s: %s", name, r.Status, r.Message)
 		}
 	}
 }
