@@ -73,6 +73,9 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 	if err != nil {
 		return usageError{fmt.Errorf("load notebook %s: %w", file, err)}
 	}
+	if err := nb.CheckParams(params); err != nil {
+		return usageError{err}
+	}
 	eng, err := queries.Open(ctx, o.dir, queries.Options{})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
