@@ -3,12 +3,14 @@ package dump
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -134,5 +136,34 @@ func TestSASLOnAPlaintextListenerIsNamed(t *testing.T) {
 		Dir: filepath.Join(dir, "snaps"), Topics: []string{topic}})
 	if !errors.Is(err, ErrSASLMismatch) || !strings.Contains(err.Error(), "SASL") || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("got %v, want ErrSASLMismatch", err)
+	}
+}
+
+// The two ways a listener without SASL answers a SASL client: kfake (and a
+// broker that drops the connection) ends it with EOF after ApiVersions;
+// Apache Kafka answers the handshake with ILLEGAL_SASL_STATE. Both name the
+// listener, not the cluster's reachability or the credentials.
+func TestConnectErrorNamesASASLMismatch(t *testing.T) {
+	cases := []struct {
+		name     string
+		protocol string
+		err      error
+		want     error
+	}{
+		{"EOF after ApiVersions", "SASL_PLAINTEXT", io.EOF, ErrSASLMismatch},
+		{"ILLEGAL_SASL_STATE", "SASL_PLAINTEXT", kerr.IllegalSaslState, ErrSASLMismatch},
+		{"a wrong password is not a mismatch", "SASL_PLAINTEXT", kerr.SaslAuthenticationFailed, ErrAuthentication},
+		{"EOF without SASL is not a SASL mismatch", "PLAINTEXT", io.EOF, ErrUnreachable},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := connectError(&settings{brokers: []string{"h:1"}, protocol: c.protocol}, time.Second, c.err)
+			if !errors.Is(err, c.want) {
+				t.Fatalf("got %v, want %v", err, c.want)
+			}
+			if c.want != ErrSASLMismatch && errors.Is(err, ErrSASLMismatch) {
+				t.Fatalf("%v taken for a SASL mismatch", err)
+			}
+		})
 	}
 }
