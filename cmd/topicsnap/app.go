@@ -221,6 +221,16 @@ questions about the copy: SQL, reconciliation checks, reports over HTTP.`,
 	return root
 }
 
+// groupRunE is the RunE of a command that only groups others (catalog,
+// notebook): without it cobra prints the help and exits 0 for a
+// subcommand that does not exist.
+func groupRunE(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+	}
+	return cmd.Help()
+}
+
 // usageArgs makes the positional-argument errors of c and its subcommands
 // ("accepts 1 arg(s), received 0") usage errors.
 func usageArgs(c *cobra.Command) {

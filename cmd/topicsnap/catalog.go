@@ -12,7 +12,7 @@ import (
 )
 
 func (a *app) catalogCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "catalog", Short: "Inspect and verify a snapshot folder"}
+	cmd := &cobra.Command{Use: "catalog", Short: "Inspect and verify a snapshot folder", RunE: groupRunE}
 	cmd.AddCommand(a.lsCmd(), a.verifyCmd())
 	return cmd
 }

@@ -202,6 +202,8 @@ func TestUsageErrorsNameTheirCommandAndDropInternalPrefixes(t *testing.T) {
 		{[]string{"check", "nosuch", "--dir", dir, "--topic", "t"}, exitError, `Error: unknown check "nosuch"`, "Try: topicsnap check --help", "bad check"},
 		{[]string{"catalog", "verify", "--bogus"}, exitError, "Error: unknown flag: --bogus", "Try: topicsnap catalog verify --help", ""},
 		{[]string{"nosuchcommand"}, exitError, `Error: unknown command "nosuchcommand"`, "Try: topicsnap --help", ""},
+		{[]string{"catalog", "nosuch"}, exitError, `Error: unknown command "nosuch" for "topicsnap catalog"`, "Try: topicsnap catalog --help", ""},
+		{[]string{"notebook", "nosuch"}, exitError, `Error: unknown command "nosuch" for "topicsnap notebook"`, "Try: topicsnap notebook --help", ""},
 		{[]string{"sql", "--dir", dir, "-c", "SELEC 1"}, exitError, "Error: Parser Error", "", "run query"},
 		{[]string{"sql", "--dir", dir, "-c", "SELECT 1", "-f", sqlFile}, exitError, "Error: -c and -f", "Try: topicsnap sql --help", ""},
 		{[]string{"notebook", "run", nb, "--dir", dir, "--param", "unknown=1"}, exitError,

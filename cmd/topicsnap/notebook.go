@@ -25,7 +25,7 @@ type notebookOptions struct {
 }
 
 func (a *app) notebookCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "notebook", Short: "Run SQL notebooks (Markdown files whose sql blocks are cells)"}
+	cmd := &cobra.Command{Use: "notebook", Short: "Run SQL notebooks (Markdown files whose sql blocks are cells)", RunE: groupRunE}
 	o := &notebookOptions{}
 	runCmd := &cobra.Command{
 		Use:   "run FILE.md [--dir DIR] [--out FILE.html|FILE.md] [--param key=value ...]",
