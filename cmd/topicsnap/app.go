@@ -171,6 +171,8 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitBadFolder, "use a newer topicsnap build for this folder"
 	case errors.Is(err, catalog.ErrBadManifest):
 		return exitBadFolder, "run: topicsnap catalog verify --dir DIR"
+	case errors.Is(err, catalog.ErrNoCatalog) && cmdPath == "topicsnap dump":
+		return exitNoCatalog, "choose with --dir a new or empty folder, or a snapshot folder (one with a topicsnap.json)"
 	case errors.Is(err, catalog.ErrNoCatalog):
 		return exitNoCatalog, "point --dir (or TOPICSNAP_DIR) at a snapshot folder, or make one: topicsnap dump --brokers HOST:PORT --topic NAME --dir DIR"
 	case errors.As(err, &ce) && ce.Fix != "":

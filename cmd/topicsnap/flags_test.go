@@ -302,3 +302,25 @@ func TestInterruptedFollowIsANormalStop(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and the summary", code, out.String(), errb.String())
 	}
 }
+
+// dump makes a missing folder, but does not scatter topic folders into
+// one that holds other files.
+func TestDumpRefusesAFolderOfOtherFiles(t *testing.T) {
+	bs := brokers(t)
+	topic := topicWith(t, bs, 1, "a")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	before := tree(t, dir)
+	code, out, errs := cli(t, "dump", "--brokers", strings.Join(bs, ","), "--topic", topic, "--dir", dir)
+	e, try := errorLines(errs)
+	if code != exitNoCatalog || !strings.Contains(e, dir) || !strings.Contains(e, "notes.txt") || !strings.Contains(try, "new or empty folder") || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want %d naming the folder", code, out, errs, exitNoCatalog)
+	}
+	if tree(t, dir) != before {
+		t.Fatalf("the folder was written to:\n%s", tree(t, dir))
+	}
+	fresh := filepath.Join(t.TempDir(), "new", "snaps")
+	if code, out, errs := cli(t, "dump", "--brokers", strings.Join(bs, ","), "--topic", topic, "--dir", fresh); code != exitOK || !strings.HasPrefix(out, "dumped 1 records") {
+		t.Fatalf("a new folder: exit %d %q %q", code, out, errs)
+	}
+}
