@@ -25,5 +25,11 @@
 // writer) but never a listed file that is incomplete. Readers only read files
 // a manifest lists, never a glob.
 //
+// [Open] reads a folder and never writes: a path that does not exist, is a
+// file, or holds other files and no topicsnap.json is [ErrNoCatalog], never
+// an empty catalog. [Create] (the dump) makes one. [Dir.ReadTopic] reads a
+// topic's manifests past a damaged one, which it names in
+// [TopicManifests.Damaged]; [Dir.Manifests] is the all-or-nothing form.
+//
 // This package is pure Go and never imports DuckDB or the Kafka client.
 package catalog

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,6 +25,9 @@ var (
 	ErrNotWritable = errors.New("snapshot folder is not writable")
 	ErrDiskFull    = errors.New("no space left on device")
 	ErrBadManifest = errors.New("manifest is not valid")
+	// ErrNoCatalog is a path that holds no snapshot folder: it does not
+	// exist, is not a folder, or holds files topicsnap did not write.
+	ErrNoCatalog = errors.New("no snapshot folder")
 )
 
 const (
@@ -42,13 +46,19 @@ type folderInfo struct {
 	CreatedBy     string `json:"created_by"`
 }
 
-// Open checks that path is a snapshot folder this build can read. A folder
-// that does not exist reads as empty.
+// Open checks that path is a snapshot folder this build can read: a folder
+// with a topicsnap.json, or an empty folder (an empty catalog). A path that
+// does not exist, is not a folder, or holds other files is ErrNoCatalog:
+// reading it as empty would answer questions about a catalog that is not
+// there. Open never writes.
 func Open(path string) (*Dir, error) {
 	d := &Dir{Path: path}
 	b, err := os.ReadFile(filepath.Join(path, folderFile))
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		if err := isEmptyFolder(path); err != nil {
+			return nil, err
+		}
 		return d, nil
 	case err != nil:
 		return nil, fmt.Errorf("read %s: %w", filepath.Join(path, folderFile), err)
@@ -62,6 +72,76 @@ func Open(path string) (*Dir, error) {
 			path, fi.FormatVersion, FormatVersion, ErrNewerFormat)
 	}
 	return d, nil
+}
+
+// isEmptyFolder accepts a folder without topicsnap.json when it is empty
+// (dot files aside) or already holds topic folders, and names what is
+// wrong otherwise, with ErrNoCatalog.
+func isEmptyFolder(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return fmt.Errorf("%w: %s does not exist", ErrNoCatalog, path)
+	case err != nil:
+		return fmt.Errorf("open %s: %w", path, err)
+	case !st.IsDir():
+		return fmt.Errorf("%w: %s is a file, not a folder", ErrNoCatalog, path)
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", path, err)
+	}
+	var other []string
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "."):
+		case e.IsDir() && (strings.HasPrefix(name, "topic=") || name == snapshotsDir):
+			return nil // topic folders without a version file: read them
+		default:
+			other = append(other, name)
+		}
+	}
+	if len(other) == 0 {
+		return nil
+	}
+	shown := other
+	if len(shown) > 3 {
+		shown = append(shown[:3:3], "...")
+	}
+	return fmt.Errorf("%w: %s has no %s and holds other files (%s)", ErrNoCatalog, path, folderFile, strings.Join(shown, ", "))
+}
+
+// CheckCreate tells, without writing anything, whether Create(path) could
+// make or reuse a snapshot folder there: ErrNotWritable for a path under a
+// file or on a folder this process may not write, ErrNoCatalog for a
+// folder that holds other files. A dump calls it before it checks its
+// other options, so that nothing is written until they all are right.
+func CheckCreate(path string) error {
+	p := filepath.Clean(path)
+	for {
+		st, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) && filepath.Dir(p) != p {
+			p = filepath.Dir(p) // the folder will be created: check its nearest existing parent
+			continue
+		}
+		if errors.Is(err, syscall.ENOTDIR) || err == nil && !st.IsDir() {
+			return fmt.Errorf("create %s: %w: %s is a file, not a folder", path, ErrNotWritable, p)
+		}
+		if err != nil {
+			return fmt.Errorf("create %s: %w", path, classify(err))
+		}
+		break
+	}
+	if err := syscall.Access(p, 2 /* W_OK */); err != nil {
+		return fmt.Errorf("create %s: %w: %s: %w", path, ErrNotWritable, p, err)
+	}
+	if p == filepath.Clean(path) {
+		if _, err := os.Stat(filepath.Join(p, folderFile)); errors.Is(err, os.ErrNotExist) {
+			return isEmptyFolder(p)
+		}
+	}
+	return nil
 }
 
 // Create opens path for writing, creating the folder and its version file.
@@ -164,7 +244,8 @@ func NewSnapshotID(t time.Time) string {
 }
 
 // ReadManifest reads the manifest of tp. A partition never dumped has an
-// empty manifest with NextOffset -1.
+// empty manifest with NextOffset -1. A manifest that cannot be read is a
+// *ManifestError.
 func (d *Dir) ReadManifest(tp TopicPartition) (*Manifest, error) {
 	path := filepath.Join(d.PartitionDir(tp), manifestName)
 	b, err := os.ReadFile(path)
@@ -172,23 +253,62 @@ func (d *Dir) ReadManifest(tp TopicPartition) (*Manifest, error) {
 		return &Manifest{FormatVersion: FormatVersion, Topic: tp.Topic, Partition: tp.Partition, NextOffset: -1}, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read manifest %s: %w", path, err)
+		return nil, &ManifestError{TP: tp, Path: path, Err: err}
 	}
-	return parseManifest(path, b)
+	m, err := parseManifest(path, b)
+	if err != nil {
+		err.(*ManifestError).TP = tp
+		return nil, err
+	}
+	return m, nil
 }
 
-// ParseManifest decodes and validates a manifest's bytes; path names it in errors.
+// ManifestError is one partition's manifest that cannot be read: not JSON,
+// not valid, written by a newer topicsnap, or unreadable. errors.Is finds
+// ErrBadManifest or ErrNewerFormat (or the OS error) through it.
+type ManifestError struct {
+	TP   TopicPartition // the partition whose folder holds it
+	Path string         // the manifest file
+	Err  error          // ErrBadManifest, ErrNewerFormat, or why it could not be read
+	// Detail is what is wrong with the manifest's content, if anything.
+	Detail string
+}
+
+func (e *ManifestError) Error() string {
+	what := "manifest damaged"
+	switch {
+	case errors.Is(e.Err, ErrNewerFormat):
+		what = "manifest written by a newer topicsnap"
+	case !errors.Is(e.Err, ErrBadManifest):
+		what = "manifest unreadable"
+	}
+	detail := e.Detail
+	if detail == "" {
+		detail = e.Err.Error()
+	}
+	prefix := ""
+	if e.TP.Topic != "" {
+		prefix = fmt.Sprintf("topic %s partition %d: ", e.TP.Topic, e.TP.Partition)
+	}
+	return fmt.Sprintf("%s%s: %s: %s", prefix, what, e.Path, detail)
+}
+
+func (e *ManifestError) Unwrap() error { return e.Err }
+
+// parseManifest decodes and validates a manifest's bytes; path names it in
+// errors, which are *ManifestError.
 func parseManifest(path string, b []byte) (*Manifest, error) {
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&m); err != nil {
-		return nil, fmt.Errorf("read manifest %s: %w: %v (run: topicsnap catalog verify)", path, ErrBadManifest, err)
+		return nil, &ManifestError{Path: path, Err: ErrBadManifest, Detail: err.Error()}
 	}
 	if m.FormatVersion > FormatVersion {
-		return nil, fmt.Errorf("read manifest %s: format version %d, this build reads up to %d: %w", path, m.FormatVersion, FormatVersion, ErrNewerFormat)
+		return nil, &ManifestError{Path: path, Err: ErrNewerFormat,
+			Detail: fmt.Sprintf("format version %d, this build reads up to %d", m.FormatVersion, FormatVersion)}
 	}
 	if err := m.validate(); err != nil {
-		return nil, fmt.Errorf("read manifest %s: %w: %v", path, ErrBadManifest, err)
+		return nil, &ManifestError{Path: path, Err: ErrBadManifest, Detail: err.Error()}
 	}
 	return &m, nil
 }
@@ -326,37 +446,80 @@ func (d *Dir) Topics() ([]string, error) {
 	return out, nil
 }
 
-// Manifests reads the manifests of every partition of topic that has one.
-func (d *Dir) Manifests(topic string) ([]*Manifest, error) {
+// TopicManifests is what ReadTopic found for one topic: the manifests it
+// could read and, for each partition whose manifest it could not, why.
+// Partial success is data: a damaged partition costs itself, not the topic.
+type TopicManifests struct {
+	Topic string
+	// Manifests are the readable partitions' manifests, by partition.
+	Manifests []*Manifest
+	// Damaged are the partitions left out of Manifests, by partition. A
+	// caller that skips them should name each (its Error() does).
+	Damaged []*ManifestError
+}
+
+// Err is nil when every partition was read, else an error naming the
+// damaged partitions; errors.Is(err, ErrBadManifest) holds when one is.
+func (tm *TopicManifests) Err() error {
+	switch len(tm.Damaged) {
+	case 0:
+		return nil
+	case 1:
+		return tm.Damaged[0]
+	}
+	return fmt.Errorf("%w (and %d more damaged partitions of topic %s)", tm.Damaged[0], len(tm.Damaged)-1, tm.Topic)
+}
+
+// ReadTopic reads the manifest of every partition of topic that has one. A
+// manifest that cannot be read skips its partition and is named in
+// Damaged; the error is for a topic folder that cannot be listed.
+func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
+	tm := &TopicManifests{Topic: topic}
 	tdir := filepath.Join(d.Path, "topic="+topic)
 	entries, err := os.ReadDir(tdir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
+		return tm, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", tdir, err)
 	}
-	var out []*Manifest
 	for _, e := range entries {
 		ps, ok := strings.CutPrefix(e.Name(), "partition=")
 		if !ok || !e.IsDir() {
 			continue
 		}
 		p, err := strconv.Atoi(ps)
-		if err != nil || p < 0 {
+		if err != nil || p < 0 || p > math.MaxInt32 {
 			continue
 		}
 		if _, err := os.Stat(filepath.Join(tdir, e.Name(), manifestName)); errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		m, err := d.ReadManifest(TopicPartition{topic, int32(p)})
-		if err != nil {
+		var me *ManifestError
+		switch {
+		case errors.As(err, &me):
+			tm.Damaged = append(tm.Damaged, me)
+			continue
+		case err != nil:
 			return nil, err
 		}
-		out = append(out, m)
+		tm.Manifests = append(tm.Manifests, m)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Partition < out[j].Partition })
-	return out, nil
+	sort.Slice(tm.Manifests, func(i, j int) bool { return tm.Manifests[i].Partition < tm.Manifests[j].Partition })
+	sort.Slice(tm.Damaged, func(i, j int) bool { return tm.Damaged[i].TP.Partition < tm.Damaged[j].TP.Partition })
+	return tm, nil
+}
+
+// Manifests reads the manifests of every partition of topic that has one,
+// all or nothing: when one is damaged it returns the others together with
+// tm.Err() naming it. Use ReadTopic to read past damaged partitions.
+func (d *Dir) Manifests(topic string) ([]*Manifest, error) {
+	tm, err := d.ReadTopic(topic)
+	if err != nil {
+		return nil, err
+	}
+	return tm.Manifests, tm.Err()
 }
 
 // WriteClusterSnapshot commits the cluster state of a snapshot.

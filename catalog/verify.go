@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -49,14 +50,21 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 				}
 				continue
 			}
+			tp := TopicPartition{Topic: topic, Partition: -1}
+			if p, err := strconv.ParseInt(strings.TrimPrefix(e.Name(), "partition="), 10, 32); err == nil {
+				tp.Partition = int32(p)
+			}
 			if err != nil {
-				problems = append(problems, Problem{mpath, "manifest missing or unreadable: " + err.Error(),
+				me := &ManifestError{TP: tp, Path: mpath, Err: err}
+				problems = append(problems, Problem{mpath, strings.Replace(me.Error(), mpath+": ", "", 1),
 					"remove the partition folder and dump it again"})
 				continue
 			}
 			m, err := parseManifest(mpath, b)
 			if err != nil {
-				problems = append(problems, Problem{mpath, err.Error(),
+				me := err.(*ManifestError)
+				me.TP = tp
+				problems = append(problems, Problem{mpath, strings.Replace(me.Error(), mpath+": ", "", 1),
 					"restore the manifest from a backup, or remove the partition folder and dump it again"})
 				continue
 			}

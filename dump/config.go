@@ -31,6 +31,40 @@ type Conn struct {
 // ErrBadConfig marks a client configuration that cannot be used.
 var ErrBadConfig = errors.New("bad client configuration")
 
+// ConfigError is a properties file topicsnap cannot use: what is wrong with
+// it and, when known, the fix. errors.Is(err, ErrBadConfig) holds.
+type ConfigError struct {
+	Path     string
+	Problems []string // one per key or line, sorted
+	Fix      string   // what to write instead; empty when the problems say it
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("read config %s: %v: %s", e.Path, ErrBadConfig, strings.Join(e.Problems, "; "))
+}
+
+func (e *ConfigError) Unwrap() error { return ErrBadConfig }
+
+// storeKeys are the Java clients' key and trust store settings. topicsnap
+// reads PEM files instead; each names the setting that takes its place.
+var storeKeys = map[string]string{
+	"ssl.truststore.location": "ssl.ca.location",
+	"ssl.truststore.password": "ssl.ca.location",
+	"ssl.truststore.type":     "ssl.ca.location",
+	"ssl.keystore.location":   "ssl.certificate.location and ssl.key.location",
+	"ssl.keystore.password":   "ssl.certificate.location and ssl.key.location",
+	"ssl.keystore.type":       "ssl.certificate.location and ssl.key.location",
+	"ssl.key.password":        "ssl.certificate.location and ssl.key.location",
+}
+
+const (
+	fixTrustStore = "topicsnap reads PEM files, not Java stores: export the CA certificate " +
+		"(keytool -exportcert -rfc -keystore TRUSTSTORE -alias ALIAS -file ca.pem) and set ssl.ca.location to it"
+	fixKeyStore = "topicsnap reads PEM files, not Java stores: convert the key store (as PKCS12: " +
+		"openssl pkcs12 -in client.p12 -nokeys -out client.pem; openssl pkcs12 -in client.p12 -nocerts -nodes -out client.key) " +
+		"and set ssl.certificate.location and ssl.key.location to them"
+)
+
 // knownKeys are the standard client property names topicsnap understands.
 var knownKeys = []string{
 	"bootstrap.servers", "security.protocol", "sasl.mechanism", "sasl.mechanisms",
@@ -75,10 +109,11 @@ func readProperties(path string) (map[string]string, error) {
 func parseProperties(path, text string) (map[string]string, error) {
 	p, err := properties.LoadString(text)
 	if err != nil {
-		return nil, fmt.Errorf("read config %s: %w: %v", path, ErrBadConfig, err)
+		return nil, &ConfigError{Path: path, Problems: []string{err.Error()}}
 	}
 	out := map[string]string{}
 	var bad []string
+	var fixes []string
 	for _, k := range p.Keys() {
 		v, _ := p.Get(k)
 		if contains(knownKeys, k) {
@@ -89,6 +124,17 @@ func parseProperties(path, text string) (map[string]string, error) {
 			continue
 		}
 		msg := fmt.Sprintf("unknown key %q", k)
+		if use, ok := storeKeys[k]; ok {
+			bad = append(bad, fmt.Sprintf("%s (a Java store setting: topicsnap reads PEM files through %s)", msg, use))
+			fix := fixKeyStore
+			if strings.HasPrefix(k, "ssl.truststore.") {
+				fix = fixTrustStore
+			}
+			if !contains(fixes, fix) {
+				fixes = append(fixes, fix)
+			}
+			continue
+		}
 		if s := closest(k, append(append([]string{}, knownKeys...), ignoredKeys...)); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
@@ -96,7 +142,8 @@ func parseProperties(path, text string) (map[string]string, error) {
 	}
 	if len(bad) > 0 {
 		sort.Strings(bad)
-		return nil, fmt.Errorf("read config %s: %w: %s", path, ErrBadConfig, strings.Join(bad, "; "))
+		sort.Strings(fixes)
+		return nil, &ConfigError{Path: path, Problems: bad, Fix: strings.Join(fixes, "; ")}
 	}
 	return out, nil
 }

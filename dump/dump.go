@@ -147,18 +147,16 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if opts.Interval <= 0 {
 		opts.Interval = 30 * time.Second
 	}
+	// Every option is checked, against the cluster where it takes one,
+	// before anything is written: a refused dump leaves DIR as it was.
 	parts, err := parsePartitions(opts.Partitions)
 	if err != nil {
 		return sum, err
 	}
-	if err := checkPosition("--from", opts.From, "earliest"); err != nil {
+	if err := checkPositions(opts); err != nil {
 		return sum, err
 	}
-	if err := checkPosition("--until", opts.Until, "now"); err != nil {
-		return sum, err
-	}
-	dir, err := catalog.Create(opts.Dir)
-	if err != nil {
+	if err := catalog.CheckCreate(opts.Dir); err != nil {
 		return sum, err
 	}
 	cl, adm, err := connect(ctx, opts.Conn)
@@ -167,7 +165,14 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	defer cl.Close()
 	who := principal(opts.Conn)
-	topics, err := resolveTopics(ctx, adm, opts.Topics, opts.TopicRegex, who)
+	topics, all, err := resolveTopics(ctx, adm, opts.Topics, opts.TopicRegex, who)
+	if err != nil {
+		return sum, err
+	}
+	if err := checkPartitions(opts.Partitions, parts, topics, all); err != nil {
+		return sum, err
+	}
+	dir, err := catalog.Create(opts.Dir)
 	if err != nil {
 		return sum, err
 	}
@@ -218,17 +223,87 @@ func transient(err error) bool {
 		strings.Contains(err.Error(), "EOF")
 }
 
-func checkPosition(flag, v, word string) error {
+// position is a parsed --from or --until: its word (earliest, now), an
+// offset, or a time.
+type position struct {
+	text   string
+	word   bool
+	offset int64 // when !word and at is zero
+	at     time.Time
+}
+
+func (p position) isOffset() bool { return !p.word && p.at.IsZero() }
+func (p position) isTime() bool   { return !p.word && !p.at.IsZero() }
+
+func parsePosition(flag, v, word string) (position, error) {
 	if v == "" || v == word {
+		return position{text: v, word: true}, nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			// Kafka's offsets start at 0; a negative one would be recorded
+			// as offsets Kafka deleted, which it never had.
+			return position{}, fmt.Errorf("%w: %s %s: an offset is 0 or more; use %s, an offset, or an RFC3339 time", ErrBadOption, flag, v, word)
+		}
+		return position{text: v, offset: n}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return position{text: v, at: t}, nil
+	}
+	return position{}, fmt.Errorf("%w: %s %q: use %s, an offset, or an RFC3339 time such as 2026-09-14T08:47:00Z", ErrBadOption, flag, v, word)
+}
+
+// checkPositions refuses --from and --until that cannot be meant: each on
+// its own, a --from that is not before --until (which is exclusive), and an
+// --until with --follow, which only an interrupt stops.
+func checkPositions(opts Options) error {
+	from, err := parsePosition("--from", opts.From, "earliest")
+	if err != nil {
+		return err
+	}
+	until, err := parsePosition("--until", opts.Until, "now")
+	if err != nil {
+		return err
+	}
+	if opts.Follow && !until.word {
+		return fmt.Errorf("%w: --follow with --until %s: --follow dumps until interrupted and --until stops at one point; drop one of them", ErrBadOption, until.text)
+	}
+	if from.isOffset() && until.isOffset() && from.offset >= until.offset ||
+		from.isTime() && until.isTime() && !from.at.Before(until.at) {
+		return fmt.Errorf("%w: --from %s is not before --until %s (--until is exclusive), so nothing would be dumped; give a --from before --until", ErrBadOption, from.text, until.text)
+	}
+	return nil
+}
+
+// checkPartitions refuses a --partitions that names a partition one of the
+// topics does not have.
+func checkPartitions(flag string, parts map[int32]bool, topics []string, all kadm.TopicDetails) error {
+	if parts == nil {
 		return nil
 	}
-	if _, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return nil
+	for _, t := range topics {
+		have := all[t].Partitions
+		var missing []int32
+		for p := range parts {
+			if _, ok := have[p]; !ok {
+				missing = append(missing, p)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		slices.Sort(missing)
+		names := make([]string, len(missing))
+		for i, p := range missing {
+			names[i] = strconv.Itoa(int(p))
+		}
+		has := "no partitions"
+		if n := len(have); n > 0 {
+			has = fmt.Sprintf("partitions 0-%d", n-1)
+		}
+		return fmt.Errorf("%w: --partitions %s: topic %s has no partition %s (it has %s)", ErrBadOption, flag, t, strings.Join(names, ", "), has)
 	}
-	if _, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		return nil
-	}
-	return fmt.Errorf("%w: %s %q: use %s, an offset, or an RFC3339 time such as 2026-09-14T08:47:00Z", ErrBadOption, flag, v, word)
+	return nil
 }
 
 // parsePartitions reads "0,3-5" into a set; nil means all.
@@ -256,10 +331,12 @@ func parsePartitions(s string) (map[int32]bool, error) {
 	return out, nil
 }
 
-func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex, who string) ([]string, error) {
+// resolveTopics returns the topics --topic and --topic-regex select
+// together, sorted, and the cluster's topics as listed.
+func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex, who string) ([]string, kadm.TopicDetails, error) {
 	all, err := adm.ListTopics(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list topics: %w", classify(err))
+		return nil, nil, fmt.Errorf("list topics: %w", classify(err))
 	}
 	var out []string
 	for _, n := range names {
@@ -267,37 +344,40 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 			// The broker leaves out of the list the topics the principal
 			// may not describe; asked by name, it says so.
 			if _, err := adm.Metadata(ctx, n); isAuthz(err) {
-				return nil, &AuthzError{Principal: who, Action: fmt.Sprintf("describe topic %q", n), Topic: n, Ops: "DESCRIBE and READ", Err: err}
+				return nil, nil, &AuthzError{Principal: who, Action: fmt.Sprintf("describe topic %q", n), Topic: n, Ops: "DESCRIBE and READ", Err: err}
 			}
 			msg := fmt.Sprintf("topic %q does not exist on the cluster", n)
 			if c := closest(n, all.Names()); c != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", c)
 			}
-			return nil, fmt.Errorf("%w: %s", ErrUnknownTopic, msg)
+			return nil, nil, fmt.Errorf("%w: %s", ErrUnknownTopic, msg)
 		}
 		out = append(out, n)
 	}
 	if regex != "" {
 		re, err := regexp.Compile(regex)
 		if err != nil {
-			return nil, fmt.Errorf("%w: --topic-regex: %v", ErrBadOption, err)
+			return nil, nil, fmt.Errorf("%w: --topic-regex: %v", ErrBadOption, err)
 		}
 		n := 0
 		for _, t := range all.Names() {
-			if re.MatchString(t) && !strings.HasPrefix(t, "__") && !contains(out, t) {
+			if !re.MatchString(t) || strings.HasPrefix(t, "__") {
+				continue
+			}
+			n++ // a topic also named with --topic still matches
+			if !contains(out, t) {
 				out = append(out, t)
-				n++
 			}
 		}
 		if n == 0 {
-			return nil, fmt.Errorf("%w: no topic matches --topic-regex %q", ErrUnknownTopic, regex)
+			return nil, nil, fmt.Errorf("%w: no topic matches --topic-regex %q", ErrUnknownTopic, regex)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: name a topic with --topic NAME or --topic-regex", ErrBadOption)
+		return nil, nil, fmt.Errorf("%w: name a topic with --topic NAME or --topic-regex", ErrBadOption)
 	}
 	sort.Strings(out)
-	return out, nil
+	return out, all, nil
 }
 
 type dumper struct {

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"syscall"
@@ -25,6 +26,9 @@ var (
 	// ErrTLSMismatch is a client with TLS meeting a listener without, or
 	// the other way round; errors.Is(err, ErrTLS) holds too.
 	ErrTLSMismatch = fmt.Errorf("%w: security.protocol does not match the listener", ErrTLS)
+	// ErrSASLMismatch is a SASL client meeting a listener that does not
+	// speak SASL; errors.Is(err, ErrAuthentication) holds too.
+	ErrSASLMismatch = fmt.Errorf("%w: the listener may not speak SASL", ErrAuthentication)
 )
 
 // AuthzError is an authorization failure: who was refused what, and the
@@ -119,6 +123,11 @@ func connectError(s *settings, within time.Duration, err error) error {
 		// listeners always answer.
 		return fmt.Errorf("connect to %s without TLS: the broker answered the first request as an SSL listener does: %w: %v",
 			addrs, ErrTLSMismatch, err)
+	case strings.HasPrefix(s.protocol, "SASL") && (!isEOF && errors.Is(err, io.EOF) || errors.Is(err, kerr.IllegalSaslState)):
+		// The broker answered ApiVersions, then dropped (or refused) the
+		// SASL handshake: a listener configured without SASL does that.
+		return fmt.Errorf("connect to %s with security.protocol %s: the broker ended the SASL handshake, so this listener may not speak SASL: %w: %v",
+			addrs, s.protocol, ErrSASLMismatch, err)
 	case errors.Is(cerr, ErrUnreachable):
 		return fmt.Errorf("connect to %s within %s: %w", addrs, within, cerr)
 	case errors.Is(cerr, ErrAuthentication), errors.Is(cerr, ErrAuthorization):

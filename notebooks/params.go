@@ -1,9 +1,78 @@
 package notebooks
 
 import (
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 )
+
+// ErrUnknownParam marks a run-time parameter the notebook does not take.
+var ErrUnknownParam = errors.New("unknown notebook parameter")
+
+// paramError is a refused run-time parameter; errors.Is(err, ErrUnknownParam) holds.
+type paramError struct{ msg string }
+
+func (e *paramError) Error() string { return e.msg }
+func (e *paramError) Unwrap() error { return ErrUnknownParam }
+
+// KnownParams returns, sorted, the parameters the notebook takes: those its
+// front matter declares and those its cells use as placeholders.
+func (nb *Notebook) KnownParams() []string {
+	seen := map[string]bool{}
+	for k := range nb.Params {
+		seen[k] = true
+	}
+	for _, b := range nb.Cells() {
+		// The values do not matter: only which names the cell asks for.
+		substitute(b.Text, func(name string) (string, bool) { seen[name] = true; return "x", true })
+	}
+	delete(seen, "dir")
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// CheckParams refuses run-time parameters the notebook does not take
+// (KnownParams), naming those it does, and dir, which is always the
+// snapshot folder.
+func (nb *Notebook) CheckParams(params map[string]string) error {
+	if _, ok := params["dir"]; ok {
+		return &paramError{"parameter dir is reserved: it is always the snapshot folder (set it with --dir)"}
+	}
+	known := nb.KnownParams()
+	var unknown []string
+	for k := range params {
+		if !contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	takes := "no parameters"
+	if len(known) > 0 {
+		takes = strings.Join(known, ", ")
+	}
+	noun := "parameter"
+	if len(unknown) > 1 {
+		noun = "parameters"
+	}
+	return &paramError{fmt.Sprintf("unknown %s %s: this notebook takes %s", noun, strings.Join(unknown, ", "), takes)}
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
 
 // QuoteIdent quotes s as a SQL identifier: "s", with " doubled.
 func QuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
@@ -28,6 +97,11 @@ func (e *SubstError) Error() string { return fmt.Sprintf("line %d of the cell: %
 // literals otherwise. Placeholders inside string literals, quoted
 // identifiers, dollar quotes and comments are left as written.
 func Substitute(q string, params map[string]string) (string, error) {
+	return substitute(q, func(name string) (string, bool) { v, ok := params[name]; return v, ok })
+}
+
+// substitute is Substitute with the parameters behind lookup.
+func substitute(q string, lookup func(name string) (string, bool)) (string, error) {
 	var out strings.Builder
 	line := 1
 	i := 0
@@ -64,7 +138,7 @@ func Substitute(q string, params map[string]string) (string, error) {
 				return "", &SubstError{line, fmt.Sprintf("a placeholder {{%s is not closed with }}", firstWord(q[k:]))}
 			}
 			trimmed := strings.TrimSpace(q[i+2 : i+2+end])
-			rep, err := placeholder(trimmed, params)
+			rep, err := placeholder(trimmed, lookup)
 			if err != nil {
 				return "", &SubstError{line, err.Error()}
 			}
@@ -166,7 +240,7 @@ func firstWord(s string) string {
 }
 
 // placeholder turns the inside of {{...}} into its SQL.
-func placeholder(expr string, params map[string]string) (string, error) {
+func placeholder(expr string, lookup func(string) (string, bool)) (string, error) {
 	name, mode, hasMode := strings.Cut(expr, "|")
 	name, mode = strings.TrimSpace(name), strings.TrimSpace(mode)
 	all := false
@@ -179,7 +253,7 @@ func placeholder(expr string, params map[string]string) (string, error) {
 	if hasMode && mode != "ident" && mode != "literal" {
 		return "", fmt.Errorf("{{%s}}: unknown form %q (ident or literal)", expr, mode)
 	}
-	v, ok := params[name]
+	v, ok := lookup(name)
 	if !ok {
 		return "", fmt.Errorf("{{%s}}: no parameter %s (declare it in the front matter or pass it at run time)", expr, name)
 	}

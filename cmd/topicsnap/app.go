@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,6 +30,7 @@ const (
 	exitLocked       = 8
 	exitBadFolder    = 9 // corrupt manifest, newer format
 	exitTLS          = 10
+	exitNoCatalog    = 11 // --dir is missing, not a folder, or not a snapshot folder
 	exitInterrupted  = 130
 )
 
@@ -37,6 +40,48 @@ type app struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	isTTY          bool
+	// progress, when set, receives a dump's progress instead of the
+	// terminal's bars or the quiet default (tests set it).
+	progress dump.Progress
+}
+
+// version is the release, set at build time with
+// -ldflags "-X main.version=v1.2.3"; empty, the module's version is used.
+var version = ""
+
+// versionString is what --version prints after the name: the release (or
+// the module version the go tool recorded), the VCS revision when known,
+// and the Go version.
+func versionString() string {
+	v := version
+	info, ok := debug.ReadBuildInfo()
+	if v == "" && ok {
+		v = info.Main.Version
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	if ok {
+		var rev, dirty string
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = ", modified"
+				}
+			}
+		}
+		if rev != "" {
+			v += fmt.Sprintf(" (commit %s%s)", rev[:min(12, len(rev))], dirty)
+		}
+	}
+	return v + " " + runtime.Version()
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
+	return &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, isTTY: isTerminal(stdout)}
 }
 
 // errCheckFailed is returned by a check whose verdict is fail; it is not
@@ -44,17 +89,28 @@ type app struct {
 var errCheckFailed = errors.New("check failed")
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, isTTY: isTerminal(stdout)}
+	return newApp(stdin, stdout, stderr).run(ctx, args)
+}
+
+func (a *app) run(ctx context.Context, args []string) int {
+	stdin, stdout, stderr := a.stdin, a.stdout, a.stderr
 	root := a.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return exitOK
 	}
-	code, hint := classify(err)
+	if strings.HasPrefix(err.Error(), "unknown command ") && !errors.As(err, new(usageError)) {
+		err = usageError{err} // cobra's, for a word that names no command
+	}
+	path := root.CommandPath()
+	if cmd != nil {
+		path = cmd.CommandPath()
+	}
+	code, hint := classify(err, path)
 	if code == exitCheckFailed && errors.Is(err, errCheckFailed) {
 		return code
 	}
@@ -74,9 +130,11 @@ func (u usageError) Unwrap() error { return u.err }
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // classify is the one place where errors become exit codes and hints.
-func classify(err error) (int, string) {
+// cmdPath is the command that failed ("topicsnap check"), for usage hints.
+func classify(err error, cmdPath string) (int, string) {
 	var ue usageError
 	var ae *dump.AuthzError
+	var ce *dump.ConfigError
 	switch {
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed, ""
@@ -92,6 +150,9 @@ func classify(err error) (int, string) {
 		return exitUnreachable, "check --brokers (HOST:PORT of a broker's listener) and that the broker runs and is reachable from here"
 	case errors.Is(err, dump.ErrUnknownTopic):
 		return exitUnknownTopic, "list the cluster's topics (kafka-topics --list) and pass one with --topic"
+	case errors.Is(err, dump.ErrSASLMismatch):
+		return exitAuth, "set security.protocol in --config to what the listener speaks: PLAINTEXT (or SSL) for a listener without SASL; " +
+			"or point --brokers at the port of the broker's SASL listener"
 	case errors.Is(err, dump.ErrAuthentication):
 		return exitAuth, "check sasl.mechanism, sasl.username and sasl.password in --config"
 	case errors.As(err, &ae):
@@ -110,16 +171,35 @@ func classify(err error) (int, string) {
 		return exitBadFolder, "use a newer topicsnap build for this folder"
 	case errors.Is(err, catalog.ErrBadManifest):
 		return exitBadFolder, "run: topicsnap catalog verify --dir DIR"
+	case errors.Is(err, catalog.ErrNoCatalog) && cmdPath == "topicsnap dump":
+		return exitNoCatalog, "choose with --dir a new or empty folder, or a snapshot folder (one with a topicsnap.json)"
+	case errors.Is(err, catalog.ErrNoCatalog):
+		return exitNoCatalog, "point --dir (or TOPICSNAP_DIR) at a snapshot folder, or make one: topicsnap dump --brokers HOST:PORT --topic NAME --dir DIR"
+	case errors.As(err, &ce) && ce.Fix != "":
+		return exitError, ce.Fix
 	case errors.Is(err, dump.ErrBadConfig), errors.Is(err, dump.ErrBadOption), errors.As(err, &ue):
-		return exitError, "see topicsnap help for the command's options"
+		return exitError, cmdPath + " --help"
 	}
 	return exitError, ""
 }
 
+// internalPrefixes are the words of sentinel errors and of wrapping that
+// name a kind for the code, not for the user ("bad check: unknown check
+// ..."); message drops them.
+var internalPrefixes = []string{
+	"run query: ",
+	queries.ErrBadCheck.Error() + ": ",
+	dump.ErrBadOption.Error() + ": ",
+}
+
 // message strips what a user cannot act on from an error's text.
 func message(err error) string {
-	s := err.Error()
-	return strings.TrimSpace(s)
+	s := strings.TrimSpace(err.Error())
+	for _, p := range internalPrefixes {
+		s = strings.TrimPrefix(s, p)
+		s = strings.ReplaceAll(s, ": "+p, ": ")
+	}
+	return s
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -131,13 +211,42 @@ keeps a catalog of what was copied and what Kafka had already deleted, and answe
 questions about the copy: SQL, reconciliation checks, reports over HTTP.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       versionString(),
 	}
+	root.SetVersionTemplate("topicsnap {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.dumpCmd(), a.catalogCmd(), a.lsCmd())
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(a))
 	}
+	usageArgs(root)
 	return root
+}
+
+// groupRunE is the RunE of a command that only groups others (catalog,
+// notebook): without it cobra prints the help and exits 0 for a
+// subcommand that does not exist.
+func groupRunE(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+	}
+	return cmd.Help()
+}
+
+// usageArgs makes the positional-argument errors of c and its subcommands
+// ("accepts 1 arg(s), received 0") usage errors.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return usageError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // extraCommands are added by files that need cgo (DuckDB); see sql.go.

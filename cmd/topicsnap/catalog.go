@@ -12,7 +12,7 @@ import (
 )
 
 func (a *app) catalogCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "catalog", Short: "Inspect and verify a snapshot folder"}
+	cmd := &cobra.Command{Use: "catalog", Short: "Inspect and verify a snapshot folder", RunE: groupRunE}
 	cmd.AddCommand(a.lsCmd(), a.verifyCmd())
 	return cmd
 }
@@ -34,19 +34,25 @@ func (a *app) lsCmd() *cobra.Command {
 				return err
 			}
 			var all []*catalog.Manifest
+			damaged := 0
 			for _, t := range topics {
-				ms, err := d.Manifests(t)
+				tm, err := d.ReadTopic(t)
 				if err != nil {
 					return err
 				}
-				all = append(all, ms...)
+				// A damaged manifest costs its partition, named here, not the topic.
+				for _, me := range tm.Damaged {
+					fmt.Fprintf(a.stderr, "warning: %s; run topicsnap catalog verify --dir %s\n", me, dir)
+				}
+				damaged += len(tm.Damaged)
+				all = append(all, tm.Manifests...)
 			}
 			if asJSON {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(all)
 			}
-			if len(all) == 0 {
+			if len(all) == 0 && damaged == 0 {
 				fmt.Fprintf(a.stdout, "%s holds no snapshots yet (run: topicsnap dump --dir %s ...)\n", dir, dir)
 				return nil
 			}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -47,6 +49,10 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 			if len(o.Topics) == 0 && o.TopicRegex == "" {
 				return usagef("name a topic: --topic NAME (repeatable) or --topic-regex REGEX")
 			}
+			if o.Follow && cmd.Flags().Changed("until") {
+				// --until now would be each snapshot's own now: --follow never stops.
+				return usagef("--follow with --until %s: --follow dumps until interrupted (Ctrl-C) and --until stops at one point; drop one of them", o.Until)
+			}
 			return a.runDump(cmd, o)
 		},
 	}
@@ -58,7 +64,7 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 	f.StringVar(&o.Partitions, "partitions", "", "partitions to dump, e.g. 0,3-5 (default all)")
 	f.StringVar(&o.From, "from", "earliest", "where a partition never dumped starts: earliest, OFFSET, or an RFC3339 time")
 	f.StringVar(&o.Until, "until", "now", "where to stop: now (the high watermark at start), OFFSET (exclusive), or an RFC3339 time")
-	f.BoolVar(&o.Follow, "follow", false, "keep taking snapshots until interrupted")
+	f.BoolVar(&o.Follow, "follow", false, "keep taking snapshots until interrupted (Ctrl-C: exit 0 with the summary); not with --until")
 	f.DurationVar(&o.Interval, "interval", 30*time.Second, "with --follow, the pause between snapshots")
 	f.StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder")
 	f.IntVar(&o.FileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
@@ -84,7 +90,9 @@ func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {
 		}
 	}
 	var prog *progressUI
-	if a.isTTY {
+	if a.progress != nil {
+		o.Progress = a.progress
+	} else if a.isTTY {
 		prog = newProgress(cmd.Context(), a.stderr)
 		o.Progress = prog
 	} else {
@@ -94,9 +102,15 @@ func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {
 	if prog != nil {
 		prog.Wait()
 	}
-	fmt.Fprintln(a.stdout, sum.String())
+	if err != nil && o.Follow && errors.Is(err, context.Canceled) && cmd.Context().Err() != nil {
+		// Ctrl-C (or SIGTERM) is how --follow stops: what was committed
+		// stays, and the next run resumes from it.
+		err = nil
+	}
 	if err != nil {
+		// No summary: the Error: line says what happened.
 		return fmt.Errorf("dump to %s: %w", o.Dir, err)
 	}
+	fmt.Fprintln(a.stdout, sum.String())
 	return nil
 }

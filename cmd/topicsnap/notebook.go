@@ -25,7 +25,7 @@ type notebookOptions struct {
 }
 
 func (a *app) notebookCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "notebook", Short: "Run SQL notebooks (Markdown files whose sql blocks are cells)"}
+	cmd := &cobra.Command{Use: "notebook", Short: "Run SQL notebooks (Markdown files whose sql blocks are cells)", RunE: groupRunE}
 	o := &notebookOptions{}
 	runCmd := &cobra.Command{
 		Use:   "run FILE.md [--dir DIR] [--out FILE.html|FILE.md] [--param key=value ...]",
@@ -72,6 +72,9 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 	}
 	if err != nil {
 		return usageError{fmt.Errorf("load notebook %s: %w", file, err)}
+	}
+	if err := nb.CheckParams(params); err != nil {
+		return usageError{err}
 	}
 	eng, err := queries.Open(ctx, o.dir, queries.Options{})
 	if err != nil {

@@ -41,6 +41,9 @@ group_offsets, group_members and lost_ranges.
 Without -c or -f, and with a terminal, it opens a REPL (.help lists its commands).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("command") && cmd.Flags().Changed("file") {
+				return usagef("-c and -f both give the SQL to run: use one of them")
+			}
 			if !contains(append(queries.Formats, "parquet"), o.format) {
 				return usagef("--format %q: use one of %s, parquet", o.format, strings.Join(queries.Formats, ", "))
 			}

@@ -1,0 +1,159 @@
+package catalog
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeManifest commits a data file of offsets first..last for tp in d,
+// and the manifest that lists it.
+func writeManifest(t *testing.T, d *Dir, tp TopicPartition, first, last int64) {
+	t.Helper()
+	var rows []Row
+	for o := first; o <= last; o++ {
+		rows = append(rows, Row{Partition: tp.Partition, Offset: o, Timestamp: 1700000000000 + o, Value: []byte("v")})
+	}
+	fe, err := d.WriteDataFile(tp, rows, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &Manifest{Topic: tp.Topic, Partition: tp.Partition, NextOffset: last + 1, Files: []FileEntry{fe}}
+	if err := d.WriteManifest(m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// snapshotOf lists every path under dir, so a test can tell it is untouched.
+func snapshotOf(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		out = append(out, p)
+		return nil
+	})
+	return out
+}
+
+func TestOpenRefusesWhatIsNotASnapshotFolder(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "a-file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	foreign := filepath.Join(root, "home")
+	os.MkdirAll(filepath.Join(foreign, "src"), 0o755)
+	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
+	empty := filepath.Join(root, "empty")
+	os.Mkdir(empty, 0o755)
+	made := filepath.Join(root, "made")
+	if _, err := Create(made); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, path string
+		want       error  // nil: opens
+		text       string // in the error
+	}{
+		{"missing", filepath.Join(root, "nope"), ErrNoCatalog, "does not exist"},
+		{"a file", file, ErrNoCatalog, "not a folder"},
+		{"a folder of other files", foreign, ErrNoCatalog, "topicsnap.json"},
+		{"an empty folder", empty, nil, ""},
+		{"a folder topicsnap made", made, nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := snapshotOf(t, root)
+			_, err := Open(c.path)
+			if c.want == nil {
+				if err != nil {
+					t.Fatalf("Open(%s): %v", c.path, err)
+				}
+			} else if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.text) {
+				t.Fatalf("Open(%s) = %v, want %v naming the path and %q", c.path, err, c.want, c.text)
+			}
+			if after := snapshotOf(t, root); strings.Join(after, "\n") != strings.Join(before, "\n") {
+				t.Fatalf("Open wrote to the disk: %v -> %v", before, after)
+			}
+		})
+	}
+}
+
+func TestCheckCreateWritesNothing(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "a-file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	foreign := filepath.Join(root, "home")
+	os.MkdirAll(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
+	cases := []struct {
+		name, path string
+		want       error
+	}{
+		{"a new folder", filepath.Join(root, "new", "snaps"), nil},
+		{"under a file", filepath.Join(file, "snaps"), ErrNotWritable},
+		{"a file", file, ErrNotWritable},
+		{"a folder of other files", foreign, ErrNoCatalog},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := snapshotOf(t, root)
+			err := CheckCreate(c.path)
+			if (c.want == nil) != (err == nil) || c.want != nil && !errors.Is(err, c.want) {
+				t.Fatalf("CheckCreate(%s) = %v, want %v", c.path, err, c.want)
+			}
+			if after := snapshotOf(t, root); strings.Join(after, "\n") != strings.Join(before, "\n") {
+				t.Fatalf("CheckCreate wrote to the disk: %v -> %v", before, after)
+			}
+		})
+	}
+}
+
+// One damaged manifest costs its own partition, not the topic: ReadTopic
+// returns the others and names the damaged one; Manifests, for callers
+// that want all or nothing, still fails naming it.
+func TestDamagedManifestSkipsOnlyItsPartition(t *testing.T) {
+	d, err := Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := int32(0); p < 3; p++ {
+		writeManifest(t, d, TopicPartition{"orders", p}, 0, 9)
+	}
+	writeManifest(t, d, TopicPartition{"other", 0}, 0, 4)
+	bad := filepath.Join(d.PartitionDir(TopicPartition{"orders", 1}), "manifest.json")
+	if err := os.WriteFile(bad, []byte(`{"topic":"orders","partition":1,"files":[`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm, err := d.ReadTopic("orders")
+	if err != nil {
+		t.Fatalf("ReadTopic: %v", err)
+	}
+	var got []int32
+	for _, m := range tm.Manifests {
+		got = append(got, m.Partition)
+	}
+	if len(got) != 2 || got[0] != 0 || got[1] != 2 {
+		t.Fatalf("readable partitions %v, want [0 2]", got)
+	}
+	if len(tm.Damaged) != 1 {
+		t.Fatalf("damaged %v, want partition 1", tm.Damaged)
+	}
+	de := tm.Damaged[0]
+	if de.TP != (TopicPartition{"orders", 1}) || de.Path != bad || !errors.Is(de, ErrBadManifest) ||
+		!strings.HasPrefix(de.Error(), "topic orders partition 1: manifest damaged: "+bad+": ") {
+		t.Fatalf("damaged partition: %+v %q", de, de.Error())
+	}
+	ms, err := d.Manifests("orders")
+	if !errors.Is(err, ErrBadManifest) || !strings.Contains(err.Error(), bad) || len(ms) != 2 {
+		t.Fatalf("Manifests: %d manifests, %v", len(ms), err)
+	}
+	if tm, err := d.ReadTopic("other"); err != nil || len(tm.Manifests) != 1 || len(tm.Damaged) != 0 {
+		t.Fatalf("other topic: %+v %v", tm, err)
+	}
+	files, problems, err := d.Verify()
+	if err != nil || files != 3 || len(problems) != 1 || problems[0].Path != bad ||
+		!strings.Contains(problems[0].Detail, "topic orders partition 1: manifest damaged") {
+		t.Fatalf("verify: %d files, %+v, %v", files, problems, err)
+	}
+}

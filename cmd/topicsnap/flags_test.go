@@ -1,0 +1,326 @@
+package main
+
+// Issue 13, "right on messy topics": what a command line can get wrong, and
+// what topicsnap must say (and not write) when it does. These run on kfake
+// with -short, and against the real broker when TOPICSNAP_TEST_BROKERS is set.
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// tree lists every path under dir, to tell that a command left it as it was.
+func tree(t *testing.T, dir string) string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, _ os.DirEntry, _ error) error {
+		out = append(out, p)
+		return nil
+	})
+	return strings.Join(out, "\n")
+}
+
+// lastLines returns stderr's Error: and Try: lines.
+func errorLines(stderr string) (errLine, tryLine string) {
+	for _, l := range strings.Split(stderr, "\n") {
+		switch {
+		case strings.HasPrefix(l, "Error: "):
+			errLine = l
+		case strings.HasPrefix(l, "Try: "):
+			tryLine = l
+		}
+	}
+	return errLine, tryLine
+}
+
+func TestDumpOptionsRefusedBeforeAnythingIsWritten(t *testing.T) {
+	bs := brokers(t)
+	b := strings.Join(bs, ",")
+	topic := topicWith(t, bs, 3, "a", "b", "c")
+	cases := []struct {
+		name string
+		args []string
+		text []string
+	}{
+		{"negative --from", []string{"--from", "-5"}, []string{"--from -5", "0 or more"}},
+		{"negative --until", []string{"--until", "-1"}, []string{"--until -1"}},
+		{"--from past --until", []string{"--from", "9", "--until", "5"}, []string{"--from 9", "--until 5"}},
+		{"--partitions the topic lacks", []string{"--partitions", "0,7"}, []string{"--partitions 0,7", "no partition 7", "0-2"}},
+		{"--follow --until now", []string{"--follow", "--until", "now"}, []string{"--follow", "--until"}},
+		{"--follow --until an offset", []string{"--follow", "--until", "100"}, []string{"--follow", "--until 100"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, "snaps")
+			before := tree(t, root)
+			code, out, errs := cli(t, append([]string{"dump", "--brokers", b, "--topic", topic, "--dir", dir}, c.args...)...)
+			if code != exitError {
+				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, exitError, out, errs)
+			}
+			e, try := errorLines(errs)
+			for _, s := range c.text {
+				if !strings.Contains(e, s) {
+					t.Errorf("%q does not say %q", e, s)
+				}
+			}
+			if strings.Contains(e, "bad option") {
+				t.Errorf("internal prefix shown: %q", e)
+			}
+			if try != "Try: topicsnap dump --help" {
+				t.Errorf("hint %q, want the command's --help", try)
+			}
+			if out != "" {
+				t.Errorf("a refused dump printed %q", out)
+			}
+			if after := tree(t, root); after != before {
+				t.Errorf("a refused dump wrote to the disk:\n%s", after)
+			}
+		})
+	}
+}
+
+func TestReadingCommandsRefuseWhatIsNotASnapshotFolder(t *testing.T) {
+	root := t.TempDir()
+	missing := filepath.Join(root, "nope")
+	foreign := filepath.Join(root, "home")
+	os.MkdirAll(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
+	nb := filepath.Join(root, "nb.md")
+	os.WriteFile(nb, []byte("```sql\nSELECT 1\n```\n"), 0o644)
+	commands := [][]string{
+		{"ls"},
+		{"catalog", "ls"},
+		{"catalog", "verify"},
+		{"sql", "-c", "SELECT 1"},
+		{"check", "gaps", "--topic", "t"},
+		{"notebook", "run", nb},
+		{"serve", "--addr", "127.0.0.1:0"},
+	}
+	for _, dir := range []string{missing, foreign} {
+		for _, args := range commands {
+			t.Run(filepath.Base(dir)+" "+strings.Join(args[:1], " "), func(t *testing.T) {
+				before := tree(t, root)
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				var out, errb bytes.Buffer
+				code := run(ctx, append(args, "--dir", dir), strings.NewReader(""), &out, &errb)
+				e, try := errorLines(errb.String())
+				if code != exitNoCatalog || !strings.Contains(e, dir) || !strings.Contains(try, "topicsnap dump --brokers HOST:PORT --topic NAME --dir") {
+					t.Fatalf("%v: exit %d, stdout %q, stderr %q; want %d naming %s and the dump that makes one", args, code, out.String(), errb.String(), exitNoCatalog, dir)
+				}
+				if after := tree(t, root); after != before {
+					t.Errorf("%v wrote to the disk", args)
+				}
+			})
+		}
+	}
+	// Without --dir, ./snapshots: a query is not answered as if it were empty.
+	t.Chdir(root)
+	code, out, errs := cli(t, "sql", "-c", "SELECT * FROM pg_depend_x")
+	if code != exitNoCatalog || !strings.Contains(errs, "snapshots does not exist") || strings.Contains(errs, "Did you mean") {
+		t.Fatalf("default folder: exit %d %q %q", code, out, errs)
+	}
+}
+
+// writePartitions commits partitions of topic, each a data file of 3 records.
+func writePartitions(t *testing.T, d *catalog.Dir, topic string, parts ...int32) {
+	t.Helper()
+	for _, p := range parts {
+		tp := catalog.TopicPartition{Topic: topic, Partition: p}
+		rows := []catalog.Row{{Partition: p, Offset: 0, Timestamp: 1700000000000, Value: []byte("a")},
+			{Partition: p, Offset: 1, Timestamp: 1700000000001, Value: []byte("b")},
+			{Partition: p, Offset: 2, Timestamp: 1700000000002, Value: []byte("c")}}
+		fe, err := d.WriteDataFile(tp, rows, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.WriteManifest(&catalog.Manifest{Topic: topic, Partition: p, NextOffset: 3, Files: []catalog.FileEntry{fe}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestLsAndVerifyNameADamagedPartitionAndListTheRest(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePartitions(t, d, "orders", 0, 1, 2)
+	bad := filepath.Join(d.PartitionDir(catalog.TopicPartition{Topic: "orders", Partition: 1}), "manifest.json")
+	os.WriteFile(bad, []byte(`{"topic":"orders",`), 0o644)
+
+	code, out, errs := cli(t, "ls", "--dir", dir)
+	if code != exitOK {
+		t.Fatalf("ls: exit %d %q %q", code, out, errs)
+	}
+	var listed []string
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "orders" {
+			listed = append(listed, f[1])
+		}
+	}
+	if strings.Join(listed, ",") != "0,2" {
+		t.Errorf("ls listed partitions %v of orders, want 0,2:\n%s", listed, out)
+	}
+	want := "warning: topic orders partition 1: manifest damaged: " + bad + ": "
+	if !strings.HasPrefix(errs, want) || !strings.HasSuffix(errs, "; run topicsnap catalog verify --dir "+dir+"\n") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("ls stderr %q, want one line %q...", errs, want)
+	}
+
+	code, out, errs = cli(t, "catalog", "verify", "--dir", dir)
+	if code != exitBadFolder || !strings.Contains(out, bad+": topic orders partition 1: manifest damaged") || !strings.Contains(out, "2 files checked, 1 problems") {
+		t.Errorf("verify: exit %d %q %q", code, out, errs)
+	}
+}
+
+func TestUsageErrorsNameTheirCommandAndDropInternalPrefixes(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := catalog.Create(dir); err != nil {
+		t.Fatal(err)
+	}
+	sqlFile := filepath.Join(t.TempDir(), "q.sql")
+	os.WriteFile(sqlFile, []byte("SELECT 2"), 0o644)
+	nb := filepath.Join(t.TempDir(), "nb.md")
+	os.WriteFile(nb, []byte("---\ntopic: app_events\n---\n```sql\nSELECT count(*) FROM {{topic}} WHERE key = {{key}}\n```\n"), 0o644)
+	cases := []struct {
+		args      []string
+		code      int
+		err, try  string // prefixes of the Error: and Try: lines ("" try: none)
+		notInText string
+	}{
+		{[]string{"check", "gaps", "--dir", dir}, exitError, "Error: name the topic", "Try: topicsnap check --help", ""},
+		{[]string{"check", "nosuch", "--dir", dir, "--topic", "t"}, exitError, `Error: unknown check "nosuch"`, "Try: topicsnap check --help", "bad check"},
+		{[]string{"catalog", "verify", "--bogus"}, exitError, "Error: unknown flag: --bogus", "Try: topicsnap catalog verify --help", ""},
+		{[]string{"nosuchcommand"}, exitError, `Error: unknown command "nosuchcommand"`, "Try: topicsnap --help", ""},
+		{[]string{"catalog", "nosuch"}, exitError, `Error: unknown command "nosuch" for "topicsnap catalog"`, "Try: topicsnap catalog --help", ""},
+		{[]string{"notebook", "nosuch"}, exitError, `Error: unknown command "nosuch" for "topicsnap notebook"`, "Try: topicsnap notebook --help", ""},
+		{[]string{"sql", "--dir", dir, "-c", "SELEC 1"}, exitError, "Error: Parser Error", "", "run query"},
+		{[]string{"sql", "--dir", dir, "-c", "SELECT 1", "-f", sqlFile}, exitError, "Error: -c and -f", "Try: topicsnap sql --help", ""},
+		{[]string{"notebook", "run", nb, "--dir", dir, "--param", "unknown=1"}, exitError,
+			"Error: unknown parameter unknown: this notebook takes key, topic", "Try: topicsnap notebook run --help", ""},
+		{[]string{"notebook", "run", nb, "--dir", dir, "--param", "dir=/etc"}, exitError, "Error: parameter dir is reserved", "Try: topicsnap notebook run --help", ""},
+	}
+	for _, c := range cases {
+		code, out, errs := cli(t, c.args...)
+		e, try := errorLines(errs)
+		if code != c.code || !strings.HasPrefix(e, c.err) || try != c.try && !(c.try != "" && strings.HasPrefix(try, c.try)) ||
+			c.notInText != "" && strings.Contains(errs, c.notInText) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want %d, %q and %q", c.args, code, out, errs, c.code, c.err, c.try)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, errs := cli(t, "--version")
+	if code != exitOK || !strings.HasPrefix(out, "topicsnap ") || strings.TrimSpace(out) == "topicsnap" {
+		t.Fatalf("--version: exit %d %q %q", code, out, errs)
+	}
+	version = "v9.9.9-test"
+	defer func() { version = "" }()
+	if _, out, _ := cli(t, "--version"); !strings.HasPrefix(out, "topicsnap v9.9.9-test") {
+		t.Fatalf("-ldflags version not shown: %q", out)
+	}
+}
+
+func TestFailedDumpPrintsNoSummary(t *testing.T) {
+	code, out, errs := cli(t, "dump", "--brokers", "127.0.0.1:1", "--topic", "x", "--dir", filepath.Join(t.TempDir(), "s"), "--timeout", "300ms")
+	if code != exitUnreachable || out != "" {
+		t.Fatalf("exit %d, stdout %q (stderr %q): want %d and no summary", code, out, errs, exitUnreachable)
+	}
+}
+
+func TestConfigErrorsSayWhatToSet(t *testing.T) {
+	bs := brokers(t)
+	b := strings.Join(bs, ",")
+	topic := topicWith(t, bs, 1, "a")
+	cases := []struct {
+		name   string
+		config []string
+		code   int
+		try    string
+	}{
+		{"a Java trust store", []string{"security.protocol=SSL", "ssl.truststore.location=/etc/kafka/truststore.jks"}, exitError, "ssl.ca.location"},
+		{"a Java key store", []string{"security.protocol=SSL", "ssl.keystore.location=/etc/kafka/keystore.jks"}, exitError, "ssl.certificate.location and ssl.key.location"},
+		{"SASL on a listener without it", []string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=SCRAM-SHA-256", "sasl.username=u", "sasl.password=hunter2"},
+			exitAuth, "security.protocol"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			code, out, errs := cli(t, "dump", "--brokers", b, "--topic", topic, "--dir", filepath.Join(root, "s"), "--config", writeConfig(t, c.config...))
+			_, try := errorLines(errs)
+			if code != c.code || !strings.Contains(try, c.try) || strings.Contains(errs, "hunter2") {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d and a Try: naming %s", code, out, errs, c.code, c.try)
+			}
+		})
+	}
+}
+
+// stopAfterFirst is a dump's progress that stops it, as Ctrl-C would, once
+// every partition of the first snapshot is committed.
+type stopAfterFirst struct {
+	quietProgress
+	mu      sync.Mutex
+	started int
+	cancel  context.CancelFunc
+}
+
+func (s *stopAfterFirst) Start(catalog.TopicPartition, int64, int64) {
+	s.mu.Lock()
+	s.started++
+	s.mu.Unlock()
+}
+
+func (s *stopAfterFirst) Done(catalog.TopicPartition) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.started--; s.started == 0 {
+		s.cancel()
+	}
+}
+
+func TestInterruptedFollowIsANormalStop(t *testing.T) {
+	bs := brokers(t)
+	topic := topicWith(t, bs, 2, "a", "b", "c", "d")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, errb bytes.Buffer
+	a := newApp(strings.NewReader(""), &out, &errb)
+	a.progress = &stopAfterFirst{quietProgress: quietProgress{&errb}, cancel: cancel}
+	code := a.run(ctx, []string{"dump", "--brokers", strings.Join(bs, ","), "--topic", topic, "--dir", t.TempDir(), "--follow", "--interval", "1h"})
+	if code != exitOK || !strings.HasPrefix(out.String(), "dumped 4 records") || strings.Contains(errb.String(), "Error") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want 0 and the summary", code, out.String(), errb.String())
+	}
+}
+
+// dump makes a missing folder, but does not scatter topic folders into
+// one that holds other files.
+func TestDumpRefusesAFolderOfOtherFiles(t *testing.T) {
+	bs := brokers(t)
+	topic := topicWith(t, bs, 1, "a")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	before := tree(t, dir)
+	code, out, errs := cli(t, "dump", "--brokers", strings.Join(bs, ","), "--topic", topic, "--dir", dir)
+	e, try := errorLines(errs)
+	if code != exitNoCatalog || !strings.Contains(e, dir) || !strings.Contains(e, "notes.txt") || !strings.Contains(try, "new or empty folder") || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want %d naming the folder", code, out, errs, exitNoCatalog)
+	}
+	if tree(t, dir) != before {
+		t.Fatalf("the folder was written to:\n%s", tree(t, dir))
+	}
+	fresh := filepath.Join(t.TempDir(), "new", "snaps")
+	if code, out, errs := cli(t, "dump", "--brokers", strings.Join(bs, ","), "--topic", topic, "--dir", fresh); code != exitOK || !strings.HasPrefix(out, "dumped 1 records") {
+		t.Fatalf("a new folder: exit %d %q %q", code, out, errs)
+	}
+}
