@@ -38,6 +38,16 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)
 	}
 	r.Check, r.Topic = name, o.Topic
+	if len(t.Damaged) > 0 {
+		// A check that does not know says so: never ok over partitions it
+		// could not read.
+		if r.Status == StatusOK {
+			r.Status = StatusWarn
+		}
+		r.Message += fmt.Sprintf("; not judged: %s whose manifest is damaged (topicsnap catalog verify names it)",
+			plural(int64(len(t.Damaged)), "partition", "partitions"))
+		r.Summary.Set("unreadable_partitions", t.Damaged)
+	}
 	if t.Records == 0 && name != "lag" {
 		// No records is said as such: no share, staleness or order is
 		// invented for a topic that holds nothing (lag reads the groups'

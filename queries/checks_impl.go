@@ -212,12 +212,14 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	if err != nil {
 		return nil, err
 	}
-	ms, err := e.dir.Manifests(o.Topic)
-	if err != nil {
-		return nil, err
-	}
+	// The catalog as the engine loaded it (the views' version), never the
+	// folder read again: one report describes one catalog version.
+	tf, _ := e.topicFilesOf(o.Topic)
+	ms := tf.manifests
 	compacted := false
-	snaps, _ := e.dir.ClusterSnapshots()
+	e.mu.RLock()
+	snaps := e.snaps
+	e.mu.RUnlock()
 	for _, s := range snaps {
 		if s.Topic == o.Topic {
 			compacted = strings.Contains(s.Configs["cleanup.policy"], "compact")

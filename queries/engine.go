@@ -52,6 +52,9 @@ type Topic struct {
 	Records    int64
 	JSON       bool   // value is a STRUCT inferred from JSON
 	Structure  string // the inferred JSON structure
+	// Damaged are the partitions whose manifest could not be read: not in
+	// the views, named in Problems.
+	Damaged []int32
 }
 
 // Engine is an in-memory DuckDB over one snapshot folder.
@@ -274,8 +277,9 @@ type topicFiles struct {
 	name      string
 	manifests []*catalog.Manifest
 	paths     []string
-	plain     []bool // per path: no control markers, no open transactions
-	openTxn   bool   // some file holds records of a transaction left open in it
+	plain     []bool  // per path: no control markers, no open transactions
+	openTxn   bool    // some file holds records of a transaction left open in it
+	damaged   []int32 // partitions whose manifest could not be read (left out)
 }
 
 // metadataTables are the catalog tables, in the order they are built.
@@ -305,13 +309,24 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 	var tfs []topicFiles
 	var problems []string
 	for _, n := range names {
-		ms, err := e.dir.Manifests(n)
+		tm, err := e.dir.ReadTopic(n)
 		if err != nil {
-			// One damaged topic must not hide the others: skip it, say why.
+			// One unreadable topic must not hide the others: skip it, say why.
 			problems = append(problems, fmt.Sprintf("topic %s skipped: %v", n, err))
 			continue
 		}
-		tf := topicFiles{name: n, manifests: ms}
+		// A damaged partition hides only itself: named in problems, and
+		// every check on the topic says it could not judge it.
+		var damaged []int32
+		for _, me := range tm.Damaged {
+			problems = append(problems, fmt.Sprintf("%v; run topicsnap catalog verify", me))
+			damaged = append(damaged, me.TP.Partition)
+		}
+		if len(tm.Manifests) == 0 && len(damaged) > 0 {
+			continue
+		}
+		ms := tm.Manifests
+		tf := topicFiles{name: n, manifests: ms, damaged: damaged}
 		for _, m := range ms {
 			for _, f := range m.Files {
 				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
@@ -336,7 +351,7 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	tfs := cat.files
 	topics := make([]Topic, len(tfs))
 	for i, tf := range tfs {
-		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths)}
+		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths), Damaged: tf.damaged}
 		for _, m := range tf.manifests {
 			topics[i].Records += m.Records()
 		}

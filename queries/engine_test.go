@@ -270,3 +270,36 @@ func TestOpenTransactionsResolvedAcrossFiles(t *testing.T) {
 		t.Fatalf("$all: %s", got)
 	}
 }
+
+// TestDamagedPartitionHidesOnlyItself: one partition's damaged manifest
+// leaves the topic's other partitions queryable; the damaged one is named
+// in Problems, and every check on the topic says it could not judge it.
+func TestDamagedPartitionHidesOnlyItself(t *testing.T) {
+	dir := fixture(t)
+	d, _ := catalog.Open(dir)
+	tp := catalog.TopicPartition{Topic: "shop.events-v2", Partition: 1}
+	if err := os.WriteFile(filepath.Join(d.PartitionDir(tp), "manifest.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT count(*)::VARCHAR FROM "shop.events-v2"`); got != "5" {
+		t.Fatalf("partition 0 reads %s records, want 5", got)
+	}
+	probs := e.Problems()
+	if len(probs) != 1 || !strings.Contains(probs[0], "partition 1") {
+		t.Fatalf("problems: %v", probs)
+	}
+	for _, name := range []string{"gaps", "duplicates", "skew", "keys", "order", "freshness"} {
+		r, err := e.RunCheck(context.Background(), name, CheckOptions{Topic: "shop.events-v2"})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if r.Status == StatusOK || !strings.Contains(r.Message, "not judged") {
+			t.Errorf("%s over a damaged partition: %s: %s", name, r.Status, r.Message)
+		}
+	}
+}
