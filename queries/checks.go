@@ -4,22 +4,224 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
+	"time"
 )
 
-// StatusSkipped is the status of a check `check all` did not run because
-// it lacks options it needs (Needs).
-const StatusSkipped = "skipped"
+// A check is one unit: a descriptor (a Check, registered from the check's
+// own file, check_NAME.go), its SQL (sql/NAME*.sql) and a golden test.
+// Everything else that knows about checks is derived from the registry:
+// CheckNames and `check all`, the command line's flags and `check --list`,
+// the server's forms, option parsing and /api/checks index, and the
+// README's table of checks (TestREADMEChecksTable fails when it is stale).
+// docs/ARCHITECTURE.md, "How to add a check", walks through one.
 
-// checkFuncs maps a check's name to the code that runs it.
-var checkFuncs = map[string]func(context.Context, *Engine, CheckOptions) (*Report, error){}
+// Check describes one reconciliation check.
+type Check struct {
+	// Name is how the CLI, the URL and the JSON call it.
+	Name string
+	// Summary says in one line what it answers (the README table, --list,
+	// the index).
+	Summary string
+	// Order places it in CheckNames and `check all`.
+	Order int
+	// Options are the names (see CheckOptionSet) of the options it takes, in the
+	// order a form shows them.
+	Options []string
+	// Needs, if set, lists the options o lacks that the check cannot run
+	// without ("a|b": one of them); `check all` skips it and says so.
+	Needs func(o CheckOptions) []string
+
+	run func(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
+}
+
+// Takes reports whether the check takes the option named.
+func (c *Check) Takes(option string) bool { return slices.Contains(c.Options, option) }
+
+var checks = map[string]*Check{}
+
+// register adds a check; each check_NAME.go calls it from init.
+func register(c *Check) {
+	if _, dup := checks[c.Name]; dup {
+		panic("check registered twice: " + c.Name)
+	}
+	for _, o := range c.Options {
+		if CheckOptionSet[o] == nil {
+			panic("check " + c.Name + " takes an option that is not in CheckOptionSet: " + o)
+		}
+	}
+	checks[c.Name] = c
+	CheckNames = append(CheckNames, c.Name)
+	sort.SliceStable(CheckNames, func(i, j int) bool { return checks[CheckNames[i]].Order < checks[CheckNames[j]].Order })
+}
+
+// CheckNames lists the checks in the order `check all` runs them.
+var CheckNames []string
+
+// Checks returns the checks in the order of CheckNames.
+func Checks() []*Check {
+	out := make([]*Check, len(CheckNames))
+	for i, n := range CheckNames {
+		out[i] = checks[n]
+	}
+	return out
+}
+
+// LookupCheck returns the check named name.
+func LookupCheck(name string) (*Check, bool) {
+	c, ok := checks[name]
+	return c, ok
+}
+
+// OptionKind says how an option's text is read.
+type OptionKind string
+
+// The kinds of option.
+const (
+	KindExpr    OptionKind = "expr"    // an SQL expression over the topic (see Engine.Expr)
+	KindText    OptionKind = "text"    // a name: a topic, a column
+	KindFile    OptionKind = "file"    // a file of expected keys
+	KindNumber  OptionKind = "number"  // a decimal number
+	KindInt     OptionKind = "int"     // a whole number
+	KindBool    OptionKind = "bool"    // true or false
+	KindSeconds OptionKind = "seconds" // a duration: 5m, 90s, or a number of seconds
+)
+
+// Option is one check option, the same on every surface: the server's
+// query parameter and form field is Name, the command line's flag is
+// --Name with dashes (or Flag).
+type Option struct {
+	Name     string
+	Flag     string // the command line's flag when it is not Name with dashes
+	Kind     OptionKind
+	Default  string // as a user would type it; empty: none
+	Min, Max float64
+	Help     string
+	field    func(*CheckOptions) any // a pointer to the field it sets
+}
+
+// FlagName is the option's command-line flag, without the dashes.
+func (o *Option) FlagName() string {
+	if o.Flag != "" {
+		return o.Flag
+	}
+	return strings.ReplaceAll(o.Name, "_", "-")
+}
+
+// CheckOptionSet holds every check option, by name. It is built with
+// the package's variables, before any check_NAME.go's init registers a
+// check that names one.
+var CheckOptionSet = buildOptions()
+
+func buildOptions() map[string]*Option {
+	set := map[string]*Option{}
+	opt := func(o Option) { set[o.Name] = &o }
+	str := func(f func(*CheckOptions) *string) func(*CheckOptions) any {
+		return func(c *CheckOptions) any { return f(c) }
+	}
+	num := func(f func(*CheckOptions) *float64) func(*CheckOptions) any {
+		return func(c *CheckOptions) any { return f(c) }
+	}
+	whole := func(f func(*CheckOptions) *int) func(*CheckOptions) any {
+		return func(c *CheckOptions) any { return f(c) }
+	}
+	opt(Option{Name: "id", Kind: KindExpr, Help: "the expression that identifies a record (default: key and value bytes)", field: str(func(c *CheckOptions) *string { return &c.ID })})
+	opt(Option{Name: "by", Kind: KindExpr, Help: "break down by this expression (missing with --against: a column of the file)", field: str(func(c *CheckOptions) *string { return &c.By })})
+	opt(Option{Name: "where", Kind: KindExpr, Help: "filter over the topic", field: str(func(c *CheckOptions) *string { return &c.Where })})
+	opt(Option{Name: "match", Kind: KindExpr, Help: "expression of the topic matched against the expected key", field: str(func(c *CheckOptions) *string { return &c.Match })})
+	opt(Option{Name: "against", Kind: KindFile, Help: "CSV, Parquet or JSON-lines file of expected keys", field: str(func(c *CheckOptions) *string { return &c.Against })})
+	opt(Option{Name: "against_key", Kind: KindText, Help: "the column of the against file holding the key", field: str(func(c *CheckOptions) *string { return &c.AgainstKey })})
+	opt(Option{Name: "against_topic", Kind: KindText, Help: "take the expected keys from this topic", field: str(func(c *CheckOptions) *string { return &c.AgainstTopic })})
+	opt(Option{Name: "against_where", Kind: KindExpr, Help: "filter over the against topic", field: str(func(c *CheckOptions) *string { return &c.AgainstWhere })})
+	opt(Option{Name: "against_match", Kind: KindExpr, Help: "key expression over the against topic", field: str(func(c *CheckOptions) *string { return &c.AgainstMatch })})
+	opt(Option{Name: "reverse", Kind: KindBool, Help: "also list records whose key is not expected", field: func(c *CheckOptions) any { return &c.Reverse }})
+	opt(Option{Name: "hot", Kind: KindNumber, Default: "1.5", Min: 1, Max: 1e6, Help: "a partition is hot at this multiple of the fair share", field: num(func(c *CheckOptions) *float64 { return &c.Hot })})
+	opt(Option{Name: "what_if_key", Kind: KindExpr, Help: "show the distribution had the topic been keyed by this expression", field: str(func(c *CheckOptions) *string { return &c.WhatIfKey })})
+	opt(Option{Name: "what_if_partitions", Flag: "partitions", Kind: KindInt, Min: 1, Max: MaxWhatIfPartitions, Help: "partition count for the what-if (default the topic's)", field: whole(func(c *CheckOptions) *int { return &c.WhatIfPartitions })})
+	opt(Option{Name: "time", Kind: KindExpr, Help: "time expression (default the record timestamp)", field: str(func(c *CheckOptions) *string { return &c.Time })})
+	opt(Option{Name: "silence", Kind: KindSeconds, Default: "5m", Min: 0.001, Max: 1e9, Help: "a partition silent this long while others carry on is reported", field: num(func(c *CheckOptions) *float64 { return &c.Silence })})
+	opt(Option{Name: "event_time", Kind: KindExpr, Help: "event time expression, for late records", field: str(func(c *CheckOptions) *string { return &c.EventTime })})
+	opt(Option{Name: "late", Kind: KindSeconds, Default: "1m", Min: 0.001, Max: 1e9, Help: "event time this far behind the broker time is late", field: num(func(c *CheckOptions) *float64 { return &c.Late })})
+	opt(Option{Name: "limit", Kind: KindInt, Default: "50", Min: 1, Max: MaxLimit, Help: "example rows kept of each kind (counts are never limited)", field: whole(func(c *CheckOptions) *int { return &c.Limit })})
+	return set
+}
+
+// Set parses raw as the option's kind, checks its bounds and stores it in
+// o. The error is an *OptionError naming the option.
+func (op *Option) Set(o *CheckOptions, raw string) error {
+	raw = strings.TrimSpace(raw)
+	bad := func(format string, args ...any) error { return optErr(op.Name, raw, format, args...) }
+	switch p := op.field(o).(type) {
+	case *string:
+		if raw == "" {
+			return bad("is empty")
+		}
+		if op.Kind == KindExpr && len(raw) > maxExprBytes {
+			return optErr(op.Name, "", "is %d bytes; an expression may have %d at most", len(raw), maxExprBytes)
+		}
+		*p = raw
+	case *bool:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return bad("is true or false")
+		}
+		*p = b
+	case *int:
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			return bad("is a whole number")
+		}
+		if float64(n) < op.Min || float64(n) > op.Max {
+			return bad("must be between %g and %g", op.Min, op.Max)
+		}
+		*p = n
+	case *float64:
+		var f float64
+		var err error
+		if op.Kind == KindSeconds {
+			f, err = parseSeconds(raw)
+		} else {
+			f, err = strconv.ParseFloat(raw, 64)
+		}
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			if op.Kind == KindSeconds {
+				return bad("is a duration such as 90s, 5m or 1h, or a number of seconds")
+			}
+			return bad("is a number")
+		}
+		if f < op.Min || f > op.Max {
+			if op.Kind == KindSeconds {
+				return bad("must be more than 0 seconds")
+			}
+			return bad("must be between %g and %g", op.Min, op.Max)
+		}
+		*p = f
+	}
+	return nil
+}
+
+// parseSeconds reads a Go duration (5m, 1h30m) or a number of seconds.
+func parseSeconds(s string) (float64, error) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		return f, nil
+	}
+	d, err := time.ParseDuration(s)
+	return d.Seconds(), err
+}
+
+// StatusSkipped is the status of a check `check all` did not run because
+// it lacks options it needs (Check.Needs).
+const StatusSkipped = "skipped"
 
 // ErrBadCheck marks a check name or option that cannot be used.
 var ErrBadCheck = fmt.Errorf("bad check")
 
 // RunCheck runs one check against a topic.
 func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Report, error) {
-	f, ok := checkFuncs[name]
+	c, ok := checks[name]
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown check %q: use one of %s", ErrBadCheck, name, strings.Join(CheckNames, ", "))
 	}
@@ -33,7 +235,7 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	if o.Limit <= 0 {
 		o.Limit = 50
 	}
-	r, err := f(ctx, e, o)
+	r, err := c.run(ctx, e, o)
 	if err != nil {
 		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)
 	}
@@ -73,47 +275,51 @@ const (
 	MaxLimit            = 100000
 )
 
-// validate refuses numeric options out of their bounds.
+// validate refuses numeric options out of their bounds (CheckOptionSet' Min and
+// Max; zero means the default).
 func (o CheckOptions) validate() error {
-	switch {
-	case o.WhatIfPartitions < 0 || o.WhatIfPartitions > MaxWhatIfPartitions:
-		return optErr("what_if_partitions", fmt.Sprint(o.WhatIfPartitions), "must be between 1 and %d", MaxWhatIfPartitions)
-	case o.Hot < 0 || math.IsNaN(o.Hot) || math.IsInf(o.Hot, 0):
-		return optErr("hot", fmt.Sprint(o.Hot), "must be a positive multiple of the fair share, such as 1.5")
-	case o.Silence < 0 || math.IsNaN(o.Silence) || math.IsInf(o.Silence, 0):
-		return optErr("silence", fmt.Sprint(o.Silence), "must be a positive number of seconds")
-	case o.Late < 0 || math.IsNaN(o.Late) || math.IsInf(o.Late, 0):
-		return optErr("late", fmt.Sprint(o.Late), "must be a positive number of seconds")
-	case o.Limit < 0 || o.Limit > MaxLimit:
-		return optErr("limit", fmt.Sprint(o.Limit), "must be between 1 and %d", MaxLimit)
+	for _, name := range sortedOptionNames() {
+		op := CheckOptionSet[name]
+		var v float64
+		switch p := op.field(&o).(type) {
+		case *int:
+			v = float64(*p)
+		case *float64:
+			v = *p
+		default:
+			continue
+		}
+		if v == 0 {
+			continue
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < op.Min || v > op.Max {
+			return optErr(name, strconv.FormatFloat(v, 'g', -1, 64), "must be between %g and %g", op.Min, op.Max)
+		}
 	}
 	return nil
 }
 
+func sortedOptionNames() []string {
+	names := make([]string, 0, len(CheckOptionSet))
+	for n := range CheckOptionSet {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
 // Needs lists the options a check needs that o lacks, by the check's
-// option names (empty when it can run): `check all` runs every check
-// that needs nothing and lists the others as skipped, with these.
+// option names ("a|b": one of them; empty when it can run).
 func Needs(name string, o CheckOptions) []string {
-	if name != "missing" {
-		return nil
+	if c, ok := checks[name]; ok && c.Needs != nil {
+		return c.Needs(o)
 	}
-	var out []string
-	if o.Match == "" {
-		out = append(out, "match")
-	}
-	switch {
-	case o.Against != "" && o.AgainstKey == "":
-		out = append(out, "against_key")
-	case o.AgainstTopic != "" && o.AgainstMatch == "":
-		out = append(out, "against_match")
-	case o.Against == "" && o.AgainstTopic == "":
-		out = append(out, "against|against_topic")
-	}
-	return out
+	return nil
 }
 
 // Skipped is the report of a check that did not run because options it
-// needs were not given: status "skipped", never "ok".
+// needs were not given: status "skipped", never "ok". say spells an
+// option's name for the surface (--against-key, against_key).
 func Skipped(name, topic string, needs []string, say func(option string) string) *Report {
 	var words []string
 	for _, n := range needs {

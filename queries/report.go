@@ -7,9 +7,6 @@ const (
 	StatusFail = "fail"
 )
 
-// CheckNames lists the checks in the order `check all` runs them.
-var CheckNames = []string{"gaps", "duplicates", "skew", "missing", "lag", "keys", "order", "freshness"}
-
 // CheckOptions are a check's options. Expressions (ID, By, Where, Match,
 // Time, EventTime, WhatIfKey) are SQL expressions over the topic view.
 type CheckOptions struct {

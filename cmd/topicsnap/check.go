@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -18,14 +19,23 @@ func init() { extraCommands = append(extraCommands, (*app).checkCmd) }
 
 type checkOptions struct {
 	queries.CheckOptions
-	dir           string
-	format        string
-	strict        bool
-	silence, late string
+	dir    string
+	format string
+	strict bool
+	list   bool
+	raw    map[string]*string // each check option's flag, by option name
+}
+
+// flagOf spells a check option as the command line's flag.
+func flagOf(option string) string {
+	if op, ok := queries.CheckOptionSet[option]; ok {
+		return "--" + op.FlagName()
+	}
+	return "--" + strings.ReplaceAll(option, "_", "-")
 }
 
 func (a *app) checkCmd() *cobra.Command {
-	o := &checkOptions{}
+	o := &checkOptions{raw: map[string]*string{}}
 	cmd := &cobra.Command{
 		Use:   "check NAME|all --topic TOPIC [--dir DIR] [options]",
 		Short: "Run a reconciliation check: " + strings.Join(queries.CheckNames, ", "),
@@ -33,24 +43,48 @@ func (a *app) checkCmd() *cobra.Command {
 then tables. --format json prints one JSON document:
   {"check", "topic", "status": "ok"|"warn"|"fail", "message", "summary": {...}, "rows": [...]}
 Exit status: 0 for ok and warn (--strict: warn exits 1), 1 for fail, 2 for an error.
-Expressions (--id, --by, --where, --match, --time, --event-time, --what-if-key) are SQL over
-the topic view, such as value.event_id.`,
-		Args: cobra.ExactArgs(1),
+Expressions are SQL over the topic view, such as value.event_id. check --list lists the
+checks and the options each takes.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.list {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.list {
+				return writeCheckList(a.stdout)
+			}
+			name := args[0]
+			c, known := queries.LookupCheck(name)
+			if !known && name != "all" {
+				return usagef("unknown check %q: use one of %s, or all", name, strings.Join(queries.CheckNames, ", "))
+			}
 			if o.Topic == "" {
 				return usagef("name the topic: --topic TOPIC")
 			}
 			if !contains([]string{"table", "json", "markdown"}, o.format) {
 				return usagef("--format %q: use table, json or markdown", o.format)
 			}
-			var err error
-			if o.Silence, err = seconds("--silence", o.silence); err != nil {
-				return err
+			// One schema for every surface: each option given is parsed
+			// and bounded by the option itself (queries.Option.Set).
+			for _, op := range sortedOptions() {
+				f := cmd.Flags().Lookup(op.FlagName())
+				if f == nil || !f.Changed {
+					continue
+				}
+				if known && !c.Takes(op.Name) {
+					var takes []string
+					for _, t := range c.Options {
+						takes = append(takes, flagOf(t))
+					}
+					return usagef("--%s: check %s does not take it (it takes %s)", op.FlagName(), name, strings.Join(takes, ", "))
+				}
+				if err := op.Set(&o.CheckOptions, *o.raw[op.Name]); err != nil {
+					return optionUsage(err)
+				}
 			}
-			if o.Late, err = seconds("--late", o.late); err != nil {
-				return err
-			}
-			return a.runCheck(cmd.Context(), args[0], o)
+			return a.runCheck(cmd.Context(), name, o)
 		},
 	}
 	f := cmd.Flags()
@@ -58,33 +92,60 @@ the topic view, such as value.event_id.`,
 	f.StringVar(&o.Topic, "topic", "", "topic to check")
 	f.StringVar(&o.format, "format", "table", "table, json or markdown")
 	f.BoolVar(&o.strict, "strict", false, "exit 1 on warn too")
-	f.StringVar(&o.ID, "id", "", "duplicates: id expression (default key plus value bytes)")
-	f.StringVar(&o.By, "by", "", "duplicates: breakdown expression; missing: column of the expected side")
-	f.Float64Var(&o.Hot, "hot", 1.5, "skew: a partition is hot at this multiple of the fair share")
-	f.StringVar(&o.WhatIfKey, "what-if-key", "", "skew: show the distribution had the topic been keyed by this expression")
-	f.IntVar(&o.WhatIfPartitions, "partitions", 0, "skew: partition count for --what-if-key (default the topic's)")
-	f.StringVar(&o.Where, "where", "", "missing: filter over the topic")
-	f.StringVar(&o.Match, "match", "", "missing: expression matched against the expected key")
-	f.StringVar(&o.Against, "against", "", "missing: CSV, Parquet or JSON-lines file of expected keys")
-	f.StringVar(&o.AgainstKey, "against-key", "", "missing: column of --against holding the key")
-	f.StringVar(&o.AgainstTopic, "against-topic", "", "missing: take the expected keys from this topic")
-	f.StringVar(&o.AgainstWhere, "against-where", "", "missing: filter over --against-topic")
-	f.StringVar(&o.AgainstMatch, "against-match", "", "missing: key expression over --against-topic")
-	f.BoolVar(&o.Reverse, "reverse", false, "missing: also list records whose key is not expected")
-	f.StringVar(&o.Time, "time", "", "order: time expression (default timestamp)")
-	f.StringVar(&o.silence, "silence", "5m", "freshness: a partition silent this long while others carry on is reported")
-	f.StringVar(&o.EventTime, "event-time", "", "freshness: event time expression, for late records")
-	f.StringVar(&o.late, "late", "1m", "freshness: event time this far behind the broker time is late")
-	f.IntVar(&o.Limit, "limit", 50, "example rows to keep")
+	f.BoolVar(&o.list, "list", false, "list the checks and their options")
+	for _, op := range sortedOptions() {
+		var takers []string
+		for _, c := range queries.Checks() {
+			if c.Takes(op.Name) {
+				takers = append(takers, c.Name)
+			}
+		}
+		help := strings.Join(takers, ", ") + ": " + op.Help
+		if op.Default != "" {
+			help += " (default " + op.Default + ")"
+		}
+		o.raw[op.Name] = f.String(op.FlagName(), "", help)
+		if op.Kind == queries.KindBool {
+			f.Lookup(op.FlagName()).NoOptDefVal = "true" // --reverse alone means true
+		}
+	}
 	return cmd
 }
 
-func seconds(flag, s string) (float64, error) {
-	d, err := parseDuration(s)
-	if err != nil {
-		return 0, usagef("%s %q: use a duration such as 90s, 5m or 1h", flag, s)
+// sortedOptions lists the check options by flag name.
+func sortedOptions() []*queries.Option {
+	var out []*queries.Option
+	for _, op := range queries.CheckOptionSet {
+		out = append(out, op)
 	}
-	return d, nil
+	sort.Slice(out, func(i, j int) bool { return out[i].FlagName() < out[j].FlagName() })
+	return out
+}
+
+// optionUsage turns a check's complaint about an option into a usage error
+// that names the option as a flag.
+func optionUsage(err error) error {
+	var oe *queries.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	if oe.Value != "" {
+		return usagef("%s %q: %s", flagOf(oe.Option), oe.Value, oe.Reason)
+	}
+	return usagef("%s %s", flagOf(oe.Option), oe.Reason)
+}
+
+// writeCheckList prints each check, what it answers and its options.
+func writeCheckList(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range queries.Checks() {
+		var opts []string
+		for _, n := range c.Options {
+			opts = append(opts, flagOf(n))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.Name, c.Summary, strings.Join(opts, " "))
+	}
+	return tw.Flush()
 }
 
 func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error {
@@ -103,9 +164,7 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	for _, n := range names {
 		if needs := queries.Needs(n, o.CheckOptions); name == "all" && len(needs) > 0 {
 			// Said, never silently left out.
-			reports = append(reports, queries.Skipped(n, o.Topic, needs, func(opt string) string {
-				return "--" + strings.ReplaceAll(opt, "_", "-")
-			}))
+			reports = append(reports, queries.Skipped(n, o.Topic, needs, flagOf))
 			continue
 		}
 		r, err := eng.RunCheck(ctx, n, o.CheckOptions)
@@ -113,11 +172,7 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 			var oe *queries.OptionError
 			if errors.As(err, &oe) {
 				// The check names its option; the command line calls it a flag.
-				flag := "--" + strings.ReplaceAll(oe.Option, "_", "-")
-				if oe.Value != "" {
-					return usagef("%s %q: %s", flag, oe.Value, oe.Reason)
-				}
-				return usagef("%s %s", flag, oe.Reason)
+				return optionUsage(err)
 			}
 			if errors.Is(err, queries.ErrBadCheck) || errors.Is(err, queries.ErrRefused) {
 				return usageError{err}

@@ -1,0 +1,71 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+)
+
+func init() {
+	register(&Check{
+		Name:    "duplicates",
+		Summary: "ids seen more than once, where and how far apart",
+		Order:   20,
+		Options: []string{"id", "by", "limit"},
+		run:     checkDuplicates,
+	})
+}
+
+func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
+	d := views(o.Topic)
+	d.ID = "row(key_raw, value_raw)"
+	if o.ID != "" {
+		var err error
+		if d.ID, err = e.Expr(ctx, "id", o.ID, o.Topic); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := e.run(ctx, "duplicates", d, o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	first := rows[0]
+	records, distinct, dupIDs, extra := asInt(first.Get("records")), asInt(first.Get("distinct_ids")), asInt(first.Get("duplicate_ids")), asInt(first.Get("extra_copies"))
+	share := 0.0
+	if records > 0 {
+		share = round4(float64(extra) / float64(records))
+	}
+	r := &Report{Summary: NewRow()}
+	r.Summary.Set("records", records).Set("distinct_ids", distinct).Set("duplicate_ids", dupIDs).Set("extra_copies", extra).Set("duplicate_share", share)
+	for _, x := range rows {
+		if x.Get("first_offset") == nil {
+			continue // no example: the counts alone
+		}
+		ex := NewRow().Set("kind", "duplicate")
+		for _, k := range []string{"id", "copies", "first_partition", "first_offset", "second_partition", "second_offset", "seconds_between"} {
+			ex.Set(k, x.Get(k))
+		}
+		r.Rows = append(r.Rows, *ex)
+	}
+	if o.By != "" {
+		var err error
+		if d.By, err = e.Expr(ctx, "by", o.By, o.Topic); err != nil {
+			return nil, err
+		}
+		by, err := e.run(ctx, "duplicates_by", d)
+		if err != nil {
+			return nil, err
+		}
+		r.Tables = append(r.Tables, rowsTable("By "+o.By, by))
+		for _, b := range by {
+			b.Set("kind", "by")
+			r.Rows = append(r.Rows, b)
+		}
+	}
+	if dupIDs == 0 {
+		r.Status, r.Message = StatusOK, fmt.Sprintf("no id occurs twice among %d records", records)
+	} else {
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("%s more than once: %s, %.1f%% of %d records", plural(dupIDs, "id occurs", "ids occur"), plural(extra, "extra copy", "extra copies"), share*100, records)
+	}
+	return r, nil
+}

@@ -1,0 +1,227 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+func init() {
+	register(&Check{
+		Name:    "gaps",
+		Summary: "holes per partition, explained (markers, aborted, compaction, retention) or missing",
+		Order:   10,
+		Options: []string{"limit"},
+		run:     checkGaps,
+	})
+}
+
+// hole is a range of absent offsets and what explains it.
+type hole struct {
+	partition int32
+	from, to  int64
+	kind      string
+}
+
+func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
+	d := views(o.Topic)
+	parts, err := e.run(ctx, "gaps_partitions", d)
+	if err != nil {
+		return nil, err
+	}
+	holesRows, err := e.run(ctx, "gaps_holes", d)
+	if err != nil {
+		return nil, err
+	}
+	// The catalog as the engine loaded it (the views' version), never the
+	// folder read again: one report describes one catalog version.
+	tf, _ := e.topicFilesOf(o.Topic)
+	ms := tf.manifests
+	compacted := false
+	e.mu.RLock()
+	snaps := e.snaps
+	e.mu.RUnlock()
+	for _, s := range snaps {
+		if s.Topic == o.Topic {
+			compacted = strings.Contains(s.Configs["cleanup.policy"], "compact")
+		}
+	}
+	lostBy := map[int32][]catalog.LostRange{}
+	for _, m := range ms {
+		lostBy[m.Partition] = m.Lost
+	}
+	lastBy := map[int32]int64{}
+	for _, p := range parts {
+		lastBy[int32(asInt(p.Get("partition")))] = asInt(p.Get("last_offset"))
+	}
+	var raw []hole
+	for _, h := range holesRows {
+		raw = append(raw, hole{partition: int32(asInt(h.Get("partition"))), from: asInt(h.Get("hole_from")), to: asInt(h.Get("hole_to"))})
+	}
+	// Holes before the first stored offset (from where the first snapshot
+	// started reading) and after the last one (up to where the dump stopped).
+	firstBy := map[int32]int64{}
+	for _, p := range parts {
+		firstBy[int32(asInt(p.Get("partition")))] = asInt(p.Get("first_offset"))
+	}
+	for _, m := range ms {
+		from := int64(-1)
+		for _, s := range m.Snapshots {
+			if from < 0 || s.From < from {
+				from = s.From
+			}
+		}
+		first, hasRows := firstBy[m.Partition]
+		last := lastBy[m.Partition]
+		switch {
+		case !hasRows && from >= 0 && m.NextOffset > from:
+			raw = append(raw, hole{partition: m.Partition, from: from, to: m.NextOffset - 1})
+		case hasRows:
+			if from >= 0 && first > from {
+				raw = append(raw, hole{partition: m.Partition, from: from, to: first - 1})
+			}
+			if m.NextOffset > last+1 {
+				raw = append(raw, hole{partition: m.Partition, from: last + 1, to: m.NextOffset - 1})
+			}
+		}
+	}
+	duplicated := int64(0)
+	var holes []hole
+	for _, h := range raw {
+		if h.to < h.from { // lead() equal to offset: stored twice
+			duplicated++
+			continue
+		}
+		holes = append(holes, splitHole(h, lostBy[h.partition], compacted)...)
+	}
+	// Lost ranges outside the stored span (before the first snapshot) count too.
+	sum := map[string]int64{}
+	for p, ls := range lostBy {
+		for _, l := range ls {
+			covered := false
+			for _, h := range holes {
+				if h.partition == p && h.kind == l.Kind && h.from >= l.From && h.to <= l.To {
+					covered = true
+				}
+			}
+			if !covered {
+				holes = append(holes, hole{partition: p, from: l.From, to: l.To, kind: l.Kind})
+			}
+		}
+	}
+	sort.Slice(holes, func(i, j int) bool {
+		if holes[i].partition != holes[j].partition {
+			return holes[i].partition < holes[j].partition
+		}
+		return holes[i].from < holes[j].from
+	})
+	var records, control, aborted int64
+	for _, p := range parts {
+		records += asInt(p.Get("records"))
+		control += asInt(p.Get("control_records"))
+		aborted += asInt(p.Get("aborted_records"))
+	}
+	missingBy := map[int32]int64{}
+	for _, h := range holes {
+		n := h.to - h.from + 1
+		switch h.kind {
+		case "missing":
+			sum["missing"] += n
+			missingBy[h.partition] += n
+		case "compacted":
+			sum["compacted"] += n
+		default:
+			sum["expired"] += n
+			if h.kind == catalog.LostBetween {
+				sum["between"] += n
+			}
+		}
+	}
+	r := &Report{Summary: NewRow()}
+	nParts := int64(len(ms))
+	r.Summary.Set("partitions", nParts).Set("records", records).
+		Set("missing_offsets", sum["missing"]).Set("control_records", control).
+		Set("aborted_records", aborted).Set("compacted_offsets", sum["compacted"]).
+		Set("expired_offsets", sum["expired"]).Set("duplicated_offsets", duplicated)
+	for _, p := range parts {
+		pn := int32(asInt(p.Get("partition")))
+		first, last, n := asInt(p.Get("first_offset")), asInt(p.Get("last_offset")), asInt(p.Get("records"))
+		row := NewRow().Set("kind", "partition").Set("partition", pn).Set("first_offset", first).Set("last_offset", last).
+			Set("records", n).Set("naive_missing", last-first+1-n).
+			Set("control_records", p.Get("control_records")).Set("aborted_records", p.Get("aborted_records")).
+			Set("missing_offsets", missingBy[pn])
+		r.Rows = append(r.Rows, *row)
+	}
+	for _, h := range holes {
+		kind := h.kind
+		r.Rows = append(r.Rows, *NewRow().Set("kind", kind).Set("partition", h.partition).Set("from_offset", h.from).Set("to_offset", h.to).Set("offsets", h.to-h.from+1))
+	}
+	switch {
+	case sum["missing"] > 0:
+		r.Status = StatusFail
+		r.Message = fmt.Sprintf("%s unexplained on %d of %d partitions", plural(sum["missing"], "missing offset", "missing offsets"), len(missingBy), nParts)
+	case sum["between"] > 0:
+		r.Status = StatusFail
+		r.Message = fmt.Sprintf("%s deleted by Kafka between snapshots before they were dumped", plural(sum["between"], "offset was", "offsets were"))
+	case duplicated > 0:
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("0 missing offsets, but %s stored twice", plural(duplicated, "offset", "offsets"))
+	default:
+		r.Status = StatusOK
+		r.Message = fmt.Sprintf("0 missing offsets on all %d partitions", nParts)
+	}
+	var explained []string
+	if control > 0 {
+		explained = append(explained, plural(control, "transaction marker", "transaction markers"))
+	}
+	if aborted > 0 {
+		explained = append(explained, plural(aborted, "aborted record", "aborted records"))
+	}
+	if sum["compacted"] > 0 {
+		explained = append(explained, plural(sum["compacted"], "compacted offset", "compacted offsets"))
+	}
+	if sum["expired"] > 0 {
+		explained = append(explained, plural(sum["expired"], "offset Kafka deleted (retention or DeleteRecords) before it was read", "offsets Kafka deleted (retention or DeleteRecords) before they were read"))
+	}
+	if len(explained) > 0 {
+		r.Message += "; explained: " + strings.Join(explained, ", ")
+	}
+	return r, nil
+}
+
+// splitHole classifies a hole's offsets: those inside lost ranges are
+// expired (of the range's kind), the rest compacted on a compacted topic,
+// missing otherwise.
+func splitHole(h hole, lost []catalog.LostRange, compacted bool) []hole {
+	rest := []hole{h}
+	var out []hole
+	for _, l := range lost {
+		var next []hole
+		for _, r := range rest {
+			lo, hi := max(r.from, l.From), min(r.to, l.To)
+			if lo > hi {
+				next = append(next, r)
+				continue
+			}
+			out = append(out, hole{r.partition, lo, hi, l.Kind})
+			if r.from < lo {
+				next = append(next, hole{r.partition, r.from, lo - 1, ""})
+			}
+			if hi < r.to {
+				next = append(next, hole{r.partition, hi + 1, r.to, ""})
+			}
+		}
+		rest = next
+	}
+	for _, r := range rest {
+		r.kind = "missing"
+		if compacted {
+			r.kind = "compacted"
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,65 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+)
+
+func init() {
+	register(&Check{
+		Name:    "keys",
+		Summary: "records not on murmur2(key) % n, explained by crc32 or not, keys split over partitions",
+		Order:   60,
+		Options: []string{"limit"},
+		run:     checkKeys,
+	})
+}
+
+func checkKeys(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
+	d := views(o.Topic)
+	n, err := e.partitionCount(ctx, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	s, err := e.run(ctx, "keys", d, n)
+	if err != nil {
+		return nil, err
+	}
+	x := s[0]
+	records, mis, crcMis, unexplained := asInt(x.Get("records")), asInt(x.Get("misplaced_records")), asInt(x.Get("crc32_misplaced_records")), asInt(x.Get("unexplained_records"))
+	part := "unknown"
+	switch {
+	case records == 0:
+		part = "unknown"
+	case mis == 0:
+		part = "murmur2"
+	case crcMis == 0:
+		part = "crc32"
+	case unexplained == 0:
+		part = "mixed"
+	}
+	r := &Report{Summary: NewRow()}
+	r.Summary.Set("keys", asInt(x.Get("keys"))).Set("misplaced_records", mis).Set("split_keys", asInt(x.Get("split_keys"))).
+		Set("partitioner", part).Set("explained_by_crc32", asInt(x.Get("explained_by_crc32"))).
+		Set("unexplained_records", unexplained).Set("null_keys", asInt(x.Get("null_keys")))
+	ex, err := e.run(ctx, "keys_examples", d, n, o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range ex {
+		row := NewRow().Set("kind", "misplaced")
+		for _, k := range x.Keys {
+			row.Set(k, x.Get(k))
+		}
+		r.Rows = append(r.Rows, *row)
+	}
+	switch {
+	case mis == 0:
+		r.Status, r.Message = StatusOK, fmt.Sprintf("every keyed record sits on murmur2(key) %% %d, the Java default partitioner", n)
+	case unexplained == 0:
+		r.Status, r.Message = StatusWarn, fmt.Sprintf("%s not on the Java default partition, all explained by librdkafka's crc32 partitioner (partitioner: %s)", plural(mis, "record is", "records are"), part)
+	default:
+		r.Status, r.Message = StatusFail, fmt.Sprintf("%s on a partition neither murmur2 nor crc32 explains", plural(unexplained, "record is", "records are"))
+	}
+	return r, nil
+}

@@ -1,0 +1,82 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+func init() {
+	register(&Check{
+		Name:    "lag",
+		Summary: "per group and partition: records and seconds behind, retention headroom, members; warns when a cut could not read every group",
+		Order:   50,
+		Options: []string{"limit"},
+		run:     checkLag,
+	})
+}
+
+func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
+	d := views(o.Topic)
+	rows, err := e.run(ctx, "lag", d, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	members, err := e.run(ctx, "lag_members", d, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	groups := map[string]bool{}
+	var maxRec int64
+	maxSec, minHead := 0.0, math.Inf(1)
+	for i := range rows {
+		rows[i].Set("kind", "offset")
+		groups[rows[i].Get("group_id").(string)] = true
+		maxRec = max(maxRec, asInt(rows[i].Get("lag_records")))
+		maxSec = math.Max(maxSec, asFloat(rows[i].Get("lag_seconds")))
+		if h := rows[i].Get("retention_headroom_seconds"); h != nil {
+			minHead = math.Min(minHead, asFloat(h))
+		}
+	}
+	r := &Report{Summary: NewRow(), Rows: rows}
+	r.Summary.Set("groups", int64(len(groups))).Set("max_lag_records", maxRec).Set("max_lag_seconds", maxSec)
+	if math.IsInf(minHead, 1) {
+		r.Summary.Set("min_retention_headroom_seconds", nil)
+	} else {
+		r.Summary.Set("min_retention_headroom_seconds", minHead)
+	}
+	for _, m := range members {
+		m.Set("kind", "member")
+		r.Rows = append(r.Rows, m)
+	}
+	r.Tables = append(r.Tables, rowsTable("Members", members))
+	// A cut whose principal could not read every group does not prove there
+	// were none: say so rather than "no group".
+	unread, err := e.run(ctx, "lag_unread", d, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	r.Summary.Set("snapshots_with_unreadable_groups", int64(len(unread)))
+	for _, u := range unread {
+		u.Set("kind", "groups_unreadable")
+		r.Rows = append(r.Rows, u)
+	}
+	switch {
+	case len(groups) == 0 && len(unread) > 0:
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("no committed offsets recorded, but the consumer groups could not all be read at %s: %v",
+			plural(int64(len(unread)), "snapshot", "snapshots"), unread[0].Get("groups_error"))
+	case len(groups) == 0:
+		r.Status, r.Message = StatusOK, "no consumer group had committed offsets on the topic at the snapshots"
+	case !math.IsInf(minHead, 1) && minHead < 3600:
+		r.Status = StatusFail
+		r.Message = fmt.Sprintf("a group is %d records and %s behind; its next record is deleted by retention in %s", maxRec, humanSeconds(maxSec), humanSeconds(max(minHead, 0)))
+	case maxRec > 0:
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("%s; the furthest behind is %d records and %s", plural(int64(len(groups)), "group", "groups"), maxRec, humanSeconds(maxSec))
+	default:
+		r.Status = StatusOK
+		r.Message = fmt.Sprintf("%s, all caught up at the cut", plural(int64(len(groups)), "group", "groups"))
+	}
+	return r, nil
+}

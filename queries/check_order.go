@@ -1,0 +1,60 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+)
+
+func init() {
+	register(&Check{
+		Name:    "order",
+		Summary: "records of a key whose time goes backwards",
+		Order:   70,
+		Options: []string{"time", "limit"},
+		run:     checkOrder,
+	})
+}
+
+func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
+	d := views(o.Topic)
+	d.Time = `"timestamp"`
+	if o.Time != "" {
+		var err error
+		if d.Time, err = e.Expr(ctx, "time", o.Time, o.Topic); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := e.run(ctx, "order", d, o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	var keys, ooo int64
+	var kr []Row
+	if len(rows) > 0 {
+		ooo = asInt(rows[0].Get("out_of_order_records"))
+		keys = asInt(rows[0].Get("keys"))
+	} else {
+		kr, err = e.queryRows(ctx, fmt.Sprintf(`SELECT count(DISTINCT key_raw) AS keys FROM %s WHERE key_raw IS NOT NULL`, d.T))
+		if err != nil {
+			return nil, err
+		}
+		keys = asInt(kr[0].Get("keys"))
+	}
+	r := &Report{Summary: NewRow()}
+	for _, x := range rows {
+		ex := NewRow().Set("kind", "out_of_order")
+		for _, k := range x.Keys {
+			if k != "keys" && k != "out_of_order_records" { // summary figures, not the row's
+				ex.Set(k, x.Get(k))
+			}
+		}
+		r.Rows = append(r.Rows, *ex)
+	}
+	r.Summary.Set("keys", keys).Set("out_of_order_records", ooo)
+	if ooo == 0 {
+		r.Status, r.Message = StatusOK, fmt.Sprintf("the time of every one of %d keys only moves forward in offset order", keys)
+	} else {
+		r.Status, r.Message = StatusWarn, fmt.Sprintf("%s earlier than the record before them of the same key", plural(ooo, "record is", "records are"))
+	}
+	return r, nil
+}

@@ -1,0 +1,135 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+)
+
+func init() {
+	register(&Check{
+		Name:    "skew",
+		Summary: "records and shares per partition, hot and empty partitions, top keys, a what-if re-keying",
+		Order:   30,
+		Options: []string{"hot", "what_if_key", "what_if_partitions", "limit"},
+		run:     checkSkew,
+	})
+}
+
+func (e *Engine) partitionCount(ctx context.Context, topic string) (int64, error) {
+	var n sql.NullInt64
+	err := e.db.QueryRowContext(ctx, `SELECT max(partition_count) FROM snapshots WHERE topic = $1`, topic).Scan(&n)
+	if err != nil {
+		return 0, CleanError(err)
+	}
+	if !n.Valid || n.Int64 == 0 {
+		t, _ := e.Topic(topic)
+		return int64(t.Partitions), nil
+	}
+	return n.Int64, nil
+}
+
+func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
+	d := views(o.Topic)
+	hot := o.Hot
+	if hot <= 0 {
+		hot = 1.5
+	}
+	parts, err := e.run(ctx, "skew", d, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	var total int64
+	for _, p := range parts {
+		total += asInt(p.Get("records"))
+	}
+	n := int64(len(parts))
+	fair := 0.0
+	if n > 0 {
+		fair = 1 / float64(n)
+	}
+	maxS, minS := 0.0, 1.0
+	var hotN, emptyN int64
+	for i := range parts {
+		p := &parts[i]
+		share := 0.0
+		if total > 0 {
+			share = float64(asInt(p.Get("records"))) / float64(total)
+		}
+		maxS, minS = math.Max(maxS, share), math.Min(minS, share)
+		isHot := n > 1 && share >= hot*fair
+		if isHot {
+			hotN++
+		}
+		if asInt(p.Get("records")) == 0 {
+			emptyN++
+		}
+		p.Set("share", round4(share)).Set("fair_share", round4(fair)).Set("hot", isHot).Set("kind", "partition")
+	}
+	if n == 0 {
+		minS = 0
+	}
+	keys, err := e.run(ctx, "skew_keys", d, 10)
+	if err != nil {
+		return nil, err
+	}
+	var keyCount int64
+	if len(keys) > 0 {
+		keyCount = asInt(keys[0].Get("keys"))
+	}
+	r := &Report{Summary: NewRow(), Rows: parts}
+	r.Summary.Set("partitions", n).Set("records", total).Set("fair_share", round4(fair)).Set("max_share", round4(maxS)).
+		Set("min_share", round4(minS)).Set("hot_partitions", hotN).Set("empty_partitions", emptyN).Set("keys", keyCount)
+	var top []Row
+	for _, k := range keys {
+		row := NewRow().Set("kind", "top_key").Set("key", k.Get("key")).Set("records", k.Get("records")).Set("share", round4(asFloat(k.Get("share"))))
+		top = append(top, *row)
+	}
+	r.Rows = append(r.Rows, top...)
+	r.Tables = append(r.Tables, rowsTable("Top keys", top))
+	if o.WhatIfKey != "" {
+		var err error
+		if d.Expr, err = e.Expr(ctx, "what_if_key", o.WhatIfKey, o.Topic); err != nil {
+			return nil, err
+		}
+		wn := int64(o.WhatIfPartitions)
+		if wn <= 0 {
+			wn = n
+		}
+		wi, err := e.run(ctx, "skew_whatif", d, wn)
+		if err != nil {
+			return nil, err
+		}
+		var wt int64
+		for _, w := range wi {
+			wt += asInt(w.Get("records"))
+		}
+		wmax := 0.0
+		var used int64
+		for _, w := range wi {
+			s := 0.0
+			if wt > 0 {
+				s = float64(asInt(w.Get("records"))) / float64(wt)
+			}
+			wmax = math.Max(wmax, s)
+			if asInt(w.Get("records")) > 0 {
+				used++
+			}
+			r.Rows = append(r.Rows, *NewRow().Set("kind", "what_if").Set("partition", w.Get("partition")).Set("records", w.Get("records")).Set("share", round4(s)))
+		}
+		r.Summary.Set("what_if_max_share", round4(wmax)).Set("what_if_partitions_used", used)
+	}
+	switch {
+	case hotN > 0:
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("%s hot: the largest holds %.1f%% of records against a fair share of %.1f%%", plural(hotN, "partition is", "partitions are"), maxS*100, fair*100)
+	case emptyN > 0 && total > 0:
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("%s no records; shares range %.1f%%–%.1f%%", plural(emptyN, "partition holds", "partitions hold"), minS*100, maxS*100)
+	default:
+		r.Status = StatusOK
+		r.Message = fmt.Sprintf("each of %d partitions holds between %.1f%% and %.1f%% of records, close to the fair share of %.1f%%", n, minS*100, maxS*100, fair*100)
+	}
+	return r, nil
+}

@@ -1,0 +1,192 @@
+package queries
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"math"
+	"path"
+	"strings"
+	"text/template"
+)
+
+//go:embed sql/*.sql
+var sqlFS embed.FS
+
+var sqlTemplates = loadTemplates()
+
+// sqlData fills a check's SQL template. Every field is either a quoted
+// identifier or DuckDB's own rendering of a parsed expression (Engine.Expr).
+type sqlData struct {
+	T, All                        string
+	ID, By, Expr, Time, EventTime string
+	Match, Where, Expected        string
+}
+
+// loadTemplates parses the checks' SQL files. A file's comment lines
+// document it and are never a template: they are dropped before parsing,
+// so no value reaches a comment.
+func loadTemplates() *template.Template {
+	t := template.New("").Option("missingkey=error")
+	files, err := fs.Glob(sqlFS, "sql/*.sql")
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range files {
+		b, err := sqlFS.ReadFile(f)
+		if err != nil {
+			panic(err)
+		}
+		template.Must(t.New(path.Base(f)).Parse(stripComments(string(b))))
+	}
+	return t
+}
+
+// stripComments drops the lines of a check's SQL that are only a comment.
+func stripComments(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "--") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+func render(name string, d sqlData) (string, error) {
+	var b bytes.Buffer
+	if err := sqlTemplates.ExecuteTemplate(&b, name+".sql", d); err != nil {
+		return "", fmt.Errorf("render %s: %w", name, err)
+	}
+	return b.String(), nil
+}
+
+// queryRows runs a rendered check statement and returns ordered rows. The
+// statement is parsed whole and judged by the guard (guard.go) first, on
+// every engine: a check runs one read-only SELECT over the topic views and
+// catalog tables, whatever its options said.
+func (e *Engine) queryRows(ctx context.Context, q string, args ...any) ([]Row, error) {
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	doc, err := parseSQL(ctx, conn, q)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.guard(doc); err != nil {
+		return nil, fmt.Errorf("check statement: %w", err)
+	}
+	rows, reset, err := e.queryLazy(ctx, conn, q, doc, args...)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, CleanError(err)
+	}
+	defer reset()
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []Row
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
+		}
+		r := NewRow()
+		for i, c := range cols {
+			r.Set(c, vals[i])
+		}
+		out = append(out, *r)
+	}
+	return out, rows.Err()
+}
+
+func (e *Engine) run(ctx context.Context, name string, d sqlData, args ...any) ([]Row, error) {
+	q, err := render(name, d)
+	if err != nil {
+		return nil, err
+	}
+	return e.queryRows(ctx, q, args...)
+}
+
+func views(topic string) sqlData {
+	return sqlData{T: quoteIdent(topic), All: quoteIdent(topic + "$all")}
+}
+
+func asInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int32:
+		return int64(x)
+	case int:
+		return int64(x)
+	case uint64:
+		return int64(x)
+	case float64:
+		return int64(x)
+	case interface{ Int64() int64 }:
+		return x.Int64()
+	}
+	return 0
+}
+
+func asFloat(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case float32:
+		return float64(x)
+	case nil:
+		return 0
+	case interface{ Float64() (float64, error) }:
+		f, _ := x.Float64()
+		return f
+	}
+	return float64(asInt(v))
+}
+
+func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
+
+// humanSeconds says a duration the way a person would.
+func humanSeconds(s float64) string {
+	switch {
+	case s < 120:
+		return fmt.Sprintf("%.0f seconds", s)
+	case s < 2*3600:
+		return fmt.Sprintf("%.0f minutes", s/60)
+	case s < 2*86400:
+		return fmt.Sprintf("%.1f hours", s/3600)
+	}
+	return fmt.Sprintf("%.1f days", s/86400)
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func rowsTable(title string, rows []Row) Table {
+	t := Table{Title: title}
+	if len(rows) > 0 {
+		t.Columns = rows[0].Keys
+	}
+	for _, r := range rows {
+		var vals []any
+		for _, k := range t.Columns {
+			vals = append(vals, r.Get(k))
+		}
+		t.Rows = append(t.Rows, vals)
+	}
+	return t
+}
