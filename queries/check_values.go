@@ -1,0 +1,90 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+func init() {
+	register(&Check{
+		Name:    "values",
+		Summary: "poison messages: records whose value does not parse in the topic's format, by partition and offset",
+		Order:   90,
+		Options: []string{"limit"},
+		run:     checkValues,
+	})
+}
+
+// checkValues judges each data record's value against the topic's format.
+// Only JSON is a format topicsnap reads today: a topic whose values were
+// not inferred as JSON has no format to judge against, and the check says
+// so rather than calling its values fine.
+func checkValues(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
+	d := views(o.Topic)
+	parts, err := e.run(ctx, "values", d)
+	if err != nil {
+		return nil, err
+	}
+	t, _ := e.Topic(o.Topic) // after the run: a lazy engine infers the format when it builds the view
+	r := &Report{Summary: NewRow()}
+	var records, nulls, unparsed, utf8, notJSON, notObject int64
+	for _, p := range parts {
+		records += asInt(p.Get("records"))
+		nulls += asInt(p.Get("null_values"))
+		unparsed += asInt(p.Get("unparsed"))
+		utf8 += asInt(p.Get("not_utf8"))
+		notJSON += asInt(p.Get("not_json"))
+		notObject += asInt(p.Get("not_object"))
+		row := NewRow().Set("kind", "partition").Set("partition", p.Get("partition")).Set("records", p.Get("records")).
+			Set("null_values", p.Get("null_values")).Set("unparsed", p.Get("unparsed"))
+		r.Rows = append(r.Rows, *row)
+	}
+	format := "json"
+	if !t.JSON {
+		format = "bytes"
+	}
+	r.Summary.Set("format", format).Set("records", records).Set("null_values", nulls)
+	if !t.JSON {
+		r.Summary.Set("unparsed_records", nil)
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("the values of %s are not JSON objects (read as raw bytes): topicsnap has no format to judge them against", o.Topic)
+		return r, nil
+	}
+	r.Summary.Set("unparsed_records", unparsed).Set("not_utf8", utf8).Set("not_json", notJSON).Set("not_object", notObject)
+	ex, err := e.run(ctx, "values_examples", d, o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range ex {
+		row := NewRow().Set("kind", "unparsed")
+		for _, k := range x.Keys {
+			row.Set(k, x.Get(k))
+		}
+		r.Rows = append(r.Rows, *row)
+	}
+	if unparsed == 0 {
+		r.Status = StatusOK
+		r.Message = fmt.Sprintf("every value of %d records parses as a JSON object", records-nulls)
+		if nulls > 0 {
+			r.Message += fmt.Sprintf(" (%s)", plural(nulls, "null value, a tombstone", "null values, tombstones"))
+		}
+		return r, nil
+	}
+	var why []string
+	for _, c := range []struct {
+		n    int64
+		what string
+	}{{notJSON, "not JSON"}, {utf8, "not UTF-8"}, {notObject, "JSON but not an object"}} {
+		if c.n > 0 {
+			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
+		}
+	}
+	r.Status = StatusWarn
+	verb := "do"
+	if unparsed == 1 {
+		verb = "does"
+	}
+	r.Message = fmt.Sprintf("%d of %d values %s not parse as a JSON object (%s); their bytes are in value_raw", unparsed, records-nulls, verb, strings.Join(why, ", "))
+	return r, nil
+}
