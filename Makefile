@@ -69,6 +69,7 @@ nocgo:
 	CGO_ENABLED=0 $(GO) vet ./dump ./catalog
 
 vet:
+	$(GO) mod tidy -diff
 	$(GO) vet ./... ./testdata/seeds
 
 # Benchmarks (not timed tests): each runs a peer side by side in the same run
