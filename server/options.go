@@ -65,6 +65,10 @@ var paramsOf = map[string][]string{
 	"freshness":  {"silence", "event_time", "late", "limit"},
 }
 
+// maxWhatIfPartitions bounds the what-if partition count: a report and
+// its chart grow with it (Kafka's own limits are of this order per topic).
+const maxWhatIfPartitions = 10000
+
 // defaultLimit is the engine's example-row count when none is given.
 const defaultLimit = 50
 
@@ -139,7 +143,7 @@ func (s *Server) parseCheckQuery(v url.Values) (checkQuery, error) {
 		case "what_if_key":
 			o.WhatIfKey = raw
 		case "what_if_partitions":
-			o.WhatIfPartitions, err = parseInt(raw, 1, 100000)
+			o.WhatIfPartitions, err = parseInt(raw, 1, maxWhatIfPartitions)
 		case "time":
 			o.Time = raw
 		case "silence":
