@@ -127,7 +127,9 @@ type listed struct {
 func (l *Lister) List(dirs ...string) ([]Entry, error) {
 	var out []Entry
 	live := map[string]bool{}
+	listed := map[string]bool{}
 	for _, d := range dirs {
+		listed[filepath.Clean(d)] = true
 		entries, err := os.ReadDir(d)
 		if err != nil {
 			return nil, fmt.Errorf("list notebooks in %s: %w", d, err)
@@ -148,8 +150,8 @@ func (l *Lister) List(dirs ...string) ([]Entry, error) {
 		out = append(out, found...)
 	}
 	l.mu.Lock()
-	for p := range l.seen {
-		if !live[p] {
+	for p := range l.seen { // forget files gone from the folders listed
+		if listed[filepath.Dir(p)] && !live[p] {
 			delete(l.seen, p)
 		}
 	}

@@ -737,6 +737,11 @@ func TestListerReadsOnlyChanged(t *testing.T) {
 	if again, _ := l.List(dir); len(again) != 1 || again[0].Title != "One" {
 		t.Errorf("unchanged file read again: %+v", again)
 	}
+	// Listing another folder in between does not make it forget.
+	l.List(t.TempDir())
+	if again, _ := l.List(dir); len(again) != 1 || again[0].Title != "One" {
+		t.Errorf("unchanged file read again after listing another folder: %+v", again)
+	}
 	if err := os.WriteFile(path, []byte("# Two, longer\n```sql\nSELECT 1\n```\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -709,3 +709,27 @@ func TestCleartextWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestReportCacheStaysInBytes replays the loop at a small scale:
+// skew pages with what-if partition counts one apart, each a new cache
+// entry, never hold more than the byte bound.
+func TestReportCacheStaysInBytes(t *testing.T) {
+	const bound = 48 << 20 // each page here is about 7 MB: a report and its charts
+	s, ts := newTestServer(t, Options{MaxCacheBytes: bound})
+	var largest int64
+	for n := 9990; n <= 10000; n++ {
+		r := get(t, ts.URL+q("/checks/skew", "topic", topic, "what_if_key", "key", "what_if_partitions", strconv.Itoa(n)))
+		if r.code != 200 {
+			t.Fatalf("what_if_partitions=%d: %d %.300s", n, r.code, r.body)
+		}
+		items, b := s.cache.usage()
+		if b > bound {
+			t.Fatalf("after what_if_partitions=%d: %d entries, %d bytes held, bound %d", n, items, b, bound)
+		}
+		largest = max(largest, b)
+	}
+	if largest == 0 {
+		t.Error("nothing was cached")
+	}
+	t.Logf("at most %d bytes held of %d", largest, bound)
+}

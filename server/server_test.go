@@ -544,6 +544,7 @@ func TestCacheAndRefresh(t *testing.T) {
 		`topicsnap_http_requests_total{path="GET /api/checks/{name}",code="200"}`,
 		`topicsnap_http_request_duration_seconds_bucket{path="GET /api/topics",le="+Inf"}`,
 		`topicsnap_cache_hits_total{cache="reports"}`,
+		`topicsnap_report_cache_max_bytes 67108864`,
 		`topicsnap_catalog_files 3`,
 		`topicsnap_topic_records{topic="shop.events-v2"} 18`,
 		`topicsnap_topic_lost_ranges{topic="shop.events-v2"} 1`,
