@@ -2,12 +2,17 @@ package notebooks
 
 import (
 	"embed"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 )
 
 // Shipped holds the notebooks that come with topicsnap, by file name.
@@ -47,35 +52,146 @@ func LoadShipped(name string) (*Notebook, error) {
 	return Parse(name, b)
 }
 
+// MaxFileBytes bounds a notebook file that List and ReadFile read.
+const MaxFileBytes = 4 << 20
+
+// ErrNotRegular and ErrTooLarge are why ReadFile refuses a file.
+var (
+	ErrNotRegular = errors.New("not a regular file")
+	ErrTooLarge   = fmt.Errorf("larger than %d MiB", MaxFileBytes>>20)
+)
+
+// ReadFile reads the file name of the folder dir, which must be a regular
+// file inside the folder of at most MaxFileBytes: a symbolic link is
+// followed only while it stays inside dir (os.Root), and a device, a pipe
+// or a socket is refused without reading from it (it is opened
+// non-blocking and checked before the first read).
+func ReadFile(dir, name string) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: %w", name, ErrNotRegular)
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("read %s: %w", name, ErrTooLarge)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if len(b) > MaxFileBytes { // grew while read
+		return nil, fmt.Errorf("read %s: %w", name, ErrTooLarge)
+	}
+	return b, nil
+}
+
 // List lists the notebooks in each folder (not its subfolders): the *.md
 // files with at least one sql cell, sorted by name within each folder. A
 // file that does not parse is listed with Err set, so a typo is seen rather
-// than hidden. A folder that cannot be read is an error.
+// than hidden. A folder that cannot be read is an error. Files are read
+// with ReadFile: what is not a regular file inside the folder of at most
+// MaxFileBytes is left out, as is what cannot be read.
 func List(dirs ...string) ([]Entry, error) {
+	return (&Lister{}).List(dirs...)
+}
+
+// A Lister lists notebooks as List does, and keeps what it read: a file
+// whose size, modification time and inode have not changed is not read
+// again. The zero Lister is ready; it is safe for concurrent use.
+type Lister struct {
+	mu   sync.Mutex
+	seen map[string]listed // by path
+}
+
+type listed struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+	ent   Entry
+	ok    bool
+}
+
+// List lists the notebooks of dirs; see the function List.
+func (l *Lister) List(dirs ...string) ([]Entry, error) {
 	var out []Entry
+	live := map[string]bool{}
+	listed := map[string]bool{}
 	for _, d := range dirs {
+		listed[filepath.Clean(d)] = true
 		entries, err := os.ReadDir(d)
 		if err != nil {
 			return nil, fmt.Errorf("list notebooks in %s: %w", d, err)
 		}
 		var found []Entry
 		for _, e := range entries {
-			if e.IsDir() || !strings.EqualFold(filepath.Ext(e.Name()), ".md") {
+			t := e.Type()
+			if t.IsDir() || !(t.IsRegular() || t&fs.ModeSymlink != 0) || !strings.EqualFold(filepath.Ext(e.Name()), ".md") {
 				continue
 			}
 			path := filepath.Join(d, e.Name())
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", path, err)
-			}
-			if ent, ok := entryOf(path, b); ok {
+			live[path] = true
+			if ent, ok := l.entry(d, e.Name(), path); ok {
 				found = append(found, ent)
 			}
 		}
 		sort.Slice(found, func(i, j int) bool { return found[i].Name < found[j].Name })
 		out = append(out, found...)
 	}
+	l.mu.Lock()
+	for p := range l.seen { // forget files gone from the folders listed
+		if listed[filepath.Dir(p)] && !live[p] {
+			delete(l.seen, p)
+		}
+	}
+	l.mu.Unlock()
 	return out, nil
+}
+
+// entry lists one file, from what was kept when it has not changed.
+func (l *Lister) entry(dir, name, path string) (Entry, bool) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return Entry{}, false
+	}
+	st, err := root.Stat(name) // follows links inside dir only
+	root.Close()
+	if err != nil || !st.Mode().IsRegular() {
+		return Entry{}, false
+	}
+	var ino uint64
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		ino = sys.Ino
+	}
+	l.mu.Lock()
+	c, hit := l.seen[path]
+	l.mu.Unlock()
+	if hit && c.size == st.Size() && c.mtime.Equal(st.ModTime()) && c.ino == ino {
+		return c.ent, c.ok
+	}
+	b, err := ReadFile(dir, name)
+	if err != nil {
+		return Entry{}, false
+	}
+	ent, ok := entryOf(path, b)
+	l.mu.Lock()
+	if l.seen == nil {
+		l.seen = map[string]listed{}
+	}
+	l.seen[path] = listed{size: st.Size(), mtime: st.ModTime(), ino: ino, ent: ent, ok: ok}
+	l.mu.Unlock()
+	return ent, ok
 }
 
 // ListShipped lists the shipped notebooks.

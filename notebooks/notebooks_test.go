@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/topicsnap/topicsnap/queries"
 )
@@ -628,5 +630,123 @@ func TestProseHTML(t *testing.T) {
 		if got := strings.TrimSpace(string(proseHTML(c.md))); got != c.want {
 			t.Errorf("%q\n got %s\nwant %s", c.md, got, c.want)
 		}
+	}
+}
+
+// TestListStaysInside: List and ReadFile read only regular files inside
+// the folder, of at most MaxFileBytes; a link to /dev/zero, a link out of
+// the folder and a pipe are left out without being read (none blocks).
+func TestListStaysInside(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "outside.md")
+	write := func(path, src string) {
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(outside, "# Outside\n```sql\nSELECT 1\n```\n")
+	write(filepath.Join(dir, "a.md"), "# Ay\n```sql\nSELECT 1\n```\n")
+	write(filepath.Join(dir, "big.md"), "# Big\n```sql\nSELECT 1\n```\n"+strings.Repeat("x", MaxFileBytes))
+	for name, target := range map[string]string{"zero.md": "/dev/zero", "out.md": outside, "up.md": "../" + filepath.Base(dir) + "/a.md", "in.md": "a.md"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var got []Entry
+	var err error
+	go func() {
+		defer close(done)
+		got, err = List(dir)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("List did not return: it is reading something that does not end")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range got {
+		names = append(names, e.Name)
+	}
+	if want := []string{"a", "in"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("listed %v, want %v", names, want)
+	}
+	cases := []struct {
+		name string
+		want error // nil: read
+	}{
+		{"a.md", nil},
+		{"in.md", nil},
+		{"zero.md", nil}, // some error: the link leads out
+		{"out.md", nil},
+		{"up.md", nil},
+		{"pipe.md", ErrNotRegular},
+		{"big.md", ErrTooLarge},
+		{"../" + filepath.Base(outside), nil},
+	}
+	for _, c := range cases {
+		b, err := ReadFile(dir, c.name)
+		switch {
+		case c.name == "a.md" || c.name == "in.md":
+			if err != nil || !strings.Contains(string(b), "# Ay") {
+				t.Errorf("ReadFile %s: %v", c.name, err)
+			}
+		case c.want != nil:
+			if !errors.Is(err, c.want) {
+				t.Errorf("ReadFile %s: %v, want %v", c.name, err, c.want)
+			}
+		default:
+			if err == nil {
+				t.Errorf("ReadFile %s: read %d bytes, want an error", c.name, len(b))
+			}
+		}
+	}
+}
+
+// TestListerReadsOnlyChanged: a Lister reads a file again only when it
+// changed.
+func TestListerReadsOnlyChanged(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.md")
+	if err := os.WriteFile(path, []byte("# One\n```sql\nSELECT 1\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var l Lister
+	first, err := l.List(dir)
+	if err != nil || len(first) != 1 || first[0].Title != "One" {
+		t.Fatalf("%+v %v", first, err)
+	}
+	// Change the text but not the size, the time or the inode: a listing
+	// that does not read the file again still says One.
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("# Uno\n```sql\nSELECT 1\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := l.List(dir); len(again) != 1 || again[0].Title != "One" {
+		t.Errorf("unchanged file read again: %+v", again)
+	}
+	// Listing another folder in between does not make it forget.
+	l.List(t.TempDir())
+	if again, _ := l.List(dir); len(again) != 1 || again[0].Title != "One" {
+		t.Errorf("unchanged file read again after listing another folder: %+v", again)
+	}
+	if err := os.WriteFile(path, []byte("# Two, longer\n```sql\nSELECT 1\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	changed, _ := l.List(dir)
+	if len(changed) != 1 || changed[0].Title != "Two, longer" {
+		t.Errorf("changed file: %+v", changed)
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/big"
 	"time"
@@ -53,7 +54,9 @@ func arrowType(duck string) arrow.DataType {
 
 // writeResultArrow writes the result as one record batch in an Arrow IPC
 // stream.
-func writeResultArrow(buf *bytes.Buffer, res *result) (string, error) {
+// Values are counted as they are appended (valueBytes, the size they have
+// as text); the row that would pass maxBytes is left out.
+func writeResultArrow(ctx context.Context, buf *bytes.Buffer, res *result, maxBytes int) (string, error) {
 	fields := make([]arrow.Field, len(res.columns))
 	for i, c := range res.columns {
 		fields[i] = arrow.Field{Name: c, Type: arrowType(res.types[i]), Nullable: true}
@@ -61,7 +64,20 @@ func writeResultArrow(buf *bytes.Buffer, res *result) (string, error) {
 	schema := arrow.NewSchema(fields, nil)
 	rb := array.NewRecordBuilder(memory.DefaultAllocator, schema)
 	defer rb.Release()
-	for _, row := range res.rows {
+	size := 0
+	for n, row := range res.rows {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		rowSize := 0
+		for _, v := range row {
+			rowSize += valueBytes(v, maxBytes)
+		}
+		if size+rowSize > maxBytes {
+			res.rows, res.truncated = res.rows[:n], true
+			break
+		}
+		size += rowSize
 		for i, v := range row {
 			if err := appendArrow(rb.Field(i), v); err != nil {
 				return "", fmt.Errorf("encode column %s as arrow: %w", res.columns[i], err)

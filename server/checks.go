@@ -19,20 +19,68 @@ func (s *Server) runCheck(ctx context.Context, name string, q checkQuery) (*quer
 		return c.report, c.err
 	}
 	s.metrics.cache("reports", false)
-	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
-	defer cancel()
-	r, err := s.engine.RunCheck(ctx, name, q.opts)
-	if err != nil && ctx.Err() != nil {
-		// Past the deadline or cancelled: not a property of the options.
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, queries.ErrTimeout
-		}
+	release, err := s.checkSlot()
+	if err != nil {
 		return nil, err
 	}
-	if !errors.Is(err, queries.ErrTimeout) {
-		s.cache.put(version, key, cached{report: r, err: err})
+	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
+	defer cancel()
+	r, err := within(ctx, release, func() (*queries.Report, error) {
+		r, err := s.engine.RunCheck(ctx, name, q.opts)
+		if err != nil && ctx.Err() != nil {
+			return nil, err // past the deadline or cancelled: not a property of the options
+		}
+		if !errors.Is(err, queries.ErrTimeout) {
+			s.cache.put(version, key, cached{report: r, err: err})
+		}
+		return r, err
+	})
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil, queries.ErrTimeout
 	}
 	return r, err
+}
+
+// within runs f, which must stop soon after ctx is done, in a goroutine of
+// its own, and returns what f returns, or ctx's error as soon as ctx is
+// done, whichever comes first. So an answer keeps to its deadline even
+// when the work does not: DuckDB notices an interruption only between
+// steps, and one step (folding range(0, 20000000) into a constant, say)
+// can take seconds. The work goes on until it notices; release, called
+// when f returns, frees its slot then, not before, so such stragglers
+// count against the concurrency bound until they are really gone.
+func within[T any](ctx context.Context, release func(), f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer release()
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// errBusy is the answer when every check slot is taken.
+var errBusy = errors.New("the server is busy computing other reports: try again in a moment")
+
+// checkSlot takes one of the slots that bound the checks, charts and
+// notebooks computed at once, or fails with errBusy when none is free.
+func (s *Server) checkSlot() (release func(), err error) {
+	select {
+	case s.checkSlots <- struct{}{}:
+		return func() { <-s.checkSlots }, nil
+	default:
+		return nil, errBusy
+	}
 }
 
 // errorStatus maps an error to its HTTP status.
@@ -46,6 +94,8 @@ func errorStatus(err error) int {
 		return http.StatusRequestTimeout
 	case errors.Is(err, context.Canceled):
 		return http.StatusServiceUnavailable
+	case errors.Is(err, errBusy):
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -62,6 +112,9 @@ func httpError(w http.ResponseWriter, r *http.Request, code int, msg string) {
 // fail writes err with its status and a message for people.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := errorStatus(err)
+	if code == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", "1")
+	}
 	if code == http.StatusInternalServerError {
 		s.logf("%s %s: %s", r.Method, r.URL.Path, s.clean(err))
 	}

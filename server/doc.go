@@ -13,21 +13,31 @@
 //
 //  1. observe: counts the request by route pattern and status code and
 //     times it for /metrics, and writes one access-log line.
-//  2. secure: security headers (CSP, nosniff, frame denial), a bound on the
-//     request body (413 past it), a Host check that defeats DNS rebinding
-//     when no token is set, a same-origin check on POSTs.
-//  3. authenticate: when a token is set every request but /healthz, /login
-//     and the static assets must carry it, as "Authorization: Bearer TOKEN"
-//     or as the session cookie the login form sets (an HMAC of the token,
-//     never the token itself). Compared in constant time.
+//  2. secure: security headers (CSP, nosniff, frame denial, Referrer-Policy
+//     same-origin, CORP same-origin), a bound on the request body (413 past
+//     it), a Host check that defeats DNS rebinding when no token is set, and
+//     the drive-by rule of guard.go: a request another origin's page made
+//     (another port of this host included) gets 403 unless it is a
+//     top-level navigation.
+//  3. authenticate: when a token is set every request but /healthz, /login,
+//     /logout and the static assets must carry it, as "Authorization: Bearer
+//     TOKEN" (compared in constant time; failed attempts are limited per
+//     client address, 429 past them) or as the session cookie the login form
+//     sets: a random id checked against the server's session table, valid
+//     12 hours, deleted by logging out (session.go).
 //  4. refresh: at most once a second, the engine re-reads the catalog so the
 //     snapshots a running dump commits appear without a restart.
 //  5. the route: a handler of the http.ServeMux built in routes.go.
 //
 // Check reports are cached by (catalog version, check, normalized options):
 // a page viewed again costs nothing until the catalog changes, and a new
-// version empties the cache. The overview, which runs every check on every
-// topic, is cached the same way as a whole.
+// version empties the cache. The cache is bounded in estimated bytes
+// (Options.MaxCacheBytes), oldest entries first. The overview, which runs
+// every check on every topic, is cached the same way as a whole. Computing
+// a check, its charts or a notebook takes one of MaxConcurrentChecks slots
+// (ad-hoc SQL has its own, MaxConcurrentSQL); with none free the answer is
+// 429. Answers keep to their deadline even while DuckDB finishes a step it
+// cannot interrupt; the slot stays taken until it has (within, checks.go).
 //
 // # Notebooks
 //

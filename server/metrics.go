@@ -152,6 +152,16 @@ func label(v string) string {
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	s.metrics.write(w)
+	items, bytes := s.cache.usage()
+	fmt.Fprintln(w, "# HELP topicsnap_report_cache_bytes Estimated bytes the report cache holds (bound: topicsnap_report_cache_max_bytes).")
+	fmt.Fprintln(w, "# TYPE topicsnap_report_cache_bytes gauge")
+	fmt.Fprintf(w, "topicsnap_report_cache_bytes %d\n", bytes)
+	fmt.Fprintln(w, "# HELP topicsnap_report_cache_max_bytes The report cache's bound.")
+	fmt.Fprintln(w, "# TYPE topicsnap_report_cache_max_bytes gauge")
+	fmt.Fprintf(w, "topicsnap_report_cache_max_bytes %d\n", s.cache.maxBytes)
+	fmt.Fprintln(w, "# HELP topicsnap_report_cache_entries Entries in the report cache.")
+	fmt.Fprintln(w, "# TYPE topicsnap_report_cache_entries gauge")
+	fmt.Fprintf(w, "topicsnap_report_cache_entries %d\n", items)
 	s.writeCatalogMetrics(r.Context(), w)
 }
 

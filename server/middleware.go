@@ -1,13 +1,13 @@
 package server
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
+	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -61,14 +61,20 @@ const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 
 // secure sets the security headers, bounds the body, and refuses requests
 // a browser was tricked into sending: a foreign Host (DNS rebinding) when
-// no token protects us, a cross-site POST.
+// no token protects us, and a request another origin's page made (the
+// drive-by rule in guard.go).
+//
+// Referrer-Policy is same-origin, not no-referrer: under no-referrer a
+// browser sends "Origin: null" with our own forms' POSTs, which cannot be
+// told from a sandboxed page elsewhere.
 func (s *Server) secure(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
-		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("Cross-Origin-Resource-Policy", "same-origin")
 		if !strings.HasPrefix(r.URL.Path, "/static/") {
 			h.Set("Cache-Control", "no-store")
 		}
@@ -76,8 +82,8 @@ func (s *Server) secure(next http.Handler) http.Handler {
 			httpError(w, r, http.StatusMisdirectedRequest, "this server answers only to localhost; set a token to serve other names")
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && crossSite(r) {
-			httpError(w, r, http.StatusForbidden, "cross-site request refused")
+		if guarded(r.URL.Path) && foreignFetch(r) {
+			httpError(w, r, http.StatusForbidden, "cross-origin request refused: open this server's pages directly")
 			return
 		}
 		if r.ContentLength > maxBody {
@@ -102,50 +108,60 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// crossSite tells whether a browser sent r from another site.
-func crossSite(r *http.Request) bool {
-	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
-		return true
-	}
-	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return false
-	}
-	u, err := url.Parse(origin)
-	return err != nil || !strings.EqualFold(u.Host, r.Host)
-}
-
-const sessionCookie = "topicsnap_session"
-
-// sessionValue is what the login cookie holds: a MAC of the token, so the
-// cookie never carries the token itself.
-func (s *Server) sessionValue() string {
-	m := hmac.New(sha256.New, []byte(s.opts.Token))
-	m.Write([]byte("topicsnap session v1"))
-	return hex.EncodeToString(m.Sum(nil))
-}
-
 // equal compares secrets in constant time, lengths included.
 func equal(a, b string) bool {
 	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
 	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
 }
 
-// public paths need no token.
+// public paths need no token. Logging out needs none either: it only ends
+// the session the cookie names, if there is one.
 func public(path string) bool {
-	return path == "/healthz" || path == "/login" || strings.HasPrefix(path, "/static/")
+	return path == "/healthz" || path == "/login" || path == "/logout" || strings.HasPrefix(path, "/static/")
 }
 
-// authorized tells whether r carries the token or the session cookie.
-func (s *Server) authorized(r *http.Request) (ok, presented bool) {
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		token, found := strings.CutPrefix(auth, "Bearer ")
-		return found && equal(strings.TrimSpace(token), s.opts.Token), true
+// auth is what a request presented.
+type auth int
+
+const (
+	authNone    auth = iota // nothing, or a cookie of no live session
+	authOK                  // the token, or a live session
+	authBad                 // a wrong token
+	authLimited             // too many wrong tokens from this address: not checked
+)
+
+// authorized checks the bearer token (failed attempts are limited per
+// client address) or the session cookie against the session table.
+func (s *Server) authorized(r *http.Request) (auth, time.Duration) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		return s.checkToken(r, strings.TrimSpace(strings.TrimPrefix(h, "Bearer ")), strings.HasPrefix(h, "Bearer "))
 	}
-	if c, err := r.Cookie(sessionCookie); err == nil {
-		return equal(c.Value, s.sessionValue()), true
+	if c, err := r.Cookie(sessionCookieName(r)); err == nil && s.sessions.valid(c.Value) {
+		return authOK, 0
 	}
-	return false, false
+	return authNone, 0
+}
+
+// checkToken compares a presented token, unless the client's address has
+// used up its failed attempts; well-formed says whether it was presented
+// in a form that could be right at all.
+func (s *Server) checkToken(r *http.Request, token string, wellFormed bool) (auth, time.Duration) {
+	addr := clientAddr(r)
+	if wait := s.fails.wait(addr); wait > 0 {
+		return authLimited, wait
+	}
+	if wellFormed && equal(token, s.opts.Token) {
+		return authOK, 0
+	}
+	s.fails.failed(addr)
+	return authBad, 0
+}
+
+// tooManyAttempts answers 429 with Retry-After in whole seconds.
+func tooManyAttempts(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	secs := int((wait + time.Second - 1) / time.Second)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	httpError(w, r, http.StatusTooManyRequests, fmt.Sprintf("too many wrong tokens from this address: try again in %d s", secs))
 }
 
 // authenticate lets through requests with the token. A browser asking for
@@ -159,12 +175,15 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ok, presented := s.authorized(r)
-		if ok {
+		a, wait := s.authorized(r)
+		switch {
+		case a == authOK:
 			next.ServeHTTP(w, r)
 			return
-		}
-		if !presented && r.Method == http.MethodGet && wantsPage(r) {
+		case a == authLimited:
+			tooManyAttempts(w, r, wait)
+			return
+		case a == authNone && r.Method == http.MethodGet && wantsPage(r):
 			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
 			return
 		}
@@ -187,13 +206,4 @@ func (s *Server) refreshing(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// localRedirect returns next if it is a path on this server, "/" otherwise,
-// so the login form cannot be used to send people elsewhere.
-func localRedirect(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/"
-	}
-	return next
 }

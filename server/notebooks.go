@@ -7,11 +7,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -35,9 +34,10 @@ type servedNotebook struct {
 	shipped bool
 }
 
-// listNotebooks lists the notebooks the server offers, read afresh on
-// each call (a few small files) so an edited or added notebook shows
-// without a restart. Sources, in order of precedence when two files have
+// listNotebooks lists the notebooks the server offers, listed afresh on
+// each call so an edited or added notebook shows without a restart; a file
+// is read again only when its size, time or inode changed (notebooks.Lister),
+// and only regular files inside each folder, of at most 4 MiB, are read. Sources, in order of precedence when two files have
 // the same name: the snapshot folder's own top-level *.md, then each of
 // Options.NotebookDirs, then the notebooks shipped with topicsnap. Only
 // names in this list are ever opened: the route key is never a path.
@@ -64,7 +64,7 @@ func (s *Server) listNotebooks() []servedNotebook {
 		out = append(out, n)
 	}
 	list := func(dir, source string) {
-		entries, err := notebooks.List(dir)
+		entries, err := s.lister.List(dir)
 		if err != nil {
 			s.logf("list notebooks: %s", s.clean(err))
 			return
@@ -103,32 +103,13 @@ func (s *Server) findNotebook(name string) (servedNotebook, bool) {
 	return servedNotebook{}, false
 }
 
-// source reads the notebook's text.
+// source reads the notebook's text: a regular file inside its folder, of
+// at most notebooks.MaxFileBytes (notebooks.ReadFile).
 func (n servedNotebook) source() ([]byte, error) {
 	if n.shipped {
 		return notebooks.Shipped.ReadFile(n.path)
 	}
-	return readFileLimited(n.path, maxNotebookBytes)
-}
-
-// maxNotebookBytes bounds a notebook file the server reads.
-const maxNotebookBytes = 4 << 20
-
-// readFileLimited reads a file of at most max bytes.
-func readFileLimited(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s is larger than %d bytes", filepath.Base(path), max)
-	}
-	return b, nil
+	return notebooks.ReadFile(filepath.Dir(n.path), filepath.Base(n.path))
 }
 
 // maxParamLen bounds one notebook parameter's value.
@@ -228,6 +209,9 @@ func (s *Server) handleNotebook(w http.ResponseWriter, r *http.Request) {
 	}
 	page, err := s.notebookFor(r.Context(), n, src, nb, params)
 	if err != nil {
+		if errors.Is(err, errBusy) {
+			w.Header().Set("Retry-After", "1")
+		}
 		s.errorPage(w, errorStatus(err), s.clean(err))
 		return
 	}
@@ -252,36 +236,51 @@ func (s *Server) notebookFor(ctx context.Context, n servedNotebook, src []byte, 
 		return c.notebook, nil
 	}
 	s.metrics.cache("notebooks", false)
-	// The whole notebook stays well inside the HTTP server's write timeout;
-	// each cell is bounded by the engine's query timeout as well.
-	rctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout*time.Duration(len(queries.CheckNames)))
-	defer cancel()
-	res := notebooks.Run(rctx, s.engine, nb, params)
-	if err := ctx.Err(); err != nil {
-		return nil, err // the client went away
-	}
-	transient := rctx.Err() != nil
-	// No absolute paths on the page: the folder is named by its base name,
-	// and messages and substituted SQL lose the prefix.
-	res.Dir = filepath.Base(s.engine.Dir())
-	for _, c := range res.Cells {
-		if isTransient(c.Err) {
-			transient = true
-		}
-		c.Err, c.ChartErr, c.SQL = s.cleanText(c.Err), s.cleanText(c.ChartErr), s.cleanText(c.SQL)
-	}
-	var buf bytes.Buffer
-	if err := notebooks.RenderHTML(&buf, res); err != nil {
-		return nil, fmt.Errorf("render notebook %s: %w", n.Key, err)
-	}
-	page, err := s.decorateNotebook(buf.Bytes(), n, nb, params)
+	release, err := s.checkSlot()
 	if err != nil {
 		return nil, err
 	}
-	if !transient {
-		s.cache.put(version, key, cached{notebook: page})
+	// The whole notebook stays well inside the HTTP server's write timeout;
+	// each cell is bounded by the engine's query timeout as well. The
+	// answer comes at the latest 5% past the notebook's deadline, even if
+	// DuckDB is slow to notice it (see within).
+	total := s.opts.QueryTimeout * time.Duration(len(queries.CheckNames))
+	rctx, cancel := context.WithTimeout(ctx, total)
+	defer cancel()
+	wctx, wcancel := context.WithTimeout(ctx, total+total/20)
+	defer wcancel()
+	page, err := within(wctx, release, func() (*notebookPage, error) {
+		res := notebooks.Run(rctx, s.engine, nb, params)
+		if err := ctx.Err(); err != nil {
+			return nil, err // the client went away
+		}
+		transient := rctx.Err() != nil
+		// No absolute paths on the page: the folder is named by its base name,
+		// and messages and substituted SQL lose the prefix.
+		res.Dir = filepath.Base(s.engine.Dir())
+		for _, c := range res.Cells {
+			if isTransient(c.Err) {
+				transient = true
+			}
+			c.Err, c.ChartErr, c.SQL = s.cleanText(c.Err), s.cleanText(c.ChartErr), s.cleanText(c.SQL)
+		}
+		var buf bytes.Buffer
+		if err := notebooks.RenderHTML(&buf, res); err != nil {
+			return nil, fmt.Errorf("render notebook %s: %w", n.Key, err)
+		}
+		page, err := s.decorateNotebook(buf.Bytes(), n, nb, params)
+		if err != nil {
+			return nil, err
+		}
+		if !transient {
+			s.cache.put(version, key, cached{notebook: page})
+		}
+		return page, nil
+	})
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("%w of %s for the whole notebook", queries.ErrTimeout, total)
 	}
-	return page, nil
+	return page, err
 }
 
 // isTransient tells whether a cell's error says it ran out of time or was

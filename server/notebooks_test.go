@@ -276,7 +276,7 @@ func TestSQLPagePrefill(t *testing.T) {
 		t.Errorf("prefill only: %d", r.code)
 	}
 	// Sent from another site: filled, not run.
-	r = do(t, "GET", ts.URL+q("/sql", "q", sql, "run", "1"), nil, map[string]string{"Sec-Fetch-Site": "cross-site"})
+	r = do(t, "GET", ts.URL+q("/sql", "q", sql, "run", "1"), nil, map[string]string{"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-Dest": "document"})
 	if r.code != 200 || strings.Contains(r.body, "data-run") || !strings.Contains(r.body, "count(*) AS n") {
 		t.Errorf("cross-site: %d", r.code)
 	}

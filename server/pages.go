@@ -225,6 +225,8 @@ func (s *Server) tile(ctx context.Context, name, topic string) tile {
 		t.Status, t.Label, t.Message = rep.Status, rep.Status, rep.Message
 	case errors.Is(err, queries.ErrTimeout):
 		t.Status, t.Label, t.Message = "timeout", "timeout", "the check ran past its time; open it to retry"
+	case errors.Is(err, errBusy):
+		t.Status, t.Label, t.Message = "timeout", "busy", "the server was busy with other reports; open it to retry"
 	case errors.Is(err, queries.ErrBadCheck) && strings.Contains(err.Error(), "unknown check"):
 		t.Status, t.Label, t.Message = "na", "not available", s.clean(err)
 	case errors.Is(err, queries.ErrBadCheck):
@@ -295,6 +297,9 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	p.Fields, p.Hidden = s.formFields(name, raw)
 	if err != nil {
 		code, p.Error = errorStatus(err), s.clean(err)
+		if code == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "1")
+		}
 		s.render(w, code, "check.html", name+" · "+p.Topic, p)
 		return
 	}
@@ -338,14 +343,20 @@ func (s *Server) chartsFor(ctx context.Context, name string, q checkQuery) ([]ch
 		return c.charts, nil
 	}
 	s.metrics.cache("charts", false)
-	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
-	defer cancel()
-	charts, err := s.drawCharts(ctx, name, q.opts)
+	release, err := s.checkSlot()
 	if err != nil {
 		return nil, err
 	}
-	s.cache.put(version, key, cached{charts: charts})
-	return charts, nil
+	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
+	defer cancel()
+	return within(ctx, release, func() ([]chart, error) {
+		charts, err := s.drawCharts(ctx, name, q.opts)
+		if err != nil {
+			return nil, err
+		}
+		s.cache.put(version, key, cached{charts: charts})
+		return charts, nil
+	})
 }
 
 func (s *Server) drawCharts(ctx context.Context, name string, o queries.CheckOptions) ([]chart, error) {
@@ -567,17 +578,31 @@ func (s *Server) handleLogin(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return
 	}
-	if !equal(r.PostForm.Get("token"), s.opts.Token) {
+	switch a, wait := s.checkToken(r, r.PostForm.Get("token"), true); a {
+	case authLimited:
+		secs := int((wait + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		s.render(w, http.StatusTooManyRequests, "login.html", "Log in",
+			loginPage{Next: next, Error: fmt.Sprintf("too many wrong tokens: try again in %d s", secs)})
+		return
+	case authBad:
 		s.render(w, http.StatusUnauthorized, "login.html", "Log in", loginPage{Next: next, Error: "wrong token"})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: s.sessionValue(), Path: "/", HttpOnly: true,
-		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: sessionCookieName(r), Value: s.sessions.create(), Path: "/", HttpOnly: true,
+		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: int(sessionTTL / time.Second)})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
+// handleLogout ends the session the cookie names, on the server, and
+// clears the cookie.
 func (s *Server) handleLogout(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	name := sessionCookieName(r)
+	if c, err := r.Cookie(name); err == nil {
+		s.sessions.end(c.Value)
+	}
+	http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/topicsnap/topicsnap/notebooks"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -40,6 +42,15 @@ type Options struct {
 	// MaxConcurrentSQL bounds ad-hoc queries running at once; more get 429.
 	// Default 4.
 	MaxConcurrentSQL int
+	// MaxConcurrentChecks bounds the checks, charts and notebooks computed
+	// at once (cached results do not count); more get 429. Default 4.
+	MaxConcurrentChecks int
+	// MaxCacheBytes bounds the report cache by the estimated size of what
+	// it holds; default 64 MiB. One result larger than an eighth of it is
+	// served but not kept.
+	MaxCacheBytes int64
+	// TLSCert and TLSKey are PEM files: with both, Run serves HTTPS only.
+	TLSCert, TLSKey string
 }
 
 const (
@@ -47,6 +58,7 @@ const (
 	maxBody        = 64 << 10
 	refreshEvery   = time.Second
 	maxCacheItems  = 512
+	defaultCache   = 64 << 20
 	shutdownWithin = 10 * time.Second
 )
 
@@ -70,6 +82,13 @@ type Server struct {
 	// sqlSlots bounds the ad-hoc queries running at once, so a crowd of
 	// slow queries cannot starve the cached pages of CPU.
 	sqlSlots chan struct{}
+	// checkSlots does the same for checks, charts and notebooks.
+	checkSlots chan struct{}
+
+	sessions *sessions
+	fails    *failLimiter
+	lister   notebooks.Lister
+	tls      *tls.Config // nil: plain HTTP
 }
 
 // New opens a locked engine over o.Dir and checks the options.
@@ -100,6 +119,10 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Dir == "" {
 		return nil, errors.New("open server: no snapshot folder given")
 	}
+	tc, err := tlsConfig(o.TLSCert, o.TLSKey)
+	if err != nil {
+		return nil, err
+	}
 	pg, err := loadPages()
 	if err != nil {
 		return nil, err
@@ -111,15 +134,25 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.MaxConcurrentSQL <= 0 {
 		o.MaxConcurrentSQL = 4
 	}
+	if o.MaxConcurrentChecks <= 0 {
+		o.MaxConcurrentChecks = 4
+	}
+	if o.MaxCacheBytes <= 0 {
+		o.MaxCacheBytes = defaultCache
+	}
 	s := &Server{
 		sqlSlots:    make(chan struct{}, o.MaxConcurrentSQL),
+		checkSlots:  make(chan struct{}, o.MaxConcurrentChecks),
+		sessions:    newSessions(time.Now),
+		fails:       newFailLimiter(time.Now),
+		tls:         tc,
 		opts:        o,
 		sql:         sqlOn,
 		loop:        loop,
 		engine:      e,
 		pages:       pg,
 		metrics:     newMetrics(),
-		cache:       newReportCache(maxCacheItems),
+		cache:       newReportCache(maxCacheItems, o.MaxCacheBytes),
 		lastRefresh: time.Now(),
 		overview:    map[string]*overviewData{},
 	}
@@ -167,6 +200,36 @@ func isLoopback(addr string) (bool, error) {
 	return ip != nil && ip.IsLoopback(), nil
 }
 
+// tlsConfig loads a certificate and its key; neither given is plain HTTP.
+func tlsConfig(cert, key string) (*tls.Config, error) {
+	if cert == "" && key == "" {
+		return nil, nil
+	}
+	if cert == "" || key == "" {
+		return nil, errors.New("load TLS certificate: give both the certificate and the key")
+	}
+	pair, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		return nil, fmt.Errorf("load TLS certificate: %w", err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// Warnings are what a person starting a server with o should know: off
+// loopback without TLS, the token and the session cookie cross the network
+// in clear.
+func (o Options) Warnings() []string {
+	addr := o.Addr
+	if addr == "" {
+		addr = defaultAddr
+	}
+	loop, err := isLoopback(addr)
+	if err != nil || loop || (o.TLSCert != "" && o.TLSKey != "") {
+		return nil
+	}
+	return []string{fmt.Sprintf("serving %s without TLS: the token and the session cookie travel in clear over the network; give --tls-cert and --tls-key", addr)}
+}
+
 // Close releases the engine.
 func (s *Server) Close() error { return s.engine.Close() }
 
@@ -200,7 +263,14 @@ func Run(ctx context.Context, o Options, ready func(addr string)) error {
 		ready(ln.Addr().String())
 	}
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() {
+		if s.tls != nil {
+			hs.TLSConfig = s.tls
+			served <- hs.ServeTLS(ln, "", "") // the certificate is in TLSConfig
+			return
+		}
+		served <- hs.Serve(ln)
+	}()
 	select {
 	case err := <-served:
 		return fmt.Errorf("serve %s: %w", ln.Addr(), err)

@@ -387,7 +387,8 @@ func TestSecurity(t *testing.T) {
 	}
 	s, ts := newTestServer(t, Options{Addr: "0.0.0.0:0", Token: "s3cret"})
 	bearer := func(tok string) map[string]string { return map[string]string{"Authorization": "Bearer " + tok} }
-	cookie := func(v string) map[string]string { return map[string]string{"Cookie": sessionCookie + "=" + v} }
+	name := testCookieName(t, ts)
+	cookie := func(v string) map[string]string { return map[string]string{"Cookie": name + "=" + v} }
 	cases := []struct {
 		name   string
 		method string
@@ -405,7 +406,7 @@ func TestSecurity(t *testing.T) {
 		{"right bearer, page", "GET", "/", bearer("s3cret"), "", 200},
 		{"basic auth is not a bearer", "GET", "/api/topics", map[string]string{"Authorization": "Basic czNjcmV0"}, "", 401},
 		{"raw token as cookie", "GET", "/api/topics", cookie("s3cret"), "", 401},
-		{"session cookie", "GET", "/api/topics", cookie(s.sessionValue()), "", 200},
+		{"session cookie", "GET", "/api/topics", cookie(s.sessions.create()), "", 200},
 		{"healthz is open", "GET", "/healthz", nil, "", 200},
 		{"login form is open", "GET", "/login", nil, "", 200},
 		{"wrong login", "POST", "/login", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, "token=nope", 401},
@@ -430,7 +431,7 @@ func TestSecurity(t *testing.T) {
 		res := &http.Response{Header: r.header}
 		var session *http.Cookie
 		for _, c := range res.Cookies() {
-			if c.Name == sessionCookie {
+			if c.Name == name {
 				session = c
 			}
 		}
@@ -472,7 +473,7 @@ func TestLoopbackOnlyAnswersLocalNames(t *testing.T) {
 // that none is a CORS header.
 func checkHeaders(t *testing.T, r response) {
 	t.Helper()
-	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY"} {
+	for k, want := range map[string]string{"X-Content-Type-Options": "nosniff", "X-Frame-Options": "DENY", "Referrer-Policy": "same-origin"} {
 		if got := r.header.Get(k); got != want {
 			t.Errorf("%s: %q", k, got)
 		}
@@ -543,6 +544,7 @@ func TestCacheAndRefresh(t *testing.T) {
 		`topicsnap_http_requests_total{path="GET /api/checks/{name}",code="200"}`,
 		`topicsnap_http_request_duration_seconds_bucket{path="GET /api/topics",le="+Inf"}`,
 		`topicsnap_cache_hits_total{cache="reports"}`,
+		`topicsnap_report_cache_max_bytes 67108864`,
 		`topicsnap_catalog_files 3`,
 		`topicsnap_topic_records{topic="shop.events-v2"} 18`,
 		`topicsnap_topic_lost_ranges{topic="shop.events-v2"} 1`,

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/topicsnap/topicsnap/queries"
 )
@@ -54,30 +53,24 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 	}
 	select {
 	case s.sqlSlots <- struct{}{}:
-		defer func() { <-s.sqlSlots }()
 	default:
 		w.Header().Set("Retry-After", "1")
 		httpError(w, r, http.StatusTooManyRequests, fmt.Sprintf("%d queries are already running: try again in a moment", cap(s.sqlSlots)))
 		return
 	}
-	start := time.Now()
-	rows, err := s.engine.Query(r.Context(), req.SQL)
+	// One deadline for the query, reading its rows and encoding them: each
+	// step checks it, so the answer comes within the timeout plus the
+	// longest single step (one row from the driver, one row encoded).
+	ctx, cancel := context.WithTimeout(r.Context(), s.opts.QueryTimeout)
+	defer cancel()
+	out, err := within(ctx, func() { <-s.sqlSlots }, func() (sqlOut, error) {
+		return s.runSQL(ctx, req.SQL, write)
+	})
+	res, buf, contentType := out.res, out.buf, out.contentType
 	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	defer rows.Close()
-	res, err := readResult(rows.Rows, s.opts.MaxRows)
-	if err != nil {
-		if time.Since(start) >= s.opts.QueryTimeout || errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(err, context.DeadlineExceeded) || (errors.Is(err, queries.ErrTimeout) && ctx.Err() != nil) {
 			err = fmt.Errorf("%w of %s", queries.ErrTimeout, s.opts.QueryTimeout)
 		}
-		s.fail(w, r, err)
-		return
-	}
-	var buf bytes.Buffer
-	contentType, err := write(&buf, res)
-	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -87,6 +80,32 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Topicsnap-Truncated", strconv.FormatBool(res.truncated))
 	w.WriteHeader(http.StatusOK)
 	w.Write(buf.Bytes())
+}
+
+// sqlOut is an encoded result.
+type sqlOut struct {
+	res         *result
+	buf         *bytes.Buffer
+	contentType string
+}
+
+// runSQL runs q and encodes its result with write, within ctx.
+func (s *Server) runSQL(ctx context.Context, q string, write resultWriter) (sqlOut, error) {
+	rows, err := s.engine.Query(ctx, q)
+	if err != nil {
+		return sqlOut{}, err
+	}
+	defer rows.Close()
+	res, err := readResult(ctx, rows.Rows, s.opts.MaxRows, maxResultBytes)
+	if err != nil {
+		return sqlOut{}, err
+	}
+	var buf bytes.Buffer
+	contentType, err := write(ctx, &buf, res, maxResultBytes)
+	if err != nil {
+		return sqlOut{}, err
+	}
+	return sqlOut{res, &buf, contentType}, nil
 }
 
 // readSQLRequest reads a JSON body, or a form.
@@ -117,8 +136,11 @@ type result struct {
 	truncated bool
 }
 
-// readResult reads at most maxRows rows and about maxResultBytes.
-func readResult(rows *sql.Rows, maxRows int) (*result, error) {
+// readResult reads at most maxRows rows and at most maxBytes bytes, as
+// valueSize counts them. Each row is counted value by value as it is read,
+// and the row that would pass maxBytes is left out: no row passes the
+// bound, not even the first. It stops at ctx's deadline.
+func readResult(ctx context.Context, rows *sql.Rows, maxRows, maxBytes int) (*result, error) {
 	cols, err := rows.ColumnTypes()
 	if err != nil {
 		return nil, queries.CleanError(err)
@@ -130,7 +152,10 @@ func readResult(rows *sql.Rows, maxRows int) (*result, error) {
 	}
 	size := 0
 	for rows.Next() {
-		if len(res.rows) >= maxRows || size >= maxResultBytes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(res.rows) >= maxRows {
 			res.truncated = true
 			break
 		}
@@ -142,10 +167,22 @@ func readResult(rows *sql.Rows, maxRows int) (*result, error) {
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, queries.CleanError(err)
 		}
+		row := 0
 		for _, v := range vals {
-			size += approxSize(v)
+			row += valueBytes(v, maxBytes-size-row)
+			if size+row > maxBytes {
+				break
+			}
 		}
+		if size+row > maxBytes {
+			res.truncated = true
+			break
+		}
+		size += row
 		res.rows = append(res.rows, vals)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if err := rows.Err(); err != nil {
 		return nil, queries.CleanError(err)
@@ -153,20 +190,43 @@ func readResult(rows *sql.Rows, maxRows int) (*result, error) {
 	return res, nil
 }
 
-func approxSize(v any) int {
+// valueBytes estimates a value's size as JSON text, walking nested lists
+// and maps only until the estimate passes budget (a list of twenty million
+// numbers is not walked to its end to learn that it is too big).
+func valueBytes(v any, budget int) int {
 	switch x := v.(type) {
+	case nil:
+		return 4
 	case string:
-		return len(x) + 8
+		return len(x) + 2
 	case []byte:
-		return len(x) + 8
-	case map[string]any, []any:
-		b, _ := json.Marshal(queries.JSONValue(x))
-		return len(b)
+		return 2*len(x) + 2 // hex or escapes
+	case []any:
+		n := 2
+		for _, e := range x {
+			if n > budget {
+				return n
+			}
+			n += valueBytes(e, budget-n) + 1
+		}
+		return n
+	case map[string]any:
+		n := 2
+		for k, e := range x {
+			if n > budget {
+				return n
+			}
+			n += len(k) + 4 + valueBytes(e, budget-n)
+		}
+		return n
 	}
-	return 16
+	return 24 // numbers, booleans, times, UUIDs, decimals
 }
 
-type resultWriter func(*bytes.Buffer, *result) (contentType string, err error)
+// A resultWriter encodes a result into buf. It stops at ctx's deadline,
+// and it stops before the row that would take buf past maxBytes, cutting
+// res.rows to the rows written and setting res.truncated.
+type resultWriter func(ctx context.Context, buf *bytes.Buffer, res *result, maxBytes int) (contentType string, err error)
 
 var resultWriters = map[string]resultWriter{
 	"json":  writeResultJSON,
@@ -175,9 +235,13 @@ var resultWriters = map[string]resultWriter{
 }
 
 // writeResultJSON writes an array of objects, keys in column order.
-func writeResultJSON(buf *bytes.Buffer, res *result) (string, error) {
+func writeResultJSON(ctx context.Context, buf *bytes.Buffer, res *result, maxBytes int) (string, error) {
 	buf.WriteByte('[')
 	for i, row := range res.rows {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		mark := buf.Len()
 		if i > 0 {
 			buf.WriteByte(',')
 		}
@@ -194,18 +258,31 @@ func writeResultJSON(buf *bytes.Buffer, res *result) (string, error) {
 				return "", fmt.Errorf("encode column %s: %w", res.columns[j], err)
 			}
 			buf.Write(b)
+			if buf.Len() > maxBytes {
+				break
+			}
 		}
 		buf.WriteByte('}')
+		if buf.Len() > maxBytes {
+			buf.Truncate(mark)
+			res.rows, res.truncated = res.rows[:i], true
+			break
+		}
 	}
 	buf.WriteString("\n]\n")
 	return "application/json; charset=utf-8", nil
 }
 
-func writeResultCSV(buf *bytes.Buffer, res *result) (string, error) {
+func writeResultCSV(ctx context.Context, buf *bytes.Buffer, res *result, maxBytes int) (string, error) {
 	cw := csv.NewWriter(buf)
 	cw.Write(res.columns)
+	cw.Flush()
 	rec := make([]string, len(res.columns))
-	for _, row := range res.rows {
+	for n, row := range res.rows {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		mark := buf.Len()
 		for i, v := range row {
 			rec[i] = cellText(v)
 			if v == nil {
@@ -213,7 +290,12 @@ func writeResultCSV(buf *bytes.Buffer, res *result) (string, error) {
 			}
 		}
 		cw.Write(rec)
+		cw.Flush()
+		if buf.Len() > maxBytes {
+			buf.Truncate(mark)
+			res.rows, res.truncated = res.rows[:n], true
+			break
+		}
 	}
-	cw.Flush()
 	return "text/csv; charset=utf-8", cw.Error()
 }

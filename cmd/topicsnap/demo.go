@@ -175,7 +175,7 @@ type serveOptions struct {
 func (a *app) serveCmd() *cobra.Command {
 	o := &serveOptions{}
 	cmd := &cobra.Command{
-		Use:   "serve [--dir DIR] [--addr 127.0.0.1:8080]",
+		Use:   "serve [--dir DIR] [--addr 127.0.0.1:8080] [--token T] [--tls-cert FILE --tls-key FILE]",
 		Short: "Serve reports, a JSON API and read-only SQL over HTTP",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -190,11 +190,21 @@ func (a *app) serveCmd() *cobra.Command {
 			default:
 				return usagef("--sql %q: use auto (on for loopback binds only), on or off", o.sql)
 			}
+			if (o.TLSCert == "") != (o.TLSKey == "") {
+				return usagef("--tls-cert and --tls-key go together")
+			}
 			if o.access {
 				o.Logger = a.stderr
 			}
+			for _, w := range o.Warnings() {
+				fmt.Fprintf(a.stderr, "Warning: %s\n", w)
+			}
+			scheme := "http"
+			if o.TLSCert != "" {
+				scheme = "https"
+			}
 			err := server.Run(cmd.Context(), o.Options, func(addr string) {
-				fmt.Fprintf(a.stdout, "serving %s at http://%s\n", o.Dir, addr)
+				fmt.Fprintf(a.stdout, "serving %s at %s://%s\n", o.Dir, scheme, addr)
 			})
 			if cmd.Context().Err() != nil {
 				return nil
@@ -210,5 +220,7 @@ func (a *app) serveCmd() *cobra.Command {
 	cmd.Flags().IntVar(&o.MaxRows, "max-rows", 10000, "rows /api/sql returns at most")
 	cmd.Flags().StringArrayVar(&o.NotebookDirs, "notebooks", nil, "folder of *.md notebooks to offer (repeatable)")
 	cmd.Flags().BoolVar(&o.access, "access-log", false, "log one line per request on stderr")
+	cmd.Flags().StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate: serve HTTPS (with --tls-key)")
+	cmd.Flags().StringVar(&o.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
 	return cmd
 }
