@@ -32,7 +32,7 @@ func TestCheckAllSaysWhatItSkipped(t *testing.T) {
 		return out
 	}
 	got := statuses()
-	if len(got) != 9 || got["missing"] != "skipped" || got["missing message"] != "not run: needs --match and --against or --against-topic" {
+	if len(got) != len(queries.CheckNames)+1 || got["missing"] != "skipped" || got["missing message"] != "not run: needs --match and --against or --against-topic" {
 		t.Errorf("without options: %v", got)
 	}
 	got = statuses("--match", "value.id", "--against-topic", "events", "--against-match", "value.id")
