@@ -24,12 +24,6 @@ func init() {
 
 func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
-	if o.Against == "" && o.AgainstTopic == "" {
-		return nil, optErr("against", "", "missing needs --against FILE --against-key COLUMN (or --against-topic)")
-	}
-	if o.Match == "" {
-		return nil, optErr("match", "", "missing needs --match EXPR, the expression of the topic matched against the expected key")
-	}
 	var err error
 	if d.Match, err = e.Expr(ctx, "match", o.Match, o.Topic); err != nil {
 		return nil, err
@@ -57,9 +51,6 @@ func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 			return nil, optErr("against_topic", o.AgainstTopic, "has no snapshot (topicsnap ls lists the topics)")
 		}
 		at := quoteIdent(o.AgainstTopic)
-		if o.AgainstMatch == "" {
-			return nil, optErr("against_match", "", "--against-topic needs --against-match EXPR")
-		}
 		match, err := e.Expr(ctx, "against_match", o.AgainstMatch, o.AgainstTopic)
 		if err != nil {
 			return nil, err
@@ -176,7 +167,7 @@ func (e *Engine) readExpected(ctx context.Context, o CheckOptions) (keys, bys []
 		return nil, nil, optErr("against", o.Against, "is not a regular file")
 	}
 	if o.AgainstKey == "" {
-		return nil, nil, optErr("against_key", "", "names the column of %s holding the expected key", o.Against)
+		return nil, nil, &NeedsError{Check: "missing", Needs: []string{"against_key"}}
 	}
 	reader := "read_csv"
 	switch strings.ToLower(filepath.Ext(abs)) {

@@ -232,6 +232,11 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	if err := o.validate(); err != nil {
 		return nil, err
 	}
+	if c.Needs != nil {
+		if needs := c.Needs(o); len(needs) > 0 {
+			return nil, &NeedsError{Check: name, Needs: needs}
+		}
+	}
 	if o.Limit <= 0 {
 		o.Limit = 50
 	}
@@ -332,3 +337,22 @@ func Skipped(name, topic string, needs []string, say func(option string) string)
 	return &Report{Check: name, Topic: topic, Status: StatusSkipped, Message: "not run: needs " + strings.Join(words, " and "),
 		Summary: NewRow(), Rows: []Row{}}
 }
+
+// NeedsError is a check run without options it cannot do without. Needs
+// are option names ("a|b": one of them); Say spells them for a surface.
+type NeedsError struct {
+	Check string
+	Needs []string
+}
+
+func (e *NeedsError) Error() string { return e.Say(func(o string) string { return o }) }
+
+// Say is the error with each option spelled by say (--against-key on the
+// command line, against_key on the server).
+func (e *NeedsError) Say(say func(option string) string) string {
+	return e.Check + " " + strings.TrimPrefix(Skipped(e.Check, "", e.Needs, say).Message, "not run: ")
+}
+
+// Is makes errors.Is(err, ErrBadCheck) and errors.Is(err, ErrBadOption)
+// true.
+func (e *NeedsError) Is(target error) bool { return target == ErrBadOption || target == ErrBadCheck }

@@ -139,7 +139,7 @@ func (s *Server) handleAPICheck(w http.ResponseWriter, r *http.Request) {
 		httpError(w, r, http.StatusNotFound, "unknown check "+name)
 		return
 	}
-	q, err := s.parseCheckQuery(r.URL.Query())
+	q, err := s.parseCheckQuery(name, r.URL.Query())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -192,4 +192,40 @@ func (s *Server) handleAPISnapshots(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Write([]byte("ok"))
+}
+
+// apiCheck is one entry of the /api/checks index.
+type apiCheck struct {
+	Name    string      `json:"name"`
+	Summary string      `json:"summary"`
+	Options []apiOption `json:"options"`
+	URL     string      `json:"url"`
+}
+
+type apiOption struct {
+	Name    string   `json:"name"`
+	Kind    string   `json:"kind"`
+	Default string   `json:"default,omitempty"`
+	Min     *float64 `json:"min,omitempty"`
+	Max     *float64 `json:"max,omitempty"`
+	Help    string   `json:"help"`
+}
+
+// handleAPIChecks lists the checks and their options, from the registry.
+func (s *Server) handleAPIChecks(w http.ResponseWriter, r *http.Request) {
+	out := []apiCheck{}
+	for _, c := range queries.Checks() {
+		ac := apiCheck{Name: c.Name, Summary: c.Summary, Options: []apiOption{}, URL: "/api/checks/" + c.Name + "?topic=TOPIC"}
+		for _, n := range c.Options {
+			op := queries.CheckOptionSet[n]
+			ao := apiOption{Name: op.Name, Kind: string(op.Kind), Default: op.Default, Help: op.Help}
+			if op.Min != 0 || op.Max != 0 {
+				lo, hi := op.Min, op.Max
+				ao.Min, ao.Max = &lo, &hi
+			}
+			ac.Options = append(ac.Options, ao)
+		}
+		out = append(out, ac)
+	}
+	writeJSON(w, http.StatusOK, out)
 }

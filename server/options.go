@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -22,53 +22,31 @@ func (e *badRequest) Error() string { return e.msg }
 
 func badf(format string, args ...any) error { return &badRequest{fmt.Sprintf(format, args...)} }
 
-// A checkParam is one option of a check as the URL and the form carry it.
+// A checkParam is one option of a check as the URL and the form carry it:
+// queries.CheckOptionSet's entry, spelled for the form.
 type checkParam struct {
 	Name  string // query parameter
 	Label string
 	Help  string
-	Kind  string // "text", "expr" (SQL), "number", "int", "bool", "file"
+	Kind  string // "text", "expr" (SQL), "number", "int", "bool", "file", "seconds"
 }
 
-// checkParams are every option, in the order the form shows them.
-var checkParams = []checkParam{
-	{"id", "id", "expression that identifies a record (default: key and value bytes)", "expr"},
-	{"by", "by", "break down by this expression", "expr"},
-	{"where", "where", "filter over the topic", "expr"},
-	{"match", "match", "expression matched against the expected key", "expr"},
-	{"against", "against", "CSV, Parquet or JSON-lines file of expected keys, relative to the snapshot folder", "file"},
-	{"against_key", "against key", "column of the against file holding the key", "text"},
-	{"against_topic", "against topic", "take the expected keys from this topic", "text"},
-	{"against_where", "against where", "filter over the against topic", "expr"},
-	{"against_match", "against match", "key expression over the against topic", "expr"},
-	{"reverse", "reverse", "list events whose key is not expected", "bool"},
-	{"hot", "hot", "hot threshold as a multiple of the fair share (1.5)", "number"},
-	{"what_if_key", "what-if key", "expression to re-key by", "expr"},
-	{"what_if_partitions", "what-if partitions", "partition count for the what-if", "int"},
-	{"time", "time", "time expression (default timestamp)", "expr"},
-	{"silence", "silence", "seconds of silence that count (300)", "number"},
-	{"event_time", "event time", "event time expression", "expr"},
-	{"late", "late", "seconds behind the broker time that count as late (60)", "number"},
-	{"limit", "limit", "example rows kept (50)", "int"},
-}
-
-// paramsOf lists the options the form of a check shows. The URL accepts
-// every option for every check; the check decides what it uses.
-var paramsOf = map[string][]string{
-	"gaps":       {"limit"},
-	"duplicates": {"id", "by", "limit"},
-	"skew":       {"hot", "what_if_key", "what_if_partitions", "limit"},
-	"missing":    {"against", "against_key", "against_topic", "against_where", "against_match", "where", "match", "by", "reverse", "limit"},
-	"lag":        {"limit"},
-	"keys":       {"limit"},
-	"order":      {"time", "limit"},
-	"freshness":  {"silence", "event_time", "late", "limit"},
+// paramOf is the form's view of an option.
+func paramOf(op *queries.Option) checkParam {
+	help := op.Help
+	if op.Default != "" {
+		help += " (default " + op.Default + ")"
+	}
+	return checkParam{Name: op.Name, Label: strings.ReplaceAll(op.Name, "_", " "), Help: help, Kind: string(op.Kind)}
 }
 
 // defaultLimit is the engine's example-row count when none is given.
 const defaultLimit = 50
 
-func knownCheck(name string) bool { return slices.Contains(queries.CheckNames, name) }
+func knownCheck(name string) bool {
+	_, ok := queries.LookupCheck(name)
+	return ok
+}
 
 // checkQuery is a parsed check request: the options to run and the
 // parameters as given, to keep in links and refill the form.
@@ -87,10 +65,17 @@ func (q checkQuery) key(check string) string {
 	return check + "\x00" + string(b)
 }
 
-// parseCheckQuery validates a check's query string.
-func (s *Server) parseCheckQuery(v url.Values) (checkQuery, error) {
+// parseCheckQuery reads a check's query string: topic and the options the
+// check takes, each parsed and bounded by the option itself (the same
+// queries.Option.Set the command line uses). A parameter that is no option
+// of this check is a 400 that names it.
+func (s *Server) parseCheckQuery(name string, v url.Values) (checkQuery, error) {
 	q := checkQuery{params: url.Values{}}
 	o := &q.opts
+	c, ok := queries.LookupCheck(name)
+	if !ok {
+		return q, badf("unknown check %s: use one of %s", name, strings.Join(queries.CheckNames, ", "))
+	}
 	o.Topic = strings.TrimSpace(v.Get("topic"))
 	if o.Topic == "" {
 		ts := s.engine.Topics()
@@ -100,60 +85,44 @@ func (s *Server) parseCheckQuery(v url.Values) (checkQuery, error) {
 		o.Topic = ts[0].Name
 	}
 	q.params.Set("topic", o.Topic)
-	for _, p := range checkParams {
-		raw := strings.TrimSpace(v.Get(p.Name))
-		if raw == "" {
+	keys := slices.Sorted(maps.Keys(v))
+	for _, k := range keys {
+		if k == "topic" {
 			continue
 		}
-		if p.Kind == "expr" && !s.sql {
-			return q, badf("%s is a SQL expression and ad-hoc SQL is off on this server", p.Name)
+		op := queries.CheckOptionSet[k]
+		if op == nil || !c.Takes(k) {
+			return q, badf("unknown option %s: check %s takes %s", k, name, strings.Join(append([]string{"topic"}, c.Options...), ", "))
 		}
-		if len(raw) > 4096 {
-			return q, badf("%s is too long", p.Name)
+	}
+	for _, k := range c.Options {
+		op := queries.CheckOptionSet[k]
+		raw := strings.TrimSpace(v.Get(k))
+		if raw == "" {
+			continue // an empty form field is no option
 		}
-		q.params.Set(p.Name, raw)
+		if op.Kind == queries.KindExpr && !s.sql {
+			return q, badf("%s is a SQL expression and ad-hoc SQL is off on this server", k)
+		}
+		q.params.Set(k, raw)
 		var err error
-		switch p.Name {
-		case "id":
-			o.ID = raw
-		case "by":
-			o.By = raw
-		case "where":
-			o.Where = raw
-		case "match":
-			o.Match = raw
-		case "against":
+		switch {
+		case op.Kind == queries.KindFile:
 			o.Against, err = s.resolveAgainst(raw)
-		case "against_key":
-			o.AgainstKey = raw
-		case "against_topic":
-			o.AgainstTopic = raw
-		case "against_where":
-			o.AgainstWhere = raw
-		case "against_match":
-			o.AgainstMatch = raw
-		case "reverse":
-			o.Reverse, err = parseBool(raw)
-		case "hot":
-			o.Hot, err = parseNumber(raw, 0, 1e6)
-		case "what_if_key":
-			o.WhatIfKey = raw
-		case "what_if_partitions":
-			o.WhatIfPartitions, err = parseInt(raw, 1, queries.MaxWhatIfPartitions)
-		case "time":
-			o.Time = raw
-		case "silence":
-			o.Silence, err = parseNumber(raw, 0, 1e9)
-		case "event_time":
-			o.EventTime = raw
-		case "late":
-			o.Late, err = parseNumber(raw, 0, 1e9)
-		case "limit":
-			o.Limit, err = parseInt(raw, 1, s.opts.MaxRows)
+			if err != nil {
+				err = badf("%s: %s", k, err)
+			}
+		case op.Kind == queries.KindBool && raw == "on": // an HTML checkbox
+			err = op.Set(o, "true")
+		default:
+			err = op.Set(o, raw)
 		}
 		if err != nil {
-			return q, badf("%s: %s", p.Name, err)
+			return q, err
 		}
+	}
+	if o.Limit > s.opts.MaxRows {
+		return q, badf("limit: at most %d on this server", s.opts.MaxRows)
 	}
 	return q, nil
 }
@@ -167,22 +136,6 @@ func parseBool(s string) (bool, error) {
 		return false, errors.New("want true or false")
 	}
 	return b, nil
-}
-
-func parseNumber(s string, lo, hi float64) (float64, error) {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || f < lo || f > hi {
-		return 0, fmt.Errorf("want a number from %g to %g", lo, hi)
-	}
-	return f, nil
-}
-
-func parseInt(s string, lo, hi int) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("want a whole number from %d to %d", lo, hi)
-	}
-	return n, nil
 }
 
 // resolveAgainst turns the against option, a path relative to the

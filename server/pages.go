@@ -287,7 +287,7 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	for _, t := range s.engine.Topics() {
 		p.Topics = append(p.Topics, t.Name)
 	}
-	q, err := s.parseCheckQuery(raw)
+	q, err := s.parseCheckQuery(name, raw)
 	code := http.StatusOK
 	if err == nil {
 		p.Topic = q.opts.Topic
@@ -315,24 +315,16 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, code, "check.html", name+" · "+p.Topic, p)
 }
 
-// formFields are the inputs of a check's form, filled from the URL, and
-// the other options in the URL as hidden inputs so they survive a submit.
+// formFields are the inputs of a check's form, one per option it takes,
+// filled from the URL. Nothing else survives a submit: a parameter that is
+// not an option of the check is refused.
 func (s *Server) formFields(check string, v url.Values) (fields []formField, hidden []kv) {
-	shown := map[string]bool{"topic": true}
-	for _, name := range paramsOf[check] {
-		shown[name] = true
-		for _, p := range checkParams {
-			if p.Name == name {
-				fields = append(fields, formField{checkParam: p, Value: v.Get(name), Disabled: p.Kind == "expr" && !s.sql})
-			}
-		}
+	c, _ := queries.LookupCheck(check)
+	for _, name := range c.Options {
+		op := queries.CheckOptionSet[name]
+		fields = append(fields, formField{checkParam: paramOf(op), Value: v.Get(name), Disabled: op.Kind == queries.KindExpr && !s.sql})
 	}
-	for _, p := range checkParams {
-		if !shown[p.Name] && v.Get(p.Name) != "" {
-			hidden = append(hidden, kv{p.Name, v.Get(p.Name)})
-		}
-	}
-	return fields, hidden
+	return fields, nil
 }
 
 // chartsFor draws a check's charts, cached like its report.

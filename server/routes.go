@@ -16,6 +16,7 @@ func (s *Server) routes() *http.ServeMux {
 
 	mux.HandleFunc("GET /api/topics", s.handleAPITopics)
 	mux.HandleFunc("GET /api/snapshots", s.handleAPISnapshots)
+	mux.HandleFunc("GET /api/checks", s.handleAPIChecks)
 	mux.HandleFunc("GET /api/checks/{name}", s.handleAPICheck)
 	mux.HandleFunc("POST /api/sql", s.handleAPISQL)
 

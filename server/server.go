@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -312,22 +311,23 @@ func (s *Server) refresh(ctx context.Context) {
 // (against_key).
 func (s *Server) clean(err error) string {
 	msg := err.Error()
+	// A check's complaint about its options names them as the URL does.
+	var oe *queries.OptionError
+	var ne *queries.NeedsError
+	switch {
+	case errors.As(err, &ne):
+		msg = ne.Say(func(o string) string { return o })
+	case errors.As(err, &oe) && oe.Value != "":
+		msg = fmt.Sprintf("%s %q: %s", oe.Option, oe.Value, oe.Reason)
+	case errors.As(err, &oe):
+		msg = fmt.Sprintf("%s %s", oe.Option, oe.Reason)
+	}
 	for _, p := range s.strip {
 		msg = strings.ReplaceAll(msg, p+string(filepath.Separator), "")
 		msg = strings.ReplaceAll(msg, p, "the snapshot folder")
 	}
-	if errors.Is(err, queries.ErrBadCheck) {
-		if _, after, ok := strings.Cut(msg, queries.ErrBadCheck.Error()+": "); ok {
-			msg = after
-		}
-		msg = cliFlag.ReplaceAllStringFunc(msg, func(f string) string {
-			return strings.ReplaceAll(strings.TrimPrefix(f, "--"), "-", "_")
-		})
-	}
 	return msg
 }
-
-var cliFlag = regexp.MustCompile(`--[a-z][a-z-]*[a-z]`)
 
 // logf writes a line to the logger.
 func (s *Server) logf(format string, args ...any) {

@@ -169,6 +169,10 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 		}
 		r, err := eng.RunCheck(ctx, n, o.CheckOptions)
 		if err != nil {
+			var ne *queries.NeedsError
+			if errors.As(err, &ne) {
+				return usagef("%s", ne.Say(flagOf))
+			}
 			var oe *queries.OptionError
 			if errors.As(err, &oe) {
 				// The check names its option; the command line calls it a flag.

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/topicsnap/topicsnap/queries"
+)
+
+// TestChecksComeFromTheRegistry: /api/checks lists every registered check
+// with its options; each check's page has a form field per option it
+// takes; a parameter that is no option of the check is a 400 naming it.
+func TestChecksComeFromTheRegistry(t *testing.T) {
+	_, ts := newTestServer(t, Options{})
+	r := get(t, ts.URL+"/api/checks")
+	if r.code != http.StatusOK {
+		t.Fatalf("/api/checks: %d %s", r.code, r.body)
+	}
+	var idx []struct {
+		Name    string
+		Options []struct{ Name, Kind string }
+	}
+	if err := json.Unmarshal([]byte(r.body), &idx); err != nil {
+		t.Fatal(err)
+	}
+	if len(idx) != len(queries.CheckNames) {
+		t.Fatalf("index has %d checks, the registry %d", len(idx), len(queries.CheckNames))
+	}
+	for i, c := range queries.Checks() {
+		if idx[i].Name != c.Name || len(idx[i].Options) != len(c.Options) {
+			t.Errorf("index entry %d: %+v, registry %s %v", i, idx[i], c.Name, c.Options)
+		}
+		page := get(t, ts.URL+q("/checks/"+c.Name, "topic", topic))
+		for _, o := range c.Options {
+			if !strings.Contains(page.body, `name="`+o+`"`) {
+				t.Errorf("the %s page has no field %s", c.Name, o)
+			}
+		}
+	}
+	for _, c := range []struct{ path, want string }{
+		{q("/api/checks/gaps", "topic", topic, "id", "key"), "unknown option id: check gaps takes topic, limit"},
+		{q("/api/checks/duplicates", "topic", topic, "idd", "key"), "unknown option idd"},
+		{q("/api/checks/missing", "topic", topic, "match", "key"), "missing needs against or against_topic"},
+		{q("/api/checks/values", "topic", topic), `"check":"values"`},
+	} {
+		r := get(t, ts.URL+c.path)
+		if !strings.Contains(r.body, c.want) {
+			t.Errorf("GET %s: %d %s, want %q", c.path, r.code, r.body, c.want)
+		}
+	}
+}
