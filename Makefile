@@ -30,7 +30,7 @@ test: vet nocgo
 	TOPICSNAP_TEST_SSL_BROKERS=$$KAFKA_SSL_BROKERS TOPICSNAP_TEST_SSL_CA=$$KAFKA_SSL_CA \
 	TOPICSNAP_TEST_NOACL_USER=$$KAFKA_NOACL_USER TOPICSNAP_TEST_NOACL_PASSWORD=$$KAFKA_NOACL_PASSWORD \
 	TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_CHROMIUM=$$TOPICSNAP_CHROMIUM TOPICSNAP_KCAT=$$TOPICSNAP_KCAT \
-	$(GO) test -count=1 -timeout 30m ./... ./testdata/seeds || status=$$?; \
+	$(GO) test -count=1 -timeout 30m ./... || status=$$?; \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_RESTART=1 \
 	$(GO) test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1; \
 	scripts/kafka.sh stop; exit $$status
@@ -61,7 +61,7 @@ faults:
 
 # Fast tests on the in-process kfake cluster only.
 unit:
-	$(GO) test -short ./... ./testdata/seeds
+	$(GO) test -short ./...
 
 # dump and catalog never need cgo (no DuckDB): prove it.
 nocgo:
@@ -70,7 +70,7 @@ nocgo:
 
 vet:
 	$(GO) mod tidy -diff
-	$(GO) vet ./... ./testdata/seeds
+	$(GO) vet ./...
 
 # Benchmarks (not timed tests): each runs a peer side by side in the same run
 # and prints a markdown table; BENCHMARKS.md carries the latest figures.

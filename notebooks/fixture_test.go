@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
-	"github.com/topicsnap/topicsnap/testdata/seeds"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 // event is an app_events value.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
-	"github.com/topicsnap/topicsnap/testdata/seeds"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 func brokers(t *testing.T) []string { return dumptest.Brokers(t) }

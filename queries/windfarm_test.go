@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/dump"
-	"github.com/topicsnap/topicsnap/testdata/seeds"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 // TestWindFarmGroupLagAndSilence retells the second seed: a consumer group

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/topicsnap/topicsnap/catalog"
-	"github.com/topicsnap/topicsnap/testdata/seeds"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 // teaShopFixture is fixture plus the topic app_events: the tea shop

@@ -15,7 +15,7 @@ import (
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/queries"
 	"github.com/topicsnap/topicsnap/server"
-	"github.com/topicsnap/topicsnap/testdata/seeds"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 func init() {
