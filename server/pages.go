@@ -268,7 +268,7 @@ type checkPage struct {
 	Hidden   []kv // options in the URL this form does not show, kept
 	Error    string
 	Report   *queries.Report
-	Summary  []kv
+	Summary  []fact
 	Rows     table
 	Tables   []table
 	Charts   []chart
@@ -419,13 +419,18 @@ func stepName(d time.Duration) string {
 	return fmt.Sprintf("%d minutes", int(d.Minutes()))
 }
 
-func summaryOf(m *queries.Summary) []kv {
+// fact is one summary figure: as people read it, and as the JSON API has
+// it (data-value), so a page can be checked against /api/checks.
+type fact struct{ Key, Value, Raw string }
+
+func summaryOf(m *queries.Summary) []fact {
 	if m == nil {
 		return nil
 	}
-	out := make([]kv, 0, len(m.Keys))
+	out := make([]fact, 0, len(m.Keys))
 	for _, k := range m.Keys {
-		out = append(out, kv{k, cellText(m.Vals[k])})
+		raw, _ := json.Marshal(queries.JSONValue(m.Vals[k]))
+		out = append(out, fact{k, cellText(m.Vals[k]), string(raw)})
 	}
 	return out
 }
