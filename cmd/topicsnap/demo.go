@@ -13,9 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/queries"
 	"github.com/topicsnap/topicsnap/server"
-	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 func init() {
