@@ -28,13 +28,25 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	if err != nil {
 		return nil, err
 	}
+	var charts []Chart
+	if o.Charts {
+		step, err := e.timeStep(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		c, err := e.chart(ctx, "duplicates", "duplicates_series", d, step)
+		if err != nil {
+			return nil, err
+		}
+		charts = append(charts, c)
+	}
 	first := rows[0]
 	records, distinct, dupIDs, extra := asInt(first.Get("records")), asInt(first.Get("distinct_ids")), asInt(first.Get("duplicate_ids")), asInt(first.Get("extra_copies"))
 	share := 0.0
 	if records > 0 {
 		share = round4(float64(extra) / float64(records))
 	}
-	r := &Report{Summary: NewRow()}
+	r := &Report{Summary: NewRow(), Charts: charts}
 	r.Summary.Set("records", records).Set("distinct_ids", distinct).Set("duplicate_ids", dupIDs).Set("extra_copies", extra).Set("duplicate_share", share)
 	for _, x := range rows {
 		if x.Get("first_offset") == nil {

@@ -70,6 +70,17 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 			r.Rows = append(r.Rows, l)
 		}
 	}
+	if o.Charts {
+		step, err := e.timeStep(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		c, err := e.chart(ctx, "records", "freshness_series", d, step)
+		if err != nil {
+			return nil, err
+		}
+		r.Charts = append(r.Charts, c)
+	}
 	r.Summary.Set("max_staleness_seconds", maxStale).Set("silent_stretches", stretches).Set("late_records", late)
 	var notes []string
 	if len(sil) > 0 {

@@ -10,6 +10,7 @@ import (
 	"path"
 	"strings"
 	"text/template"
+	"time"
 )
 
 //go:embed sql/*.sql
@@ -189,4 +190,48 @@ func rowsTable(title string, rows []Row) Table {
 		t.Rows = append(t.Rows, vals)
 	}
 	return t
+}
+
+// timeStep chooses the bucket that keeps a chart of the topic's time span
+// under 240 points.
+func (e *Engine) timeStep(ctx context.Context, d sqlData) (time.Duration, error) {
+	const maxPoints = 240
+	rows, err := e.run(ctx, "time_span", d)
+	if err != nil || len(rows) == 0 {
+		return time.Minute, err
+	}
+	lo, ok1 := rows[0].Get("first_ts").(time.Time)
+	hi, ok2 := rows[0].Get("last_ts").(time.Time)
+	if !ok1 || !ok2 {
+		return time.Minute, nil
+	}
+	minutes := math.Ceil(hi.Sub(lo).Minutes() / maxPoints)
+	for _, step := range []float64{1, 5, 10, 15, 30, 60, 120, 360, 720, 1440, 10080} {
+		if minutes <= step {
+			return time.Duration(step) * time.Minute, nil
+		}
+	}
+	return time.Duration(minutes) * time.Minute, nil
+}
+
+// chart runs a series query (rows of series, t, v) over buckets of step.
+func (e *Engine) chart(ctx context.Context, name, sqlName string, d sqlData, step time.Duration) (Chart, error) {
+	rows, err := e.run(ctx, sqlName, d, int64(step/time.Second))
+	if err != nil {
+		return Chart{}, err
+	}
+	c := Chart{Name: name, Step: step}
+	idx := map[string]int{}
+	for _, r := range rows {
+		n := fmt.Sprint(r.Get("series"))
+		i, ok := idx[n]
+		if !ok {
+			i = len(c.Series)
+			idx[n] = i
+			c.Series = append(c.Series, Series{Name: n})
+		}
+		t, _ := r.Get("t").(time.Time)
+		c.Series[i].Points = append(c.Series[i].Points, Point{T: t, V: asFloat(r.Get("v"))})
+	}
+	return c, nil
 }

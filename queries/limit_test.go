@@ -132,3 +132,45 @@ func TestEmptyTopicIsNeverOK(t *testing.T) {
 		}
 	}
 }
+
+// TestChartsAgreeWithTheSummary: the series a page draws come with the
+// report and add up to its summary: records per partition over time sum to
+// the records, duplicates over time to the extra copies.
+func TestChartsAgreeWithTheSummary(t *testing.T) {
+	e, err := Open(context.Background(), quietFixture(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	sum := func(r *Report) (total float64) {
+		for _, c := range r.Charts {
+			for _, s := range c.Series {
+				for _, p := range s.Points {
+					total += p.V
+				}
+			}
+		}
+		return total
+	}
+	f, err := e.RunCheck(context.Background(), "freshness", CheckOptions{Topic: "quiet", Charts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sum(f); got != 124 || len(f.Charts) != 1 || len(f.Charts[0].Series) != 2 {
+		t.Errorf("freshness chart: %v records in %d charts, want 124 in one chart of 2 partitions", got, len(f.Charts))
+	}
+	d, err := e.RunCheck(context.Background(), "duplicates", CheckOptions{Topic: "quiet", ID: "value.id", Charts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := sum(d), float64(asInt(d.Summary.Get("extra_copies"))); got != want || want == 0 {
+		t.Errorf("duplicates chart sums to %v, the summary's extra copies are %v", got, want)
+	}
+	plain, err := e.RunCheck(context.Background(), "duplicates", CheckOptions{Topic: "quiet", ID: "value.id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Charts != nil {
+		t.Errorf("charts computed without being asked")
+	}
+}

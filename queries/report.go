@@ -1,5 +1,7 @@
 package queries
 
+import "time"
+
 // Statuses of a check.
 const (
 	StatusOK   = "ok"
@@ -34,6 +36,10 @@ type CheckOptions struct {
 	Late      float64 // freshness: seconds behind the broker time that count as late (60)
 
 	Limit int // example rows kept (default 50)
+
+	// Charts asks the checks that draw time series (freshness, duplicates)
+	// to compute them with the report (Report.Charts).
+	Charts bool
 }
 
 // Report is the stable result of a check: the document `check --format
@@ -46,6 +52,28 @@ type Report struct {
 	Summary *Summary `json:"summary"`
 	Rows    []Row    `json:"rows"`
 	Tables  []Table  `json:"-"` // for people: named tables shown under the verdict
+	// Charts are the check's time series, computed with the report when
+	// CheckOptions.Charts asks (the pages draw them); for people, as Tables.
+	Charts []Chart `json:"-"`
+}
+
+// Chart is a check's named time series over buckets of Step.
+type Chart struct {
+	Name   string // what is counted, e.g. "records per partition"
+	Step   time.Duration
+	Series []Series
+}
+
+// Series is one line of a chart.
+type Series struct {
+	Name   string
+	Points []Point
+}
+
+// Point is one bucket of a series.
+type Point struct {
+	T time.Time
+	V float64
 }
 
 // Row is one row of a report: ordered column names and values.

@@ -292,6 +292,7 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		p.Topic = q.opts.Topic
 		p.JSONLink = "/api/checks/" + name + "?" + q.params.Encode()
+		q.opts.Charts = true // the page draws the check's series: one run computes both
 		p.Report, err = s.runCheck(r.Context(), name, q)
 	}
 	p.Fields, p.Hidden = s.formFields(name, raw)
@@ -308,7 +309,7 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	for _, t := range p.Report.Tables {
 		p.Tables = append(p.Tables, peopleTable(t))
 	}
-	p.Charts, err = s.chartsFor(r.Context(), name, q)
+	p.Charts, err = s.drawCharts(r.Context(), name, q.opts, p.Report)
 	if err != nil {
 		p.ChartErr = s.clean(err)
 	}
@@ -327,31 +328,10 @@ func (s *Server) formFields(check string, v url.Values) (fields []formField, hid
 	return fields, nil
 }
 
-// chartsFor draws a check's charts, cached like its report.
-func (s *Server) chartsFor(ctx context.Context, name string, q checkQuery) ([]chart, error) {
-	version, key := s.engine.Version(), "charts\x00"+q.key(name)
-	if c, ok := s.cache.get(version, key); ok {
-		s.metrics.cache("charts", true)
-		return c.charts, nil
-	}
-	s.metrics.cache("charts", false)
-	release, err := s.checkSlot()
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
-	defer cancel()
-	return within(ctx, release, func() ([]chart, error) {
-		charts, err := s.drawCharts(ctx, name, q.opts)
-		if err != nil {
-			return nil, err
-		}
-		s.cache.put(version, key, cached{charts: charts})
-		return charts, nil
-	})
-}
-
-func (s *Server) drawCharts(ctx context.Context, name string, o queries.CheckOptions) ([]chart, error) {
+// drawCharts draws a check's charts from its report: the same figures the
+// API and the command line give (no SQL of its own), plus the coverage of
+// the catalog for gaps.
+func (s *Server) drawCharts(ctx context.Context, name string, o queries.CheckOptions, r *queries.Report) ([]chart, error) {
 	switch name {
 	case "gaps":
 		cov, err := s.coverage(ctx)
@@ -361,49 +341,88 @@ func (s *Server) drawCharts(ctx context.Context, name string, o queries.CheckOpt
 		return []chart{{Title: "Offset coverage", Note: "snapshotted offset ranges per partition; red ranges were deleted by Kafka before they were dumped",
 			SVG: coverageSVG(o.Topic, cov[o.Topic])}}, nil
 	case "skew":
-		now, whatIf, n, wn, err := s.skewBars(ctx, o)
-		if err != nil {
-			return nil, err
+		now, whatIf := shareBars(r, "partition"), shareBars(r, "what_if")
+		var out []chart
+		if n := len(now); n > 0 {
+			fair := 1 / float64(n)
+			out = append(out, chart{Title: "Share of records per partition", Note: fmt.Sprintf("the line is the fair share, 1/%d", n),
+				SVG: barsSVG("share of records per partition", now, fair, fmt.Sprintf("fair %.1f%%", fair*100))})
 		}
-		fair := 0.0
-		if n > 0 {
-			fair = 1 / float64(n)
-		}
-		out := []chart{{Title: "Share of records per partition", Note: fmt.Sprintf("the line is the fair share, 1/%d", n),
-			SVG: barsSVG("share of records per partition", now, fair, fmt.Sprintf("fair %.1f%%", fair*100))}}
-		if whatIf != nil {
+		if wn := len(whatIf); wn > 0 {
 			wf := 1 / float64(wn)
 			out = append(out, chart{Title: fmt.Sprintf("What if keyed by %s over %d partitions", o.WhatIfKey, wn),
 				Note: "shares if records were partitioned by the what-if key (Java client's default partitioner)",
 				SVG:  barsSVG("what-if shares", whatIf, wf, fmt.Sprintf("fair %.1f%%", wf*100))})
 		}
 		return out, nil
-	case "freshness":
-		ss, step, err := s.freshnessSeries(ctx, o.Topic)
-		if err != nil {
-			return nil, err
-		}
-		unit := "records per " + stepName(step)
-		return []chart{{Title: "Records per partition over time", Note: unit + ", by broker timestamp", SVG: timeSVG("records over time", unit, ss)}}, nil
 	case "lag":
-		bars, err := s.lagBars(ctx, o.Topic)
-		if err != nil {
-			return nil, err
+		var bars []bar
+		for _, row := range r.Rows {
+			if row.Get("kind") != "offset" {
+				continue
+			}
+			lag := toFloat(row.Get("lag_records"))
+			bars = append(bars, bar{Label: fmt.Sprintf("%v · p%v", row.Get("group_id"), row.Get("partition")), Value: lag, Note: number(lag)})
 		}
 		if len(bars) == 0 {
 			return []chart{{Title: "Lag per group and partition", Note: "no consumer group has committed offsets on this topic"}}, nil
 		}
-		return []chart{{Title: "Lag per group and partition", Note: "high watermark minus committed offset, at the newest snapshot with the group",
+		return []chart{{Title: "Lag per group and partition", Note: "end offset minus committed offset, at the latest snapshot with the group",
 			SVG: barsSVG("lag per group and partition", bars, 0, "")}}, nil
-	case "duplicates":
-		ss, step, err := s.duplicateSeries(ctx, o)
-		if err != nil {
-			return nil, err
+	case "freshness", "duplicates":
+		var out []chart
+		for _, c := range r.Charts {
+			ss := make([]series, len(c.Series))
+			for i, x := range c.Series {
+				ss[i].Name = x.Name
+				for _, p := range x.Points {
+					ss[i].Points = append(ss[i].Points, point{p.T, p.V})
+				}
+			}
+			unit := c.Name + " per " + stepName(c.Step)
+			if name == "freshness" {
+				out = append(out, chart{Title: "Records per partition over time", Note: unit + ", by broker timestamp", SVG: timeSVG("records over time", unit, ss)})
+			} else {
+				out = append(out, chart{Title: "Duplicates over time", Note: unit + ": records whose id was seen before", SVG: timeSVG("duplicates over time", unit, ss)})
+			}
 		}
-		unit := "duplicates per " + stepName(step)
-		return []chart{{Title: "Duplicates over time", Note: unit + ": records whose id was seen before", SVG: timeSVG("duplicates over time", unit, ss)}}, nil
+		return out, nil
 	}
 	return nil, nil
+}
+
+// shareBars are the report's rows of a kind (partition, what_if) as bars
+// of their share.
+func shareBars(r *queries.Report, kind string) []bar {
+	var out []bar
+	for _, row := range r.Rows {
+		if row.Get("kind") != kind {
+			continue
+		}
+		share := toFloat(row.Get("share"))
+		out = append(out, bar{Label: fmt.Sprintf("p%v", row.Get("partition")), Value: share,
+			Note: fmt.Sprintf("%.1f%% (%s)", share*100, number(toFloat(row.Get("records"))))})
+	}
+	return out
+}
+
+// toFloat reads a report's number.
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case float32:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case int32:
+		return float64(x)
+	case int:
+		return float64(x)
+	case uint64:
+		return float64(x)
+	}
+	return 0
 }
 
 func stepName(d time.Duration) string {
