@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -219,8 +221,8 @@ func transient(err error) bool {
 	}
 	var ne net.Error
 	return errors.Is(err, ErrUnreachable) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) ||
-		strings.Contains(err.Error(), "connection refused") || strings.Contains(err.Error(), "broken pipe") ||
-		strings.Contains(err.Error(), "EOF")
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // position is a parsed --from or --until: its word (earliest, now), an

@@ -3,6 +3,7 @@ package notebooks
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"sort"
@@ -52,6 +53,9 @@ type Cell struct {
 	Duration    time.Duration
 	// Err is the error shown in place of the result; empty on success.
 	Err string
+	// ErrKind says what kind of error Err is (ErrTimeout, ErrCancelled,
+	// ErrRefused, ErrParams, ErrSQL), so callers need not read its text.
+	ErrKind ErrKind
 	// ChartErr is why the chart could not be drawn (the table is shown).
 	ChartErr string
 }
@@ -96,7 +100,7 @@ func Run(ctx context.Context, eng *queries.Engine, nb *Notebook, params map[stri
 		c := &Cell{Block: bi}
 		res.Cells = append(res.Cells, c)
 		if err := ctx.Err(); err != nil {
-			c.Err = "not run: " + err.Error()
+			c.Err, c.ErrKind = "not run: "+err.Error(), kindOf(err)
 			continue
 		}
 		q, err := Substitute(b.Text, res.Params)
@@ -104,13 +108,14 @@ func Run(ctx context.Context, eng *queries.Engine, nb *Notebook, params map[stri
 			if se, ok := err.(*SubstError); ok {
 				c.Err = fmt.Sprintf("line %d: %s", b.Line+se.Line, se.Msg)
 			} else {
-				c.Err = err.Error()
+				c.Err, c.ErrKind = err.Error(), kindOf(err)
 			}
+			c.ErrKind = ErrParams
 			continue
 		}
 		c.SQL = q
 		if strings.TrimSpace(stripComments(q)) == "" {
-			c.Err = "the cell is empty"
+			c.Err, c.ErrKind = "the cell is empty", ErrSQL
 			continue
 		}
 		runCell(ctx, eng, c, b.Options)
@@ -124,13 +129,13 @@ func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
 	defer func() { c.Duration = time.Since(start) }()
 	rows, err := eng.Query(ctx, c.SQL)
 	if err != nil {
-		c.Err = err.Error()
+		c.Err, c.ErrKind = err.Error(), kindOf(err)
 		return
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		c.Err = err.Error()
+		c.Err, c.ErrKind = err.Error(), kindOf(err)
 		return
 	}
 	c.Columns = cols
@@ -158,13 +163,13 @@ func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			c.Err = err.Error()
+			c.Err, c.ErrKind = err.Error(), kindOf(err)
 			return
 		}
 		c.Rows = append(c.Rows, vals)
 	}
 	if err := rows.Err(); err != nil {
-		c.Err = queries.CleanError(err).Error()
+		c.Err, c.ErrKind = queries.CleanError(err).Error(), kindOf(err)
 		return
 	}
 	if o.Chart != "" {
@@ -292,3 +297,32 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// ErrKind is the kind of a cell's error.
+type ErrKind string
+
+// The kinds of cell error.
+const (
+	ErrTimeout   ErrKind = "timeout"   // the cell or the notebook ran past its time
+	ErrCancelled ErrKind = "cancelled" // the run was stopped
+	ErrRefused   ErrKind = "refused"   // a locked engine would not run the statement
+	ErrParams    ErrKind = "params"    // a placeholder could not be filled
+	ErrSQL       ErrKind = "sql"       // DuckDB's own error: the cell's SQL
+)
+
+// kindOf tells an error's kind from its type, never its text.
+func kindOf(err error) ErrKind {
+	switch {
+	case errors.Is(err, queries.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return ErrTimeout
+	case errors.Is(err, context.Canceled):
+		return ErrCancelled
+	case errors.Is(err, queries.ErrRefused):
+		return ErrRefused
+	}
+	return ErrSQL
+}
+
+// Transient tells whether the cell failed for want of time, which a later
+// run may not repeat.
+func (c *Cell) Transient() bool { return c.ErrKind == ErrTimeout || c.ErrKind == ErrCancelled }

@@ -126,7 +126,7 @@ func (e *Engine) isRelation(name string) bool {
 // of this file).
 func (e *Engine) guard(doc *sqlDoc) error {
 	if doc.Error {
-		if strings.Contains(doc.Message, "Only SELECT") || strings.Contains(doc.Message, "SELECT statements") {
+		if doc.Type == "not implemented" { // the serializer knows SELECT only
 			return fmt.Errorf("%w: only a read-only SELECT is allowed here (no COPY, ATTACH, INSTALL, LOAD, SET, RESET, PRAGMA, CREATE, INSERT, ...)", ErrRefused)
 		}
 		return fmt.Errorf("%w: %s", ErrRefused, doc.Message)

@@ -3,7 +3,10 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strings"
+
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 // A lazy engine (Options.Lazy) builds a topic's views and a catalog table
@@ -79,7 +82,8 @@ func (e *Engine) ensureFor(ctx context.Context, conn *sql.Conn, doc *sqlDoc) err
 // error: on a lazy engine, the sign that a query needed something its
 // syntax tree did not name.
 func isCatalogError(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "Catalog Error")
+	var de *duckdb.Error
+	return errors.As(err, &de) && de.Type == duckdb.ErrorTypeCatalog
 }
 
 func (e *Engine) isAllBuilt() bool {

@@ -38,6 +38,7 @@ func (e *Engine) lock(ctx context.Context) error {
 type sqlDoc struct {
 	Error      bool   `json:"error"`
 	Message    string `json:"error_message"`
+	Type       string `json:"error_type"`
 	Statements []any  `json:"statements"`
 }
 

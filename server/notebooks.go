@@ -259,7 +259,7 @@ func (s *Server) notebookFor(ctx context.Context, n servedNotebook, src []byte, 
 		// and messages and substituted SQL lose the prefix.
 		res.Dir = filepath.Base(s.engine.Dir())
 		for _, c := range res.Cells {
-			if isTransient(c.Err) {
+			if c.Transient() {
 				transient = true
 			}
 			c.Err, c.ChartErr, c.SQL = s.cleanText(c.Err), s.cleanText(c.ChartErr), s.cleanText(c.SQL)
@@ -281,17 +281,6 @@ func (s *Server) notebookFor(ctx context.Context, n servedNotebook, src []byte, 
 		return nil, fmt.Errorf("%w of %s for the whole notebook", queries.ErrTimeout, total)
 	}
 	return page, err
-}
-
-// isTransient tells whether a cell's error says it ran out of time or was
-// cancelled, which a later run may not repeat.
-func isTransient(msg string) bool {
-	for _, m := range []string{queries.ErrTimeout.Error(), "deadline exceeded", "context canceled", "not run:", "INTERRUPT", "Interrupted"} {
-		if strings.Contains(msg, m) {
-			return true
-		}
-	}
-	return false
 }
 
 // cleanText removes the snapshot folder's path from a text, like clean.

@@ -227,10 +227,10 @@ func (s *Server) tile(ctx context.Context, name, topic string) tile {
 		t.Status, t.Label, t.Message = "timeout", "timeout", "the check ran past its time; open it to retry"
 	case errors.Is(err, errBusy):
 		t.Status, t.Label, t.Message = "timeout", "busy", "the server was busy with other reports; open it to retry"
-	case errors.Is(err, queries.ErrBadCheck) && strings.Contains(err.Error(), "unknown check"):
-		t.Status, t.Label, t.Message = "na", "not available", s.clean(err)
-	case errors.Is(err, queries.ErrBadCheck):
+	case errors.Is(err, queries.ErrBadOption):
 		t.Status, t.Label, t.Message = "needs", "needs options", s.clean(err)
+	case errors.Is(err, queries.ErrBadCheck):
+		t.Status, t.Label, t.Message = "na", "not available", s.clean(err)
 	default:
 		t.Status, t.Label, t.Message = "error", "error", s.clean(err)
 	}
