@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/topicsnap/topicsnap/queries"
 )
 
 // ErrUnknownParam marks a run-time parameter the notebook does not take.
@@ -73,12 +75,6 @@ func contains(xs []string, s string) bool {
 	}
 	return false
 }
-
-// QuoteIdent quotes s as a SQL identifier: "s", with " doubled.
-func QuoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-// QuoteLiteral quotes s as a SQL string literal: 's', with ' doubled.
-func QuoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // isIdentParam tells whether {{name}} becomes an identifier by default.
 func isIdentParam(name string) bool { return name == "topic" || strings.HasSuffix(name, "_topic") }
@@ -261,10 +257,10 @@ func placeholder(expr string, lookup func(string) (string, bool)) (string, error
 	case all && mode == "literal":
 		return "", fmt.Errorf("{{%s}}: $all names a view, it cannot be a literal", expr)
 	case all:
-		return QuoteIdent(v + "$all"), nil
+		return queries.QuoteIdent(v + "$all"), nil
 	case mode == "ident", mode == "" && isIdentParam(name):
-		return QuoteIdent(v), nil
+		return queries.QuoteIdent(v), nil
 	default:
-		return QuoteLiteral(v), nil
+		return queries.QuoteString(v), nil
 	}
 }

@@ -836,3 +836,6 @@ func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''"
 
 // QuoteIdent is exported for packages that build SQL over topic names.
 func QuoteIdent(s string) string { return quoteIdent(s) }
+
+// QuoteString quotes s as a SQL string literal: 's', with ' doubled.
+func QuoteString(s string) string { return quoteString(s) }
