@@ -353,7 +353,16 @@ func TestFollowKeepsTailingUntilInterrupted(t *testing.T) {
 			time.Sleep(300 * time.Millisecond)
 		}
 	}
-	time.Sleep(1500 * time.Millisecond)
+	// Stop once the folder holds every record (the manifests are replaced
+	// atomically, so reading them while the dump runs is safe).
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if stored, _ := coverage(t, dir, topic); stored == total {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the follow never stored every record")
+		}
+	}
 	cancel()
 	s := <-done
 	if s.Records != total || len(s.Snapshots) < 3 {

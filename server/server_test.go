@@ -577,7 +577,7 @@ func TestRun(t *testing.T) {
 }
 
 func TestConcurrentSQLIsBounded(t *testing.T) {
-	_, ts := newTestServer(t, Options{Dir: fixture(t), MaxConcurrentSQL: 1, QueryTimeout: 3 * time.Second})
+	s, ts := newTestServer(t, Options{Dir: fixture(t), MaxConcurrentSQL: 1, QueryTimeout: 3 * time.Second})
 	slow := `{"sql": "SELECT count(*) FROM range(1000000000000)"}`
 	done := make(chan int, 1)
 	go func() {
@@ -589,7 +589,12 @@ func TestConcurrentSQLIsBounded(t *testing.T) {
 			done <- 0
 		}
 	}()
-	time.Sleep(500 * time.Millisecond)
+	// Wait until the slow query holds the one slot.
+	for deadline := time.Now().Add(5 * time.Second); len(s.sqlSlots) == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow query never took its slot")
+		}
+	}
 	resp, err := http.Post(ts.URL+"/api/sql", "application/json", strings.NewReader(`{"sql": "SELECT 1"}`))
 	if err != nil {
 		t.Fatal(err)
