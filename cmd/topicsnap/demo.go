@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	extraCommands = append(extraCommands, (*app).demoCmd, (*app).serveCmd)
+	extraCommands = append(extraCommands, (*app).demoCmd)
 }
 
 type demoOptions struct {
@@ -164,63 +164,4 @@ func (a *app) runDemo(ctx context.Context, o *demoOptions) error {
 		return nil
 	}
 	return err
-}
-
-type serveOptions struct {
-	server.Options
-	sql    string
-	access bool
-}
-
-func (a *app) serveCmd() *cobra.Command {
-	o := &serveOptions{}
-	cmd := &cobra.Command{
-		Use:   "serve [--dir DIR] [--addr 127.0.0.1:8080] [--token T] [--tls-cert FILE --tls-key FILE]",
-		Short: "Serve reports, a JSON API and read-only SQL over HTTP",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Token == "" {
-				o.Token = a.getenv("TOPICSNAP_TOKEN")
-			}
-			switch o.sql {
-			case "auto":
-			case "on", "off":
-				on := o.sql == "on"
-				o.SQL = &on
-			default:
-				return usagef("--sql %q: use auto (on for loopback binds only), on or off", o.sql)
-			}
-			if (o.TLSCert == "") != (o.TLSKey == "") {
-				return usagef("--tls-cert and --tls-key go together")
-			}
-			if o.access {
-				o.Logger = a.stderr
-			}
-			for _, w := range o.Warnings() {
-				fmt.Fprintf(a.stderr, "Warning: %s\n", w)
-			}
-			scheme := "http"
-			if o.TLSCert != "" {
-				scheme = "https"
-			}
-			err := server.Run(cmd.Context(), o.Options, func(addr string) {
-				fmt.Fprintf(a.stdout, "serving %s at %s://%s\n", o.Dir, scheme, addr)
-			})
-			if cmd.Context().Err() != nil {
-				return nil
-			}
-			return err
-		},
-	}
-	cmd.Flags().StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder")
-	cmd.Flags().StringVar(&o.Addr, "addr", "127.0.0.1:8080", "listen address; off loopback --token is required")
-	cmd.Flags().StringVar(&o.Token, "token", "", "bearer token required on every request (TOPICSNAP_TOKEN)")
-	cmd.Flags().StringVar(&o.sql, "sql", "auto", "ad-hoc SQL: auto (on for loopback binds only), on or off")
-	cmd.Flags().DurationVar(&o.QueryTimeout, "query-timeout", 10*time.Second, "timeout of each query and check")
-	cmd.Flags().IntVar(&o.MaxRows, "max-rows", 10000, "rows /api/sql returns at most")
-	cmd.Flags().StringArrayVar(&o.NotebookDirs, "notebooks", nil, "folder of *.md notebooks to offer (repeatable)")
-	cmd.Flags().BoolVar(&o.access, "access-log", false, "log one line per request on stderr")
-	cmd.Flags().StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate: serve HTTPS (with --tls-key)")
-	cmd.Flags().StringVar(&o.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
-	return cmd
 }

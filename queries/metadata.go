@@ -1,0 +1,181 @@
+package queries
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// metadataTables are the catalog tables, in the order they are built.
+var metadataTables = []string{"files", "lost_ranges", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members"}
+
+type jsonRows struct {
+	table   string
+	columns []string // "name TYPE", in order
+	rows    any
+}
+
+// loadMetadata creates and fills the catalog tables named in only. Each
+// table is loaded with one statement from a bound JSON document.
+func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*catalog.ClusterSnapshot, only map[string]bool) error {
+	type fileRow struct {
+		Topic          string `json:"topic"`
+		Partition      int32  `json:"partition"`
+		File           string `json:"file"`
+		Path           string `json:"path"`
+		FirstOffset    int64  `json:"first_offset"`
+		LastOffset     int64  `json:"last_offset"`
+		Records        int64  `json:"records"`
+		ControlRecords int64  `json:"control_records"`
+		Bytes          int64  `json:"bytes"`
+		MinTimestamp   int64  `json:"min_timestamp_ms"`
+		MaxTimestamp   int64  `json:"max_timestamp_ms"`
+		Snapshot       string `json:"snapshot_id"`
+		WrittenAt      string `json:"written_at"`
+	}
+	type lostRow struct {
+		Topic      string `json:"topic"`
+		Partition  int32  `json:"partition"`
+		Kind       string `json:"kind"`
+		From       int64  `json:"from_offset"`
+		To         int64  `json:"to_offset"`
+		Offsets    int64  `json:"offsets"`
+		DetectedAt string `json:"detected_at"`
+		Snapshot   string `json:"snapshot_id"`
+	}
+	type snapRow struct {
+		Snapshot          string  `json:"snapshot_id"`
+		Topic             string  `json:"topic"`
+		AsOf              string  `json:"as_of"`
+		PartitionCount    int     `json:"partition_count"`
+		ReplicationFactor int     `json:"replication_factor"`
+		Dumped            []int32 `json:"dumped_partitions"`
+		GroupsError       string  `json:"groups_error"`
+		ConfigsError      string  `json:"configs_error"`
+	}
+	type partRow struct {
+		Snapshot      string  `json:"snapshot_id"`
+		Topic         string  `json:"topic"`
+		AsOf          string  `json:"as_of"`
+		Partition     int32   `json:"partition"`
+		LogStart      int64   `json:"log_start_offset"`
+		HighWatermark int64   `json:"high_watermark"`
+		LastStable    int64   `json:"last_stable_offset"`
+		Leader        int32   `json:"leader"`
+		LeaderEpoch   int32   `json:"leader_epoch"`
+		Replicas      []int32 `json:"replicas"`
+		ISR           []int32 `json:"isr"`
+	}
+	type cfgRow struct {
+		Snapshot string `json:"snapshot_id"`
+		Topic    string `json:"topic"`
+		AsOf     string `json:"as_of"`
+		Name     string `json:"name"`
+		Value    string `json:"value"`
+	}
+	type offRow struct {
+		Snapshot    string `json:"snapshot_id"`
+		Topic       string `json:"topic"`
+		AsOf        string `json:"as_of"`
+		Group       string `json:"group_id"`
+		State       string `json:"state"`
+		Partition   int32  `json:"partition"`
+		Offset      int64  `json:"committed_offset"`
+		LeaderEpoch int32  `json:"leader_epoch"`
+		Metadata    string `json:"metadata"`
+	}
+	type memRow struct {
+		Snapshot   string  `json:"snapshot_id"`
+		Topic      string  `json:"topic"`
+		AsOf       string  `json:"as_of"`
+		Group      string  `json:"group_id"`
+		State      string  `json:"state"`
+		MemberID   string  `json:"member_id"`
+		InstanceID string  `json:"instance_id"`
+		ClientID   string  `json:"client_id"`
+		Host       string  `json:"host"`
+		Assigned   []int32 `json:"assigned_partitions"`
+	}
+	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+	files, lost := []fileRow{}, []lostRow{}
+	for _, tf := range tfs {
+		for _, m := range tf.manifests {
+			for _, f := range m.Files {
+				files = append(files, fileRow{m.Topic, m.Partition, f.Name, filepath.Join("topic="+m.Topic, fmt.Sprintf("partition=%d", m.Partition), f.Name),
+					f.FirstOffset, f.LastOffset, f.Records, f.ControlRecords, f.Bytes, f.MinTimestamp, f.MaxTimestamp, f.Snapshot, ts(f.WrittenAt)})
+			}
+			for _, l := range m.Lost {
+				lost = append(lost, lostRow{m.Topic, m.Partition, l.Kind, l.From, l.To, l.To - l.From + 1, ts(l.DetectedAt), l.Snapshot})
+			}
+		}
+	}
+	sn, parts, cfgs, offs, mems := []snapRow{}, []partRow{}, []cfgRow{}, []offRow{}, []memRow{}
+	for _, s := range snaps {
+		asOf := ts(s.AsOf)
+		sn = append(sn, snapRow{s.ID, s.Topic, asOf, s.PartitionCount, s.ReplicationFactor, s.Dumped, s.GroupsError, s.ConfigsError})
+		for _, p := range s.Partitions {
+			parts = append(parts, partRow{s.ID, s.Topic, asOf, p.Partition, p.LogStart, p.HighWatermark, p.LastStable, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR})
+		}
+		keys := make([]string, 0, len(s.Configs))
+		for k := range s.Configs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			cfgs = append(cfgs, cfgRow{s.ID, s.Topic, asOf, k, s.Configs[k]})
+		}
+		cfgs = append(cfgs, cfgRow{s.ID, s.Topic, asOf, "partition.count", fmt.Sprint(s.PartitionCount)},
+			cfgRow{s.ID, s.Topic, asOf, "replication.factor", fmt.Sprint(s.ReplicationFactor)})
+		for _, g := range s.Groups {
+			for _, o := range g.Offsets {
+				offs = append(offs, offRow{s.ID, s.Topic, asOf, g.Group, g.State, o.Partition, o.Offset, o.LeaderEpoch, o.Metadata})
+			}
+			for _, m := range g.Members {
+				mems = append(mems, memRow{s.ID, s.Topic, asOf, g.Group, g.State, m.MemberID, m.InstanceID, m.ClientID, m.Host, m.Assigned})
+			}
+		}
+	}
+	tables := []jsonRows{
+		{"files", []string{"topic VARCHAR", "partition INTEGER", "file VARCHAR", "path VARCHAR", "first_offset BIGINT", "last_offset BIGINT", "records BIGINT", "control_records BIGINT", "bytes BIGINT", "min_timestamp_ms BIGINT", "max_timestamp_ms BIGINT", "snapshot_id VARCHAR", "written_at TIMESTAMPTZ"}, files},
+		{"lost_ranges", []string{"topic VARCHAR", "partition INTEGER", "kind VARCHAR", "from_offset BIGINT", "to_offset BIGINT", "offsets BIGINT", "detected_at TIMESTAMPTZ", "snapshot_id VARCHAR"}, lost},
+		{"snapshots", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition_count INTEGER", "replication_factor INTEGER", "dumped_partitions INTEGER[]",
+			"groups_error VARCHAR", "configs_error VARCHAR"}, sn},
+		{"partitions", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition INTEGER", "log_start_offset BIGINT", "high_watermark BIGINT", "last_stable_offset BIGINT", "leader INTEGER", "leader_epoch INTEGER", "replicas INTEGER[]", "isr INTEGER[]"}, parts},
+		{"topic_configs", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "name VARCHAR", "value VARCHAR"}, cfgs},
+		{"group_offsets", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "partition INTEGER", "committed_offset BIGINT", "leader_epoch INTEGER", "metadata VARCHAR"}, offs},
+		{"group_members", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "member_id VARCHAR", "instance_id VARCHAR", "client_id VARCHAR", "host VARCHAR", "assigned_partitions INTEGER[]"}, mems},
+	}
+	for _, t := range tables {
+		if !only[t.table] {
+			continue
+		}
+		b, err := json.Marshal(t.rows)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", t.table, err)
+		}
+		var defs, names, structure []string
+		for _, c := range t.columns {
+			name, typ, _ := strings.Cut(c, " ")
+			defs = append(defs, quoteIdent(name)+" "+typ)
+			names = append(names, quoteIdent(name))
+			structure = append(structure, fmt.Sprintf("%q:%q", name, typ))
+		}
+		ddl := fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", quoteIdent(t.table), strings.Join(defs, ", "))
+		if _, err := tx.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("create table %s: %w", t.table, err)
+		}
+		ins := fmt.Sprintf("INSERT INTO %s SELECT %s FROM (SELECT unnest(from_json(?::JSON, %s), recursive := true))",
+			quoteIdent(t.table), strings.Join(names, ", "), quoteString("[{"+strings.Join(structure, ",")+"}]"))
+		if _, err := tx.ExecContext(ctx, ins, string(b)); err != nil {
+			return fmt.Errorf("load table %s: %w", t.table, err)
+		}
+	}
+	return nil
+}

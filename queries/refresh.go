@@ -1,0 +1,342 @@
+package queries
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// catalogVersion hashes the size and time of every manifest and snapshot file.
+func (e *Engine) catalogVersion() (string, error) {
+	h := sha256.New()
+	topics, err := e.dir.Topics()
+	if err != nil {
+		return "", err
+	}
+	add := func(path string) {
+		if st, err := os.Stat(path); err == nil {
+			fmt.Fprintf(h, "%s %d %d\n", path, st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	for _, t := range topics {
+		parts, _ := filepath.Glob(filepath.Join(e.dir.Path, "topic="+t, "partition=*", "manifest.json"))
+		for _, p := range parts {
+			add(p)
+		}
+	}
+	snaps, _ := filepath.Glob(filepath.Join(e.dir.Path, "snapshots", "*.json"))
+	for _, s := range snaps {
+		add(s)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// Refresh rebuilds the views if the catalog changed since the last build,
+// and reports whether it did.
+func (e *Engine) Refresh(ctx context.Context) (bool, error) {
+	v, err := e.catalogVersion()
+	if err != nil {
+		return false, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if v == e.version && e.version != "" {
+		return false, nil
+	}
+	cat, err := e.readCatalog()
+	if err != nil {
+		return false, err
+	}
+	if err := e.apply(ctx, v, cat); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+type topicFiles struct {
+	name      string
+	manifests []*catalog.Manifest
+	paths     []string
+	plain     []bool  // per path: no control markers, no open transactions
+	openTxn   bool    // some file holds records of a transaction left open in it
+	damaged   []int32 // partitions whose manifest could not be read (left out)
+}
+
+// want names what a query needs built: everything, or the lower-case names
+// of topic views ("t" or "t$all") and catalog tables.
+type want struct {
+	all   bool
+	names map[string]bool
+}
+
+// catalogState is what readCatalog found on disk.
+type catalogState struct {
+	files    []topicFiles
+	snaps    []*catalog.ClusterSnapshot
+	problems []string
+}
+
+// readCatalog reads the manifests and cluster snapshots. A damaged one is
+// skipped and named in problems.
+func (e *Engine) readCatalog() (*catalogState, error) {
+	names, err := e.dir.Topics()
+	if err != nil {
+		return nil, err
+	}
+	var tfs []topicFiles
+	var problems []string
+	for _, n := range names {
+		tm, err := e.dir.ReadTopic(n)
+		if err != nil {
+			// One unreadable topic must not hide the others: skip it, say why.
+			problems = append(problems, fmt.Sprintf("topic %s skipped: %v", n, err))
+			continue
+		}
+		// A damaged partition hides only itself: named in problems, and
+		// every check on the topic says it could not judge it.
+		var damaged []int32
+		for _, me := range tm.Damaged {
+			problems = append(problems, fmt.Sprintf("%v; run topicsnap catalog verify", me))
+			damaged = append(damaged, me.TP.Partition)
+		}
+		if len(tm.Manifests) == 0 && len(damaged) > 0 {
+			continue
+		}
+		ms := tm.Manifests
+		tf := topicFiles{name: n, manifests: ms, damaged: damaged}
+		for _, m := range ms {
+			for _, f := range m.Files {
+				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
+				tf.plain = append(tf.plain, f.ControlRecords == 0 && f.OpenTxnRecords == 0)
+				tf.openTxn = tf.openTxn || f.OpenTxnRecords > 0
+			}
+		}
+		tfs = append(tfs, tf)
+	}
+	snaps, err := e.dir.ClusterSnapshots()
+	if err != nil {
+		problems = append(problems, fmt.Sprintf("cluster snapshots skipped: %v", err))
+		snaps = nil
+	}
+	return &catalogState{files: tfs, snaps: snaps, problems: problems}, nil
+}
+
+// apply makes cat, read at catalog version v, the engine's catalog: it
+// drops what the last build made and, unless the engine is lazy, builds
+// every view and table. e.mu is held.
+func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
+	tfs := cat.files
+	topics := make([]Topic, len(tfs))
+	for i, tf := range tfs {
+		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths), Damaged: tf.damaged}
+		for _, m := range tf.manifests {
+			topics[i].Records += m.Records()
+		}
+	}
+	sort.Slice(topics, func(i, j int) bool { return topics[i].Name < topics[j].Name })
+	if e.version == "" && e.opts.Lazy {
+		// The first catalog of a lazy engine: nothing to drop, nothing to build.
+		e.problems, e.files, e.snaps, e.topics, e.version = cat.problems, tfs, cat.snaps, topics, v
+		return nil
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	// Drop the views and tables of the last build.
+	rows, err := tx.QueryContext(ctx, "SELECT view_name FROM duckdb_views() WHERE NOT internal AND database_name = 'memory' AND schema_name = 'main'")
+	if err != nil {
+		return fmt.Errorf("list views: %w", err)
+	}
+	var old []string
+	for rows.Next() {
+		var v string
+		rows.Scan(&v)
+		old = append(old, v)
+	}
+	rows.Close()
+	for _, v := range old {
+		if _, err := tx.ExecContext(ctx, "DROP VIEW IF EXISTS memory.main."+quoteIdent(v)); err != nil {
+			return fmt.Errorf("drop view %s: %w", v, err)
+		}
+	}
+	for _, t := range metadataTables {
+		if e.built[t] {
+			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS memory.main."+quoteIdent(t)); err != nil {
+				return fmt.Errorf("drop table %s: %w", t, err)
+			}
+		}
+	}
+	restore := e.checkpoint()
+	e.problems, e.files, e.snaps, e.topics = cat.problems, tfs, cat.snaps, topics
+	e.built, e.allBuilt = map[string]bool{}, false
+	if !e.opts.Lazy {
+		if err := e.buildTx(ctx, tx, want{all: true}); err != nil {
+			restore()
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		restore()
+		return fmt.Errorf("commit views: %w", err)
+	}
+	e.version = v
+	return nil
+}
+
+// ensure builds what w names and is not built yet, on conn (the query's
+// own connection: a pool of one must not wait for a second).
+func (e *Engine) ensure(ctx context.Context, conn *sql.Conn, w want) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.missing(w) {
+		return nil
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	restore := e.checkpoint()
+	if err := e.buildTx(ctx, tx, w); err != nil {
+		restore()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		restore()
+		return fmt.Errorf("commit views: %w", err)
+	}
+	return nil
+}
+
+// checkpoint records the engine's account of its catalog and returns the
+// function that puts it back: a build that fails is rolled back in DuckDB,
+// and so must be what the engine says was built. e.mu is held.
+func (e *Engine) checkpoint() func() {
+	problems, files, snaps := e.problems, e.files, e.snaps
+	topics := append([]Topic(nil), e.topics...)
+	built, allBuilt := maps.Clone(e.built), e.allBuilt
+	return func() {
+		e.problems, e.files, e.snaps, e.topics = problems, files, snaps, topics
+		e.built, e.allBuilt = built, allBuilt
+	}
+}
+
+// missing reports whether something w names is not built. e.mu is held.
+func (e *Engine) missing(w want) bool {
+	if e.allBuilt {
+		return false
+	}
+	if w.all {
+		return true
+	}
+	for _, t := range metadataTables {
+		if w.names[t] && !e.built[t] {
+			return true
+		}
+	}
+	for _, tf := range e.files {
+		n := strings.ToLower(tf.name)
+		if w.names[n] && !e.built[n] || w.names[n+"$all"] && !e.built[n+"$all"] {
+			return true
+		}
+	}
+	return false
+}
+
+// buildTx creates, in tx, the catalog tables and topic views w names that
+// are not built yet. e.mu is held.
+func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
+	tables := map[string]bool{}
+	for _, t := range metadataTables {
+		if (w.all || w.names[t]) && !e.built[t] {
+			tables[t] = true
+		}
+	}
+	if len(tables) > 0 {
+		if err := loadMetadata(ctx, tx, e.files, e.snaps, tables); err != nil {
+			return err
+		}
+		for t := range tables {
+			e.built[t] = true
+		}
+	}
+	for _, tf := range e.files {
+		n := strings.ToLower(tf.name)
+		needData := (w.all || w.names[n]) && !e.built[n]
+		needAll := (w.all || w.names[n+"$all"]) && !e.built[n+"$all"]
+		if !needData && !needAll {
+			continue
+		}
+		t := e.topicLocked(tf.name)
+		// The value type is inferred when the first of the two views is built.
+		if !e.built[n] && !e.built[n+"$all"] && len(tf.paths) > 0 {
+			var err error
+			t.Structure, t.JSON, err = inferJSONCached(ctx, tx, tf.paths)
+			if err != nil {
+				return fmt.Errorf("infer the value type of %s: %w", tf.name, err)
+			}
+		}
+		value := `"value"`
+		if t.JSON {
+			value = jsonValue(tf.name, t.Structure)
+		}
+		all, data := topicSelects(tf.paths, tf.plain, value, tf.openTxn)
+		var ddl []string
+		if needAll {
+			ddl = append(ddl, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", quoteIdent(tf.name+"$all"), all))
+			e.built[n+"$all"] = true
+		}
+		if needData {
+			ddl = append(ddl, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", quoteIdent(tf.name), data))
+			e.built[n] = true
+		}
+		for _, q := range ddl {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("create views of %s: %w", tf.name, err)
+			}
+		}
+	}
+	if w.all {
+		e.allBuilt = true
+	}
+	return nil
+}
+
+// topicLocked returns the entry of e.topics named name. e.mu is held.
+func (e *Engine) topicLocked(name string) *Topic {
+	for i := range e.topics {
+		if e.topics[i].Name == name {
+			return &e.topics[i]
+		}
+	}
+	return &Topic{}
+}
+
+// topicFilesOf returns the catalog's files of a topic (case-insensitively,
+// as DuckDB resolves names).
+func (e *Engine) topicFilesOf(name string) (topicFiles, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, tf := range e.files {
+		if strings.EqualFold(tf.name, name) {
+			return tf, true
+		}
+	}
+	return topicFiles{}, false
+}
