@@ -17,7 +17,7 @@ func init() {
 }
 
 // checkValues judges each data record's value against the topic's format.
-// Only JSON is a format topicsnap reads today: a topic whose values were
+// JSON is the only format topicsnap parses values in: a topic whose values were
 // not inferred as JSON has no format to judge against, and the check says
 // so rather than calling its values fine.
 func checkValues(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
