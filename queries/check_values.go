@@ -26,7 +26,8 @@ func checkValues(ctx context.Context, e *Engine, o CheckOptions) (*Report, error
 	if err != nil {
 		return nil, err
 	}
-	t, _ := e.Topic(o.Topic) // after the run: a lazy engine infers the format when it builds the view
+	// After the run: a lazy engine infers the format when it builds the view.
+	t, _ := e.Topic(o.Topic)
 	r := &Report{Summary: NewRow()}
 	var records, nulls, unparsed, utf8, notJSON, notObject int64
 	for _, p := range parts {
@@ -36,8 +37,12 @@ func checkValues(ctx context.Context, e *Engine, o CheckOptions) (*Report, error
 		utf8 += asInt(p.Get("not_utf8"))
 		notJSON += asInt(p.Get("not_json"))
 		notObject += asInt(p.Get("not_object"))
+		unp := p.Get("unparsed")
+		if !t.JSON {
+			unp = nil // no format: not known, not zero
+		}
 		row := NewRow().Set("kind", "partition").Set("partition", p.Get("partition")).Set("records", p.Get("records")).
-			Set("null_values", p.Get("null_values")).Set("unparsed", p.Get("unparsed"))
+			Set("null_values", p.Get("null_values")).Set("unparsed", unp)
 		r.Rows = append(r.Rows, *row)
 	}
 	format := "json"

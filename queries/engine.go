@@ -224,7 +224,7 @@ func (e *Engine) Version() string {
 // rawColumns is the typed projection of the stored columns, shared by the
 // populated and the empty view.
 const rawColumns = `"partition", "offset", "timestamp"::TIMESTAMPTZ AS "timestamp", timestamp_type,
-  try(decode("key")) AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw,
+  try(decode("key")) AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw, %s AS value_error,
   headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
   control_type, %s AS txn_state, coalesce(%s = 'aborted', false) AS aborted, schema_id`
 
@@ -233,6 +233,19 @@ const emptyRaw = `SELECT NULL::INTEGER AS "partition", NULL::BIGINT AS "offset",
   NULL::STRUCT("key" VARCHAR, "value" BLOB)[] AS headers, NULL::INTEGER AS leader_epoch, NULL::BIGINT AS producer_id,
   NULL::INTEGER AS producer_epoch, NULL::BOOLEAN AS is_transactional, NULL::BOOLEAN AS is_control,
   NULL::VARCHAR AS control_type, NULL::VARCHAR AS txn_state, NULL::INTEGER AS schema_id WHERE false`
+
+// jsonValueError says why a JSON topic's value did not parse as a JSON
+// object (its value is then NULL, its bytes still in value_raw); NULL for
+// a value that parsed and for a null value (a tombstone). The values check
+// counts the same column.
+const jsonValueError = `CASE WHEN "value" IS NULL THEN NULL
+  WHEN try(decode("value")) IS NULL THEN 'not UTF-8'
+  WHEN NOT json_valid(decode("value")) THEN 'not JSON'
+  WHEN json_type(decode("value")) <> 'OBJECT' THEN 'not a JSON object' END`
+
+// noValueError is value_error of a topic whose values are not JSON: there
+// is no format to fail.
+const noValueError = `NULL::VARCHAR`
 
 // openResolved is the txn_state of a row whose transaction's marker was not
 // in its file: the next marker of the same producer on the same partition

@@ -204,7 +204,7 @@ func (e *Engine) narrow(ctx context.Context, conn *sql.Conn, q string, doc *sqlD
 		if len(fields) == 1 && len(kept) == 1 {
 			if value, ok := oneFieldValue(s); ok {
 				if tf, ok := e.topicFilesOf(jt.Name); ok {
-					all, data := topicSelects(tf.paths, tf.plain, value, tf.openTxn)
+					all, data := topicSelects(tf.paths, tf.plain, value, jsonValueError, tf.openTxn)
 					if strings.HasSuffix(strings.ToLower(b[0]), "$all") {
 						views[tf.name+"$all"] = all
 					} else {

@@ -292,11 +292,11 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 				return fmt.Errorf("infer the value type of %s: %w", tf.name, err)
 			}
 		}
-		value := `"value"`
+		value, valueErr := `"value"`, noValueError
 		if t.JSON {
-			value = jsonValue(tf.name, t.Structure)
+			value, valueErr = jsonValue(tf.name, t.Structure), jsonValueError
 		}
-		all, data := topicSelects(tf.paths, tf.plain, value, tf.openTxn)
+		all, data := topicSelects(tf.paths, tf.plain, value, valueErr, tf.openTxn)
 		var ddl []string
 		if needAll {
 			ddl = append(ddl, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", quoteIdent(tf.name+"$all"), all))

@@ -3,7 +3,9 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -21,8 +23,8 @@ func jsonValue(name, structure string) string {
 // counts both) can hold neither markers nor aborted records, so "T" reads
 // such files without the filter (and without reading is_control and
 // txn_state); only the other files are filtered.
-func topicSelects(paths []string, plain []bool, value string, openTxn bool) (all, data string) {
-	all = allSelect(paths, value, openTxn)
+func topicSelects(paths []string, plain []bool, value, valueErr string, openTxn bool) (all, data string) {
+	all = allSelect(paths, value, valueErr, openTxn)
 	var clean, other []string
 	for i, p := range paths {
 		if plain[i] {
@@ -34,17 +36,17 @@ func topicSelects(paths []string, plain []bool, value string, openTxn bool) (all
 	const sel = `SELECT * EXCLUDE (is_control, control_type, aborted) FROM (%s)`
 	var parts []string
 	if len(clean) > 0 {
-		parts = append(parts, fmt.Sprintf(sel, allSelect(clean, value, false)))
+		parts = append(parts, fmt.Sprintf(sel, allSelect(clean, value, valueErr, false)))
 	}
 	if len(other) > 0 || len(clean) == 0 {
-		parts = append(parts, fmt.Sprintf(sel+` WHERE NOT is_control AND NOT aborted`, allSelect(other, value, openTxn)))
+		parts = append(parts, fmt.Sprintf(sel+` WHERE NOT is_control AND NOT aborted`, allSelect(other, value, valueErr, openTxn)))
 	}
 	return all, strings.Join(parts, "\nUNION ALL\n")
 }
 
 // allSelect is the SELECT of every stored row of the files, typed, with
 // transactions left open in their file resolved from later markers.
-func allSelect(paths []string, value string, openTxn bool) string {
+func allSelect(paths []string, value, valueErr string, openTxn bool) string {
 	src := "(" + emptyRaw + ")"
 	if len(paths) > 0 {
 		q := make([]string, len(paths))
@@ -58,9 +60,9 @@ func allSelect(paths []string, value string, openTxn bool) string {
 		return fmt.Sprintf(`WITH s AS (SELECT * FROM %s),
   m AS (SELECT "partition", producer_id, "offset", control_type FROM s WHERE is_control)
 SELECT `+qualify(cols)+` FROM s ASOF LEFT JOIN m ON s."partition" = m."partition" AND s.producer_id = m.producer_id AND s."offset" < m."offset"`,
-			src, value, openResolved, openResolved)
+			src, value, valueErr, openResolved, openResolved)
 	}
-	return fmt.Sprintf("SELECT "+rawColumns+" FROM %s", value, "txn_state", "txn_state", src)
+	return fmt.Sprintf("SELECT "+rawColumns+" FROM %s", value, valueErr, "txn_state", "txn_state", src)
 }
 
 // qualify prefixes the columns the stored rows share with the markers
@@ -81,18 +83,109 @@ func inferJSON(ctx context.Context, tx *sql.Tx, paths []string) (string, bool, e
 	for _, p := range sampleFiles(paths) {
 		sample = append(sample, quoteString(p))
 	}
-	q := fmt.Sprintf(`WITH s AS (SELECT try(decode("value")) AS v FROM read_parquet([%s]) WHERE NOT is_control AND "value" IS NOT NULL LIMIT 5000)
+	// A sample spread over the sampled files (not their first rows: a burst
+	// of bad records at the start must not decide), of non-null values.
+	q := fmt.Sprintf(`WITH s AS (SELECT try(decode("value")) AS v FROM read_parquet([%s]) WHERE NOT is_control AND "value" IS NOT NULL
+  USING SAMPLE reservoir(5000 ROWS) REPEATABLE (7))
 SELECT count(*) AS n,
-       count(*) FILTER (WHERE json_valid(v) AND starts_with(ltrim(v), '{')) AS objects,
-       json_group_structure(CASE WHEN json_valid(v) AND starts_with(ltrim(v), '{') THEN v::JSON END)::VARCHAR AS structure
+       count(*) FILTER (WHERE CASE WHEN json_valid(v) THEN json_type(v) = 'OBJECT' ELSE false END) AS objects,
+       json_group_structure(CASE WHEN json_valid(v) THEN CASE WHEN json_type(v) = 'OBJECT' THEN v::JSON END END)::VARCHAR AS structure
 FROM s`, strings.Join(sample, ", "))
 	var n, objects int64
 	var structure sql.NullString
 	if err := tx.QueryRowContext(ctx, q).Scan(&n, &objects, &structure); err != nil {
 		return "", false, err
 	}
-	if n == 0 || objects*10 < n*9 || !structure.Valid {
+	// Mostly JSON objects is a JSON topic: the few values that are not
+	// (poison) read as NULL fields and say why in value_error.
+	if n == 0 || objects*2 <= n || !structure.Valid {
 		return "", false, nil
 	}
+	safe, ok := safeStructure(structure.String)
+	if !ok {
+		return "", false, nil
+	}
+	structure.String = safe
 	return structure.String, true, nil
+}
+
+// safeStructure makes an inferred structure one every client can read: a
+// field of mixed types (JSON) becomes VARCHAR, its JSON text (the Go driver
+// would parse a JSON field, and fails on numbers past float64 such as
+// 1e400). A field with an empty name cannot be a STRUCT field that a
+// client can read: it is left out of the structure (its values stay in
+// value_raw).
+func safeStructure(structure string) (string, bool) {
+	// Token by token, so the fields keep their order.
+	dec := json.NewDecoder(strings.NewReader(structure))
+	dec.UseNumber()
+	var out strings.Builder
+	type frame struct {
+		object, wantKey bool
+		n               int
+	}
+	var stack []frame
+	sep := func() {
+		if len(stack) == 0 {
+			return
+		}
+		f := &stack[len(stack)-1]
+		if f.object && !f.wantKey {
+			out.WriteByte(':')
+			f.wantKey = true
+			return
+		}
+		if f.n > 0 {
+			out.WriteByte(',')
+		}
+		f.n++
+		if f.object {
+			f.wantKey = false
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return "", false
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				sep()
+				out.WriteRune(rune(t))
+				stack = append(stack, frame{object: t == '{', wantKey: t == '{'})
+			default:
+				out.WriteRune(rune(t))
+				stack = stack[:len(stack)-1]
+			}
+		case string:
+			isKey := len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey
+			if isKey && t == "" {
+				// Left out: its values stay in value_raw.
+				var skip json.RawMessage
+				if err := dec.Decode(&skip); err != nil {
+					return "", false
+				}
+				continue
+			}
+			sep()
+			if !isKey && t == "JSON" {
+				t = "VARCHAR"
+			}
+			b, _ := json.Marshal(t)
+			out.Write(b)
+		default:
+			sep()
+			b, _ := json.Marshal(t)
+			out.Write(b)
+		}
+	}
+	if strings.Contains(out.String(), "{}") {
+		return "", false // a STRUCT needs a field
+	}
+	return out.String(), true
 }
