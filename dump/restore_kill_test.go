@@ -112,11 +112,12 @@ func TestRestoreKillNineExactlyOnce(t *testing.T) {
 		cmd, lines := start()
 		// After a random number of committed transactions (each line is
 		// one partition's share of one; a run of the whole snapshot
-		// prints about total/2048), then up to 2 ms more: between a
-		// commit and the next transaction, in one, or in its commit.
-		for n := 1 + rng.IntN(max(3, total/2048/8)); n > 0 && lines.Scan(); n-- {
+		// prints about total/2048), then up to 15 ms more (a transaction
+		// takes ~10 ms here): between a commit and the next transaction,
+		// in one, or in its commit.
+		for n := 1 + rng.IntN(max(3, total/2048/12)); n > 0 && lines.Scan(); n-- {
 		}
-		time.Sleep(time.Duration(rng.IntN(2000)) * time.Microsecond)
+		time.Sleep(time.Duration(rng.IntN(15_000)) * time.Microsecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		for lines.Scan() {
 		}
@@ -146,7 +147,7 @@ func TestRestoreKillNineExactlyOnce(t *testing.T) {
 	if kills < 10 {
 		t.Fatalf("only %d of 10 runs were killed mid-restore; the test proves little", kills)
 	}
-	if aborted == 0 {
+	if aborted == 0 && total >= 100_000 {
 		t.Errorf("no kill left an open transaction behind; the test proves less than it says")
 	}
 	t.Logf("survived %d kill -9s; %d records restored exactly once (%d records of transactions the kills left open were aborted by the next run's fence)", kills, n, aborted)
