@@ -6,7 +6,7 @@ GO ?= go
 BIN := bin/topicsnap
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
 
-.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-curve clean kafka-start kafka-stop
+.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve clean kafka-start kafka-stop
 
 build:
 	$(GO) build -o $(BIN) ./cmd/topicsnap
@@ -84,6 +84,10 @@ bench-sql:
 	scripts/bench-sql.sh $(BENCH_N)
 bench-checks:
 	scripts/bench-checks.sh
+# topicsnap restore (exactly once) vs kcat -P on the same records, 1M by default.
+RESTORE_BENCH_N ?= 1000000
+bench-restore:
+	scripts/bench-restore.sh $(RESTORE_BENCH_N)
 bench-serve:
 	scripts/bench-serve.sh
 # Everything in one go, on the real broker, then one table of it all.

@@ -518,7 +518,10 @@ func readProgress(ctx context.Context, adm *kadm.Client, opts RestoreOptions, t 
 		if errors.Is(err, kerr.GroupIDNotFound) {
 			return out, nil
 		}
-		if err != nil && attempt < 50 && (errors.Is(err, kerr.UnstableOffsetCommit) || errors.Is(err, kerr.CoordinatorLoadInProgress) || errors.Is(err, kerr.NotCoordinator)) {
+		if err != nil && attempt < 150 && (errors.Is(err, kerr.UnstableOffsetCommit) || errors.Is(err, kerr.CoordinatorLoadInProgress) ||
+			errors.Is(err, kerr.NotCoordinator) || errors.Is(err, kerr.CoordinatorNotAvailable)) {
+			// A pending transaction's offsets, or a coordinator still
+			// starting (a new cluster makes __consumer_offsets now).
 			select {
 			case <-ctx.Done():
 				return nil, ctx.Err()
