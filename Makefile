@@ -6,7 +6,7 @@ GO ?= go
 BIN := bin/topicsnap
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
 
-.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-curve clean kafka-start kafka-stop
+.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve clean kafka-start kafka-stop
 
 build:
 	$(GO) build -o $(BIN) ./cmd/topicsnap
@@ -46,15 +46,19 @@ soak:
 	scripts/kafka.sh stop; exit $$status
 
 # The fault tests at full size (make test runs them smaller): kill -9 twenty
-# times while dumping a 2M-record topic that is being written to, and the
-# broker killed mid-read and kept down 30 s. Restarts the broker, so alone.
+# times while dumping a 2M-record topic that is being written to, kill -9
+# ten times while restoring 500k records, and the broker killed mid-read
+# and kept down 30 s. Restarts the broker, so alone.
 KILL_RECORDS ?= 2000000
+RESTORE_KILL_RECORDS ?= 500000
 OUTAGE ?= 30s
 faults:
 	@scripts/kafka.sh start > /tmp/topicsnap-kafka-env
 	@set -a; source /tmp/topicsnap-kafka-env; set +a; status=0; \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KILL_RECORDS=$(KILL_RECORDS) \
 	$(GO) test -count=1 -timeout 30m -run 'TestKillNineResumesExactly' -v ./dump || status=1; \
+	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_RESTORE_KILL_RECORDS=$(RESTORE_KILL_RECORDS) \
+	$(GO) test -count=1 -timeout 30m -run 'TestRestoreKillNineExactlyOnce' -v ./dump || status=1; \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_RESTART=1 TOPICSNAP_TEST_OUTAGE=$(OUTAGE) \
 	$(GO) test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1; \
 	scripts/kafka.sh stop; exit $$status
@@ -81,6 +85,10 @@ bench-sql:
 	scripts/bench-sql.sh $(BENCH_N)
 bench-checks:
 	scripts/bench-checks.sh
+# topicsnap restore (exactly once) vs kcat -P on the same records, 1M by default.
+RESTORE_BENCH_N ?= 1000000
+bench-restore:
+	scripts/bench-restore.sh $(RESTORE_BENCH_N)
 bench-serve:
 	scripts/bench-serve.sh
 # Everything in one go, on the real broker, then one table of it all.

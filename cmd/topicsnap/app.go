@@ -31,6 +31,7 @@ const (
 	exitBadFolder    = 9 // corrupt manifest, newer format
 	exitTLS          = 10
 	exitNoCatalog    = 11 // --dir is missing, not a folder, or not a snapshot folder
+	exitTarget       = 12 // restore: the target topic has fewer partitions than the source, or another source's progress
 	exitInterrupted  = 130
 )
 
@@ -140,8 +141,18 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitCheckFailed, ""
 	case errors.As(err, new(*queries.SQLError)):
 		return exitError, ""
+	case errors.Is(err, context.Canceled) && cmdPath == "topicsnap restore":
+		return exitInterrupted, "run the same command again: committed transactions stay and the restore resumes after them"
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted, "run the same command again: finished files are committed and the dump resumes where it stopped"
+	case errors.As(err, new(*dump.TargetError)):
+		return exitTarget, "restore into a new topic with --to-topic (it is created with the source's partition count), or add partitions to the target (kafka-topics.sh --alter --partitions N)"
+	case errors.Is(err, dump.ErrTarget):
+		return exitTarget, "restore into another topic with --to-topic"
+	case errors.Is(err, dump.ErrFenced):
+		return exitLocked, "another restore into the same topic took over; let it finish, or run this one again to take over (it resumes from the committed progress)"
+	case errors.Is(err, dump.ErrNotInCatalog):
+		return exitUnknownTopic, "topicsnap ls --dir DIR lists the topics the snapshot folder holds"
 	case errors.Is(err, dump.ErrTLSMismatch):
 		return exitTLS, "set security.protocol in --config to what the listener speaks: SSL (or SASL_SSL) for a TLS listener, PLAINTEXT (or SASL_PLAINTEXT) otherwise"
 	case errors.Is(err, dump.ErrTLS):
@@ -155,6 +166,9 @@ func classify(err error, cmdPath string) (int, string) {
 			"or point --brokers at the port of the broker's SASL listener"
 	case errors.Is(err, dump.ErrAuthentication):
 		return exitAuth, "check sasl.mechanism, sasl.username and sasl.password in --config"
+	case errors.As(err, &ae) && cmdPath == "topicsnap restore":
+		return exitNotAllowed, fmt.Sprintf("ask the cluster's operator for %[3]s on topic %[2]s for %[1]s (CREATE too when the topic does not exist), "+
+			"WRITE and DESCRIBE on transactional id topicsnap-restore-%[2]s and READ on group topicsnap-restore-%[2]s", ae.Principal, ae.Topic, ae.Ops)
 	case errors.As(err, &ae):
 		return exitNotAllowed, fmt.Sprintf("ask the cluster's operator for READ and DESCRIBE on topic %[2]s for %[1]s "+
 			"(kafka-acls.sh --bootstrap-server HOST:PORT --add --allow-principal %[1]s --operation Read --operation Describe --topic %[2]s), "+
@@ -215,7 +229,7 @@ questions about the copy: SQL, reconciliation checks, reports over HTTP.`,
 	}
 	root.SetVersionTemplate("topicsnap {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(a.dumpCmd(), a.catalogCmd(), a.lsCmd())
+	root.AddCommand(a.dumpCmd(), a.restoreCmd(), a.catalogCmd(), a.lsCmd())
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(a))
 	}

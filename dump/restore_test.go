@@ -1,0 +1,400 @@
+package dump
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// restored is a committed data record as a consumer sees it: what a
+// restore must reproduce.
+type restored struct {
+	Key, Value []byte
+	Headers    []catalog.Header
+	Timestamp  int64
+}
+
+// committedRecords reads the committed data records of topic in dir, per
+// partition in offset order: no markers, no records of aborted
+// transactions, transactions left open in a file decided by later markers.
+// A record whose transaction is undecided fails the test.
+func committedRecords(t *testing.T, dir, topic string) map[int32][]restored {
+	t.Helper()
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := d.Manifests(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int32][]restored{}
+	for _, m := range ms {
+		markers, err := d.ReadMarkers(context.Background(), m, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range m.Files {
+			rows, err := catalog.ReadDataFile(d.FilePath(m.TP(), f.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range rows {
+				ok, decided := catalog.Committed(&rows[i], markers)
+				if !decided {
+					t.Fatalf("%s/%d offset %d: transaction undecided in the dump", topic, m.Partition, rows[i].Offset)
+				}
+				if ok {
+					r := rows[i]
+					out[m.Partition] = append(out[m.Partition], restored{Key: r.Key, Value: r.Value, Headers: r.Headers, Timestamp: r.Timestamp})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sameBytes is bytes.Equal that tells null from empty.
+func sameBytes(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
+
+// compareRestored fails the test at the first record of want that got
+// does not hold exactly, in the same partition and order.
+func compareRestored(t *testing.T, want, got map[int32][]restored) (n int) {
+	t.Helper()
+	for p, w := range want {
+		g := got[p]
+		if len(g) != len(w) {
+			t.Fatalf("partition %d: %d records restored, want %d", p, len(g), len(w))
+		}
+		for i := range w {
+			a, b := w[i], g[i]
+			same := sameBytes(a.Key, b.Key) && sameBytes(a.Value, b.Value) && a.Timestamp == b.Timestamp && len(a.Headers) == len(b.Headers)
+			for j := 0; same && j < len(a.Headers); j++ {
+				same = a.Headers[j].Key == b.Headers[j].Key && sameBytes(a.Headers[j].Value, b.Headers[j].Value)
+			}
+			if !same {
+				t.Fatalf("partition %d record %d: restored %+v, want %+v", p, i, b, a)
+			}
+		}
+		n += len(w)
+	}
+	for p, g := range got {
+		if _, ok := want[p]; !ok && len(g) > 0 {
+			t.Fatalf("partition %d: %d records restored to a partition the source did not have", p, len(g))
+		}
+	}
+	return n
+}
+
+func restoreOnce(t *testing.T, brokers []string, dir, topic, to string, mod ...func(*RestoreOptions)) RestoreSummary {
+	t.Helper()
+	o := RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: dir, Topic: topic, ToTopic: to}
+	for _, f := range mod {
+		f(&o)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	s, err := Restore(ctx, o)
+	if err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	return s
+}
+
+// txnProduce writes recs in one transaction of a new transactional
+// producer and commits or aborts it.
+func txnProduce(t *testing.T, brokers []string, commit bool, recs ...*kgo.Record) {
+	t.Helper()
+	cl := producer(t, brokers, kgo.TransactionalID(fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cl.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitStable waits until every partition's last stable offset is its high
+// watermark: the coordinator writes a transaction's markers after
+// EndTransaction returns, and a dump before them sees it open.
+func waitStable(t *testing.T, brokers []string, topic string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		ends, err1 := adm.ListEndOffsets(ctx, topic)
+		stable, err2 := adm.ListCommittedOffsets(ctx, topic)
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatal(err)
+		}
+		same := true
+		ends.Each(func(o kadm.ListedOffset) {
+			if s, _ := stable.Lookup(topic, o.Partition); s.Offset != o.Offset {
+				same = false
+			}
+		})
+		if same {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: last stable offsets never reached the high watermarks", topic)
+		case <-time.After(20 * time.Millisecond): // polling the broker, not synchronizing goroutines
+		}
+	}
+}
+
+// dumpTarget dumps a restore's target into a new folder with topicsnap's
+// own dump, once its last transaction's markers are written.
+func dumpTarget(t *testing.T, brokers []string, target string) string {
+	t.Helper()
+	waitStable(t, brokers, target)
+	dir := t.TempDir()
+	dumpOnce(t, brokers, dir, target)
+	return dir
+}
+
+// sourceWithEverything fills a new 3-partition topic with what a restore
+// must keep exactly (nulls, empties, binary keys, duplicate headers with a
+// null value, old and far timestamps) and what it must leave out (markers,
+// an aborted transaction), and dumps it into a new folder.
+func sourceWithEverything(t *testing.T, brokers []string, configs map[string]*string) (topic, dir string) {
+	t.Helper()
+	// Timestamps from 1970 on: without retention.ms=-1 the broker would
+	// delete them under the dump.
+	keep := "-1"
+	if configs == nil {
+		configs = map[string]*string{}
+	}
+	configs["retention.ms"] = &keep
+	topic = newTopic(t, brokers, 3, configs)
+	p := producer(t, brokers)
+	ts := func(ms int64) time.Time { return time.UnixMilli(ms) }
+	hdrs := []kgo.RecordHeader{{Key: "h", Value: []byte("1")}, {Key: "h", Value: nil}, {Key: "b", Value: []byte{0, 1}}, {Key: "h", Value: []byte{}}}
+	produce(t, p,
+		&kgo.Record{Topic: topic, Partition: 0, Key: nil, Value: nil, Timestamp: ts(1)},
+		&kgo.Record{Topic: topic, Partition: 0, Key: []byte{}, Value: []byte{}, Timestamp: ts(1_600_000_000_000)},
+		&kgo.Record{Topic: topic, Partition: 0, Key: []byte{0xff, 0xfe, 0}, Value: bytes.Repeat([]byte("v"), 300_000), Timestamp: ts(253_402_300_799_000)},
+		&kgo.Record{Topic: topic, Partition: 1, Key: []byte("k"), Value: []byte("with headers"), Headers: hdrs, Timestamp: ts(1_700_000_000_000)},
+		&kgo.Record{Topic: topic, Partition: 2, Key: nil, Value: []byte("null key"), Timestamp: ts(1_700_000_000_001)},
+	)
+	txnProduce(t, brokers, true,
+		&kgo.Record{Topic: topic, Partition: 0, Key: []byte("c1"), Value: []byte("committed 1"), Timestamp: ts(1_700_000_001_000)},
+		&kgo.Record{Topic: topic, Partition: 1, Key: []byte("c2"), Value: []byte("committed 2"), Headers: hdrs[:2], Timestamp: ts(1_700_000_001_001)},
+	)
+	txnProduce(t, brokers, false,
+		&kgo.Record{Topic: topic, Partition: 1, Key: []byte("a1"), Value: []byte("aborted 1"), Timestamp: ts(1_700_000_002_000)},
+		&kgo.Record{Topic: topic, Partition: 2, Key: []byte("a2"), Value: []byte("aborted 2"), Timestamp: ts(1_700_000_002_001)},
+	)
+	var more []*kgo.Record
+	for i := 0; i < 3000; i++ {
+		more = append(more, &kgo.Record{Topic: topic, Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprintf(`{"n":%d}`, i)), Timestamp: ts(1_700_000_003_000 + int64(i))})
+	}
+	produce(t, p, more...)
+	waitStable(t, brokers, topic)
+	dir = t.TempDir()
+	dumpOnce(t, brokers, dir, topic, func(o *Options) { o.FileRows = 700 })
+	return topic, dir
+}
+
+// TestRestoreRoundTrip restores a snapshot into a topic that does not
+// exist, dumps that topic with topicsnap's own dump, and compares every
+// committed data record; a second run restores nothing more.
+func TestRestoreRoundTrip(t *testing.T) {
+	if !realBroker() {
+		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS): transactions and created-topic configs")
+	}
+	brokers := testCluster(t)
+	ms, maxBytes := "-1", "2000000"
+	topic, dir := sourceWithEverything(t, brokers, map[string]*string{"retention.ms": &ms, "max.message.bytes": &maxBytes})
+	want := committedRecords(t, dir, topic)
+	target := topic + "-restored"
+
+	s := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) { o.TxnRecords = 500 })
+	if !s.Created || s.Records != 3007 || s.Markers != 4 || s.Aborted != 2 || s.Transactions < 3 {
+		t.Fatalf("summary %+v", s)
+	}
+	// The target has the source's partition count and recorded configs.
+	cl, _ := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx := context.Background()
+	td, err := adm.ListTopics(ctx, target)
+	if err != nil || len(td[target].Partitions) != 3 {
+		t.Fatalf("target partitions: %v %v", td, err)
+	}
+	rc, err := adm.DescribeTopicConfigs(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range rc[0].Configs {
+		if c.Value != nil {
+			got[c.Key] = *c.Value
+		}
+	}
+	if got["retention.ms"] != "-1" || got["max.message.bytes"] != "2000000" {
+		t.Fatalf("target configs: retention.ms=%s max.message.bytes=%s", got["retention.ms"], got["max.message.bytes"])
+	}
+
+	out := dumpTarget(t, brokers, target)
+	n := compareRestored(t, want, committedRecords(t, out, target))
+
+	// Again: the committed progress says everything is there.
+	s = restoreOnce(t, brokers, dir, topic, target)
+	if s.Records != 0 || s.Created {
+		t.Fatalf("second restore: %+v", s)
+	}
+	out2 := dumpTarget(t, brokers, target)
+	compareRestored(t, want, committedRecords(t, out2, target))
+	t.Logf("%d records restored exactly, markers and aborted records left out, second run produced nothing", n)
+}
+
+// TestRestoreResumesByRange restores a snapshot in three runs (--until an
+// offset, --until a time, then the rest) and finds every record once.
+func TestRestoreResumesByRange(t *testing.T) {
+	if !realBroker() {
+		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS)")
+	}
+	brokers := testCluster(t)
+	topic, dir := sourceWithEverything(t, brokers, nil)
+	want := committedRecords(t, dir, topic)
+	target := topic + "-r"
+	a := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) { o.Until = "500" })
+	b := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) {
+		o.Until = time.UnixMilli(1_700_000_003_000 + 2000).UTC().Format(time.RFC3339Nano)
+	})
+	c := restoreOnce(t, brokers, dir, topic, target)
+	if a.Records == 0 || b.Records == 0 || c.Records == 0 || a.Records+b.Records+c.Records != 3007 {
+		t.Fatalf("three runs restored %d + %d + %d records, want 3007 in all:\n%+v\n%+v\n%+v", a.Records, b.Records, c.Records, a.Partitions, b.Partitions, c.Partitions)
+	}
+	for _, p := range c.Partitions {
+		if !p.Resumed {
+			t.Errorf("partition %d of the last run did not resume from committed progress: %+v", p.Partition, p)
+		}
+	}
+	out := dumpTarget(t, brokers, target)
+	compareRestored(t, want, committedRecords(t, out, target))
+}
+
+// TestRestoreRefusesSmallerTarget: a target with fewer partitions than the
+// source is refused before anything is produced.
+func TestRestoreRefusesSmallerTarget(t *testing.T) {
+	if !realBroker() {
+		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS)")
+	}
+	brokers := testCluster(t)
+	topic, dir := sourceWithEverything(t, brokers, nil)
+	small := newTopic(t, brokers, 2, nil)
+	_, err := Restore(context.Background(), RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: dir, Topic: topic, ToTopic: small})
+	var te *TargetError
+	if !errors.Is(err, ErrTarget) || !errors.As(err, &te) || te.Has != 2 || te.Needs != 3 {
+		t.Fatalf("restore into 2 partitions: %v", err)
+	}
+	cl, _ := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ends, lerr := adm.ListEndOffsets(context.Background(), small)
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset != 0 {
+			t.Errorf("partition %d of the refused target has %d records", o.Partition, o.Offset)
+		}
+	})
+	if !strings.Contains(err.Error(), "has 2 partitions, the source had 3") {
+		t.Errorf("message: %v", err)
+	}
+}
+
+// TestRestoreDryRun says what a restore would produce, creates nothing and
+// produces nothing.
+func TestRestoreDryRun(t *testing.T) {
+	if !realBroker() {
+		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS)")
+	}
+	brokers := testCluster(t)
+	topic, dir := sourceWithEverything(t, brokers, nil)
+	target := topic + "-dry"
+	s := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) { o.DryRun = true })
+	per := map[int32]int64{}
+	for _, p := range s.Partitions {
+		per[p.Partition] = p.Records
+	}
+	// 3 plain + 1 committed on 0; 1 plain + 1 committed on 1; 1 plain on 2; 1000 more each.
+	if !s.Created || s.Records != 3007 || per[0] != 1004 || per[1] != 1002 || per[2] != 1001 || s.Aborted != 2 || s.Markers != 4 {
+		t.Fatalf("dry run: %+v", s)
+	}
+	if !strings.Contains(s.String(), "would restore 3007 records") || !strings.Contains(s.String(), "partition 1: source offsets 0-") {
+		t.Errorf("dry run says:\n%s", s)
+	}
+	cl, _ := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	defer cl.Close()
+	td, err := kadm.NewClient(cl).ListTopics(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if td.Has(target) {
+		t.Fatalf("a dry run created %s", target)
+	}
+}
+
+// TestRestoreStopsAtOpenTransaction: a transaction open at the snapshot
+// stops its partition there, as a read_committed consumer would; once a
+// later dump has its marker, the next restore goes on from there.
+func TestRestoreStopsAtOpenTransaction(t *testing.T) {
+	if !realBroker() {
+		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS)")
+	}
+	brokers := testCluster(t)
+	topic := newTopic(t, brokers, 1, nil)
+	p := producer(t, brokers)
+	produce(t, p, &kgo.Record{Topic: topic, Value: []byte("before")})
+	tx := producer(t, brokers, kgo.TransactionalID(t.Name()+fmt.Sprint(time.Now().UnixNano())))
+	ctx := context.Background()
+	if err := tx.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("in txn")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, p, &kgo.Record{Topic: topic, Value: []byte("after")})
+	dir := t.TempDir()
+	dumpOnce(t, brokers, dir, topic)
+	target := topic + "-r"
+	s := restoreOnce(t, brokers, dir, topic, target)
+	if s.Records != 1 || s.Partitions[0].OpenAt != 1 {
+		t.Fatalf("with a transaction open: %+v", s)
+	}
+	if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		t.Fatal(err)
+	}
+	dumpOnce(t, brokers, dir, topic)
+	s = restoreOnce(t, brokers, dir, topic, target)
+	if s.Records != 2 || s.Partitions[0].OpenAt != -1 {
+		t.Fatalf("after the commit: %+v", s)
+	}
+	out := dumpTarget(t, brokers, target)
+	compareRestored(t, committedRecords(t, dir, topic), committedRecords(t, out, target))
+}
