@@ -78,7 +78,7 @@ func (e *Engine) queryRows(ctx context.Context, q string, args ...any) ([]Row, e
 	if err != nil {
 		return nil, err
 	}
-	if err := e.guard(doc); err != nil {
+	if err := e.guard(ctx, conn, doc); err != nil {
 		return nil, fmt.Errorf("check statement: %w", err)
 	}
 	rows, reset, err := e.queryLazy(ctx, conn, q, doc, args...)

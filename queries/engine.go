@@ -66,7 +66,8 @@ type Engine struct {
 	snaps    []*catalog.ClusterSnapshot // cluster snapshots as of the last refresh
 	built    map[string]bool            // lower-case names of the views and tables built
 	allBuilt bool
-	system   map[string]bool // lower-case names of DuckDB's own tables and views (guard.go)
+	system   map[string]bool // lower-case names of DuckDB's own tables and views (guard.go), read once when first needed
+	systemMu sync.Mutex
 	tempDir  string          // this engine's private spill folder, removed at Close
 }
 
@@ -165,9 +166,6 @@ func (e *Engine) setup(ctx context.Context) error {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("configure duckdb (%s): %w", s, err)
 		}
-	}
-	if e.system, err = systemRelations(ctx, conn); err != nil {
-		return err
 	}
 	return registerFunctions(conn)
 }

@@ -84,8 +84,8 @@ var safeTableFunctions = map[string]bool{"range": true, "generate_series": true,
 // these names, since where the CTE is not in scope the name would reach
 // the system view.
 func systemRelations(ctx context.Context, conn *sql.Conn) (map[string]bool, error) {
-	rows, err := conn.QueryContext(ctx, `SELECT lower(view_name) FROM duckdb_views()
-UNION SELECT lower(table_name) FROM duckdb_tables()`)
+	rows, err := conn.QueryContext(ctx, `SELECT lower(view_name) FROM duckdb_views() WHERE internal
+UNION SELECT lower(table_name) FROM duckdb_tables() WHERE internal`)
 	if err != nil {
 		return nil, fmt.Errorf("list system relations: %w", err)
 	}
@@ -121,10 +121,25 @@ func (e *Engine) isRelation(name string) bool {
 	return false
 }
 
+// systemNames returns DuckDB's own relation names, read on first use (an
+// engine that never judges outside SQL never pays for it).
+func (e *Engine) systemNames(ctx context.Context, conn *sql.Conn) (map[string]bool, error) {
+	e.systemMu.Lock()
+	defer e.systemMu.Unlock()
+	if e.system == nil {
+		sys, err := systemRelations(ctx, conn)
+		if err != nil {
+			return nil, err
+		}
+		e.system = sys
+	}
+	return e.system, nil
+}
+
 // guard refuses, with a clear message, anything but a single SELECT over
 // the engine's views, catalog tables and the query's own CTEs (see the top
 // of this file).
-func (e *Engine) guard(doc *sqlDoc) error {
+func (e *Engine) guard(ctx context.Context, conn *sql.Conn, doc *sqlDoc) error {
 	if doc.Error {
 		if doc.Type == "not implemented" { // the serializer knows SELECT only
 			return fmt.Errorf("%w: only a read-only SELECT is allowed here (no COPY, ATTACH, INSTALL, LOAD, SET, RESET, PRAGMA, CREATE, INSERT, ...)", ErrRefused)
@@ -136,7 +151,11 @@ func (e *Engine) guard(doc *sqlDoc) error {
 	}
 	ctes := map[string]bool{}
 	collectCTEs(doc.Statements[0], ctes)
-	return e.walkGuard(doc.Statements[0], ctes)
+	system, err := e.systemNames(ctx, conn)
+	if err != nil {
+		return err
+	}
+	return e.walkGuard(doc.Statements[0], ctes, system)
 }
 
 // collectCTEs adds the lower-case names of every CTE defined anywhere in n.
@@ -164,7 +183,7 @@ func collectCTEs(n any, out map[string]bool) {
 	}
 }
 
-func (e *Engine) walkGuard(n any, ctes map[string]bool) error {
+func (e *Engine) walkGuard(n any, ctes, system map[string]bool) error {
 	switch v := n.(type) {
 	case map[string]any:
 		switch v["type"] {
@@ -174,7 +193,7 @@ func (e *Engine) walkGuard(n any, ctes map[string]bool) error {
 				return fmt.Errorf("%w: table function %s() is not allowed here; query the topic views and catalog tables", ErrRefused, name)
 			}
 		case "BASE_TABLE":
-			if err := e.guardTable(v, ctes); err != nil {
+			if err := e.guardTable(v, ctes, system); err != nil {
 				return err
 			}
 		case "SHOW_REF":
@@ -192,13 +211,13 @@ func (e *Engine) walkGuard(n any, ctes map[string]bool) error {
 			}
 		}
 		for _, c := range v {
-			if err := e.walkGuard(c, ctes); err != nil {
+			if err := e.walkGuard(c, ctes, system); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for _, c := range v {
-			if err := e.walkGuard(c, ctes); err != nil {
+			if err := e.walkGuard(c, ctes, system); err != nil {
 				return err
 			}
 		}
@@ -208,7 +227,7 @@ func (e *Engine) walkGuard(n any, ctes map[string]bool) error {
 
 // guardTable allows a table reference to a topic view, a catalog table or
 // a CTE of the query, unqualified or in the main schema.
-func (e *Engine) guardTable(v map[string]any, ctes map[string]bool) error {
+func (e *Engine) guardTable(v map[string]any, ctes, system map[string]bool) error {
 	schema, _ := v["schema_name"].(string)
 	cat, _ := v["catalog_name"].(string)
 	name, _ := v["table_name"].(string)
@@ -219,7 +238,7 @@ func (e *Engine) guardTable(v map[string]any, ctes map[string]bool) error {
 		return nil
 	}
 	l := strings.ToLower(name)
-	if ctes[l] && !e.system[l] && !strings.ContainsAny(name, `./\:`) {
+	if ctes[l] && !system[l] && !strings.ContainsAny(name, `./\:`) {
 		return nil
 	}
 	return fmt.Errorf("%w: %q is not a topic view or catalog table; query those (topicsnap ls lists them)", ErrRefused, name)
@@ -242,7 +261,7 @@ func (e *Engine) CheckReadOnly(ctx context.Context, conn *sql.Conn, query string
 	if err != nil {
 		return err
 	}
-	return e.guard(doc)
+	return e.guard(ctx, conn, doc)
 }
 
 // Expr parses text as one expression over topic's view (the view "T", or

@@ -45,7 +45,7 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 	if e.opts.Locked {
 		doc, err = parseSQL(qctx, conn, q)
 		if err == nil {
-			err = e.guard(doc)
+			err = e.guard(qctx, conn, doc)
 		}
 		if err != nil {
 			cancel()
