@@ -309,7 +309,7 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	for _, t := range p.Report.Tables {
 		p.Tables = append(p.Tables, peopleTable(t))
 	}
-	p.Charts, err = s.drawCharts(r.Context(), name, q.opts, p.Report)
+	p.Charts, err = s.chartsFor(r.Context(), name, q, p.Report)
 	if err != nil {
 		p.ChartErr = s.clean(err)
 	}
@@ -326,6 +326,23 @@ func (s *Server) formFields(check string, v url.Values) (fields []formField, hid
 		fields = append(fields, formField{checkParam: paramOf(op), Value: v.Get(name), Disabled: op.Kind == queries.KindExpr && !s.sql})
 	}
 	return fields, nil
+}
+
+// chartsFor draws a check's charts from its report, cached like the report
+// (the gaps chart reads the catalog's coverage).
+func (s *Server) chartsFor(ctx context.Context, name string, q checkQuery, r *queries.Report) ([]chart, error) {
+	version, key := s.engine.Version(), "charts\x00"+q.key(name)
+	if c, ok := s.cache.get(version, key); ok {
+		s.metrics.cache("charts", true)
+		return c.charts, nil
+	}
+	s.metrics.cache("charts", false)
+	charts, err := s.drawCharts(ctx, name, q.opts, r)
+	if err != nil {
+		return nil, err
+	}
+	s.cache.put(version, key, cached{charts: charts})
+	return charts, nil
 }
 
 // drawCharts draws a check's charts from its report: the same figures the
