@@ -1,0 +1,204 @@
+package dump
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// cut is the state of one topic at a snapshot's start.
+type cut struct {
+	id     string
+	asOf   time.Time
+	state  *catalog.ClusterSnapshot
+	starts map[int32]int64
+	ends   map[int32]int64
+	stable map[int32]int64
+}
+
+func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
+	now := time.Now().UTC()
+	c := &cut{id: catalog.NewSnapshotID(now), asOf: now, starts: map[int32]int64{}, ends: map[int32]int64{}, stable: map[int32]int64{}}
+	md, err := d.adm.Metadata(ctx, topic)
+	if ae := d.denied(fmt.Sprintf("describe topic %q", topic), topic, "DESCRIBE and READ", err); ae != nil {
+		return nil, ae
+	}
+	if err != nil {
+		return nil, fmt.Errorf("describe topic %s: %w", topic, classify(err))
+	}
+	td, ok := md.Topics[topic]
+	if !ok || td.Err != nil {
+		if td.Err != nil && !errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
+			return nil, fmt.Errorf("describe topic %s: %w", topic, classify(td.Err))
+		}
+		return nil, fmt.Errorf("%w: topic %q is gone from the cluster", ErrUnknownTopic, topic)
+	}
+	list := func(what string, f func(context.Context, ...string) (kadm.ListedOffsets, error), into map[int32]int64) error {
+		lo, err := f(ctx, topic)
+		if ae := d.denied(fmt.Sprintf("list the %s offsets of topic %q", what, topic), topic, "DESCRIBE and READ", err); ae != nil {
+			return ae
+		}
+		if err != nil {
+			return fmt.Errorf("list %s offsets of %s: %w", what, topic, classify(err))
+		}
+		var ferr error
+		lo.Each(func(o kadm.ListedOffset) {
+			if o.Err != nil && ferr == nil {
+				ferr = fmt.Errorf("list %s offset of %s/%d: %w", what, topic, o.Partition, classify(o.Err))
+			}
+			into[o.Partition] = o.Offset
+		})
+		return ferr
+	}
+	if err := list("start", d.adm.ListStartOffsets, c.starts); err != nil {
+		return nil, err
+	}
+	if err := list("end", d.adm.ListEndOffsets, c.ends); err != nil {
+		return nil, err
+	}
+	if err := list("last stable", d.adm.ListCommittedOffsets, c.stable); err != nil {
+		return nil, err
+	}
+	st := &catalog.ClusterSnapshot{ID: c.id, Topic: topic, AsOf: now, PartitionCount: len(td.Partitions), Configs: map[string]string{}}
+	for _, b := range md.Brokers {
+		st.Brokers = append(st.Brokers, fmt.Sprintf("%d=%s:%d", b.NodeID, b.Host, b.Port))
+	}
+	for _, p := range td.Partitions.Sorted() {
+		st.ReplicationFactor = max(st.ReplicationFactor, len(p.Replicas))
+		st.Partitions = append(st.Partitions, catalog.PartitionState{
+			Partition: p.Partition, LogStart: c.starts[p.Partition], HighWatermark: c.ends[p.Partition],
+			LastStable: c.stable[p.Partition], Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
+			Replicas: p.Replicas, ISR: p.ISR,
+		})
+	}
+	if rc, err := d.adm.DescribeTopicConfigs(ctx, topic); err == nil {
+		for _, r := range rc {
+			if r.Err != nil {
+				st.ConfigsError = fmt.Sprintf("read the configs of topic %s: %v", topic, r.Err)
+			}
+			for _, cfg := range r.Configs {
+				switch cfg.Key {
+				case "cleanup.policy", "retention.ms", "retention.bytes", "min.insync.replicas", "segment.ms", "segment.bytes", "message.timestamp.type", "max.message.bytes":
+					if cfg.Value != nil {
+						st.Configs[cfg.Key] = *cfg.Value
+					}
+				}
+			}
+		}
+	} else if isAuthz(err) {
+		st.ConfigsError = fmt.Sprintf("%s may not read the configs of topic %s (DESCRIBE_CONFIGS): %v", d.who, topic, err)
+	} else {
+		return nil, fmt.Errorf("describe configs of %s: %w", topic, classify(err))
+	}
+	if st.ConfigsError != "" {
+		d.warn(st.ConfigsError + "; the snapshot records no configs")
+	}
+	st.Groups, st.GroupsError, err = d.groups(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	if st.GroupsError != "" {
+		d.warn(st.GroupsError + "; the snapshot records the consumer groups as not fully known")
+	}
+	c.state = st
+	return c, nil
+}
+
+// groups returns the consumer groups with committed offsets on topic, and,
+// if the principal may not see them all, why (the groups are then those it
+// could read). Groups are optional to a dump: not being allowed to read
+// them is no error.
+func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState, string, error) {
+	var unknown []string
+	if !d.mayDescribeCluster(ctx) {
+		unknown = append(unknown, fmt.Sprintf("%s lacks DESCRIBE on the cluster, so the broker lists only the consumer groups it may describe", d.who))
+	}
+	listed, err := d.adm.ListGroups(ctx)
+	if isAuthz(err) {
+		return nil, fmt.Sprintf("%s may not list the consumer groups: %v", d.who, err), nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("list groups: %w", classify(err))
+	}
+	names := listed.Groups()
+	if len(names) == 0 {
+		return nil, strings.Join(unknown, "; "), nil
+	}
+	offs := d.adm.FetchManyOffsets(ctx, names...)
+	desc, err := d.adm.DescribeGroups(ctx, names...)
+	if err != nil && len(desc) == 0 && !isAuthz(err) {
+		return nil, "", fmt.Errorf("describe groups: %w", classify(err))
+	}
+	var unread []string
+	var out []catalog.GroupState
+	for _, g := range names {
+		r, ok := offs[g]
+		if !ok || r.Err != nil {
+			if ok && r.Err != nil {
+				unread = append(unread, fmt.Sprintf("%s (%v)", g, r.Err))
+			}
+			continue
+		}
+		tos, ok := r.Fetched[topic]
+		if !ok || len(tos) == 0 {
+			continue
+		}
+		gs := catalog.GroupState{Group: g}
+		for p, o := range tos {
+			if o.Err != nil || o.At < 0 {
+				continue
+			}
+			gs.Offsets = append(gs.Offsets, catalog.GroupOffset{Partition: p, Offset: o.At, LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata})
+		}
+		if len(gs.Offsets) == 0 {
+			continue
+		}
+		sort.Slice(gs.Offsets, func(i, j int) bool { return gs.Offsets[i].Partition < gs.Offsets[j].Partition })
+		if dg, ok := desc[g]; ok {
+			gs.State, gs.Protocol, gs.ProtocolType = dg.State, dg.Protocol, dg.ProtocolType
+			for _, m := range dg.Members {
+				gm := catalog.GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
+				if m.InstanceID != nil {
+					gm.InstanceID = *m.InstanceID
+				}
+				if ca, ok := m.Assigned.AsConsumer(); ok {
+					for _, t := range ca.Topics {
+						if t.Topic == topic {
+							gm.Assigned = append(gm.Assigned, t.Partitions...)
+						}
+					}
+				}
+				gs.Members = append(gs.Members, gm)
+			}
+		}
+		out = append(out, gs)
+	}
+	if len(unread) > 0 {
+		sort.Strings(unread)
+		unknown = append(unknown, fmt.Sprintf("%s could not read the offsets of consumer groups %s", d.who, strings.Join(unread, ", ")))
+	}
+	return out, strings.Join(unknown, "; "), nil
+}
+
+// mayDescribeCluster reports whether the principal has DESCRIBE on the
+// cluster, without which ListGroups leaves out the groups it may not
+// describe. A broker too old to say (before Kafka 2.8) is taken at its word.
+func (d *dumper) mayDescribeCluster(ctx context.Context) bool {
+	req := kmsg.NewPtrDescribeClusterRequest()
+	req.IncludeClusterAuthorizedOperations = true
+	resp, err := req.RequestWith(ctx, d.cl)
+	if err != nil || resp.ErrorCode != 0 || resp.ClusterAuthorizedOperations == math.MinInt32 {
+		return true
+	}
+	return slices.Contains(kadm.DecodeACLOperations(resp.ClusterAuthorizedOperations), kadm.OpDescribe)
+}

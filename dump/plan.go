@@ -1,0 +1,203 @@
+package dump
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+// position is a parsed --from or --until: its word (earliest, now), an
+// offset, or a time.
+type position struct {
+	text   string
+	word   bool
+	offset int64 // when !word and at is zero
+	at     time.Time
+}
+
+func (p position) isOffset() bool { return !p.word && p.at.IsZero() }
+
+func (p position) isTime() bool { return !p.word && !p.at.IsZero() }
+
+func parsePosition(flag, v, word string) (position, error) {
+	if v == "" || v == word {
+		return position{text: v, word: true}, nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			// Kafka's offsets start at 0; a negative one would be recorded
+			// as offsets Kafka deleted, which it never had.
+			return position{}, fmt.Errorf("%w: %s %s: an offset is 0 or more; use %s, an offset, or an RFC3339 time", ErrBadOption, flag, v, word)
+		}
+		return position{text: v, offset: n}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return position{text: v, at: t}, nil
+	}
+	return position{}, fmt.Errorf("%w: %s %q: use %s, an offset, or an RFC3339 time such as 2026-09-14T08:47:00Z", ErrBadOption, flag, v, word)
+}
+
+// checkPositions refuses --from and --until that cannot be meant: each on
+// its own, a --from that is not before --until (which is exclusive), and an
+// --until with --follow, which only an interrupt stops.
+func checkPositions(opts Options) error {
+	from, err := parsePosition("--from", opts.From, "earliest")
+	if err != nil {
+		return err
+	}
+	until, err := parsePosition("--until", opts.Until, "now")
+	if err != nil {
+		return err
+	}
+	if opts.Follow && !until.word {
+		return fmt.Errorf("%w: --follow with --until %s: --follow dumps until interrupted and --until stops at one point; drop one of them", ErrBadOption, until.text)
+	}
+	if from.isOffset() && until.isOffset() && from.offset >= until.offset ||
+		from.isTime() && until.isTime() && !from.at.Before(until.at) {
+		return fmt.Errorf("%w: --from %s is not before --until %s (--until is exclusive), so nothing would be dumped; give a --from before --until", ErrBadOption, from.text, until.text)
+	}
+	return nil
+}
+
+// checkPartitions refuses a --partitions that names a partition one of the
+// topics does not have.
+func checkPartitions(flag string, parts map[int32]bool, topics []string, all kadm.TopicDetails) error {
+	if parts == nil {
+		return nil
+	}
+	for _, t := range topics {
+		have := all[t].Partitions
+		var missing []int32
+		for p := range parts {
+			if _, ok := have[p]; !ok {
+				missing = append(missing, p)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		slices.Sort(missing)
+		names := make([]string, len(missing))
+		for i, p := range missing {
+			names[i] = strconv.Itoa(int(p))
+		}
+		has := "no partitions"
+		if n := len(have); n > 0 {
+			has = fmt.Sprintf("partitions 0-%d", n-1)
+		}
+		return fmt.Errorf("%w: --partitions %s: topic %s has no partition %s (it has %s)", ErrBadOption, flag, t, strings.Join(names, ", "), has)
+	}
+	return nil
+}
+
+// parsePartitions reads "0,3-5" into a set; nil means all.
+func parsePartitions(s string) (map[int32]bool, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[int32]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, err1 := strconv.ParseInt(lo, 10, 32)
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.ParseInt(hi, 10, 32)
+		}
+		if err1 != nil || err2 != nil || a < 0 || b < a {
+			return nil, fmt.Errorf("%w: --partitions %q: use a list such as 0,3-5", ErrBadOption, s)
+		}
+		for p := a; p <= b; p++ {
+			out[int32(p)] = true
+		}
+	}
+	return out, nil
+}
+
+// plan is what one partition will do in this snapshot.
+type plan struct {
+	tp       catalog.TopicPartition
+	manifest *catalog.Manifest
+	from     int64 // first offset to read
+	until    int64 // exclusive end
+	lost     []catalog.LostRange
+}
+
+func (d *dumper) planPartition(ctx context.Context, c *cut, m *catalog.Manifest) (*plan, error) {
+	p := m.Partition
+	logStart, hwm := c.starts[p], c.ends[p]
+	pl := &plan{tp: m.TP(), manifest: m, until: hwm}
+	switch u := d.opts.Until; {
+	case u == "" || u == "now":
+	default:
+		if n, err := strconv.ParseInt(u, 10, 64); err == nil {
+			pl.until = min(hwm, n)
+		} else {
+			t, _ := time.Parse(time.RFC3339Nano, u)
+			off, err := d.offsetAfter(ctx, m.TP(), t)
+			if err != nil {
+				return nil, err
+			}
+			if off >= 0 {
+				pl.until = min(hwm, off)
+			}
+		}
+	}
+	now := c.asOf
+	if m.NextOffset >= 0 {
+		pl.from = m.NextOffset
+		if logStart > pl.from {
+			pl.lost = append(pl.lost, catalog.LostRange{Kind: catalog.LostBetween, From: pl.from, To: logStart - 1, DetectedAt: now, Snapshot: c.id})
+			pl.from = logStart
+		}
+	} else {
+		switch f := d.opts.From; {
+		case f == "" || f == "earliest":
+			pl.from = logStart
+			if logStart > 0 {
+				pl.lost = append(pl.lost, catalog.LostRange{Kind: catalog.LostBeforeFirst, From: 0, To: logStart - 1, DetectedAt: now, Snapshot: c.id})
+			}
+		default:
+			if n, err := strconv.ParseInt(f, 10, 64); err == nil {
+				pl.from = n
+				if n < logStart {
+					pl.lost = append(pl.lost, catalog.LostRange{Kind: catalog.LostBeforeFirst, From: n, To: logStart - 1, DetectedAt: now, Snapshot: c.id})
+					pl.from = logStart
+				}
+			} else {
+				t, _ := time.Parse(time.RFC3339Nano, f)
+				off, err := d.offsetAfter(ctx, m.TP(), t)
+				if err != nil {
+					return nil, err
+				}
+				if off < 0 {
+					off = hwm
+				}
+				pl.from = max(off, logStart)
+			}
+		}
+	}
+	if pl.until < pl.from {
+		pl.until = pl.from
+	}
+	return pl, nil
+}
+
+func (d *dumper) offsetAfter(ctx context.Context, tp catalog.TopicPartition, t time.Time) (int64, error) {
+	lo, err := d.adm.ListOffsetsAfterMilli(ctx, t.UnixMilli(), tp.Topic)
+	if err != nil {
+		return 0, fmt.Errorf("list offsets of %s after %s: %w", tp.Topic, t.Format(time.RFC3339), classify(err))
+	}
+	o, ok := lo.Lookup(tp.Topic, tp.Partition)
+	if !ok || o.Err != nil {
+		return -1, nil
+	}
+	return o.Offset, nil
+}

@@ -1,0 +1,193 @@
+package dump
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// item is what the reader hands a partition's writer, in offset order.
+type item struct {
+	recs []*kgo.Record
+	lost *catalog.LostRange
+}
+
+// readAll consumes every planned partition up to its end, with one client,
+// and a writer goroutine per partition.
+func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, sum *Summary) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	assign := map[int32]kgo.Offset{}
+	writers := map[int32]*writer{}
+	var wg sync.WaitGroup
+	errc := make(chan error, len(plans))
+	var records, bytes, files, lostN, lostOffsets atomic.Int64
+	for _, pl := range plans {
+		w := &writer{d: d, c: c, pl: pl, in: make(chan item, 1), fileRows: d.opts.FileRows, fileBytes: d.opts.FileBytes,
+			records: &records, bytes: &bytes, files: &files, lostN: &lostN, lostOffsets: &lostOffsets, next: pl.from, readAt: pl.from, groupRows: groupRowsFor(len(plans))}
+		writers[pl.tp.Partition] = w
+		if d.opts.Progress != nil {
+			d.opts.Progress.Start(pl.tp, pl.from, pl.until)
+		}
+		if pl.from < pl.until {
+			assign[pl.tp.Partition] = kgo.NewOffset().At(pl.from)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.run(ctx); err != nil {
+				errc <- err
+				cancel()
+			}
+		}()
+	}
+	rerr := d.consume(ctx, c, assign, writers)
+	for _, w := range writers {
+		w.close()
+	}
+	wg.Wait()
+	close(errc)
+	sum.Partitions += len(plans)
+	sum.Records += records.Load()
+	sum.Bytes += bytes.Load()
+	sum.Files += int(files.Load())
+	sum.Lost += int(lostN.Load())
+	sum.LostOffsets += lostOffsets.Load()
+	if werr := <-errc; werr != nil {
+		return werr
+	}
+	return rerr
+}
+
+func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offset, writers map[int32]*writer) error {
+	if len(assign) == 0 {
+		return nil
+	}
+	topic := c.state.Topic
+	fetchMax := d.opts.FetchMaxBytes
+	if fetchMax <= 0 {
+		fetchMax = 16 << 20
+	}
+	cl, err := NewClient(d.conn,
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
+		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
+		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
+		kgo.KeepControlRecords(),
+		kgo.FetchMaxBytes(fetchMax),
+		kgo.FetchMaxPartitionBytes(min(fetchMax, 4<<20)),
+		kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.WithHooks(&waitHook{p: d.opts.Progress}),
+	)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	remaining := len(assign)
+	for remaining > 0 {
+		fetches := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var ferr error
+		fetches.EachError(func(t string, p int32, err error) {
+			if ferr != nil {
+				return
+			}
+			if errors.Is(err, kerr.OffsetOutOfRange) {
+				ferr = d.handleOutOfRange(ctx, cl, c, writers[p])
+				return
+			}
+			if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+				ferr = ctx.Err()
+				return
+			}
+			if ae := d.denied(fmt.Sprintf("read partition %d of topic %q", p, t), t, "READ", err); ae != nil {
+				ferr = ae
+				return
+			}
+			cerr := classify(err)
+			if errors.Is(cerr, ErrAuthentication) || errors.Is(cerr, ErrAuthorization) {
+				ferr = fmt.Errorf("read %s/%d: %w", t, p, cerr)
+				return
+			}
+			if d.opts.Progress != nil {
+				d.opts.Progress.Waiting(fmt.Sprintf("%s/%d: %v (retrying)", t, p, err))
+			}
+		})
+		if ferr != nil {
+			return ferr
+		}
+		fetches.EachPartition(func(fp kgo.FetchTopicPartition) {
+			w := writers[fp.Partition]
+			if w == nil || w.finished || len(fp.Records) == 0 {
+				return
+			}
+			recs := fp.Records
+			// Keep only offsets below the cut; anything later is the next snapshot's.
+			n := sort.Search(len(recs), func(i int) bool { return recs[i].Offset >= w.pl.until })
+			done := n < len(recs) || (n > 0 && recs[n-1].Offset >= w.pl.until-1)
+			if n > 0 {
+				select {
+				case w.in <- item{recs: recs[:n]}:
+				case <-ctx.Done():
+				}
+				w.readAt = recs[n-1].Offset + 1
+			}
+			if done {
+				w.finished = true
+				remaining--
+				cl.RemoveConsumePartitions(map[string][]int32{topic: {fp.Partition}})
+			}
+		})
+	}
+	return nil
+}
+
+// handleOutOfRange records the offsets retention deleted under our feet and
+// resumes from the new log start. It never jumps silently.
+func (d *dumper) handleOutOfRange(ctx context.Context, cl *kgo.Client, c *cut, w *writer) error {
+	lo, err := d.adm.ListStartOffsets(ctx, w.pl.tp.Topic)
+	if err != nil {
+		return fmt.Errorf("list start offsets of %s after offset out of range: %w", w.pl.tp.Topic, classify(err))
+	}
+	o, ok := lo.Lookup(w.pl.tp.Topic, w.pl.tp.Partition)
+	if !ok || o.Err != nil {
+		return fmt.Errorf("list start offset of %s after offset out of range: %v", w.pl.tp, o.Err)
+	}
+	from := w.readAt
+	if o.Offset <= from {
+		return fmt.Errorf("read %s at offset %d: broker says out of range, yet its log starts at %d; refusing to guess", w.pl.tp, from, o.Offset)
+	}
+	lost := &catalog.LostRange{Kind: catalog.LostBetween, From: from, To: min(o.Offset, w.pl.until) - 1, DetectedAt: time.Now().UTC(), Snapshot: c.id}
+	select {
+	case w.in <- item{lost: lost}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if o.Offset >= w.pl.until {
+		w.finished = true
+		cl.RemoveConsumePartitions(map[string][]int32{w.pl.tp.Topic: {w.pl.tp.Partition}})
+		return nil
+	}
+	w.readAt = o.Offset
+	cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{w.pl.tp.Topic: {w.pl.tp.Partition: {Epoch: -1, Offset: o.Offset}}})
+	return nil
+}
+
+// schemaID reads a Confluent Schema Registry wire-format header.
+func schemaID(v []byte) *int32 {
+	if len(v) >= 5 && v[0] == 0 {
+		id := int32(binary.BigEndian.Uint32(v[1:5]))
+		return &id
+	}
+	return nil
+}
