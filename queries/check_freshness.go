@@ -12,7 +12,7 @@ func init() {
 		Name:    "freshness",
 		Summary: "staleness at the cut, silent stretches, late records",
 		Order:   80,
-		Options: []string{"silence", "event_time", "late", "limit"},
+		Options: []string{"stale", "silence", "event_time", "late", "limit"},
 		run:     checkFreshness,
 	})
 }
@@ -81,8 +81,23 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 		}
 		r.Charts = append(r.Charts, c)
 	}
-	r.Summary.Set("max_staleness_seconds", maxStale).Set("silent_stretches", stretches).Set("late_records", late)
+	stale := o.Stale
+	if stale <= 0 {
+		stale = 3600
+	}
+	var staleParts []string
+	for _, p := range parts {
+		if asFloat(p.Get("staleness_seconds")) > stale {
+			staleParts = append(staleParts, fmt.Sprint(p.Get("partition")))
+		}
+	}
+	r.Summary.Set("max_staleness_seconds", maxStale).Set("stale_partitions", int64(len(staleParts))).
+		Set("silent_stretches", stretches).Set("late_records", late)
 	var notes []string
+	if len(staleParts) > 0 {
+		notes = append(notes, fmt.Sprintf("stale: the newest record is %s older than the cut (over %s) on %s %s",
+			humanSeconds(maxStale), humanSeconds(stale), plural(int64(len(staleParts)), "partition", "partitions"), strings.Join(staleParts, ", ")))
+	}
 	if len(sil) > 0 {
 		longest := sil[0]
 		notes = append(notes, fmt.Sprintf("%s; the longest: partition %d silent for %s while others carried on", plural(stretches, "silent stretch", "silent stretches"), asInt(longest.Get("partition")), humanSeconds(asFloat(longest.Get("seconds")))))
@@ -93,7 +108,7 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 	if len(notes) > 0 {
 		r.Status, r.Message = StatusWarn, strings.Join(notes, "; ")
 	} else {
-		r.Status, r.Message = StatusOK, fmt.Sprintf("no silent stretch over %s; the newest record of each partition is at most %s older than the cut", humanSeconds(silence), humanSeconds(maxStale))
+		r.Status, r.Message = StatusOK, fmt.Sprintf("no silent stretch over %s; the newest record of each partition is at most %s older than the cut (stale past %s)", humanSeconds(silence), humanSeconds(maxStale), humanSeconds(stale))
 	}
 	return r, nil
 }

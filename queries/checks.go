@@ -145,6 +145,7 @@ func buildOptions() map[string]*Option {
 	opt(Option{Name: "silence", Kind: KindSeconds, Default: "5m", Min: 0.001, Max: 1e9, Help: "a partition silent this long while others carry on is reported", field: num(func(c *CheckOptions) *float64 { return &c.Silence })})
 	opt(Option{Name: "event_time", Kind: KindExpr, Help: "event time expression, for late records", field: str(func(c *CheckOptions) *string { return &c.EventTime })})
 	opt(Option{Name: "late", Kind: KindSeconds, Default: "1m", Min: 0.001, Max: 1e9, Help: "event time this far behind the broker time is late", field: num(func(c *CheckOptions) *float64 { return &c.Late })})
+	opt(Option{Name: "stale", Kind: KindSeconds, Default: "1h", Min: 0.001, Max: 1e10, Help: "a partition whose newest record is this much older than the cut is stale", field: num(func(c *CheckOptions) *float64 { return &c.Stale })})
 	opt(Option{Name: "limit", Kind: KindInt, Default: "50", Min: 1, Max: MaxLimit, Help: "example rows kept of each kind (counts are never limited)", field: whole(func(c *CheckOptions) *int { return &c.Limit })})
 	return set
 }

@@ -34,6 +34,7 @@ type CheckOptions struct {
 	Silence   float64 // freshness: seconds of silence that count (300)
 	EventTime string  // freshness: event time expression
 	Late      float64 // freshness: seconds behind the broker time that count as late (60)
+	Stale     float64 // freshness: seconds between a partition's newest record and the cut that count as stale (3600)
 
 	Limit int // example rows kept (default 50)
 

@@ -51,3 +51,22 @@ func TestChecksComeFromTheRegistry(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLBodyWhateverItsType: a JSON body sent without a JSON content type
+// (curl -d) is read as JSON; an empty one says what to send.
+func TestSQLBodyWhateverItsType(t *testing.T) {
+	_, ts := newTestServer(t, Options{})
+	r := do(t, http.MethodPost, ts.URL+"/api/sql", strings.NewReader(`{"sql": "SELECT 41 + 1 AS x"}`),
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+	if r.code != http.StatusOK || !strings.Contains(r.body, "42") {
+		t.Errorf("JSON as a form: %d %s", r.code, r.body)
+	}
+	r = do(t, http.MethodPost, ts.URL+"/api/sql", strings.NewReader(`sql=SELECT+7`), map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+	if r.code != http.StatusOK || !strings.Contains(r.body, "7") {
+		t.Errorf("a form: %d %s", r.code, r.body)
+	}
+	r = do(t, http.MethodPost, ts.URL+"/api/sql", strings.NewReader(``), nil)
+	if r.code != http.StatusBadRequest || !strings.Contains(r.body, "Content-Type: application/json") {
+		t.Errorf("empty: %d %s", r.code, r.body)
+	}
+}

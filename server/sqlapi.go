@@ -8,8 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -40,7 +42,7 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(req.SQL) == "" {
-		httpError(w, r, http.StatusBadRequest, "no SQL given: send {\"sql\": \"SELECT ...\"}")
+		httpError(w, r, http.StatusBadRequest, "no SQL given: send {\"sql\": \"SELECT ...\"} (Content-Type: application/json), or a form field sql")
 		return
 	}
 	if req.Format == "" {
@@ -112,20 +114,23 @@ func (s *Server) runSQL(ctx context.Context, q string, write resultWriter) (sqlO
 func readSQLRequest(r *http.Request) (sqlRequest, error) {
 	var req sqlRequest
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct == "application/json" {
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				return req, err
-			}
+	body, err := io.ReadAll(r.Body) // bounded by secure's MaxBytesReader
+	if err != nil {
+		return req, err
+	}
+	// JSON when it says so, and when it is plainly JSON whatever it says
+	// (curl -d sends a JSON body as a form).
+	if ct == "application/json" || strings.HasPrefix(strings.TrimSpace(string(body)), "{") {
+		if err := json.Unmarshal(body, &req); err != nil {
 			return req, &badRequest{"the body is not JSON like {\"sql\": \"SELECT 1\", \"format\": \"json\"}"}
 		}
 		return req, nil
 	}
-	if err := r.ParseForm(); err != nil {
-		return req, err
+	form, err := url.ParseQuery(string(body))
+	if err != nil {
+		return req, &badRequest{"the body is neither JSON ({\"sql\": \"SELECT 1\"}) nor a form (sql=SELECT+1)"}
 	}
-	return sqlRequest{SQL: r.PostForm.Get("sql"), Format: r.PostForm.Get("format")}, nil
+	return sqlRequest{SQL: form.Get("sql"), Format: form.Get("format")}, nil
 }
 
 // result is a query's rows, read into memory.
