@@ -68,7 +68,7 @@ type Engine struct {
 	allBuilt bool
 	system   map[string]bool // lower-case names of DuckDB's own tables and views (guard.go), read once when first needed
 	systemMu sync.Mutex
-	tempDir  string          // this engine's private spill folder, removed at Close
+	tempDir  string // this engine's private spill folder, removed at Close
 }
 
 // ErrRefused marks SQL a locked engine will not run.
