@@ -27,6 +27,11 @@ func checkKeys(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	}
 	x := s[0]
 	records, mis, crcMis, unexplained := asInt(x.Get("records")), asInt(x.Get("misplaced_records")), asInt(x.Get("crc32_misplaced_records")), asInt(x.Get("unexplained_records"))
+	split := asInt(x.Get("split_keys"))
+	// The partitioner that placed the keys, as far as the placement tells:
+	// one known hash explains every record, or both do between them
+	// (mixed), or every key still sits on one partition that neither
+	// explains (custom: an explicit map, the wind farm's design).
 	part := "unknown"
 	switch {
 	case records == 0:
@@ -37,6 +42,8 @@ func checkKeys(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		part = "crc32"
 	case unexplained == 0:
 		part = "mixed"
+	case split == 0:
+		part = "custom"
 	}
 	r := &Report{Summary: NewRow()}
 	r.Summary.Set("keys", asInt(x.Get("keys"))).Set("misplaced_records", mis).Set("split_keys", asInt(x.Get("split_keys"))).
@@ -54,12 +61,24 @@ func checkKeys(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		r.Rows = append(r.Rows, *row)
 	}
 	switch {
+	case records == 0:
+		r.Status, r.Message = StatusWarn, "no keyed records: placement cannot be judged"
 	case mis == 0:
 		r.Status, r.Message = StatusOK, fmt.Sprintf("every keyed record sits on murmur2(key) %% %d, the Java default partitioner", n)
-	case unexplained == 0:
-		r.Status, r.Message = StatusWarn, fmt.Sprintf("%s not on the Java default partition, all explained by librdkafka's crc32 partitioner (partitioner: %s)", plural(mis, "record is", "records are"), part)
+	case crcMis == 0:
+		r.Status, r.Message = StatusOK, fmt.Sprintf("every keyed record sits on crc32(key) %% %d: librdkafka's consistent partitioner (kcat, librdkafka clients), not the Java default", n)
+	case split > 0 && part == "mixed":
+		r.Status, r.Message = StatusFail, fmt.Sprintf("two partitioners write this topic: %s placed by murmur2 (Java) and %s by crc32 (librdkafka), and %s are split across partitions",
+			plural(records-mis, "record", "records"), plural(asInt(x.Get("explained_by_crc32")), "record", "records"), plural(split, "key", "keys"))
+	case split > 0:
+		r.Status, r.Message = StatusFail, fmt.Sprintf("%s split across partitions; %s on a partition neither murmur2 nor crc32 explains",
+			plural(split, "key is", "keys are"), plural(unexplained, "record is", "records are"))
+	case part == "mixed":
+		r.Status, r.Message = StatusWarn, fmt.Sprintf("two partitioners write this topic (%s by crc32, the rest by murmur2); no key is split yet, but a key written by both would be",
+			plural(asInt(x.Get("explained_by_crc32")), "record", "records"))
 	default:
-		r.Status, r.Message = StatusFail, fmt.Sprintf("%s on a partition neither murmur2 nor crc32 explains", plural(unexplained, "record is", "records are"))
+		r.Status, r.Message = StatusOK, fmt.Sprintf("every key sits on one partition, placed by a custom partitioner: %s are on a partition neither murmur2 nor crc32 gives",
+			plural(unexplained, "record", "records"))
 	}
 	return r, nil
 }

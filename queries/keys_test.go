@@ -80,6 +80,10 @@ func TestKeysAgainstLibrdkafkaAndJava(t *testing.T) {
 	if got != want || misplaced == 0 {
 		t.Fatalf("keys: got %s, want %s (%s)", got, want, r.Message)
 	}
+	// Two producers with two partitioners on one topic is the fault.
+	if r.Status != StatusFail || !strings.Contains(r.Message, "two partitioners") {
+		t.Errorf("keys on a topic written by kcat and franz-go: %s: %s", r.Status, r.Message)
+	}
 	var wrong int
 	q := fmt.Sprintf(`SELECT count(*) FROM %s WHERE value_raw <> 'java'::BLOB AND "partition" <> kafka_partition_crc32(key_raw, %d)`, quoteIdent(topic), n)
 	if err := e.DB().QueryRowContext(ctx, q).Scan(&wrong); err != nil || wrong != 0 {

@@ -70,3 +70,46 @@ func TestPoisonValuesKeepTheStructure(t *testing.T) {
 		t.Errorf("values on small: %s %v", v.Status, v.Summary.Vals)
 	}
 }
+
+// TestKeysNamesThePartitioner: a topic written by crc32 alone, or by an
+// explicit map that keeps each key on one partition, is a partitioner, not
+// a fault; keys split over partitions are the fault.
+func TestKeysNamesThePartitioner(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	write := func(topic string, place func(k []byte, i int) int32) {
+		byPart := map[int32][]catalog.Row{}
+		for i := 0; i < 200; i++ {
+			k := []byte(fmt.Sprintf("key-%d", i%40))
+			p := place(k, i)
+			byPart[p] = append(byPart[p], catalog.Row{Partition: p, Offset: int64(len(byPart[p])), Timestamp: 1700000000000, Key: k, Value: []byte(`{"x":1}`)})
+		}
+		for p := int32(0); p < n; p++ {
+			writePartition(t, d, topic, p, "s1", int64(len(byPart[p])), byPart[p])
+		}
+		if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s-" + topic, Topic: topic, PartitionCount: n}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("crc", func(k []byte, _ int) int32 { return catalog.CRC32Partition(k, n) })
+	write("custom", func(k []byte, _ int) int32 { return int32(len(k)+int(k[len(k)-1])) % n }) // a fixed map, by key
+	write("split", func(k []byte, i int) int32 { return int32(i % 3) }) // key-j lands on j%3, (j+1)%3, ...
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for topic, want := range map[string]string{"crc": "ok crc32", "custom": "ok custom", "split": "fail unknown"} {
+		r, err := e.RunCheck(context.Background(), "keys", CheckOptions{Topic: topic})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Status + " " + fmt.Sprint(r.Summary.Get("partitioner")); got != want {
+			t.Errorf("%s: %s (%s), want %s", topic, got, r.Message, want)
+		}
+	}
+}
