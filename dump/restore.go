@@ -764,12 +764,12 @@ func produceAll(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, opts Rest
 			if !ok {
 				select {
 				case err := <-errc:
-					p.abort()
+					p.abort(ctx)
 					return err
 				default:
 				}
 				if ctx.Err() != nil {
-					p.abort()
+					p.abort(ctx)
 					return ctx.Err()
 				}
 				return p.commit(ctx, false)
@@ -785,7 +785,7 @@ func produceAll(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, opts Rest
 				return err
 			}
 		case <-ctx.Done():
-			p.abort()
+			p.abort(ctx)
 			return ctx.Err()
 		}
 	}
@@ -838,7 +838,7 @@ func (p *txnProducer) produce(ctx context.Context, b batch) {
 func (p *txnProducer) commit(ctx context.Context, again bool) error {
 	if p.pending == 0 {
 		if !again {
-			p.abort()
+			p.abort(ctx)
 		}
 		return nil
 	}
@@ -848,19 +848,19 @@ func (p *txnProducer) commit(ctx context.Context, again bool) error {
 	defer cancel()
 	who := principal(p.opts.Conn)
 	if err := p.cl.Flush(cctx); err != nil {
-		p.abort()
+		p.abort(ctx)
 		return restoreErr(ctx, "produce", who, p.opts.ToTopic, err)
 	}
 	if perr := p.produceErr.Load(); perr != nil {
-		p.abort()
+		p.abort(ctx)
 		return restoreErr(ctx, "produce", who, p.opts.ToTopic, *perr)
 	}
 	if err := p.commitProgress(cctx); err != nil {
-		p.abort()
+		p.abort(ctx)
 		return restoreErr(ctx, "commit the progress", who, p.opts.ToTopic, err)
 	}
 	if err := p.cl.EndTransaction(cctx, kgo.TryCommit); err != nil {
-		p.abort()
+		p.abort(ctx)
 		return restoreErr(ctx, "commit a transaction", who, p.opts.ToTopic, err)
 	}
 	p.sum.Transactions++
@@ -929,8 +929,10 @@ func (p *txnProducer) commitProgress(ctx context.Context) error {
 // read_committed consumers need not wait for the transaction timeout. It
 // is best effort: a run that cannot abort leaves it to the broker (after
 // the transaction timeout) or to the next run, which fences it.
-func (p *txnProducer) abort() {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+// It runs after the caller's ctx was cancelled too (Ctrl-C), so it keeps
+// ctx's values but not its cancellation, bounded by its own 10 s.
+func (p *txnProducer) abort(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := p.cl.AbortBufferedRecords(ctx); err == nil {
 		_ = p.cl.EndTransaction(ctx, kgo.TryAbort)

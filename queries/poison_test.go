@@ -97,7 +97,7 @@ func TestKeysNamesThePartitioner(t *testing.T) {
 	}
 	write("crc", func(k []byte, _ int) int32 { return catalog.CRC32Partition(k, n) })
 	write("custom", func(k []byte, _ int) int32 { return int32(len(k)+int(k[len(k)-1])) % n }) // a fixed map, by key
-	write("split", func(k []byte, i int) int32 { return int32(i % 3) }) // key-j lands on j%3, (j+1)%3, ...
+	write("split", func(k []byte, i int) int32 { return int32(i % 3) })                        // key-j lands on j%3, (j+1)%3, ...
 	e, err := Open(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)
