@@ -118,7 +118,8 @@ type overviewData struct {
 	Snapshots []apiSnapshot
 	Notebooks []servedNotebook // listed afresh on each view, not cached
 	Checks    []string
-	transient bool // some tile timed out: do not cache
+	Problems  []string // what the catalog had to skip (a damaged manifest), named
+	transient bool     // some tile timed out: do not cache
 }
 
 type topicView struct {
@@ -175,6 +176,9 @@ func (s *Server) overviewFor(ctx context.Context) (*overviewData, error) {
 
 func (s *Server) buildOverview(ctx context.Context) (*overviewData, error) {
 	d := &overviewData{Version: s.engine.Version(), Checks: queries.CheckNames}
+	for _, p := range s.engine.Problems() {
+		d.Problems = append(d.Problems, s.cleanText(p))
+	}
 	snaps, err := s.snapshots(ctx)
 	if err != nil {
 		return nil, err

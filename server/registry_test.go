@@ -3,6 +3,8 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,5 +70,25 @@ func TestSQLBodyWhateverItsType(t *testing.T) {
 	r = do(t, http.MethodPost, ts.URL+"/api/sql", strings.NewReader(``), nil)
 	if r.code != http.StatusBadRequest || !strings.Contains(r.body, "Content-Type: application/json") {
 		t.Errorf("empty: %d %s", r.code, r.body)
+	}
+}
+
+// TestOverviewNamesADamagedPartition: a damaged manifest is named on the
+// overview (and the topic's other partitions are still served).
+func TestOverviewNamesADamagedPartition(t *testing.T) {
+	dir := fixture(t)
+	if err := os.WriteFile(filepath.Join(dir, "topic="+topic, "partition=1", "manifest.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, Options{Dir: dir})
+	r := get(t, ts.URL+"/")
+	if r.code != http.StatusOK || !strings.Contains(r.body, "partition 1") || !strings.Contains(r.body, "manifest damaged") {
+		t.Errorf("overview: %d, no word of the damaged partition:\n%.2000s", r.code, r.body)
+	}
+	if strings.Contains(r.body, dir) {
+		t.Errorf("the overview shows the folder's path")
+	}
+	if a := get(t, ts.URL+q("/api/checks/gaps", "topic", topic)); !strings.Contains(a.body, "not judged") {
+		t.Errorf("gaps over a damaged partition: %s", a.body)
 	}
 }
