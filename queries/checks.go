@@ -160,9 +160,6 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 		if raw == "" {
 			return bad("is empty")
 		}
-		if op.Kind == KindExpr && len(raw) > maxExprBytes {
-			return optErr(op.Name, "", "is %d bytes; an expression may have %d at most", len(raw), maxExprBytes)
-		}
 		*p = raw
 	case *bool:
 		b, err := strconv.ParseBool(raw)

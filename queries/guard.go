@@ -284,7 +284,7 @@ func (e *Engine) Expr(ctx context.Context, option, text, topic string) (string, 
 	parse := func(expr string) (map[string]any, error) {
 		// The newlines end a trailing -- comment; whatever the text does,
 		// only the tree is used.
-		doc, err := parseSQLExact(ctx, conn, "SELECT (\n"+expr+"\n) FROM "+view)
+		doc, err := parseSQL(ctx, conn, "SELECT (\n"+expr+"\n) FROM "+view)
 		if err != nil {
 			return nil, err
 		}
@@ -360,22 +360,6 @@ func (e *Engine) Expr(ctx context.Context, option, text, topic string) (string, 
 	}
 	rows.Close()
 	return canon, nil
-}
-
-// parseSQLExact is parseSQL keeping numbers exactly as DuckDB wrote them
-// (a BIGINT constant must not pass through a float64).
-func parseSQLExact(ctx context.Context, conn *sql.Conn, q string) (*sqlDoc, error) {
-	var out string
-	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", q).Scan(&out); err != nil {
-		return nil, fmt.Errorf("parse query: %w", err)
-	}
-	dec := json.NewDecoder(strings.NewReader(out))
-	dec.UseNumber()
-	var doc sqlDoc
-	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("parse query: %w", err)
-	}
-	return &doc, nil
 }
 
 // maxExprBytes bounds an expression option.

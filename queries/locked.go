@@ -43,14 +43,18 @@ type sqlDoc struct {
 }
 
 // parseSQL asks DuckDB's parser for the syntax tree of q. It is read by the
-// locked engine's check and by narrow, once per query.
+// guard, by Engine.Expr (which renders a tree back to SQL) and by narrow,
+// once per query. Numbers stay as DuckDB wrote them: a BIGINT constant must
+// not pass through a float64.
 func parseSQL(ctx context.Context, conn *sql.Conn, q string) (*sqlDoc, error) {
 	var out string
 	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", q).Scan(&out); err != nil {
 		return nil, fmt.Errorf("parse query: %w", err)
 	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
 	var doc sqlDoc
-	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("parse query: %w", err)
 	}
 	return &doc, nil

@@ -1,7 +1,8 @@
 // Command mksnap writes a snapshot folder by code, without a broker: topic
-// "bench", 6 partitions placed by the Java partitioner, N records of the
-// same shape scripts/benchtools/produce sends (~200 B JSON events keyed by
-// user), files of 200,000 records, one cluster snapshot. scripts/bench-ab.sh
+// "bench", 6 partitions placed by the Java partitioner, N records made by
+// the same generator scripts/benchtools/produce sends (benchevent: ~200 B
+// JSON events keyed by user), files of 200,000 records, one cluster
+// snapshot. scripts/bench-ab.sh
 // uses it to compare two builds on the same files.
 //
 //	go run ./scripts/benchtools/mksnap DIR N
@@ -15,12 +16,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
-)
-
-var (
-	eventTypes = []string{"page_view", "add_to_cart", "checkout", "purchase", "search", "login", "logout", "click"}
-	countries  = []string{"DE", "FR", "US", "GB", "NL", "SE", "IT", "ES", "PL", "JP"}
-	devices    = []string{"ios", "android", "web", "desktop"}
+	"github.com/topicsnap/topicsnap/scripts/benchtools/benchevent"
 )
 
 func main() {
@@ -64,27 +60,7 @@ func write(dir string, n int) error {
 	}
 	for i := 0; i < n; i++ {
 		now := base.Add(time.Duration(i) * time.Millisecond)
-		user := rng.IntN(100_000)
-		buf := []byte(`{"event_id":"`)
-		buf = fmt.Appendf(buf, "%016x%016x", rng.Uint64(), uint64(i))
-		buf = append(buf, `","type":"`...)
-		buf = append(buf, eventTypes[rng.IntN(len(eventTypes))]...)
-		buf = append(buf, `","user_id":`...)
-		buf = strconv.AppendInt(buf, int64(user), 10)
-		buf = append(buf, `,"ts":"`...)
-		buf = now.UTC().AppendFormat(buf, "2006-01-02T15:04:05.000Z")
-		buf = append(buf, `","amount":`...)
-		buf = strconv.AppendFloat(buf, float64(rng.IntN(100_000))/100, 'f', 2, 64)
-		buf = append(buf, `,"country":"`...)
-		buf = append(buf, countries[rng.IntN(len(countries))]...)
-		buf = append(buf, `","device":"`...)
-		buf = append(buf, devices[rng.IntN(len(devices))]...)
-		buf = append(buf, `","url":"/products/`...)
-		buf = strconv.AppendInt(buf, int64(rng.IntN(50_000)), 10)
-		buf = append(buf, `?ref=c`...)
-		buf = strconv.AppendInt(buf, int64(rng.IntN(1000)), 10)
-		buf = append(buf, `"}`...)
-		key := []byte("user-" + strconv.Itoa(user))
+		buf, key := benchevent.Append(nil, rng, i, now)
 		p := int(catalog.JavaPartition(key, parts))
 		byPart[p] = append(byPart[p], catalog.Row{Partition: int32(p), Offset: next[p], Timestamp: now.UnixMilli(),
 			TimestampType: catalog.TimestampCreate, Key: key, Value: buf})

@@ -19,19 +19,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-)
 
-var (
-	eventTypes = []string{"page_view", "add_to_cart", "checkout", "search", "login", "logout"}
-	countries  = []string{"DE", "FR", "US", "GB", "NL", "SE", "ES", "IT", "PL", "JP"}
-	devices    = []string{"mobile", "desktop", "tablet"}
+	"github.com/topicsnap/topicsnap/scripts/benchtools/benchevent"
 )
 
 func main() {
@@ -130,30 +125,9 @@ func main() {
 	buf := make([]byte, 0, 256)
 	for i := 0; i < *n; i++ {
 		now := time.Now()
-		user := rng.IntN(100_000)
-		buf = buf[:0]
-		buf = append(buf, `{"event_id":"`...)
-		buf = appendHex(buf, rng.Uint64())
-		buf = appendHex(buf, uint64(i))
-		buf = append(buf, `","type":"`...)
-		buf = append(buf, eventTypes[rng.IntN(len(eventTypes))]...)
-		buf = append(buf, `","user_id":`...)
-		buf = strconv.AppendInt(buf, int64(user), 10)
-		buf = append(buf, `,"ts":"`...)
-		buf = now.UTC().AppendFormat(buf, "2006-01-02T15:04:05.000Z")
-		buf = append(buf, `","amount":`...)
-		buf = strconv.AppendFloat(buf, float64(rng.IntN(100_000))/100, 'f', 2, 64)
-		buf = append(buf, `,"country":"`...)
-		buf = append(buf, countries[rng.IntN(len(countries))]...)
-		buf = append(buf, `","device":"`...)
-		buf = append(buf, devices[rng.IntN(len(devices))]...)
-		buf = append(buf, `","url":"/products/`...)
-		buf = strconv.AppendInt(buf, int64(rng.IntN(50_000)), 10)
-		buf = append(buf, `?ref=c`...)
-		buf = strconv.AppendInt(buf, int64(rng.IntN(1000)), 10)
-		buf = append(buf, `"}`...)
+		var key []byte
+		buf, key = benchevent.Append(buf[:0], rng, i, now)
 		value := append([]byte(nil), buf...)
-		key := []byte("user-" + strconv.Itoa(user))
 		bytes += int64(len(key) + len(value))
 		cl.Produce(ctx, &kgo.Record{Key: key, Value: value, Timestamp: now}, cb)
 	}
@@ -166,15 +140,6 @@ func main() {
 		fatalf("%d of %d records failed, first: %v", f, *n, firstErr.Load())
 	}
 	fmt.Printf("records=%d bytes=%d seconds=%.3f rate=%.0f/s\n", *n, bytes, secs, float64(*n)/secs)
-}
-
-const hexDigits = "0123456789abcdef"
-
-func appendHex(b []byte, v uint64) []byte {
-	for s := 60; s >= 0; s -= 4 {
-		b = append(b, hexDigits[(v>>uint(s))&0xf])
-	}
-	return b
 }
 
 func fatalf(format string, args ...any) {
