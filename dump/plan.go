@@ -98,27 +98,11 @@ func checkPartitions(flag string, parts map[int32]bool, topics []string, all kad
 
 // parsePartitions reads "0,3-5" into a set; nil means all.
 func parsePartitions(s string) (map[int32]bool, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
+	ps, err := catalog.ParsePartitions(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --partitions %w", ErrBadOption, err)
 	}
-	out := map[int32]bool{}
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		lo, hi, isRange := strings.Cut(f, "-")
-		a, err1 := strconv.ParseInt(lo, 10, 32)
-		b := a
-		var err2 error
-		if isRange {
-			b, err2 = strconv.ParseInt(hi, 10, 32)
-		}
-		if err1 != nil || err2 != nil || a < 0 || b < a {
-			return nil, fmt.Errorf("%w: --partitions %q: use a list such as 0,3-5", ErrBadOption, s)
-		}
-		for p := a; p <= b; p++ {
-			out[int32(p)] = true
-		}
-	}
-	return out, nil
+	return ps, nil
 }
 
 // plan is what one partition will do in this snapshot.
