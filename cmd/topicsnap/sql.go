@@ -35,7 +35,7 @@ func (a *app) sqlCmd() *cobra.Command {
 		Short: "Query snapshots with SQL: a REPL, or one statement with -c",
 		Long: `sql opens the snapshot folder as an in-memory DuckDB: every topic is a view named
 after it ("shop.events-v2"), with "<topic>$all" holding control markers and aborted
-records too, and the catalog tables `+strings.Join(queries.CatalogTables(), ", ")+`.
+records too, and the catalog tables ` + strings.Join(queries.CatalogTables(), ", ") + `.
 
 Without -c or -f, and with a terminal, it opens a REPL (.help lists its commands).`,
 		Args: cobra.NoArgs,

@@ -37,7 +37,7 @@ const (
 // IncidentCut is one cut of the incident folder.
 type IncidentCut struct {
 	AsOf      time.Time
-	Committed map[int32]int64            // the group's committed offset per partition
+	Committed map[int32]int64               // the group's committed offset per partition
 	Holder    map[int32]catalog.GroupMember // who held each partition
 }
 
