@@ -28,7 +28,7 @@ var staticFS embed.FS
 // page's own file.
 type pages struct{ sets map[string]*template.Template }
 
-var pageFiles = []string{"overview.html", "check.html", "sql.html", "login.html", "error.html"}
+var pageFiles = []string{"overview.html", "check.html", "sql.html", "login.html", "error.html", "history.html"}
 
 var templateFuncs = template.FuncMap{
 	"number": func(n any) string {
