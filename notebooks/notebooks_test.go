@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -448,6 +449,13 @@ func TestList(t *testing.T) {
 
 func runShipped(t *testing.T, e *queries.Engine, name string) *Result {
 	t.Helper()
+	return runShippedWith(t, e, name, nil)
+}
+
+// runShippedWith runs a shipped notebook with parameters and fails on any
+// cell's error.
+func runShippedWith(t *testing.T, e *queries.Engine, name string, params map[string]string) *Result {
+	t.Helper()
 	nb, err := LoadShipped(name)
 	if err != nil {
 		t.Fatal(err)
@@ -459,7 +467,7 @@ func runShipped(t *testing.T, e *queries.Engine, name string) *Result {
 	if !reflect.DeepEqual(nb.Blocks, disk.Blocks) {
 		t.Fatalf("the embedded %s differs from the file", name)
 	}
-	res := Run(context.Background(), e, nb, nil)
+	res := Run(context.Background(), e, nb, params)
 	for i, c := range res.Cells {
 		if c.Err != "" {
 			t.Errorf("%s cell %d (line %d): %s\n%s", name, i+1, nb.Blocks[c.Block].Line, c.Err, c.SQL)
@@ -535,7 +543,7 @@ func TestShippedNotebooksOnTheFixture(t *testing.T) {
 		t.Errorf("missing by platform: %s", got)
 	}
 
-	group := runShipped(t, e, "the-group-that-ate-six-partitions")
+	group := runShippedWith(t, e, "the-group-that-ate-six-partitions", map[string]string{"group": "writers", "first_partition": "0", "last_partition": "2"})
 	members := cellByTitle(t, group, "Members and client ids per snapshot")
 	if got := column(t, members, "client_ids"); len(got) != 3 || !strings.Contains(got[1], "galewatch-watcher-1") || strings.Contains(got[2], "watcher") {
 		t.Errorf("members: %v", got)
@@ -748,5 +756,42 @@ func TestListerReadsOnlyChanged(t *testing.T) {
 	changed, _ := l.List(dir)
 	if len(changed) != 1 || changed[0].Title != "Two, longer" {
 		t.Errorf("changed file: %+v", changed)
+	}
+}
+
+// TestShippedGroupNotebookOnTheIncident: the wind farm notebook, on the
+// incident folder `demo --scenario windfarm` writes, runs green with its
+// defaults and gives check reset's answer: the same records by the same
+// members.
+func TestShippedGroupNotebookOnTheIncident(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	e := open(t, dir)
+	res := runShipped(t, e, "the-group-that-ate-six-partitions")
+	r, err := e.RunCheck(context.Background(), "reset", queries.CheckOptions{Topic: "readings", Group: seeds.IncidentGroup,
+		ToTime: seeds.DefaultWindFarmStart, Partitions: []int32{18, 19, 20, 21, 22, 23}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, row := range r.Rows {
+		if row.Get("kind") == "member" {
+			want = append(want, fmt.Sprintf("%v=%v", row.Get("client_id"), row.Get("records")))
+		}
+	}
+	cell := cellByTitle(t, res, "Re-read records by the member that had committed them")
+	who, n := column(t, cell, "committed_by"), column(t, cell, "records")
+	var got []string
+	for i := range who {
+		got = append(got, who[i]+"="+n[i])
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 4 {
+		t.Fatalf("notebook %v, check reset %v", got, want)
+	}
+	held := column(t, cellByTitle(t, res, "Members that held the reset partitions, and for how long"), "client_id")
+	if strings.Join(held, " ") != "galewatch-writer-5 galewatch-writer-6 galewatch-watcher-1 galewatch-watcher-2" {
+		t.Fatalf("members that held 18-23: %v", held)
 	}
 }

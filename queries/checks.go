@@ -157,6 +157,38 @@ func buildOptions() map[string]*Option {
 	return set
 }
 
+// Text is the option's value in o as a user would type it; "" when unset.
+// Set(Text(o)) gives the same value back.
+func (op *Option) Text(o CheckOptions) string {
+	switch p := op.field(&o).(type) {
+	case *string:
+		return *p
+	case *bool:
+		if *p {
+			return "true"
+		}
+	case *int:
+		if *p != 0 {
+			return strconv.Itoa(*p)
+		}
+	case *float64:
+		if *p != 0 {
+			return strconv.FormatFloat(*p, 'g', -1, 64)
+		}
+	case *time.Time:
+		if !p.IsZero() {
+			return p.UTC().Format(time.RFC3339Nano)
+		}
+	case *[]int32:
+		var parts []string
+		for _, x := range *p {
+			parts = append(parts, strconv.Itoa(int(x)))
+		}
+		return strings.Join(parts, ",")
+	}
+	return ""
+}
+
 // Set parses raw as the option's kind, checks its bounds and stores it in
 // o. The error is an *OptionError naming the option.
 func (op *Option) Set(o *CheckOptions, raw string) error {
