@@ -7,7 +7,7 @@ import (
 )
 
 // shellSplit splits a command line the demo printed: words separated by
-// spaces, single quotes taken literally, '\'' an escaped quote.
+// spaces, single quotes taken literally, '\” an escaped quote.
 func shellSplit(s string) []string {
 	var out []string
 	var cur strings.Builder
