@@ -51,10 +51,37 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		r.Rows = append(r.Rows, *ex)
 	}
 	r.Summary.Set("keys", keys).Set("out_of_order_records", ooo)
+	// A partition count change breaks the order of the keys it moves:
+	// their new records are on another partition, which a consumer may
+	// read before the old ones. That is the change, not the producer.
+	pl, err := e.placement(ctx, o.Topic, o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	var seam int64
+	if pl.resize != nil {
+		seam = asInt(pl.resize.Seam.Get("split_at_seam"))
+	}
+	r.Summary.Set("keys_split_by_partition_change", seam)
 	if ooo == 0 {
 		r.Status, r.Message = StatusOK, fmt.Sprintf("the time of every one of %d keys only moves forward in offset order", keys)
 	} else {
 		r.Status, r.Message = StatusWarn, fmt.Sprintf("%s earlier than the record before them of the same key", plural(ooo, "record is", "records are"))
+	}
+	if seam > 0 {
+		r.Status = StatusWarn
+		r.Message += fmt.Sprintf("; the partition count changed from %d to %d, so %s records on two partitions and no order across the seam (not the producer's doing: see check keys)",
+			pl.resize.From, pl.resize.To, plural(seam, "key has its", "keys have their"))
+		for _, row := range pl.resize.Rows {
+			if row.Get("kind") != "split_at_seam" {
+				continue
+			}
+			ex := NewRow().Set("kind", "split_at_seam")
+			for _, k := range []string{"key", "old_partition", "last_old_offset", "new_partition", "first_new_offset"} {
+				ex.Set(k, row.Get(k))
+			}
+			r.Rows = append(r.Rows, *ex)
+		}
 	}
 	return r, nil
 }
