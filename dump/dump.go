@@ -167,6 +167,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err := checkPartitions(opts.Partitions, parts, topics, all); err != nil {
 		return sum, err
 	}
+	if err := checkFromPastEnd(ctx, adm, opts, topics, parts); err != nil {
+		return sum, err
+	}
 	dir, err := catalog.Create(opts.Dir)
 	if err != nil {
 		return sum, err

@@ -185,3 +185,38 @@ func (d *dumper) offsetAfter(ctx context.Context, tp catalog.TopicPartition, t t
 	}
 	return o.Offset, nil
 }
+
+// checkFromPastEnd refuses an offset --from past a partition's end offset
+// on a partition the folder has not dumped yet (a dumped one resumes from
+// its manifest). Starting there would write a manifest whose next offset
+// Kafka never reached, and the offsets written before it would never be
+// dumped nor reported lost.
+func checkFromPastEnd(ctx context.Context, adm *kadm.Client, opts Options, topics []string, parts map[int32]bool) error {
+	from, err := parsePosition("--from", opts.From, "earliest")
+	if err != nil || !from.isOffset() {
+		return err
+	}
+	ends, err := adm.ListEndOffsets(ctx, topics...)
+	if err != nil {
+		return fmt.Errorf("list end offsets: %w", classify(err))
+	}
+	existing, _ := catalog.Open(opts.Dir) // nil: a new folder, nothing dumped yet
+	var bad []string
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Err != nil || (parts != nil && !parts[o.Partition]) || from.offset <= o.Offset {
+			return
+		}
+		if existing != nil {
+			if m, err := existing.ReadManifest(catalog.TopicPartition{Topic: o.Topic, Partition: o.Partition}); err == nil && m.NextOffset >= 0 {
+				return
+			}
+		}
+		bad = append(bad, fmt.Sprintf("%s/%d (end offset %d)", o.Topic, o.Partition, o.Offset))
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.Sort(bad)
+	return fmt.Errorf("%w: --from %s is past the end of %s: nothing is there yet, and starting there would skip the offsets written before it; give --from at most the end offset, or a time",
+		ErrBadOption, from.text, strings.Join(bad, ", "))
+}
