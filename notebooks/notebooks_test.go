@@ -312,9 +312,9 @@ func TestRunShowsErrorsInPlaceAndGoesOn(t *testing.T) {
 	h := html.String()
 	for _, want := range []string{
 		"<!DOCTYPE html>", "<style>", "<svg", `role="img"`, "<rect", "<path", "show data",
-		"&lt;script&gt;alert(&#34;prose&#34;)&lt;/script&gt;", // prose
-		"&lt;script&gt;alert(1)&lt;/script&gt;",               // data
-		"<strong>bold</strong>", "<em>italic</em>", "<code>code</code>", `<a href="https://example.com">link</a>`, `<a href="#">bad one</a>`,
+		"&lt;script&gt;alert(&quot;prose&quot;)&lt;/script&gt;", // prose
+		"&lt;script&gt;alert(1)&lt;/script&gt;",                 // data
+		"<strong>bold</strong>", "<em>italic</em>", "<code>code</code>", `<a href="https://example.com">link</a>`, `<a href="">bad one</a>`,
 		"<li>one</li>", "This cell failed", "nosuchcolumn", "2 of 7 cells failed", "9 rows (2 shown)",
 	} {
 		if !strings.Contains(h, want) {
@@ -625,13 +625,16 @@ func TestProseHTML(t *testing.T) {
 		{"**bold** _it_ `a<b>` \\*lit\\*", "<p><strong>bold</strong> <em>it</em> <code>a&lt;b&gt;</code> *lit*</p>"},
 		{"<b>raw & html</b>", "<p>&lt;b&gt;raw &amp; html&lt;/b&gt;</p>"},
 		{"[ok](https://x.test/?a=1&b=\"2\") [no](javascript:alert(1)) [rel](other.md#top)",
-			`<p><a href="https://x.test/?a=1&amp;b=&#34;2&#34;">ok</a> <a href="#">no</a> <a href="other.md#top">rel</a></p>`},
+			`<p><a href="https://x.test/?a=1&amp;b=%222%22">ok</a> <a href="">no</a> <a href="other.md#top">rel</a></p>`},
 		{"- one\n- two\n  - nested\n- three", "<ul>\n<li>one</li>\n<li>two\n<ul>\n<li>nested</li>\n</ul>\n</li>\n<li>three</li>\n</ul>"},
 		{"3. c\n4. d", "<ol start=\"3\">\n<li>c</li>\n<li>d</li>\n</ol>"},
 		{"> quoted\n> more", "<blockquote>\n<p>quoted\nmore</p>\n</blockquote>"},
-		{"| a | b |\n|---|--:|\n| `x|y` | 2 |", "<table class=\"md\">\n<thead><tr><th>a</th><th class=\"right\">b</th></tr></thead>\n<tbody>\n<tr><td><code>x|y</code></td><td class=\"right\">2</td></tr>\n</tbody>\n</table>"},
+		{"| a | b |\n|---|--:|\n| `x\\|y` | 2 |", "<table class=\"md\">\n<thead>\n<tr>\n<th>a</th>\n<th class=\"right\">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td><code>x|y</code></td>\n<td class=\"right\">2</td>\n</tr>\n</tbody>\n</table>"},
+		{"<script>alert(1)</script>\n\ntext <img src=x onerror=alert(1)>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>\n<p>text &lt;img src=x onerror=alert(1)&gt;</p>"},
+		{"![x](javascript:alert(1)) [d](data:text/html,x)", `<p><img src="" alt="x"> <a href="">d</a></p>`},
 		{"```text\n<script>\n```", "<pre><code class=\"language-text\">&lt;script&gt;\n</code></pre>"},
-		{"para\n---\n", "<p>para</p>\n<hr>"},
+		{"para\n\n---\n", "<p>para</p>\n<hr>"},
+		{"para\n---\n", "<h2 id=\"para\">para</h2>"},
 		{"an *unclosed emphasis and 2 * 3", "<p>an *unclosed emphasis and 2 * 3</p>"},
 	}
 	for _, c := range cases {
