@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -112,7 +111,7 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 	for _, tf := range tfs {
 		for _, m := range tf.manifests {
 			for _, f := range m.Files {
-				files = append(files, fileRow{m.Topic, m.Partition, f.Name, filepath.Join("topic="+m.Topic, fmt.Sprintf("partition=%d", m.Partition), f.Name),
+				files = append(files, fileRow{m.Topic, m.Partition, f.Name, catalog.RelFilePath(m.TP(), f.Name),
 					f.FirstOffset, f.LastOffset, f.Records, f.ControlRecords, f.Bytes, f.MinTimestamp, f.MaxTimestamp, f.Snapshot, ts(f.WrittenAt)})
 			}
 			for _, l := range m.Lost {
