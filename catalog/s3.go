@@ -559,7 +559,6 @@ func (l *s3Lock) unlock() {
 	}
 }
 
-
 // cleanPartition removes what an interrupted writer left under tp's
 // folder: data files the manifest does not list, and multipart uploads
 // never completed (they are not objects, so no reader lists them, but
