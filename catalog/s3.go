@@ -453,7 +453,21 @@ func (s *s3Store) writeManifest(m *Manifest) error {
 // lockInfo is the content of a partition's lock object.
 type lockInfo struct {
 	Owner   string    `json:"owner"`
+	Host    string    `json:"host"`
+	PID     int       `json:"pid"`
 	Expires time.Time `json:"expires"`
+}
+
+// stale reports whether the lock's holder is gone: it let the lock
+// expire, or it ran on this host and its process no longer exists (a
+// dumper killed here is noticed at once; one on another host, after the
+// expiry). Safety does not rest on it: a wrong guess makes two holders,
+// and the manifest's conditional write still lets only one commit.
+func (li lockInfo) stale(now time.Time, host string) bool {
+	if !now.Before(li.Expires) {
+		return true
+	}
+	return li.Host != "" && li.Host == host && li.PID > 0 && li.PID != os.Getpid() && !processAlive(li.PID)
 }
 
 // s3Lock is a held lock object, renewed in the background until Unlock.
@@ -469,8 +483,9 @@ type s3Lock struct {
 }
 
 // lockPartition takes tp's lock object: created if absent (If-None-Match:
-// *), or taken over if its holder let it expire (If-Match on the expired
-// version, so of two takers one wins). The holder renews it every TTL/3.
+// *), or taken over if its holder is gone (see lockInfo.stale) with
+// If-Match on the version read, so of two takers one wins. The holder
+// renews it every TTL/3.
 func (s *s3Store) lockPartition(tp TopicPartition) (*Lock, error) {
 	rel := partitionRel(tp) + "/" + lockName
 	host, _ := os.Hostname()
@@ -478,7 +493,7 @@ func (s *s3Store) lockPartition(tp TopicPartition) (*Lock, error) {
 	rand.Read(rb[:])
 	owner := fmt.Sprintf("%s pid %d %s", host, os.Getpid(), hex.EncodeToString(rb[:]))
 	body := func() []byte {
-		b, _ := json.Marshal(lockInfo{Owner: owner, Expires: time.Now().Add(s.lockTTL).UTC()})
+		b, _ := json.Marshal(lockInfo{Owner: owner, Host: host, PID: os.Getpid(), Expires: time.Now().Add(s.lockTTL).UTC()})
 		return b
 	}
 	etag, err := s.put(rel, body(), "", true)
@@ -490,14 +505,18 @@ func (s *s3Store) lockPartition(tp TopicPartition) (*Lock, error) {
 		var li lockInfo
 		if gerr == nil {
 			if jerr := json.Unmarshal(b, &li); jerr != nil {
-				li = lockInfo{Owner: "unreadable lock", Expires: time.Time{}}
+				li = lockInfo{Owner: "unreadable lock"}
 			}
 		}
-		if gerr == nil && time.Now().Before(li.Expires) {
+		if gerr == nil && !li.stale(time.Now(), host) {
 			return nil, fmt.Errorf("lock %s in %s: held by %s until %s: %w", tp, s.url(""), li.Owner, li.Expires.Format(time.RFC3339), ErrLocked)
 		}
 		if gerr == nil {
-			s.log(fmt.Sprintf("s3: lock of %s held by %s expired at %s; taking it over", tp, li.Owner, li.Expires.Format(time.RFC3339)))
+			why := "expired at " + li.Expires.Format(time.RFC3339)
+			if time.Now().Before(li.Expires) {
+				why = "its process is gone"
+			}
+			s.log(fmt.Sprintf("s3: lock of %s held by %s: %s; taking it over", tp, li.Owner, why))
 			etag, err = s.put(rel, body(), cur, false)
 		} else {
 			etag, err = s.put(rel, body(), "", true)

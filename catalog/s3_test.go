@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -247,6 +248,24 @@ func TestS3StaleLockExpires(t *testing.T) {
 		t.Fatalf("released lock: %v", err)
 	}
 	l2.Unlock()
+
+	// A holder on this host whose process is gone is noticed at once,
+	// long before its lock would expire.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	tp2 := TopicPartition{"locks", 1}
+	dead, _ = json.Marshal(lockInfo{Owner: "a killed dumper", Host: host, PID: gone.Process.Pid, Expires: time.Now().Add(time.Hour).UTC()})
+	if _, err := d.s3.put(partitionRel(tp2)+"/"+lockName, dead, "", true); err != nil {
+		t.Fatal(err)
+	}
+	l3, err := d.LockPartition(tp2)
+	if err != nil {
+		t.Fatalf("lock of a dead process on this host: %v", err)
+	}
+	l3.Unlock()
 }
 
 // What a killed writer leaves (an unlisted file, an incomplete multipart

@@ -25,7 +25,7 @@ func (a *app) lsCmd() *cobra.Command {
 		Short: "List topics, partitions, offset and time ranges, files, snapshots and lost ranges",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := catalog.Open(dir)
+			d, err := a.openDir(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}
@@ -100,7 +100,7 @@ func (a *app) verifyCmd() *cobra.Command {
 		Short: "Re-read every file's footer and row count against its manifest",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := catalog.Open(dir)
+			d, err := a.openDir(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}

@@ -149,7 +149,11 @@ func writeCheckList(w io.Writer) error {
 }
 
 func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error {
-	eng, err := queries.Open(ctx, o.dir, queries.Options{})
+	local, err := a.localDir(ctx, o.dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", o.dir, err)
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}

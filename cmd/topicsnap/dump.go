@@ -98,6 +98,11 @@ func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {
 	} else {
 		o.Progress = quietProgress{a.stderr}
 	}
+	s3, err := a.s3Config(o.Conn.ConfigFile)
+	if err != nil {
+		return err
+	}
+	o.S3 = s3
 	sum, err := dump.Run(cmd.Context(), o.Options)
 	if prog != nil {
 		prog.Wait()

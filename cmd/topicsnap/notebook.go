@@ -76,7 +76,11 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 	if err := nb.CheckParams(params); err != nil {
 		return usageError{err}
 	}
-	eng, err := queries.Open(ctx, o.dir, queries.Options{})
+	local, err := a.localDir(ctx, o.dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", o.dir, err)
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}

@@ -92,7 +92,13 @@ func (a *app) runRestore(cmd *cobra.Command, o *restoreOptions) error {
 	default:
 		o.Progress = quietProgress{a.stderr}
 	}
-	sum, err := dump.Restore(cmd.Context(), o.RestoreOptions)
+	local, err := a.localDir(cmd.Context(), o.Dir)
+	if err != nil {
+		return fmt.Errorf("restore %s from %s: %w", o.Topic, o.Dir, err)
+	}
+	ro := o.RestoreOptions
+	ro.Dir = local
+	sum, err := dump.Restore(cmd.Context(), ro)
 	if prog != nil {
 		prog.Wait()
 	}

@@ -47,8 +47,15 @@ func (a *app) serveCmd() *cobra.Command {
 			if o.TLSCert != "" {
 				scheme = "https"
 			}
-			err := server.Run(cmd.Context(), o.Options, func(addr string) {
-				fmt.Fprintf(a.stdout, "serving %s at %s://%s\n", o.Dir, scheme, addr)
+			// A bucket is served from the local cache of its files, as of now.
+			served := o.Dir
+			local, err := a.localDir(cmd.Context(), o.Dir)
+			if err != nil {
+				return fmt.Errorf("open %s: %w", o.Dir, err)
+			}
+			o.Dir = local
+			err = server.Run(cmd.Context(), o.Options, func(addr string) {
+				fmt.Fprintf(a.stdout, "serving %s at %s://%s\n", served, scheme, addr)
 			})
 			if cmd.Context().Err() != nil {
 				return nil

@@ -85,7 +85,11 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	// One-shot SQL builds only the views and tables it names (the start-up
 	// is most of a short query's time); the REPL builds all, for .tables,
 	// .schema and completion.
-	eng, err := queries.Open(ctx, o.dir, queries.Options{Lazy: text != ""})
+	local, err := a.localDir(ctx, o.dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", o.dir, err)
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{Lazy: text != ""})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
