@@ -33,6 +33,10 @@ import (
 // first, and this one must stop rather than overwrite it.
 var ErrConflict = errors.New("another writer committed first")
 
+// ErrDenied is a bucket that refused these credentials: unknown key, bad
+// signature, or a policy that does not grant the request.
+var ErrDenied = errors.New("access denied by the bucket")
+
 // S3Config says how to reach a bucket. Credentials, region and (unless
 // Endpoint is set) the endpoint come from the AWS SDK's default chain:
 // the environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, AWS_ENDPOINT_URL_S3,
@@ -250,7 +254,7 @@ func (s *s3Store) s3Error(verb, rel string, err error) error {
 	case codeOf(err) == "NoSuchBucket":
 		kind = fmt.Errorf("%w: bucket %s does not exist", ErrNoCatalog, s.bucket)
 	case statusOf(err) == http.StatusForbidden || codeOf(err) == "AccessDenied" || codeOf(err) == "InvalidAccessKeyId" || codeOf(err) == "SignatureDoesNotMatch":
-		kind = fmt.Errorf("%w: access denied (%s; check the credentials and the IAM policy)", ErrNotWritable, codeOf(err))
+		kind = fmt.Errorf("%w (%s)", ErrDenied, codeOf(err))
 	}
 	if kind != nil {
 		return fmt.Errorf("%s %s: %w", verb, s.url(rel), kind)

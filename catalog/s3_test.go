@@ -138,7 +138,7 @@ func TestS3WrongSecretIsRefused(t *testing.T) {
 	secret := "definitely-not-the-secret"
 	t.Setenv("AWS_SECRET_ACCESS_KEY", secret)
 	_, err := OpenAt(t.Context(), loc, cfg)
-	if !errors.Is(err, ErrNotWritable) || strings.Contains(err.Error(), secret) {
+	if !errors.Is(err, ErrDenied) || strings.Contains(err.Error(), secret) {
 		t.Fatalf("wrong secret: %v", err)
 	}
 }

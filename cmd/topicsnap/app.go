@@ -181,6 +181,8 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitDisk, "free space in the snapshot folder, then run the same command: it resumes from the last committed file"
 	case errors.Is(err, catalog.ErrNotWritable):
 		return exitDisk, "choose with --dir a folder you can write (not on a read-only mount, not under a file), or fix its permissions"
+	case errors.Is(err, catalog.ErrDenied):
+		return exitAuth, "check the AWS credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/credentials) and that their policy grants what README's \"Snapshots in a bucket\" lists"
 	case errors.Is(err, catalog.ErrConflict):
 		return exitLocked, "another dumper committed this partition first; give each dumper its own --partitions, then run topicsnap ls to see what is committed"
 	case errors.Is(err, catalog.ErrLocked):

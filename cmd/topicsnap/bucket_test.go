@@ -1,0 +1,163 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/topicsnap/topicsnap/dump"
+)
+
+// testBucket returns a fresh s3:// prefix in the bucket of the real S3
+// server make test starts (scripts/s3.sh) and its endpoint, with the
+// credentials in the environment the AWS SDK reads. Without
+// TOPICSNAP_TEST_S3_ENDPOINT the test skips.
+func testBucket(t *testing.T) (loc, endpoint string) {
+	t.Helper()
+	endpoint = os.Getenv("TOPICSNAP_TEST_S3_ENDPOINT")
+	if endpoint == "" {
+		t.Skip("TOPICSNAP_TEST_S3_ENDPOINT not set (make test starts scripts/s3.sh and sets it)")
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", os.Getenv("TOPICSNAP_TEST_S3_ACCESS_KEY"))
+	t.Setenv("AWS_SECRET_ACCESS_KEY", os.Getenv("TOPICSNAP_TEST_S3_SECRET_KEY"))
+	t.Setenv("AWS_REGION", "us-east-1")
+	var b [4]byte
+	rand.Read(b[:])
+	return "s3://" + os.Getenv("TOPICSNAP_TEST_S3_BUCKET") + "/" + strings.ToLower(t.Name()) + "-" + hex.EncodeToString(b[:]), endpoint
+}
+
+// Every command on --dir s3://...: dump into the bucket, list, verify,
+// query, check, run a notebook, copy to a folder and back; the answers
+// are the ones the local folder gives.
+func TestBucketEndToEnd(t *testing.T) {
+	bs := brokers(t)
+	loc, ep := testBucket(t)
+	ctx := t.Context()
+	conn := dump.Conn{Brokers: bs}
+	var rb [3]byte
+	rand.Read(rb[:])
+	topic := "bucket_" + hex.EncodeToString(rb[:])
+	if err := dump.CreateTopic(ctx, conn, topic, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	const n = 30_000
+	now := time.Now().Add(-time.Hour)
+	recs := make([]dump.Record, n)
+	for i := range recs {
+		recs[i] = dump.Record{Topic: topic, Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)),
+			Value: []byte(fmt.Sprintf(`{"n":%d}`, i)), Timestamp: now.Add(time.Duration(i) * time.Millisecond)}
+	}
+	if err := dump.Produce(ctx, conn, recs); err != nil {
+		t.Fatal(err)
+	}
+	b := strings.Join(bs, ",")
+	s3 := []string{"--s3-endpoint", ep, "--s3-cache", filepath.Join(t.TempDir(), "cache")}
+	run := func(args ...string) (int, string, string) {
+		t.Helper()
+		return cli(t, append(args, s3...)...)
+	}
+	code, out, errs := run("dump", "--brokers", b, "--topic", topic, "--dir", loc, "--file-rows", "4000")
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("dumped %d records", n)) {
+		t.Fatalf("dump to the bucket: %d %q %q", code, out, errs)
+	}
+	if strings.Contains(errs, os.Getenv("TOPICSNAP_TEST_S3_SECRET_KEY")) {
+		t.Fatalf("the secret was printed: %q", errs)
+	}
+	code, out, _ = run("ls", "--dir", loc)
+	if code != 0 || strings.Count(out, topic) != 3 {
+		t.Fatalf("ls: %d %q", code, out)
+	}
+	code, out, _ = run("catalog", "verify", "--dir", loc)
+	if code != 0 || !strings.Contains(out, "all match") {
+		t.Fatalf("verify: %d %q", code, out)
+	}
+	count := func(dir string, extra ...string) (int, string) {
+		t.Helper()
+		code, out, errs := cli(t, append([]string{"sql", "--dir", dir, "-c", fmt.Sprintf(`SELECT count(*) AS n, count(DISTINCT "offset" || '/' || "partition") AS d FROM %s`, topic), "--format", "json"}, extra...)...)
+		var rows []map[string]any
+		if code != 0 || json.Unmarshal([]byte(out), &rows) != nil {
+			t.Fatalf("sql on %s: %d %q %q", dir, code, out, errs)
+		}
+		if rows[0]["n"] != rows[0]["d"] {
+			t.Fatalf("sql on %s: duplicates %v", dir, rows)
+		}
+		return int(rows[0]["n"].(float64)), errs
+	}
+	got, errs := count(loc, s3...)
+	if got != n || !strings.Contains(errs, "s3: fetched") {
+		t.Fatalf("sql on the bucket: %d records, stderr %q", got, errs)
+	}
+	// A second query reads the cache: nothing fetched again.
+	if got, errs = count(loc, s3...); got != n || strings.Contains(errs, "fetched") {
+		t.Fatalf("sql on the bucket again: %d records, stderr %q", got, errs)
+	}
+	code, out, _ = run("check", "gaps", "--dir", loc, "--topic", topic)
+	if code != 0 || !strings.HasPrefix(out, fmt.Sprintf("OK gaps on %s: 0 missing offsets on all 3 partitions", topic)) {
+		t.Fatalf("check gaps on the bucket: %d %q", code, out)
+	}
+	nb := filepath.Join(t.TempDir(), "n.md")
+	os.WriteFile(nb, []byte(fmt.Sprintf("# Count\n\n```sql\nSELECT count(*) AS records FROM %s\n```\n", topic)), 0o644)
+	code, out, errs = run("notebook", "run", nb, "--dir", loc, "--out", filepath.Join(t.TempDir(), "n.html"))
+	if code != 0 {
+		t.Fatalf("notebook run on the bucket: %d %q %q", code, out, errs)
+	}
+
+	// Copy to a folder (offline), and that folder back to another prefix.
+	local := filepath.Join(t.TempDir(), "copy")
+	code, out, errs = run("catalog", "copy", loc, local)
+	if code != 0 || !strings.Contains(out, "0 snapshots") && !strings.Contains(out, "1 snapshots") {
+		t.Fatalf("copy to a folder: %d %q %q", code, out, errs)
+	}
+	if got, _ := count(local); got != n {
+		t.Fatalf("the folder copy holds %d records", got)
+	}
+	// Resumable: a second copy keeps every file.
+	code, out, _ = run("catalog", "copy", loc, local)
+	if code != 0 || !strings.HasPrefix(out, "copied 0 files") {
+		t.Fatalf("copy again: %d %q", code, out)
+	}
+	back := loc + "-back"
+	code, out, errs = run("catalog", "copy", local, back)
+	if code != 0 || strings.HasPrefix(out, "copied 0 files") {
+		t.Fatalf("copy to a bucket: %d %q %q", code, out, errs)
+	}
+	code, out, _ = run("catalog", "verify", "--dir", back)
+	if code != 0 || !strings.Contains(out, "all match") {
+		t.Fatalf("verify the copy: %d %q", code, out)
+	}
+}
+
+// A bucket that is not one, or credentials that are wrong, say so with
+// their exit code and never print the secret.
+func TestBucketErrors(t *testing.T) {
+	loc, ep := testBucket(t)
+	cases := []struct {
+		name string
+		args []string
+		env  map[string]string
+		code int
+		text string
+	}{
+		{"no such bucket", []string{"ls", "--dir", "s3://no-such-bucket-here/x"}, nil, exitNoCatalog, "does not exist"},
+		{"wrong secret", []string{"ls", "--dir", loc}, map[string]string{"AWS_SECRET_ACCESS_KEY": "wrong-secret-xyz"}, exitAuth, "access denied"},
+		{"endpoint not a URL", []string{"ls", "--dir", loc, "--s3-endpoint", "127.0.0.1:1"}, nil, exitError, "give a URL"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for k, v := range c.env {
+				t.Setenv(k, v)
+			}
+			args := append([]string{"--s3-endpoint", ep}, c.args...)
+			code, out, errs := cli(t, args...)
+			if code != c.code || !strings.Contains(errs, c.text) || strings.Contains(out+errs, "wrong-secret-xyz") {
+				t.Fatalf("exit %d, stderr %q; want %d and %q", code, errs, c.code, c.text)
+			}
+		})
+	}
+}
