@@ -5,6 +5,8 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/topicsnap
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
+# The S3 server (versitygw) of the bucket tests: scripts/s3.sh.
+export TOPICSNAP_S3_DIR ?= /tmp/topicsnap-s3-test
 
 .PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve clean kafka-start kafka-stop
 
@@ -17,10 +19,12 @@ demo: build
 	./$(BIN) demo --dir demo-snapshots
 
 # The whole suite: vet, the cgo-free build of dump and catalog, then every
-# test against a real Apache Kafka broker (KRaft) started here and stopped
-# after, whatever the outcome.
+# test against a real Apache Kafka broker (KRaft) and a real S3 server
+# (versitygw, for --dir s3://...) started here and stopped after, whatever
+# the outcome.
 test: vet nocgo
 	@scripts/kafka.sh start > /tmp/topicsnap-kafka-env
+	@set -o pipefail; scripts/s3.sh start | sed 's/^S3_/TOPICSNAP_TEST_S3_/' >> /tmp/topicsnap-kafka-env
 	@c=$$(scripts/chromium.sh) && echo "TOPICSNAP_CHROMIUM=$$c" >> /tmp/topicsnap-kafka-env
 	@k=$$(scripts/kcat.sh) && echo "TOPICSNAP_KCAT=$$k" >> /tmp/topicsnap-kafka-env
 	@set -a; source /tmp/topicsnap-kafka-env; set +a; \
@@ -33,7 +37,7 @@ test: vet nocgo
 	$(GO) test -count=1 -timeout 30m ./... || status=$$?; \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_RESTART=1 \
 	$(GO) test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1; \
-	scripts/kafka.sh stop; exit $$status
+	scripts/s3.sh stop; scripts/kafka.sh stop; exit $$status
 
 # A soak: dump --follow for SOAK (5m) while producing, with three broker
 # restarts, then exact coverage. Restarts the broker, so it runs alone.
