@@ -263,7 +263,15 @@ func killedState(t *testing.T, dir, tmp, topic string) (temp, unlisted int) {
 // TestTwoDumpersOneFolder: two dumper processes on the same partitions, one
 // refuses with a clear message; two on disjoint partitions both succeed
 // into one folder.
-func TestTwoDumpersOneFolder(t *testing.T) {
+func TestTwoDumpersOneFolder(t *testing.T) { twoDumpers(t, t.TempDir()) }
+
+// TestTwoDumpersOneBucket: the same on s3://bucket/prefix, as dumpers on
+// different hosts would share one prefix: the lock object refuses a
+// second dumper of a partition whose holder is alive; dumpers of disjoint
+// --partitions both commit into the prefix.
+func TestTwoDumpersOneBucket(t *testing.T) { twoDumpers(t, testBucket(t)) }
+
+func twoDumpers(t *testing.T, dir string) {
 	brokers := testCluster(t)
 	topic := newTopic(t, brokers, 4, nil)
 	p := producer(t, brokers)
@@ -272,7 +280,6 @@ func TestTwoDumpersOneFolder(t *testing.T) {
 		recs = append(recs, &kgo.Record{Topic: topic, Partition: int32(i % 4), Value: []byte(fmt.Sprint(i))})
 	}
 	produce(t, p, recs...)
-	dir := t.TempDir()
 	start := func(parts string) (*exec.Cmd, *strings.Builder) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDumper$", "-test.count=1")
 		var out strings.Builder
@@ -285,7 +292,10 @@ func TestTwoDumpersOneFolder(t *testing.T) {
 		return cmd, &out
 	}
 	// Same partitions: hold the lock of partition 0 here, as a running dumper would.
-	d, _ := catalog.Create(dir)
+	d, err := catalog.CreateAt(t.Context(), dir, catalog.S3Config{Endpoint: os.Getenv("TOPICSNAP_TEST_S3_ENDPOINT")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	l, err := d.LockPartition(catalog.TopicPartition{Topic: topic, Partition: 0})
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +313,18 @@ func TestTwoDumpersOneFolder(t *testing.T) {
 	if err := b.Wait(); err != nil {
 		t.Fatalf("dumper 2-3: %v %s", err, bout)
 	}
-	stored, lost := coverage(t, dir, topic)
+	local := dir
+	if catalog.IsURL(dir) {
+		local = t.TempDir()
+		dst, err := catalog.Create(local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := catalog.Copy(t.Context(), d, dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored, lost := coverage(t, local, topic)
 	if stored != 40_000 || lost != 0 {
 		t.Fatalf("two dumpers stored %d, lost %d", stored, lost)
 	}
