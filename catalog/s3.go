@@ -395,26 +395,32 @@ func partitionRel(tp TopicPartition) string {
 }
 
 func (s *s3Store) readManifest(tp TopicPartition) (*Manifest, error) {
+	m, _, err := s.readManifestIf(tp)
+	return m, err
+}
+
+// readManifestIf is readManifest that also says whether the manifest exists.
+func (s *s3Store) readManifestIf(tp TopicPartition) (*Manifest, bool, error) {
 	rel := partitionRel(tp) + "/" + manifestName
 	b, etag, err := s.get(rel)
 	if errors.Is(err, os.ErrNotExist) {
 		s.mu.Lock()
 		s.etags[tp] = ""
 		s.mu.Unlock()
-		return &Manifest{FormatVersion: FormatVersion, Topic: tp.Topic, Partition: tp.Partition, NextOffset: -1}, nil
+		return &Manifest{FormatVersion: FormatVersion, Topic: tp.Topic, Partition: tp.Partition, NextOffset: -1}, false, nil
 	}
 	if err != nil {
-		return nil, &ManifestError{TP: tp, Path: s.url(rel), Err: err}
+		return nil, false, &ManifestError{TP: tp, Path: s.url(rel), Err: err}
 	}
 	m, err := parseManifest(s.url(rel), b)
 	if err != nil {
 		err.(*ManifestError).TP = tp
-		return nil, err
+		return nil, true, err
 	}
 	s.mu.Lock()
 	s.etags[tp] = etag
 	s.mu.Unlock()
-	return m, nil
+	return m, true, nil
 }
 
 // writeManifest replaces the manifest of m's partition only if it is
@@ -667,10 +673,7 @@ func (s *s3Store) readTopic(topic string) (*TopicManifests, error) {
 	}
 	for _, p := range parts {
 		tp := TopicPartition{topic, p}
-		if _, _, err := s.get(partitionRel(tp) + "/" + manifestName); errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		m, err := s.readManifest(tp)
+		m, exists, err := s.readManifestIf(tp)
 		var me *ManifestError
 		switch {
 		case errors.As(err, &me):
@@ -679,8 +682,8 @@ func (s *s3Store) readTopic(topic string) (*TopicManifests, error) {
 		case err != nil:
 			return nil, err
 		}
-		if m.NextOffset < 0 && len(m.Files) == 0 {
-			continue
+		if !exists {
+			continue // nothing committed yet (a lock, or a first dump killed before its first file)
 		}
 		tm.Manifests = append(tm.Manifests, m)
 	}

@@ -18,6 +18,13 @@
 #   bucket, warm    --dir s3://... with the cache of the previous run: the
 #                   manifests are read and each file's size and ETag are
 #                   compared with the bucket's listing; nothing is fetched
+# and, as the peer for the route topicsnap did not take (DuckDB's httpfs
+# reading the bucket directly; the httpfs on PyPI is built for DuckDB 1.5.5
+# and refuses the 1.5.6 that topicsnap links), the DuckDB 1.5.5 CLI from
+# PyPI (duckdb-cli, duckdb-extension-httpfs, in a venv under
+# ~/.cache/topicsnap/venv-httpfs-1.5.5) running the same query over
+#   duckdb CLI, folder   read_parquet('FOLDER/topic=bench/partition=*/*.parquet')
+#   duckdb CLI, httpfs   read_parquet('s3://BUCKET/bench/topic=bench/partition=*/*.parquet')
 # Each way's answers are compared. Prints a markdown table. Stops the S3
 # server it started.
 #
@@ -28,6 +35,7 @@
 #   TOPICSNAP_S3_DIR  its state dir (default $BENCH_DIR/s3-server)
 #   BENCH_NO_BUILD=1  use the existing bin/topicsnap as is
 #   BENCH_QUIET_WAIT  seconds to wait for an idle machine before each query (600)
+#   BENCH_HTTPFS=0    leave out the DuckDB CLI + httpfs peer
 set -euo pipefail
 
 N="${1:-5000000}"
@@ -59,11 +67,23 @@ if [[ "${BENCH_NO_BUILD:-0}" != 1 ]]; then
 fi
 TS="$ROOT/bin/topicsnap"
 
+HTTPFS="${BENCH_HTTPFS:-1}"
+if [[ "$HTTPFS" == 1 ]]; then
+  VENV="$HOME/.cache/topicsnap/venv-httpfs-1.5.5"
+  if [[ ! -x "$VENV/bin/duckdb" ]] || ! compgen -G "$VENV/lib/python3*/site-packages/duckdb_extension_httpfs/extensions/v1.5.5/httpfs.duckdb_extension" >/dev/null; then
+    log "installing duckdb-cli 1.5.5 and duckdb-extension-httpfs 1.5.5 from PyPI into $VENV"
+    python3 -m venv "$VENV" && "$VENV/bin/pip" install -q duckdb-cli==1.5.5 duckdb-extension-httpfs==1.5.5 >&2 || die "pip install failed"
+  fi
+  DUCKDB="$VENV/bin/duckdb"
+  EXT="$(compgen -G "$VENV/lib/python3*/site-packages/duckdb_extension_httpfs/extensions/v1.5.5/httpfs.duckdb_extension" | head -n 1)"
+fi
+
 trap 'scripts/s3.sh stop >/dev/null 2>&1 || true' EXIT
 ENV_LINES="$(scripts/s3.sh start)"
 eval "$(echo "$ENV_LINES" | sed 's/^/export /')"
 export AWS_ACCESS_KEY_ID="$S3_ACCESS_KEY" AWS_SECRET_ACCESS_KEY="$S3_SECRET_KEY" AWS_REGION="$S3_REGION"
 URL="s3://$S3_BUCKET/bench"
+SECRET_SQL="LOAD '${EXT:-}'; CREATE SECRET (TYPE s3, KEY_ID '$S3_ACCESS_KEY', SECRET '$S3_SECRET_KEY', ENDPOINT '${S3_ENDPOINT#http://}', URL_STYLE 'path', USE_SSL false, REGION '$S3_REGION');"
 S3FLAGS=(--s3-endpoint "$S3_ENDPOINT" --s3-cache "$CACHE")
 
 now() { date +%s.%N; }
@@ -85,6 +105,8 @@ run() {
   t0="$(now)"
   case "$way" in
     folder) out="$("$TS" sql --dir "$LOCAL" -c "$q" --format csv 2>/dev/null | tail -n +2 | tr '\n' ' ')" ;;
+    cli-folder) out="$("$DUCKDB" -csv -c "${q//FROM bench/FROM read_parquet('$LOCAL/topic=bench/partition=*/*.parquet')}" 2>/dev/null | tail -n +2 | tr '\n' ' ')" ;;
+    cli-httpfs) out="$("$DUCKDB" -csv -c "$SECRET_SQL ${q//FROM bench/FROM read_parquet('$URL/topic=bench/partition=*/*.parquet')}" 2>/dev/null | grep -v '^Success$\|^true$' | tail -n +2 | tr '\n' ' ')" ;;
     *) out="$("$TS" sql --dir "$URL" "${S3FLAGS[@]}" -c "$q" --format csv 2>/dev/null | tail -n +2 | tr '\n' ' ')" ;;
   esac
   t1="$(now)"
@@ -100,6 +122,7 @@ declare -A SQL=(
   ["gap scan per partition"]="SELECT \"partition\", max(\"offset\") - min(\"offset\") + 1 - count(*) AS gaps FROM bench GROUP BY 1 ORDER BY 1"
 )
 WAYS=(folder cold warm)
+[[ "$HTTPFS" == 1 ]] && WAYS+=(cli-folder cli-httpfs)
 for q in "${QUERIES[@]}"; do
   wait_quiet
   for ((i = 0; i < RUNS; i++)); do
@@ -117,13 +140,18 @@ for q in "${QUERIES[@]}"; do
   log "$q: answers agree (${ANSWERS[$q]})"
 done
 
-echo "| query ($N records, $(awk -v b="$BYTES" 'BEGIN{printf "%.0f MB", b/1e6}')) | folder | bucket, cold cache | bucket, warm cache | warm / folder |"
-echo "|---|---|---|---|---|"
+med() { tr ' ' '\n' <<<"${TIMES["$1|$2"]:-}" | grep . | median; }
+if [[ "$HTTPFS" == 1 ]]; then
+  echo "| query ($N records, $(awk -v b="$BYTES" 'BEGIN{printf "%.0f MB", b/1e6}')) | topicsnap, folder | topicsnap, bucket, cold cache | topicsnap, bucket, warm cache | DuckDB 1.5.5 CLI, folder | DuckDB 1.5.5 CLI + httpfs, bucket |"
+  echo "|---|---|---|---|---|---|"
+else
+  echo "| query ($N records, $(awk -v b="$BYTES" 'BEGIN{printf "%.0f MB", b/1e6}')) | topicsnap, folder | topicsnap, bucket, cold cache | topicsnap, bucket, warm cache |"
+  echo "|---|---|---|---|"
+fi
 for q in "${QUERIES[@]}"; do
-  f="$(tr ' ' '\n' <<<"${TIMES["$q|folder"]}" | grep . | median)"
-  c="$(tr ' ' '\n' <<<"${TIMES["$q|cold"]}" | grep . | median)"
-  w="$(tr ' ' '\n' <<<"${TIMES["$q|warm"]}" | grep . | median)"
-  echo "| $q | ${f} s | ${c} s | ${w} s | $(awk -v a="$w" -v b="$f" 'BEGIN{printf "%.2f", a/b}') |"
+  line="| $q | $(med "$q" folder) s | $(med "$q" cold) s | $(med "$q" warm) s |"
+  [[ "$HTTPFS" == 1 ]] && line+=" $(med "$q" cli-folder) s | $(med "$q" cli-httpfs) s |"
+  echo "$line"
 done
 echo
 echo "Upload (topicsnap catalog copy folder -> bucket): ${UPLOAD} s for $(awk -v b="$BYTES" 'BEGIN{printf "%.0f MB", b/1e6}'). Median of $RUNS runs, interleaved."
