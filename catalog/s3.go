@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path"
@@ -157,7 +158,13 @@ func newS3Dir(ctx context.Context, loc string, cfg S3Config) (*Dir, error) {
 // a bucket of snapshots needs: an endpoint and path-style addressing for
 // S3-compatible servers, and retries with backoff that say what they do.
 func newS3Client(ctx context.Context, cfg S3Config, log func(string)) (*s3.Client, error) {
-	ac, err := config.LoadDefaultConfig(ctx, config.WithRetryer(func() aws.Retryer {
+	// A server that accepts a connection and then says nothing is cut off
+	// after 30 s without a response header, and the request retried; a
+	// long upload or download is not (its headers come quickly).
+	hc := awshttp.NewBuildableClient().
+		WithDialerOptions(func(d *net.Dialer) { d.Timeout = 10 * time.Second }).
+		WithTransportOptions(func(tr *http.Transport) { tr.ResponseHeaderTimeout = 30 * time.Second })
+	ac, err := config.LoadDefaultConfig(ctx, config.WithHTTPClient(hc), config.WithRetryer(func() aws.Retryer {
 		return &loudRetryer{RetryerV2: retry.NewStandard(func(o *retry.StandardOptions) {
 			o.MaxAttempts = 10
 			o.MaxBackoff = 20 * time.Second

@@ -77,6 +77,14 @@ func TestBucketEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "all match") {
 		t.Fatalf("verify: %d %q", code, out)
 	}
+	// The endpoint from s3.endpoint in the properties file, without --s3-endpoint.
+	props := filepath.Join(t.TempDir(), "client.properties")
+	os.WriteFile(props, []byte("bootstrap.servers="+b+"\ns3.endpoint="+ep+"\n"), 0o644)
+	t.Setenv("TOPICSNAP_CONFIG", props)
+	if code, out, errs := cli(t, "ls", "--dir", loc); code != 0 || strings.Count(out, topic) != 3 {
+		t.Fatalf("ls with s3.endpoint in TOPICSNAP_CONFIG: %d %q %q", code, out, errs)
+	}
+	t.Setenv("TOPICSNAP_CONFIG", "")
 	count := func(dir string, extra ...string) (int, string) {
 		t.Helper()
 		code, out, errs := cli(t, append([]string{"sql", "--dir", dir, "-c", fmt.Sprintf(`SELECT count(*) AS n, count(DISTINCT "offset" || '/' || "partition") AS d FROM %s`, topic), "--format", "json"}, extra...)...)
