@@ -38,12 +38,30 @@ type CopyStats struct {
 // A damaged manifest in src is skipped and named in the error, after the
 // rest is copied. Copy does not take dst's partition locks: do not run it
 // into a prefix a dumper is writing (the manifest's conditional write
-// refuses to overwrite one that changed under it, in a bucket).
-func Copy(ctx context.Context, src, dst *Dir) (CopyStats, error) {
+// refuses to overwrite one that changed under it, in a bucket). Named
+// topics, only those topics and their snapshots are copied.
+func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error) {
 	var st CopyStats
 	topics, err := src.Topics()
 	if err != nil {
 		return st, err
+	}
+	if len(only) > 0 {
+		want := map[string]bool{}
+		for _, t := range only {
+			want[t] = true
+		}
+		var some []string
+		for _, t := range topics {
+			if want[t] {
+				some = append(some, t)
+			}
+		}
+		topics = some
+	}
+	copied := map[string]bool{}
+	for _, t := range topics {
+		copied[t] = true
 	}
 	var damaged []error
 	for _, topic := range topics {
@@ -73,7 +91,7 @@ func Copy(ctx context.Context, src, dst *Dir) (CopyStats, error) {
 		return st, err
 	}
 	for _, s := range snaps {
-		if have[s.ID] {
+		if have[s.ID] || len(only) > 0 && !copied[s.Topic] {
 			continue
 		}
 		if err := dst.WriteClusterSnapshot(s); err != nil {

@@ -84,6 +84,9 @@ ENV_LINES="$(scripts/s3.sh start)"
 eval "$(echo "$ENV_LINES" | sed 's/^/export /')"
 export AWS_ACCESS_KEY_ID="$S3_ACCESS_KEY" AWS_SECRET_ACCESS_KEY="$S3_SECRET_KEY" AWS_REGION="$S3_REGION"
 URL="s3://$S3_BUCKET/bench"
+# (in variables: quotes inside a ${q//…/…} replacement would be removed)
+CLI_LOCAL="read_parquet('$LOCAL/topic=bench/partition=*/*.parquet')"
+CLI_BUCKET="read_parquet('$URL/topic=bench/partition=*/*.parquet')"
 SECRET_SQL="LOAD '${EXT:-}'; CREATE SECRET (TYPE s3, KEY_ID '$S3_ACCESS_KEY', SECRET '$S3_SECRET_KEY', ENDPOINT '${S3_ENDPOINT#http://}', URL_STYLE 'path', USE_SSL false, REGION '$S3_REGION');"
 S3FLAGS=(--s3-endpoint "$S3_ENDPOINT" --s3-cache "$CACHE")
 
@@ -106,8 +109,8 @@ run() {
   t0="$(now)"
   case "$way" in
     folder) out="$("$TS" sql --dir "$LOCAL" -c "$q" --format csv 2>/dev/null | tail -n +2 | tr '\n' ' ')" ;;
-    cli-folder) out="$("$DUCKDB" -csv -c "${q//FROM bench/FROM read_parquet('$LOCAL/topic=bench/partition=*/*.parquet')}" 2>/dev/null | tail -n +2 | tr '\n' ' ')" ;;
-    cli-httpfs) out="$("$DUCKDB" -csv -c "$SECRET_SQL ${q//FROM bench/FROM read_parquet('$URL/topic=bench/partition=*/*.parquet')}" 2>/dev/null | grep -v '^Success$\|^true$' | tail -n +2 | tr '\n' ' ')" ;;
+    cli-folder) out="$("$DUCKDB" -csv -c "${q//FROM bench/FROM $CLI_LOCAL}" 2>/dev/null | tail -n +2 | tr '\n' ' ')" ;;
+    cli-httpfs) out="$("$DUCKDB" -csv -c "$SECRET_SQL ${q//FROM bench/FROM $CLI_BUCKET}" 2>/dev/null | grep -v '^Success$\|^true$' | tail -n +2 | tr '\n' ' ')" ;;
     *) out="$("$TS" sql --dir "$URL" "${S3FLAGS[@]}" -c "$q" --format csv 2>/dev/null | tail -n +2 | tr '\n' ' ')" ;;
   esac
   t1="$(now)"

@@ -68,7 +68,9 @@ func (a *app) openDir(ctx context.Context, dir string) (*catalog.Dir, error) {
 // brought up to date first (files already there with the bucket's size
 // and ETag are kept). DuckDB reads local Parquet; see BENCHMARKS.md
 // ("Snapshots in a bucket") for why not httpfs.
-func (a *app) localDir(ctx context.Context, dir string) (string, error) {
+//
+// Named topics, only those are brought up to date (a check reads one).
+func (a *app) localDir(ctx context.Context, dir string, topics ...string) (string, error) {
 	if !catalog.IsURL(dir) {
 		return dir, nil
 	}
@@ -93,9 +95,15 @@ func (a *app) localDir(ctx context.Context, dir string) (string, error) {
 		return "", err
 	}
 	start := time.Now()
-	st, err := catalog.Copy(ctx, src, dst)
+	st, err := catalog.Copy(ctx, src, dst, topics...)
 	if err != nil {
 		return "", fmt.Errorf("cache %s in %s: %w", dir, cache, err)
+	}
+	if len(topics) == 0 {
+		// A topic gone from the bucket goes from the cache.
+		if err := pruneCache(src, dst); err != nil {
+			return "", err
+		}
 	}
 	if st.Files > 0 {
 		fmt.Fprintf(a.stderr, "s3: fetched %d files (%s) of %s into %s in %s; %d already cached\n",
@@ -114,4 +122,28 @@ func humanBytes(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// pruneCache removes from the cache dst the topic folders src no longer has.
+func pruneCache(src, dst *catalog.Dir) error {
+	have, err := src.Topics()
+	if err != nil {
+		return err
+	}
+	keep := map[string]bool{}
+	for _, t := range have {
+		keep[t] = true
+	}
+	cached, err := dst.Topics()
+	if err != nil {
+		return err
+	}
+	for _, t := range cached {
+		if !keep[t] {
+			if err := os.RemoveAll(filepath.Join(dst.Path, "topic="+t)); err != nil {
+				return fmt.Errorf("remove %s from the cache: %w", t, err)
+			}
+		}
+	}
+	return nil
 }

@@ -149,7 +149,11 @@ func writeCheckList(w io.Writer) error {
 }
 
 func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error {
-	local, err := a.localDir(ctx, o.dir)
+	var only []string
+	if o.Topic != "" {
+		only = []string{o.Topic}
+	}
+	local, err := a.localDir(ctx, o.dir, only...)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
