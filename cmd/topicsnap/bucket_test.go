@@ -1,17 +1,22 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
+	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/dump/dumptest"
 )
 
 // testBucket returns a fresh s3:// prefix in the bucket of the real S3
@@ -58,22 +63,22 @@ func TestBucketEndToEnd(t *testing.T) {
 	}
 	b := strings.Join(bs, ",")
 	s3 := []string{"--s3-endpoint", ep, "--s3-cache", filepath.Join(t.TempDir(), "cache")}
-	run := func(args ...string) (int, string, string) {
+	ts := func(args ...string) (int, string, string) {
 		t.Helper()
 		return cli(t, append(args, s3...)...)
 	}
-	code, out, errs := run("dump", "--brokers", b, "--topic", topic, "--dir", loc, "--file-rows", "4000")
+	code, out, errs := ts("dump", "--brokers", b, "--topic", topic, "--dir", loc, "--file-rows", "4000")
 	if code != 0 || !strings.Contains(out, fmt.Sprintf("dumped %d records", n)) {
 		t.Fatalf("dump to the bucket: %d %q %q", code, out, errs)
 	}
 	if strings.Contains(errs, os.Getenv("TOPICSNAP_TEST_S3_SECRET_KEY")) {
 		t.Fatalf("the secret was printed: %q", errs)
 	}
-	code, out, _ = run("ls", "--dir", loc)
+	code, out, _ = ts("ls", "--dir", loc)
 	if code != 0 || strings.Count(out, topic) != 3 {
 		t.Fatalf("ls: %d %q", code, out)
 	}
-	code, out, _ = run("catalog", "verify", "--dir", loc)
+	code, out, _ = ts("catalog", "verify", "--dir", loc)
 	if code != 0 || !strings.Contains(out, "all match") {
 		t.Fatalf("verify: %d %q", code, out)
 	}
@@ -105,20 +110,70 @@ func TestBucketEndToEnd(t *testing.T) {
 	if got, errs = count(loc, s3...); got != n || strings.Contains(errs, "fetched") {
 		t.Fatalf("sql on the bucket again: %d records, stderr %q", got, errs)
 	}
-	code, out, _ = run("check", "gaps", "--dir", loc, "--topic", topic)
+	code, out, _ = ts("check", "gaps", "--dir", loc, "--topic", topic)
 	if code != 0 || !strings.HasPrefix(out, fmt.Sprintf("OK gaps on %s: 0 missing offsets on all 3 partitions", topic)) {
 		t.Fatalf("check gaps on the bucket: %d %q", code, out)
 	}
 	nb := filepath.Join(t.TempDir(), "n.md")
 	os.WriteFile(nb, []byte(fmt.Sprintf("# Count\n\n```sql\nSELECT count(*) AS records FROM %s\n```\n", topic)), 0o644)
-	code, out, errs = run("notebook", "run", nb, "--dir", loc, "--out", filepath.Join(t.TempDir(), "n.html"))
+	code, out, errs = ts("notebook", "run", nb, "--dir", loc, "--out", filepath.Join(t.TempDir(), "n.html"))
 	if code != 0 {
 		t.Fatalf("notebook run on the bucket: %d %q %q", code, out, errs)
 	}
 
+	// serve reads the bucket through the cache: the API's gaps report is
+	// the CLI's.
+	sctx, stop := context.WithCancel(ctx)
+	sout := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(sctx, append([]string{"serve", "--dir", loc, "--addr", "127.0.0.1:0"}, s3...), strings.NewReader(""), sout, &lockedBuffer{})
+	}()
+	var base string
+	for i := 0; i < 300 && base == ""; i++ {
+		if _, after, ok := strings.Cut(sout.String(), "serving "+loc+" at "); ok {
+			base = strings.TrimSpace(after)
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if base == "" {
+		stop()
+		t.Fatalf("serve on the bucket did not start: %q", sout.String())
+	}
+	resp, err := http.Get(base + "/api/checks/gaps?topic=" + topic)
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	var rep map[string]any
+	json.NewDecoder(resp.Body).Decode(&rep)
+	resp.Body.Close()
+	stop()
+	if code := <-done; code != 0 || rep["status"] != "ok" {
+		t.Fatalf("serve on the bucket: exit %d, gaps %v", code, rep)
+	}
+
+	// restore from the bucket into a new topic holds every record again
+	// (transactions: on the real broker only).
+	if dumptest.Real() {
+		to := topic + "_restored"
+		if err := dump.CreateTopic(ctx, conn, to, 3, nil); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs = ts("restore", "--brokers", b, "--dir", loc, "--topic", topic, "--to-topic", to)
+		if code != 0 {
+			t.Fatalf("restore from the bucket: %d %q %q", code, out, errs)
+		}
+		back2 := filepath.Join(t.TempDir(), "restored")
+		if code, out, errs = ts("dump", "--brokers", b, "--topic", to, "--dir", back2); code != 0 || !strings.Contains(out, fmt.Sprintf("dumped %d records", n)) {
+			t.Fatalf("dump of the restored topic: %d %q %q", code, out, errs)
+		}
+	}
+
 	// Copy to a folder (offline), and that folder back to another prefix.
 	local := filepath.Join(t.TempDir(), "copy")
-	code, out, errs = run("catalog", "copy", loc, local)
+	code, out, errs = ts("catalog", "copy", loc, local)
 	if code != 0 || !strings.Contains(out, "0 snapshots") && !strings.Contains(out, "1 snapshots") {
 		t.Fatalf("copy to a folder: %d %q %q", code, out, errs)
 	}
@@ -126,16 +181,16 @@ func TestBucketEndToEnd(t *testing.T) {
 		t.Fatalf("the folder copy holds %d records", got)
 	}
 	// Resumable: a second copy keeps every file.
-	code, out, _ = run("catalog", "copy", loc, local)
+	code, out, _ = ts("catalog", "copy", loc, local)
 	if code != 0 || !strings.HasPrefix(out, "copied 0 files") {
 		t.Fatalf("copy again: %d %q", code, out)
 	}
 	back := loc + "-back"
-	code, out, errs = run("catalog", "copy", local, back)
+	code, out, errs = ts("catalog", "copy", local, back)
 	if code != 0 || strings.HasPrefix(out, "copied 0 files") {
 		t.Fatalf("copy to a bucket: %d %q %q", code, out, errs)
 	}
-	code, out, _ = run("catalog", "verify", "--dir", back)
+	code, out, _ = ts("catalog", "verify", "--dir", back)
 	if code != 0 || !strings.Contains(out, "all match") {
 		t.Fatalf("verify the copy: %d %q", code, out)
 	}
@@ -168,4 +223,22 @@ func TestBucketErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// lockedBuffer is a bytes.Buffer a server goroutine writes while the test reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
