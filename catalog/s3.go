@@ -584,7 +584,10 @@ func (l *s3Lock) unlock() {
 	l.closed = true
 	close(l.stop)
 	<-l.done
-	ctx := context.WithoutCancel(l.s.ctx) // release even when the run was interrupted
+	// Release even when the run was interrupted, but do not hang on a
+	// server that is down: the lock then expires by itself.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(l.s.ctx), 10*time.Second)
+	defer cancel()
 	b, etag, err := l.s.getCtx(ctx, l.rel)
 	if err != nil {
 		return
@@ -759,7 +762,11 @@ func (s *s3Store) upload(rel string, f *os.File, size int64) error {
 		return s.s3Error("start upload of", rel, err)
 	}
 	abort := func(err error) error {
-		s.cl.AbortMultipartUpload(context.WithoutCancel(s.ctx), &s3.AbortMultipartUploadInput{Bucket: &s.bucket, Key: key, UploadId: cu.UploadId})
+		// Even when interrupted; if this fails too, the partition's next
+		// writer aborts the upload.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 10*time.Second)
+		defer cancel()
+		s.cl.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &s.bucket, Key: key, UploadId: cu.UploadId})
 		return err
 	}
 	var parts []types.CompletedPart
