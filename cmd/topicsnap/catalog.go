@@ -12,7 +12,7 @@ import (
 )
 
 func (a *app) catalogCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "catalog", Short: "Inspect and verify a snapshot folder", RunE: groupRunE}
+	cmd := &cobra.Command{Use: "catalog", Short: "Inspect, verify and copy a snapshot folder or bucket", RunE: groupRunE}
 	cmd.AddCommand(a.lsCmd(), a.verifyCmd(), a.copyCmd())
 	return cmd
 }
@@ -81,7 +81,7 @@ func (a *app) lsCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", a.defaultDir(), "snapshot folder")
+	cmd.Flags().StringVar(&dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the manifests as JSON")
 	return cmd
 }
@@ -119,7 +119,7 @@ func (a *app) verifyCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", a.defaultDir(), "snapshot folder")
+	cmd.Flags().StringVar(&dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	return cmd
 }
 

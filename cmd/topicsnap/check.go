@@ -88,7 +88,7 @@ checks and the options each takes.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder")
+	f.StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.StringVar(&o.Topic, "topic", "", "topic to check")
 	f.StringVar(&o.format, "format", "table", "table, json or markdown")
 	f.BoolVar(&o.strict, "strict", false, "exit 1 on warn too")

@@ -37,7 +37,7 @@ FILE may be one of the shipped notebooks by name (see: topicsnap notebook ls).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runNotebook(cmd.Context(), args[0], o) },
 	}
-	runCmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder")
+	runCmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	runCmd.Flags().StringVar(&o.out, "out", "", "write the rendered notebook here (.html or .md)")
 	runCmd.Flags().StringArrayVar(&o.params, "param", nil, "override a front-matter parameter, key=value (repeatable)")
 	lsCmd := &cobra.Command{

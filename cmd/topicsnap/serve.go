@@ -63,7 +63,7 @@ func (a *app) serveCmd() *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder")
+	cmd.Flags().StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	cmd.Flags().StringVar(&o.Addr, "addr", "127.0.0.1:8080", "listen address; off loopback --token is required")
 	cmd.Flags().StringVar(&o.Token, "token", "", "bearer token required on every request (TOPICSNAP_TOKEN)")
 	cmd.Flags().StringVar(&o.sql, "sql", "auto", "ad-hoc SQL: auto (on for loopback binds only), on or off")

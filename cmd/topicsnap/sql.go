@@ -50,7 +50,7 @@ Without -c or -f, and with a terminal, it opens a REPL (.help lists its commands
 			return a.runSQL(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder")
+	cmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	cmd.Flags().StringVarP(&o.query, "command", "c", "", "run this SQL and exit")
 	cmd.Flags().StringVarP(&o.file, "file", "f", "", "run the SQL in this file and exit")
 	cmd.Flags().StringVar(&o.format, "format", "table", "output: table, csv, json, jsonl, markdown, line, parquet")
