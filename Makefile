@@ -5,6 +5,8 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/topicsnap
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
+# The S3 server (versitygw) of the bucket tests: scripts/s3.sh.
+export TOPICSNAP_S3_DIR ?= /tmp/topicsnap-s3-test
 
 .PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve clean kafka-start kafka-stop
 

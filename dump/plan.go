@@ -200,7 +200,7 @@ func checkFromPastEnd(ctx context.Context, adm *kadm.Client, opts Options, topic
 	if err != nil {
 		return fmt.Errorf("list end offsets: %w", classify(err))
 	}
-	existing, _ := catalog.Open(opts.Dir) // nil: a new folder, nothing dumped yet
+	existing, _ := catalog.OpenAt(ctx, opts.Dir, opts.S3) // nil: a new folder or bucket, nothing dumped yet
 	var bad []string
 	ends.Each(func(o kadm.ListedOffset) {
 		if o.Err != nil || (parts != nil && !parts[o.Partition]) || from.offset <= o.Offset {

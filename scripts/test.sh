@@ -8,6 +8,7 @@
 #   scripts/kafka.sh     Apache Kafka (KRaft) from Maven Central
 #   scripts/chromium.sh  Debian's Chromium, for the browser tests
 #   scripts/kcat.sh      Debian's kcat, a real librdkafka producer
+#   scripts/s3.sh        Versity S3 Gateway (versitygw) from the Go proxy
 #
 # Each start prints KEY=VALUE lines; they are read into the environment and
 # handed to go test as the TOPICSNAP_TEST_* variables the tests look for.
@@ -36,12 +37,17 @@ start() {
 }
 
 start kafka
+start s3
 c="$(scripts/chromium.sh)" || exit 1
 k="$(scripts/kcat.sh)" || exit 1
 set -a
 # shellcheck disable=SC1090
 source "$ENV_FILE"
 set +a
+# The bucket tests read TOPICSNAP_TEST_S3_*.
+while IFS='=' read -r key value; do
+	[[ "$key" == S3_* ]] && export "TOPICSNAP_TEST_$key=$value"
+done <"$ENV_FILE"
 
 status=0
 TOPICSNAP_TEST_BROKERS=$KAFKA_BROKERS TOPICSNAP_TEST_SASL_BROKERS=$KAFKA_SASL_BROKERS \

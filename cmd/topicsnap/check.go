@@ -114,7 +114,7 @@ checks and the options each takes.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder")
+	f.StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.StringVar(&o.Topic, "topic", "", "topic to check")
 	f.StringVar(&o.format, "format", "table", "table, json or markdown")
 	f.BoolVar(&o.strict, "strict", false, "exit 1 on warn too")
@@ -209,7 +209,15 @@ func writeCheckList(w io.Writer) error {
 }
 
 func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error {
-	eng, err := queries.Open(ctx, o.dir, queries.Options{})
+	var only []string
+	if o.Topic != "" {
+		only = []string{o.Topic}
+	}
+	local, err := a.localDir(ctx, o.dir, only...)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", o.dir, err)
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
