@@ -57,7 +57,7 @@ type Resolver struct {
 
 	mu      sync.RWMutex
 	entries map[int]*entry // every id met, decodable or not
-	down    *Failure // the registry could not be reached, or refused us
+	down    *Failure       // the registry could not be reached, or refused us
 }
 
 // NewResolver reads the --schema folder and makes the registry client.
@@ -78,6 +78,16 @@ func NewResolver(o Options) (*Resolver, error) {
 		r.local = local
 	}
 	return r, nil
+}
+
+// SetWarn sets Options.Warn (a nil resolver ignores it).
+func (r *Resolver) SetWarn(warn func(string)) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.o.Warn = warn
+	r.mu.Unlock()
 }
 
 // Active reports whether the resolver has any source of schemas besides the
