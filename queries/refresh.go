@@ -346,7 +346,7 @@ func (e *Engine) viewCols(tf topicFiles, t Topic, value string) viewCols {
 	if tf.encoded {
 		src = encodedSource
 		c.valueErr, c.byName = encodedValueError, true
-		c.extra = schemaColumns(tf.schemas)
+		c.extra = schemaColumns(tf.name, tf.schemas)
 	}
 	if t.JSON {
 		c.value = jsonValue(tf.name, t.Structure, src)
@@ -362,16 +362,24 @@ func (e *Engine) viewCols(tf topicFiles, t Topic, value string) viewCols {
 
 // schemaColumns are a schema-encoded topic's schema_subject and
 // schema_version: where the registry listed each schema id when the dump
-// fetched it (the first subject and version it named), NULL where it did
-// not (a deleted subject, a --schema file).
-func schemaColumns(ss []*catalog.Schema) string {
+// fetched it, NULL where it did not (a deleted subject, a --schema file).
+// A registry may list one id under several subjects (the same schema
+// registered twice): the topic's own (TOPIC-value, TOPIC-key, as the
+// default naming strategy names them) wins, then the first listed.
+func schemaColumns(topic string, ss []*catalog.Schema) string {
 	var subj, ver strings.Builder
 	for _, s := range ss {
 		if len(s.Versions) == 0 {
 			continue
 		}
-		fmt.Fprintf(&subj, " WHEN %d THEN %s", s.ID, quoteString(s.Versions[0].Subject))
-		fmt.Fprintf(&ver, " WHEN %d THEN %d", s.ID, s.Versions[0].Version)
+		v := s.Versions[0]
+		for _, c := range s.Versions {
+			if c.Subject == topic+"-value" || c.Subject == topic+"-key" && v.Subject != topic+"-value" {
+				v = c
+			}
+		}
+		fmt.Fprintf(&subj, " WHEN %d THEN %s", s.ID, quoteString(v.Subject))
+		fmt.Fprintf(&ver, " WHEN %d THEN %d", s.ID, v.Version)
 	}
 	if subj.Len() == 0 {
 		return `, NULL::VARCHAR AS schema_subject, NULL::INTEGER AS schema_version`
