@@ -334,7 +334,8 @@ func (r *Resolver) references(s *catalog.Schema, depth int) ([]refText, error) {
 
 // readSchemaDir reads --schema DIR: ID.avsc (Avro), ID.proto (Protobuf,
 // importing the folder's other .proto files by name) and ID.json (JSON
-// Schema), each standing for registry id ID.
+// Schema), each standing for registry id ID. A .proto not named by a number
+// is one the others may import.
 func readSchemaDir(dir string) (map[int]*catalog.Schema, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -358,8 +359,11 @@ func readSchemaDir(dir string) (map[int]*catalog.Schema, error) {
 			continue
 		}
 		id, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ext))
+		if (err != nil || id < 0) && typ == catalog.SchemaProtobuf {
+			continue // a .proto the others import
+		}
 		if err != nil || id < 0 {
-			return nil, fmt.Errorf("%w: %s: a schema file is named by the id it stands for (ID.avsc, ID.proto, ID.json)", ErrBadRegistry, filepath.Join(dir, e.Name()))
+			return nil, fmt.Errorf("%w: %s: a schema file is named by the id it stands for (ID.avsc, ID.proto, ID.json; other .proto files are imports)", ErrBadRegistry, filepath.Join(dir, e.Name()))
 		}
 		if _, dup := out[id]; dup {
 			return nil, fmt.Errorf("%w: two files in %s stand for id %d", ErrBadRegistry, dir, id)
