@@ -315,6 +315,15 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 			if err != nil {
 				return fmt.Errorf("infer the value type of %s: %w", tf.name, err)
 			}
+			if tf.encoded && t.JSON {
+				// The writer schemas type the values better than a sample.
+				if typed, conflicts := e.typedStructure(ctx, tf, t.Structure); typed != "" {
+					t.Structure = typed
+					for _, c := range conflicts {
+						e.problems = append(e.problems, fmt.Sprintf("topic %s: field %s differ between its schemas; read as VARCHAR (its JSON text)", tf.name, c))
+					}
+				}
+			}
 		}
 		all, data := topicSelects(tf.paths, tf.plain, e.viewCols(tf, *t, ""), tf.openTxn)
 		var ddl []string

@@ -268,6 +268,14 @@ FROM %s WHERE value.event_id IN ('e001', 'e021', 'e022') ORDER BY value.event_id
 	if got, _ := json.Marshal(rows[2]["either"]); !bytes.Contains(got, []byte(`"int":22`)) {
 		t.Fatalf("a union's int branch: %s", got)
 	}
+	// Typed by the writer schemas, not by a sample of the JSON.
+	rows = sqlJSON(t, dir, fmt.Sprintf(`SELECT typeof(value.amount) AS amount, typeof(value.ts) AS ts, typeof(value.day) AS day,
+  typeof(value.price) AS price, typeof(value.uid) AS uid, typeof(value.attrs) AS attrs, typeof(value.tags) AS tags,
+  typeof(value.either) AS either, typeof(value.note) AS note FROM %s LIMIT 1`, QuoteIdentForTest(topic)))
+	got, _ = json.Marshal(rows[0])
+	if want := `{"amount":"BIGINT","attrs":"MAP(VARCHAR, INTEGER)","day":"DATE","either":"STRUCT(\"int\" INTEGER, string VARCHAR)","note":"VARCHAR","price":"DECIMAL(10,2)","tags":"VARCHAR[]","ts":"TIMESTAMP WITH TIME ZONE","uid":"UUID"}`; string(got) != want {
+		t.Fatalf("types:\n got %s\nwant %s", got, want)
+	}
 
 	// The values check counts what did not decode, and says why.
 	code, doc := checkJSON(t, "values", "--dir", dir, "--topic", topic)
@@ -464,6 +472,12 @@ FROM %s ORDER BY "offset" LIMIT 2`, QuoteIdentForTest(topic)))
 		if !bytes.Contains(got, []byte(want)) {
 			t.Fatalf("protobuf values lack %s: %s", want, got)
 		}
+	}
+	rows = sqlJSON(t, dir, fmt.Sprintf(`SELECT typeof(value.total.units) AS units, typeof(value."at") AS "at", typeof(value.qty) AS qty,
+  typeof(value.status) AS status FROM %s LIMIT 1`, QuoteIdentForTest(topic)))
+	got, _ = json.Marshal(rows[0])
+	if want := `{"at":"TIMESTAMP WITH TIME ZONE","qty":"MAP(VARCHAR, INTEGER)","status":"VARCHAR","units":"BIGINT"}`; string(got) != want {
+		t.Fatalf("types:\n got %s\nwant %s", got, want)
 	}
 	code, doc := checkJSON(t, "values", "--dir", dir, "--topic", topic)
 	if code != 0 || doc["status"] != "ok" || doc["summary"].(map[string]any)["format"] != "protobuf" {
