@@ -70,6 +70,7 @@ type topicFiles struct {
 	plain     []bool            // per path: no control markers, no open transactions
 	openTxn   bool              // some file holds records of a transaction left open in it
 	encoded   bool              // the dump decoded (or tried to) wire-format values
+	mixed     bool              // of an encoded topic, some file may predate value_decoded
 	schemas   []*catalog.Schema // the stored schemas of the ids its files list
 	damaged   []int32           // partitions whose manifest could not be read (left out)
 }
@@ -123,6 +124,7 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 				tf.plain = append(tf.plain, f.ControlRecords == 0 && f.OpenTxnRecords == 0)
 				tf.openTxn = tf.openTxn || f.OpenTxnRecords > 0
 				tf.encoded = tf.encoded || f.Decoded > 0 || f.DecodeErrors > 0
+				tf.mixed = tf.mixed || f.Decoded == 0 && f.DecodeErrors == 0
 				for _, id := range f.SchemaIDs {
 					ids[int(id)] = true
 				}
@@ -354,7 +356,7 @@ func (e *Engine) viewCols(tf topicFiles, t Topic, value string) viewCols {
 	src := jsonSource
 	if tf.encoded {
 		src = encodedSource
-		c.valueErr, c.byName = encodedValueError, true
+		c.valueErr, c.byName = encodedValueError, tf.mixed
 		c.extra = schemaColumns(tf.name, tf.schemas)
 	}
 	if t.JSON {

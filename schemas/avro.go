@@ -2,22 +2,26 @@ package schemas
 
 import (
 	"encoding/base64"
-	"encoding/json"
+	"encoding/binary"
+	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"math/big"
-	"reflect"
-	"slices"
 	"strconv"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hamba/avro/v2"
 )
 
-// avroDecoder reads Avro values of one writer schema.
+// avroDecoder reads Avro values of one writer schema. hamba/avro's Reader
+// reads the binary encoding (zig-zag varints, lengths, blocks); the
+// decoder walks the schema beside it and writes JSON straight away, with no
+// value tree in between (a map per record costs more than the decoding).
 type avroDecoder struct {
 	schema avro.Schema
+	pool   sync.Pool // *avro.Reader
 }
 
 func newAvroDecoder(text string, refs []string) (*avroDecoder, error) {
@@ -36,34 +40,47 @@ func newAvroDecoder(text string, refs []string) (*avroDecoder, error) {
 	return &avroDecoder{schema: s}, nil
 }
 
+var errTrailing = errors.New("bytes left over after the value")
+
 func (d *avroDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
-	r := avro.NewReader(nil, 0)
+	r, _ := d.pool.Get().(*avro.Reader)
+	if r == nil {
+		r = avro.NewReader(nil, 0)
+	}
+	defer d.pool.Put(r)
 	r.Reset(payload)
-	v := r.ReadNext(d.schema)
+	var err error
+	buf, err = appendAvro(buf, r, d.schema, 0)
+	if err == nil && r.Error != nil {
+		err = r.Error
+	}
+	if err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+const maxDepth = 64
+
+// appendAvro reads one value of schema s from r and writes it as JSON:
+// records and maps as objects, a union of null and one type as that type or
+// null, other unions as {"branch": value} (Avro's JSON encoding), enums and
+// uuids as strings, bytes and fixed as base64, decimals as exact decimal
+// strings, timestamps as RFC 3339 text, dates as YYYY-MM-DD, times of day as
+// HH:MM:SS.ffffff.
+func appendAvro(b []byte, r *avro.Reader, s avro.Schema, depth int) ([]byte, error) {
+	if depth > maxDepth {
+		return nil, errors.New("value nested deeper than 64")
+	}
 	if r.Error != nil {
 		return nil, r.Error
 	}
-	return appendAvroJSON(buf, d.schema, v)
-}
-
-// appendAvroJSON writes v, read with schema s, as JSON: records and maps as
-// objects, a union of null and one type as that type or null, other unions
-// as {"branch": value} (Avro's JSON encoding), enums and uuids as strings,
-// bytes and fixed as base64, decimals as exact decimal strings, timestamps
-// as RFC 3339 text, dates as YYYY-MM-DD, times of day as HH:MM:SS.ffffff.
-func appendAvroJSON(b []byte, s avro.Schema, v any) ([]byte, error) {
 	if ref, ok := s.(*avro.RefSchema); ok {
 		s = ref.Schema()
 	}
-	if v == nil {
-		return append(b, "null"...), nil
-	}
+	var err error
 	switch s := s.(type) {
 	case *avro.RecordSchema:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("record %s: got %T", s.FullName(), v)
-		}
 		b = append(b, '{')
 		for i, f := range s.Fields() {
 			if i > 0 {
@@ -71,114 +88,182 @@ func appendAvroJSON(b []byte, s avro.Schema, v any) ([]byte, error) {
 			}
 			b = appendString(b, f.Name())
 			b = append(b, ':')
-			var err error
-			if b, err = appendAvroJSON(b, f.Type(), m[f.Name()]); err != nil {
+			if b, err = appendAvro(b, r, f.Type(), depth+1); err != nil {
 				return nil, err
 			}
 		}
 		return append(b, '}'), nil
 	case *avro.ArraySchema:
-		a, _ := v.([]any)
 		b = append(b, '[')
-		for i, e := range a {
-			if i > 0 {
-				b = append(b, ',')
+		n := 0
+		for {
+			l, _ := r.ReadBlockHeader()
+			if l <= 0 || r.Error != nil {
+				break
 			}
-			var err error
-			if b, err = appendAvroJSON(b, s.Items(), e); err != nil {
-				return nil, err
+			for ; l > 0; l-- {
+				if n > 0 {
+					b = append(b, ',')
+				}
+				n++
+				if b, err = appendAvro(b, r, s.Items(), depth+1); err != nil {
+					return nil, err
+				}
 			}
 		}
 		return append(b, ']'), nil
 	case *avro.MapSchema:
-		m, _ := v.(map[string]any)
 		b = append(b, '{')
-		for i, k := range slices.Sorted(maps.Keys(m)) {
-			if i > 0 {
-				b = append(b, ',')
+		n := 0
+		for {
+			l, _ := r.ReadBlockHeader()
+			if l <= 0 || r.Error != nil {
+				break
 			}
-			b = appendString(b, k)
-			b = append(b, ':')
-			var err error
-			if b, err = appendAvroJSON(b, s.Values(), m[k]); err != nil {
-				return nil, err
+			for ; l > 0; l-- {
+				if n > 0 {
+					b = append(b, ',')
+				}
+				n++
+				b = appendString(b, r.ReadString())
+				b = append(b, ':')
+				if b, err = appendAvro(b, r, s.Values(), depth+1); err != nil {
+					return nil, err
+				}
 			}
 		}
 		return append(b, '}'), nil
 	case *avro.UnionSchema:
-		m, ok := v.(map[string]any)
-		if !ok || len(m) != 1 {
-			return nil, fmt.Errorf("union: got %T", v)
+		types := s.Types()
+		i := r.ReadLong()
+		if i < 0 || i >= int64(len(types)) {
+			return nil, fmt.Errorf("union branch %d of %d", i, len(types))
 		}
-		for name, e := range m {
-			branch := unionBranch(s, name)
-			if branch == nil {
-				return nil, fmt.Errorf("union: no branch %q", name)
-			}
-			if nullable(s) {
-				return appendAvroJSON(b, branch, e)
-			}
-			b = append(b, '{')
-			b = appendString(b, name)
-			b = append(b, ':')
-			b, err := appendAvroJSON(b, branch, e)
-			if err != nil {
-				return nil, err
-			}
-			return append(b, '}'), nil
+		t := types[i]
+		if t.Type() == avro.Null {
+			return append(b, "null"...), nil
 		}
+		if nullable(s) {
+			return appendAvro(b, r, t, depth+1)
+		}
+		b = append(b, '{')
+		b = appendString(b, branchName(t))
+		b = append(b, ':')
+		if b, err = appendAvro(b, r, t, depth+1); err != nil {
+			return nil, err
+		}
+		return append(b, '}'), nil
+	case *avro.EnumSchema:
+		i := r.ReadInt()
+		syms := s.Symbols()
+		if i < 0 || int(i) >= len(syms) {
+			return nil, fmt.Errorf("enum %s: symbol %d of %d", s.FullName(), i, len(syms))
+		}
+		return appendString(b, syms[i]), nil
+	case *avro.FixedSchema:
+		raw := make([]byte, s.Size())
+		r.Read(raw)
+		if l := s.Logical(); l != nil {
+			switch l := l.(type) {
+			case *avro.DecimalLogicalSchema:
+				return appendDecimal(b, raw, l.Scale()), nil
+			}
+			if l.Type() == avro.Duration && len(raw) == 12 {
+				return fmt.Appendf(b, `{"months":%d,"days":%d,"milliseconds":%d}`,
+					binary.LittleEndian.Uint32(raw[0:4]), binary.LittleEndian.Uint32(raw[4:8]), binary.LittleEndian.Uint32(raw[8:12])), nil
+			}
+		}
+		return appendBase64(b, raw), nil
 	}
-	return appendAvroScalar(b, s, v)
-}
-
-func appendAvroScalar(b []byte, s avro.Schema, v any) ([]byte, error) {
 	var logical avro.LogicalType
 	if ls, ok := s.(avro.LogicalTypeSchema); ok && ls.Logical() != nil {
 		logical = ls.Logical().Type()
 	}
-	switch v := v.(type) {
-	case bool:
-		return strconv.AppendBool(b, v), nil
-	case int:
-		return strconv.AppendInt(b, int64(v), 10), nil
-	case int64:
-		return strconv.AppendInt(b, v, 10), nil
-	case float32:
-		return appendFloat(b, float64(v), 32), nil
-	case float64:
-		return appendFloat(b, v, 64), nil
-	case string:
-		return appendString(b, v), nil
-	case []byte:
-		return appendString(b, base64.StdEncoding.EncodeToString(v)), nil
-	case *big.Rat:
-		scale := 0
-		if d, ok := s.(avro.LogicalTypeSchema).Logical().(*avro.DecimalLogicalSchema); ok {
-			scale = d.Scale()
-		}
-		return appendString(b, v.FloatString(scale)), nil
-	case time.Time:
+	switch s.Type() {
+	case avro.Null:
+		return append(b, "null"...), nil
+	case avro.Boolean:
+		return strconv.AppendBool(b, r.ReadBool()), nil
+	case avro.Int:
+		v := r.ReadInt()
 		switch logical {
 		case avro.Date:
-			return appendString(b, v.UTC().Format(time.DateOnly)), nil
-		case avro.LocalTimestampMillis, avro.LocalTimestampMicros:
-			return appendString(b, v.UTC().Format("2006-01-02T15:04:05.999999")), nil
+			return appendQuoted(b, time.Unix(int64(v)*86400, 0).UTC(), time.DateOnly), nil
+		case avro.TimeMillis:
+			return appendTimeOfDay(b, int64(v)*1000), nil
 		}
-		return appendString(b, v.UTC().Format(time.RFC3339Nano)), nil
-	case time.Duration:
-		// time-millis / time-micros: the time of day.
-		us := v.Microseconds()
-		return appendString(b, fmt.Sprintf("%02d:%02d:%02d.%06d", us/3600e6, us/60e6%60, us/1e6%60, us%1e6)), nil
-	case avro.LogicalDuration:
-		return fmt.Appendf(b, `{"months":%d,"days":%d,"milliseconds":%d}`, v.Months, v.Days, v.Milliseconds), nil
+		return strconv.AppendInt(b, int64(v), 10), nil
+	case avro.Long:
+		v := r.ReadLong()
+		switch logical {
+		case avro.TimestampMillis:
+			return appendQuoted(b, time.UnixMilli(v).UTC(), time.RFC3339Nano), nil
+		case avro.TimestampMicros:
+			return appendQuoted(b, time.UnixMicro(v).UTC(), time.RFC3339Nano), nil
+		case avro.LocalTimestampMillis:
+			return appendQuoted(b, time.UnixMilli(v).UTC(), "2006-01-02T15:04:05.999999"), nil
+		case avro.LocalTimestampMicros:
+			return appendQuoted(b, time.UnixMicro(v).UTC(), "2006-01-02T15:04:05.999999"), nil
+		case avro.TimeMicros:
+			return appendTimeOfDay(b, v), nil
+		}
+		return strconv.AppendInt(b, v, 10), nil
+	case avro.Float:
+		return appendFloat(b, float64(r.ReadFloat()), 32), nil
+	case avro.Double:
+		return appendFloat(b, r.ReadDouble(), 64), nil
+	case avro.String:
+		return appendString(b, r.ReadString()), nil
+	case avro.Bytes:
+		raw := r.ReadBytes()
+		if logical == avro.Decimal {
+			return appendDecimal(b, raw, s.(avro.LogicalTypeSchema).Logical().(*avro.DecimalLogicalSchema).Scale()), nil
+		}
+		return appendBase64(b, raw), nil
 	}
-	// fixed: hamba/avro reads it as a [size]byte.
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Array && rv.Type().Elem().Kind() == reflect.Uint8 {
-		out := make([]byte, rv.Len())
-		reflect.Copy(reflect.ValueOf(out), rv)
-		return appendString(b, base64.StdEncoding.EncodeToString(out)), nil
+	return nil, fmt.Errorf("avro type %s is not supported", s.Type())
+}
+
+func appendQuoted(b []byte, t time.Time, layout string) []byte {
+	b = append(b, '"')
+	b = t.AppendFormat(b, layout)
+	return append(b, '"')
+}
+
+// appendTimeOfDay writes microseconds since midnight as "HH:MM:SS.ffffff".
+func appendTimeOfDay(b []byte, us int64) []byte {
+	return fmt.Appendf(b, `"%02d:%02d:%02d.%06d"`, us/3600e6, us/60e6%60, us/1e6%60, us%1e6)
+}
+
+func appendBase64(b []byte, raw []byte) []byte {
+	b = append(b, '"')
+	b = base64.StdEncoding.AppendEncode(b, raw)
+	return append(b, '"')
+}
+
+// appendDecimal writes a decimal's two's-complement unscaled bytes with its
+// scale as an exact decimal string ("-1234.567").
+func appendDecimal(b []byte, raw []byte, scale int) []byte {
+	n := new(big.Int).SetBytes(raw)
+	if len(raw) > 0 && raw[0]&0x80 != 0 {
+		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(len(raw))*8))
 	}
-	return nil, fmt.Errorf("avro %s: unexpected %T", s.Type(), v)
+	digits := n.Abs(n).String()
+	b = append(b, '"')
+	if len(raw) > 0 && raw[0]&0x80 != 0 && digits != "0" {
+		b = append(b, '-')
+	}
+	if scale <= 0 {
+		b = append(b, digits...)
+		return append(b, '"')
+	}
+	for len(digits) <= scale {
+		digits = "0" + digits
+	}
+	b = append(b, digits[:len(digits)-scale]...)
+	b = append(b, '.')
+	b = append(b, digits[len(digits)-scale:]...)
+	return append(b, '"')
 }
 
 // nullable reports whether u is null and one other type: read as that
@@ -186,27 +271,6 @@ func appendAvroScalar(b []byte, s avro.Schema, v any) ([]byte, error) {
 func nullable(u *avro.UnionSchema) bool {
 	ts := u.Types()
 	return len(ts) == 2 && (ts[0].Type() == avro.Null || ts[1].Type() == avro.Null)
-}
-
-// unionBranch finds the branch hamba/avro names name: a named type's full
-// name, else the type and its logical type ("long.timestamp-millis").
-func unionBranch(u *avro.UnionSchema, name string) avro.Schema {
-	for _, t := range u.Types() {
-		s := t
-		if ref, ok := s.(*avro.RefSchema); ok {
-			s = ref.Schema()
-		}
-		n := string(s.Type())
-		if ns, ok := s.(avro.NamedSchema); ok {
-			n = ns.FullName()
-		} else if ls, ok := s.(avro.LogicalTypeSchema); ok && ls.Logical() != nil {
-			n += "." + string(ls.Logical().Type())
-		}
-		if n == name {
-			return t
-		}
-	}
-	return nil
 }
 
 // appendFloat writes a JSON number; NaN and the infinities, which JSON has
@@ -218,8 +282,47 @@ func appendFloat(b []byte, f float64, bits int) []byte {
 	return strconv.AppendFloat(b, f, 'g', -1, bits)
 }
 
-// appendString writes s as a JSON string.
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string: quotes, backslashes and control
+// characters escaped, invalid UTF-8 replaced by U+FFFD (as encoding/json).
 func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
