@@ -21,7 +21,13 @@ import (
 // value tree in between (a map per record costs more than the decoding).
 type avroDecoder struct {
 	schema avro.Schema
-	pool   sync.Pool // *avro.Reader
+	pool   sync.Pool // *avroState
+}
+
+// avroState is one decode's reader and scratch space for strings, reused.
+type avroState struct {
+	r       *avro.Reader
+	scratch []byte
 }
 
 func newAvroDecoder(text string, refs []string) (*avroDecoder, error) {
@@ -43,16 +49,19 @@ func newAvroDecoder(text string, refs []string) (*avroDecoder, error) {
 var errTrailing = errors.New("bytes left over after the value")
 
 func (d *avroDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
-	r, _ := d.pool.Get().(*avro.Reader)
-	if r == nil {
-		r = avro.NewReader(nil, 0)
+	st, _ := d.pool.Get().(*avroState)
+	if st == nil {
+		st = &avroState{r: avro.NewReader(nil, 0)}
 	}
-	defer d.pool.Put(r)
-	r.Reset(payload)
+	defer d.pool.Put(st)
+	st.r.Reset(payload)
+	if buf == nil {
+		buf = make([]byte, 0, 2*len(payload)+64) // JSON is about 1.5x Avro
+	}
 	var err error
-	buf, err = appendAvro(buf, r, d.schema, 0)
-	if err == nil && r.Error != nil {
-		err = r.Error
+	buf, err = st.appendAvro(buf, d.schema, 0)
+	if err == nil && st.r.Error != nil {
+		err = st.r.Error
 	}
 	if err != nil {
 		return nil, err
@@ -68,7 +77,8 @@ const maxDepth = 64
 // uuids as strings, bytes and fixed as base64, decimals as exact decimal
 // strings, timestamps as RFC 3339 text, dates as YYYY-MM-DD, times of day as
 // HH:MM:SS.ffffff.
-func appendAvro(b []byte, r *avro.Reader, s avro.Schema, depth int) ([]byte, error) {
+func (st *avroState) appendAvro(b []byte, s avro.Schema, depth int) ([]byte, error) {
+	r := st.r
 	if depth > maxDepth {
 		return nil, errors.New("value nested deeper than 64")
 	}
@@ -88,7 +98,7 @@ func appendAvro(b []byte, r *avro.Reader, s avro.Schema, depth int) ([]byte, err
 			}
 			b = appendString(b, f.Name())
 			b = append(b, ':')
-			if b, err = appendAvro(b, r, f.Type(), depth+1); err != nil {
+			if b, err = st.appendAvro(b, f.Type(), depth+1); err != nil {
 				return nil, err
 			}
 		}
@@ -106,7 +116,7 @@ func appendAvro(b []byte, r *avro.Reader, s avro.Schema, depth int) ([]byte, err
 					b = append(b, ',')
 				}
 				n++
-				if b, err = appendAvro(b, r, s.Items(), depth+1); err != nil {
+				if b, err = st.appendAvro(b, s.Items(), depth+1); err != nil {
 					return nil, err
 				}
 			}
@@ -125,9 +135,9 @@ func appendAvro(b []byte, r *avro.Reader, s avro.Schema, depth int) ([]byte, err
 					b = append(b, ',')
 				}
 				n++
-				b = appendString(b, r.ReadString())
+				b = st.appendAvroString(b)
 				b = append(b, ':')
-				if b, err = appendAvro(b, r, s.Values(), depth+1); err != nil {
+				if b, err = st.appendAvro(b, s.Values(), depth+1); err != nil {
 					return nil, err
 				}
 			}
@@ -144,12 +154,12 @@ func appendAvro(b []byte, r *avro.Reader, s avro.Schema, depth int) ([]byte, err
 			return append(b, "null"...), nil
 		}
 		if nullable(s) {
-			return appendAvro(b, r, t, depth+1)
+			return st.appendAvro(b, t, depth+1)
 		}
 		b = append(b, '{')
 		b = appendString(b, branchName(t))
 		b = append(b, ':')
-		if b, err = appendAvro(b, r, t, depth+1); err != nil {
+		if b, err = st.appendAvro(b, t, depth+1); err != nil {
 			return nil, err
 		}
 		return append(b, '}'), nil
@@ -213,7 +223,7 @@ func appendAvro(b []byte, r *avro.Reader, s avro.Schema, depth int) ([]byte, err
 	case avro.Double:
 		return appendFloat(b, r.ReadDouble(), 64), nil
 	case avro.String:
-		return appendString(b, r.ReadString()), nil
+		return st.appendAvroString(b), nil
 	case avro.Bytes:
 		raw := r.ReadBytes()
 		if logical == avro.Decimal {
@@ -222,6 +232,26 @@ func appendAvro(b []byte, r *avro.Reader, s avro.Schema, depth int) ([]byte, err
 		return appendBase64(b, raw), nil
 	}
 	return nil, fmt.Errorf("avro type %s is not supported", s.Type())
+}
+
+// appendAvroString reads an Avro string (a length, then its bytes) into the
+// scratch space and writes it as a JSON string, allocating nothing.
+func (st *avroState) appendAvroString(b []byte) []byte {
+	n := st.r.ReadLong()
+	if n < 0 {
+		st.r.ReportError("ReadString", "invalid string length")
+		return b
+	}
+	if n > 1<<30 {
+		st.r.ReportError("ReadString", "string longer than 1 GiB")
+		return b
+	}
+	if cap(st.scratch) < int(n) {
+		st.scratch = make([]byte, n)
+	}
+	raw := st.scratch[:n]
+	st.r.Read(raw)
+	return appendStringBytes(b, raw)
 }
 
 func appendQuoted(b []byte, t time.Time, layout string) []byte {
@@ -286,7 +316,11 @@ const hexDigits = "0123456789abcdef"
 
 // appendString writes s as a JSON string: quotes, backslashes and control
 // characters escaped, invalid UTF-8 replaced by U+FFFD (as encoding/json).
-func appendString(b []byte, s string) []byte {
+func appendString(b []byte, s string) []byte { return appendText(b, s) }
+
+func appendStringBytes(b []byte, s []byte) []byte { return appendText(b, s) }
+
+func appendText[T string | []byte](b []byte, s T) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -313,7 +347,7 @@ func appendString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := utf8.DecodeRune([]byte(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
