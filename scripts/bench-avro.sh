@@ -67,10 +67,12 @@ cleanup() {
 }
 trap cleanup EXIT
 if ! scripts/kafka.sh status >/dev/null 2>&1; then
-  scripts/kafka.sh start >/dev/null && STARTED_KAFKA=1
+  scripts/kafka.sh start >/dev/null || die "could not start the broker"
+  STARTED_KAFKA=1
 fi
 if ! scripts/registry.sh status >/dev/null 2>&1; then
-  scripts/registry.sh start >/dev/null && STARTED_REGISTRY=1
+  scripts/registry.sh start >/dev/null || die "could not start the registry"
+  STARTED_REGISTRY=1
 fi
 
 if [[ "${BENCH_NO_BUILD:-0}" != 1 || ! -x bin/topicsnap ]]; then

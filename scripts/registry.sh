@@ -40,6 +40,9 @@ MGMT_PORT="${TOPICSNAP_REGISTRY_MGMT_PORT:-38082}"
 HEAP_OPTS="${TOPICSNAP_REGISTRY_HEAP:--Xms128m -Xmx512m}"
 START_TIMEOUT="${TOPICSNAP_REGISTRY_START_TIMEOUT:-120}"
 HOST=127.0.0.1
+# The registry runs from its state dir: make the paths absolute.
+[[ "$STATE_DIR" == /* ]] || STATE_DIR="$PWD/$STATE_DIR"
+[[ "$REGISTRY_HOME" == /* ]] || REGISTRY_HOME="$PWD/$REGISTRY_HOME"
 
 APP_DIR="$REGISTRY_HOME/app"
 MARKER="$REGISTRY_HOME/.installed"
@@ -170,16 +173,19 @@ cmd_start() {
   : >"$LOG_FILE"
   # In-memory storage is the default of 3.x; 2.x is given it explicitly.
   # shellcheck disable=SC2086  # HEAP_OPTS is a word list on purpose
-  (cd "$APP_DIR" && nohup "$java" $HEAP_OPTS -Djava.awt.headless=true \
+  # Run from the state dir (whatever the registry writes lands there); no
+  # subshell, so that $! is the JVM's pid (nohup execs java).
+  cd "$STATE_DIR"
+  nohup "$java" $HEAP_OPTS -Djava.awt.headless=true \
     -Dquarkus.http.host=$HOST -Dquarkus.http.port=$PORT \
     -Dquarkus.management.host=$HOST -Dquarkus.management.port=$MGMT_PORT \
     -Dregistry.storage.kind=sql -Dregistry.storage.db-kind=h2 \
     -Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=h2 \
     -Dquarkus.log.level=WARN -Dquarkus.http.access-log.enabled=false \
     -jar "$APP_DIR/quarkus-run.jar" \
-    </dev/null >>"$LOG_FILE" 2>&1 & echo $! >"$PID_FILE")
-  local pid
-  pid="$(cat "$PID_FILE")"
+    </dev/null >>"$LOG_FILE" 2>&1 &
+  local pid=$!
+  echo "$pid" >"$PID_FILE"
   log "started registry pid $pid ($java), waiting up to ${START_TIMEOUT}s (log: $LOG_FILE)"
   local deadline=$((SECONDS + START_TIMEOUT))
   while :; do
