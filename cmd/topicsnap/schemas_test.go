@@ -570,3 +570,32 @@ func TestSchemaFolderWithoutRegistry(t *testing.T) {
 		t.Fatalf("refused dump wrote %s: %v", dir2, err)
 	}
 }
+
+// TestDemoAvroAgreesWithJSON runs the demo twice, with the tea shop's
+// events as JSON and as Avro (through the demo's in-process registry): every
+// check gives the same verdict and message, from a folder the registry
+// is gone from.
+func TestDemoAvroAgreesWithJSON(t *testing.T) {
+	verdicts := func(format string) (string, string) {
+		dir := filepath.Join(t.TempDir(), "demo")
+		code, out, errs := cli(t, "demo", "--dir", dir, "--users", "300", "--serve=false", "--format", format)
+		if code != 0 {
+			t.Fatalf("demo --format %s: %d %q %q", format, code, out, errs)
+		}
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "warn ") || strings.HasPrefix(l, "fail ") {
+				lines = append(lines, l)
+			}
+		}
+		return strings.Join(lines, "\n"), out
+	}
+	j, _ := verdicts("json")
+	a, out := verdicts("avro")
+	if j != a || len(strings.Split(j, "\n")) != len(demoChecks("")) {
+		t.Fatalf("verdicts differ\njson:\n%s\navro:\n%s", j, a)
+	}
+	if !strings.Contains(out, "values decoded with their schema, 0 not decoded") {
+		t.Fatalf("the Avro demo's dump: %q", out)
+	}
+}
