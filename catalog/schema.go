@@ -124,3 +124,27 @@ func (d *Dir) SchemaIDs() ([]int, error) {
 	sort.Ints(ids)
 	return ids, nil
 }
+
+// TopicSchemaPath is where the one schema of a topic of bare values
+// (registry-less Avro, --schema TOPIC.avsc) is stored.
+func (d *Dir) TopicSchemaPath(topic string) string {
+	return filepath.Join(d.Path, schemasDir, "topic="+topic+".json")
+}
+
+// WriteTopicSchema stores the one schema of a topic of bare values (its ID
+// is 0: no registry gave it one).
+func (d *Dir) WriteTopicSchema(topic string, s *Schema) error {
+	s.FormatVersion = FormatVersion
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode the schema of %s: %w", topic, err)
+	}
+	dir := filepath.Join(d.Path, schemasDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, classify(err))
+	}
+	return WriteFileAtomic(d.TopicSchemaPath(topic), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}

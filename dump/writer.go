@@ -48,7 +48,8 @@ type writer struct {
 
 	fileRows  int
 	fileBytes int64
-	groupRows int // Parquet row group size, from the memory budget
+	bare      bool // the topic's values are bare Avro (--schema TOPIC.avsc)
+	groupRows int  // Parquet row group size, from the memory budget
 
 	// reader side only
 	finished bool
@@ -173,7 +174,14 @@ func (w *writer) add(ctx context.Context, r *kgo.Record) {
 			row.Headers[i] = catalog.Header{Key: h.Key, Value: h.Value}
 		}
 	}
-	if !row.Control {
+	switch {
+	case row.Control:
+	case w.bare:
+		// Bare Avro (--schema TOPIC.avsc): no header, so no schema id.
+		if row.Value != nil {
+			w.decodeBare(&row)
+		}
+	default:
 		row.SchemaID = schemaID(r.Value)
 		if row.SchemaID != nil && w.d.res != nil {
 			w.decode(ctx, &row)
@@ -216,6 +224,19 @@ func (w *writer) decode(ctx context.Context, row *catalog.Row) {
 		row.ValueDecoded = out
 		w.decoded.Add(1)
 	}
+}
+
+// decodeBare decodes a bare Avro value with the topic's one schema.
+func (w *writer) decodeBare(row *catalog.Row) {
+	out, fail := w.d.res.DecodeBare(w.pl.tp.Topic, row.Value, nil)
+	if fail != nil {
+		why := fail.Reason
+		row.ValueDecodeError = &why
+		w.decodeErrs.Add(1)
+		return
+	}
+	row.ValueDecoded = out
+	w.decoded.Add(1)
 }
 
 // writeBatch hands the batch to the file being written, starting one if

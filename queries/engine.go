@@ -252,7 +252,7 @@ const jsonValueError = `CASE WHEN "value" IS NULL THEN NULL
 // format at all.
 const encodedValueError = `CASE WHEN "value" IS NULL THEN NULL
   WHEN value_decode_error IS NOT NULL THEN value_decode_error
-  WHEN schema_id IS NULL THEN 'no magic byte: not in the schema registry wire format' END`
+  WHEN value_decoded IS NULL AND schema_id IS NULL THEN 'no magic byte: not in the schema registry wire format' END`
 
 // encodedSource is the JSON text of a schema-encoded topic's values.
 const encodedSource = `"value_decoded"`

@@ -144,12 +144,12 @@ func TestSchemaDirNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := readSchemaDir(dir)
+	got, bare, err := readSchemaDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[12].Type != catalog.SchemaAvro || got[7].Type != catalog.SchemaProtobuf || got[7].Files["dep.proto"] == "" {
-		t.Fatalf("read: %+v", got)
+	if got[12].Type != catalog.SchemaAvro || got[7].Type != catalog.SchemaProtobuf || got[7].Files["dep.proto"] == "" || len(bare) != 0 {
+		t.Fatalf("read: %+v %+v", got, bare)
 	}
 	r, err := NewResolver(Options{SchemaDir: dir})
 	if err != nil {
@@ -160,10 +160,17 @@ func TestSchemaDirNames(t *testing.T) {
 	if fail != nil || string(out) != `{"d":{"n":5}}` {
 		t.Fatalf("import from the folder: %s %v", out, fail)
 	}
+	// TOPIC.avsc: the schema of a topic of bare Avro values.
 	if err := writeFile(dir, "orders.avsc", `"string"`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readSchemaDir(dir); err == nil || !strings.Contains(err.Error(), "orders.avsc") {
-		t.Fatalf("a file not named by an id: %v", err)
+	if _, bare, err := readSchemaDir(dir); err != nil || bare["orders"] == nil {
+		t.Fatalf("a bare topic's schema: %v %v", bare, err)
+	}
+	if err := writeFile(dir, "orders.json", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readSchemaDir(dir); err == nil || !strings.Contains(err.Error(), "orders.json") {
+		t.Fatalf("a JSON Schema file not named by an id: %v", err)
 	}
 }

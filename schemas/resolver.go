@@ -54,6 +54,7 @@ type Resolver struct {
 	o     Options
 	cl    *sr.Client
 	local map[int]*catalog.Schema
+	bare  map[string]*bareTopic // --schema TOPIC.avsc: the topic's values are bare Avro
 
 	mu      sync.RWMutex
 	entries map[int]*entry // every id met, decodable or not
@@ -71,11 +72,18 @@ func NewResolver(o Options) (*Resolver, error) {
 		r.cl = cl
 	}
 	if o.SchemaDir != "" {
-		local, err := readSchemaDir(o.SchemaDir)
+		local, bare, err := readSchemaDir(o.SchemaDir)
 		if err != nil {
 			return nil, err
 		}
-		r.local = local
+		r.local, r.bare = local, map[string]*bareTopic{}
+		for topic, s := range bare {
+			dec, err := newAvroDecoder(s.Schema, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrBadRegistry, s.Source, err)
+			}
+			r.bare[topic] = &bareTopic{schema: s, dec: dec}
+		}
 	}
 	return r, nil
 }
@@ -92,7 +100,46 @@ func (r *Resolver) SetWarn(warn func(string)) {
 
 // Active reports whether the resolver has any source of schemas besides the
 // folder: without one, a dump leaves values as they are.
-func (r *Resolver) Active() bool { return r != nil && (r.cl != nil || len(r.local) > 0) }
+func (r *Resolver) Active() bool {
+	return r != nil && (r.cl != nil || len(r.local) > 0 || len(r.bare) > 0)
+}
+
+// bareTopic is the one Avro schema of a topic whose values carry no wire
+// format header (registry-less Avro), from --schema DIR/TOPIC.avsc.
+type bareTopic struct {
+	schema *catalog.Schema
+	dec    *avroDecoder
+	stored sync.Once
+	err    error
+}
+
+// Bare reports whether topic's values are bare Avro (--schema TOPIC.avsc).
+func (r *Resolver) Bare(topic string) bool {
+	if r == nil {
+		return false
+	}
+	_, ok := r.bare[topic]
+	return ok
+}
+
+// DecodeBare decodes a bare Avro value of topic with its one schema, which
+// it stores in the folder first (schemas/topic=TOPIC.json).
+func (r *Resolver) DecodeBare(topic string, value, buf []byte) ([]byte, *Failure) {
+	b := r.bare[topic]
+	b.stored.Do(func() {
+		if r.o.Folder != nil {
+			b.err = r.o.Folder.WriteTopicSchema(topic, b.schema)
+		}
+	})
+	if b.err != nil {
+		return buf, &Failure{Reason: fmt.Sprintf("the topic's schema (%s) not stored: %v", b.schema.Source, b.err)}
+	}
+	out, err := b.dec.decode(value, buf)
+	if err != nil {
+		return buf, &Failure{Reason: fmt.Sprintf("does not decode with the topic's schema (%s): %v", filepath.Base(b.schema.Source), err)}
+	}
+	return out, nil
+}
 
 // Met returns the schema ids Decode was asked for, in order.
 func (r *Resolver) Met() []int {
@@ -335,18 +382,20 @@ func (r *Resolver) references(s *catalog.Schema, depth int) ([]refText, error) {
 // readSchemaDir reads --schema DIR: ID.avsc (Avro), ID.proto (Protobuf,
 // importing the folder's other .proto files by name) and ID.json (JSON
 // Schema), each standing for registry id ID. A .proto not named by a number
-// is one the others may import.
-func readSchemaDir(dir string) (map[int]*catalog.Schema, error) {
+// is one the others may import; TOPIC.avsc is the one schema of a topic whose
+// values are bare Avro (no wire format header).
+func readSchemaDir(dir string) (map[int]*catalog.Schema, map[string]*catalog.Schema, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("read --schema folder: %w", err)
+		return nil, nil, fmt.Errorf("read --schema folder: %w", err)
 	}
+	bare := map[string]*catalog.Schema{}
 	protos := map[string]string{}
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".proto") {
 			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 			if err != nil {
-				return nil, fmt.Errorf("read --schema folder: %w", err)
+				return nil, nil, fmt.Errorf("read --schema folder: %w", err)
 			}
 			protos[e.Name()] = string(b)
 		}
@@ -362,16 +411,24 @@ func readSchemaDir(dir string) (map[int]*catalog.Schema, error) {
 		if (err != nil || id < 0) && typ == catalog.SchemaProtobuf {
 			continue // a .proto the others import
 		}
+		path := filepath.Join(dir, e.Name())
+		if (err != nil || id < 0) && typ == catalog.SchemaAvro {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return nil, nil, fmt.Errorf("read --schema folder: %w", err)
+			}
+			bare[strings.TrimSuffix(e.Name(), ext)] = &catalog.Schema{Type: typ, Schema: string(b), Source: path, FetchedAt: time.Now().UTC()}
+			continue
+		}
 		if err != nil || id < 0 {
-			return nil, fmt.Errorf("%w: %s: a schema file is named by the id it stands for (ID.avsc, ID.proto, ID.json; other .proto files are imports)", ErrBadRegistry, filepath.Join(dir, e.Name()))
+			return nil, nil, fmt.Errorf("%w: %s: a schema file is named by the id it stands for (ID.avsc, ID.proto, ID.json), or TOPIC.avsc for a topic of bare Avro values; other .proto files are imports", ErrBadRegistry, path)
 		}
 		if _, dup := out[id]; dup {
-			return nil, fmt.Errorf("%w: two files in %s stand for id %d", ErrBadRegistry, dir, id)
+			return nil, nil, fmt.Errorf("%w: two files in %s stand for id %d", ErrBadRegistry, dir, id)
 		}
-		path := filepath.Join(dir, e.Name())
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, fmt.Errorf("read --schema folder: %w", err)
+			return nil, nil, fmt.Errorf("read --schema folder: %w", err)
 		}
 		s := &catalog.Schema{ID: id, Type: typ, Schema: string(b), Source: path, FetchedAt: time.Now().UTC()}
 		if typ == catalog.SchemaProtobuf {
@@ -384,5 +441,5 @@ func readSchemaDir(dir string) (map[int]*catalog.Schema, error) {
 		}
 		out[id] = s
 	}
-	return out, nil
+	return out, bare, nil
 }

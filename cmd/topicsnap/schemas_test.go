@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,8 @@ func registryURL(t *testing.T) string {
 
 func srClient(t *testing.T, url string) *sr.Client {
 	t.Helper()
-	cl, err := sr.NewClient(sr.URLs(url))
+	// A minute: a busy machine's registry takes seconds to compile a .proto.
+	cl, err := sr.NewClient(sr.URLs(url), sr.HTTPClient(&http.Client{Timeout: time.Minute}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,11 +561,44 @@ func TestSchemaFolderWithoutRegistry(t *testing.T) {
 	if code, out, _ := cli(t, "catalog", "verify", "--dir", dir); code != 0 {
 		t.Fatalf("verify: %d %q", code, out)
 	}
-	// A file not named by an id is refused before anything is written.
-	os.WriteFile(filepath.Join(schemaDir, "orders.avsc"), []byte(avroV2), 0o644)
+	// Registry-less Avro: a topic of bare Avro values (no header) and its
+	// one schema, TOPIC.avsc.
+	bareTopic := topic + "-bare"
+	if err := dump.CreateTopic(ctx, conn, bareTopic, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	s2 := avro.MustParse(avroV2)
+	recs = nil
+	for i := 0; i < 4; i++ {
+		v, err := avro.Marshal(s2, eventV2{EventID: fmt.Sprint(i), Amount: int64(10 * i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, dump.Record{Topic: bareTopic, Value: v})
+	}
+	recs = append(recs, dump.Record{Topic: bareTopic, Value: []byte{0xff}}) // not this schema's
+	if err := dump.Produce(ctx, conn, recs); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(schemaDir, bareTopic+".avsc"), []byte(avroV2), 0o644)
+	code, out, errs = cli(t, "dump", "--brokers", strings.Join(bs, ","), "--topic", bareTopic, "--dir", dir, "--schema", schemaDir)
+	if code != 0 || !strings.Contains(out, "4 values decoded with their schema, 1 not decoded") {
+		t.Fatalf("dump of bare Avro: %d %q %q", code, out, errs)
+	}
+	rows = sqlJSON(t, dir, fmt.Sprintf(`SELECT sum(value.amount) AS s, count(schema_id) AS ids, count(value_error) AS errs,
+  any_value(value_error) AS why FROM %s`, QuoteIdentForTest(bareTopic)))
+	if rows[0]["s"] != 60.0 || rows[0]["ids"] != 0.0 || rows[0]["errs"] != 1.0 || !strings.Contains(fmt.Sprint(rows[0]["why"]), "does not decode with the topic's schema") {
+		t.Fatalf("bare Avro values: %v", rows)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "schemas", "topic="+bareTopic+".json")); err != nil {
+		t.Fatalf("the bare topic's schema is not stored: %v", err)
+	}
+	// A file named neither by an id nor as a topic's Avro schema is refused
+	// before anything is written.
+	os.WriteFile(filepath.Join(schemaDir, "orders.json"), []byte(`{}`), 0o644)
 	dir2 := filepath.Join(t.TempDir(), "new")
 	code, _, errs = cli(t, "dump", "--brokers", strings.Join(bs, ","), "--topic", topic, "--dir", dir2, "--schema", schemaDir)
-	if code != exitError || !strings.Contains(errs, "orders.avsc") {
+	if code != exitError || !strings.Contains(errs, "orders.json") {
 		t.Fatalf("a badly named schema file: %d %q", code, errs)
 	}
 	if _, err := os.Stat(dir2); !os.IsNotExist(err) {
