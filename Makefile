@@ -6,7 +6,7 @@ GO ?= go
 BIN := bin/topicsnap
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
 
-.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve clean kafka-start kafka-stop
+.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve bench-avro clean kafka-start kafka-stop
 
 build:
 	$(GO) build -o $(BIN) ./cmd/topicsnap
@@ -94,6 +94,9 @@ bench-restore:
 	scripts/bench-restore.sh $(RESTORE_BENCH_N)
 bench-serve:
 	scripts/bench-serve.sh
+# Avro through a Schema Registry vs the same events as JSON (dump, and a query vs the DuckDB CLI).
+bench-avro:
+	scripts/bench-avro.sh $(BENCH_N)
 # Everything in one go, on the real broker, then one table of it all.
 bench: bench-dump bench-sql bench-checks bench-serve
 	scripts/bench-summary.sh
