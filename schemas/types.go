@@ -3,7 +3,6 @@ package schemas
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hamba/avro/v2"
@@ -170,25 +169,33 @@ func branchName(s avro.Schema) string {
 	return n
 }
 
-// findMessage finds, among msgs and their nested messages, the one whose
-// fields are exactly keys (protojson emits every field of the message).
+// findMessage finds, among msgs and their nested messages, the one the
+// decoded values are of: protojson emits every field of the message, so its
+// fields are all among keys (the top-level names of every version's values);
+// of those, the one with the most fields.
 func findMessage(msgs protoreflect.MessageDescriptors, keys []string) protoreflect.MessageDescriptor {
-	want := slices.Sorted(slices.Values(keys))
-	for i := 0; i < msgs.Len(); i++ {
-		md := msgs.Get(i)
-		var names []string
-		for j := 0; j < md.Fields().Len(); j++ {
-			names = append(names, string(md.Fields().Get(j).Name()))
-		}
-		slices.Sort(names)
-		if slices.Equal(names, want) && !md.IsMapEntry() {
-			return md
-		}
-		if m := findMessage(md.Messages(), keys); m != nil {
-			return m
+	have := map[string]bool{}
+	for _, k := range keys {
+		have[k] = true
+	}
+	var best protoreflect.MessageDescriptor
+	var walk func(msgs protoreflect.MessageDescriptors)
+	walk = func(msgs protoreflect.MessageDescriptors) {
+		for i := 0; i < msgs.Len(); i++ {
+			md := msgs.Get(i)
+			fs := md.Fields()
+			all := fs.Len() > 0 && !md.IsMapEntry()
+			for j := 0; all && j < fs.Len(); j++ {
+				all = have[string(fs.Get(j).Name())]
+			}
+			if all && (best == nil || fs.Len() > best.Fields().Len()) {
+				best = md
+			}
+			walk(md.Messages())
 		}
 	}
-	return nil
+	walk(msgs)
+	return best
 }
 
 // protoMessageType is the type protojson's output of md reads as.
