@@ -8,7 +8,7 @@ export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
 # The S3 server (versitygw) of the bucket tests: scripts/s3.sh.
 export TOPICSNAP_S3_DIR ?= /tmp/topicsnap-s3-test
 
-.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve clean kafka-start kafka-stop
+.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve bench-avro clean kafka-start kafka-stop
 
 build:
 	$(GO) build -o $(BIN) ./cmd/topicsnap
@@ -56,10 +56,10 @@ faults:
 unit:
 	$(GO) test -short ./...
 
-# dump and catalog never need cgo (no DuckDB): prove it.
+# dump, catalog and schemas never need cgo (no DuckDB): prove it.
 nocgo:
-	CGO_ENABLED=0 $(GO) build ./dump ./catalog
-	CGO_ENABLED=0 $(GO) vet ./dump ./catalog
+	CGO_ENABLED=0 $(GO) build ./dump ./catalog ./schemas
+	CGO_ENABLED=0 $(GO) vet ./dump ./catalog ./schemas
 
 vet:
 	$(GO) mod tidy -diff
@@ -80,6 +80,9 @@ bench-restore:
 	scripts/bench-restore.sh $(RESTORE_BENCH_N)
 bench-serve:
 	scripts/bench-serve.sh
+# Avro through a Schema Registry vs the same events as JSON (dump, and a query vs the DuckDB CLI).
+bench-avro:
+	scripts/bench-avro.sh $(BENCH_N)
 # Everything in one go, on the real broker, then one table of it all.
 bench: bench-dump bench-sql bench-checks bench-serve
 	scripts/bench-summary.sh

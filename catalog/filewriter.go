@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
@@ -62,6 +63,7 @@ func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows in
 		// reader (offset, timestamp and key keep theirs) and cost a compare
 		// per value; the column index would hold two values per page.
 		parquet.SkipPageBounds("value"), parquet.SkipPageStatistics("value"),
+		parquet.SkipPageBounds("value_decoded"), parquet.SkipPageStatistics("value_decoded"),
 		parquet.SkipPageBounds("headers", "list", "element", "key"), parquet.SkipPageBounds("headers", "list", "element", "value"),
 		parquet.SkipPageStatistics("headers", "list", "element", "key"), parquet.SkipPageStatistics("headers", "list", "element", "value"),
 		parquet.CreatedBy("topicsnap", "1", ""),
@@ -94,6 +96,18 @@ func (w *FileWriter) Write(rows []Row) error {
 		}
 		if r.TxnState != nil && *r.TxnState == TxnOpen {
 			w.fe.OpenTxnRecords++
+		}
+		// Ids are listed for the values a dump tried to decode (a topic of
+		// raw bytes may start values with a zero byte by chance).
+		tried := r.ValueDecoded != nil || r.ValueDecodeError != nil
+		if tried && r.SchemaID != nil && !slices.Contains(w.fe.SchemaIDs, *r.SchemaID) {
+			w.fe.SchemaIDs = append(w.fe.SchemaIDs, *r.SchemaID)
+		}
+		if r.ValueDecoded != nil {
+			w.fe.Decoded++
+		}
+		if r.ValueDecodeError != nil {
+			w.fe.DecodeErrors++
 		}
 		w.data += int64(len(r.Key) + len(r.Value))
 		for _, h := range r.Headers {

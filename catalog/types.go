@@ -72,6 +72,13 @@ type Row struct {
 	// SchemaID is the Confluent Schema Registry id of a wire-format value
 	// (magic byte 0 then a 4-byte big-endian id), null otherwise.
 	SchemaID *int32 `parquet:"schema_id,optional"`
+	// ValueDecoded is a wire-format value decoded with its writer schema
+	// (DIR/schemas/ID.json), as JSON text; null when it was not decoded.
+	// Value keeps the exact bytes either way.
+	ValueDecoded []byte `parquet:"value_decoded,optional,string"`
+	// ValueDecodeError says why a wire-format value was not decoded (its
+	// schema unknown or not reachable, its payload not decoding with it).
+	ValueDecodeError *string `parquet:"value_decode_error,optional,dict"`
 }
 
 // Lost range kinds.
@@ -99,12 +106,19 @@ type FileEntry struct {
 	ControlRecords int64  `json:"control_records"`
 	// OpenTxnRecords counts rows of transactions whose marker was not in
 	// this file (txn_state "open"); readers resolve them from later markers.
-	OpenTxnRecords int64     `json:"open_txn_records,omitempty"`
-	MinTimestamp   int64     `json:"min_timestamp_ms"`
-	MaxTimestamp   int64     `json:"max_timestamp_ms"`
-	Bytes          int64     `json:"bytes"`
-	Snapshot       string    `json:"snapshot"`
-	WrittenAt      time.Time `json:"written_at"`
+	OpenTxnRecords int64 `json:"open_txn_records,omitempty"`
+	MinTimestamp   int64 `json:"min_timestamp_ms"`
+	MaxTimestamp   int64 `json:"max_timestamp_ms"`
+	// SchemaIDs are the schema ids of the file's wire-format values; the
+	// folder stores each in schemas/ID.json (catalog verify names those it
+	// lacks). Decoded and DecodeErrors count the values decoded with them
+	// and those that were not.
+	SchemaIDs    []int32   `json:"schema_ids,omitempty"`
+	Decoded      int64     `json:"decoded,omitempty"`
+	DecodeErrors int64     `json:"decode_errors,omitempty"`
+	Bytes        int64     `json:"bytes"`
+	Snapshot     string    `json:"snapshot"`
+	WrittenAt    time.Time `json:"written_at"`
 }
 
 // PartitionSnapshot records what one snapshot did to one partition.

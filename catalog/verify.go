@@ -1,9 +1,12 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -30,6 +33,7 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	schemaTopics := map[int]string{} // schema id -> the first topic whose files list it
 	for _, topic := range topics {
 		tdir := filepath.Join(d.Path, "topic="+topic)
 		entries, err := os.ReadDir(tdir)
@@ -72,6 +76,11 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 				continue
 			}
 			for _, fe := range m.Files {
+				for _, id := range fe.SchemaIDs {
+					if _, ok := schemaTopics[int(id)]; !ok {
+						schemaTopics[int(id)] = topic
+					}
+				}
 				files++
 				path := filepath.Join(pdir, fe.Name)
 				if err := checkDataFile(path, fe); err != nil {
@@ -81,5 +90,37 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 			}
 		}
 	}
+	problems = append(problems, d.verifySchemas(schemaTopics)...)
 	return files, problems, nil
+}
+
+// verifySchemas names the schema ids the data files list that the folder
+// lacks (or holds damaged), and the references of those it holds.
+func (d *Dir) verifySchemas(met map[int]string) []Problem {
+	var problems []Problem
+	seen := map[int]bool{}
+	var check func(id int, by string)
+	check = func(id int, by string) {
+		if seen[id] {
+			return
+		}
+		seen[id] = true
+		s, err := d.ReadSchema(id)
+		if errors.Is(err, os.ErrNotExist) {
+			problems = append(problems, Problem{d.SchemaPath(id), fmt.Sprintf("schema id %d (%s) is not in the folder: its values were not decoded", id, by),
+				"dump again with the schema registry reachable (it fetches the schemas the folder lacks), or give --schema DIR with the schema as " + strconv.Itoa(id) + ".avsc, .proto or .json"})
+			return
+		}
+		if err != nil {
+			problems = append(problems, Problem{d.SchemaPath(id), err.Error(), "remove the file and dump again with the schema registry reachable"})
+			return
+		}
+		for _, r := range s.References {
+			check(r.ID, fmt.Sprintf("referenced by schema %d as %s", id, r.Name))
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(met)) {
+		check(id, "met in topic "+met[id])
+	}
+	return problems
 }

@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/magiconair/properties"
+	"github.com/topicsnap/topicsnap/schemas"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
@@ -128,7 +131,7 @@ func parseProperties(path, text string) (map[string]string, error) {
 	var fixes []string
 	for _, k := range p.Keys() {
 		v, _ := p.Get(k)
-		if contains(knownKeys, k) {
+		if contains(knownKeys, k) || contains(registryKeys, k) {
 			out[k] = strings.TrimSpace(v)
 			continue
 		}
@@ -147,7 +150,7 @@ func parseProperties(path, text string) (map[string]string, error) {
 			}
 			continue
 		}
-		if s := closest(k, append(append([]string{}, knownKeys...), ignoredKeys...)); s != "" {
+		if s := closest(k, slices.Concat(knownKeys, ignoredKeys, registryKeys)); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		bad = append(bad, msg)
@@ -352,4 +355,114 @@ func levenshtein(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// registryKeys are the Schema Registry settings of Confluent's clients.
+var registryKeys = []string{
+	"schema.registry.url", "basic.auth.credentials.source", "basic.auth.user.info",
+	"schema.registry.basic.auth.credentials.source", "schema.registry.basic.auth.user.info",
+	"bearer.auth.credentials.source", "bearer.auth.token",
+	"schema.registry.ssl.truststore.location", "schema.registry.ssl.truststore.type",
+	"schema.registry.ssl.ca.location",
+}
+
+// RegistryOf returns the Schema Registry settings: the config file's
+// Confluent client keys, with what flag (from flags or the environment)
+// gives on top; nil when neither names a registry.
+func RegistryOf(configFile string, flag *schemas.Registry) (*schemas.Registry, error) {
+	props := map[string]string{}
+	if configFile != "" {
+		var err error
+		if props, err = readProperties(configFile); err != nil {
+			return nil, err
+		}
+	}
+	return registryOf(configFile, props, flag)
+}
+
+func registryOf(path string, props map[string]string, flag *schemas.Registry) (*schemas.Registry, error) {
+	r := &schemas.Registry{}
+	if flag != nil {
+		*r = *flag
+	}
+	bad := func(format string, args ...any) error {
+		return &ConfigError{Path: path, Problems: []string{fmt.Sprintf(format, args...)}}
+	}
+	if len(r.URLs) == 0 {
+		r.URLs = schemas.SplitURLs(props["schema.registry.url"])
+	}
+	if len(r.URLs) == 0 {
+		for _, k := range registryKeys[1:] {
+			if props[k] != "" {
+				return nil, bad("%s is set but schema.registry.url is not", k)
+			}
+		}
+		if flag != nil && (flag.User != "" || flag.Token != "" || flag.CAFile != "") {
+			return nil, fmt.Errorf("%w: schema registry credentials or CA given without its URL (--schema-registry or schema.registry.url)", ErrBadConfig)
+		}
+		return nil, nil
+	}
+	source := strings.ToUpper(firstNonEmpty(props["basic.auth.credentials.source"], props["schema.registry.basic.auth.credentials.source"], "USER_INFO"))
+	info := firstNonEmpty(props["basic.auth.user.info"], props["schema.registry.basic.auth.user.info"])
+	if r.User == "" && r.Token == "" {
+		switch source {
+		case "USER_INFO":
+			if info != "" {
+				u, p, err := schemas.ParseUserInfo(info)
+				if err != nil {
+					return nil, bad("basic.auth.user.info must be USER:PASSWORD")
+				}
+				r.User, r.Password = u, p
+			}
+		case "URL":
+			// The credentials ride in the URL: taken out of it, so that it
+			// can be printed.
+			for i, u := range r.URLs {
+				p, err := url.Parse(u)
+				if err != nil {
+					return nil, bad("schema.registry.url %q is not a URL", redactedURL(u))
+				}
+				if p.User != nil {
+					r.User = p.User.Username()
+					r.Password, _ = p.User.Password()
+					p.User = nil
+					r.URLs[i] = p.String()
+				}
+			}
+		case "SASL_INHERIT":
+			s, err := resolveProps(Conn{Brokers: []string{"unused:0"}}, props)
+			if err != nil {
+				return nil, err
+			}
+			r.User, r.Password = s.user, s.pass
+		default:
+			return nil, bad("basic.auth.credentials.source %q: use USER_INFO, URL or SASL_INHERIT", source)
+		}
+		if src := strings.ToUpper(props["bearer.auth.credentials.source"]); src != "" && src != "STATIC_TOKEN" {
+			return nil, bad("bearer.auth.credentials.source %q: topicsnap reads STATIC_TOKEN (bearer.auth.token)", src)
+		}
+		if t := props["bearer.auth.token"]; t != "" {
+			if r.User != "" {
+				return nil, bad("both basic.auth.user.info and bearer.auth.token are set: keep one")
+			}
+			r.Token = t
+		}
+	}
+	if r.CAFile == "" {
+		r.CAFile = firstNonEmpty(props["schema.registry.ssl.truststore.location"], props["schema.registry.ssl.ca.location"])
+		if t := strings.ToUpper(props["schema.registry.ssl.truststore.type"]); t != "" && t != "PEM" {
+			return nil, &ConfigError{Path: path, Problems: []string{fmt.Sprintf("schema.registry.ssl.truststore.type %s: topicsnap reads PEM files", t)}, Fix: fixTrustStore}
+		}
+	}
+	return r, nil
+}
+
+// redactedURL drops the credentials from a URL for messages.
+func redactedURL(u string) string {
+	if i := strings.LastIndex(u, "@"); i >= 0 {
+		if j := strings.Index(u, "://"); j >= 0 && j < i {
+			return u[:j+3] + "***@" + u[i+1:]
+		}
+	}
+	return u
 }

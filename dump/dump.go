@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/schemas"
 )
 
 // Options of one dump.
@@ -36,6 +38,14 @@ type Options struct {
 	// FetchMaxBytes bounds one fetch response (default 16 MiB; a partition's
 	// share at most 4 MiB): how far the reader may run ahead of the writers.
 	FetchMaxBytes int32
+	// Registry, if set, is the Schema Registry (over the config file's
+	// schema.registry.* keys) that values in the
+	// Confluent wire format are decoded with; SchemaDir a folder of schema
+	// files (ID.avsc, ID.proto, ID.json) standing for registry ids. Every
+	// schema met is stored in the folder (schemas/ID.json), which is asked
+	// first: a folder that holds its schemas needs neither.
+	Registry  *schemas.Registry
+	SchemaDir string
 	// Progress, if set, is told about every committed file and finished
 	// partition; it must be safe for concurrent use.
 	Progress Progress
@@ -61,7 +71,12 @@ type Summary struct {
 	Files       int
 	Lost        int // lost ranges recorded by this run
 	LostOffsets int64
-	Elapsed     time.Duration
+	// Decoded counts the wire-format values decoded with their schema,
+	// DecodeErrors those that were not (kept as bytes, with the reason in
+	// value_decode_error).
+	Decoded      int64
+	DecodeErrors int64
+	Elapsed      time.Duration
 }
 
 func (s Summary) String() string {
@@ -69,8 +84,12 @@ func (s Summary) String() string {
 	if s.Elapsed > 0 {
 		rate = float64(s.Records) / s.Elapsed.Seconds()
 	}
-	return fmt.Sprintf("dumped %d records (%s) in %d files from %d partitions in %.1fs, %.0f records/s, %d lost ranges (%d offsets)",
+	out := fmt.Sprintf("dumped %d records (%s) in %d files from %d partitions in %.1fs, %.0f records/s, %d lost ranges (%d offsets)",
 		s.Records, humanBytes(s.Bytes), s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
+	if s.Decoded > 0 || s.DecodeErrors > 0 {
+		out += fmt.Sprintf(", %d values decoded with their schema, %d not decoded (kept as bytes; see check values)", s.Decoded, s.DecodeErrors)
+	}
+	return out
 }
 
 func humanBytes(n int64) string {
@@ -155,6 +174,18 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err := catalog.CheckCreateAt(ctx, opts.Dir, opts.S3); err != nil {
 		return sum, err
 	}
+	// The registry's settings and the --schema files are read before
+	// anything is written: bad ones leave DIR as it was.
+	reg, err := RegistryOf(opts.Conn.ConfigFile, opts.Registry)
+	if err != nil {
+		return sum, err
+	}
+	var res *schemas.Resolver
+	if reg != nil || opts.SchemaDir != "" {
+		if res, err = schemas.NewResolver(schemas.Options{Folder: &catalog.Dir{Path: opts.Dir}, Registry: reg, SchemaDir: opts.SchemaDir}); err != nil {
+			return sum, fmt.Errorf("%w: %w", ErrBadConfig, err)
+		}
+	}
 	cl, adm, err := connect(ctx, opts.Conn)
 	if err != nil {
 		return sum, err
@@ -177,7 +208,8 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	// Take every partition's lock once, for the whole run.
 	d := &dumper{opts: opts, dir: dir, conn: opts.Conn, cl: cl, adm: adm, who: who, parts: parts,
-		locks: map[catalog.TopicPartition]*catalog.Lock{}, warned: map[string]bool{}}
+		locks: map[catalog.TopicPartition]*catalog.Lock{}, warned: map[string]bool{}, res: res}
+	res.SetWarn(d.warn)
 	defer d.unlockAll()
 	for {
 		for _, topic := range topics {
@@ -272,19 +304,24 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 }
 
 type dumper struct {
-	opts   Options
-	dir    *catalog.Dir
-	conn   Conn
-	cl     *kgo.Client
-	adm    *kadm.Client
-	who    string // the principal, for messages
-	parts  map[int32]bool
-	locks  map[catalog.TopicPartition]*catalog.Lock
+	opts  Options
+	dir   *catalog.Dir
+	conn  Conn
+	cl    *kgo.Client
+	adm   *kadm.Client
+	who   string // the principal, for messages
+	parts map[int32]bool
+	locks map[catalog.TopicPartition]*catalog.Lock
+	res   *schemas.Resolver // nil: values are not decoded
+
+	warnMu sync.Mutex
 	warned map[string]bool
 }
 
 // warn tells Progress of what could not be read, once per run.
 func (d *dumper) warn(msg string) {
+	d.warnMu.Lock()
+	defer d.warnMu.Unlock()
 	if d.warned[msg] || d.opts.Progress == nil {
 		return
 	}

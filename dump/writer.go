@@ -48,7 +48,8 @@ type writer struct {
 
 	fileRows  int
 	fileBytes int64
-	groupRows int // Parquet row group size, from the memory budget
+	bare      bool // the topic's values are bare Avro (--schema TOPIC.avsc)
+	groupRows int  // Parquet row group size, from the memory budget
 
 	// reader side only
 	finished bool
@@ -63,7 +64,7 @@ type writer struct {
 	pending    []catalog.LostRange
 	closeOnce  bool
 
-	records, bytes, files, lostN, lostOffsets *atomic.Int64
+	records, bytes, files, lostN, lostOffsets, decoded, decodeErrs *atomic.Int64
 }
 
 func (w *writer) close() {
@@ -105,7 +106,7 @@ func (w *writer) run(ctx context.Context) (err error) {
 		var bytes int64
 		for _, r := range it.recs {
 			bytes += int64(len(r.Key) + len(r.Value))
-			w.add(r)
+			w.add(ctx, r)
 			var inFile, inFileBytes int64
 			if w.fw != nil {
 				inFile, inFileBytes = w.fw.Rows(), w.fw.DataBytes()
@@ -156,7 +157,7 @@ func (w *writer) run(ctx context.Context) (err error) {
 	return nil
 }
 
-func (w *writer) add(r *kgo.Record) {
+func (w *writer) add(ctx context.Context, r *kgo.Record) {
 	row := catalog.Row{
 		Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp.UnixMilli(),
 		TimestampType: catalog.TimestampCreate,
@@ -173,8 +174,18 @@ func (w *writer) add(r *kgo.Record) {
 			row.Headers[i] = catalog.Header{Key: h.Key, Value: h.Value}
 		}
 	}
-	if !row.Control {
+	switch {
+	case row.Control:
+	case w.bare:
+		// Bare Avro (--schema TOPIC.avsc): no header, so no schema id.
+		if row.Value != nil {
+			w.decodeBare(&row)
+		}
+	default:
 		row.SchemaID = schemaID(r.Value)
+		if row.SchemaID != nil && w.d.res != nil {
+			w.decode(ctx, &row)
+		}
 	}
 	idx := len(w.batch)
 	switch {
@@ -196,6 +207,36 @@ func (w *writer) add(r *kgo.Record) {
 	}
 	w.batch = append(w.batch, row)
 	w.batchBytes += int64(len(r.Key) + len(r.Value))
+}
+
+// decode decodes a wire-format value with its writer schema into
+// row.ValueDecoded, or says why not in row.ValueDecodeError. The bytes stay
+// in row.Value either way.
+func (w *writer) decode(ctx context.Context, row *catalog.Row) {
+	out, _, ok, fail := w.d.res.Decode(ctx, row.Value, nil)
+	switch {
+	case !ok:
+	case fail != nil:
+		why := fail.Reason
+		row.ValueDecodeError = &why
+		w.decodeErrs.Add(1)
+	default:
+		row.ValueDecoded = out
+		w.decoded.Add(1)
+	}
+}
+
+// decodeBare decodes a bare Avro value with the topic's one schema.
+func (w *writer) decodeBare(row *catalog.Row) {
+	out, fail := w.d.res.DecodeBare(w.pl.tp.Topic, row.Value, nil)
+	if fail != nil {
+		why := fail.Reason
+		row.ValueDecodeError = &why
+		w.decodeErrs.Add(1)
+		return
+	}
+	row.ValueDecoded = out
+	w.decoded.Add(1)
 }
 
 // writeBatch hands the batch to the file being written, starting one if

@@ -16,10 +16,11 @@ func init() {
 	})
 }
 
-// checkValues judges each data record's value against the topic's format.
-// JSON is the only format topicsnap parses values in: a topic whose values were
-// not inferred as JSON has no format to judge against, and the check says
-// so rather than calling its values fine.
+// checkValues judges each data record's value against the topic's format:
+// JSON, or the writer schema of a schema-encoded value (Avro, Protobuf,
+// JSON Schema), which the dump decoded with and said why not in
+// value_decode_error. A topic of neither has no format to judge against,
+// and the check says so rather than calling its values fine.
 func checkValues(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
 	parts, err := e.run(ctx, "values", d)
@@ -28,6 +29,9 @@ func checkValues(ctx context.Context, e *Engine, o CheckOptions) (*Report, error
 	}
 	// After the run: a lazy engine infers the format when it builds the view.
 	t, _ := e.Topic(o.Topic)
+	if t.Encoded {
+		return checkEncodedValues(ctx, e, o, t, parts)
+	}
 	r := &Report{Summary: NewRow()}
 	var records, nulls, unparsed, utf8, notJSON, notObject int64
 	for _, p := range parts {
@@ -91,5 +95,59 @@ func checkValues(ctx context.Context, e *Engine, o CheckOptions) (*Report, error
 		verb = "does"
 	}
 	r.Message = fmt.Sprintf("%d of %d values %s not parse as a JSON object (%s); their bytes are in value_raw", unparsed, records-nulls, verb, strings.Join(why, ", "))
+	return r, nil
+}
+
+// checkEncodedValues is the values check of a schema-encoded topic: the
+// values that did not decode with their writer schema, and why.
+func checkEncodedValues(ctx context.Context, e *Engine, o CheckOptions, t Topic, parts []Row) (*Report, error) {
+	r := &Report{Summary: NewRow()}
+	var records, nulls, unparsed int64
+	for _, p := range parts {
+		records += asInt(p.Get("records"))
+		nulls += asInt(p.Get("null_values"))
+		unparsed += asInt(p.Get("unparsed"))
+		row := NewRow().Set("kind", "partition").Set("partition", p.Get("partition")).Set("records", p.Get("records")).
+			Set("null_values", p.Get("null_values")).Set("unparsed", p.Get("unparsed"))
+		r.Rows = append(r.Rows, *row)
+	}
+	format := strings.ToLower(strings.Join(t.Formats, "+"))
+	if format == "" {
+		format = "schema registry"
+	}
+	r.Summary.Set("format", format).Set("records", records).Set("null_values", nulls).Set("unparsed_records", unparsed)
+	ex, err := e.run(ctx, "values_examples", views(o.Topic), o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range ex {
+		row := NewRow().Set("kind", "unparsed")
+		for _, k := range x.Keys {
+			row.Set(k, x.Get(k))
+		}
+		r.Rows = append(r.Rows, *row)
+	}
+	reasons, err := e.run(ctx, "values_reasons", views(o.Topic))
+	if err != nil {
+		return nil, err
+	}
+	var list []string
+	for _, x := range reasons {
+		list = append(list, fmt.Sprintf("%d: %v", asInt(x.Get("records")), x.Get("problem")))
+	}
+	if unparsed == 0 {
+		r.Status = StatusOK
+		r.Message = fmt.Sprintf("every value of %d records decodes with its writer schema (%s)", records-nulls, format)
+		if nulls > 0 {
+			r.Message += fmt.Sprintf(" (%s)", plural(nulls, "null value, a tombstone", "null values, tombstones"))
+		}
+		return r, nil
+	}
+	r.Status = StatusWarn
+	verb := "do"
+	if unparsed == 1 {
+		verb = "does"
+	}
+	r.Message = fmt.Sprintf("%d of %d values %s not decode with their writer schema (%s); their bytes are in value_raw", unparsed, records-nulls, verb, strings.Join(list, "; "))
 	return r, nil
 }

@@ -47,6 +47,11 @@ type Topic struct {
 	Records    int64
 	JSON       bool   // value is a STRUCT inferred from JSON
 	Structure  string // the inferred JSON structure
+	// Encoded is a topic of schema-encoded values (Avro, Protobuf, JSON
+	// Schema) that the dump decoded; Formats are its schemas' types
+	// (AVRO, PROTOBUF, JSON), as stored in the folder.
+	Encoded bool
+	Formats []string
 	// Damaged are the partitions whose manifest could not be read: not in
 	// the views, named in Problems.
 	Damaged []int32
@@ -236,7 +241,7 @@ func (e *Engine) Version() string {
 const rawColumns = `"partition", "offset", "timestamp"::TIMESTAMPTZ AS "timestamp", timestamp_type,
   try(decode("key")) AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw, %s AS value_error,
   headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
-  control_type, %s AS txn_state, coalesce(%s = 'aborted', false) AS aborted, schema_id`
+  control_type, %s AS txn_state, coalesce(%s = 'aborted', false) AS aborted, schema_id%s`
 
 const emptyRaw = `SELECT NULL::INTEGER AS "partition", NULL::BIGINT AS "offset", NULL::TIMESTAMP AS "timestamp",
   NULL::VARCHAR AS timestamp_type, NULL::BLOB AS "key", NULL::BLOB AS "value",
@@ -252,6 +257,20 @@ const jsonValueError = `CASE WHEN "value" IS NULL THEN NULL
   WHEN try(decode("value")) IS NULL THEN 'not UTF-8'
   WHEN NOT json_valid(decode("value")) THEN 'not JSON'
   WHEN json_type(decode("value")) <> 'OBJECT' THEN 'not a JSON object' END`
+
+// encodedValueError says why a schema-encoded topic's value was not
+// decoded: the dump's reason (the schema unknown or not reachable, the
+// payload not decoding with it), or a value that is not in the wire
+// format at all.
+const encodedValueError = `CASE WHEN "value" IS NULL THEN NULL
+  WHEN value_decode_error IS NOT NULL THEN value_decode_error
+  WHEN value_decoded IS NULL AND schema_id IS NULL THEN 'no magic byte: not in the schema registry wire format' END`
+
+// encodedSource is the JSON text of a schema-encoded topic's values.
+const encodedSource = `"value_decoded"`
+
+// jsonSource is the JSON text of a JSON topic's values.
+const jsonSource = `decode("value")`
 
 // noValueError is value_error of a topic whose values are not JSON: there
 // is no format to fail.

@@ -55,10 +55,13 @@ func inferCacheKey(sample []string) (string, bool) {
 }
 
 // inferJSONCached is inferJSON through the cache.
-func inferJSONCached(ctx context.Context, tx *sql.Tx, paths []string) (string, bool, error) {
+func inferJSONCached(ctx context.Context, tx *sql.Tx, paths []string, encoded bool) (string, bool, error) {
 	key, ok := inferCacheKey(sampleFiles(paths))
 	if !ok || inferCacheDir == "" {
-		return inferJSON(ctx, tx, paths)
+		return inferJSON(ctx, tx, paths, encoded)
+	}
+	if encoded {
+		key += "-decoded"
 	}
 	file := filepath.Join(inferCacheDir, key+".json")
 	if b, err := os.ReadFile(file); err == nil {
@@ -67,7 +70,7 @@ func inferJSONCached(ctx context.Context, tx *sql.Tx, paths []string) (string, b
 			return c.Structure, c.JSON, nil
 		}
 	}
-	s, isJSON, err := inferJSON(ctx, tx, paths)
+	s, isJSON, err := inferJSON(ctx, tx, paths, encoded)
 	if err != nil {
 		return s, isJSON, err
 	}

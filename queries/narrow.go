@@ -202,9 +202,13 @@ func (e *Engine) narrow(ctx context.Context, conn *sql.Conn, q string, doc *sqlD
 			out[valueVariable(jt.Name)] = s
 		}
 		if len(fields) == 1 && len(kept) == 1 {
-			if value, ok := oneFieldValue(s); ok {
-				if tf, ok := e.topicFilesOf(jt.Name); ok {
-					all, data := topicSelects(tf.paths, tf.plain, value, jsonValueError, tf.openTxn)
+			if tf, ok := e.topicFilesOf(jt.Name); ok {
+				src := jsonSource
+				if tf.encoded {
+					src = encodedSource
+				}
+				if value, ok := oneFieldValue(s, src); ok {
+					all, data := topicSelects(tf.paths, tf.plain, e.viewCols(tf, jt, value), tf.openTxn)
 					if strings.HasSuffix(strings.ToLower(b[0]), "$all") {
 						views[tf.name+"$all"] = all
 					} else {
@@ -229,7 +233,7 @@ func (e *Engine) narrow(ctx context.Context, conn *sql.Conn, q string, doc *sqlD
 
 // oneFieldValue is the value expression of the one-field TEMP view for a
 // narrowed structure of exactly one field ({"event_id":"VARCHAR"}).
-func oneFieldValue(structure string) (string, bool) {
+func oneFieldValue(structure, src string) (string, bool) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(structure), &m); err != nil || len(m) != 1 {
 		return "", false
@@ -239,9 +243,9 @@ func oneFieldValue(structure string) (string, bool) {
 		ptr := quoteString("/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name))
 		var expr string
 		if string(typ) == `"VARCHAR"` {
-			expr = fmt.Sprintf(`try(json_extract_string(decode("value"), %s))`, ptr)
+			expr = fmt.Sprintf(`try(json_extract_string(%s, %s))`, src, ptr)
 		} else {
-			expr = fmt.Sprintf(`try(from_json(json_extract(decode("value"), %s), %s))`, ptr, quoteString(string(typ)))
+			expr = fmt.Sprintf(`try(from_json(json_extract(%s, %s), %s))`, src, ptr, quoteString(string(typ)))
 		}
 		return fmt.Sprintf("struct_pack(%s := %s)", quoteIdent(name), expr), true
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,9 +56,12 @@ type topicFiles struct {
 	name      string
 	manifests []*catalog.Manifest
 	paths     []string
-	plain     []bool  // per path: no control markers, no open transactions
-	openTxn   bool    // some file holds records of a transaction left open in it
-	damaged   []int32 // partitions whose manifest could not be read (left out)
+	plain     []bool            // per path: no control markers, no open transactions
+	openTxn   bool              // some file holds records of a transaction left open in it
+	encoded   bool              // the dump decoded (or tried to) wire-format values
+	mixed     bool              // of an encoded topic, some file may predate value_decoded
+	schemas   []*catalog.Schema // the stored schemas of the ids its files list
+	damaged   []int32           // partitions whose manifest could not be read (left out)
 }
 
 // want names what a query needs built: everything, or the lower-case names
@@ -102,12 +106,28 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 		}
 		ms := tm.Manifests
 		tf := topicFiles{name: n, manifests: ms, damaged: damaged}
+		ids := map[int]bool{}
 		for _, m := range ms {
 			for _, f := range m.Files {
 				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
 				tf.plain = append(tf.plain, f.ControlRecords == 0 && f.OpenTxnRecords == 0)
 				tf.openTxn = tf.openTxn || f.OpenTxnRecords > 0
+				tf.encoded = tf.encoded || f.Decoded > 0 || f.DecodeErrors > 0
+				tf.mixed = tf.mixed || f.Decoded == 0 && f.DecodeErrors == 0
+				for _, id := range f.SchemaIDs {
+					ids[int(id)] = true
+				}
 			}
+		}
+		for _, id := range slices.Sorted(maps.Keys(ids)) {
+			s, err := e.dir.ReadSchema(int(id))
+			if err != nil {
+				// The values stay decoded (the dump did it); only the
+				// schema's subject and version are not known.
+				problems = append(problems, fmt.Sprintf("topic %s: schema %d is not in the folder (%v); run topicsnap catalog verify", n, id, err))
+				continue
+			}
+			tf.schemas = append(tf.schemas, s)
 		}
 		tfs = append(tfs, tf)
 	}
@@ -126,7 +146,13 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	tfs := cat.files
 	topics := make([]Topic, len(tfs))
 	for i, tf := range tfs {
-		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths), Damaged: tf.damaged}
+		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded}
+		for _, s := range tf.schemas {
+			if !slices.Contains(topics[i].Formats, s.Type) {
+				topics[i].Formats = append(topics[i].Formats, s.Type)
+			}
+		}
+		sort.Strings(topics[i].Formats)
 		for _, m := range tf.manifests {
 			topics[i].Records += m.Records()
 		}
@@ -276,16 +302,21 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		// The value type is inferred when the first of the two views is built.
 		if !e.built[n] && !e.built[n+"$all"] && len(tf.paths) > 0 {
 			var err error
-			t.Structure, t.JSON, err = inferJSONCached(ctx, tx, tf.paths)
+			t.Structure, t.JSON, err = inferJSONCached(ctx, tx, tf.paths, tf.encoded)
 			if err != nil {
 				return fmt.Errorf("infer the value type of %s: %w", tf.name, err)
 			}
+			if tf.encoded && t.JSON {
+				// The writer schemas type the values better than a sample.
+				if typed, conflicts := e.typedStructure(ctx, tf, t.Structure); typed != "" {
+					t.Structure = typed
+					for _, c := range conflicts {
+						e.problems = append(e.problems, fmt.Sprintf("topic %s: field %s differ between its schemas; read as VARCHAR (its JSON text)", tf.name, c))
+					}
+				}
+			}
 		}
-		value, valueErr := `"value"`, noValueError
-		if t.JSON {
-			value, valueErr = jsonValue(tf.name, t.Structure), jsonValueError
-		}
-		all, data := topicSelects(tf.paths, tf.plain, value, valueErr, tf.openTxn)
+		all, data := topicSelects(tf.paths, tf.plain, e.viewCols(tf, *t, ""), tf.openTxn)
 		var ddl []string
 		if needAll {
 			ddl = append(ddl, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", quoteIdent(tf.name+"$all"), all))
@@ -305,6 +336,55 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		e.allBuilt = true
 	}
 	return nil
+}
+
+// viewCols are the value columns of tf's views; value, when set, is the
+// value expression (a narrowed one) instead of the topic's own.
+func (e *Engine) viewCols(tf topicFiles, t Topic, value string) viewCols {
+	c := viewCols{value: `"value"`, valueErr: noValueError}
+	src := jsonSource
+	if tf.encoded {
+		src = encodedSource
+		c.valueErr, c.byName = encodedValueError, tf.mixed
+		c.extra = schemaColumns(tf.name, tf.schemas)
+	}
+	if t.JSON {
+		c.value = jsonValue(tf.name, t.Structure, src)
+		if !tf.encoded {
+			c.valueErr = jsonValueError
+		}
+	}
+	if value != "" {
+		c.value = value
+	}
+	return c
+}
+
+// schemaColumns are a schema-encoded topic's schema_subject and
+// schema_version: where the registry listed each schema id when the dump
+// fetched it, NULL where it did not (a deleted subject, a --schema file).
+// A registry may list one id under several subjects (the same schema
+// registered twice): the topic's own (TOPIC-value, TOPIC-key, as the
+// default naming strategy names them) wins, then the first listed.
+func schemaColumns(topic string, ss []*catalog.Schema) string {
+	var subj, ver strings.Builder
+	for _, s := range ss {
+		if len(s.Versions) == 0 {
+			continue
+		}
+		v := s.Versions[0]
+		for _, c := range s.Versions {
+			if c.Subject == topic+"-value" || c.Subject == topic+"-key" && v.Subject != topic+"-value" {
+				v = c
+			}
+		}
+		fmt.Fprintf(&subj, " WHEN %d THEN %s", s.ID, quoteString(v.Subject))
+		fmt.Fprintf(&ver, " WHEN %d THEN %d", s.ID, v.Version)
+	}
+	if subj.Len() == 0 {
+		return `, NULL::VARCHAR AS schema_subject, NULL::INTEGER AS schema_version`
+	}
+	return fmt.Sprintf(`, CASE schema_id%s END AS schema_subject, CASE schema_id%s END AS schema_version`, subj.String(), ver.String())
 }
 
 // topicLocked returns the entry of e.topics named name. e.mu is held.

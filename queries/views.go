@@ -10,11 +10,21 @@ import (
 )
 
 // jsonValue is the value expression of a JSON topic's views: its values
-// parsed into the inferred structure, unless a query narrowed it to the
-// fields it reads (see narrow.go).
-func jsonValue(name, structure string) string {
-	return fmt.Sprintf(`try(from_json(decode("value"), coalesce(getvariable(%s), %s)))`,
-		quoteString(valueVariable(name)), quoteString(structure))
+// (the JSON text src: the value's bytes, or what the dump decoded a
+// schema-encoded value to) parsed into the inferred structure, unless a
+// query narrowed it to the fields it reads (see narrow.go).
+func jsonValue(name, structure, src string) string {
+	return fmt.Sprintf(`try(from_json(%s, coalesce(getvariable(%s), %s)))`,
+		src, quoteString(valueVariable(name)), quoteString(structure))
+}
+
+// viewCols are a topic's value columns: value, value_error, and the
+// columns that follow schema_id (a schema-encoded topic's subject and
+// version). byName reads the files by column name (files written before
+// value_decoded existed lack it).
+type viewCols struct {
+	value, valueErr, extra string
+	byName                 bool
 }
 
 // topicSelects returns the SELECTs of the views "T$all" (every stored row)
@@ -23,8 +33,8 @@ func jsonValue(name, structure string) string {
 // counts both) can hold neither markers nor aborted records, so "T" reads
 // such files without the filter (and without reading is_control and
 // txn_state); only the other files are filtered.
-func topicSelects(paths []string, plain []bool, value, valueErr string, openTxn bool) (all, data string) {
-	all = allSelect(paths, value, valueErr, openTxn)
+func topicSelects(paths []string, plain []bool, c viewCols, openTxn bool) (all, data string) {
+	all = allSelect(paths, c, openTxn)
 	var clean, other []string
 	for i, p := range paths {
 		if plain[i] {
@@ -36,17 +46,17 @@ func topicSelects(paths []string, plain []bool, value, valueErr string, openTxn 
 	const sel = `SELECT * EXCLUDE (is_control, control_type, aborted) FROM (%s)`
 	var parts []string
 	if len(clean) > 0 {
-		parts = append(parts, fmt.Sprintf(sel, allSelect(clean, value, valueErr, false)))
+		parts = append(parts, fmt.Sprintf(sel, allSelect(clean, c, false)))
 	}
 	if len(other) > 0 || len(clean) == 0 {
-		parts = append(parts, fmt.Sprintf(sel+` WHERE NOT is_control AND NOT aborted`, allSelect(other, value, valueErr, openTxn)))
+		parts = append(parts, fmt.Sprintf(sel+` WHERE NOT is_control AND NOT aborted`, allSelect(other, c, openTxn)))
 	}
 	return all, strings.Join(parts, "\nUNION ALL\n")
 }
 
 // allSelect is the SELECT of every stored row of the files, typed, with
 // transactions left open in their file resolved from later markers.
-func allSelect(paths []string, value, valueErr string, openTxn bool) string {
+func allSelect(paths []string, c viewCols, openTxn bool) string {
 	src := "(" + emptyRaw + ")"
 	if len(paths) > 0 {
 		q := make([]string, len(paths))
@@ -54,15 +64,18 @@ func allSelect(paths []string, value, valueErr string, openTxn bool) string {
 			q[i] = quoteString(p)
 		}
 		src = "read_parquet([" + strings.Join(q, ", ") + "])"
+		if c.byName {
+			src = "read_parquet([" + strings.Join(q, ", ") + "], union_by_name = true)"
+		}
 	}
 	if openTxn {
 		cols := strings.NewReplacer(`"partition", "offset"`, `s."partition", s."offset"`).Replace(rawColumns)
 		return fmt.Sprintf(`WITH s AS (SELECT * FROM %s),
   m AS (SELECT "partition", producer_id, "offset", control_type FROM s WHERE is_control)
 SELECT `+qualify(cols)+` FROM s ASOF LEFT JOIN m ON s."partition" = m."partition" AND s.producer_id = m.producer_id AND s."offset" < m."offset"`,
-			src, value, valueErr, openResolved, openResolved)
+			src, c.value, c.valueErr, openResolved, openResolved, c.extra)
 	}
-	return fmt.Sprintf("SELECT "+rawColumns+" FROM %s", value, valueErr, "txn_state", "txn_state", src)
+	return fmt.Sprintf("SELECT "+rawColumns+" FROM %s", c.value, c.valueErr, "txn_state", "txn_state", c.extra, src)
 }
 
 // qualify prefixes the columns the stored rows share with the markers
@@ -78,14 +91,18 @@ func qualify(cols string) string {
 // inferJSON samples values from the first and last files and decides
 // whether the topic's values are JSON objects; if so it returns DuckDB's
 // merged structure of the sample.
-func inferJSON(ctx context.Context, tx *sql.Tx, paths []string) (string, bool, error) {
+func inferJSON(ctx context.Context, tx *sql.Tx, paths []string, encoded bool) (string, bool, error) {
 	var sample []string
 	for _, p := range sampleFiles(paths) {
 		sample = append(sample, quoteString(p))
 	}
 	// A sample spread over the sampled files (not their first rows: a burst
 	// of bad records at the start must not decide), of non-null values.
-	q := fmt.Sprintf(`WITH s AS (SELECT try(decode("value")) AS v FROM read_parquet([%s]) WHERE NOT is_control AND "value" IS NOT NULL
+	src := `SELECT try(decode("value")) AS v FROM read_parquet([%s]) WHERE NOT is_control AND "value" IS NOT NULL`
+	if encoded {
+		src = `SELECT value_decoded AS v FROM read_parquet([%s], union_by_name = true) WHERE value_decoded IS NOT NULL`
+	}
+	q := fmt.Sprintf(`WITH s AS (`+src+`
   USING SAMPLE reservoir(5000 ROWS) REPEATABLE (7))
 SELECT count(*) AS n,
        count(*) FILTER (WHERE CASE WHEN json_valid(v) THEN json_type(v) = 'OBJECT' ELSE false END) AS objects,

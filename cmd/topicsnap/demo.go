@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -9,13 +10,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hamba/avro/v2"
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sr"
+	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/queries"
+	"github.com/topicsnap/topicsnap/schemas"
 	"github.com/topicsnap/topicsnap/server"
 )
 
@@ -29,6 +34,7 @@ type demoOptions struct {
 	users    int
 	serve    bool
 	scenario string
+	format   string // json or avro
 }
 
 func (a *app) demoCmd() *cobra.Command {
@@ -48,7 +54,12 @@ topicsnap sql to explore.
 writers' group at each, two watchers holding partitions 18-23 from 11:02 to 11:16.
 That folder is written by code, not through Kafka: twenty-one minutes of cuts cannot be
 replayed in seconds. It runs lag and the reset what-if, and serves the notebook
-the-group-that-ate-six-partitions.md, which walks the day.`,
+the-group-that-ate-six-partitions.md, which walks the day.
+
+With --format avro the tea shop's events are Avro in the Confluent wire format, their
+schema in an in-process Schema Registry (franz-go's srfake) that stops with the
+demo: the dump stores the schema in DIR/schemas, and everything after it (the
+checks, the reports, topicsnap sql) reads the folder alone.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDemo(cmd.Context(), o) },
 	}
@@ -57,6 +68,7 @@ the-group-that-ate-six-partitions.md, which walks the day.`,
 	cmd.Flags().IntVar(&o.users, "users", 2000, "users in the generated Monday")
 	cmd.Flags().BoolVar(&o.serve, "serve", true, "serve the reports after the checks")
 	cmd.Flags().StringVar(&o.scenario, "scenario", "teashop", "teashop (through the embedded Kafka) or windfarm (the incident's cuts, written by code)")
+	cmd.Flags().StringVar(&o.format, "format", "json", "the events' format: json, or avro (through an in-process Schema Registry)")
 	return cmd
 }
 
@@ -67,7 +79,63 @@ var forever = "-1"
 // loadTeaShop produces the tea shop's Monday to the cluster, dumps it into
 // dir and writes orders.csv beside the snapshots.
 func loadTeaShop(ctx context.Context, conn dump.Conn, dir string, users int) (*seeds.TeaShopData, dump.Summary, error) {
+	return loadTeaShopAs(ctx, conn, dir, users, nil)
+}
+
+// teaShopAvro is the Avro schema of the tea shop's app_events values.
+const teaShopAvro = `{"type":"record","name":"AppEvent","namespace":"teashop","fields":[
+  {"name":"event_id","type":"string"},{"name":"event_name","type":"string"},{"name":"user_id","type":"string"},
+  {"name":"city","type":"string"},{"name":"platform","type":"string"},
+  {"name":"order_id","type":["null","string"],"default":null},{"name":"ts","type":"string"}]}`
+
+type avroAppEvent struct {
+	EventID   string  `avro:"event_id"`
+	EventName string  `avro:"event_name"`
+	UserID    string  `avro:"user_id"`
+	City      string  `avro:"city"`
+	Platform  string  `avro:"platform"`
+	OrderID   *string `avro:"order_id"`
+	TS        string  `avro:"ts"`
+}
+
+// avroValues returns what turns a tea shop JSON value into the same event
+// as Avro in the wire format, its schema registered in reg.
+func avroValues(reg *srfake.Registry) (func([]byte) ([]byte, error), error) {
+	id, _, err := reg.RegisterSchema(seeds.TopicAppEvents+"-value", sr.Schema{Schema: teaShopAvro, Type: sr.TypeAvro})
+	if err != nil {
+		return nil, fmt.Errorf("register the demo's schema: %w", err)
+	}
+	schema, err := avro.Parse(teaShopAvro)
+	if err != nil {
+		return nil, fmt.Errorf("parse the demo's schema: %w", err)
+	}
+	var serde sr.Serde
+	serde.Register(id, avroAppEvent{}, sr.EncodeFn(func(v any) ([]byte, error) { return avro.Marshal(schema, v) }))
+	return func(j []byte) ([]byte, error) {
+		var e seeds.AppEvent
+		if err := json.Unmarshal(j, &e); err != nil {
+			return j, nil // not an event: produced as it is
+		}
+		a := avroAppEvent{EventID: e.EventID, EventName: e.EventName, UserID: e.UserID, City: e.City, Platform: e.Platform, TS: e.TS}
+		if e.OrderID != "" {
+			a.OrderID = &e.OrderID
+		}
+		return serde.Encode(a)
+	}, nil
+}
+
+// loadTeaShopAs is loadTeaShop with the events in Avro when reg is set.
+func loadTeaShopAs(ctx context.Context, conn dump.Conn, dir string, users int, reg *srfake.Registry) (*seeds.TeaShopData, dump.Summary, error) {
 	data := seeds.TeaShop(seeds.TeaShopConfig{Users: users, Seed: 1})
+	encode := func(v []byte) ([]byte, error) { return v, nil }
+	var registry *schemas.Registry
+	if reg != nil {
+		var err error
+		if encode, err = avroValues(reg); err != nil {
+			return nil, dump.Summary{}, err
+		}
+		registry = &schemas.Registry{URLs: []string{reg.URL()}}
+	}
 	if err := dump.CreateTopic(ctx, conn, seeds.TopicAppEvents, seeds.AppEventsPartitions, map[string]*string{"retention.ms": &forever}); err != nil {
 		return nil, dump.Summary{}, err
 	}
@@ -77,7 +145,11 @@ func loadTeaShop(ctx context.Context, conn dump.Conn, dir string, users int) (*s
 		for _, h := range e.Headers {
 			hs = append(hs, kgo.RecordHeader{Key: h.Key, Value: h.Value})
 		}
-		recs[i] = dump.Record{Topic: e.Topic, Partition: e.Partition, Key: e.Key, Value: e.Value, Timestamp: e.Timestamp, Headers: hs}
+		v, err := encode(e.Value)
+		if err != nil {
+			return nil, dump.Summary{}, fmt.Errorf("encode a demo event: %w", err)
+		}
+		recs[i] = dump.Record{Topic: e.Topic, Partition: e.Partition, Key: e.Key, Value: v, Timestamp: e.Timestamp, Headers: hs}
 	}
 	if err := dump.Produce(ctx, conn, recs); err != nil {
 		return nil, dump.Summary{}, err
@@ -96,7 +168,7 @@ func loadTeaShop(ctx context.Context, conn dump.Conn, dir string, users int) (*s
 	if err := dump.CommitGroupOffsets(ctx, conn, "kitchen-display", seeds.TopicAppEvents, behind); err != nil {
 		return nil, dump.Summary{}, err
 	}
-	sum, err := dump.Run(ctx, dump.Options{Conn: conn, Dir: dir, Topics: []string{seeds.TopicAppEvents}})
+	sum, err := dump.Run(ctx, dump.Options{Conn: conn, Dir: dir, Topics: []string{seeds.TopicAppEvents}, Registry: registry})
 	if err != nil {
 		return nil, sum, err
 	}
@@ -184,7 +256,21 @@ func (a *app) runDemo(ctx context.Context, o *demoOptions) error {
 	defer cluster.Close()
 	conn := dump.Conn{Brokers: cluster.ListenAddrs()}
 	fmt.Fprintf(a.stdout, "embedded Kafka at %s\n", conn.Brokers[0])
-	data, sum, err := loadTeaShop(ctx, conn, o.dir, o.users)
+	var reg *srfake.Registry
+	switch o.format {
+	case "json":
+	case "avro":
+		// In-process, and closed once the dump stored the schema: the
+		// checks and the reports read the folder alone.
+		reg = srfake.New()
+		fmt.Fprintf(a.stdout, "embedded Schema Registry at %s (the events are Avro)\n", reg.URL())
+	default:
+		return usagef("--format %q: use json or avro", o.format)
+	}
+	data, sum, err := loadTeaShopAs(ctx, conn, o.dir, o.users, reg)
+	if reg != nil {
+		reg.Close()
+	}
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/schemas"
 )
 
 type dumpOptions struct {
@@ -18,6 +19,8 @@ type dumpOptions struct {
 	brokers  string
 	topics   []string
 	memLimit string
+	registry string // --schema-registry
+	regCA    string // --schema-registry-ca
 }
 
 func (a *app) dumpCmd() *cobra.Command {
@@ -31,7 +34,16 @@ watermark at the start of the run. It never joins a consumer group: its position
 lives in DIR's manifests, so running it again continues where the last run ended.
 Offsets Kafka deleted before they were read are recorded as lost ranges.
 
-Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
+Values in the Confluent wire format (Avro, Protobuf, JSON Schema) are decoded
+with their writer schema from the Schema Registry (--schema-registry, or
+schema.registry.url and the other keys of Confluent's clients in --config) or
+from --schema DIR; every schema met is stored in DIR/schemas, so that the
+folder reads without the registry. A value that does not decode is kept as it
+is, with the reason in value_decode_error.
+
+Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR,
+TOPICSNAP_SCHEMA_REGISTRY_URL, TOPICSNAP_SCHEMA_REGISTRY_CA,
+TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_TOKEN.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.Options.Topics = o.topics
@@ -46,6 +58,7 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 					o.Conn.Brokers = append(o.Conn.Brokers, b)
 				}
 			}
+			o.Registry = a.registryFlags(o.registry, o.regCA)
 			if len(o.Topics) == 0 && o.TopicRegex == "" {
 				return usagef("name a topic: --topic NAME (repeatable) or --topic-regex REGEX")
 			}
@@ -70,8 +83,38 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 	f.IntVar(&o.FileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
 	f.Int64Var(&o.FileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
 	f.DurationVar(&o.Conn.DialTimeout, "timeout", 10*time.Second, "dial timeout per broker")
+	f.StringVar(&o.registry, "schema-registry", "", "Schema Registry URL(s), comma-separated (over schema.registry.url in --config)")
+	f.StringVar(&o.regCA, "schema-registry-ca", "", "PEM file of the CAs the Schema Registry's certificate is checked against")
+	f.StringVar(&o.SchemaDir, "schema", "", "folder of schema files named by the id they stand for (ID.avsc, ID.proto, ID.json), for hosts without the registry")
 	f.StringVar(&o.memLimit, "memory-limit", "448MiB", "soft memory limit of the process (GOMEMLIMIT wins when set); 0 for none")
 	return cmd
+}
+
+// registryFlags gathers the registry settings of the flags and the
+// environment; credentials come from the environment only (a flag shows in
+// the process list). nil when none is set.
+func (a *app) registryFlags(urls, ca string) *schemas.Registry {
+	r := &schemas.Registry{
+		URLs:   schemas.SplitURLs(firstSet(urls, a.getenv("TOPICSNAP_SCHEMA_REGISTRY_URL"))),
+		CAFile: firstSet(ca, a.getenv("TOPICSNAP_SCHEMA_REGISTRY_CA")),
+		Token:  a.getenv("TOPICSNAP_SCHEMA_REGISTRY_TOKEN"),
+	}
+	if info := a.getenv("TOPICSNAP_SCHEMA_REGISTRY_USER_INFO"); info != "" {
+		r.User, r.Password, _ = strings.Cut(info, ":")
+	}
+	if len(r.URLs) == 0 && r.CAFile == "" && r.Token == "" && r.User == "" {
+		return nil
+	}
+	return r
+}
+
+func firstSet(xs ...string) string {
+	for _, x := range xs {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
 }
 
 func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {

@@ -1,0 +1,150 @@
+package catalog
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// schemasDir holds the schemas a dump met, one file per schema id.
+const schemasDir = "schemas"
+
+// Schema types as the Confluent Schema Registry names them.
+const (
+	SchemaAvro     = "AVRO"
+	SchemaProtobuf = "PROTOBUF"
+	SchemaJSON     = "JSON"
+)
+
+// SchemaReference is a schema another one imports (a Protobuf import, an
+// Avro named type from another subject): Name is how the schema refers to
+// it, Subject and Version where the registry keeps it, ID the stored file
+// that holds it.
+type SchemaReference struct {
+	Name    string `json:"name"`
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+	ID      int    `json:"id"`
+}
+
+// SchemaVersion is one subject and version under which a registry listed a
+// schema id.
+type SchemaVersion struct {
+	Subject string `json:"subject"`
+	Version int    `json:"version"`
+}
+
+// Schema is one writer schema a dump met, stored in DIR/schemas/ID.json so
+// that the folder can be read without the registry.
+type Schema struct {
+	FormatVersion int               `json:"format_version"`
+	ID            int               `json:"id"`
+	Type          string            `json:"type"` // AVRO, PROTOBUF or JSON
+	Schema        string            `json:"schema"`
+	References    []SchemaReference `json:"references,omitempty"`
+	// Versions lists the subjects and versions the registry knew the id
+	// under when it was fetched; empty for a schema read from --schema.
+	Versions []SchemaVersion `json:"versions,omitempty"`
+	// Files holds the text of imports that have no id of their own (a
+	// .proto beside the schema in a --schema folder), by import name.
+	Files     map[string]string `json:"files,omitempty"`
+	Source    string            `json:"source"` // the registry's URL (no credentials) or the file
+	FetchedAt time.Time         `json:"fetched_at"`
+}
+
+// SchemaPath is where the schema of id is stored.
+func (d *Dir) SchemaPath(id int) string {
+	return filepath.Join(d.Path, schemasDir, strconv.Itoa(id)+".json")
+}
+
+// WriteSchema stores s (temp file, fsync, rename, fsync of the folder).
+func (d *Dir) WriteSchema(s *Schema) error {
+	s.FormatVersion = FormatVersion
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode schema %d: %w", s.ID, err)
+	}
+	dir := filepath.Join(d.Path, schemasDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, classify(err))
+	}
+	return WriteFileAtomic(d.SchemaPath(s.ID), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// ReadSchema reads the stored schema of id; os.ErrNotExist when the folder
+// lacks it.
+func (d *Dir) ReadSchema(id int) (*Schema, error) {
+	path := d.SchemaPath(id)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read schema %d: %w", id, err)
+	}
+	var s Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("read schema %s: %w: %v", path, ErrBadManifest, err)
+	}
+	if s.FormatVersion > FormatVersion {
+		return nil, fmt.Errorf("read schema %s: %w", path, ErrNewerFormat)
+	}
+	if s.ID != id {
+		return nil, fmt.Errorf("read schema %s: %w: it holds id %d", path, ErrBadManifest, s.ID)
+	}
+	return &s, nil
+}
+
+// SchemaIDs lists the ids of the stored schemas, in order.
+func (d *Dir) SchemaIDs() ([]int, error) {
+	entries, err := os.ReadDir(filepath.Join(d.Path, schemasDir))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list schemas: %w", err)
+	}
+	var ids []int
+	for _, e := range entries {
+		n, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || strings.HasPrefix(e.Name(), tmpPrefix) {
+			continue
+		}
+		if id, err := strconv.Atoi(n); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	sort.Ints(ids)
+	return ids, nil
+}
+
+// TopicSchemaPath is where the one schema of a topic of bare values
+// (registry-less Avro, --schema TOPIC.avsc) is stored.
+func (d *Dir) TopicSchemaPath(topic string) string {
+	return filepath.Join(d.Path, schemasDir, "topic="+topic+".json")
+}
+
+// WriteTopicSchema stores the one schema of a topic of bare values (its ID
+// is 0: no registry gave it one).
+func (d *Dir) WriteTopicSchema(topic string, s *Schema) error {
+	s.FormatVersion = FormatVersion
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode the schema of %s: %w", topic, err)
+	}
+	dir := filepath.Join(d.Path, schemasDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, classify(err))
+	}
+	return WriteFileAtomic(d.TopicSchemaPath(topic), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}

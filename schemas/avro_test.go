@@ -1,0 +1,176 @@
+package schemas
+
+import (
+	"context"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hamba/avro/v2"
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// TestAvroJSON encodes a value with hamba/avro, wraps it in the wire format
+// with franz-go's serde, and checks the JSON text the resolver reads back,
+// type by type.
+func TestAvroJSON(t *testing.T) {
+	ts := time.Date(2026, 3, 14, 9, 26, 53, 589123000, time.UTC)
+	cases := []struct {
+		name, schema string
+		value        any
+		want         string
+	}{
+		{"record of primitives", `{"type":"record","name":"R","fields":[{"name":"b","type":"boolean"},{"name":"i","type":"int"},{"name":"l","type":"long"},{"name":"f","type":"float"},{"name":"d","type":"double"},{"name":"s","type":"string"}]}`,
+			map[string]any{"b": true, "i": -3, "l": int64(1) << 40, "f": float32(1.5), "d": 2.25, "s": "tea \"cup\""},
+			`{"b":true,"i":-3,"l":1099511627776,"f":1.5,"d":2.25,"s":"tea \"cup\""}`},
+		{"nullable union, null", `{"type":"record","name":"R","fields":[{"name":"n","type":["null","string"]}]}`,
+			map[string]any{"n": nil}, `{"n":null}`},
+		{"nullable union, set", `{"type":"record","name":"R","fields":[{"name":"n","type":["null","long"]}]}`,
+			map[string]any{"n": map[string]any{"long": int64(7)}}, `{"n":7}`},
+		{"union of several types", `{"type":"record","name":"R","fields":[{"name":"u","type":["null","int","string"]}]}`,
+			map[string]any{"u": map[string]any{"string": "x"}}, `{"u":{"string":"x"}}`},
+		{"enum, array, map", `{"type":"record","name":"R","fields":[{"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"]}},{"name":"a","type":{"type":"array","items":"int"}},{"name":"m","type":{"type":"map","values":"string"}}]}`,
+			map[string]any{"e": "B", "a": []any{1, 2}, "m": map[string]any{"a": "2"}}, `{"e":"B","a":[1,2],"m":{"a":"2"}}`},
+		{"bytes and fixed as base64", `{"type":"record","name":"R","fields":[{"name":"b","type":"bytes"},{"name":"f","type":{"type":"fixed","name":"F","size":3}}]}`,
+			map[string]any{"b": []byte{0, 1, 255}, "f": [3]byte{1, 2, 3}}, `{"b":"AAH/","f":"AQID"}`},
+		{"decimal, exact", `{"type":"bytes","logicalType":"decimal","precision":12,"scale":3}`,
+			big.NewRat(-1234567, 1000), `"-1234.567"`},
+		{"timestamp-millis", `{"type":"long","logicalType":"timestamp-millis"}`, ts, `"2026-03-14T09:26:53.589Z"`},
+		{"timestamp-micros", `{"type":"long","logicalType":"timestamp-micros"}`, ts, `"2026-03-14T09:26:53.589123Z"`},
+		{"date", `{"type":"int","logicalType":"date"}`, time.Date(2026, 3, 14, 0, 0, 0, 0, time.UTC), `"2026-03-14"`},
+		{"time-millis", `{"type":"int","logicalType":"time-millis"}`, 9*time.Hour + 26*time.Minute + 1500*time.Millisecond, `"09:26:01.500000"`},
+		{"uuid", `{"type":"string","logicalType":"uuid"}`, "6f1c2b9e-4d3a-4c8e-9a5b-2f1e0d9c8b7a", `"6f1c2b9e-4d3a-4c8e-9a5b-2f1e0d9c8b7a"`},
+		{"strings escaped as JSON", `"string"`, "a\"b\\c\n\x01é", `"a\"b\\c\n\u0001é"`},
+		{"negative decimal below one", `{"type":"bytes","logicalType":"decimal","precision":4,"scale":3}`, big.NewRat(-5, 1000), `"-0.005"`},
+		{"fixed decimal", `{"type":"fixed","name":"D","size":4,"logicalType":"decimal","precision":8,"scale":2}`, big.NewRat(12345, 100), `"123.45"`},
+		{"nested record", `{"type":"record","name":"R","fields":[{"name":"in","type":{"type":"record","name":"I","fields":[{"name":"x","type":"int"}]}}]}`,
+			map[string]any{"in": map[string]any{"x": 1}}, `{"in":{"x":1}}`},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := avro.Parse(c.schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := 100 + i
+			var serde sr.Serde
+			serde.Register(id, c.value, sr.EncodeFn(func(v any) ([]byte, error) { return avro.Marshal(s, v) }))
+			wire, err := serde.Encode(c.value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := resolverWith(t, &catalog.Schema{ID: id, Type: catalog.SchemaAvro, Schema: c.schema})
+			out, gotID, ok, fail := r.Decode(context.Background(), wire, nil)
+			if !ok || fail != nil || gotID != id {
+				t.Fatalf("decode: ok %v, id %d, %v", ok, gotID, fail)
+			}
+			if string(out) != c.want {
+				t.Fatalf("got %s, want %s", out, c.want)
+			}
+		})
+	}
+}
+
+// resolverWith is a resolver over a folder that holds ss, and no registry.
+func resolverWith(t *testing.T, ss ...*catalog.Schema) *Resolver {
+	t.Helper()
+	dir, err := catalog.Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		if err := dir.WriteSchema(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := NewResolver(Options{Folder: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestDecodeFailures: what the value_decode_error column says for each
+// way a value can fail, and that a value outside the wire format is left
+// alone.
+func TestDecodeFailures(t *testing.T) {
+	r := resolverWith(t,
+		&catalog.Schema{ID: 1, Type: catalog.SchemaAvro, Schema: `{"type":"record","name":"R","fields":[{"name":"s","type":"string"}]}`},
+		&catalog.Schema{ID: 2, Type: catalog.SchemaAvro, Schema: `{"type":"recor`},
+		&catalog.Schema{ID: 3, Type: catalog.SchemaJSON, Schema: `{}`},
+		&catalog.Schema{ID: 4, Type: catalog.SchemaProtobuf, Schema: "syntax = \"proto3\";\nmessage M { string s = 1; }\n"},
+	)
+	cases := []struct {
+		name  string
+		value []byte
+		ok    bool
+		why   string // substring of the reason; "" is decoded
+	}{
+		{"no magic byte", []byte(`{"a":1}`), false, ""},
+		{"too short for a header", []byte{0, 0, 1}, false, ""},
+		{"unknown id, no registry", []byte{0, 0, 0, 0, 9, 2, 'x'}, true, "schema 9 is not stored and no schema registry is configured"},
+		{"payload shorter than its schema says", []byte{0, 0, 0, 0, 1, 20, 'x'}, true, "does not decode with schema 1"},
+		{"schema that does not compile", []byte{0, 0, 0, 0, 2, 0}, true, "schema 2 does not compile"},
+		{"json schema, not JSON", []byte{0, 0, 0, 0, 3, '{', 'x'}, true, "payload is not JSON"},
+		{"json schema, JSON", []byte{0, 0, 0, 0, 3, '[', '1', ']'}, true, ""},
+		{"protobuf, index out of the schema", []byte{0, 0, 0, 0, 4, 2, 6}, true, "message index [3] is not in the schema"},
+		{"protobuf, first message", []byte{0, 0, 0, 0, 4, 0, 10, 1, 'z'}, true, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, _, ok, fail := r.Decode(context.Background(), c.value, nil)
+			if ok != c.ok {
+				t.Fatalf("ok %v, want %v", ok, c.ok)
+			}
+			switch {
+			case c.why == "" && fail != nil:
+				t.Fatalf("failed: %v", fail)
+			case c.why != "" && (fail == nil || !strings.Contains(fail.Reason, c.why)):
+				t.Fatalf("reason %v, want %q", fail, c.why)
+			case c.why == "" && ok && len(out) == 0:
+				t.Fatalf("decoded to nothing")
+			}
+		})
+	}
+}
+
+func TestSchemaDirNames(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"12.avsc": `"string"`, "7.proto": "syntax = \"proto3\";\nimport \"dep.proto\";\nmessage M { D d = 1; }\n", "dep.proto": "syntax = \"proto3\";\nmessage D { int32 n = 1; }\n"} {
+		if err := writeFile(dir, name, text); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, bare, err := readSchemaDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[12].Type != catalog.SchemaAvro || got[7].Type != catalog.SchemaProtobuf || got[7].Files["dep.proto"] == "" || len(bare) != 0 {
+		t.Fatalf("read: %+v %+v", got, bare)
+	}
+	r, err := NewResolver(Options{SchemaDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// M{d: D{n: 5}}: field 1, length 2, (field 1 varint 5).
+	out, _, _, fail := r.Decode(context.Background(), []byte{0, 0, 0, 0, 7, 0, 10, 2, 8, 5}, nil)
+	if fail != nil || string(out) != `{"d":{"n":5}}` {
+		t.Fatalf("import from the folder: %s %v", out, fail)
+	}
+	// TOPIC.avsc: the schema of a topic of bare Avro values.
+	if err := writeFile(dir, "orders.avsc", `"string"`); err != nil {
+		t.Fatal(err)
+	}
+	if _, bare, err := readSchemaDir(dir); err != nil || bare["orders"] == nil {
+		t.Fatalf("a bare topic's schema: %v %v", bare, err)
+	}
+	if err := writeFile(dir, "orders.json", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readSchemaDir(dir); err == nil || !strings.Contains(err.Error(), "orders.json") {
+		t.Fatalf("a JSON Schema file not named by an id: %v", err)
+	}
+}

@@ -1,0 +1,25 @@
+// Package schemas decodes schema-encoded Kafka values (Avro, Protobuf and
+// JSON Schema in the Confluent wire format: a zero byte, a 4-byte big-endian
+// schema id, for Protobuf the message indexes, then the payload) into JSON
+// text, with the writer schemas taken from the snapshot folder, a Schema
+// Registry, or a folder of schema files (--schema DIR).
+//
+// Two types matter:
+//
+//   - Resolver finds the writer schema of an id: first in the snapshot
+//     folder (DIR/schemas/ID.json), then in the --schema files, then in the
+//     registry; whatever it fetches (with the schemas it references) it
+//     stores in the folder at once, so that the folder can be read after the
+//     registry is gone. A registry that cannot be reached is remembered for
+//     the run, not asked again for every record.
+//   - Resolver.Decode turns one value into JSON text, or says why it could
+//     not (a Failure: its Reason is what the value_decode_error column holds).
+//     It never drops the value: the dump keeps the exact bytes beside it.
+//
+// Decoding happens at dump time (cgo-free, beside the exact bytes); the
+// query engine types the JSON text as it types a JSON topic. The decoders
+// are the libraries': hamba/avro reads Avro, protocompile compiles the
+// .proto text and google.golang.org/protobuf's dynamicpb and protojson read
+// and print Protobuf, franz-go's sr client speaks to the registry and reads
+// the wire format's header.
+package schemas

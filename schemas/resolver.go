@@ -1,0 +1,445 @@
+package schemas
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/sr"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// Options configures a Resolver.
+type Options struct {
+	Folder    *catalog.Dir // where schemas are stored and looked up first
+	Registry  *Registry    // nil: no registry
+	SchemaDir string       // --schema: files named ID.avsc, ID.proto, ID.json
+	// Warn is told once of a registry that cannot be reached or refuses the
+	// credentials; the dump goes on.
+	Warn func(string)
+}
+
+// Failure says why a value was not decoded. Reason is the text of the
+// value_decode_error column.
+type Failure struct {
+	ID     int
+	Reason string
+}
+
+func (f *Failure) Error() string { return f.Reason }
+
+// decoder reads one schema's payloads into JSON appended to buf.
+type decoder interface {
+	decode(payload, buf []byte) ([]byte, error)
+}
+
+type entry struct {
+	dec decoder
+	err *Failure
+}
+
+// Resolver finds writer schemas and decodes values with them. It is safe
+// for concurrent use.
+type Resolver struct {
+	o     Options
+	cl    *sr.Client
+	local map[int]*catalog.Schema
+	bare  map[string]*bareTopic // --schema TOPIC.avsc: the topic's values are bare Avro
+
+	mu      sync.RWMutex
+	entries map[int]*entry // every id met, decodable or not
+	down    *Failure       // the registry could not be reached, or refused us
+}
+
+// NewResolver reads the --schema folder and makes the registry client.
+func NewResolver(o Options) (*Resolver, error) {
+	r := &Resolver{o: o, entries: map[int]*entry{}}
+	if o.Registry != nil {
+		cl, err := o.Registry.client()
+		if err != nil {
+			return nil, err
+		}
+		r.cl = cl
+	}
+	if o.SchemaDir != "" {
+		local, bare, err := readSchemaDir(o.SchemaDir)
+		if err != nil {
+			return nil, err
+		}
+		r.local, r.bare = local, map[string]*bareTopic{}
+		for topic, s := range bare {
+			dec, err := newAvroDecoder(s.Schema, nil)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrBadRegistry, s.Source, err)
+			}
+			r.bare[topic] = &bareTopic{schema: s, dec: dec}
+		}
+	}
+	return r, nil
+}
+
+// SetWarn sets Options.Warn (a nil resolver ignores it).
+func (r *Resolver) SetWarn(warn func(string)) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.o.Warn = warn
+	r.mu.Unlock()
+}
+
+// Active reports whether the resolver has any source of schemas besides the
+// folder: without one, a dump leaves values as they are.
+func (r *Resolver) Active() bool {
+	return r != nil && (r.cl != nil || len(r.local) > 0 || len(r.bare) > 0)
+}
+
+// bareTopic is the one Avro schema of a topic whose values carry no wire
+// format header (registry-less Avro), from --schema DIR/TOPIC.avsc.
+type bareTopic struct {
+	schema *catalog.Schema
+	dec    *avroDecoder
+	stored sync.Once
+	err    error
+}
+
+// Bare reports whether topic's values are bare Avro (--schema TOPIC.avsc).
+func (r *Resolver) Bare(topic string) bool {
+	if r == nil {
+		return false
+	}
+	_, ok := r.bare[topic]
+	return ok
+}
+
+// DecodeBare decodes a bare Avro value of topic with its one schema, which
+// it stores in the folder first (schemas/topic=TOPIC.json).
+func (r *Resolver) DecodeBare(topic string, value, buf []byte) ([]byte, *Failure) {
+	b := r.bare[topic]
+	b.stored.Do(func() {
+		if r.o.Folder != nil {
+			b.err = r.o.Folder.WriteTopicSchema(topic, b.schema)
+		}
+	})
+	if b.err != nil {
+		return buf, &Failure{Reason: fmt.Sprintf("the topic's schema (%s) not stored: %v", b.schema.Source, b.err)}
+	}
+	out, err := b.dec.decode(value, buf)
+	if err != nil {
+		return buf, &Failure{Reason: fmt.Sprintf("does not decode with the topic's schema (%s): %v", filepath.Base(b.schema.Source), err)}
+	}
+	return out, nil
+}
+
+// Met returns the schema ids Decode was asked for, in order.
+func (r *Resolver) Met() []int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var ids []int
+	for id := range r.entries {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	return ids
+}
+
+// Decode turns a value in the Confluent wire format into JSON text
+// appended to buf. ok is false for a value that is not in the wire format
+// (no magic byte): nothing to decode. A value that is but cannot be
+// decoded returns a Failure saying why.
+func (r *Resolver) Decode(ctx context.Context, value, buf []byte) (out []byte, id int, ok bool, fail *Failure) {
+	if len(value) < 5 || value[0] != 0 {
+		return buf, 0, false, nil
+	}
+	id = int(binary.BigEndian.Uint32(value[1:5]))
+	e := r.entry(ctx, id)
+	if e.err != nil {
+		return buf, id, true, e.err
+	}
+	out, err := e.dec.decode(value[5:], buf)
+	if err != nil {
+		return buf, id, true, &Failure{ID: id, Reason: fmt.Sprintf("does not decode with schema %d: %v", id, err)}
+	}
+	return out, id, true, nil
+}
+
+// entry returns the decoder of id, loading it on first use.
+func (r *Resolver) entry(ctx context.Context, id int) *entry {
+	r.mu.RLock()
+	e, ok := r.entries[id]
+	r.mu.RUnlock()
+	if ok {
+		return e
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e, ok := r.entries[id]; ok {
+		return e
+	}
+	e = &entry{}
+	s, fail := r.find(ctx, id)
+	if fail != nil {
+		e.err = fail
+	} else if dec, err := r.compile(ctx, s); err != nil {
+		e.err = &Failure{ID: id, Reason: fmt.Sprintf("schema %d does not compile: %v", id, err)}
+	} else {
+		e.dec = dec
+	}
+	// A registry that was down is asked again by the next dump, not by
+	// the next record: the failure is kept for this run.
+	r.entries[id] = e
+	return e
+}
+
+// find returns the stored schema of id, fetching and storing it (with its
+// references) when the folder lacks it. r.mu is held.
+func (r *Resolver) find(ctx context.Context, id int) (*catalog.Schema, *Failure) {
+	if r.o.Folder != nil {
+		s, err := r.o.Folder.ReadSchema(id)
+		if err == nil {
+			return s, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d: stored copy unreadable: %v", id, err)}
+		}
+	}
+	if s, ok := r.local[id]; ok {
+		if err := r.store(s); err != nil {
+			return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d: %v", id, err)}
+		}
+		return s, nil
+	}
+	if r.cl == nil {
+		if len(r.local) > 0 {
+			return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d is not in the --schema folder", id)}
+		}
+		return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d is not stored and no schema registry is configured", id)}
+	}
+	if r.down != nil {
+		return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason)}
+	}
+	s, err := r.fetch(ctx, id, 0)
+	if err != nil {
+		return nil, r.fetchFailure(id, err)
+	}
+	return s, nil
+}
+
+// fetchFailure classifies a registry error: an unknown id is this id's
+// failure; a registry that is down or refuses the credentials is every
+// id's for the rest of the run, and is warned of once.
+func (r *Resolver) fetchFailure(id int, err error) *Failure {
+	var re *sr.ResponseError
+	if errors.As(err, &re) {
+		switch re.StatusCode {
+		case http.StatusNotFound:
+			return &Failure{ID: id, Reason: fmt.Sprintf("schema %d is unknown to the registry", id)}
+		case http.StatusUnauthorized, http.StatusForbidden:
+			r.setDown(fmt.Sprintf("the schema registry refused the credentials (HTTP %d)", re.StatusCode))
+			return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason)}
+		}
+		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: registry answered HTTP %d", id, re.StatusCode)}
+	}
+	var se *storeError
+	if errors.As(err, &se) {
+		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not stored: %v", id, se.err)}
+	}
+	r.setDown("the schema registry cannot be reached")
+	return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason)}
+}
+
+func (r *Resolver) setDown(why string) {
+	if r.down != nil {
+		return
+	}
+	r.down = &Failure{Reason: why}
+	if r.o.Warn != nil {
+		r.o.Warn(fmt.Sprintf("%s (%s): values of schemas the folder lacks are kept undecoded, and the next dump fetches them", why, r.o.Registry))
+	}
+}
+
+type storeError struct{ err error }
+
+func (e *storeError) Error() string { return e.err.Error() }
+
+// fetch reads schema id and, first, the schemas it references, and stores
+// each in the folder. r.mu is held.
+func (r *Resolver) fetch(ctx context.Context, id, depth int) (*catalog.Schema, error) {
+	if depth > 32 {
+		return nil, fmt.Errorf("references nested deeper than 32")
+	}
+	if r.o.Folder != nil {
+		if s, err := r.o.Folder.ReadSchema(id); err == nil {
+			return s, nil
+		}
+	}
+	got, err := r.cl.SchemaByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	s := &catalog.Schema{ID: id, Type: got.Type.String(), Schema: got.Schema, Source: r.o.Registry.String(), FetchedAt: time.Now().UTC()}
+	for _, ref := range got.References {
+		ss, err := r.cl.SchemaByVersion(ctx, ref.Subject, ref.Version)
+		if err != nil {
+			return nil, fmt.Errorf("reference %s (%s version %d): %w", ref.Name, ref.Subject, ref.Version, err)
+		}
+		if _, err := r.fetch(ctx, ss.ID, depth+1); err != nil {
+			return nil, err
+		}
+		s.References = append(s.References, catalog.SchemaReference{Name: ref.Name, Subject: ref.Subject, Version: ref.Version, ID: ss.ID})
+	}
+	// Where the registry knows it: best effort (a deleted subject lists none).
+	if vs, err := r.cl.SchemaVersionsByID(ctx, id); err == nil {
+		for _, v := range vs {
+			s.Versions = append(s.Versions, catalog.SchemaVersion{Subject: v.Subject, Version: v.Version})
+		}
+	}
+	if err := r.store(s); err != nil {
+		return nil, &storeError{err}
+	}
+	return s, nil
+}
+
+func (r *Resolver) store(s *catalog.Schema) error {
+	if r.o.Folder == nil {
+		return nil
+	}
+	return r.o.Folder.WriteSchema(s)
+}
+
+// compile makes the decoder of s, reading its references from the folder
+// (or the --schema files). r.mu is held.
+func (r *Resolver) compile(ctx context.Context, s *catalog.Schema) (decoder, error) {
+	refs, err := r.references(s, 0)
+	if err != nil {
+		return nil, err
+	}
+	switch s.Type {
+	case catalog.SchemaAvro, "":
+		var texts []string
+		for _, rf := range refs {
+			texts = append(texts, rf.text)
+		}
+		return newAvroDecoder(s.Schema, texts)
+	case catalog.SchemaProtobuf:
+		files := map[string]string{}
+		for name, t := range s.Files {
+			files[name] = t
+		}
+		for _, rf := range refs {
+			files[rf.name] = rf.text
+		}
+		return newProtoDecoder(ctx, s.Schema, files)
+	case catalog.SchemaJSON:
+		return jsonDecoder{}, nil
+	}
+	return nil, fmt.Errorf("unknown schema type %q", s.Type)
+}
+
+type refText struct{ name, text string }
+
+// references lists the texts s references, deepest first (an Avro named
+// type must be parsed before the schema that uses it).
+func (r *Resolver) references(s *catalog.Schema, depth int) ([]refText, error) {
+	if depth > 32 {
+		return nil, fmt.Errorf("references nested deeper than 32")
+	}
+	var out []refText
+	for _, ref := range s.References {
+		var rs *catalog.Schema
+		if r.o.Folder != nil {
+			rs, _ = r.o.Folder.ReadSchema(ref.ID)
+		}
+		if rs == nil {
+			rs = r.local[ref.ID]
+		}
+		if rs == nil {
+			return nil, fmt.Errorf("referenced schema %d (%s) is not stored", ref.ID, ref.Name)
+		}
+		deeper, err := r.references(rs, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, deeper...)
+		out = append(out, refText{ref.Name, rs.Schema})
+		for name, t := range rs.Files {
+			out = append(out, refText{name, t})
+		}
+	}
+	return out, nil
+}
+
+// readSchemaDir reads --schema DIR: ID.avsc (Avro), ID.proto (Protobuf,
+// importing the folder's other .proto files by name) and ID.json (JSON
+// Schema), each standing for registry id ID. A .proto not named by a number
+// is one the others may import; TOPIC.avsc is the one schema of a topic whose
+// values are bare Avro (no wire format header).
+func readSchemaDir(dir string) (map[int]*catalog.Schema, map[string]*catalog.Schema, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read --schema folder: %w", err)
+	}
+	bare := map[string]*catalog.Schema{}
+	protos := map[string]string{}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".proto") {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				return nil, nil, fmt.Errorf("read --schema folder: %w", err)
+			}
+			protos[e.Name()] = string(b)
+		}
+	}
+	out := map[int]*catalog.Schema{}
+	for _, e := range entries {
+		ext := filepath.Ext(e.Name())
+		typ := map[string]string{".avsc": catalog.SchemaAvro, ".proto": catalog.SchemaProtobuf, ".json": catalog.SchemaJSON}[ext]
+		if typ == "" || e.IsDir() {
+			continue
+		}
+		id, err := strconv.Atoi(strings.TrimSuffix(e.Name(), ext))
+		if (err != nil || id < 0) && typ == catalog.SchemaProtobuf {
+			continue // a .proto the others import
+		}
+		path := filepath.Join(dir, e.Name())
+		if (err != nil || id < 0) && typ == catalog.SchemaAvro {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return nil, nil, fmt.Errorf("read --schema folder: %w", err)
+			}
+			bare[strings.TrimSuffix(e.Name(), ext)] = &catalog.Schema{Type: typ, Schema: string(b), Source: path, FetchedAt: time.Now().UTC()}
+			continue
+		}
+		if err != nil || id < 0 {
+			return nil, nil, fmt.Errorf("%w: %s: a schema file is named by the id it stands for (ID.avsc, ID.proto, ID.json), or TOPIC.avsc for a topic of bare Avro values; other .proto files are imports", ErrBadRegistry, path)
+		}
+		if _, dup := out[id]; dup {
+			return nil, nil, fmt.Errorf("%w: two files in %s stand for id %d", ErrBadRegistry, dir, id)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read --schema folder: %w", err)
+		}
+		s := &catalog.Schema{ID: id, Type: typ, Schema: string(b), Source: path, FetchedAt: time.Now().UTC()}
+		if typ == catalog.SchemaProtobuf {
+			s.Files = map[string]string{}
+			for name, t := range protos {
+				if name != e.Name() {
+					s.Files[name] = t
+				}
+			}
+		}
+		out[id] = s
+	}
+	return out, bare, nil
+}

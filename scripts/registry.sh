@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# Run a real Schema Registry (Apicurio Registry, which serves the Confluent
+# API under /apis/ccompat/v7) on 127.0.0.1 for topicsnap's tests of
+# schema-encoded topics (Avro, Protobuf, JSON Schema).
+#
+# Apicurio comes from Maven Central (no Docker, no download of its own):
+# `install` lets Maven copy io.apicurio:apicurio-registry-app:VERSION:tar.gz:all,
+# a ready-built Quarkus application, and unpacks it into the cache dir.
+# Storage is in memory (an in-process H2 database): every start is empty.
+# Apicurio 3.3 needs Java 21 or newer: the script uses TOPICSNAP_REGISTRY_JAVA,
+# else the first JDK >= 21 it finds under /usr/lib/jvm, else `java` if it is new
+# enough; set TOPICSNAP_REGISTRY_VERSION=2.6.13.Final to run on Java 17.
+#
+# Usage:
+#   scripts/registry.sh install   fetch and unpack into the cache dir (idempotent)
+#   scripts/registry.sh start     (re)start; waits until the Confluent API answers,
+#                                 then prints the env lines for tests
+#   scripts/registry.sh stop      SIGTERM, wait up to 30s, then SIGKILL; ok if not running
+#   scripts/registry.sh status    exit 0 if running and answering, 1 otherwise
+#   scripts/registry.sh env       print the env lines
+#   scripts/registry.sh logs [N]  tail the registry's log
+#
+# Environment (all optional):
+#   TOPICSNAP_REGISTRY_VERSION     apicurio-registry-app version (default 3.3.3)
+#   TOPICSNAP_REGISTRY_HOME        cache dir (default ~/.cache/topicsnap/apicurio-<version>)
+#   TOPICSNAP_REGISTRY_DIR         state dir: log, pid (default /tmp/topicsnap-registry)
+#   TOPICSNAP_REGISTRY_PORT        HTTP port of the API (default 38081)
+#   TOPICSNAP_REGISTRY_MGMT_PORT   Quarkus management port, /health (default 38082)
+#   TOPICSNAP_REGISTRY_JAVA        the java binary to run it with
+#   TOPICSNAP_REGISTRY_HEAP        JVM heap options (default "-Xms128m -Xmx512m")
+#   TOPICSNAP_REGISTRY_START_TIMEOUT  seconds to wait (default 120)
+set -euo pipefail
+
+REGISTRY_VERSION="${TOPICSNAP_REGISTRY_VERSION:-3.3.3}"
+DEP_PLUGIN="org.apache.maven.plugins:maven-dependency-plugin:3.6.1"
+REGISTRY_HOME="${TOPICSNAP_REGISTRY_HOME:-${HOME:-/root}/.cache/topicsnap/apicurio-$REGISTRY_VERSION}"
+STATE_DIR="${TOPICSNAP_REGISTRY_DIR:-/tmp/topicsnap-registry}"
+PORT="${TOPICSNAP_REGISTRY_PORT:-38081}"
+MGMT_PORT="${TOPICSNAP_REGISTRY_MGMT_PORT:-38082}"
+HEAP_OPTS="${TOPICSNAP_REGISTRY_HEAP:--Xms128m -Xmx512m}"
+START_TIMEOUT="${TOPICSNAP_REGISTRY_START_TIMEOUT:-120}"
+HOST=127.0.0.1
+# The registry runs from its state dir: make the paths absolute.
+[[ "$STATE_DIR" == /* ]] || STATE_DIR="$PWD/$STATE_DIR"
+[[ "$REGISTRY_HOME" == /* ]] || REGISTRY_HOME="$PWD/$REGISTRY_HOME"
+
+APP_DIR="$REGISTRY_HOME/app"
+MARKER="$REGISTRY_HOME/.installed"
+LOG_FILE="$STATE_DIR/registry.log"
+PID_FILE="$STATE_DIR/registry.pid"
+
+log() { echo "registry.sh: $*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+is_installed() { [[ -f "$MARKER" && "$(cat "$MARKER")" == "$REGISTRY_VERSION" && -f "$APP_DIR/quarkus-run.jar" ]]; }
+
+# java_major prints the major version of the java binary $1.
+java_major() {
+  "$1" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n 1
+}
+
+# pick_java prints the java binary to run this Apicurio version with.
+pick_java() {
+  local need=17
+  [[ "$REGISTRY_VERSION" == 3.[1-9]* ]] && need=21
+  if [[ -n "${TOPICSNAP_REGISTRY_JAVA:-}" ]]; then
+    echo "$TOPICSNAP_REGISTRY_JAVA"
+    return 0
+  fi
+  local j v
+  for j in "$(command -v java || true)" /usr/lib/jvm/*/bin/java; do
+    [[ -n "$j" && -x "$j" ]] || continue
+    v="$(java_major "$j")"
+    if [[ -n "$v" && "$v" -ge "$need" ]]; then
+      echo "$j"
+      return 0
+    fi
+  done
+  die "Apicurio Registry $REGISTRY_VERSION needs Java $need or newer (set TOPICSNAP_REGISTRY_JAVA, or TOPICSNAP_REGISTRY_VERSION=2.6.13.Final for Java 17)"
+}
+
+cmd_install() {
+  if is_installed; then
+    log "Apicurio Registry $REGISTRY_VERSION already installed in $APP_DIR"
+    return 0
+  fi
+  command -v mvn >/dev/null || die "mvn (Maven) is required to fetch Apicurio Registry"
+  log "installing Apicurio Registry $REGISTRY_VERSION from Maven Central into $REGISTRY_HOME"
+  mkdir -p "$REGISTRY_HOME"
+  rm -f "$MARKER"
+  local dl="$REGISTRY_HOME/dl.tmp.$$" tmp="$REGISTRY_HOME/app.tmp.$$"
+  rm -rf "$dl" "$tmp"
+  # Run Maven from the cache dir: a pom.xml in the caller's folder must not matter.
+  if ! (cd "$REGISTRY_HOME" && mvn -B -q "$DEP_PLUGIN:copy" \
+      -Dartifact="io.apicurio:apicurio-registry-app:$REGISTRY_VERSION:tar.gz:all" \
+      -DoutputDirectory="$dl") >"$REGISTRY_HOME/mvn.log" 2>&1; then
+    tail -n 40 "$REGISTRY_HOME/mvn.log" >&2 || true
+    rm -rf "$dl"
+    die "maven failed to fetch Apicurio Registry $REGISTRY_VERSION (full log: $REGISTRY_HOME/mvn.log)"
+  fi
+  mkdir -p "$tmp"
+  tar xzf "$dl"/apicurio-registry-app-*.tar.gz -C "$tmp" || { rm -rf "$dl" "$tmp"; die "could not unpack the Apicurio tarball"; }
+  [[ -f "$tmp/quarkus-run.jar" ]] || { rm -rf "$dl" "$tmp"; die "quarkus-run.jar missing from the Apicurio tarball"; }
+  rm -rf "$APP_DIR" "$dl"
+  mv "$tmp" "$APP_DIR"
+  echo "$REGISTRY_VERSION" >"$MARKER"   # written last: marks a complete install
+  log "installed Apicurio Registry $REGISTRY_VERSION into $APP_DIR"
+}
+
+read_pid() {
+  [[ -f "$PID_FILE" ]] || return 1
+  local pid
+  pid="$(cat "$PID_FILE" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  # Only trust the pid if it is still our registry (pids get reused).
+  if [[ -r "/proc/$pid/cmdline" ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "-Dquarkus.http.port=$PORT .*quarkus-run.jar"; then
+    echo "$pid"
+    return 0
+  fi
+  return 1
+}
+
+port_open() {
+  (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null
+}
+
+api_ready() {
+  command -v curl >/dev/null || { port_open "$PORT"; return; }
+  curl -sf -o /dev/null "http://$HOST:$PORT/apis/ccompat/v7/subjects"
+}
+
+print_env() {
+  echo "SCHEMA_REGISTRY_URL=http://$HOST:$PORT/apis/ccompat/v7"
+  echo "SCHEMA_REGISTRY_VERSION=$REGISTRY_VERSION"
+  echo "SCHEMA_REGISTRY_HEALTH=http://$HOST:$MGMT_PORT/health/ready"
+  echo "SCHEMA_REGISTRY_LOG=$LOG_FILE"
+}
+
+cmd_stop() {
+  local pid
+  if ! pid="$(read_pid)"; then
+    rm -f "$PID_FILE"
+    log "registry not running"
+    return 0
+  fi
+  log "stopping registry (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || true
+  local i
+  for ((i = 0; i < 300; i++)); do   # 30s
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    log "registry did not exit after 30s, sending SIGKILL"
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+  rm -f "$PID_FILE"
+  log "registry stopped"
+}
+
+cmd_start() {
+  cmd_install
+  local java
+  java="$(pick_java)"
+  cmd_stop
+  local p
+  for p in "$PORT" "$MGMT_PORT"; do
+    if port_open "$p"; then
+      die "port $HOST:$p is already in use by another process (not the registry in $STATE_DIR)"
+    fi
+  done
+  mkdir -p "$STATE_DIR"
+  : >"$LOG_FILE"
+  # In-memory storage is the default of 3.x; 2.x is given it explicitly.
+  # shellcheck disable=SC2086  # HEAP_OPTS is a word list on purpose
+  # Run from the state dir (whatever the registry writes lands there); no
+  # subshell, so that $! is the JVM's pid (nohup execs java).
+  cd "$STATE_DIR"
+  nohup "$java" $HEAP_OPTS -Djava.awt.headless=true \
+    -Dquarkus.http.host=$HOST -Dquarkus.http.port=$PORT \
+    -Dquarkus.management.host=$HOST -Dquarkus.management.port=$MGMT_PORT \
+    -Dregistry.storage.kind=sql -Dregistry.storage.db-kind=h2 \
+    -Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=h2 \
+    -Dquarkus.log.level=WARN -Dquarkus.http.access-log.enabled=false \
+    -jar "$APP_DIR/quarkus-run.jar" \
+    </dev/null >>"$LOG_FILE" 2>&1 &
+  local pid=$!
+  echo "$pid" >"$PID_FILE"
+  log "started registry pid $pid ($java), waiting up to ${START_TIMEOUT}s (log: $LOG_FILE)"
+  local deadline=$((SECONDS + START_TIMEOUT))
+  while :; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      log "registry exited during startup; last log lines:"
+      tail -n 60 "$LOG_FILE" >&2 || true
+      rm -f "$PID_FILE"
+      exit 1
+    fi
+    api_ready && break
+    if ((SECONDS >= deadline)); then
+      log "registry did not answer within ${START_TIMEOUT}s; last log lines:"
+      tail -n 60 "$LOG_FILE" >&2 || true
+      cmd_stop || true
+      exit 1
+    fi
+    sleep 0.3
+  done
+  log "registry ready (Apicurio Registry $REGISTRY_VERSION)"
+  print_env
+}
+
+cmd_status() {
+  local pid
+  if pid="$(read_pid)"; then
+    if api_ready; then
+      echo "running (pid $pid) http://$HOST:$PORT/apis/ccompat/v7"
+      return 0
+    fi
+    echo "starting or unhealthy (pid $pid)"
+    return 1
+  fi
+  echo "not running"
+  return 1
+}
+
+main() {
+  local cmd="${1:-}"
+  [[ $# -gt 0 ]] && shift
+  case "$cmd" in
+    install) cmd_install ;;
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    status) cmd_status ;;
+    env) print_env ;;
+    logs) tail -n "${1:-100}" "$LOG_FILE" ;;
+    -h|--help|help|"")
+      sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+      [[ -n "$cmd" ]] || exit 2
+      ;;
+    *) die "unknown command '$cmd' (try: install start stop status env logs)" ;;
+  esac
+}
+
+main "$@"
