@@ -20,8 +20,9 @@ import (
 type rowColumns struct {
 	partition, offset, timestamp, timestampType, key, value, headerKey, headerValue,
 	leaderEpoch, producerID, producerEpoch, transactional, control, controlType, txnState, schemaID int
-	headerKeyDef, headerValueDef, keyDef, valueDef int
-	count                                          int
+	valueDecoded, valueDecodeError                                  int
+	headerKeyDef, headerValueDef, keyDef, valueDef, valueDecodedDef int
+	count                                                           int
 }
 
 var cols = decodeColumns()
@@ -51,9 +52,11 @@ func decodeColumns() rowColumns {
 	c.controlType, _ = leaf("control_type")
 	c.txnState, _ = leaf("txn_state")
 	c.schemaID, _ = leaf("schema_id")
+	c.valueDecoded, c.valueDecodedDef = leaf("value_decoded")
+	c.valueDecodeError, _ = leaf("value_decode_error")
 	c.count = len(schema.Columns())
-	if c.count != 16 {
-		panic(fmt.Sprintf("catalog: Row has %d columns and decodeRow assigns 16: teach decodeRow the new ones", c.count))
+	if c.count != 18 {
+		panic(fmt.Sprintf("catalog: Row has %d columns and decodeRow assigns 18: teach decodeRow the new ones", c.count))
 	}
 	return c
 }
@@ -135,6 +138,14 @@ func decodeRow(pr parquet.Row, r *Row, dict interned) {
 			if !v.IsNull() {
 				id := v.Int32()
 				r.SchemaID = &id
+			}
+		case cols.valueDecoded:
+			if v.DefinitionLevel() == cols.valueDecodedDef {
+				r.ValueDecoded = fresh(v.ByteArray())
+			}
+		case cols.valueDecodeError:
+			if !v.IsNull() {
+				r.ValueDecodeError = dict.of(v.ByteArray())
 			}
 		}
 	}

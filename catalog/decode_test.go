@@ -52,6 +52,12 @@ func TestDecodeMatchesReconstruct(t *testing.T) {
 		if rng.IntN(3) == 0 {
 			id := int32(rng.IntN(1000))
 			r.SchemaID = &id
+			switch rng.IntN(3) {
+			case 0:
+				r.ValueDecoded = []byte(fmt.Sprintf(`{"n":%d}`, i))
+			case 1:
+				r.ValueDecodeError = strp([]string{"unknown schema id", "does not decode"}[rng.IntN(2)])
+			}
 		}
 		rows = append(rows, r)
 	}
