@@ -93,11 +93,35 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		return err
 	}
 	defer cl.Close()
-	remaining := len(assign)
-	for remaining > 0 {
-		fetches := cl.PollFetches(ctx)
+	// Partitions still to read: counted from the writers each round, so a
+	// partition finished on any path (its records, or retention passing
+	// its end) is never waited for.
+	unfinished := func() int {
+		n := 0
+		for p := range assign {
+			if !writers[p].finished {
+				n++
+			}
+		}
+		return n
+	}
+	for unfinished() > 0 {
+		// A poll that brings nothing for stallCheck has the partitions
+		// still to read looked at from outside the fetch path (stalled):
+		// a log start that passed the read position is recorded as lost
+		// and read past, as an out-of-range error would have been.
+		pctx, pcancel := context.WithTimeout(ctx, stallCheck)
+		fetches := cl.PollFetches(pctx)
+		stalled := pctx.Err() != nil
+		pcancel()
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if stalled && fetches.NumRecords() == 0 {
+			if err := d.stalled(ctx, cl, c, writers); err != nil {
+				return err
+			}
+			continue
 		}
 		var ferr error
 		fetches.EachError(func(t string, p int32, err error) {
@@ -146,10 +170,55 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 			}
 			if done {
 				w.finished = true
-				remaining--
 				cl.RemoveConsumePartitions(map[string][]int32{topic: {fp.Partition}})
 			}
 		})
+	}
+	return nil
+}
+
+// stallCheck is how long a poll may bring nothing before the partitions
+// still to read are checked from outside the fetch path.
+var stallCheck = 10 * time.Second
+
+// stalled checks the partitions still to read when fetches bring nothing:
+// one whose log start passed its read position (retention deleted what it
+// was waiting for, and the broker's out-of-range answer did not reach the
+// poll) gets its lost range and moves on; one whose end went below the cut
+// (a truncation) is an error, never a wait without end.
+func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers map[int32]*writer) error {
+	topic := c.state.Topic
+	starts, err := d.adm.ListStartOffsets(ctx, topic)
+	if err != nil {
+		return fmt.Errorf("list start offsets of %s while waiting for records: %w", topic, classify(err))
+	}
+	ends, err := d.adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return fmt.Errorf("list end offsets of %s while waiting for records: %w", topic, classify(err))
+	}
+	ps := make([]int32, 0, len(writers))
+	for p := range writers {
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+	for _, p := range ps {
+		w := writers[p]
+		if w.finished || w.readAt >= w.pl.until {
+			continue
+		}
+		if e, ok := ends.Lookup(topic, p); ok && e.Err == nil && e.Offset < w.pl.until {
+			return fmt.Errorf("read %s: its end offset went back from %d to %d while it was read (a truncation); refusing to guess what was there", w.pl.tp, w.pl.until, e.Offset)
+		}
+		st, ok := starts.Lookup(topic, p)
+		if !ok || st.Err != nil || st.Offset <= w.readAt {
+			if d.opts.Progress != nil {
+				d.opts.Progress.Waiting(fmt.Sprintf("%s: no records for %s at offset %d (the cut ends at %d); waiting", w.pl.tp, stallCheck, w.readAt, w.pl.until))
+			}
+			continue
+		}
+		if err := d.handleOutOfRange(ctx, cl, c, w); err != nil {
+			return err
+		}
 	}
 	return nil
 }
