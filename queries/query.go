@@ -115,8 +115,9 @@ func (e *Engine) queryError(ctx context.Context, err error) error {
 
 var driverNoise = regexp.MustCompile(`^(?:duckdb: )?(?:[A-Za-z]+ Error: )?`)
 
-// SQLError is DuckDB's message without the driver's wrapping.
-type SQLError struct{ Msg string }
+// SQLError is DuckDB's message without the driver's wrapping, and a hint
+// when the mistake is a known one (Hint, or "").
+type SQLError struct{ Msg, Hint string }
 
 func (e *SQLError) Error() string { return e.Msg }
 
@@ -127,7 +128,31 @@ func CleanError(err error) error {
 	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.TrimPrefix(msg, "duckdb: ")
-	return &SQLError{Msg: msg}
+	return &SQLError{Msg: msg, Hint: sqlHint(msg)}
+}
+
+// bareOffset is the column offset written without quotes in the query
+// line DuckDB quotes in a parser error: OFFSET is a reserved word there (it
+// ends LIMIT n OFFSET m), so `SELECT offset FROM t` is a syntax error.
+// OFFSET followed by a number or a parameter is the clause, not the column.
+var bareOffset = regexp.MustCompile(`(?i)(^|[^"\w.$])offset\b(\s*($|[^\s\d?$(]))`)
+
+// OffsetHint is the hint of a parser error near an unquoted offset.
+const OffsetHint = `offset is a reserved word in DuckDB: write the column in double quotes, "offset" (SELECT "partition", "offset" FROM t)`
+
+// sqlHint names the fix of a known mistake from DuckDB's message.
+func sqlHint(msg string) string {
+	if !strings.HasPrefix(msg, "Parser Error:") {
+		return ""
+	}
+	for _, l := range strings.Split(msg, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "LINE "); ok {
+			if _, q, ok := strings.Cut(rest, ": "); ok && bareOffset.MatchString(q) {
+				return OffsetHint
+			}
+		}
+	}
+	return ""
 }
 
 // CopyParquet runs the SELECT q and has DuckDB write its result as a

@@ -136,11 +136,12 @@ func classify(err error, cmdPath string) (int, string) {
 	var ue usageError
 	var ae *dump.AuthzError
 	var ce *dump.ConfigError
+	var se *queries.SQLError
 	switch {
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed, ""
-	case errors.As(err, new(*queries.SQLError)):
-		return exitError, ""
+	case errors.As(err, &se):
+		return exitError, se.Hint
 	case errors.Is(err, context.Canceled) && cmdPath == "topicsnap restore":
 		return exitInterrupted, "run the same command again: committed transactions stay and the restore resumes after them"
 	case errors.Is(err, context.Canceled):
