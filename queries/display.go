@@ -179,3 +179,9 @@ func FormatShare(f float64) string {
 	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	return s + "%"
 }
+
+// Text writes a value as the text formats show it, whatever its column:
+// NULL as NULL, BLOBs as \xHH escapes, nested values as JSON with a UTF-8
+// BLOB inside them (a header's value) as its text. The SQL page and the
+// notebooks show results so.
+func Text(v any) string { return textOf(v, true) }

@@ -616,11 +616,7 @@ func cellText(v any) string {
 	case bool, int, int8, int16, int32, int64, uint8, uint16, uint32, uint64:
 		return fmt.Sprint(x)
 	}
-	b, err := json.Marshal(queries.JSONValue(v))
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
+	return queries.Text(v) // nested: JSON, a header's UTF-8 value as text
 }
 
 // ---- SQL page and login ----

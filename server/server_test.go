@@ -287,6 +287,8 @@ func keys(m map[string]json.RawMessage) []string {
 	return out
 }
 
+const headersSQL = `SELECT [{'key': 'content-type', 'value': 'application/json'::BLOB}, {'key': 'raw', 'value': '\xFF\x00'::BLOB}] AS headers, NULL::VARCHAR AS n, 7 AS i`
+
 func TestSQL(t *testing.T) {
 	_, ts := newTestServer(t, Options{MaxRows: 5, QueryTimeout: 2 * time.Second})
 	js := map[string]string{"Content-Type": "application/json"}
@@ -305,6 +307,11 @@ func TestSQL(t *testing.T) {
 	}{
 		{"rows as json", "POST", body(`SELECT "partition", count(*) AS n FROM "shop.events-v2" GROUP BY ALL ORDER BY ALL`, "json"), js, 200, []string{`"partition":0,"n":8`, `"partition":1,"n":8`}},
 		{"json by default", "POST", body(`SELECT 1 AS one`, ""), js, 200, []string{`"one":1`}},
+		// A header's value: base64 in json (exact), its text in text (the
+		// SQL page's table) and csv when it is UTF-8, \xHH escapes when not.
+		{"headers in json", "POST", body(headersSQL, "json"), js, 200, []string{`"value":"YXBwbGljYXRpb24vanNvbg=="`, `"value":"/wA="`, `"n":null`}},
+		{"headers as text", "POST", body(headersSQL, "text"), js, 200, []string{`[{\"key\":\"content-type\",\"value\":\"application/json\"},{\"key\":\"raw\",\"value\":\"\\\\xFF\\\\x00\"}]`, `"n":null`, `"i":"7"`}},
+		{"headers in csv", "POST", body(headersSQL, "csv"), js, 200, []string{`""value"":""application/json""`}},
 		{"csv", "POST", body(`SELECT topic, count(*) AS files FROM files GROUP BY ALL`, "csv"), js, 200, []string{"topic,files\nshop.events-v2,2\n"}},
 		{"form encoded", "POST", strings.NewReader(url.Values{"sql": {"SELECT 41+1 AS answer"}}.Encode()), form, 200, []string{`"answer":42`}},
 		{"row limit", "POST", body(`SELECT * FROM range(100) r(i)`, "json"), js, 200, []string{`"i":4`}},
