@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/mattn/go-runewidth"
 )
 
 // Formats a result can be written in.
@@ -321,13 +322,14 @@ func BlobText(b []byte) string {
 	return sb.String()
 }
 
+// cut makes s one line at most n columns wide on a terminal (a wide
+// character takes two, go-runewidth says which), marked with … when cut.
 func cut(s string, n int) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", "\\n"), "\t", " ")
-	if utf8.RuneCountInString(s) <= n {
+	if runewidth.StringWidth(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:max(n-1, 1)]) + "…"
+	return runewidth.Truncate(s, max(n, 1), "…")
 }
 
 // writeTable draws cells as a box table and returns how many columns it
@@ -342,12 +344,12 @@ func writeTable(w io.Writer, cols []string, cells [][]string, o WriteOptions) in
 	}
 	widths := make([]int, len(cols))
 	for i, c := range cols {
-		widths[i] = utf8.RuneCountInString(c)
+		widths[i] = runewidth.StringWidth(c)
 	}
 	for _, r := range cells {
 		for i := range r {
 			r[i] = cut(r[i], maxCell)
-			widths[i] = max(widths[i], utf8.RuneCountInString(r[i]))
+			widths[i] = max(widths[i], runewidth.StringWidth(r[i]))
 		}
 	}
 	show := fitColumns(widths, o.Width)
@@ -379,7 +381,7 @@ func writeTable(w io.Writer, cols []string, cells [][]string, o WriteOptions) in
 			if i >= 0 {
 				v = cut(vals[i], widths[i])
 			}
-			b.WriteString(" " + v + strings.Repeat(" ", shownW[k]-utf8.RuneCountInString(v)) + " │")
+			b.WriteString(" " + v + strings.Repeat(" ", shownW[k]-runewidth.StringWidth(v)) + " │")
 		}
 		b.WriteString("\n")
 		io.WriteString(w, b.String())

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	_ "github.com/duckdb/duckdb-go/v2"
+	"github.com/mattn/go-runewidth"
 )
 
 // writeSQL runs q on a bare DuckDB and writes its result with o.
@@ -162,3 +163,21 @@ func TestOffsetHint(t *testing.T) {
 		rows.Close()
 	}
 }
+
+// Wide characters (CJK, emoji) take two terminal columns: the table stays
+// aligned and within the width.
+func TestTableAlignsWideCharacters(t *testing.T) {
+	q := `SELECT * FROM (VALUES ('日本語のキー', 'ascii'), ('k', '🍵🍵🍵 tea')) t(key, value)`
+	for _, width := range []int{0, 20} {
+		out := writeSQL(t, q, WriteOptions{Format: "table", Width: width, MaxCell: 8})
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		want := runewidthOf(lines[0])
+		for _, l := range lines[:len(lines)-1] {
+			if w := runewidthOf(l); w != want || (width > 0 && w > width) {
+				t.Errorf("width %d: line %q is %d columns, the first %d:\n%s", width, l, w, want, out)
+			}
+		}
+	}
+}
+
+func runewidthOf(s string) int { return runewidth.StringWidth(s) }
