@@ -42,6 +42,17 @@ var templateFuncs = template.FuncMap{
 		}
 		return fmt.Sprint(n)
 	},
+	// offset writes an address as its plain digits (queries.Display's
+	// rule), a missing one (a nil *int64) as nothing.
+	"offset": func(n any) string {
+		if p, ok := n.(*int64); ok {
+			if p == nil {
+				return ""
+			}
+			n = *p
+		}
+		return queries.Display("offset", n)
+	},
 	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") },
 	"ago":  ago,
 }

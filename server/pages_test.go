@@ -89,6 +89,28 @@ func TestCheckPagesRead(t *testing.T) {
 	}
 }
 
+// The membership history page shows committed offsets as numbers.
+func TestHistoryPageShowsOffsets(t *testing.T) {
+	wind := filepath.Join(t.TempDir(), "wind")
+	if _, err := seeds.WriteWindFarmIncidentFolder(wind, seeds.WindFarmConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	_, ts := newTestServer(t, Options{Dir: wind, QueryTimeout: 30 * time.Second})
+	r := get(t, ts.URL+q("/history", "topic", seeds.TopicReadings, "group", seeds.IncidentGroup))
+	if r.code != 200 {
+		t.Fatalf("%d %s", r.code, r.body)
+	}
+	cells := regexp.MustCompile(`<td class="num">([^<]*)</td></tr>`).FindAllStringSubmatch(r.body, -1)
+	if len(cells) == 0 {
+		t.Fatalf("no runs in %s", r.body)
+	}
+	for _, c := range cells {
+		if !regexp.MustCompile(`^\d*$`).MatchString(c[1]) {
+			t.Fatalf("committed to %q: not an offset", c[1])
+		}
+	}
+}
+
 func checkPageReads(t *testing.T, body string) {
 	t.Helper()
 	main := body[strings.Index(body, "<main"):]
