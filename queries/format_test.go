@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	_ "github.com/duckdb/duckdb-go/v2"
@@ -138,6 +139,7 @@ func TestOffsetHint(t *testing.T) {
 		{`SELECT offset FROM t`, true},
 		{`SELECT "partition", offset FROM t WHERE offset > 1`, true},
 		{`SELECT * FROM t ORDER BY offset`, true},
+		{`SELECT offset FROM t LIMIT 1 OFFSET 1`, true},
 		{`SELEC "offset" FROM t`, false},
 		{`SELECT * FROM t LIMIT 1 OFFSET`, false},
 		{`SELECT * FROM t LIMIT 1 OFFSET 1 x y`, false},
@@ -181,3 +183,23 @@ func TestTableAlignsWideCharacters(t *testing.T) {
 }
 
 func runewidthOf(s string) int { return runewidth.StringWidth(s) }
+
+// The locked engine (the server's /api/sql and notebooks) gives the same
+// hint in its refusal of an unquoted offset.
+func TestOffsetHintLocked(t *testing.T) {
+	e, err := Open(context.Background(), fixture(t), Options{Locked: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for q, hint := range map[string]bool{
+		`SELECT offset FROM "shop.events-v2"`:                  true,
+		`SELECT "offset" FROM "shop.events-v2" LIMIT 1 OFFSET`: false,
+		`SELEC 1`: false,
+	} {
+		_, err := e.Query(context.Background(), q)
+		if err == nil || strings.Contains(err.Error(), OffsetHint) != hint {
+			t.Errorf("%s: %v; want the hint: %v", q, err, hint)
+		}
+	}
+}

@@ -47,6 +47,9 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 		if err == nil {
 			err = e.guard(qctx, conn, doc)
 		}
+		if err != nil && doc != nil && doc.Error && doc.Type == "parser" && hasBareOffset(q) {
+			err = fmt.Errorf("%w; %s", err, OffsetHint) // the parser's own message has no hint
+		}
 		if err != nil {
 			cancel()
 			conn.Close()
@@ -137,6 +140,20 @@ func CleanError(err error) error {
 // OFFSET followed by a number or a parameter is the clause, not the column.
 var bareOffset = regexp.MustCompile(`(?i)(^|[^"\w.$])offset\b(\s*($|[^\s\d?$(]))`)
 
+// afterLimit is the text before a LIMIT clause's OFFSET.
+var afterLimit = regexp.MustCompile(`(?i)\blimit\s+\S+\s*$`)
+
+// hasBareOffset reports whether q uses offset unquoted, other than as the
+// OFFSET of a LIMIT clause.
+func hasBareOffset(q string) bool {
+	for _, m := range bareOffset.FindAllStringIndex(q, -1) {
+		if !afterLimit.MatchString(q[:m[0]+1]) {
+			return true
+		}
+	}
+	return false
+}
+
 // OffsetHint is the hint of a parser error near an unquoted offset.
 const OffsetHint = `offset is a reserved word in DuckDB: write the column in double quotes, "offset" (SELECT "partition", "offset" FROM t)`
 
@@ -147,7 +164,7 @@ func sqlHint(msg string) string {
 	}
 	for _, l := range strings.Split(msg, "\n") {
 		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "LINE "); ok {
-			if _, q, ok := strings.Cut(rest, ": "); ok && bareOffset.MatchString(q) {
+			if _, q, ok := strings.Cut(rest, ": "); ok && hasBareOffset(q) {
 				return OffsetHint
 			}
 		}
