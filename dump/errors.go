@@ -29,6 +29,9 @@ var (
 	// ErrSASLMismatch is a SASL client meeting a listener that does not
 	// speak SASL; errors.Is(err, ErrAuthentication) holds too.
 	ErrSASLMismatch = fmt.Errorf("%w: the listener may not speak SASL", ErrAuthentication)
+	// ErrSASLRequired is a client without SASL meeting a listener that
+	// expects it (SASL_PLAINTEXT); errors.Is(err, ErrAuthentication) holds too.
+	ErrSASLRequired = fmt.Errorf("%w: the listener expects SASL", ErrAuthentication)
 )
 
 // AuthzError is an authorization failure: who was refused what, and the
@@ -123,6 +126,12 @@ func connectError(s *settings, within time.Duration, err error) error {
 		// listeners always answer.
 		return fmt.Errorf("connect to %s without TLS: the broker answered the first request as an SSL listener does: %w: %v",
 			addrs, ErrTLSMismatch, err)
+	case isEOF && !strings.HasPrefix(s.protocol, "SASL"):
+		// A plaintext client whose first request (ApiVersions) is answered
+		// by a closed connection, and not by a TLS alert (above): a SASL
+		// listener waits for the SASL handshake and drops anything else.
+		return fmt.Errorf("connect to %s with security.protocol %s: the broker closed the connection at the first request, as a SASL listener does with a client that does not authenticate: %w: %v",
+			addrs, s.protocol, ErrSASLRequired, err)
 	case strings.HasPrefix(s.protocol, "SASL") && (!isEOF && errors.Is(err, io.EOF) || errors.Is(err, kerr.IllegalSaslState)):
 		// The broker answered ApiVersions, then dropped (or refused) the
 		// SASL handshake: a listener configured without SASL does that.

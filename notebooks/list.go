@@ -25,6 +25,7 @@ type Entry struct {
 	Name   string            // file name without .md
 	Path   string            // path of the file
 	Title  string            // the notebook's title
+	Needs  string            // the data it is written for (front matter needs)
 	Params map[string]string // declared parameters and defaults
 	Cells  int               // sql cells
 	Err    error             // set when the file does not parse
@@ -220,6 +221,6 @@ func entryOf(path string, b []byte) (Entry, bool) {
 		ent.Err, ent.Title = err, ent.Name
 		return ent, true
 	}
-	ent.Title, ent.Params, ent.Cells = nb.Title, nb.Params, len(nb.Cells())
+	ent.Title, ent.Needs, ent.Params, ent.Cells = nb.Title, nb.Needs, nb.Params, len(nb.Cells())
 	return ent, ent.Cells > 0
 }

@@ -798,3 +798,24 @@ func TestShippedGroupNotebookOnTheIncident(t *testing.T) {
 		t.Fatalf("members that held 18-23: %v", held)
 	}
 }
+
+// A cell shows a header's value as its text when it is UTF-8 (the pages
+// and the CLI's text formats agree), \xHH escapes when it is not, and
+// NULL as NULL.
+func TestFormatValueHeaders(t *testing.T) {
+	cases := []struct {
+		v    any
+		want string
+	}{
+		{[]any{map[string]any{"key": "content-type", "value": []byte("application/json")}}, `[{"key":"content-type","value":"application/json"}]`},
+		{[]any{map[string]any{"key": "raw", "value": []byte{0xff, 0}}}, `[{"key":"raw","value":"\\xFF\\x00"}]`},
+		{map[string]any{"key": "k", "value": nil}, `{"key":"k","value":null}`},
+		{nil, "NULL"},
+		{[]byte("é"), `\xC3\xA9`},
+	}
+	for _, c := range cases {
+		if got := FormatValue(c.v); got != c.want {
+			t.Errorf("FormatValue(%#v) = %s, want %s", c.v, got, c.want)
+		}
+	}
+}

@@ -22,6 +22,10 @@ type Notebook struct {
 	// Title is the front matter's title, else the first "# heading", else
 	// the file name without .md.
 	Title string
+	// Needs is the front matter's needs: the data the notebook is written
+	// for, and the command that makes it, for people (notebook ls, the
+	// server's overview). It is not a parameter.
+	Needs string
 	// Params are the parameters the front matter declares, with their
 	// default values.
 	Params map[string]string
@@ -130,6 +134,13 @@ func Parse(name string, src []byte) (*Notebook, error) {
 					return nil, perr(i+1, "front matter: title is given twice")
 				}
 				nb.Title, titleSet = v, true
+				continue
+			}
+			if k == "needs" {
+				if nb.Needs != "" {
+					return nil, perr(i+1, "front matter: needs is given twice")
+				}
+				nb.Needs = v
 				continue
 			}
 			if _, dup := nb.Params[k]; dup {

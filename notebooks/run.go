@@ -2,7 +2,6 @@ package notebooks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -231,11 +230,7 @@ func FormatValue(v any) string {
 	case duckdb.Interval:
 		return formatInterval(x)
 	}
-	b, err := json.Marshal(queries.JSONValue(v))
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
+	return queries.Text(v) // nested: JSON, a header's UTF-8 value as text
 }
 
 func formatInterval(x duckdb.Interval) string {

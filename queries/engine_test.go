@@ -303,3 +303,63 @@ func TestDamagedPartitionHidesOnlyItself(t *testing.T) {
 		}
 	}
 }
+
+// A locked engine reads one CSV file inside the snapshot folder (a shipped
+// notebook joins orders.csv), named by a constant, and nothing else: no
+// file outside, through .. or a symbolic link, no pattern, no option that
+// names the file.
+func TestLockedReadsACSVOfTheFolderOnly(t *testing.T) {
+	dir := fixture(t)
+	outside := t.TempDir()
+	os.WriteFile(filepath.Join(outside, "secret.csv"), []byte("a\n1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "orders.csv"), []byte("order_id,platform\nA1,ios\nA2,web\n"), 0o644)
+	os.Symlink(filepath.Join(outside, "secret.csv"), filepath.Join(dir, "link.csv"))
+	os.Mkdir(filepath.Join(dir, "sub.csv"), 0o755)
+	e, err := Open(context.Background(), dir, Options{Locked: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	lit := "'" + dir + "'"
+	cases := []struct {
+		q  string
+		ok bool
+	}{
+		{`SELECT count(*)::VARCHAR FROM read_csv(` + lit + ` || '/orders.csv', header = true, all_varchar = true)`, true},
+		{`SELECT count(*)::VARCHAR FROM read_csv('` + dir + `/orders.csv')`, true},
+		{`SELECT count(*)::VARCHAR FROM read_csv_auto(` + lit + ` || '/' || 'orders.csv', delim = ',')`, true},
+		{`SELECT count(*)::VARCHAR FROM read_csv('orders.csv')`, false},
+		{`SELECT count(*)::VARCHAR FROM read_csv(` + lit + ` || '/*.csv')`, false},
+		{`SELECT count(*)::VARCHAR FROM read_csv(` + lit + ` || '/link.csv')`, false},
+		{`SELECT count(*)::VARCHAR FROM read_csv(` + lit + ` || '/sub.csv')`, false},
+		{`SELECT count(*)::VARCHAR FROM read_csv(` + lit + ` || '/../` + filepath.Base(outside) + `/secret.csv')`, false},
+		{`SELECT count(*)::VARCHAR FROM read_csv(` + lit + ` || '/orders.csv', filename = true)`, false},
+		{`SELECT count(*)::VARCHAR FROM read_csv(` + lit + ` || '/orders.csv', header = (SELECT true))`, false},
+		{`SELECT count(*)::VARCHAR FROM read_csv(concat(` + lit + `, '/orders.csv'))`, false},
+		{`SELECT count(*)::VARCHAR FROM read_csv([` + lit + ` || '/orders.csv'])`, false},
+		{`SELECT count(*)::VARCHAR FROM read_csv((SELECT file FROM files LIMIT 1))`, false},
+		{`SELECT count(*)::VARCHAR FROM read_parquet(` + lit + ` || '/orders.csv')`, false},
+	}
+	for _, c := range cases {
+		rows, err := e.Query(ctx, c.q)
+		if c.ok {
+			if err != nil {
+				t.Errorf("%s: %v", c.q, err)
+				continue
+			}
+			var n string
+			if !rows.Next() || rows.Scan(&n) != nil || n != "2" {
+				t.Errorf("%s: %q", c.q, n)
+			}
+			rows.Close()
+			continue
+		}
+		if err == nil {
+			rows.Close()
+			t.Errorf("not refused: %s", c.q)
+		} else if !errors.Is(err, ErrRefused) {
+			t.Errorf("%s: refused with the wrong error: %v", c.q, err)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/mattn/go-runewidth"
 )
 
 // Formats a result can be written in.
@@ -126,7 +128,8 @@ func WriteRows(ctx context.Context, w io.Writer, rows *sql.Rows, o WriteOptions)
 				io.WriteString(w, "\n")
 			}
 			for i, v := range vals {
-				fmt.Fprintf(w, "%*s = %s\n", width, cols[i], textOf(v, false))
+				// NULL is shown as NULL: a null key and an empty key differ.
+				fmt.Fprintf(w, "%*s = %s\n", width, cols[i], textOf(v, true))
 			}
 		}
 	case "table", "markdown", "":
@@ -151,10 +154,11 @@ func WriteRows(ctx context.Context, w io.Writer, rows *sql.Rows, o WriteOptions)
 				cells = append(cells, row)
 			}
 		}
+		shown := len(cols)
 		if o.Format == "markdown" {
 			writeMarkdown(w, cols, cells)
 		} else {
-			writeTable(w, cols, cells, o)
+			shown = writeTable(w, cols, cells, o)
 		}
 		footer := fmt.Sprintf("%d rows", st.Rows)
 		if st.Rows == 1 {
@@ -162,6 +166,9 @@ func WriteRows(ctx context.Context, w io.Writer, rows *sql.Rows, o WriteOptions)
 		}
 		if int64(len(cells)) < st.Rows {
 			footer += fmt.Sprintf(" (%d shown)", len(cells))
+		}
+		if shown < len(cols) {
+			footer += fmt.Sprintf(", %d columns (%d shown)", len(cols), shown)
 		}
 		if o.Duration > 0 {
 			footer += fmt.Sprintf(" in %s", o.Duration.Round(time.Millisecond))
@@ -210,11 +217,22 @@ func (o orderedObject) MarshalJSON() ([]byte, error) {
 
 // JSONValue turns a DuckDB value into something encoding/json writes
 // faithfully: BLOBs as base64, numbers as numbers, times as RFC3339.
-func JSONValue(v any) any {
+func JSONValue(v any) any { return encodable(v, false) }
+
+// encodable is JSONValue; with text, BLOBs inside a nested value (a
+// header's value) are their text when they are UTF-8, and \xHH escapes
+// (BlobText) otherwise: what the text formats show.
+func encodable(v any, text bool) any {
 	switch x := v.(type) {
 	case nil:
 		return nil
 	case []byte:
+		if text {
+			if utf8.Valid(x) {
+				return string(x)
+			}
+			return BlobText(x)
+		}
 		return base64.StdEncoding.EncodeToString(x)
 	case time.Time:
 		return x.UTC().Format(time.RFC3339Nano)
@@ -231,7 +249,7 @@ func JSONValue(v any) any {
 		}
 		return x
 	case float32:
-		return JSONValue(float64(x))
+		return encodable(float64(x), text)
 	case duckdb.Interval:
 		return fmt.Sprintf("%d months %d days %d us", x.Months, x.Days, x.Micros)
 	case duckdb.UUID:
@@ -244,26 +262,28 @@ func JSONValue(v any) any {
 		sort.Strings(keys)
 		o := orderedObject{keys: keys, vals: make([]any, len(keys))}
 		for i, k := range keys {
-			o.vals[i] = JSONValue(x[k])
+			o.vals[i] = encodable(x[k], text)
 		}
 		return o
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = JSONValue(e)
+			out[i] = encodable(e, text)
 		}
 		return out
 	case duckdb.Map:
 		out := map[string]any{}
 		for k, e := range x {
-			out[fmt.Sprint(k)] = JSONValue(e)
+			out[fmt.Sprint(k)] = encodable(e, text)
 		}
 		return out
 	}
 	return v
 }
 
-// textOf renders a value as text; BLOBs as \xHH escapes like the DuckDB CLI.
+// textOf renders a value as text; BLOBs as \xHH escapes like the DuckDB CLI,
+// but a BLOB inside a nested value (a header's value) as its text when it
+// is UTF-8. With display, NULL is the word NULL; without (csv), empty.
 func textOf(v any, display bool) string {
 	switch x := v.(type) {
 	case nil:
@@ -282,7 +302,7 @@ func textOf(v any, display bool) string {
 	case bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, int:
 		return fmt.Sprint(x)
 	}
-	b, err := json.Marshal(JSONValue(v))
+	b, err := json.Marshal(encodable(v, true))
 	if err != nil {
 		return fmt.Sprint(v)
 	}
@@ -302,49 +322,49 @@ func BlobText(b []byte) string {
 	return sb.String()
 }
 
+// cut makes s one line at most n columns wide on a terminal (a wide
+// character takes two, go-runewidth says which), marked with … when cut.
 func cut(s string, n int) string {
 	s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", "\\n"), "\t", " ")
-	if utf8.RuneCountInString(s) <= n {
+	if runewidth.StringWidth(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:max(n-1, 1)]) + "…"
+	return runewidth.Truncate(s, max(n, 1), "…")
 }
 
-func writeTable(w io.Writer, cols []string, cells [][]string, o WriteOptions) {
+// writeTable draws cells as a box table and returns how many columns it
+// showed. With a width, it fits it as the DuckDB CLI does: wide columns
+// are cut (visibly, with …) down to minCol characters when that makes all
+// fit; else columns are dropped from the middle, a … column marking where,
+// and the footer says how many are shown.
+func writeTable(w io.Writer, cols []string, cells [][]string, o WriteOptions) int {
 	maxCell := o.MaxCell
 	if maxCell <= 0 {
 		maxCell = 60
 	}
 	widths := make([]int, len(cols))
 	for i, c := range cols {
-		widths[i] = utf8.RuneCountInString(c)
+		widths[i] = runewidth.StringWidth(c)
 	}
 	for _, r := range cells {
 		for i := range r {
 			r[i] = cut(r[i], maxCell)
-			widths[i] = max(widths[i], utf8.RuneCountInString(r[i]))
+			widths[i] = max(widths[i], runewidth.StringWidth(r[i]))
 		}
 	}
-	// Fit the terminal: shrink the widest columns until the table fits.
-	if o.Width > 0 {
-		for total(widths) > o.Width {
-			wi := 0
-			for i := range widths {
-				if widths[i] > widths[wi] {
-					wi = i
-				}
-			}
-			if widths[wi] <= 8 {
-				break
-			}
-			widths[wi]--
+	show := fitColumns(widths, o.Width)
+	var shownW []int
+	for _, i := range show {
+		if i < 0 {
+			shownW = append(shownW, 1)
+		} else {
+			shownW = append(shownW, widths[i])
 		}
 	}
 	line := func(l, m, r string) {
 		var b strings.Builder
 		b.WriteString(l)
-		for i, wd := range widths {
+		for i, wd := range shownW {
 			if i > 0 {
 				b.WriteString(m)
 			}
@@ -356,9 +376,12 @@ func writeTable(w io.Writer, cols []string, cells [][]string, o WriteOptions) {
 	row := func(vals []string) {
 		var b strings.Builder
 		b.WriteString("│")
-		for i, v := range vals {
-			v = cut(v, widths[i])
-			b.WriteString(" " + v + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(v)) + " │")
+		for k, i := range show {
+			v := "…"
+			if i >= 0 {
+				v = cut(vals[i], widths[i])
+			}
+			b.WriteString(" " + v + strings.Repeat(" ", shownW[k]-runewidth.StringWidth(v)) + " │")
 		}
 		b.WriteString("\n")
 		io.WriteString(w, b.String())
@@ -370,12 +393,86 @@ func writeTable(w io.Writer, cols []string, cells [][]string, o WriteOptions) {
 		row(r)
 	}
 	line("└", "┴", "┘")
+	n := 0
+	for _, i := range show {
+		if i >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// minCol is the narrowest a column is cut to before columns are dropped.
+const minCol = 16
+
+// fitColumns chooses the columns of a table width characters wide (0: all)
+// and narrows widths in place: the indexes shown, in order, with -1 for
+// the … column standing for those dropped from the middle.
+func fitColumns(widths []int, width int) []int {
+	all := make([]int, len(widths))
+	for i := range all {
+		all[i] = i
+	}
+	if width <= 0 || total(widths) <= width {
+		return all
+	}
+	// Cut the widest columns, down to minCol each, if that makes all fit;
+	// if not, columns are dropped and those shown keep their widths.
+	natural := slices.Clone(widths)
+	for total(widths) > width {
+		wi := 0
+		for i := range widths {
+			if widths[i] > widths[wi] {
+				wi = i
+			}
+		}
+		if widths[wi] <= minCol {
+			break
+		}
+		widths[wi]--
+	}
+	if total(widths) <= width {
+		return all
+	}
+	copy(widths, natural)
+	// Drop columns from the middle until the rest and the … column fit;
+	// the first and the last stay longest.
+	kept := all
+	for len(kept) > 1 {
+		mid := len(kept) / 2
+		kept = append(kept[:mid:mid], kept[mid+1:]...)
+		if shownTotal(widths, kept)+4 <= width {
+			break
+		}
+	}
+	// The … column goes where the dropped columns were.
+	gap := len(kept)
+	for k := range kept {
+		if kept[k] != k {
+			gap = k
+			break
+		}
+	}
+	out := append(append(append([]int{}, kept[:gap]...), -1), kept[gap:]...)
+	// One column left and still too wide: cut it to fit.
+	if over := shownTotal(widths, kept) + 4 - width; over > 0 && len(kept) == 1 {
+		widths[kept[0]] = max(widths[kept[0]]-over, 1)
+	}
+	return out
 }
 
 func total(widths []int) int {
 	n := 1
 	for _, w := range widths {
 		n += w + 3
+	}
+	return n
+}
+
+func shownTotal(widths []int, idx []int) int {
+	n := 1
+	for _, i := range idx {
+		n += widths[i] + 3
 	}
 	return n
 }

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -25,7 +28,9 @@ import (
 //     its own CTEs, and nothing else: no other schema (information_schema,
 //     pg_catalog), no system view (duckdb_settings, pg_settings, ...), no
 //     file named as a table ('x.csv'), no table function but range,
-//     generate_series and unnest, no function that discloses settings or
+//     generate_series, unnest, topic_state over a topic's view, and
+//     read_csv of one regular file inside the snapshot folder (a
+//     notebook's {{dir}} || '/orders.csv'), no function that discloses settings or
 //     view definitions (current_setting, pg_get_viewdef, ...);
 //   - an expression must parse as exactly one expression over the topic,
 //     with no subquery; what is embedded in a check's SQL is not the text
@@ -192,6 +197,10 @@ func (e *Engine) walkGuard(n any, ctes, system map[string]bool) error {
 			name := functionName(v["function"])
 			if strings.EqualFold(name, "topic_state") {
 				if err := e.guardTopicState(v["function"]); err != nil {
+					return err
+				}
+			} else if csvReaders[strings.ToLower(name)] {
+				if err := e.guardReadCSV(name, v["function"]); err != nil {
 					return err
 				}
 			} else if !safeTableFunctions[strings.ToLower(name)] {
@@ -482,4 +491,108 @@ func (e *Engine) guardTopicState(fn any) error {
 		return fmt.Errorf("%w: topic_state(%q, ...): no topic of that name in the snapshot folder", ErrRefused, name)
 	}
 	return nil
+}
+
+// csvReaders read a CSV file; guardReadCSV says which calls may.
+var csvReaders = map[string]bool{"read_csv": true, "read_csv_auto": true}
+
+// csvOptions are the read_csv options untrusted SQL may set: how to parse
+// the file, nothing that names it (filename would show the folder's path)
+// or reads others.
+var csvOptions = map[string]bool{
+	"header": true, "all_varchar": true, "delim": true, "sep": true, "quote": true, "escape": true,
+	"skip": true, "nullstr": true, "dateformat": true, "timestampformat": true, "auto_detect": true,
+	"sample_size": true, "comment": true, "new_line": true,
+}
+
+// guardReadCSV allows read_csv(path, option = constant, ...) only when path
+// is a string constant (or constants joined with ||, as a notebook's
+// {{dir}} || '/orders.csv') naming one regular file inside the snapshot
+// folder, also once symbolic links are followed, with no glob; DuckDB's
+// allowed_directories bounds the read a second time.
+func (e *Engine) guardReadCSV(name string, fn any) error {
+	refuse := func(why string) error {
+		return fmt.Errorf("%w: %s() reads one CSV file of the snapshot folder, named by a string such as {{dir}} || '/orders.csv' in a notebook: %s", ErrRefused, name, why)
+	}
+	f, _ := fn.(map[string]any)
+	args, _ := f["children"].([]any)
+	if len(args) == 0 {
+		return refuse("no file named")
+	}
+	path, ok := constantString(args[0])
+	if !ok {
+		return refuse("the file is not named by a string constant")
+	}
+	if strings.ContainsAny(path, "*?[]{}") || strings.Contains(path, "://") {
+		return refuse("a pattern or a URL names more than one file")
+	}
+	if !e.insideFolder(path) {
+		return refuse("the file is not a regular file inside the snapshot folder")
+	}
+	for _, a := range args[1:] {
+		m, _ := a.(map[string]any)
+		left, _ := m["left"].(map[string]any)
+		cols, _ := left["column_names"].([]any)
+		opt := ""
+		if len(cols) == 1 {
+			opt, _ = cols[0].(string)
+		}
+		right, _ := m["right"].(map[string]any)
+		if c, ok := right["child"].(map[string]any); ok && right["class"] == "CAST" {
+			right = c
+		}
+		if m["type"] != "COMPARE_EQUAL" || left["class"] != "COLUMN_REF" || !csvOptions[strings.ToLower(opt)] || right["class"] != "CONSTANT" {
+			return refuse(fmt.Sprintf("option %s is not one of %s, set to a constant", opt, strings.Join(slices.Sorted(maps.Keys(csvOptions)), ", ")))
+		}
+	}
+	return nil
+}
+
+// constantString is the text of a VARCHAR constant, or of constants
+// joined with ||.
+func constantString(n any) (string, bool) {
+	m, _ := n.(map[string]any)
+	if m["class"] == "FUNCTION" && m["function_name"] == "||" {
+		args, _ := m["children"].([]any)
+		var b strings.Builder
+		for _, a := range args {
+			s, ok := constantString(a)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(s)
+		}
+		return b.String(), len(args) > 0
+	}
+	return constantArg(map[string]any{"children": []any{n}}, 0)
+}
+
+// insideFolder reports whether path names a regular file inside the
+// snapshot folder, by its name and once symbolic links are followed.
+func (e *Engine) insideFolder(path string) bool {
+	if !filepath.IsAbs(path) {
+		return false
+	}
+	dir, err := filepath.EvalSymlinks(e.dir.Path)
+	if err != nil {
+		return false
+	}
+	within := func(p string) bool {
+		rel, err := filepath.Rel(dir, p)
+		return err == nil && rel != "." && !filepath.IsAbs(rel) && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	clean := filepath.Clean(path)
+	abs, err := filepath.Abs(e.dir.Path)
+	if err != nil {
+		return false
+	}
+	if rel, err := filepath.Rel(abs, clean); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(clean)
+	if err != nil || !within(real) {
+		return false
+	}
+	st, err := os.Stat(real)
+	return err == nil && st.Mode().IsRegular()
 }

@@ -47,6 +47,9 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 		if err == nil {
 			err = e.guard(qctx, conn, doc)
 		}
+		if err != nil && doc != nil && doc.Error && doc.Type == "parser" && hasBareOffset(q) {
+			err = fmt.Errorf("%w; %s", err, OffsetHint) // the parser's own message has no hint
+		}
 		if err != nil {
 			cancel()
 			conn.Close()
@@ -115,8 +118,9 @@ func (e *Engine) queryError(ctx context.Context, err error) error {
 
 var driverNoise = regexp.MustCompile(`^(?:duckdb: )?(?:[A-Za-z]+ Error: )?`)
 
-// SQLError is DuckDB's message without the driver's wrapping.
-type SQLError struct{ Msg string }
+// SQLError is DuckDB's message without the driver's wrapping, and a hint
+// when the mistake is a known one (Hint, or "").
+type SQLError struct{ Msg, Hint string }
 
 func (e *SQLError) Error() string { return e.Msg }
 
@@ -127,7 +131,45 @@ func CleanError(err error) error {
 	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.TrimPrefix(msg, "duckdb: ")
-	return &SQLError{Msg: msg}
+	return &SQLError{Msg: msg, Hint: sqlHint(msg)}
+}
+
+// bareOffset is the column offset written without quotes in the query
+// line DuckDB quotes in a parser error: OFFSET is a reserved word there (it
+// ends LIMIT n OFFSET m), so `SELECT offset FROM t` is a syntax error.
+// OFFSET followed by a number or a parameter is the clause, not the column.
+var bareOffset = regexp.MustCompile(`(?i)(^|[^"\w.$])offset\b(\s*($|[^\s\d?$(]))`)
+
+// afterLimit is the text before a LIMIT clause's OFFSET.
+var afterLimit = regexp.MustCompile(`(?i)\blimit\s+\S+\s*$`)
+
+// hasBareOffset reports whether q uses offset unquoted, other than as the
+// OFFSET of a LIMIT clause.
+func hasBareOffset(q string) bool {
+	for _, m := range bareOffset.FindAllStringIndex(q, -1) {
+		if !afterLimit.MatchString(q[:m[0]+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// OffsetHint is the hint of a parser error near an unquoted offset.
+const OffsetHint = `offset is a reserved word in DuckDB: write the column in double quotes, "offset" (SELECT "partition", "offset" FROM t)`
+
+// sqlHint names the fix of a known mistake from DuckDB's message.
+func sqlHint(msg string) string {
+	if !strings.HasPrefix(msg, "Parser Error:") {
+		return ""
+	}
+	for _, l := range strings.Split(msg, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "LINE "); ok {
+			if _, q, ok := strings.Cut(rest, ": "); ok && hasBareOffset(q) {
+				return OffsetHint
+			}
+		}
+	}
+	return ""
 }
 
 // CopyParquet runs the SELECT q and has DuckDB write its result as a

@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
-	"strings"
 	"time"
 
 	"github.com/topicsnap/topicsnap/queries"
@@ -167,21 +165,6 @@ type series struct {
 	Points []point
 }
 
-// number writes a count with thousands separators.
-func number(f float64) string {
-	if f != math.Trunc(f) || math.Abs(f) >= 1e15 {
-		return fmt.Sprintf("%.4g", f)
-	}
-	s := fmt.Sprintf("%d", int64(math.Abs(f)))
-	var b strings.Builder
-	if f < 0 {
-		b.WriteByte('-')
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+// number writes a count with thousands separators (queries.FormatNumber:
+// the pages' one number format).
+func number(f float64) string { return queries.FormatNumber(f) }

@@ -28,6 +28,7 @@ type servedNotebook struct {
 	Title   string
 	Source  string // where it comes from, for people
 	Params  []kv   // declared parameters and their defaults, by name
+	Needs   string // the data it is written for (front matter needs)
 	Err     string // why the file does not parse, folder paths removed
 	Link    string
 	path    string // file path; for a shipped notebook, its name in notebooks.Shipped
@@ -50,7 +51,7 @@ func (s *Server) listNotebooks() []servedNotebook {
 			return // shadowed by an earlier source
 		}
 		seen[key] = true
-		n := servedNotebook{Key: key, Title: e.Title, Source: source, path: e.Path, shipped: shipped,
+		n := servedNotebook{Key: key, Title: e.Title, Needs: e.Needs, Source: source, path: e.Path, shipped: shipped,
 			Link: "/notebooks/" + url.PathEscape(key)}
 		if e.Err != nil {
 			// Name the file by its key: no folder paths on pages.
@@ -262,7 +263,7 @@ func (s *Server) notebookFor(ctx context.Context, n servedNotebook, src []byte, 
 			if c.Transient() {
 				transient = true
 			}
-			c.Err, c.ChartErr, c.SQL = s.cleanText(c.Err), s.cleanText(c.ChartErr), s.cleanText(c.SQL)
+			c.Err, c.ChartErr, c.SQL = s.cleanText(c.Err), s.cleanText(c.ChartErr), s.cleanSQL(c.SQL)
 		}
 		var buf bytes.Buffer
 		if err := notebooks.RenderHTML(&buf, res); err != nil {
@@ -290,6 +291,19 @@ func (s *Server) cleanText(msg string) string {
 		msg = strings.ReplaceAll(msg, p, "the snapshot folder")
 	}
 	return msg
+}
+
+// cleanSQL removes the snapshot folder's path from a cell's SQL as run:
+// {{dir}} became the folder's path, shown as …/ and its base name (as the
+// page's header names the folder), so '…/snaps' || '/orders.csv' still
+// reads as the file it is.
+func (s *Server) cleanSQL(q string) string {
+	for _, p := range s.strip {
+		if filepath.IsAbs(p) { // a relative spelling ("snaps") may be a word of the SQL
+			q = strings.ReplaceAll(q, p, "…/"+filepath.Base(p))
+		}
+	}
+	return q
 }
 
 // notebookBar is what templates/notebookbar.html gets.

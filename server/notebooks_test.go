@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/seeds"
@@ -136,9 +137,18 @@ func TestNotebooks(t *testing.T) {
 		if n := strings.Count(r.body, "<tr>"); n < 5 {
 			t.Errorf("%d table rows", n)
 		}
-		// The locked engine refuses read_csv: that cell says so, in place.
-		if !strings.Contains(r.body, "This cell failed") || !strings.Contains(r.body, "read_csv") {
-			t.Errorf("the read_csv cell does not show its refusal")
+		// Every cell runs, the last one reading orders.csv from the folder
+		// ({{dir}}), shown as the folder's base name, not a made-up text.
+		if strings.Contains(r.body, "This cell failed") {
+			t.Errorf("a cell failed: %s", r.body[strings.Index(r.body, "This cell failed"):][:300])
+		}
+		for _, w := range []string{"Orders with no order_completed event", "read_csv(&#39;…/" + filepath.Base(dir) + "&#39; || &#39;/orders.csv&#39;"} {
+			if !strings.Contains(r.body, w) {
+				t.Errorf("no %q in the page", w)
+			}
+		}
+		if strings.Contains(r.body, "&#39;the snapshot folder&#39;") {
+			t.Errorf("{{dir}} became a text that is no path")
 		}
 		if strings.Contains(r.body, dirPrefix(t)) {
 			t.Errorf("the page shows a temporary path")
@@ -285,5 +295,55 @@ func TestSQLPagePrefill(t *testing.T) {
 	}
 	if r := get(t, ts.URL+q("/sql", "format", "xml")); r.code != 400 {
 		t.Errorf("format=xml: %d", r.code)
+	}
+}
+
+// Each shipped notebook runs green on the server on the folder its demo
+// makes (notebook ls names it): every cell, the tea shop's read of
+// orders.csv included, and the overview says what data each needs.
+func TestShippedNotebooksOnTheDemoFolders(t *testing.T) {
+	cases := []struct {
+		name   string
+		demo   string
+		want   []string
+		folder func(dir string) error
+	}{
+		{"did-kafka-lose-my-event.md", "topicsnap demo --dir DIR", []string{"<td>u000001</td>", "Orders with no order_completed event", "<svg"},
+			func(dir string) error {
+				_, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 300, Seed: 1})
+				return err
+			}},
+		{"the-group-that-ate-six-partitions.md", "topicsnap demo --scenario windfarm --dir DIR", []string{seeds.IncidentGroup, "<table", "<svg"},
+			func(dir string) error {
+				_, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{})
+				return err
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "snaps")
+			if err := c.folder(dir); err != nil {
+				t.Fatal(err)
+			}
+			_, ts := newTestServer(t, Options{Dir: dir, QueryTimeout: 20 * time.Second})
+			if r := get(t, ts.URL+"/"); !strings.Contains(r.body, "needs ") || !strings.Contains(r.body, c.demo+" makes") {
+				t.Errorf("the overview does not say what %s needs", c.name)
+			}
+			r := get(t, ts.URL+"/notebooks/"+c.name)
+			if r.code != 200 {
+				t.Fatalf("%d %s", r.code, r.body)
+			}
+			if i := strings.Index(r.body, "This cell failed"); i >= 0 {
+				t.Fatalf("a cell failed: %s", r.body[i:min(len(r.body), i+400)])
+			}
+			for _, w := range c.want {
+				if !strings.Contains(r.body, w) {
+					t.Errorf("no %q in the page", w)
+				}
+			}
+			if strings.Contains(r.body, dir) {
+				t.Errorf("the page shows the folder's path")
+			}
+		})
 	}
 }

@@ -42,6 +42,17 @@ var templateFuncs = template.FuncMap{
 		}
 		return fmt.Sprint(n)
 	},
+	// offset writes an address as its plain digits (queries.Display's
+	// rule), a missing one (a nil *int64) as nothing.
+	"offset": func(n any) string {
+		if p, ok := n.(*int64); ok {
+			if p == nil {
+				return ""
+			}
+			n = *p
+		}
+		return queries.Display("offset", n)
+	},
 	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") },
 	"ago":  ago,
 }
@@ -273,7 +284,7 @@ type checkPage struct {
 	Error    string
 	Report   *queries.Report
 	Summary  []fact
-	Rows     table
+	Rows     []table // the report's rows not in Tables, a table per kind
 	Tables   []table
 	Charts   []chart
 	ChartErr string
@@ -309,10 +320,12 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.Summary = summaryOf(p.Report.Summary)
-	p.Rows = rowsTable(p.Report.Rows)
 	for _, t := range p.Report.Tables {
-		p.Tables = append(p.Tables, peopleTable(t))
+		if len(t.Rows) > 0 { // no heading over an empty table
+			p.Tables = append(p.Tables, peopleTable(t))
+		}
 	}
+	p.Rows = rowsTables(p.Report)
 	p.Charts, err = s.chartsFor(r.Context(), name, q, p.Report)
 	if err != nil {
 		p.ChartErr = s.clean(err)
@@ -402,7 +415,25 @@ func (s *Server) drawCharts(ctx context.Context, name string, o queries.CheckOpt
 			}
 			unit := c.Name + " per " + stepName(c.Step)
 			if name == "freshness" {
-				out = append(out, chart{Title: "Records per partition over time", Note: unit + ", by broker timestamp", SVG: timeSVG("records over time", unit, ss)})
+				// A heat strip: a row per partition reads with 24 partitions
+				// as with 6; silent stretches are outlined.
+				var sil []silence
+				for _, row := range r.Rows {
+					from, _ := row.Get("silent_from").(time.Time)
+					to, _ := row.Get("silent_to").(time.Time)
+					if row.Get("kind") != "silence" || from.IsZero() || to.IsZero() {
+						continue
+					}
+					sil = append(sil, silence{Series: fmt.Sprint(row.Get("partition")), From: from, To: to,
+						Note: fmt.Sprintf("partition %v silent for %s from %s", row.Get("partition"),
+							queries.FormatSeconds(to.Sub(from).Seconds()), from.UTC().Format("2006-01-02 15:04:05"))})
+				}
+				for i := range sil { // the series are named p0, p1, ...
+					sil[i].Series = "p" + sil[i].Series
+				}
+				out = append(out, chart{Title: "Records per partition over time",
+					Note: unit + ", by broker timestamp; a row per partition, darker is more records, red is none, outlined are the silent stretches reported below",
+					SVG:  heatSVG("records per partition over time", "records per "+stepName(c.Step), c.Step, ss, sil)})
 			} else {
 				out = append(out, chart{Title: "Duplicates over time", Note: unit + ": records whose id was seen before", SVG: timeSVG("duplicates over time", unit, ss)})
 			}
@@ -422,7 +453,7 @@ func shareBars(r *queries.Report, kind string) []bar {
 		}
 		share := toFloat(row.Get("share"))
 		out = append(out, bar{Label: fmt.Sprintf("p%v", row.Get("partition")), Value: share,
-			Note: fmt.Sprintf("%.1f%% (%s)", share*100, number(toFloat(row.Get("records"))))})
+			Note: fmt.Sprintf("%s (%s)", queries.FormatShare(share), number(toFloat(row.Get("records"))))})
 	}
 	return out
 }
@@ -470,42 +501,108 @@ func summaryOf(m *queries.Summary) []fact {
 	out := make([]fact, 0, len(m.Keys))
 	for _, k := range m.Keys {
 		raw, _ := json.Marshal(queries.JSONValue(m.Vals[k]))
-		out = append(out, fact{k, cellText(m.Vals[k]), string(raw)})
+		out = append(out, fact{k, queries.Display(k, m.Vals[k]), string(raw)})
 	}
 	return out
 }
 
-// rowsTable lays out report rows; columns are the union of their keys in
-// first-seen order.
-func rowsTable(rows []queries.Row) table {
-	var t table
-	seen := map[string]bool{}
-	for _, r := range rows {
-		for _, k := range r.Keys {
-			if !seen[k] {
-				seen[k] = true
-				t.Columns = append(t.Columns, k)
-			}
+// rowsTables lays out a report's rows for people: one table per kind of
+// row (partition, silence, top_key, ...), with the columns that kind has
+// and without the kind column itself; rows that a table of the report
+// already shows (skew's top keys, lag's members, reset's partitions) are
+// not shown twice. Values go through queries.Display.
+func rowsTables(r *queries.Report) []table {
+	shown := map[string]bool{}
+	for _, t := range r.Tables {
+		for _, row := range t.Rows {
+			shown[signature(t.Columns, func(i int, _ string) any { return row[i] })] = true
 		}
 	}
-	for _, r := range rows {
-		cells := make([]string, len(t.Columns))
-		for i, c := range t.Columns {
-			if v, ok := r.Vals[c]; ok {
-				cells[i] = cellText(v)
+	var kinds []string
+	byKind := map[string][]queries.Row{}
+	for _, row := range r.Rows {
+		dup := false
+		for _, t := range r.Tables {
+			if shown[signature(t.Columns, func(_ int, c string) any { return row.Get(c) })] {
+				dup = true
+				break
 			}
 		}
-		t.Rows = append(t.Rows, cells)
+		if dup {
+			continue
+		}
+		k := fmt.Sprint(row.Get("kind"))
+		if _, ok := byKind[k]; !ok {
+			kinds = append(kinds, k)
+		}
+		byKind[k] = append(byKind[k], row)
 	}
-	return t
+	var out []table
+	for _, k := range kinds {
+		rows := byKind[k]
+		t := table{Title: "Rows"}
+		if len(kinds) > 1 && k != "<nil>" {
+			t.Title = "Rows: " + strings.ReplaceAll(k, "_", " ")
+		}
+		seen := map[string]bool{"kind": true}
+		for _, row := range rows {
+			for _, c := range row.Keys {
+				if !seen[c] {
+					seen[c] = true
+					t.Columns = append(t.Columns, c)
+				}
+			}
+		}
+		for _, row := range rows {
+			cells := make([]string, len(t.Columns))
+			for i, c := range t.Columns {
+				if v, ok := row.Vals[c]; ok {
+					cells[i] = queries.Display(c, v)
+				}
+			}
+			t.Rows = append(t.Rows, cells)
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
+// signature is a row's values in columns, as one string.
+func signature(cols []string, val func(int, string) any) string {
+	var b strings.Builder
+	for i, c := range cols {
+		if c == "kind" {
+			continue
+		}
+		b.WriteString(c + "\x00" + queries.Display(c, val(i, c)) + "\x01")
+	}
+	return b.String()
+}
+
+// peopleTable lays out one of a report's named tables, without a kind
+// column that says the same on every row.
 func peopleTable(t queries.Table) table {
-	out := table{Title: t.Title, Columns: t.Columns}
+	out := table{Title: t.Title}
+	keep := make([]bool, len(t.Columns))
+	for i, c := range t.Columns {
+		keep[i] = true
+		if c == "kind" && len(t.Rows) > 0 {
+			same := true
+			for _, r := range t.Rows {
+				same = same && fmt.Sprint(r[i]) == fmt.Sprint(t.Rows[0][i])
+			}
+			keep[i] = !same
+		}
+		if keep[i] {
+			out.Columns = append(out.Columns, c)
+		}
+	}
 	for _, r := range t.Rows {
-		cells := make([]string, len(r))
+		var cells []string
 		for i, v := range r {
-			cells[i] = cellText(v)
+			if keep[i] {
+				cells = append(cells, queries.Display(t.Columns[i], v))
+			}
 		}
 		out.Rows = append(out.Rows, cells)
 	}
@@ -530,11 +627,7 @@ func cellText(v any) string {
 	case bool, int, int8, int16, int32, int64, uint8, uint16, uint32, uint64:
 		return fmt.Sprint(x)
 	}
-	b, err := json.Marshal(queries.JSONValue(v))
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
+	return queries.Text(v) // nested: JSON, a header's UTF-8 value as text
 }
 
 // ---- SQL page and login ----

@@ -160,7 +160,7 @@ func TestPages(t *testing.T) {
 		{"gaps page draws coverage", q("/checks/gaps", "topic", topic), 200, []string{"<svg", "offset coverage", "class=\"lost\"", "/api/checks/gaps?topic="}},
 		{"skew draws fair share", q("/checks/skew", "topic", topic), 200, []string{"<svg", "fair 50.0%"}},
 		{"skew what-if twin", q("/checks/skew", "topic", topic, "what_if_key", "value.event_id", "what_if_partitions", "4"), 200, []string{"What if keyed by value.event_id over 4 partitions", "fair 25.0%"}},
-		{"freshness timeline", q("/checks/freshness", "topic", topic), 200, []string{"<svg", "<polyline", "records per minute"}},
+		{"freshness timeline", q("/checks/freshness", "topic", topic), 200, []string{"<svg", `class="heat h4"`, "records per minute"}},
 		{"lag bars", q("/checks/lag", "topic", topic), 200, []string{"<svg", "watchers · p0"}},
 		{"duplicates over time", q("/checks/duplicates", "topic", topic), 200, []string{"<svg", "duplicates per minute"}},
 		{"missing with a file inside", q("/checks/missing", "topic", topic, "against", "expected.csv", "against_key", "event_id", "match", "value.event_id"), 200, []string{"e9-9"}},
@@ -287,6 +287,8 @@ func keys(m map[string]json.RawMessage) []string {
 	return out
 }
 
+const headersSQL = `SELECT [{'key': 'content-type', 'value': 'application/json'::BLOB}, {'key': 'raw', 'value': '\xFF\x00'::BLOB}] AS headers, NULL::VARCHAR AS n, 7 AS i`
+
 func TestSQL(t *testing.T) {
 	_, ts := newTestServer(t, Options{MaxRows: 5, QueryTimeout: 2 * time.Second})
 	js := map[string]string{"Content-Type": "application/json"}
@@ -305,13 +307,18 @@ func TestSQL(t *testing.T) {
 	}{
 		{"rows as json", "POST", body(`SELECT "partition", count(*) AS n FROM "shop.events-v2" GROUP BY ALL ORDER BY ALL`, "json"), js, 200, []string{`"partition":0,"n":8`, `"partition":1,"n":8`}},
 		{"json by default", "POST", body(`SELECT 1 AS one`, ""), js, 200, []string{`"one":1`}},
+		// A header's value: base64 in json (exact), its text in text (the
+		// SQL page's table) and csv when it is UTF-8, \xHH escapes when not.
+		{"headers in json", "POST", body(headersSQL, "json"), js, 200, []string{`"value":"YXBwbGljYXRpb24vanNvbg=="`, `"value":"/wA="`, `"n":null`}},
+		{"headers as text", "POST", body(headersSQL, "text"), js, 200, []string{`[{\"key\":\"content-type\",\"value\":\"application/json\"},{\"key\":\"raw\",\"value\":\"\\\\xFF\\\\x00\"}]`, `"n":null`, `"i":"7"`}},
+		{"headers in csv", "POST", body(headersSQL, "csv"), js, 200, []string{`""value"":""application/json""`}},
 		{"csv", "POST", body(`SELECT topic, count(*) AS files FROM files GROUP BY ALL`, "csv"), js, 200, []string{"topic,files\nshop.events-v2,2\n"}},
 		{"form encoded", "POST", strings.NewReader(url.Values{"sql": {"SELECT 41+1 AS answer"}}.Encode()), form, 200, []string{`"answer":42`}},
 		{"row limit", "POST", body(`SELECT * FROM range(100) r(i)`, "json"), js, 200, []string{`"i":4`}},
 		{"COPY", "POST", body(`COPY (SELECT 1) TO 'x.csv'`, "json"), js, 400, []string{`"error"`, "SELECT"}},
 		{"ATTACH", "POST", body(`ATTACH 'x.db' AS x`, "json"), js, 400, []string{`"error"`}},
 		{"INSTALL", "POST", body(`INSTALL httpfs`, "json"), js, 400, []string{`"error"`}},
-		{"read_csv", "POST", body(`SELECT * FROM read_csv('/etc/passwd')`, "json"), js, 400, []string{"read_csv() is not allowed"}},
+		{"read_csv", "POST", body(`SELECT * FROM read_csv('/etc/passwd')`, "json"), js, 400, []string{"read_csv() reads one CSV file of the snapshot folder", "not a regular file inside the snapshot folder"}},
 		{"two statements", "POST", body(`SELECT 1; SELECT 2`, "json"), js, 400, []string{"exactly one statement"}},
 		{"SET", "POST", body(`SET threads = 8`, "json"), js, 400, []string{`"error"`}},
 		{"syntax error", "POST", body(`SELEC 1`, "json"), js, 400, []string{`"error"`}},

@@ -50,7 +50,7 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 	}
 	write, ok := resultWriters[req.Format]
 	if !ok {
-		httpError(w, r, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use json, csv or arrow", req.Format))
+		httpError(w, r, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use json, text, csv or arrow", req.Format))
 		return
 	}
 	select {
@@ -235,6 +235,7 @@ type resultWriter func(ctx context.Context, buf *bytes.Buffer, res *result, maxB
 
 var resultWriters = map[string]resultWriter{
 	"json":  writeResultJSON,
+	"text":  writeResultText,
 	"csv":   writeResultCSV,
 	"arrow": writeResultArrow,
 }
@@ -303,4 +304,24 @@ func writeResultCSV(ctx context.Context, buf *bytes.Buffer, res *result, maxByte
 		}
 	}
 	return "text/csv; charset=utf-8", cw.Error()
+}
+
+// writeResultText is writeResultJSON with every value as the text the
+// SQL page shows (queries.Text: a header's UTF-8 value as text, BLOBs as
+// \xHH escapes), NULL as null. The page asks for it; json keeps values
+// exact (BLOBs in base64).
+func writeResultText(ctx context.Context, buf *bytes.Buffer, res *result, maxBytes int) (string, error) {
+	text := &result{columns: res.columns, types: res.types, rows: make([][]any, len(res.rows))}
+	for i, row := range res.rows {
+		out := make([]any, len(row))
+		for j, v := range row {
+			if v != nil {
+				out[j] = queries.Text(v)
+			}
+		}
+		text.rows[i] = out
+	}
+	ct, err := writeResultJSON(ctx, buf, text, maxBytes)
+	res.rows, res.truncated = res.rows[:len(text.rows)], res.truncated || text.truncated
+	return ct, err
 }

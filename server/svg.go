@@ -227,3 +227,90 @@ func timeSVG(title, unit string, ss []series) template.HTML {
 	s.text(chartW-padR, 12, "end", "muted", unit)
 	return s.html()
 }
+
+// silence is a silent stretch of one partition, marked on the heat strip.
+type silence struct {
+	Series   string // the series' name, e.g. "partition 3"
+	From, To time.Time
+	Note     string
+}
+
+// heatSVG draws a heat strip: one row per series (a partition), one cell
+// per time bucket, shaded by how many records the bucket holds against the
+// busiest bucket; a bucket with none is drawn as silent, and each silent
+// stretch the report found is outlined with its length. It stays readable
+// with 6 partitions or 24, where as many lines would be a tangle.
+func heatSVG(title, unit string, step time.Duration, ss []series, silences []silence) template.HTML {
+	const padL, padR, padT, rowH, levels = 84.0, 12.0, 22.0, 14.0, 4
+	var t0, t1 time.Time
+	top := 0.0
+	for _, se := range ss {
+		for _, p := range se.Points {
+			if t0.IsZero() || p.T.Before(t0) {
+				t0 = p.T
+			}
+			if p.T.After(t1) {
+				t1 = p.T
+			}
+			top = math.Max(top, p.V)
+		}
+	}
+	plotW, plotH := chartW-padL-padR, rowH*float64(len(ss))
+	h := padT + plotH + 44
+	s := newSVG(chartW, h, title)
+	if t0.IsZero() || step <= 0 {
+		s.text(chartW/2, h/2, "middle", "muted", "no records with a timestamp")
+		return s.html()
+	}
+	buckets := int(t1.Sub(t0)/step) + 1
+	cellW := plotW / float64(buckets)
+	x := func(t time.Time) float64 { return padL + t.Sub(t0).Seconds()/step.Seconds()*cellW }
+	rowOf := map[string]int{}
+	for i, se := range ss {
+		rowOf[se.Name] = i
+		y := padT + float64(i)*rowH
+		s.text(padL-6, y+rowH*0.75, "end", "label", clip(se.Name, 14))
+		vals := make([]float64, buckets)
+		for _, p := range se.Points {
+			if b := int(p.T.Sub(t0) / step); b >= 0 && b < buckets {
+				vals[b] += p.V
+			}
+		}
+		for b, v := range vals {
+			class := "heat silent"
+			if v > 0 {
+				class = fmt.Sprintf("heat h%d", min(levels, 1+int(v/top*levels)))
+				if v >= top {
+					class = fmt.Sprintf("heat h%d", levels)
+				}
+			}
+			at := t0.Add(time.Duration(b) * step)
+			s.rect(padL+float64(b)*cellW, y+1, cellW+0.05, rowH-2, class,
+				fmt.Sprintf("%s, %s: %s %s", se.Name, at.UTC().Format("2006-01-02 15:04"), number(v), unit))
+		}
+	}
+	for _, si := range silences {
+		i, ok := rowOf[si.Series]
+		if !ok {
+			continue
+		}
+		y := padT + float64(i)*rowH
+		x0, x1 := math.Max(x(si.From), padL), math.Min(x(si.To), padL+plotW)
+		s.rect(x0, y, math.Max(x1-x0, 2), rowH, "silence", si.Note)
+	}
+	s.text(padL, padT+plotH+14, "start", "muted", t0.UTC().Format("2006-01-02 15:04"))
+	s.text(padL+plotW, padT+plotH+14, "end", "muted", t1.Add(step).UTC().Format("2006-01-02 15:04 MST"))
+	ly := padT + plotH + 34
+	s.rect(padL, ly-9, 12, 10, "heat silent", "")
+	s.text(padL+16, ly, "start", "muted", "no records")
+	s.rect(padL+96, ly-9, 12, 10, "silence", "")
+	s.text(padL+112, ly, "start", "muted", "silent stretch")
+	lx := padL + 220
+	s.text(lx, ly, "start", "muted", "fewer")
+	for l := 1; l <= levels; l++ {
+		s.rect(lx+36+float64(l-1)*14, ly-9, 12, 10, fmt.Sprintf("heat h%d", l), "")
+	}
+	s.text(lx+40+levels*14, ly, "start", "muted", "more records (up to "+number(top)+" "+unit+")")
+	s.text(chartW-padR, 12, "end", "muted", unit)
+	return s.html()
+}

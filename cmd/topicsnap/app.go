@@ -138,11 +138,12 @@ func classify(err error, cmdPath string) (int, string) {
 	var ue usageError
 	var ae *dump.AuthzError
 	var ce *dump.ConfigError
+	var se *queries.SQLError
 	switch {
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed, ""
-	case errors.As(err, new(*queries.SQLError)):
-		return exitError, ""
+	case errors.As(err, &se):
+		return exitError, se.Hint
 	case errors.Is(err, context.Canceled) && cmdPath == "topicsnap restore":
 		return exitInterrupted, "run the same command again: committed transactions stay and the restore resumes after them"
 	case errors.Is(err, context.Canceled):
@@ -166,6 +167,9 @@ func classify(err error, cmdPath string) (int, string) {
 	case errors.Is(err, dump.ErrSASLMismatch):
 		return exitAuth, "set security.protocol in --config to what the listener speaks: PLAINTEXT (or SSL) for a listener without SASL; " +
 			"or point --brokers at the port of the broker's SASL listener"
+	case errors.Is(err, dump.ErrSASLRequired):
+		return exitAuth, "set security.protocol=SASL_PLAINTEXT (SASL_SSL over TLS), sasl.mechanism, sasl.username and sasl.password in --config; " +
+			"or point --brokers at the port of the broker's PLAINTEXT listener"
 	case errors.Is(err, dump.ErrAuthentication):
 		return exitAuth, "check sasl.mechanism, sasl.username and sasl.password in --config"
 	case errors.As(err, &ae) && cmdPath == "topicsnap restore":

@@ -315,7 +315,9 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 	} else {
 		fmt.Fprintf(w, "  %s\n", strings.Join(parts, "  "))
 	}
-	// Rows grouped by kind, each as its own table.
+	// Rows grouped by kind, each as its own table, values as the pages
+	// show them (queries.Display: 37,789 records, 3m 20s, 16.56%); the
+	// summary line above and --format json keep the raw numbers.
 	byKind := map[string][]queries.Row{}
 	var kinds []string
 	for _, row := range r.Rows {
@@ -342,7 +344,7 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 			for _, row := range rows {
 				var vals []string
 				for _, c := range cols {
-					vals = append(vals, jsonText(row.Get(c)))
+					vals = append(vals, queries.Display(c, row.Get(c)))
 				}
 				fmt.Fprintf(w, "| %s |\n", strings.Join(vals, " | "))
 			}
@@ -354,7 +356,7 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 		for _, row := range rows {
 			var vals []string
 			for _, c := range cols {
-				vals = append(vals, jsonText(row.Get(c)))
+				vals = append(vals, queries.Display(c, row.Get(c)))
 			}
 			fmt.Fprintf(tw, "  %s\n", strings.Join(vals, "\t"))
 		}

@@ -42,12 +42,16 @@ FILE may be one of the shipped notebooks by name (see: topicsnap notebook ls).`,
 	runCmd.Flags().StringArrayVar(&o.params, "param", nil, "override a front-matter parameter, key=value (repeatable)")
 	lsCmd := &cobra.Command{
 		Use:   "ls",
-		Short: "List the shipped notebooks",
+		Short: "List the shipped notebooks and the data each needs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			for _, e := range notebooks.ListShipped() {
 				fmt.Fprintf(a.stdout, "%-40s %s\n", e.Name, e.Title)
+				if e.Needs != "" {
+					fmt.Fprintf(a.stdout, "%-40s needs %s\n", "", e.Needs)
+				}
 			}
+			fmt.Fprintln(a.stdout, "run one: topicsnap notebook run NAME.md --dir DIR")
 			return nil
 		},
 	}

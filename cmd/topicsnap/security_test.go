@@ -352,3 +352,45 @@ func TestDumpFolderNotWritable(t *testing.T) {
 		})
 	}
 }
+
+// A security.protocol that does not match the listener is named as such,
+// on the real broker's PLAINTEXT and SASL_PLAINTEXT listeners, and not
+// "cannot reach the cluster: EOF".
+func TestSASLListenerMismatch(t *testing.T) {
+	env := needEnv(t, "TOPICSNAP_TEST_BROKERS", "TOPICSNAP_TEST_SASL_BROKERS", "TOPICSNAP_TEST_SASL_USER", "TOPICSNAP_TEST_SASL_PASSWORD")
+	plain, sasl, user, pass := env[0], env[1], env[2], env[3]
+	cases := []struct {
+		name   string
+		config []string
+		texts  []string // all in stderr
+	}{
+		{"SASL client on the PLAINTEXT listener",
+			[]string{"bootstrap.servers=" + plain, "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=SCRAM-SHA-512", "sasl.username=" + user, "sasl.password=" + pass},
+			[]string{plain, "may not speak SASL", "Try: set security.protocol", "SASL listener"}},
+		{"PLAINTEXT client on the SASL listener",
+			[]string{"bootstrap.servers=" + sasl},
+			[]string{sasl, "expects SASL", "security.protocol PLAINTEXT", "Try: set security.protocol=SASL_PLAINTEXT", "sasl.username"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "snaps")
+			code, out, errs := cli(t, "dump", "--config", writeConfig(t, c.config...), "--topic", "any", "--dir", dir, "--timeout", "20s")
+			t.Logf("exit %d, stderr:\n%s", code, errs)
+			if code != exitAuth {
+				t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, exitAuth, out, errs)
+			}
+			for _, s := range c.texts {
+				if !strings.Contains(errs, s) {
+					t.Errorf("stderr %q does not name %q", errs, s)
+				}
+			}
+			if strings.Contains(errs, "cannot reach") || strings.Contains(out+errs, pass) {
+				t.Errorf("stderr %q: says unreachable, or prints the password", errs)
+			}
+			errorAndTry(t, errs)
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("the folder was made: %v", err)
+			}
+		})
+	}
+}

@@ -82,27 +82,225 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 		text = string(b)
 	}
 	// One-shot SQL builds only the views and tables it names (the start-up
-	// is most of a short query's time); the REPL builds all, for .tables,
-	// .schema and completion.
+	// is most of a short query's time); the REPL, and a script with dot
+	// commands, build all, for .tables, .schema and completion.
 	local, err := a.localDir(ctx, o.dir)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
-	eng, err := queries.Open(ctx, local, queries.Options{Lazy: text != ""})
+	eng, err := queries.Open(ctx, local, queries.Options{Lazy: text != "" && !hasDotCommand(text)})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
 	a.warnProblems(eng)
+	s := &sqlSession{a: a, eng: eng, format: o.format, out: a.stdout}
+	defer s.closeOutput()
 	if text == "" {
-		return a.repl(ctx, eng, o)
+		s.timer = true
+		return a.repl(ctx, s)
 	}
-	for _, stmt := range splitStatements(text) {
-		if err := a.runOne(ctx, eng, stmt, o.format, a.stdout, false); err != nil {
+	return s.script(ctx, text)
+}
+
+// sqlSession is what the REPL and a script share: the output format and
+// file, the timer, and the dot commands that set them.
+type sqlSession struct {
+	a       *app
+	eng     *queries.Engine
+	format  string
+	timer   bool
+	out     io.Writer
+	outFile *os.File
+	repl    bool // run statements so that Ctrl-C cancels only them
+}
+
+func (s *sqlSession) closeOutput() {
+	if s.outFile != nil {
+		s.outFile.Close()
+		s.outFile = nil
+	}
+	s.out = s.a.stdout
+}
+
+// script runs text as the REPL would read it, line by line: a line that
+// starts with a dot between statements is a dot command, the rest are
+// statements ending with ';' (the last one may lack it). It stops at the
+// first error.
+func (s *sqlSession) script(ctx context.Context, text string) error {
+	var buf strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		if isDotCommand(buf.String(), line) {
+			quit, err := s.dot(ctx, line)
+			if err != nil || quit {
+				return err
+			}
+			continue
+		}
+		buf.WriteString(line)
+		buf.WriteByte('\n')
+		if statementsComplete(buf.String()) {
+			if err := s.runAll(ctx, buf.String()); err != nil {
+				return err
+			}
+			buf.Reset()
+		}
+	}
+	return s.runAll(ctx, buf.String())
+}
+
+func (s *sqlSession) runAll(ctx context.Context, text string) error {
+	for _, st := range splitStatements(text) {
+		if err := s.run(ctx, st); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// run runs one statement; in the REPL, so that Ctrl-C cancels it and keeps
+// the session.
+func (s *sqlSession) run(ctx context.Context, stmt string) error {
+	if !s.repl {
+		return s.a.runOne(ctx, s.eng, stmt, s.format, s.out, s.timer)
+	}
+	qctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	err := s.a.runOne(qctx, s.eng, stmt, s.format, s.out, s.timer)
+	if err != nil && qctx.Err() != nil && ctx.Err() == nil {
+		return errCancelled
+	}
+	return err
+}
+
+var errCancelled = errors.New("cancelled")
+
+// isDotCommand reports whether line, read after the text pending, is a dot
+// command: it starts with a dot and no statement is under way.
+func isDotCommand(pending, line string) bool {
+	return strings.HasPrefix(strings.TrimSpace(line), ".") && (strings.TrimSpace(pending) == "" || onlyComments(pending))
+}
+
+func hasDotCommand(text string) bool {
+	var buf strings.Builder
+	for _, line := range strings.Split(text, "\n") {
+		if isDotCommand(buf.String(), line) {
+			return true
+		}
+		buf.WriteString(line + "\n")
+		if statementsComplete(buf.String()) {
+			buf.Reset()
+		}
+	}
+	return false
+}
+
+// dot runs a dot command; quit reports .quit.
+func (s *sqlSession) dot(ctx context.Context, line string) (quit bool, err error) {
+	trimmed := strings.TrimSpace(line)
+	fields := strings.Fields(trimmed)
+	arg := strings.TrimSpace(strings.TrimPrefix(trimmed, fields[0]))
+	w := s.a.stdout
+	switch fields[0] {
+	case ".quit", ".exit":
+		return true, nil
+	case ".help":
+		fmt.Fprintln(w, replHelp)
+	case ".tables":
+		return false, s.a.runOne(ctx, s.eng, `SELECT table_name AS name, table_type AS kind FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1`, "table", s.out, false)
+	case ".schema":
+		return false, s.schema(ctx, arg)
+	case ".mode":
+		if arg == "" {
+			fmt.Fprintf(s.out, "current output mode: %s\n", s.format)
+			return false, nil
+		}
+		if !contains(queries.Formats, arg) {
+			return false, usagef(".mode %q: use one of %s", arg, strings.Join(queries.Formats, ", "))
+		}
+		s.format = arg
+	case ".timer":
+		switch arg {
+		case "on", "off":
+			s.timer = arg == "on"
+		case "":
+			fmt.Fprintf(s.out, "timer: %s\n", map[bool]string{true: "on", false: "off"}[s.timer])
+		default:
+			return false, usagef(".timer %q: use on or off", arg)
+		}
+	case ".output":
+		s.closeOutput()
+		if arg != "" {
+			f, err := os.Create(arg)
+			if err != nil {
+				return false, usagef(".output: %v", err)
+			}
+			s.outFile, s.out = f, f
+		}
+	case ".read":
+		b, err := os.ReadFile(arg)
+		if err != nil {
+			return false, usagef(".read: %v", err)
+		}
+		return false, s.script(ctx, string(b))
+	case ".refresh":
+		changed, err := s.eng.Refresh(ctx)
+		if err != nil {
+			return false, err
+		}
+		if changed {
+			fmt.Fprintln(w, "refreshed: new snapshots are visible")
+		} else {
+			fmt.Fprintln(w, "nothing new")
+		}
+	default:
+		return false, usagef("unknown command %s (.help lists them)", fields[0])
+	}
+	return false, nil
+}
+
+// schema writes the columns of one view or table (or of all) with their
+// whole types, a STRUCT's every field included: one line each, never cut.
+func (s *sqlSession) schema(ctx context.Context, name string) error {
+	q := `SELECT table_name, column_name, data_type FROM information_schema.columns
+		WHERE table_schema = 'main' AND (? = '' OR table_name = ?) ORDER BY table_name, ordinal_position`
+	rows, err := s.eng.DB().QueryContext(ctx, q, name, name)
+	if err != nil {
+		return fmt.Errorf("read the schema: %w", queries.CleanError(err))
+	}
+	defer rows.Close()
+	type col struct{ table, name, typ string }
+	var cols []col
+	width := 0
+	for rows.Next() {
+		var c col
+		if err := rows.Scan(&c.table, &c.name, &c.typ); err != nil {
+			return fmt.Errorf("read the schema: %w", err)
+		}
+		cols = append(cols, c)
+		width = max(width, len(c.name))
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read the schema: %w", queries.CleanError(err))
+	}
+	if len(cols) == 0 && name != "" {
+		return usagef(".schema %s: no view or table of that name (.tables lists them)", name)
+	}
+	bw := bufio.NewWriter(s.out)
+	for i, c := range cols {
+		if name == "" && (i == 0 || cols[i-1].table != c.table) {
+			if i > 0 {
+				bw.WriteString("\n")
+			}
+			fmt.Fprintf(bw, "%s\n", c.table)
+		}
+		indent := ""
+		if name == "" {
+			indent = "  "
+		}
+		fmt.Fprintf(bw, "%s%-*s  %s\n", indent, width, c.name, c.typ)
+	}
+	return bw.Flush()
 }
 
 func isTerminalReader(r io.Reader) bool {
@@ -164,6 +362,48 @@ func splitStatements(s string) []string {
 	return out
 }
 
+// statementsComplete reports whether s ends a statement: its last
+// character outside comments is a ';' outside quotes.
+func statementsComplete(s string) bool {
+	inS, inD, inLine, inBlock := false, false, false, false
+	last := byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		next := byte(0)
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		switch {
+		case inLine:
+			inLine = c != '\n'
+		case inBlock:
+			if c == '*' && next == '/' {
+				inBlock = false
+				i++
+			}
+		case inS:
+			inS = c != '\''
+			last = c
+		case inD:
+			inD = c != '"'
+			last = c
+		case c == '\'':
+			inS, last = true, c
+		case c == '"':
+			inD, last = true, c
+		case c == '-' && next == '-':
+			inLine = true
+		case c == '/' && next == '*':
+			inBlock = true
+			i++
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		default:
+			last = c
+		}
+	}
+	return !inS && !inD && !inBlock && last == ';'
+}
+
 func onlyComments(s string) bool {
 	for _, l := range strings.Split(s, "\n") {
 		l = strings.TrimSpace(l)
@@ -193,11 +433,7 @@ func (a *app) runOne(ctx context.Context, eng *queries.Engine, stmt, format stri
 		return fmt.Errorf("run query: %w", err)
 	}
 	defer rows.Close()
-	width := 0
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		width, _, _ = term.GetSize(int(f.Fd()))
-	}
-	wo := queries.WriteOptions{Format: format, Width: width}
+	wo := queries.WriteOptions{Format: format, Width: tableWidth(w)}
 	if timer {
 		wo.Duration = time.Since(start)
 	}
@@ -215,46 +451,68 @@ func (a *app) runOne(ctx context.Context, eng *queries.Engine, stmt, format stri
 	return nil
 }
 
+// tableWidth is the width tables fit: the terminal's when w is one (80
+// when it does not say its size); a pipe or a file has no width, and gets
+// every column (0), nothing cut but cells over WriteOptions.MaxCell.
+func tableWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width > 0 {
+			return width
+		}
+		return 80
+	}
+	return 0
+}
+
 const replHelp = `.tables               list views and tables
 .schema [NAME]        show columns of NAME (or of every view)
-.mode FORMAT          table, csv, json, jsonl, markdown, line
-.timer on|off         show how long each statement took
+.mode [FORMAT]        table, csv, json, jsonl, markdown, line (none: show it)
+.timer [on|off]       show how long each statement took
 .output [FILE]        write results to FILE (no FILE: back to the terminal)
 .read FILE            run the statements in FILE
 .refresh              pick up new snapshots
 .help                 this text
 .quit                 leave (or Ctrl-D)
-Statements end with ';'. Ctrl-C cancels a running query.`
+Statements end with ';'. Ctrl-C cancels a running query.
+Dot commands work in -c, -f and stdin too, on lines of their own.`
 
-func (a *app) repl(ctx context.Context, eng *queries.Engine, o *sqlOptions) error {
+func (a *app) repl(ctx context.Context, s *sqlSession) error {
 	// Ctrl-C during a query reaches main's context too; the session must
-	// outlive it: each query gets its own interrupt (replRun), the session
-	// ends with Ctrl-D or .quit.
+	// outlive it: each query gets its own interrupt (sqlSession.run), the
+	// session ends with Ctrl-D or .quit.
 	ctx = context.WithoutCancel(ctx)
+	s.repl = true
 	home, _ := os.UserHomeDir()
 	rl, err := readline.NewEx(&readline.Config{
 		Prompt:          "topicsnap> ",
 		HistoryFile:     filepath.Join(home, ".topicsnap_history"),
-		AutoComplete:    &completer{ctx: ctx, eng: eng},
+		AutoComplete:    &completer{ctx: ctx, eng: s.eng},
 		InterruptPrompt: "^C",
 		EOFPrompt:       ".quit",
-		Stdin:           io.NopCloser(a.stdin),
-		Stdout:          a.stdout,
-		Stderr:          a.stderr,
+		// A statement of several lines is one history entry (historyEntry),
+		// saved when it is complete, not each of its lines.
+		DisableAutoSaveHistory: true,
+		Stdin:                  io.NopCloser(a.stdin),
+		Stdout:                 a.stdout,
+		Stderr:                 a.stderr,
 	})
 	if err != nil {
 		return fmt.Errorf("start the REPL: %w", err)
 	}
 	defer rl.Close()
-	fmt.Fprintf(a.stdout, "topicsnap sql on %s: %d topics. .help for commands, Ctrl-D to leave.\n", eng.Dir(), len(eng.Topics()))
-	format, timer := "table", true
-	var out io.Writer = a.stdout
-	var outFile *os.File
-	defer func() {
-		if outFile != nil {
-			outFile.Close()
+	fmt.Fprintf(a.stdout, "topicsnap sql on %s: %d topics. .help for commands, Ctrl-D to leave.\n", s.eng.Dir(), len(s.eng.Topics()))
+	report := func(err error) {
+		var se *queries.SQLError
+		switch {
+		case err == nil:
+		case errors.Is(err, errCancelled):
+			fmt.Fprintln(a.stderr, "cancelled")
+		case errors.As(err, &se) && se.Hint != "":
+			fmt.Fprintf(a.stderr, "Error: %s\nTry: %s\n", message(err), se.Hint)
+		default:
+			fmt.Fprintf(a.stderr, "Error: %s\n", message(err))
 		}
-	}()
+	}
 	var buf strings.Builder
 	for {
 		if buf.Len() > 0 {
@@ -270,92 +528,67 @@ func (a *app) repl(ctx context.Context, eng *queries.Engine, o *sqlOptions) erro
 		if err != nil { // io.EOF: Ctrl-D
 			return nil
 		}
-		trimmed := strings.TrimSpace(line)
-		if buf.Len() == 0 && strings.HasPrefix(trimmed, ".") {
-			fields := strings.Fields(trimmed)
-			arg := strings.TrimSpace(strings.TrimPrefix(trimmed, fields[0]))
-			switch fields[0] {
-			case ".quit", ".exit":
+		if isDotCommand(buf.String(), line) {
+			rl.SaveHistory(strings.TrimSpace(line))
+			quit, err := s.dot(ctx, line)
+			if quit {
 				return nil
-			case ".help":
-				fmt.Fprintln(a.stdout, replHelp)
-			case ".tables":
-				a.replRun(ctx, eng, `SELECT table_name AS name, table_type AS kind FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1`, "table", out, false)
-			case ".schema":
-				q := `SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' ORDER BY table_name, ordinal_position`
-				if arg != "" {
-					q = fmt.Sprintf(`SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = 'main' AND table_name = '%s' ORDER BY ordinal_position`, strings.ReplaceAll(arg, "'", "''"))
-				}
-				a.replRun(ctx, eng, q, "table", out, false)
-			case ".mode":
-				if !contains(queries.Formats, arg) {
-					fmt.Fprintf(a.stderr, "Error: .mode %q: use one of %s\n", arg, strings.Join(queries.Formats, ", "))
-					continue
-				}
-				format = arg
-			case ".timer":
-				timer = arg != "off"
-			case ".output":
-				if outFile != nil {
-					outFile.Close()
-					outFile = nil
-				}
-				out = a.stdout
-				if arg != "" {
-					f, err := os.Create(arg)
-					if err != nil {
-						fmt.Fprintf(a.stderr, "Error: %v\n", err)
-						continue
-					}
-					outFile, out = f, f
-				}
-			case ".read":
-				b, err := os.ReadFile(arg)
-				if err != nil {
-					fmt.Fprintf(a.stderr, "Error: %v\n", err)
-					continue
-				}
-				for _, st := range splitStatements(string(b)) {
-					a.replRun(ctx, eng, st, format, out, timer)
-				}
-			case ".refresh":
-				changed, err := eng.Refresh(ctx)
-				if err != nil {
-					fmt.Fprintf(a.stderr, "Error: %v\n", err)
-				} else if changed {
-					fmt.Fprintln(a.stdout, "refreshed: new snapshots are visible")
-				} else {
-					fmt.Fprintln(a.stdout, "nothing new")
-				}
-			default:
-				fmt.Fprintf(a.stderr, "Error: unknown command %s (.help lists them)\n", fields[0])
 			}
+			report(err)
 			continue
 		}
 		buf.WriteString(line)
 		buf.WriteByte('\n')
-		stmts := splitStatements(buf.String())
-		if !strings.HasSuffix(strings.TrimSpace(buf.String()), ";") {
+		if !statementsComplete(buf.String()) {
 			continue
 		}
+		text := buf.String()
 		buf.Reset()
-		for _, st := range stmts {
-			a.replRun(ctx, eng, st, format, out, timer)
+		rl.SaveHistory(historyEntry(text))
+		for _, st := range splitStatements(text) {
+			if err := s.run(ctx, st); err != nil {
+				report(err)
+				break
+			}
 		}
 	}
 }
 
-// replRun runs a statement so that Ctrl-C cancels it and keeps the session.
-func (a *app) replRun(ctx context.Context, eng *queries.Engine, stmt, format string, out io.Writer, timer bool) {
-	qctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	if err := a.runOne(qctx, eng, stmt, format, out, timer); err != nil {
-		if qctx.Err() != nil && ctx.Err() == nil {
-			fmt.Fprintln(a.stderr, "cancelled")
-			return
+// historyEntry is a statement as one history line: the history file holds
+// one entry a line, so line breaks become spaces and -- comments, which
+// would swallow what follows them, are dropped.
+func historyEntry(text string) string {
+	var b strings.Builder
+	inS, inD, inLine := false, false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case inLine:
+			if c != '\n' {
+				continue
+			}
+			inLine = false
+		case inS:
+			inS = c != '\''
+		case inD:
+			inD = c != '"'
+		case c == '\'':
+			inS = true
+		case c == '"':
+			inD = true
+		case c == '-' && i+1 < len(text) && text[i+1] == '-':
+			inLine = true
+			continue
 		}
-		fmt.Fprintf(a.stderr, "Error: %s\n", message(err))
+		if c == '\n' || c == '\r' || c == '\t' {
+			c = ' '
+		}
+		if c == ' ' && !inS && !inD && strings.HasSuffix(b.String(), " ") {
+			continue
+		}
+		b.WriteByte(c)
 	}
+	return strings.TrimSpace(b.String())
 }
 
 // completer offers DuckDB's own completions (sql_auto_complete).

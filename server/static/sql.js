@@ -44,7 +44,9 @@
       method: "POST",
       headers: { "Content-Type": "application/json" },
       credentials: "same-origin",
-      body: JSON.stringify({ sql: editor.value, format: format.value })
+      // The table shows values as text (a header's UTF-8 value as text):
+      // the text format; CSV as it comes.
+      body: JSON.stringify({ sql: editor.value, format: format.value === "json" ? "text" : format.value })
     }).then(function (res) {
       var ms = Math.round(performance.now() - started);
       var n = res.headers.get("X-Topicsnap-Rows");

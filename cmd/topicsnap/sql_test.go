@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/queries"
+)
+
+var teaOnce struct {
+	sync.Once
+	dir string
+	err error
+}
+
+// teaFolder is the tea shop's snapshot folder, written once by code for
+// the tests that only read it.
+func teaFolder(t *testing.T) string {
+	t.Helper()
+	teaOnce.Do(func() {
+		d, err := os.MkdirTemp("", "topicsnap-sql-test-")
+		if err == nil {
+			_, err = seeds.WriteTeaShopFolder(d, seeds.TeaShopConfig{Users: 100, Seed: 7})
+		}
+		teaOnce.dir, teaOnce.err = d, err
+	})
+	if teaOnce.err != nil {
+		t.Fatal(teaOnce.err)
+	}
+	return teaOnce.dir
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if teaOnce.dir != "" {
+		os.RemoveAll(teaOnce.dir)
+	}
+	os.Exit(code)
+}
+
+// Dot commands work in -c, -f and on stdin as in the REPL, on lines of
+// their own between statements; .mode without an argument says the mode;
+// .schema gives a STRUCT's whole type.
+func TestSQLDotCommandsOutsideTheREPL(t *testing.T) {
+	dir := teaFolder(t)
+	// The value's whole type, as DuckDB has it.
+	code, whole, errs := cli(t, "sql", "--dir", dir, "-c", `SELECT data_type FROM information_schema.columns WHERE table_name = 'app_events' AND column_name = 'value'`, "--format", "csv")
+	whole = strings.TrimSpace(strings.TrimPrefix(whole, "data_type\n"))
+	whole = strings.Trim(whole, `"`)
+	whole = strings.ReplaceAll(whole, `""`, `"`)
+	if code != 0 || !strings.HasPrefix(whole, "STRUCT(") || len(whole) < 80 {
+		t.Fatalf("value's type: %d %q %q", code, whole, errs)
+	}
+	file := filepath.Join(t.TempDir(), "q.sql")
+	os.WriteFile(file, []byte(".mode line\nSELECT 1 AS one;\n.mode\n"), 0o644)
+	cases := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  []string
+		not   []string
+	}{
+		{"-c .mode line", []string{"-c", ".mode line\nSELECT 1 AS one, NULL AS nothing"}, "", []string{"    one = 1\nnothing = NULL\n"}, []string{"┌"}},
+		{"-c .mode alone says the mode", []string{"-c", ".mode", "--format", "csv"}, "", []string{"csv"}, nil},
+		{"-f with dot commands", []string{"-f", file}, "", []string{"one = 1", "line"}, []string{"┌"}},
+		{"stdin .schema", nil, ".schema app_events\n", []string{"value", whole}, []string{"…"}},
+		{"stdin .tables then a statement", nil, ".tables\nSELECT\n  42 AS answer;\n", []string{"app_events", "answer", "42"}, nil},
+		{"a dot inside a statement is SQL", []string{"-c", "SELECT\n.5 AS half;", "--format", "csv"}, "", []string{"half\n0.5"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(context.Background(), append([]string{"sql", "--dir", dir}, c.args...), strings.NewReader(c.stdin), &out, &errb)
+			if code != 0 {
+				t.Fatalf("exit %d: %q %q", code, out.String(), errb.String())
+			}
+			for _, s := range c.want {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("no %q in\n%s", s, out.String())
+				}
+			}
+			for _, s := range c.not {
+				if strings.Contains(out.String(), s) {
+					t.Errorf("%q in\n%s", s, out.String())
+				}
+			}
+		})
+	}
+	// A dot command that fails fails the script, with the usual Error/Try.
+	code, out, errs := cli(t, "sql", "--dir", dir, "-c", ".mode xml\nSELECT 1")
+	if code != exitError || !strings.Contains(errs, ".mode") || strings.Contains(out, "1") {
+		t.Fatalf(".mode xml: %d %q %q", code, out, errs)
+	}
+	errorAndTry(t, errs)
+}
+
+// An unquoted offset column gets a hint to quote it.
+func TestSQLOffsetHint(t *testing.T) {
+	dir := teaFolder(t)
+	code, _, errs := cli(t, "sql", "--dir", dir, "-c", `SELECT "partition", offset FROM app_events LIMIT 1`)
+	if code != exitError || !strings.Contains(errs, "Try: "+queries.OffsetHint) {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	if code, out, errs := cli(t, "sql", "--dir", dir, "-c", `SELECT "offset" FROM app_events ORDER BY 1 LIMIT 1 OFFSET 0`, "--format", "csv"); code != 0 || out != "offset\n0\n" {
+		t.Fatalf("quoted: %d %q %q", code, out, errs)
+	}
+}
+
+// The REPL keeps a statement of several lines as one history entry, and
+// a dot command as its own.
+func TestREPLHistoryKeepsAStatementWhole(t *testing.T) {
+	dir := teaFolder(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	in := ".mode csv\nSELECT 1 AS a, -- the first\n  'x  y;' AS b\n  ;\nSELECT 2 AS c;\n"
+	var out, errb bytes.Buffer
+	a := newApp(strings.NewReader(in), &out, &errb)
+	eng, err := queries.Open(context.Background(), dir, queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	s := &sqlSession{a: a, eng: eng, format: "table", out: &out}
+	if err := a.repl(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "a,b\n1,x  y;\n") || errb.Len() > 0 {
+		t.Fatalf("stdout %q stderr %q", out.String(), errb.String())
+	}
+	b, err := os.ReadFile(filepath.Join(home, ".topicsnap_history"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ".mode csv\nSELECT 1 AS a, 'x  y;' AS b ;\nSELECT 2 AS c;\n"
+	if string(b) != want {
+		t.Fatalf("history %q, want %q", b, want)
+	}
+}
