@@ -340,6 +340,10 @@ func TestLockedReadsACSVOfTheFolderOnly(t *testing.T) {
 		{`SELECT count(*)::VARCHAR FROM read_csv([` + lit + ` || '/orders.csv'])`, false},
 		{`SELECT count(*)::VARCHAR FROM read_csv((SELECT file FROM files LIMIT 1))`, false},
 		{`SELECT count(*)::VARCHAR FROM read_parquet(` + lit + ` || '/orders.csv')`, false},
+		// The catalog's own files are not CSV data: the folder's JSON (broker
+		// addresses, configs) stays out of reach.
+		{`SELECT count(*)::VARCHAR FROM read_csv(` + lit + ` || '/topicsnap.json')`, false},
+		{`SELECT count(*)::VARCHAR FROM read_csv(` + lit + ` || '/snapshots/s1.json')`, false},
 	}
 	for _, c := range cases {
 		rows, err := e.Query(ctx, c.q)

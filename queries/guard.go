@@ -529,6 +529,10 @@ func (e *Engine) guardReadCSV(name string, fn any) error {
 	if !e.insideFolder(path) {
 		return refuse("the file is not a regular file inside the snapshot folder")
 	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || !csvData(path) || !csvData(real) {
+		return refuse("only a data file (.csv, .tsv, .txt, optionally .gz) is read this way, never the catalog's own files")
+	}
 	for _, a := range args[1:] {
 		m, _ := a.(map[string]any)
 		left, _ := m["left"].(map[string]any)
@@ -595,4 +599,11 @@ func (e *Engine) insideFolder(path string) bool {
 	}
 	st, err := os.Stat(real)
 	return err == nil && st.Mode().IsRegular()
+}
+
+// csvData tells whether a file's name says it is data a user put in the
+// folder (orders.csv), not one of the catalog's own files (JSON, Parquet).
+func csvData(path string) bool {
+	name := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
+	return strings.HasSuffix(name, ".csv") || strings.HasSuffix(name, ".tsv") || strings.HasSuffix(name, ".txt")
 }
