@@ -18,6 +18,9 @@ func init() {
 func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
 	d.ID = "row(key_raw, value_raw)"
+	if e.opts.Remote != nil {
+		d.ID = "struct(key_raw, value_raw)" // Spark's row
+	}
 	if o.ID != "" {
 		var err error
 		if d.ID, err = e.Expr(ctx, "id", o.ID, o.Topic); err != nil {

@@ -67,6 +67,12 @@ var dialectTemplates = map[string]*template.Template{"spark": loadDialect("spark
 
 var paramRE = regexp.MustCompile(`\$([0-9]+)`)
 
+// typeRE finds the DuckDB type names of a shared file that a dialect
+// spells otherwise (dialectTypes).
+var typeRE = regexp.MustCompile(`\b(VARCHAR|TIMESTAMPTZ)\b`)
+
+var dialectTypes = map[string]map[string]string{"spark": {"VARCHAR": "STRING", "TIMESTAMPTZ": "TIMESTAMP"}}
+
 func loadDialect(dialect string) *template.Template {
 	t := template.New("").Option("missingkey=error")
 	files, err := sqlFS.ReadDir("sql")
@@ -86,8 +92,13 @@ func loadDialect(dialect string) *template.Template {
 		if err != nil {
 			panic(err)
 		}
+		text := stripComments(string(b))
+		if src == "sql/"+name {
+			// A file both engines read: DuckDB's type names are Spark's.
+			text = typeRE.ReplaceAllStringFunc(text, func(m string) string { return dialectTypes[dialect][m] })
+		}
 		// Only the file's own text is rewritten, before any value is in it.
-		text := paramRE.ReplaceAllStringFunc(stripComments(string(b)), func(m string) string {
+		text = paramRE.ReplaceAllStringFunc(text, func(m string) string {
 			var n int
 			fmt.Sscan(m[1:], &n)
 			return fmt.Sprintf("{{index .Args %d}}", n-1)
@@ -426,4 +437,31 @@ func sparkSchema(structure string) (string, error) {
 		return "", fmt.Errorf("unexpected %v in the structure", tok)
 	}
 	return walk()
+}
+
+// QueryRemote runs one read-only SELECT of a user on the remote, over the
+// same views and catalog tables as DuckDB's. The statement is judged by
+// the guard (guard.go) with DuckDB's parser first: what DuckDB cannot
+// parse as one SELECT is refused, whatever Spark would make of it.
+func (e *Engine) QueryRemote(ctx context.Context, q string) ([]string, [][]any, error) {
+	r := e.opts.Remote
+	if r == nil {
+		return nil, nil, fmt.Errorf("%w: no remote engine", ErrRefused)
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect duckdb: %w", err)
+	}
+	doc, err := parseSQL(ctx, conn, q)
+	if err == nil {
+		err = e.guard(ctx, conn, doc)
+	}
+	conn.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.ensureRemote(ctx); err != nil {
+		return nil, nil, err
+	}
+	return r.Query(ctx, q)
 }

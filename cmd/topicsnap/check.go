@@ -23,6 +23,7 @@ type checkOptions struct {
 	format string
 	strict bool
 	list   bool
+	engine engineOptions
 	raw    map[string]*string // each check option's flag, by option name
 }
 
@@ -93,6 +94,7 @@ checks and the options each takes.`,
 	f.StringVar(&o.format, "format", "table", "table, json or markdown")
 	f.BoolVar(&o.strict, "strict", false, "exit 1 on warn too")
 	f.BoolVar(&o.list, "list", false, "list the checks and their options")
+	addEngineFlags(f, &o.engine)
 	for _, op := range sortedOptions() {
 		var takers []string
 		for _, c := range queries.Checks() {
@@ -149,7 +151,14 @@ func writeCheckList(w io.Writer) error {
 }
 
 func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error {
-	eng, err := queries.Open(ctx, o.dir, queries.Options{})
+	remote, err := o.engine.open(ctx)
+	if err != nil {
+		return err
+	}
+	if remote != nil {
+		defer remote.Close()
+	}
+	eng, err := queries.Open(ctx, o.dir, queries.Options{Remote: remote})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}

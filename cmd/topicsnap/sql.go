@@ -26,6 +26,7 @@ type sqlOptions struct {
 	query  string
 	file   string
 	format string
+	engine engineOptions
 }
 
 func (a *app) sqlCmd() *cobra.Command {
@@ -54,6 +55,7 @@ Without -c or -f, and with a terminal, it opens a REPL (.help lists its commands
 	cmd.Flags().StringVarP(&o.query, "command", "c", "", "run this SQL and exit")
 	cmd.Flags().StringVarP(&o.file, "file", "f", "", "run the SQL in this file and exit")
 	cmd.Flags().StringVar(&o.format, "format", "table", "output: table, csv, json, jsonl, markdown, line, parquet")
+	addEngineFlags(cmd.Flags(), &o.engine)
 	return cmd
 }
 
@@ -85,12 +87,42 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	// One-shot SQL builds only the views and tables it names (the start-up
 	// is most of a short query's time); the REPL builds all, for .tables,
 	// .schema and completion.
-	eng, err := queries.Open(ctx, o.dir, queries.Options{Lazy: text != ""})
+	remote, err := o.engine.open(ctx)
+	if err != nil {
+		return err
+	}
+	if remote != nil {
+		defer remote.Close()
+		if text == "" {
+			return usagef("--engine spark runs one statement: give it with -c, -f or on stdin (the REPL is DuckDB's)")
+		}
+		if o.format == "parquet" {
+			return usagef("--engine spark: --format parquet is DuckDB's; use csv, json, jsonl, table, markdown or line")
+		}
+	}
+	eng, err := queries.Open(ctx, o.dir, queries.Options{Lazy: text != "" && remote == nil, Remote: remote})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
 	a.warnProblems(eng)
+	if remote != nil {
+		for _, stmt := range splitStatements(text) {
+			cols, rows, err := eng.QueryRemote(ctx, stmt)
+			if err != nil {
+				return fmt.Errorf("run query on spark: %w", err)
+			}
+			bw := bufio.NewWriterSize(a.stdout, 1<<16)
+			_, err = queries.WriteValues(bw, cols, rows, queries.WriteOptions{Format: o.format})
+			if ferr := bw.Flush(); err == nil {
+				err = ferr
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	if text == "" {
 		return a.repl(ctx, eng, o)
 	}
