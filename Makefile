@@ -24,7 +24,7 @@ test: vet nocgo
 	@c=$$(scripts/chromium.sh) && echo "TOPICSNAP_CHROMIUM=$$c" >> /tmp/topicsnap-kafka-env
 	@k=$$(scripts/kcat.sh) && echo "TOPICSNAP_KCAT=$$k" >> /tmp/topicsnap-kafka-env
 	@set -a; source /tmp/topicsnap-kafka-env; set +a; \
-	status=0; \
+	status=0; $(SPARK_START) \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_SASL_BROKERS=$$KAFKA_SASL_BROKERS \
 	TOPICSNAP_TEST_SASL_USER=$$KAFKA_SASL_USER TOPICSNAP_TEST_SASL_PASSWORD=$$KAFKA_SASL_PASSWORD \
 	TOPICSNAP_TEST_SSL_BROKERS=$$KAFKA_SSL_BROKERS TOPICSNAP_TEST_SSL_CA=$$KAFKA_SSL_CA \
@@ -33,7 +33,17 @@ test: vet nocgo
 	$(GO) test -count=1 -timeout 30m ./... || status=$$?; \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_RESTART=1 \
 	$(GO) test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1; \
-	scripts/kafka.sh stop; exit $$status
+	$(SPARK_STOP) scripts/kafka.sh stop; exit $$status
+
+# Spark Connect for the Spark tests (queries: TestSparkAgreesWithDuckDB and
+# the partitioners' vectors): installed from PyPI and started once per
+# `make test`, stopped whatever the outcome (SPARK_STOP runs before the
+# broker's stop). Ports 38100-38102, state in /tmp/topicsnap-spark-test.
+SPARK_ENV := TOPICSNAP_SPARK_DIR=/tmp/topicsnap-spark-test TOPICSNAP_SPARK_PORT=38100
+SPARK_START := trap '$(SPARK_ENV) scripts/spark.sh stop' EXIT; \
+	spark_env=$$($(SPARK_ENV) scripts/spark.sh start) || status=1; \
+	export TOPICSNAP_TEST_SPARK_REMOTE=$$(sed -n 's/^TOPICSNAP_SPARK_REMOTE=//p' <<<"$$spark_env");
+SPARK_STOP := $(SPARK_ENV) scripts/spark.sh stop;
 
 # A soak: dump --follow for SOAK (5m) while producing, with three broker
 # restarts, then exact coverage. Restarts the broker, so it runs alone.

@@ -177,6 +177,13 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 			continue
 		}
 		r, err := eng.RunCheck(ctx, n, o.CheckOptions)
+		var noe *queries.NotOnEngineError
+		if name == "all" && errors.As(err, &noe) {
+			// Said, never silently left out, and never "ok".
+			reports = append(reports, &queries.Report{Check: n, Topic: o.Topic, Status: queries.StatusSkipped,
+				Message: "not run: " + noe.Error(), Summary: queries.NewRow(), Rows: []queries.Row{}})
+			continue
+		}
 		if err != nil {
 			var ne *queries.NeedsError
 			if errors.As(err, &ne) {
