@@ -82,6 +82,10 @@ func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 			}
 		}
 		d.Expected = fmt.Sprintf("(SELECT (%s) AS k, (%s) AS b FROM %s WHERE (%s))", match, by, at, where)
+		if e.opts.Remote != nil {
+			// Spark reads "FROM t WHERE (x)" as t aliased WHERE(x): an alias first.
+			d.Expected = fmt.Sprintf("(SELECT (%s) AS k, (%s) AS b FROM %s AS a WHERE (%s))", match, by, at, where)
+		}
 	}
 	rows, err := e.run(ctx, "missing", d, args...)
 	if err != nil {
