@@ -160,3 +160,20 @@ func jsonDiff(at string, x, y any) string {
 	}
 	return ""
 }
+
+// TestSparkSaysWhatItCannot: a check that cannot give DuckDB's answer on
+// Spark fails there with ErrNotOnEngine, never an answer of its own.
+func TestSparkSaysWhatItCannot(t *testing.T) {
+	s := sparkRemote(t)
+	ctx := context.Background()
+	f := agreementFolders(t)[0]
+	e, err := Open(ctx, f.dir, Options{Remote: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(ctx, "duplicates", CheckOptions{Topic: f.topic})
+	if !errors.Is(err, ErrNotOnEngine) || r != nil {
+		t.Fatalf("duplicates without --id on spark: %v, %v; want ErrNotOnEngine", r, err)
+	}
+}
