@@ -9,7 +9,7 @@
 # a new topicsnap process, so a new Spark session: its views are made anew.
 #
 # Usage: scripts/bench-spark.sh [N]        (N records, default 5000000)
-# Environment: BENCH_DIR (default /tmp/topicsnap-bench-spark), RUNS (3),
+# Environment: BENCH_DIR (default /tmp/topicsnap-bench-spark), RUNS (3), CHECKS (all),
 #   TOPICSNAP_SPARK_PORT (38200), TOPICSNAP_SPARK_DIR (/tmp/topicsnap-spark-bench),
 #   TOPICSNAP_SPARK_REMOTE (use this server instead of starting one).
 # The table is printed and kept in $BENCH_DIR/bench-spark-N.md.
@@ -50,7 +50,7 @@ echo "## every check on $N records, DuckDB and Spark Connect ($(nproc) cores, Sp
 echo
 echo "| check | DuckDB s | Spark first s | Spark s (median of $RUNS) | Spark / DuckDB |"
 echo "| --- | --- | --- | --- | --- |"
-for check in gaps duplicates skew keys order freshness values lag; do
+for check in ${CHECKS:-gaps duplicates skew keys order freshness values lag}; do
   args=(check "$check" --dir "$SNAP" --topic $TOPIC --format json)
   [ "$check" = duplicates ] && args+=(--id value.event_id)
   d=$(median_time bin/topicsnap "${args[@]}")
