@@ -1,12 +1,17 @@
 # topicsnap's build, tests and benchmarks. `make test` sets up everything it
-# needs on a fresh machine (the Kafka broker jars from Maven Central) and
-# starts and stops a real broker on loopback itself.
+# needs on a fresh machine from the package registries (Kafka and Apicurio
+# from Maven Central, versitygw from the Go proxy, pyspark from PyPI,
+# Chromium and kcat from Debian) and starts and stops each server on
+# loopback itself (scripts/test.sh).
 SHELL := /bin/bash
 GO ?= go
 BIN := bin/topicsnap
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
 # The S3 server (versitygw) of the bucket tests: scripts/s3.sh.
 export TOPICSNAP_S3_DIR ?= /tmp/topicsnap-s3-test
+# The Schema Registry (Apicurio) and Spark Connect of the tests.
+export TOPICSNAP_REGISTRY_DIR ?= /tmp/topicsnap-registry-test
+export TOPICSNAP_SPARK_DIR ?= /tmp/topicsnap-spark-test
 
 .PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve bench-avro clean kafka-start kafka-stop
 

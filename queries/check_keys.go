@@ -55,7 +55,7 @@ func (e *Engine) placement(ctx context.Context, topic string, limit int) (*place
 		return pl, nil
 	}
 	// Earlier counts: those a cut recorded, else every count below n.
-	known, err := e.queryRows(ctx, `SELECT DISTINCT partition_count FROM snapshots WHERE topic = $1 AND partition_count < $2 ORDER BY 1`, topic, n)
+	known, err := e.run(ctx, "keys_counts", d, topic, n)
 	if err != nil {
 		return nil, err
 	}
@@ -82,6 +82,12 @@ func (e *Engine) placement(ctx context.Context, topic string, limit int) (*place
 		return pl, nil // not every misplaced record is on an earlier count's partition
 	}
 	m := asInt(best[0].Get("old_count"))
+	if r := e.opts.Remote; r != nil {
+		// The seam's statement is DuckDB's only: say so rather than judge
+		// the records by today's count alone.
+		return nil, &NotOnEngineError{Check: "keys", Engine: r.Dialect(),
+			Why: fmt.Sprintf("every misplaced record fits an earlier partition count (%d), and the seam of a count change is computed on DuckDB only", m)}
+	}
 	seam, err := e.run(ctx, "keys_seam", d, n, m, limit)
 	if err != nil {
 		return nil, err

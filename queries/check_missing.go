@@ -46,6 +46,20 @@ func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 		bj, _ := json.Marshal(bys)
 		args = []any{string(kj), string(bj)}
 		d.Expected = `(SELECT unnest(from_json($1::JSON, '["VARCHAR"]')) AS k, unnest(from_json($2::JSON, '["VARCHAR"]')) AS b)`
+		if r := e.opts.Remote; r != nil {
+			// A remote takes the lists as literals (its dialect has no
+			// bound parameters here): rendered, never spliced as text.
+			kl, err := r.Literal(string(kj))
+			if err != nil {
+				return nil, err
+			}
+			bl, err := r.Literal(string(bj))
+			if err != nil {
+				return nil, err
+			}
+			d.Expected = fmt.Sprintf("(SELECT inline(arrays_zip(from_json(%s, 'ARRAY<STRING>'), from_json(%s, 'ARRAY<STRING>'))) AS (k, b))", kl, bl)
+			args = nil
+		}
 	} else {
 		if _, ok := e.Topic(o.AgainstTopic); !ok {
 			return nil, optErr("against_topic", o.AgainstTopic, "has no snapshot (topicsnap ls lists the topics)")
@@ -68,6 +82,10 @@ func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 			}
 		}
 		d.Expected = fmt.Sprintf("(SELECT (%s) AS k, (%s) AS b FROM %s WHERE (%s))", match, by, at, where)
+		if e.opts.Remote != nil {
+			// Spark reads "FROM t WHERE (x)" as t aliased WHERE(x): an alias first.
+			d.Expected = fmt.Sprintf("(SELECT (%s) AS k, (%s) AS b FROM %s AS a WHERE (%s))", match, by, at, where)
+		}
 	}
 	rows, err := e.run(ctx, "missing", d, args...)
 	if err != nil {

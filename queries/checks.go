@@ -36,6 +36,10 @@ type Check struct {
 	// Needs, if set, lists the options o lacks that the check cannot run
 	// without ("a|b": one of them); `check all` skips it and says so.
 	Needs func(o CheckOptions) []string
+	// NotOn names the remote engines (by dialect) the check cannot run on
+	// yet, and why: there it fails with a *NotOnEngineError, never an
+	// answer it cannot stand by.
+	NotOn map[string]string
 
 	run func(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 }
@@ -290,6 +294,9 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 		if needs := c.Needs(o); len(needs) > 0 {
 			return nil, &NeedsError{Check: name, Needs: needs}
 		}
+	}
+	if r := e.opts.Remote; r != nil && c.NotOn[r.Dialect()] != "" {
+		return nil, &NotOnEngineError{Check: name, Engine: r.Dialect(), Why: c.NotOn[r.Dialect()]}
 	}
 	if o.Limit <= 0 {
 		o.Limit = 50

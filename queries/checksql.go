@@ -24,6 +24,7 @@ type sqlData struct {
 	T, All                        string
 	ID, By, Expr, Time, EventTime string
 	Match, Where, Expected        string
+	Args                          []string // a remote dialect's literals of $1, $2...
 }
 
 // loadTemplates parses the checks' SQL files. A file's comment lines
@@ -36,6 +37,9 @@ func loadTemplates() *template.Template {
 		panic(err)
 	}
 	for _, f := range files {
+		if strings.Count(path.Base(f), ".") > 1 {
+			continue // NAME.DIALECT.sql: another engine's variant (remote.go)
+		}
 		b, err := sqlFS.ReadFile(f)
 		if err != nil {
 			panic(err)
@@ -69,6 +73,12 @@ func render(name string, d sqlData) (string, error) {
 // every engine: a check runs one read-only SELECT over the topic views and
 // catalog tables, whatever its options said.
 func (e *Engine) queryRows(ctx context.Context, q string, args ...any) ([]Row, error) {
+	if e.opts.Remote != nil {
+		if len(args) > 0 {
+			return nil, fmt.Errorf("a statement with arguments on %s: render it from a file (run)", e.opts.Remote.Dialect())
+		}
+		return e.queryRemote(ctx, q)
+	}
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("connect duckdb: %w", err)
@@ -111,6 +121,9 @@ func (e *Engine) queryRows(ctx context.Context, q string, args ...any) ([]Row, e
 }
 
 func (e *Engine) run(ctx context.Context, name string, d sqlData, args ...any) ([]Row, error) {
+	if e.opts.Remote != nil {
+		return e.runRemote(ctx, name, d, args)
+	}
 	q, err := render(name, d)
 	if err != nil {
 		return nil, err

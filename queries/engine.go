@@ -37,6 +37,10 @@ type Options struct {
 	// that fails with a catalog error. Topics() lists every topic, but
 	// JSON and Structure are only known for built ones.
 	Lazy bool
+	// Remote, if set, is the engine the checks' statements run on (Spark
+	// Connect, package queries/spark); DuckDB keeps the catalog and judges
+	// expressions. The caller closes it.
+	Remote Remote
 }
 
 // Topic describes one topic's views.
@@ -74,6 +78,10 @@ type Engine struct {
 	system   map[string]bool // lower-case names of DuckDB's own tables and views (guard.go), read once when first needed
 	systemMu sync.Mutex
 	tempDir  string // this engine's private spill folder, removed at Close
+
+	remoteMu      sync.Mutex // held while the remote's views are built
+	remoteVersion string     // the catalog version the remote's views were built from
+	remoteFuncs   bool       // the remote's functions are made
 }
 
 // ErrRefused marks SQL a locked engine will not run.

@@ -47,17 +47,40 @@ func WriteRows(ctx context.Context, w io.Writer, rows *sql.Rows, o WriteOptions)
 	if err != nil {
 		return Stats{}, err
 	}
-	st := Stats{Columns: cols}
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	next := func() (bool, error) {
+	return writeResult(w, cols, vals, func() (bool, error) {
 		if !rows.Next() {
 			return false, rows.Err()
 		}
-		if err := rows.Scan(ptrs...); err != nil {
+		return true, rows.Scan(ptrs...)
+	}, o)
+}
+
+// WriteValues writes rows already read (a remote engine's result, see
+// Engine.QueryRemote) as WriteRows writes DuckDB's.
+func WriteValues(w io.Writer, cols []string, rows [][]any, o WriteOptions) (Stats, error) {
+	vals := make([]any, len(cols))
+	i := 0
+	return writeResult(w, cols, vals, func() (bool, error) {
+		if i >= len(rows) {
+			return false, nil
+		}
+		copy(vals, rows[i])
+		i++
+		return true, nil
+	}, o)
+}
+
+// writeResult writes the rows read, each into vals, in o's format.
+func writeResult(w io.Writer, cols []string, vals []any, read func() (bool, error), o WriteOptions) (Stats, error) {
+	st := Stats{Columns: cols}
+	next := func() (bool, error) {
+		ok, err := read()
+		if err != nil || !ok {
 			return false, err
 		}
 		st.Rows++

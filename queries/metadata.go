@@ -28,6 +28,38 @@ type jsonRows struct {
 // loadMetadata creates and fills the catalog tables named in only. Each
 // table is loaded with one statement from a bound JSON document.
 func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*catalog.ClusterSnapshot, only map[string]bool) error {
+	for _, t := range metadataRows(tfs, snaps) {
+		if !only[t.table] {
+			continue
+		}
+		b, err := json.Marshal(t.rows)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", t.table, err)
+		}
+		var defs, names, structure []string
+		for _, c := range t.columns {
+			name, typ, _ := strings.Cut(c, " ")
+			defs = append(defs, quoteIdent(name)+" "+typ)
+			names = append(names, quoteIdent(name))
+			structure = append(structure, fmt.Sprintf("%q:%q", name, typ))
+		}
+		ddl := fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", quoteIdent(t.table), strings.Join(defs, ", "))
+		if _, err := tx.ExecContext(ctx, ddl); err != nil {
+			return fmt.Errorf("create table %s: %w", t.table, err)
+		}
+		ins := fmt.Sprintf("INSERT INTO %s SELECT %s FROM (SELECT unnest(from_json(?::JSON, %s), recursive := true))",
+			quoteIdent(t.table), strings.Join(names, ", "), quoteString("[{"+strings.Join(structure, ",")+"}]"))
+		if _, err := tx.ExecContext(ctx, ins, string(b)); err != nil {
+			return fmt.Errorf("load table %s: %w", t.table, err)
+		}
+	}
+	return nil
+}
+
+// metadataRows are the catalog tables' rows, the same for every engine:
+// each table's columns (name and DuckDB type) and its rows, as JSON encodes
+// them (times in RFC 3339 to the microsecond, as both engines keep them).
+func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows {
 	type fileRow struct {
 		Topic          string `json:"topic"`
 		Partition      int32  `json:"partition"`
@@ -106,7 +138,7 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 		Host       string  `json:"host"`
 		Assigned   []int32 `json:"assigned_partitions"`
 	}
-	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+	ts := func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") }
 	files, lost := []fileRow{}, []lostRow{}
 	for _, tf := range tfs {
 		for _, m := range tf.manifests {
@@ -146,7 +178,7 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 		}
 	}
 	hist, commits := groupHistory(snaps)
-	tables := []jsonRows{
+	return []jsonRows{
 		{"files", []string{"topic VARCHAR", "partition INTEGER", "file VARCHAR", "path VARCHAR", "first_offset BIGINT", "last_offset BIGINT", "records BIGINT", "control_records BIGINT", "bytes BIGINT", "min_timestamp_ms BIGINT", "max_timestamp_ms BIGINT", "snapshot_id VARCHAR", "written_at TIMESTAMPTZ"}, files},
 		{"lost_ranges", []string{"topic VARCHAR", "partition INTEGER", "kind VARCHAR", "from_offset BIGINT", "to_offset BIGINT", "offsets BIGINT", "detected_at TIMESTAMPTZ", "snapshot_id VARCHAR"}, lost},
 		{"snapshots", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition_count INTEGER", "replication_factor INTEGER", "dumped_partitions INTEGER[]",
@@ -158,30 +190,4 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 		{"group_history", historyColumns, hist},
 		{"group_commits", commitColumns, commits},
 	}
-	for _, t := range tables {
-		if !only[t.table] {
-			continue
-		}
-		b, err := json.Marshal(t.rows)
-		if err != nil {
-			return fmt.Errorf("encode %s: %w", t.table, err)
-		}
-		var defs, names, structure []string
-		for _, c := range t.columns {
-			name, typ, _ := strings.Cut(c, " ")
-			defs = append(defs, quoteIdent(name)+" "+typ)
-			names = append(names, quoteIdent(name))
-			structure = append(structure, fmt.Sprintf("%q:%q", name, typ))
-		}
-		ddl := fmt.Sprintf("CREATE OR REPLACE TABLE %s (%s)", quoteIdent(t.table), strings.Join(defs, ", "))
-		if _, err := tx.ExecContext(ctx, ddl); err != nil {
-			return fmt.Errorf("create table %s: %w", t.table, err)
-		}
-		ins := fmt.Sprintf("INSERT INTO %s SELECT %s FROM (SELECT unnest(from_json(?::JSON, %s), recursive := true))",
-			quoteIdent(t.table), strings.Join(names, ", "), quoteString("[{"+strings.Join(structure, ",")+"}]"))
-		if _, err := tx.ExecContext(ctx, ins, string(b)); err != nil {
-			return fmt.Errorf("load table %s: %w", t.table, err)
-		}
-	}
-	return nil
 }

@@ -10,6 +10,7 @@
 #   scripts/kcat.sh      Debian's kcat, a real librdkafka producer
 #   scripts/s3.sh        Versity S3 Gateway (versitygw) from the Go proxy
 #   scripts/registry.sh  Apicurio Registry (its Confluent API) from Maven Central
+#   scripts/spark.sh     Spark Connect (pyspark 4.3.0 from PyPI, on Java 17)
 #
 # Each start prints KEY=VALUE lines; they are read into the environment and
 # handed to go test as the TOPICSNAP_TEST_* variables the tests look for.
@@ -40,6 +41,7 @@ start() {
 start kafka
 start s3
 start registry
+start spark
 c="$(scripts/chromium.sh)" || exit 1
 k="$(scripts/kcat.sh)" || exit 1
 set -a
@@ -57,7 +59,7 @@ TOPICSNAP_TEST_SASL_USER=$KAFKA_SASL_USER TOPICSNAP_TEST_SASL_PASSWORD=$KAFKA_SA
 TOPICSNAP_TEST_SSL_BROKERS=$KAFKA_SSL_BROKERS TOPICSNAP_TEST_SSL_CA=$KAFKA_SSL_CA \
 TOPICSNAP_TEST_NOACL_USER=$KAFKA_NOACL_USER TOPICSNAP_TEST_NOACL_PASSWORD=$KAFKA_NOACL_PASSWORD \
 TOPICSNAP_TEST_KAFKA_SCRIPT="$PWD/scripts/kafka.sh" TOPICSNAP_CHROMIUM="$c" TOPICSNAP_KCAT="$k" \
-TOPICSNAP_TEST_REGISTRY=$SCHEMA_REGISTRY_URL \
+TOPICSNAP_TEST_REGISTRY=$SCHEMA_REGISTRY_URL TOPICSNAP_TEST_SPARK_REMOTE=$TOPICSNAP_SPARK_REMOTE \
 	"$GO" test -count=1 -timeout 30m ./... || status=$?
 # Restarts the broker, so it runs alone, after the rest.
 TOPICSNAP_TEST_BROKERS=$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT="$PWD/scripts/kafka.sh" TOPICSNAP_TEST_RESTART=1 \

@@ -15,6 +15,7 @@ import (
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/queries"
+	"github.com/topicsnap/topicsnap/queries/spark"
 )
 
 // Exit codes. They are part of the contract: scripts branch on them.
@@ -144,6 +145,12 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitCheckFailed, ""
 	case errors.As(err, &se):
 		return exitError, se.Hint
+	case errors.As(err, new(*spark.Error)):
+		return exitError, ""
+	case errors.Is(err, spark.ErrUnreachable):
+		return exitUnreachable, "start a Spark Connect server that sees this folder at the same path (scripts/spark.sh start runs one on this machine) and pass its address with --spark-remote sc://HOST:PORT"
+	case errors.Is(err, queries.ErrNotOnEngine):
+		return exitError, "run the check on DuckDB (without --engine spark)"
 	case errors.Is(err, context.Canceled) && cmdPath == "topicsnap restore":
 		return exitInterrupted, "run the same command again: committed transactions stay and the restore resumes after them"
 	case errors.Is(err, context.Canceled):

@@ -26,6 +26,7 @@ type sqlOptions struct {
 	query  string
 	file   string
 	format string
+	engine engineOptions
 }
 
 func (a *app) sqlCmd() *cobra.Command {
@@ -53,6 +54,7 @@ Without -c or -f, and with a terminal, it opens a REPL (.help lists its commands
 	cmd.Flags().StringVarP(&o.query, "command", "c", "", "run this SQL and exit")
 	cmd.Flags().StringVarP(&o.file, "file", "f", "", "run the SQL in this file and exit")
 	cmd.Flags().StringVar(&o.format, "format", "table", "output: table, csv, json, jsonl, markdown, line, parquet")
+	addEngineFlags(cmd.Flags(), &o.engine)
 	return cmd
 }
 
@@ -84,16 +86,46 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	// One-shot SQL builds only the views and tables it names (the start-up
 	// is most of a short query's time); the REPL, and a script with dot
 	// commands, build all, for .tables, .schema and completion.
+	remote, err := o.engine.open(ctx)
+	if err != nil {
+		return err
+	}
+	if remote != nil {
+		defer remote.Close()
+		if text == "" {
+			return usagef("--engine spark runs one statement: give it with -c, -f or on stdin (the REPL is DuckDB's)")
+		}
+		if o.format == "parquet" {
+			return usagef("--engine spark: --format parquet is DuckDB's; use csv, json, jsonl, table, markdown or line")
+		}
+	}
 	local, err := a.localDir(ctx, o.dir)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
-	eng, err := queries.Open(ctx, local, queries.Options{Lazy: text != "" && !hasDotCommand(text)})
+	eng, err := queries.Open(ctx, local, queries.Options{Lazy: text != "" && remote == nil && !hasDotCommand(text), Remote: remote})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
 	a.warnProblems(eng)
+	if remote != nil {
+		for _, stmt := range splitStatements(text) {
+			cols, rows, err := eng.QueryRemote(ctx, stmt)
+			if err != nil {
+				return fmt.Errorf("run query on spark: %w", err)
+			}
+			bw := bufio.NewWriterSize(a.stdout, 1<<16)
+			_, err = queries.WriteValues(bw, cols, rows, queries.WriteOptions{Format: o.format})
+			if ferr := bw.Flush(); err == nil {
+				err = ferr
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	s := &sqlSession{a: a, eng: eng, format: o.format, out: a.stdout}
 	defer s.closeOutput()
 	if text == "" {

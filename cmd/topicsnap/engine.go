@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/topicsnap/topicsnap/queries"
+	"github.com/topicsnap/topicsnap/queries/spark"
+)
+
+// engineOptions choose where check and sql run their statements: the
+// embedded DuckDB, or an Apache Spark Connect server that sees the same
+// folder (same path) with the same views.
+type engineOptions struct {
+	engine string
+	remote string
+}
+
+func addEngineFlags(f *pflag.FlagSet, o *engineOptions) {
+	f.StringVar(&o.engine, "engine", "duckdb", "where the SQL runs: duckdb (embedded) or spark (a Spark Connect server)")
+	f.StringVar(&o.remote, "spark-remote", os.Getenv("TOPICSNAP_SPARK_REMOTE"), "--engine spark: the Spark Connect server, sc://HOST:PORT (default $TOPICSNAP_SPARK_REMOTE)")
+}
+
+// open connects to the remote engine chosen, or returns nil for DuckDB.
+// The caller closes what it returns.
+func (o *engineOptions) open(ctx context.Context) (queries.Remote, error) {
+	switch o.engine {
+	case "duckdb", "":
+		return nil, nil
+	case "spark":
+		if o.remote == "" {
+			return nil, usagef("--engine spark needs --spark-remote sc://HOST:PORT (or TOPICSNAP_SPARK_REMOTE)")
+		}
+		if err := spark.ParseRemote(o.remote); err != nil {
+			return nil, usageError{err}
+		}
+		s, err := spark.Connect(ctx, o.remote)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	return nil, usagef("--engine %q: use duckdb or spark", o.engine)
+}

@@ -1,0 +1,467 @@
+package queries
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"text/template"
+)
+
+// A Remote is another SQL engine the checks' statements run on, the
+// engine's DuckDB keeping the catalog and judging user expressions (Expr)
+// as always: Apache Spark through Spark Connect (package queries/spark).
+// The remote sees the same records: its views are built here from the
+// same manifests as DuckDB's (committed files only, each named, markers
+// and aborted records apart), and its catalog tables from the same rows.
+type Remote interface {
+	// Dialect names the engine ("spark"): the SQL files NAME.DIALECT.sql
+	// are its variants of NAME.sql.
+	Dialect() string
+	// Exec runs a statement that returns no rows.
+	Exec(ctx context.Context, stmt string) error
+	// Query runs a SELECT; values come as DuckDB's driver gives them.
+	Query(ctx context.Context, stmt string) (cols []string, rows [][]any, err error)
+	// Literal renders a value as the dialect's literal, needing no escaping.
+	Literal(v any) (string, error)
+	Close() error
+}
+
+// ErrNotOnEngine marks a check that has no statement for the engine it was
+// asked to run on: it says so rather than give an answer it cannot stand by.
+var ErrNotOnEngine = errors.New("not available on this engine")
+
+// NotOnEngineError is a check (or an option of one) that cannot run on
+// the remote engine, and why.
+type NotOnEngineError struct {
+	Check, Engine, Why string
+}
+
+func (e *NotOnEngineError) Error() string {
+	return fmt.Sprintf("check %s is not available on %s: %s (run it without --engine %s, on DuckDB)", e.Check, e.Engine, e.Why, e.Engine)
+}
+
+// Is makes errors.Is(err, ErrNotOnEngine) true.
+func (e *NotOnEngineError) Is(target error) bool { return target == ErrNotOnEngine }
+
+//go:embed sql/engine/*.sql
+var engineSQL embed.FS
+
+// Engine names the engine the checks' statements run on: "duckdb", or the
+// remote's dialect.
+func (e *Engine) EngineName() string {
+	if e.opts.Remote != nil {
+		return e.opts.Remote.Dialect()
+	}
+	return "duckdb"
+}
+
+// dialectTemplates are each dialect's checks' SQL: NAME.DIALECT.sql where
+// the check keeps a variant beside NAME.sql, NAME.sql otherwise, with the
+// positional parameters $N rendered as literals ({{index .Args N-1}}).
+var dialectTemplates = map[string]*template.Template{"spark": loadDialect("spark")}
+
+var paramRE = regexp.MustCompile(`\$([0-9]+)`)
+
+// typeRE finds the DuckDB type names of a shared file that a dialect
+// spells otherwise (dialectTypes).
+var typeRE = regexp.MustCompile(`\b(VARCHAR|TIMESTAMPTZ)\b`)
+
+var dialectTypes = map[string]map[string]string{"spark": {"VARCHAR": "STRING", "TIMESTAMPTZ": "TIMESTAMP"}}
+
+func loadDialect(dialect string) *template.Template {
+	t := template.New("").Option("missingkey=error")
+	files, err := sqlFS.ReadDir("sql")
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range files {
+		name := f.Name()
+		if f.IsDir() || !strings.HasSuffix(name, ".sql") || strings.Count(name, ".") > 1 {
+			continue
+		}
+		src := "sql/" + name
+		if v := "sql/" + strings.TrimSuffix(name, ".sql") + "." + dialect + ".sql"; fileExists(v) {
+			src = v
+		}
+		b, err := sqlFS.ReadFile(src)
+		if err != nil {
+			panic(err)
+		}
+		text := stripComments(string(b))
+		if src == "sql/"+name {
+			// A file both engines read: DuckDB's type names are Spark's.
+			text = typeRE.ReplaceAllStringFunc(text, func(m string) string { return dialectTypes[dialect][m] })
+		}
+		// Only the file's own text is rewritten, before any value is in it.
+		text = paramRE.ReplaceAllStringFunc(text, func(m string) string {
+			var n int
+			fmt.Sscan(m[1:], &n)
+			return fmt.Sprintf("{{index .Args %d}}", n-1)
+		})
+		template.Must(t.New(name).Parse(text))
+	}
+	return t
+}
+
+func fileExists(name string) bool {
+	_, err := sqlFS.Open(name)
+	return err == nil
+}
+
+// runRemote renders a check's statement in the remote's dialect, with its
+// arguments as literals, and runs it there.
+func (e *Engine) runRemote(ctx context.Context, name string, d sqlData, args []any) ([]Row, error) {
+	r := e.opts.Remote
+	t := dialectTemplates[r.Dialect()]
+	if t == nil || t.Lookup(name+".sql") == nil {
+		return nil, fmt.Errorf("render %s: no %s statement", name, r.Dialect())
+	}
+	for _, a := range args {
+		lit, err := r.Literal(a)
+		if err != nil {
+			return nil, fmt.Errorf("render %s: %w", name, err)
+		}
+		d.Args = append(d.Args, lit)
+	}
+	var b strings.Builder
+	if err := t.ExecuteTemplate(&b, name+".sql", d); err != nil {
+		return nil, fmt.Errorf("render %s: %w", name, err)
+	}
+	return e.queryRemote(ctx, b.String())
+}
+
+// queryRemote runs a statement on the remote, its views built first.
+func (e *Engine) queryRemote(ctx context.Context, q string) ([]Row, error) {
+	if err := e.ensureRemote(ctx); err != nil {
+		return nil, err
+	}
+	cols, vals, err := e.opts.Remote.Query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Row, 0, len(vals))
+	for _, v := range vals {
+		r := NewRow()
+		for i, c := range cols {
+			r.Set(c, v[i])
+		}
+		out = append(out, *r)
+	}
+	return out, nil
+}
+
+// ensureRemote builds the remote's functions, catalog tables and topic
+// views from the catalog version the engine holds, once per version.
+func (e *Engine) ensureRemote(ctx context.Context) error {
+	e.remoteMu.Lock()
+	defer e.remoteMu.Unlock()
+	// The DuckDB views give each topic its value type (inferred once).
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect duckdb: %w", err)
+	}
+	err = e.ensure(ctx, conn, want{all: true})
+	conn.Close()
+	if err != nil {
+		return err
+	}
+	e.mu.RLock()
+	version, files, snaps, topics := e.version, e.files, e.snaps, append([]Topic(nil), e.topics...)
+	e.mu.RUnlock()
+	if e.remoteVersion == version && version != "" {
+		return nil
+	}
+	r := e.opts.Remote
+	if !e.remoteFuncs {
+		if err := execScript(ctx, r, "sql/engine/"+r.Dialect()+"_functions.sql"); err != nil {
+			return err
+		}
+		e.remoteFuncs = true
+	}
+	for _, t := range metadataRows(files, snaps) {
+		q, err := sparkTable(r, t)
+		if err != nil {
+			return err
+		}
+		if err := r.Exec(ctx, q); err != nil {
+			return fmt.Errorf("create %s on %s: %w", t.table, r.Dialect(), err)
+		}
+	}
+	byName := map[string]Topic{}
+	for _, t := range topics {
+		byName[t.Name] = t
+	}
+	for _, tf := range files {
+		all, data, err := sparkTopicSelects(e.dir.Path, tf, byName[tf.name])
+		if err != nil {
+			return err
+		}
+		for _, v := range [][2]string{{tf.name + "$all", all}, {tf.name, data}} {
+			if err := r.Exec(ctx, "CREATE OR REPLACE TEMPORARY VIEW "+quoteIdent(v[0])+" AS "+v[1]); err != nil {
+				return fmt.Errorf("create the view %s on %s: %w", v[0], r.Dialect(), err)
+			}
+		}
+	}
+	e.remoteVersion = version
+	return nil
+}
+
+// execScript runs an embedded file of statements, each ended by ";" at a
+// line's end.
+func execScript(ctx context.Context, r Remote, name string) error {
+	b, err := engineSQL.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, err)
+	}
+	for _, st := range strings.Split(stripComments(string(b)), ";\n") {
+		if strings.TrimSpace(st) == "" {
+			continue
+		}
+		if err := r.Exec(ctx, st); err != nil {
+			return fmt.Errorf("run %s on %s: %w", name, r.Dialect(), err)
+		}
+	}
+	return nil
+}
+
+// sparkTypes are the catalog tables' column types in Spark, by DuckDB's.
+var sparkTypes = map[string]string{"VARCHAR": "STRING", "INTEGER": "INT", "BIGINT": "BIGINT", "TIMESTAMPTZ": "TIMESTAMP", "INTEGER[]": "ARRAY<INT>"}
+
+// sparkTable is the view of a catalog table on Spark: its rows as one JSON
+// literal, read with the table's columns and types.
+func sparkTable(r Remote, t jsonRows) (string, error) {
+	b, err := json.Marshal(t.rows)
+	if err != nil {
+		return "", fmt.Errorf("encode %s: %w", t.table, err)
+	}
+	lit, err := r.Literal(string(b))
+	if err != nil {
+		return "", err
+	}
+	var fields, cols []string
+	for _, c := range t.columns {
+		name, typ, _ := strings.Cut(c, " ")
+		st := sparkTypes[typ]
+		if st == "" {
+			return "", fmt.Errorf("table %s: column %s has type %s, which has no Spark type here", t.table, name, typ)
+		}
+		if st == "TIMESTAMP" {
+			// JSON carries the time as RFC 3339 text; the cast reads it as
+			// an instant (the session's zone is UTC).
+			fields = append(fields, quoteIdent(name)+": STRING")
+			cols = append(cols, "CAST("+quoteIdent(name)+" AS TIMESTAMP) AS "+quoteIdent(name))
+			continue
+		}
+		fields = append(fields, quoteIdent(name)+": "+st)
+		cols = append(cols, quoteIdent(name))
+	}
+	schema := "ARRAY<STRUCT<" + strings.Join(fields, ", ") + ">>"
+	return fmt.Sprintf("CREATE OR REPLACE TEMPORARY VIEW %s AS SELECT %s FROM (SELECT inline(from_json(%s, %s)))",
+		quoteIdent(t.table), strings.Join(cols, ", "), lit, quoteString(strings.ReplaceAll(schema, `"`, "`"))), nil
+}
+
+// sparkGlobChars are the characters Hadoop's path globbing reads: a folder
+// whose path holds one cannot be named exactly to Spark.
+const sparkGlobChars = "*?[]{}\\`"
+
+// sparkTopicSelects are the Spark SELECTs of a topic's views "T$all" and
+// "T", as topicSelects are DuckDB's: every committed file named exactly
+// (one relation per partition and kind, its files listed in a {a,b} set,
+// never a bare glob), markers and aborted records apart, a transaction left
+// open in its file resolved by the producer's next marker.
+func sparkTopicSelects(dir string, tf topicFiles, t Topic) (all, data string, err error) {
+	if strings.ContainsAny(dir, sparkGlobChars) {
+		return "", "", fmt.Errorf("the folder %s has one of %s in its path, which Spark would read as a pattern: move or link it to a plain path", dir, sparkGlobChars)
+	}
+	value, valueErr := `"value"`, `CAST(NULL AS STRING)`
+	if t.JSON {
+		schema, err := sparkSchema(t.Structure)
+		if err != nil {
+			return "", "", fmt.Errorf("the value type of %s: %w", tf.name, err)
+		}
+		valueErr = sparkJSONValueError
+		value = fmt.Sprintf(`CASE WHEN (%s) IS NULL AND "value" IS NOT NULL THEN from_json(CAST("value" AS STRING), %s) END`, valueErr, quoteString(schema))
+	}
+	type group struct {
+		dir   string
+		files []string
+	}
+	groups := map[[2]string]*group{} // by partition folder and plain
+	var keys [][2]string
+	for i, p := range tf.paths {
+		d, f := p[:strings.LastIndex(p, "/")], p[strings.LastIndex(p, "/")+1:]
+		if strings.ContainsAny(f, sparkGlobChars+",") {
+			return "", "", fmt.Errorf("the file %s has a name Spark would read as a pattern", p)
+		}
+		k := [2]string{d, fmt.Sprint(tf.plain[i])}
+		if groups[k] == nil {
+			groups[k] = &group{dir: d}
+			keys = append(keys, k)
+		}
+		groups[k].files = append(groups[k].files, f)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][0]+keys[i][1] < keys[j][0]+keys[j][1] })
+	source := func(ks [][2]string) string {
+		if len(ks) == 0 {
+			return "(" + sparkEmptyRaw + ")"
+		}
+		var parts []string
+		for _, k := range ks {
+			g := groups[k]
+			names := strings.Join(g.files, ",")
+			if len(g.files) > 1 {
+				names = "{" + names + "}"
+			}
+			parts = append(parts, "SELECT "+sparkStoredColumns+" FROM parquet.`"+g.dir+"/"+names+"`")
+		}
+		return "(" + strings.Join(parts, "\nUNION ALL\n") + ")"
+	}
+	typed := func(ks [][2]string, open bool) string {
+		txn := "txn_state"
+		src := source(ks) + " s"
+		if open {
+			// The next marker of the same producer on the same partition
+			// decides a transaction left open in its file.
+			txn = `CASE WHEN txn_state = 'open' AND next_marker IS NOT NULL
+  THEN CASE next_marker WHEN 'commit' THEN 'committed' ELSE 'aborted' END ELSE txn_state END`
+			src = `(SELECT s.*, first_value(CASE WHEN is_control THEN control_type END, true) OVER (PARTITION BY "partition", producer_id ORDER BY "offset" ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_marker FROM ` + src + `) s`
+		}
+		return fmt.Sprintf(sparkRawColumns, value, valueErr, txn, txn) + " FROM " + src
+	}
+	var plain, other [][2]string
+	for _, k := range keys {
+		if k[1] == "true" {
+			plain = append(plain, k)
+		} else {
+			other = append(other, k)
+		}
+	}
+	all = typed(keys, tf.openTxn)
+	const sel = `SELECT * EXCEPT (is_control, control_type, aborted) FROM (%s)`
+	var parts []string
+	if len(plain) > 0 {
+		parts = append(parts, fmt.Sprintf(sel, typed(plain, false)))
+	}
+	if len(other) > 0 || len(plain) == 0 {
+		parts = append(parts, fmt.Sprintf(sel+` WHERE NOT is_control AND NOT aborted`, typed(other, tf.openTxn)))
+	}
+	return all, strings.Join(parts, "\nUNION ALL\n"), nil
+}
+
+// sparkStoredColumns are the stored columns, in the order of DuckDB's
+// views (a file's own partition column: never the folder's, which Spark
+// does not read here as every file is named).
+const sparkStoredColumns = `"partition", "offset", "timestamp", timestamp_type, "key", "value", headers, leader_epoch, producer_id,
+  producer_epoch, is_transactional, is_control, control_type, txn_state, schema_id`
+
+// sparkRawColumns is rawColumns in Spark's dialect.
+const sparkRawColumns = `SELECT "partition", "offset", CAST("timestamp" AS TIMESTAMP) AS "timestamp", timestamp_type,
+  try_validate_utf8(CAST("key" AS STRING)) AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw, %s AS value_error,
+  headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
+  control_type, %s AS txn_state, coalesce(%s = 'aborted', false) AS aborted, schema_id`
+
+const sparkEmptyRaw = `SELECT CAST(NULL AS INT) AS "partition", CAST(NULL AS BIGINT) AS "offset", CAST(NULL AS TIMESTAMP) AS "timestamp",
+  CAST(NULL AS STRING) AS timestamp_type, CAST(NULL AS BINARY) AS "key", CAST(NULL AS BINARY) AS "value",
+  CAST(NULL AS ARRAY<STRUCT<key: STRING, value: BINARY>>) AS headers, CAST(NULL AS INT) AS leader_epoch, CAST(NULL AS BIGINT) AS producer_id,
+  CAST(NULL AS INT) AS producer_epoch, CAST(NULL AS BOOLEAN) AS is_transactional, CAST(NULL AS BOOLEAN) AS is_control,
+  CAST(NULL AS STRING) AS control_type, CAST(NULL AS STRING) AS txn_state, CAST(NULL AS INT) AS schema_id WHERE false`
+
+// sparkJSONValueError is jsonValueError in Spark's dialect: try_parse_json
+// (with duplicate keys allowed, as DuckDB's json_valid allows them) says
+// whether the text is JSON, schema_of_variant whether it is an object.
+const sparkJSONValueError = `CASE WHEN "value" IS NULL THEN NULL
+  WHEN try_validate_utf8(CAST("value" AS STRING)) IS NULL THEN 'not UTF-8'
+  WHEN try_parse_json(CAST("value" AS STRING)) IS NULL THEN 'not JSON'
+  WHEN NOT startswith(schema_of_variant(try_parse_json(CAST("value" AS STRING))), 'OBJECT') THEN 'not a JSON object' END`
+
+// sparkSchema turns DuckDB's inferred JSON structure ({"a":"VARCHAR",
+// "b":["BIGINT"], "c":{...}}) into a Spark type (STRUCT<...>).
+func sparkSchema(structure string) (string, error) {
+	dec := json.NewDecoder(strings.NewReader(structure))
+	dec.UseNumber()
+	var walk func() (string, error)
+	walk = func() (string, error) {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", err
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				var fields []string
+				for dec.More() {
+					k, err := dec.Token()
+					if err != nil {
+						return "", err
+					}
+					name, _ := k.(string)
+					typ, err := walk()
+					if err != nil {
+						return "", err
+					}
+					fields = append(fields, "`"+strings.ReplaceAll(name, "`", "``")+"`: "+typ)
+				}
+				if _, err := dec.Token(); err != nil {
+					return "", err
+				}
+				return "STRUCT<" + strings.Join(fields, ", ") + ">", nil
+			case '[':
+				elem, err := walk()
+				if err != nil {
+					return "", err
+				}
+				if _, err := dec.Token(); err != nil {
+					return "", err
+				}
+				return "ARRAY<" + elem + ">", nil
+			}
+		case string:
+			switch t {
+			case "VARCHAR", "JSON", "NULL":
+				return "STRING", nil
+			case "BIGINT", "UBIGINT", "INTEGER", "UINTEGER", "SMALLINT", "TINYINT", "UTINYINT", "USMALLINT", "HUGEINT":
+				return "BIGINT", nil
+			case "DOUBLE", "FLOAT":
+				return "DOUBLE", nil
+			case "BOOLEAN":
+				return "BOOLEAN", nil
+			}
+			return "", fmt.Errorf("a field of type %s has no Spark type here", t)
+		}
+		return "", fmt.Errorf("unexpected %v in the structure", tok)
+	}
+	return walk()
+}
+
+// QueryRemote runs one read-only SELECT of a user on the remote, over the
+// same views and catalog tables as DuckDB's. The statement is judged by
+// the guard (guard.go) with DuckDB's parser first: what DuckDB cannot
+// parse as one SELECT is refused, whatever Spark would make of it.
+func (e *Engine) QueryRemote(ctx context.Context, q string) ([]string, [][]any, error) {
+	r := e.opts.Remote
+	if r == nil {
+		return nil, nil, fmt.Errorf("%w: no remote engine", ErrRefused)
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect duckdb: %w", err)
+	}
+	doc, err := parseSQL(ctx, conn, q)
+	if err == nil {
+		err = e.guard(ctx, conn, doc)
+	}
+	conn.Close()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.ensureRemote(ctx); err != nil {
+		return nil, nil, err
+	}
+	return r.Query(ctx, q)
+}

@@ -1,0 +1,189 @@
+package queries
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/queries/spark"
+)
+
+// sparkRemote connects to the Spark Connect server make test starts
+// (scripts/spark.sh), or skips when TOPICSNAP_TEST_SPARK_REMOTE is unset.
+func sparkRemote(t *testing.T) *spark.Session {
+	t.Helper()
+	remote := os.Getenv("TOPICSNAP_TEST_SPARK_REMOTE")
+	if remote == "" {
+		t.Skip("TOPICSNAP_TEST_SPARK_REMOTE not set (make test starts Spark Connect with scripts/spark.sh)")
+	}
+	s, err := spark.Connect(context.Background(), remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// agreementFolders are the tea shop's and the wind farm's folders with each
+// check's options, as TestOneAnswerEverywhere runs them.
+func agreementFolders(t *testing.T) []struct {
+	name, dir, topic string
+	opts             map[string]CheckOptions
+} {
+	tea := filepath.Join(t.TempDir(), "teashop")
+	if _, err := seeds.WriteTeaShopFolder(tea, seeds.TeaShopConfig{Users: 300, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	wind := filepath.Join(t.TempDir(), "windfarm")
+	if _, err := seeds.WriteWindFarmFolder(wind, seeds.WindFarmConfig{Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	return []struct {
+		name, dir, topic string
+		opts             map[string]CheckOptions
+	}{
+		{"teashop", tea, seeds.TopicAppEvents, map[string]CheckOptions{
+			"duplicates": {ID: "value.event_id", By: "value.event_name"},
+			"skew":       {WhatIfKey: "value.city"},
+			"missing": {Where: "value.event_name = 'order_completed'", Match: "value.order_id",
+				Against: filepath.Join(tea, "orders.csv"), AgainstKey: "order_id", By: "platform", Reverse: true},
+			"freshness": {EventTime: "value.ts"},
+			"reset":     {Group: "kitchen-display", ToTime: time.Date(2026, 9, 14, 11, 0, 0, 0, time.UTC)},
+		}},
+		{"windfarm", wind, seeds.TopicReadings, map[string]CheckOptions{
+			"duplicates": {ID: "value.turbine_id || value.recorded_at"},
+			"missing":    {Match: "value.turbine_id", AgainstTopic: seeds.TopicReadings + "-backfill", AgainstMatch: "value.turbine_id"},
+			"reset":      {Group: "galewatch-writers", ToTime: seeds.DefaultWindFarmStart},
+		}},
+	}
+}
+
+// TestSparkAgreesWithDuckDB: every check, on the tea shop's and the wind
+// farm's folders, gives the same JSON document (status, message, summary,
+// rows; floats to 1e-9) on DuckDB and on a real Spark Connect server.
+func TestSparkAgreesWithDuckDB(t *testing.T) {
+	s := sparkRemote(t)
+	ctx := context.Background()
+	for _, f := range agreementFolders(t) {
+		duck, err := Open(ctx, f.dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer duck.Close()
+		sp, err := Open(ctx, f.dir, Options{Remote: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sp.Close()
+		for _, name := range CheckNames {
+			t.Run(f.name+"/"+name, func(t *testing.T) {
+				o := f.opts[name]
+				o.Topic = f.topic
+				want, err := duck.RunCheck(ctx, name, o)
+				if err != nil {
+					var ne *NeedsError
+					if errors.As(err, &ne) {
+						t.Skipf("needs options on both engines: %v", err)
+					}
+					t.Fatal(err)
+				}
+				got, err := sp.RunCheck(ctx, name, o)
+				if c, _ := LookupCheck(name); c.NotOn["spark"] != "" {
+					// Not available there: said so, never a different answer.
+					if !errors.Is(err, ErrNotOnEngine) {
+						t.Fatalf("on spark: %v, want ErrNotOnEngine", err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("on spark: %v", err)
+				}
+				if diff := sameJSON(t, want, got); diff != "" {
+					t.Errorf("%s on %s: DuckDB and Spark differ: %s", name, f.name, diff)
+				}
+			})
+		}
+	}
+}
+
+// sameJSON compares two documents as JSON, numbers to 1e-9 (relative for
+// large ones); it returns where they first differ.
+func sameJSON(t *testing.T, a, b any) string {
+	t.Helper()
+	var x, y any
+	for _, p := range []struct {
+		in  any
+		out *any
+	}{{a, &x}, {b, &y}} {
+		j, err := json.Marshal(p.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(j, p.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return jsonDiff("$", x, y)
+}
+
+func jsonDiff(at string, x, y any) string {
+	switch xv := x.(type) {
+	case float64:
+		yv, ok := y.(float64)
+		if !ok || math.Abs(xv-yv) > 1e-9*math.Max(1, math.Abs(xv)) {
+			return fmt.Sprintf("%s: %v (DuckDB) vs %v (Spark)", at, x, y)
+		}
+		return ""
+	case map[string]any:
+		yv, ok := y.(map[string]any)
+		if !ok || len(xv) != len(yv) {
+			return fmt.Sprintf("%s: %v (DuckDB) vs %v (Spark)", at, x, y)
+		}
+		for k := range xv {
+			if d := jsonDiff(at+"."+k, xv[k], yv[k]); d != "" {
+				return d
+			}
+		}
+		return ""
+	case []any:
+		yv, ok := y.([]any)
+		if !ok || len(xv) != len(yv) {
+			return fmt.Sprintf("%s: %d items (DuckDB) vs %v (Spark)", at, len(xv), y)
+		}
+		for i := range xv {
+			if d := jsonDiff(fmt.Sprintf("%s[%d]", at, i), xv[i], yv[i]); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	if !reflect.DeepEqual(x, y) {
+		return fmt.Sprintf("%s: %v (DuckDB) vs %v (Spark)", at, x, y)
+	}
+	return ""
+}
+
+// TestSparkSaysWhatItCannot: a check that cannot give DuckDB's answer on
+// Spark fails there with ErrNotOnEngine, never an answer of its own.
+func TestSparkSaysWhatItCannot(t *testing.T) {
+	s := sparkRemote(t)
+	ctx := context.Background()
+	f := agreementFolders(t)[0]
+	e, err := Open(ctx, f.dir, Options{Remote: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(ctx, "duplicates", CheckOptions{Topic: f.topic})
+	if !errors.Is(err, ErrNotOnEngine) || r != nil {
+		t.Fatalf("duplicates without --id on spark: %v, %v; want ErrNotOnEngine", r, err)
+	}
+}

@@ -1,0 +1,32 @@
+-- name: duplicates (Spark)
+-- summary: as duplicates.sql, in Spark's dialect: the ids with more than one
+--          copy are joined back (no list/unnest), LEFT SEMI/ANTI spelled out,
+--          no MATERIALIZED hint (Spark plans the CTE once per use).
+-- params: ID the id expression over the topic view T; $1 examples.
+-- returns: one row per example (at least one row: the counts repeat on each).
+WITH d AS (
+  SELECT ({{.ID}}) AS id, "partition", "offset", "timestamp" FROM {{.T}}
+), g AS (
+  SELECT id, count(*) AS copies FROM d GROUP BY id
+), a AS (
+  SELECT coalesce(sum(copies), 0) AS records,
+         count(*) AS distinct_ids,
+         count(*) FILTER (WHERE copies > 1) AS duplicate_ids,
+         coalesce(sum(copies - 1), 0) AS extra_copies
+  FROM g
+), c AS (
+  SELECT d.id, d."partition", d."offset", d."timestamp", g.copies,
+         row_number() OVER (PARTITION BY d.id ORDER BY d."timestamp", d."partition", d."offset") AS n
+  FROM d JOIN g ON d.id IS NOT DISTINCT FROM g.id WHERE g.copies > 1
+), e AS (
+  SELECT left(CAST(x.id AS STRING), 120) AS id, x.copies,
+         x."partition" AS first_partition, x."offset" AS first_offset,
+         y."partition" AS second_partition, y."offset" AS second_offset,
+         epoch(y."timestamp") - epoch(x."timestamp") AS seconds_between
+  FROM c x JOIN c y ON x.id IS NOT DISTINCT FROM y.id AND x.n = 1 AND y.n = 2
+  ORDER BY x."partition", x."offset"
+  LIMIT $1
+)
+SELECT a.records, a.distinct_ids, a.duplicate_ids, a.extra_copies, e.*
+FROM a LEFT JOIN e ON true
+ORDER BY e.first_partition NULLS LAST, e.first_offset NULLS LAST
