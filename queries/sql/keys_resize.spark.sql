@@ -15,5 +15,5 @@ SELECT m AS old_count,
        (SELECT coalesce(sum(records), 0) FROM mis) AS misplaced
 FROM cand LEFT JOIN mis ON true
 GROUP BY m
-ORDER BY explained DESC, m DESC
+ORDER BY explained DESC, old_count DESC
 LIMIT 1
