@@ -59,7 +59,7 @@ type writer struct {
 	fw         *catalog.FileWriter // the file being written, nil between files
 	batch      []catalog.Row
 	batchBytes int64
-	arena      []byte // the batch's decoded values, back to back (reused once written)
+	arena      []byte          // the batch's decoded values, back to back (reused once written)
 	openTxn    map[int64][]int // producer id -> indexes in batch of an unresolved transaction
 	next       int64
 	pending    []catalog.LostRange
