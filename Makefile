@@ -5,6 +5,8 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/topicsnap
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
+# The S3 server (versitygw) of the bucket tests: scripts/s3.sh.
+export TOPICSNAP_S3_DIR ?= /tmp/topicsnap-s3-test
 
 .PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve bench-avro clean kafka-start kafka-stop
 
@@ -17,26 +19,10 @@ demo: build
 	./$(BIN) demo --dir demo-snapshots
 
 # The whole suite: vet, the cgo-free build of dump and catalog, then every
-# test against a real Apache Kafka broker (KRaft) and a real Schema Registry
-# (Apicurio, scripts/registry.sh; ports TOPICSNAP_REGISTRY_PORT/_MGMT_PORT,
-# default 38081/38082) started here and stopped after, whatever the outcome.
+# test against the real servers scripts/test.sh installs, starts once on
+# loopback and stops after, whatever the outcome.
 test: vet nocgo
-	@scripts/kafka.sh start > /tmp/topicsnap-kafka-env
-	@c=$$(scripts/chromium.sh) && echo "TOPICSNAP_CHROMIUM=$$c" >> /tmp/topicsnap-kafka-env
-	@k=$$(scripts/kcat.sh) && echo "TOPICSNAP_KCAT=$$k" >> /tmp/topicsnap-kafka-env
-	@scripts/registry.sh start >> /tmp/topicsnap-kafka-env || { scripts/kafka.sh stop; exit 1; }
-	@set -a; source /tmp/topicsnap-kafka-env; set +a; \
-	status=0; \
-	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_SASL_BROKERS=$$KAFKA_SASL_BROKERS \
-	TOPICSNAP_TEST_SASL_USER=$$KAFKA_SASL_USER TOPICSNAP_TEST_SASL_PASSWORD=$$KAFKA_SASL_PASSWORD \
-	TOPICSNAP_TEST_SSL_BROKERS=$$KAFKA_SSL_BROKERS TOPICSNAP_TEST_SSL_CA=$$KAFKA_SSL_CA \
-	TOPICSNAP_TEST_NOACL_USER=$$KAFKA_NOACL_USER TOPICSNAP_TEST_NOACL_PASSWORD=$$KAFKA_NOACL_PASSWORD \
-	TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_CHROMIUM=$$TOPICSNAP_CHROMIUM TOPICSNAP_KCAT=$$TOPICSNAP_KCAT \
-	TOPICSNAP_TEST_REGISTRY=$$SCHEMA_REGISTRY_URL \
-	$(GO) test -count=1 -timeout 30m ./... || status=$$?; \
-	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_RESTART=1 \
-	$(GO) test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1; \
-	scripts/registry.sh stop; scripts/kafka.sh stop; exit $$status
+	GO=$(GO) scripts/test.sh
 
 # A soak: dump --follow for SOAK (5m) while producing, with three broker
 # restarts, then exact coverage. Restarts the broker, so it runs alone.

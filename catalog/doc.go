@@ -31,5 +31,15 @@
 // topic's manifests past a damaged one, which it names in
 // [TopicManifests.Damaged]; [Dir.Manifests] is the all-or-nothing form.
 //
+// The same layout lives in a bucket, under s3://BUCKET/PREFIX ([OpenAt],
+// [CreateAt]; s3.go), with the same promises kept by other means: a data
+// file is uploaded whole (multipart above 16 MiB) before the manifest that
+// lists it is replaced; a manifest is replaced only by a conditional PUT on
+// the ETag this Dir read (If-Match; If-None-Match: * to create), so of two
+// writers one commits and the other gets [ErrConflict]; the partition lock
+// is an object created only if absent, with an owner and an expiry, renewed
+// while held and taken over when stale. [Copy] moves a catalog between a
+// folder and a bucket.
+//
 // This package is pure Go and never imports DuckDB or the Kafka client.
 package catalog

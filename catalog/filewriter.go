@@ -43,7 +43,11 @@ func (d *Dir) NewFileWriter(tp TopicPartition, snapshot string) (*FileWriter, er
 // at once chooses smaller groups to stay within its memory budget.
 func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows int) (*FileWriter, error) {
 	dir := d.PartitionDir(tp)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if d.s3 != nil {
+		// For a bucket the file is written to local temp space, then
+		// uploaded whole by Commit.
+		dir = os.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, classify(err))
 	}
 	f, err := os.CreateTemp(dir, tmpPrefix+"data-*.parquet")
@@ -148,6 +152,9 @@ func (w *FileWriter) Commit() (FileEntry, error) {
 	w.fe.Name = FileName(w.fe.FirstOffset, w.fe.LastOffset)
 	w.fe.Bytes = w.cw.n
 	w.fe.WrittenAt = time.Now().UTC()
+	if w.d.s3 != nil {
+		return w.upload(tmp)
+	}
 	final := filepath.Join(filepath.Dir(tmp), w.fe.Name)
 	if err := os.Rename(tmp, final); err != nil {
 		os.Remove(tmp)
@@ -166,4 +173,20 @@ func (w *FileWriter) Abort() {
 		w.open = false
 	}
 	os.Remove(w.f.Name())
+}
+
+// upload puts the finished temp file into the bucket under its final
+// name, complete (see s3Store.upload) before Commit returns, and removes
+// the temp file.
+func (w *FileWriter) upload(tmp string) (FileEntry, error) {
+	defer os.Remove(tmp)
+	f, err := os.Open(tmp)
+	if err != nil {
+		return FileEntry{}, fmt.Errorf("open %s: %w", tmp, err)
+	}
+	defer f.Close()
+	if err := w.d.s3.upload(partitionRel(w.tp)+"/"+w.fe.Name, f, w.fe.Bytes); err != nil {
+		return FileEntry{}, err
+	}
+	return w.fe, nil
 }

@@ -39,7 +39,11 @@ const (
 )
 
 // Dir is a snapshot folder.
-type Dir struct{ Path string }
+type Dir struct {
+	// Path is the folder, or s3://bucket/prefix for a bucket.
+	Path string
+	s3   *s3Store // nil: a local folder
+}
 
 type folderInfo struct {
 	FormatVersion int    `json:"format_version"`
@@ -180,6 +184,9 @@ func classify(err error) error {
 
 // PartitionDir is the folder of one topic-partition.
 func (d *Dir) PartitionDir(tp TopicPartition) string {
+	if d.s3 != nil {
+		return d.Path + "/" + partitionRel(tp)
+	}
 	return filepath.Join(d.Path, "topic="+tp.Topic, "partition="+strconv.Itoa(int(tp.Partition)))
 }
 
@@ -190,6 +197,9 @@ func FileName(first, last int64) string {
 
 // FilePath is the absolute path of a committed file.
 func (d *Dir) FilePath(tp TopicPartition, name string) string {
+	if d.s3 != nil {
+		return d.PartitionDir(tp) + "/" + name
+	}
 	return filepath.Join(d.PartitionDir(tp), name)
 }
 
@@ -247,6 +257,9 @@ func NewSnapshotID(t time.Time) string {
 // empty manifest with NextOffset -1. A manifest that cannot be read is a
 // *ManifestError.
 func (d *Dir) ReadManifest(tp TopicPartition) (*Manifest, error) {
+	if d.s3 != nil {
+		return d.s3.readManifest(tp)
+	}
 	path := filepath.Join(d.PartitionDir(tp), manifestName)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -353,6 +366,9 @@ func ValidTopicName(name string) bool {
 // WriteManifest commits m atomically.
 func (d *Dir) WriteManifest(m *Manifest) error {
 	m.FormatVersion = FormatVersion
+	if d.s3 != nil {
+		return d.s3.writeManifest(m)
+	}
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode manifest %s: %w", m.TP(), err)
@@ -367,13 +383,24 @@ func (d *Dir) WriteManifest(m *Manifest) error {
 	})
 }
 
-// Lock is an exclusive hold on one partition's folder.
-type Lock struct{ f *os.File }
+// Lock is an exclusive hold on one partition's folder: a flock on disk, a
+// lock object with an owner and an expiry in a bucket.
+type Lock struct {
+	f  *os.File
+	s3 *s3Lock
+}
 
 // LockPartition takes the writer's lock on tp, or fails at once with
 // ErrLocked. The kernel drops the lock if the process dies, so a killed
 // dumper never leaves a stale lock.
+//
+// In a bucket the lock is an object created only if absent; its holder
+// renews it, and a holder killed lets it expire (S3Config.LockTTL), after
+// which the next dumper takes it over.
 func (d *Dir) LockPartition(tp TopicPartition) (*Lock, error) {
+	if d.s3 != nil {
+		return d.s3.lockPartition(tp)
+	}
 	dir := d.PartitionDir(tp)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, classify(err))
@@ -389,11 +416,15 @@ func (d *Dir) LockPartition(tp TopicPartition) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("lock %s: %w", tp, err)
 	}
-	return &Lock{f}, nil
+	return &Lock{f: f}, nil
 }
 
 // Unlock releases the lock.
 func (l *Lock) Unlock() {
+	if l != nil && l.s3 != nil {
+		l.s3.unlock()
+		return
+	}
 	if l != nil && l.f != nil {
 		syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 		l.f.Close()
@@ -403,6 +434,9 @@ func (l *Lock) Unlock() {
 // CleanPartition removes leftovers of an interrupted writer: temp files, and
 // data files the manifest does not list. Call it only while holding the lock.
 func (d *Dir) CleanPartition(m *Manifest) (removed []string, err error) {
+	if d.s3 != nil {
+		return d.s3.cleanPartition(m)
+	}
 	dir := d.PartitionDir(m.TP())
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -429,6 +463,9 @@ func (d *Dir) CleanPartition(m *Manifest) (removed []string, err error) {
 
 // Topics lists the topics that have a folder.
 func (d *Dir) Topics() ([]string, error) {
+	if d.s3 != nil {
+		return d.s3.topics()
+	}
 	entries, err := os.ReadDir(d.Path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -474,6 +511,9 @@ func (tm *TopicManifests) Err() error {
 // manifest that cannot be read skips its partition and is named in
 // Damaged; the error is for a topic folder that cannot be listed.
 func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
+	if d.s3 != nil {
+		return d.s3.readTopic(topic)
+	}
 	tm := &TopicManifests{Topic: topic}
 	tdir := filepath.Join(d.Path, "topic="+topic)
 	entries, err := os.ReadDir(tdir)
@@ -529,6 +569,9 @@ func (d *Dir) WriteClusterSnapshot(s *ClusterSnapshot) error {
 	if err != nil {
 		return fmt.Errorf("encode snapshot %s: %w", s.ID, err)
 	}
+	if d.s3 != nil {
+		return d.s3.writeClusterSnapshot(s, append(b, '\n'))
+	}
 	dir := filepath.Join(d.Path, snapshotsDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, classify(err))
@@ -541,6 +584,9 @@ func (d *Dir) WriteClusterSnapshot(s *ClusterSnapshot) error {
 
 // ClusterSnapshots reads every committed cluster snapshot, oldest first.
 func (d *Dir) ClusterSnapshots() ([]*ClusterSnapshot, error) {
+	if d.s3 != nil {
+		return d.s3.clusterSnapshots()
+	}
 	dir := filepath.Join(d.Path, snapshotsDir)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {

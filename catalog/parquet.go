@@ -77,7 +77,13 @@ func checkDataFile(path string, fe FileEntry) error {
 	if st.Size() != fe.Bytes {
 		return fmt.Errorf("size %d bytes, manifest says %d (truncated or rewritten)", st.Size(), fe.Bytes)
 	}
-	pf, err := parquet.OpenFile(f, st.Size())
+	return checkParquet(f, st.Size(), fe)
+}
+
+// checkParquet reads a file's footer (size bytes at r) and compares it
+// with its manifest entry: rows and topicsnap's columns.
+func checkParquet(r io.ReaderAt, size int64, fe FileEntry) error {
+	pf, err := parquet.OpenFile(r, size)
 	if err != nil {
 		return fmt.Errorf("not a readable Parquet file: %v", err)
 	}

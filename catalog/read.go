@@ -23,12 +23,20 @@ func ScanDataFile(ctx context.Context, path string, batch int, fn func([]Row) er
 	r := parquet.NewGenericReader[Row](f, schema)
 	defer r.Close()
 	batch = max(batch, 1)
+	buf := make([]parquet.Row, batch) // reused: decodeRow copies what it keeps
+	dict := interned{}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		rows := make([]Row, batch)
-		n, err := r.Read(rows)
+		for i := range buf {
+			buf[i] = buf[i][:0]
+		}
+		n, err := r.ReadRows(buf)
+		rows := make([]Row, n)
+		for i := 0; i < n; i++ {
+			decodeRow(buf[i], &rows[i], dict)
+		}
 		if n > 0 {
 			if ferr := fn(rows[:n]); ferr != nil {
 				return ferr

@@ -1,7 +1,10 @@
 package catalog
 
 import (
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -220,4 +223,40 @@ type GroupMember struct {
 	ClientID   string  `json:"client_id"`
 	Host       string  `json:"host"`
 	Assigned   []int32 `json:"assigned_partitions"`
+}
+
+// MaxPartitionList bounds how many partitions a partition list ("0,3-5")
+// may name, so that "0-2000000000" is refused rather than expanded.
+const MaxPartitionList = 100_000
+
+// ErrPartitionList marks a partition list that cannot be read.
+var ErrPartitionList = errors.New("use a list of partitions such as 0,3-5")
+
+// ParsePartitions reads a partition list such as "0,3-5" into a set; an
+// empty list is nil (every partition). The error wraps ErrPartitionList.
+func ParsePartitions(s string) (map[int32]bool, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[int32]bool{}
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		lo, hi, isRange := strings.Cut(f, "-")
+		a, err1 := strconv.ParseInt(strings.TrimSpace(lo), 10, 32)
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.ParseInt(strings.TrimSpace(hi), 10, 32)
+		}
+		if err1 != nil || err2 != nil || a < 0 || b < a {
+			return nil, fmt.Errorf("%q: %w", f, ErrPartitionList)
+		}
+		if b-a+1 > MaxPartitionList || len(out)+int(b-a+1) > MaxPartitionList {
+			return nil, fmt.Errorf("%q names more than %d partitions: %w", f, MaxPartitionList, ErrPartitionList)
+		}
+		for p := a; p <= b; p++ {
+			out[int32(p)] = true
+		}
+	}
+	return out, nil
 }

@@ -26,6 +26,9 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.D
 // truncated or corrupt, and unlisted leftovers. It reads every topic even
 // when one is broken.
 func (d *Dir) Verify() (files int, problems []Problem, err error) {
+	if d.s3 != nil {
+		return d.s3.verify()
+	}
 	topics, err := d.Topics()
 	if err != nil {
 		return 0, nil, err

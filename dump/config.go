@@ -75,6 +75,18 @@ var knownKeys = []string{
 	"ssl.ca.location", "ssl.certificate.location", "ssl.key.location",
 	"ssl.endpoint.identification.algorithm", "enable.ssl.certificate.verification",
 	"client.id",
+	// the bucket's endpoint for --dir s3://... (read by S3Endpoint)
+	"s3.endpoint",
+}
+
+// S3Endpoint is the s3.endpoint of the properties file at path, "" when
+// it sets none.
+func S3Endpoint(path string) (string, error) {
+	props, err := readProperties(path)
+	if err != nil {
+		return "", err
+	}
+	return props["s3.endpoint"], nil
 }
 
 // ignoredKeys are standard properties that do not apply to a reader that

@@ -24,7 +24,8 @@ import (
 // Options of one dump.
 type Options struct {
 	Conn       Conn
-	Dir        string
+	Dir        string           // a folder, or s3://bucket/prefix
+	S3         catalog.S3Config // how to reach Dir when it is a bucket
 	Topics     []string
 	TopicRegex string
 	Partitions string // "0,3-5"; empty is all
@@ -170,7 +171,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err := checkPositions(opts); err != nil {
 		return sum, err
 	}
-	if err := catalog.CheckCreate(opts.Dir); err != nil {
+	if err := catalog.CheckCreateAt(ctx, opts.Dir, opts.S3); err != nil {
 		return sum, err
 	}
 	// The registry's settings and the --schema files are read before
@@ -198,7 +199,10 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err := checkPartitions(opts.Partitions, parts, topics, all); err != nil {
 		return sum, err
 	}
-	dir, err := catalog.Create(opts.Dir)
+	if err := checkFromPastEnd(ctx, adm, opts, topics, parts); err != nil {
+		return sum, err
+	}
+	dir, err := catalog.CreateAt(ctx, opts.Dir, opts.S3)
 	if err != nil {
 		return sum, err
 	}

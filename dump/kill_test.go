@@ -31,6 +31,7 @@ func TestHelperDumper(t *testing.T) {
 	_, err := Run(context.Background(), Options{
 		Conn: Conn{Brokers: strings.Split(os.Getenv("TOPICSNAP_HELPER_BROKERS"), ",")},
 		Dir:  os.Getenv("TOPICSNAP_HELPER_DIR"), Topics: []string{os.Getenv("TOPICSNAP_HELPER_TOPIC")},
+		S3:         catalog.S3Config{Endpoint: os.Getenv("TOPICSNAP_TEST_S3_ENDPOINT")},
 		Partitions: os.Getenv("TOPICSNAP_HELPER_PARTITIONS"),
 		FileRows:   max(fileRows, 97), // many small files: many commit points to be killed between
 	})
@@ -44,6 +45,47 @@ func TestKillNineResumesExactly(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills a dumper 20 times")
 	}
+	killNine(t, t.TempDir())
+}
+
+// TestKillNineResumesExactlyOnBucket is the kill test with --dir
+// s3://bucket/prefix on the real S3 server make test starts: twenty kill
+// -9s at random instants (mid-upload, between an upload and the
+// conditional PUT of its manifest, holding the lock object), then a run
+// to completion; every offset is stored exactly once, and what the kills
+// left (unlisted objects, incomplete multipart uploads) is never read.
+func TestKillNineResumesExactlyOnBucket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a dumper 20 times")
+	}
+	loc := testBucket(t)
+	killNine(t, loc)
+}
+
+// testBucket returns a fresh s3:// prefix in the bucket of the real S3
+// server make test starts (scripts/s3.sh), with its credentials in the
+// environment the AWS SDK (and the helper processes) read. Without
+// TOPICSNAP_TEST_S3_ENDPOINT the test skips.
+func testBucket(t *testing.T) string {
+	t.Helper()
+	if os.Getenv("TOPICSNAP_TEST_S3_ENDPOINT") == "" {
+		t.Skip("TOPICSNAP_TEST_S3_ENDPOINT not set (make test starts scripts/s3.sh and sets it)")
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", os.Getenv("TOPICSNAP_TEST_S3_ACCESS_KEY"))
+	t.Setenv("AWS_SECRET_ACCESS_KEY", os.Getenv("TOPICSNAP_TEST_S3_SECRET_KEY"))
+	t.Setenv("AWS_REGION", "us-east-1")
+	return fmt.Sprintf("s3://%s/%s-%d", os.Getenv("TOPICSNAP_TEST_S3_BUCKET"), strings.ToLower(t.Name()), time.Now().UnixNano())
+}
+
+// openAt opens a folder or a bucket prefix for the test's own reads.
+func openAt(t *testing.T, dir string) (*catalog.Dir, error) {
+	return catalog.OpenAt(t.Context(), dir, catalog.S3Config{Endpoint: os.Getenv("TOPICSNAP_TEST_S3_ENDPOINT"), Log: func(s string) { t.Log(s) }})
+}
+
+// killNine kills a dumper into dir (a folder or s3://...) twenty times
+// while the topic is written to, then runs it to completion, and checks
+// every offset is stored exactly once.
+func killNine(t *testing.T, dir string) {
 	brokers := testCluster(t)
 	topic := newTopic(t, brokers, 3, nil)
 	p := producer(t, brokers)
@@ -54,6 +96,15 @@ func TestKillNineResumesExactly(t *testing.T) {
 		total = n
 	}
 	fileRows := max(97, total/1500)
+	// A kill lands after a pause of wait + up to spread ms. A dumper into a
+	// bucket starts slower (the SDK's configuration, the lock object) and
+	// commits slower (an upload and a conditional PUT per file): it gets
+	// a later window and fewer, larger files, so that each run commits some.
+	wait, spread := 30, 300+total/2000
+	if catalog.IsURL(dir) {
+		fileRows = max(97, total/300)
+		wait, spread = 600, 1500+total/500
+	}
 	for from := 0; from < total; from += 100_000 {
 		var recs []*kgo.Record
 		for i := from; i < min(total, from+100_000); i++ {
@@ -61,7 +112,7 @@ func TestKillNineResumesExactly(t *testing.T) {
 		}
 		produce(t, p, recs...)
 	}
-	dir := t.TempDir()
+	tmp := t.TempDir() // the helpers' TMPDIR: where a bucket's files are written before their upload
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := 0
 	var tempLeft, renamedUnlisted int // what the kills left behind for the next run
@@ -92,7 +143,7 @@ func TestKillNineResumesExactly(t *testing.T) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDumper$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "TOPICSNAP_HELPER_DUMP=1", "TOPICSNAP_HELPER_BROKERS="+strings.Join(brokers, ","),
 			"TOPICSNAP_HELPER_DIR="+dir, "TOPICSNAP_HELPER_TOPIC="+topic,
-			fmt.Sprintf("TOPICSNAP_HELPER_FILE_ROWS=%d", fileRows), "TOPICSNAP_HELPER_RENAME_PAUSE=10ms")
+			fmt.Sprintf("TOPICSNAP_HELPER_FILE_ROWS=%d", fileRows), "TOPICSNAP_HELPER_RENAME_PAUSE=10ms", "TMPDIR="+tmp)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -100,13 +151,13 @@ func TestKillNineResumesExactly(t *testing.T) {
 	}
 	for i := 0; i < 20; i++ {
 		cmd := start()
-		time.Sleep(time.Duration(30+rng.IntN(300+total/2000)) * time.Millisecond)
+		time.Sleep(time.Duration(wait+rng.IntN(spread)) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			kills++
-			tmp, unlisted := killedState(t, dir, topic)
-			tempLeft += tmp
+			temps, unlisted := killedState(t, dir, tmp, topic)
+			tempLeft += temps
 			renamedUnlisted += unlisted
 		}
 	}
@@ -119,21 +170,46 @@ func TestKillNineResumesExactly(t *testing.T) {
 	}
 	cmd.Wait()
 	// Offset by offset: every one stored once, none lost, none recorded lost.
-	got, lost := coverage(t, dir, topic)
+	local := dir
+	if catalog.IsURL(dir) {
+		// A bucket is read through a copy of what its manifests list.
+		src, err := openAt(t, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local = t.TempDir()
+		dst, err := catalog.Create(local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := catalog.Copy(t.Context(), src, dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, lost := coverage(t, local, topic)
 	if got != int64(written) || lost != 0 {
 		t.Fatalf("stored %d records (%d recorded lost), want %d", got, lost, written)
 	}
 	// No temp file survives a finished run, and the catalog verifies.
-	d, _ := catalog.Open(dir)
+	d, err := openAt(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, probs, err := d.Verify(); err != nil || len(probs) > 0 {
 		t.Fatalf("verify: %v %v", probs, err)
 	}
 	if kills < 15 {
 		t.Fatalf("only %d of 20 runs were killed mid-dump; the test proves little", kills)
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(dir, "topic="+topic, "partition=*", ".tmp-*"))
-	if len(leftovers) > 0 {
-		t.Fatalf("temp files left after a finished run: %v", leftovers)
+	ms, err := d.Manifests(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		left, err := d.Unlisted(m)
+		if err != nil || len(left) > 0 {
+			t.Fatalf("left after a finished run in %s: %v %v", m.TP(), left, err)
+		}
 	}
 	if renamedUnlisted == 0 {
 		t.Errorf("no kill landed between a file's rename and its manifest write; the test proves less than it says")
@@ -143,14 +219,27 @@ func TestKillNineResumesExactly(t *testing.T) {
 }
 
 // killedState counts what a killed dumper left: temp files, and data files
-// already renamed to their final name but not listed in their manifest.
-func killedState(t *testing.T, dir, topic string) (temp, unlisted int) {
+// already renamed to their final name (uploaded, in a bucket) but not
+// listed in their manifest, and incomplete multipart uploads.
+func killedState(t *testing.T, dir, tmp, topic string) (temp, unlisted int) {
 	t.Helper()
-	parts, _ := filepath.Glob(filepath.Join(dir, "topic="+topic, "partition=*"))
-	d, err := catalog.Open(dir)
+	d, err := openAt(t, dir)
 	if err != nil {
 		return 0, 0 // killed before the folder was made
 	}
+	if catalog.IsURL(dir) {
+		temps, _ := filepath.Glob(filepath.Join(tmp, ".tmp-*"))
+		ms, _ := d.Manifests(topic)
+		for _, m := range ms {
+			left, _ := d.Unlisted(m)
+			unlisted += len(left)
+		}
+		for _, f := range temps {
+			os.Remove(f) // what a kill leaves in local temp space, counted once
+		}
+		return len(temps), unlisted
+	}
+	parts, _ := filepath.Glob(filepath.Join(dir, "topic="+topic, "partition=*"))
 	listed := map[string]bool{}
 	ms, _ := d.Manifests(topic)
 	for _, m := range ms {
@@ -174,7 +263,15 @@ func killedState(t *testing.T, dir, topic string) (temp, unlisted int) {
 // TestTwoDumpersOneFolder: two dumper processes on the same partitions, one
 // refuses with a clear message; two on disjoint partitions both succeed
 // into one folder.
-func TestTwoDumpersOneFolder(t *testing.T) {
+func TestTwoDumpersOneFolder(t *testing.T) { twoDumpers(t, t.TempDir()) }
+
+// TestTwoDumpersOneBucket: the same on s3://bucket/prefix, as dumpers on
+// different hosts would share one prefix: the lock object refuses a
+// second dumper of a partition whose holder is alive; dumpers of disjoint
+// --partitions both commit into the prefix.
+func TestTwoDumpersOneBucket(t *testing.T) { twoDumpers(t, testBucket(t)) }
+
+func twoDumpers(t *testing.T, dir string) {
 	brokers := testCluster(t)
 	topic := newTopic(t, brokers, 4, nil)
 	p := producer(t, brokers)
@@ -183,7 +280,6 @@ func TestTwoDumpersOneFolder(t *testing.T) {
 		recs = append(recs, &kgo.Record{Topic: topic, Partition: int32(i % 4), Value: []byte(fmt.Sprint(i))})
 	}
 	produce(t, p, recs...)
-	dir := t.TempDir()
 	start := func(parts string) (*exec.Cmd, *strings.Builder) {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDumper$", "-test.count=1")
 		var out strings.Builder
@@ -196,7 +292,10 @@ func TestTwoDumpersOneFolder(t *testing.T) {
 		return cmd, &out
 	}
 	// Same partitions: hold the lock of partition 0 here, as a running dumper would.
-	d, _ := catalog.Create(dir)
+	d, err := catalog.CreateAt(t.Context(), dir, catalog.S3Config{Endpoint: os.Getenv("TOPICSNAP_TEST_S3_ENDPOINT")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	l, err := d.LockPartition(catalog.TopicPartition{Topic: topic, Partition: 0})
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +313,18 @@ func TestTwoDumpersOneFolder(t *testing.T) {
 	if err := b.Wait(); err != nil {
 		t.Fatalf("dumper 2-3: %v %s", err, bout)
 	}
-	stored, lost := coverage(t, dir, topic)
+	local := dir
+	if catalog.IsURL(dir) {
+		local = t.TempDir()
+		dst, err := catalog.Create(local)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := catalog.Copy(t.Context(), d, dst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored, lost := coverage(t, local, topic)
 	if stored != 40_000 || lost != 0 {
 		t.Fatalf("two dumpers stored %d, lost %d", stored, lost)
 	}

@@ -39,6 +39,8 @@ func TestOptionsThatWouldWriteFalseHistoryAreRefused(t *testing.T) {
 		{"a partition the topic lacks", func(o *Options) { o.Partitions = "0,7" }, []string{"--partitions", "7", topic, "0-2"}},
 		{"only partitions the topic lacks", func(o *Options) { o.Partitions = "3-4" }, []string{"--partitions", "3, 4", topic}},
 		{"follow with until", func(o *Options) { o.Follow, o.Until = true, "100" }, []string{"--follow", "--until 100"}},
+		{"from past the end", func(o *Options) { o.From = "5" }, []string{"--from 5 is past the end of", topic + "/0 (end offset 1)", topic + "/1 (end offset 0)"}},
+		{"from past the end of the partitions asked", func(o *Options) { o.From, o.Partitions = "1", "1-2" }, []string{"--from 1", topic + "/1 (end offset 0)", topic + "/2"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

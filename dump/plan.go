@@ -98,27 +98,11 @@ func checkPartitions(flag string, parts map[int32]bool, topics []string, all kad
 
 // parsePartitions reads "0,3-5" into a set; nil means all.
 func parsePartitions(s string) (map[int32]bool, error) {
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
+	ps, err := catalog.ParsePartitions(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --partitions %w", ErrBadOption, err)
 	}
-	out := map[int32]bool{}
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		lo, hi, isRange := strings.Cut(f, "-")
-		a, err1 := strconv.ParseInt(lo, 10, 32)
-		b := a
-		var err2 error
-		if isRange {
-			b, err2 = strconv.ParseInt(hi, 10, 32)
-		}
-		if err1 != nil || err2 != nil || a < 0 || b < a {
-			return nil, fmt.Errorf("%w: --partitions %q: use a list such as 0,3-5", ErrBadOption, s)
-		}
-		for p := a; p <= b; p++ {
-			out[int32(p)] = true
-		}
-	}
-	return out, nil
+	return ps, nil
 }
 
 // plan is what one partition will do in this snapshot.
@@ -200,4 +184,39 @@ func (d *dumper) offsetAfter(ctx context.Context, tp catalog.TopicPartition, t t
 		return -1, nil
 	}
 	return o.Offset, nil
+}
+
+// checkFromPastEnd refuses an offset --from past a partition's end offset
+// on a partition the folder has not dumped yet (a dumped one resumes from
+// its manifest). Starting there would write a manifest whose next offset
+// Kafka never reached, and the offsets written before it would never be
+// dumped nor reported lost.
+func checkFromPastEnd(ctx context.Context, adm *kadm.Client, opts Options, topics []string, parts map[int32]bool) error {
+	from, err := parsePosition("--from", opts.From, "earliest")
+	if err != nil || !from.isOffset() {
+		return err
+	}
+	ends, err := adm.ListEndOffsets(ctx, topics...)
+	if err != nil {
+		return fmt.Errorf("list end offsets: %w", classify(err))
+	}
+	existing, _ := catalog.OpenAt(ctx, opts.Dir, opts.S3) // nil: a new folder or bucket, nothing dumped yet
+	var bad []string
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Err != nil || (parts != nil && !parts[o.Partition]) || from.offset <= o.Offset {
+			return
+		}
+		if existing != nil {
+			if m, err := existing.ReadManifest(catalog.TopicPartition{Topic: o.Topic, Partition: o.Partition}); err == nil && m.NextOffset >= 0 {
+				return
+			}
+		}
+		bad = append(bad, fmt.Sprintf("%s/%d (end offset %d)", o.Topic, o.Partition, o.Offset))
+	})
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.Sort(bad)
+	return fmt.Errorf("%w: --from %s is past the end of %s: nothing is there yet, and starting there would skip the offsets written before it; give --from at most the end offset, or a time",
+		ErrBadOption, from.text, strings.Join(bad, ", "))
 }

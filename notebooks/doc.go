@@ -103,8 +103,9 @@
 // its row count and its duration, or its error message, shown in place of
 // the result; the cells after a failed one still run. [RenderHTML] writes
 // one standalone page (CSS embedded, no JavaScript, everything escaped by
-// html/template; prose rendered by a small Markdown renderer: headings,
-// paragraphs, lists, block quotes, tables, code, bold, italic, links).
+// html/template; prose is CommonMark with GitHub's tables, rendered by
+// goldmark with raw HTML shown as text and dangerous links dropped, see
+// markdown.go).
 // [RenderMarkdown] writes the notebook back with each cell followed by a
 // Markdown table of its result or its error. [List] finds the notebooks
 // (*.md files with at least one sql cell) in folders.

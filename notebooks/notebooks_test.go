@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -311,9 +312,9 @@ func TestRunShowsErrorsInPlaceAndGoesOn(t *testing.T) {
 	h := html.String()
 	for _, want := range []string{
 		"<!DOCTYPE html>", "<style>", "<svg", `role="img"`, "<rect", "<path", "show data",
-		"&lt;script&gt;alert(&#34;prose&#34;)&lt;/script&gt;", // prose
-		"&lt;script&gt;alert(1)&lt;/script&gt;",               // data
-		"<strong>bold</strong>", "<em>italic</em>", "<code>code</code>", `<a href="https://example.com">link</a>`, `<a href="#">bad one</a>`,
+		"&lt;script&gt;alert(&quot;prose&quot;)&lt;/script&gt;", // prose
+		"&lt;script&gt;alert(1)&lt;/script&gt;",                 // data
+		"<strong>bold</strong>", "<em>italic</em>", "<code>code</code>", `<a href="https://example.com">link</a>`, `<a href="">bad one</a>`,
 		"<li>one</li>", "This cell failed", "nosuchcolumn", "2 of 7 cells failed", "9 rows (2 shown)",
 	} {
 		if !strings.Contains(h, want) {
@@ -448,6 +449,13 @@ func TestList(t *testing.T) {
 
 func runShipped(t *testing.T, e *queries.Engine, name string) *Result {
 	t.Helper()
+	return runShippedWith(t, e, name, nil)
+}
+
+// runShippedWith runs a shipped notebook with parameters and fails on any
+// cell's error.
+func runShippedWith(t *testing.T, e *queries.Engine, name string, params map[string]string) *Result {
+	t.Helper()
 	nb, err := LoadShipped(name)
 	if err != nil {
 		t.Fatal(err)
@@ -459,7 +467,7 @@ func runShipped(t *testing.T, e *queries.Engine, name string) *Result {
 	if !reflect.DeepEqual(nb.Blocks, disk.Blocks) {
 		t.Fatalf("the embedded %s differs from the file", name)
 	}
-	res := Run(context.Background(), e, nb, nil)
+	res := Run(context.Background(), e, nb, params)
 	for i, c := range res.Cells {
 		if c.Err != "" {
 			t.Errorf("%s cell %d (line %d): %s\n%s", name, i+1, nb.Blocks[c.Block].Line, c.Err, c.SQL)
@@ -535,7 +543,7 @@ func TestShippedNotebooksOnTheFixture(t *testing.T) {
 		t.Errorf("missing by platform: %s", got)
 	}
 
-	group := runShipped(t, e, "the-group-that-ate-six-partitions")
+	group := runShippedWith(t, e, "the-group-that-ate-six-partitions", map[string]string{"group": "writers", "first_partition": "0", "last_partition": "2"})
 	members := cellByTitle(t, group, "Members and client ids per snapshot")
 	if got := column(t, members, "client_ids"); len(got) != 3 || !strings.Contains(got[1], "galewatch-watcher-1") || strings.Contains(got[2], "watcher") {
 		t.Errorf("members: %v", got)
@@ -617,13 +625,16 @@ func TestProseHTML(t *testing.T) {
 		{"**bold** _it_ `a<b>` \\*lit\\*", "<p><strong>bold</strong> <em>it</em> <code>a&lt;b&gt;</code> *lit*</p>"},
 		{"<b>raw & html</b>", "<p>&lt;b&gt;raw &amp; html&lt;/b&gt;</p>"},
 		{"[ok](https://x.test/?a=1&b=\"2\") [no](javascript:alert(1)) [rel](other.md#top)",
-			`<p><a href="https://x.test/?a=1&amp;b=&#34;2&#34;">ok</a> <a href="#">no</a> <a href="other.md#top">rel</a></p>`},
+			`<p><a href="https://x.test/?a=1&amp;b=%222%22">ok</a> <a href="">no</a> <a href="other.md#top">rel</a></p>`},
 		{"- one\n- two\n  - nested\n- three", "<ul>\n<li>one</li>\n<li>two\n<ul>\n<li>nested</li>\n</ul>\n</li>\n<li>three</li>\n</ul>"},
 		{"3. c\n4. d", "<ol start=\"3\">\n<li>c</li>\n<li>d</li>\n</ol>"},
 		{"> quoted\n> more", "<blockquote>\n<p>quoted\nmore</p>\n</blockquote>"},
-		{"| a | b |\n|---|--:|\n| `x|y` | 2 |", "<table class=\"md\">\n<thead><tr><th>a</th><th class=\"right\">b</th></tr></thead>\n<tbody>\n<tr><td><code>x|y</code></td><td class=\"right\">2</td></tr>\n</tbody>\n</table>"},
+		{"| a | b |\n|---|--:|\n| `x\\|y` | 2 |", "<table class=\"md\">\n<thead>\n<tr>\n<th>a</th>\n<th class=\"right\">b</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td><code>x|y</code></td>\n<td class=\"right\">2</td>\n</tr>\n</tbody>\n</table>"},
+		{"<script>alert(1)</script>\n\ntext <img src=x onerror=alert(1)>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>\n<p>text &lt;img src=x onerror=alert(1)&gt;</p>"},
+		{"![x](javascript:alert(1)) [d](data:text/html,x)", `<p><img src="" alt="x"> <a href="">d</a></p>`},
 		{"```text\n<script>\n```", "<pre><code class=\"language-text\">&lt;script&gt;\n</code></pre>"},
-		{"para\n---\n", "<p>para</p>\n<hr>"},
+		{"para\n\n---\n", "<p>para</p>\n<hr>"},
+		{"para\n---\n", "<h2 id=\"para\">para</h2>"},
 		{"an *unclosed emphasis and 2 * 3", "<p>an *unclosed emphasis and 2 * 3</p>"},
 	}
 	for _, c := range cases {
@@ -748,5 +759,42 @@ func TestListerReadsOnlyChanged(t *testing.T) {
 	changed, _ := l.List(dir)
 	if len(changed) != 1 || changed[0].Title != "Two, longer" {
 		t.Errorf("changed file: %+v", changed)
+	}
+}
+
+// TestShippedGroupNotebookOnTheIncident: the wind farm notebook, on the
+// incident folder `demo --scenario windfarm` writes, runs green with its
+// defaults and gives check reset's answer: the same records by the same
+// members.
+func TestShippedGroupNotebookOnTheIncident(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	e := open(t, dir)
+	res := runShipped(t, e, "the-group-that-ate-six-partitions")
+	r, err := e.RunCheck(context.Background(), "reset", queries.CheckOptions{Topic: "readings", Group: seeds.IncidentGroup,
+		ToTime: seeds.DefaultWindFarmStart, Partitions: []int32{18, 19, 20, 21, 22, 23}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, row := range r.Rows {
+		if row.Get("kind") == "member" {
+			want = append(want, fmt.Sprintf("%v=%v", row.Get("client_id"), row.Get("records")))
+		}
+	}
+	cell := cellByTitle(t, res, "Re-read records by the member that had committed them")
+	who, n := column(t, cell, "committed_by"), column(t, cell, "records")
+	var got []string
+	for i := range who {
+		got = append(got, who[i]+"="+n[i])
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") || len(got) != 4 {
+		t.Fatalf("notebook %v, check reset %v", got, want)
+	}
+	held := column(t, cellByTitle(t, res, "Members that held the reset partitions, and for how long"), "client_id")
+	if strings.Join(held, " ") != "galewatch-writer-5 galewatch-writer-6 galewatch-watcher-1 galewatch-watcher-2" {
+		t.Fatalf("members that held 18-23: %v", held)
 	}
 }

@@ -2,22 +2,46 @@ package queries
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"time"
 )
 
 func init() {
 	register(&Check{
 		Name:    "keys",
-		Summary: "records not on murmur2(key) % n, explained by crc32 or not, keys split over partitions",
+		Summary: "records not on murmur2(key) % n, explained by crc32, a custom partitioner or a partition count change (each record judged by the count when it was written; keys split at the seam), or not",
 		Order:   60,
 		Options: []string{"limit"},
 		run:     checkKeys,
 	})
 }
 
-func checkKeys(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
-	d := views(o.Topic)
-	n, err := e.partitionCount(ctx, o.Topic)
+// resize is a partition count change the placement shows: the keyed
+// records murmur2(key) % To does not explain are all on murmur2(key) %
+// From, each key's old-placement records before its new ones.
+type resize struct {
+	From, To int64
+	Source   string // "snapshots": a cut saw From; "inferred": from the placement alone
+	Seam     Row    // the summary row of keys_seam
+	Rows     []Row  // seam (per partition) and split_at_seam (per key) rows
+}
+
+// placement is what the keys check and the order check know of where the
+// keys were put.
+type placement struct {
+	n      int64 // today's partition count
+	counts Row   // the keys.sql row
+	resize *resize
+}
+
+// maxInferredCount bounds the partition counts tried when no cut recorded
+// the earlier count: each is a hash of every misplaced key.
+const maxInferredCount = 256
+
+func (e *Engine) placement(ctx context.Context, topic string, limit int) (*placement, error) {
+	d := views(topic)
+	n, err := e.partitionCount(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
@@ -25,9 +49,67 @@ func checkKeys(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	if err != nil {
 		return nil, err
 	}
-	x := s[0]
+	pl := &placement{n: n, counts: s[0]}
+	mis, crcMis := asInt(pl.counts.Get("misplaced_records")), asInt(pl.counts.Get("crc32_misplaced_records"))
+	if mis == 0 || crcMis == 0 {
+		return pl, nil
+	}
+	// Earlier counts: those a cut recorded, else every count below n.
+	known, err := e.queryRows(ctx, `SELECT DISTINCT partition_count FROM snapshots WHERE topic = $1 AND partition_count < $2 ORDER BY 1`, topic, n)
+	if err != nil {
+		return nil, err
+	}
+	var cands []int64
+	source := "snapshots"
+	for _, k := range known {
+		cands = append(cands, asInt(k.Get("partition_count")))
+	}
+	if len(cands) == 0 && n <= maxInferredCount {
+		source = "inferred"
+		for m := int64(1); m < n; m++ {
+			cands = append(cands, m)
+		}
+	}
+	if len(cands) == 0 {
+		return pl, nil
+	}
+	cb, _ := json.Marshal(cands)
+	best, err := e.run(ctx, "keys_resize", d, n, string(cb))
+	if err != nil {
+		return nil, err
+	}
+	if len(best) == 0 || asInt(best[0].Get("explained")) != mis {
+		return pl, nil // not every misplaced record is on an earlier count's partition
+	}
+	m := asInt(best[0].Get("old_count"))
+	seam, err := e.run(ctx, "keys_seam", d, n, m, limit)
+	if err != nil {
+		return nil, err
+	}
+	sum := seam[0]
+	after, _ := sum.Get("seam_after").(time.Time)
+	before, ok := sum.Get("seam_before").(time.Time)
+	if asInt(sum.Get("keys_against_the_seam")) > 0 || asInt(sum.Get("unexplained_records")) > 0 || !ok || after.After(before) {
+		// Old placements after new ones, or no record on the new
+		// placement at all: not one change of the count.
+		return pl, nil
+	}
+	pl.resize = &resize{From: m, To: n, Source: source, Seam: sum, Rows: seam[1:]}
+	return pl, nil
+}
+
+func checkKeys(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
+	d := views(o.Topic)
+	pl, err := e.placement(ctx, o.Topic, o.Limit)
+	if err != nil {
+		return nil, err
+	}
+	n, x := pl.n, pl.counts
 	records, mis, crcMis, unexplained := asInt(x.Get("records")), asInt(x.Get("misplaced_records")), asInt(x.Get("crc32_misplaced_records")), asInt(x.Get("unexplained_records"))
 	split := asInt(x.Get("split_keys"))
+	if rs := pl.resize; rs != nil {
+		return resizeReport(rs, x), nil
+	}
 	// The partitioner that placed the keys, as far as the placement tells:
 	// one known hash explains every record, or both do between them
 	// (mixed), or every key still sits on one partition that neither
@@ -81,4 +163,49 @@ func checkKeys(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 			plural(unexplained, "record", "records"))
 	}
 	return r, nil
+}
+
+// resizeReport says a partition count change: the records before it are
+// where murmur2 put them under the old count, and the keys with records
+// on both sides are split at the seam (a consumer may read a key's new
+// records before its old ones).
+func resizeReport(rs *resize, x Row) *Report {
+	r := &Report{Summary: NewRow()}
+	split := asInt(rs.Seam.Get("split_at_seam"))
+	old := asInt(rs.Seam.Get("old_placement_records"))
+	r.Summary.Set("keys", asInt(x.Get("keys"))).Set("misplaced_records", int64(0)).Set("split_keys", asInt(x.Get("split_keys"))).
+		Set("partitioner", "murmur2").Set("explained_by_crc32", int64(0)).Set("unexplained_records", int64(0)).
+		Set("null_keys", asInt(x.Get("null_keys"))).
+		Set("partition_count_from", rs.From).Set("partition_count_to", rs.To).Set("partition_count_source", rs.Source).
+		Set("old_placement_records", old).Set("split_at_seam", split).
+		Set("seam_after", rs.Seam.Get("seam_after")).Set("seam_before", rs.Seam.Get("seam_before"))
+	for _, row := range rs.Rows {
+		out := NewRow().Set("kind", row.Get("kind"))
+		for _, k := range []string{"key", "old_partition", "last_old_offset", "new_partition", "first_new_offset", "seam_after", "seam_before"} {
+			if row.Get("kind") == "seam" && (k == "key" || k == "new_partition") {
+				continue
+			}
+			if row.Get("kind") == "seam" && k == "old_partition" {
+				out.Set("partition", row.Get(k))
+				continue
+			}
+			out.Set(k, row.Get(k))
+		}
+		r.Rows = append(r.Rows, *out)
+	}
+	when := func(v any) string {
+		if t, ok := v.(time.Time); ok {
+			return t.UTC().Format("2006-01-02T15:04:05.000Z")
+		}
+		return "?"
+	}
+	how := "the snapshots recorded both counts"
+	if rs.Source == "inferred" {
+		how = "inferred from where the keys are: no cut recorded the earlier count"
+	}
+	r.Status = StatusWarn
+	r.Message = fmt.Sprintf("the partition count changed from %d to %d (%s) between %v and %v: %s placed by murmur2(key) %% %d before the change, the rest by %% %d; %s split at the seam, so a consumer may read their new records before their old ones",
+		rs.From, rs.To, how, when(rs.Seam.Get("seam_after")), when(rs.Seam.Get("seam_before")), plural(old, "record is", "records are"), rs.From, rs.To,
+		plural(split, "key is", "keys are"))
+	return r
 }

@@ -28,33 +28,59 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	if err != nil {
 		return nil, err
 	}
-	var keys, ooo int64
-	var kr []Row
+	var ooo int64
 	if len(rows) > 0 {
 		ooo = asInt(rows[0].Get("out_of_order_records"))
-		keys = asInt(rows[0].Get("keys"))
-	} else {
-		kr, err = e.queryRows(ctx, fmt.Sprintf(`SELECT count(DISTINCT key_raw) AS keys FROM %s WHERE key_raw IS NOT NULL`, d.T))
-		if err != nil {
-			return nil, err
-		}
-		keys = asInt(kr[0].Get("keys"))
 	}
+	kr, err := e.run(ctx, "order_keys", d)
+	if err != nil {
+		return nil, err
+	}
+	keys, splitKeys := asInt(kr[0].Get("keys")), asInt(kr[0].Get("split_keys"))
 	r := &Report{Summary: NewRow()}
 	for _, x := range rows {
 		ex := NewRow().Set("kind", "out_of_order")
 		for _, k := range x.Keys {
-			if k != "keys" && k != "out_of_order_records" { // summary figures, not the row's
+			if k != "out_of_order_records" { // a summary figure, not the row's
 				ex.Set(k, x.Get(k))
 			}
 		}
 		r.Rows = append(r.Rows, *ex)
 	}
 	r.Summary.Set("keys", keys).Set("out_of_order_records", ooo)
+	// A partition count change breaks the order of the keys it moves:
+	// their new records are on another partition, which a consumer may
+	// read before the old ones. That is the change, not the producer.
+	var seam int64
+	var pl *placement
+	if splitKeys > 0 { // only a key on two partitions can be split at a seam
+		if pl, err = e.placement(ctx, o.Topic, o.Limit); err != nil {
+			return nil, err
+		}
+		if pl.resize != nil {
+			seam = asInt(pl.resize.Seam.Get("split_at_seam"))
+		}
+	}
+	r.Summary.Set("keys_split_by_partition_change", seam)
 	if ooo == 0 {
 		r.Status, r.Message = StatusOK, fmt.Sprintf("the time of every one of %d keys only moves forward in offset order", keys)
 	} else {
 		r.Status, r.Message = StatusWarn, fmt.Sprintf("%s earlier than the record before them of the same key", plural(ooo, "record is", "records are"))
+	}
+	if seam > 0 {
+		r.Status = StatusWarn
+		r.Message += fmt.Sprintf("; the partition count changed from %d to %d, so %s records on two partitions and no order across the seam (not the producer's doing: see check keys)",
+			pl.resize.From, pl.resize.To, plural(seam, "key has its", "keys have their"))
+		for _, row := range pl.resize.Rows {
+			if row.Get("kind") != "split_at_seam" {
+				continue
+			}
+			ex := NewRow().Set("kind", "split_at_seam")
+			for _, k := range []string{"key", "old_partition", "last_old_offset", "new_partition", "first_new_offset"} {
+				ex.Set(k, row.Get(k))
+			}
+			r.Rows = append(r.Rows, *ex)
+		}
 	}
 	return r, nil
 }

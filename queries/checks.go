@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
 // A check is one unit: a descriptor (a Check, registered from the check's
@@ -88,6 +90,8 @@ const (
 	KindInt     OptionKind = "int"     // a whole number
 	KindBool    OptionKind = "bool"    // true or false
 	KindSeconds OptionKind = "seconds" // a duration: 5m, 90s, or a number of seconds
+	KindTime    OptionKind = "time"    // an RFC 3339 time: 2026-07-16T11:00:00Z
+	KindList    OptionKind = "list"    // a list of partitions: 0,3-5
 )
 
 // Option is one check option, the same on every surface: the server's
@@ -146,8 +150,43 @@ func buildOptions() map[string]*Option {
 	opt(Option{Name: "event_time", Kind: KindExpr, Help: "event time expression, for late records", field: str(func(c *CheckOptions) *string { return &c.EventTime })})
 	opt(Option{Name: "late", Kind: KindSeconds, Default: "1m", Min: 0.001, Max: 1e9, Help: "event time this far behind the broker time is late", field: num(func(c *CheckOptions) *float64 { return &c.Late })})
 	opt(Option{Name: "stale", Kind: KindSeconds, Default: "1h", Min: 0.001, Max: 1e10, Help: "a partition whose newest record is this much older than the cut is stale", field: num(func(c *CheckOptions) *float64 { return &c.Stale })})
+	opt(Option{Name: "group", Kind: KindText, Help: "the consumer group", field: str(func(c *CheckOptions) *string { return &c.Group })})
+	opt(Option{Name: "to_time", Kind: KindTime, Help: "the time a reset by time would move the group to (RFC 3339)", field: func(c *CheckOptions) any { return &c.ToTime }})
+	opt(Option{Name: "partitions", Kind: KindList, Help: "the partitions, such as 0,3-5 (default every partition the group committed on)", field: func(c *CheckOptions) any { return &c.Partitions }})
 	opt(Option{Name: "limit", Kind: KindInt, Default: "50", Min: 1, Max: MaxLimit, Help: "example rows kept of each kind (counts are never limited)", field: whole(func(c *CheckOptions) *int { return &c.Limit })})
 	return set
+}
+
+// Text is the option's value in o as a user would type it; "" when unset.
+// Set(Text(o)) gives the same value back.
+func (op *Option) Text(o CheckOptions) string {
+	switch p := op.field(&o).(type) {
+	case *string:
+		return *p
+	case *bool:
+		if *p {
+			return "true"
+		}
+	case *int:
+		if *p != 0 {
+			return strconv.Itoa(*p)
+		}
+	case *float64:
+		if *p != 0 {
+			return strconv.FormatFloat(*p, 'g', -1, 64)
+		}
+	case *time.Time:
+		if !p.IsZero() {
+			return p.UTC().Format(time.RFC3339Nano)
+		}
+	case *[]int32:
+		var parts []string
+		for _, x := range *p {
+			parts = append(parts, strconv.Itoa(int(x)))
+		}
+		return strings.Join(parts, ",")
+	}
+	return ""
 }
 
 // Set parses raw as the option's kind, checks its bounds and stores it in
@@ -161,6 +200,23 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 			return bad("is empty")
 		}
 		*p = raw
+	case *time.Time:
+		t, err := time.Parse(time.RFC3339Nano, raw)
+		if err != nil {
+			return bad("is a time such as 2026-07-16T11:00:00Z (RFC 3339, with its zone)")
+		}
+		*p = t
+	case *[]int32:
+		set, err := catalog.ParsePartitions(raw)
+		if err != nil || len(set) == 0 {
+			return bad("is a list of partitions such as 0,3-5 (at most %d)", catalog.MaxPartitionList)
+		}
+		ps := make([]int32, 0, len(set))
+		for p := range set {
+			ps = append(ps, p)
+		}
+		slices.Sort(ps)
+		*p = ps
 	case *bool:
 		b, err := strconv.ParseBool(raw)
 		if err != nil {

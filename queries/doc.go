@@ -27,7 +27,9 @@
 // whole catalog.
 //
 // Metadata tables come from the catalog: snapshots, files, partitions,
-// topic_configs, group_offsets, group_members, lost_ranges.
+// topic_configs, group_offsets, group_members, lost_ranges, and the
+// membership history derived from the cuts, group_history and
+// group_commits (history.go).
 //
 // Kafka-aware scalar functions are registered from Go: murmur2(key),
 // kafka_partition(key, n) (the Java client's default partitioner) and

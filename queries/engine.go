@@ -172,7 +172,19 @@ func (e *Engine) setup(ctx context.Context) error {
 			return fmt.Errorf("configure duckdb (%s): %w", s, err)
 		}
 	}
-	return registerFunctions(conn)
+	if err := registerFunctions(conn); err != nil {
+		return err
+	}
+	// Table macros (sql/topic_state.sql): the guard lets untrusted SQL
+	// call them on a topic view only.
+	q, err := render("topic_state", sqlData{})
+	if err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("create macro topic_state: %w", err)
+	}
+	return nil
 }
 
 // DB is the engine's database handle. Pin a *sql.Conn for a session.

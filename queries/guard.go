@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -189,7 +190,11 @@ func (e *Engine) walkGuard(n any, ctes, system map[string]bool) error {
 		switch v["type"] {
 		case "TABLE_FUNCTION":
 			name := functionName(v["function"])
-			if !safeTableFunctions[strings.ToLower(name)] {
+			if strings.EqualFold(name, "topic_state") {
+				if err := e.guardTopicState(v["function"]); err != nil {
+					return err
+				}
+			} else if !safeTableFunctions[strings.ToLower(name)] {
 				return fmt.Errorf("%w: table function %s() is not allowed here; query the topic views and catalog tables", ErrRefused, name)
 			}
 		case "BASE_TABLE":
@@ -461,4 +466,20 @@ func withoutLocations(n any) any {
 		return out
 	}
 	return n
+}
+
+// guardTopicState allows topic_state(topic, time) only over a topic's view:
+// its first argument is a string constant naming one.
+func (e *Engine) guardTopicState(fn any) error {
+	refuse := fmt.Errorf("%w: topic_state's first argument is a topic's name as a string constant, such as topic_state('routing', TIMESTAMPTZ '2026-07-16 11:00:00Z')", ErrRefused)
+	f, _ := fn.(map[string]any)
+	args, _ := f["children"].([]any)
+	name, ok := constantArg(fn, 0)
+	if len(args) != 2 || !ok {
+		return refuse
+	}
+	if slices.Contains(metadataTables, strings.ToLower(name)) || !e.isRelation(name) {
+		return fmt.Errorf("%w: topic_state(%q, ...): no topic of that name in the snapshot folder", ErrRefused, name)
+	}
+	return nil
 }

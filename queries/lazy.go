@@ -54,7 +54,15 @@ func collectNames(n any, names map[string]bool) bool {
 			name, _ := v["table_name"].(string)
 			names[strings.ToLower(name)] = true
 		case "TABLE_FUNCTION":
-			if !safeTableFunctions[strings.ToLower(functionName(v["function"]))] {
+			fn := strings.ToLower(functionName(v["function"]))
+			if fn == "topic_state" {
+				// topic_state('T', time) reads topic T's view.
+				name, ok := constantArg(v["function"], 0)
+				if !ok {
+					return false
+				}
+				names[strings.ToLower(name)] = true
+			} else if !safeTableFunctions[fn] {
 				return false
 			}
 		case "SHOW_REF":

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
 )
@@ -86,7 +87,7 @@ func TestEveryRowHasAKind(t *testing.T) {
 	}
 	defer e.Close()
 	for _, name := range CheckNames {
-		o := CheckOptions{Topic: "quiet", ID: "value.id", WhatIfKey: "value.id", EventTime: `"timestamp"`}
+		o := CheckOptions{Topic: "quiet", ID: "value.id", WhatIfKey: "value.id", EventTime: `"timestamp"`, Group: "g", ToTime: time.Unix(0, 0)}
 		if name == "missing" {
 			o.Match, o.AgainstTopic, o.AgainstMatch = "value.id", "quiet", "value.id + 1"
 		}
@@ -122,7 +123,7 @@ func TestEmptyTopicIsNeverOK(t *testing.T) {
 		if name == "lag" {
 			continue
 		}
-		o := CheckOptions{Topic: "empty", Match: "key", AgainstTopic: "empty", AgainstMatch: "key"}
+		o := CheckOptions{Topic: "empty", Match: "key", AgainstTopic: "empty", AgainstMatch: "key", Group: "g", ToTime: time.Unix(0, 0)}
 		r, err := e.RunCheck(context.Background(), name, o)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

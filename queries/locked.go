@@ -68,3 +68,20 @@ func functionName(f any) string {
 	}
 	return "?"
 }
+
+// constantArg is a function's i-th argument when it is a string constant.
+func constantArg(fn any, i int) (string, bool) {
+	f, _ := fn.(map[string]any)
+	args, _ := f["children"].([]any)
+	if i >= len(args) {
+		return "", false
+	}
+	a, _ := args[i].(map[string]any)
+	val, _ := a["value"].(map[string]any)
+	typ, _ := val["type"].(map[string]any)
+	s, ok := val["value"].(string)
+	if a["class"] != "CONSTANT" || typ["id"] != "VARCHAR" || val["is_null"] == true || !ok {
+		return "", false
+	}
+	return s, true
+}

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -13,8 +12,12 @@ import (
 	"github.com/topicsnap/topicsnap/catalog"
 )
 
+// CatalogTables lists the catalog tables every engine has, in the order
+// they are built.
+func CatalogTables() []string { return append([]string(nil), metadataTables...) }
+
 // metadataTables are the catalog tables, in the order they are built.
-var metadataTables = []string{"files", "lost_ranges", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members"}
+var metadataTables = []string{"files", "lost_ranges", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members", "group_history", "group_commits"}
 
 type jsonRows struct {
 	table   string
@@ -108,7 +111,7 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 	for _, tf := range tfs {
 		for _, m := range tf.manifests {
 			for _, f := range m.Files {
-				files = append(files, fileRow{m.Topic, m.Partition, f.Name, filepath.Join("topic="+m.Topic, fmt.Sprintf("partition=%d", m.Partition), f.Name),
+				files = append(files, fileRow{m.Topic, m.Partition, f.Name, catalog.RelFilePath(m.TP(), f.Name),
 					f.FirstOffset, f.LastOffset, f.Records, f.ControlRecords, f.Bytes, f.MinTimestamp, f.MaxTimestamp, f.Snapshot, ts(f.WrittenAt)})
 			}
 			for _, l := range m.Lost {
@@ -142,6 +145,7 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 			}
 		}
 	}
+	hist, commits := groupHistory(snaps)
 	tables := []jsonRows{
 		{"files", []string{"topic VARCHAR", "partition INTEGER", "file VARCHAR", "path VARCHAR", "first_offset BIGINT", "last_offset BIGINT", "records BIGINT", "control_records BIGINT", "bytes BIGINT", "min_timestamp_ms BIGINT", "max_timestamp_ms BIGINT", "snapshot_id VARCHAR", "written_at TIMESTAMPTZ"}, files},
 		{"lost_ranges", []string{"topic VARCHAR", "partition INTEGER", "kind VARCHAR", "from_offset BIGINT", "to_offset BIGINT", "offsets BIGINT", "detected_at TIMESTAMPTZ", "snapshot_id VARCHAR"}, lost},
@@ -151,6 +155,8 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 		{"topic_configs", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "name VARCHAR", "value VARCHAR"}, cfgs},
 		{"group_offsets", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "partition INTEGER", "committed_offset BIGINT", "leader_epoch INTEGER", "metadata VARCHAR"}, offs},
 		{"group_members", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "member_id VARCHAR", "instance_id VARCHAR", "client_id VARCHAR", "host VARCHAR", "assigned_partitions INTEGER[]"}, mems},
+		{"group_history", historyColumns, hist},
+		{"group_commits", commitColumns, commits},
 	}
 	for _, t := range tables {
 		if !only[t.table] {

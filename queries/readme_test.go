@@ -8,7 +8,7 @@ import (
 
 // checksTable is the README's table of checks, made from the registry.
 func checksTable() string {
-	metavar := map[OptionKind]string{KindExpr: " EXPR", KindText: " NAME", KindFile: " FILE", KindNumber: " N", KindInt: " N", KindSeconds: " DURATION"}
+	metavar := map[OptionKind]string{KindExpr: " EXPR", KindText: " NAME", KindFile: " FILE", KindNumber: " N", KindInt: " N", KindSeconds: " DURATION", KindTime: " TIME", KindList: " LIST"}
 	var b strings.Builder
 	b.WriteString("| check | answers | options |\n| --- | --- | --- |\n")
 	for _, c := range Checks() {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -19,24 +18,14 @@ import (
 // catalogVersion hashes the size and time of every manifest and snapshot file.
 func (e *Engine) catalogVersion() (string, error) {
 	h := sha256.New()
-	topics, err := e.dir.Topics()
+	files, err := e.dir.StateFiles()
 	if err != nil {
 		return "", err
 	}
-	add := func(path string) {
+	for _, path := range files {
 		if st, err := os.Stat(path); err == nil {
 			fmt.Fprintf(h, "%s %d %d\n", path, st.Size(), st.ModTime().UnixNano())
 		}
-	}
-	for _, t := range topics {
-		parts, _ := filepath.Glob(filepath.Join(e.dir.Path, "topic="+t, "partition=*", "manifest.json"))
-		for _, p := range parts {
-			add(p)
-		}
-	}
-	snaps, _ := filepath.Glob(filepath.Join(e.dir.Path, "snapshots", "*.json"))
-	for _, s := range snaps {
-		add(s)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

@@ -36,6 +36,10 @@ type CheckOptions struct {
 	Late      float64 // freshness: seconds behind the broker time that count as late (60)
 	Stale     float64 // freshness: seconds between a partition's newest record and the cut that count as stale (3600)
 
+	Group      string    // reset: the consumer group
+	ToTime     time.Time // reset: the time the group would be reset to
+	Partitions []int32   // reset: the partitions to reset (none: every partition the group committed on)
+
 	Limit int // example rows kept (default 50)
 
 	// Charts asks the checks that draw time series (freshness, duplicates)

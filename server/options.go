@@ -28,7 +28,7 @@ type checkParam struct {
 	Name  string // query parameter
 	Label string
 	Help  string
-	Kind  string // "text", "expr" (SQL), "number", "int", "bool", "file", "seconds"
+	Kind  string // queries.OptionKind: "text", "expr" (SQL), "number", "int", "bool", "file", "seconds", "time", "list"
 }
 
 // paramOf is the form's view of an option.

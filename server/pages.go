@@ -28,7 +28,7 @@ var staticFS embed.FS
 // page's own file.
 type pages struct{ sets map[string]*template.Template }
 
-var pageFiles = []string{"overview.html", "check.html", "sql.html", "login.html", "error.html"}
+var pageFiles = []string{"overview.html", "check.html", "sql.html", "login.html", "error.html", "history.html"}
 
 var templateFuncs = template.FuncMap{
 	"number": func(n any) string {
@@ -588,7 +588,7 @@ func (s *Server) handleSQLPage(w http.ResponseWriter, r *http.Request) {
 		Run     bool
 		MaxRows int
 		Timeout time.Duration
-	}{topics, []string{"snapshots", "files", "lost_ranges", "partitions", "topic_configs", "group_offsets", "group_members"}, example, format, run, s.opts.MaxRows, s.opts.QueryTimeout})
+	}{topics, queries.CatalogTables(), example, format, run, s.opts.MaxRows, s.opts.QueryTimeout})
 }
 
 type loginPage struct {

@@ -10,6 +10,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /checks/{name}", s.handleCheckPage)
 	mux.HandleFunc("GET /notebooks/{name}", s.handleNotebook)
 	mux.HandleFunc("GET /sql", s.handleSQLPage)
+	mux.HandleFunc("GET /history", s.handleHistoryPage)
 	mux.HandleFunc("GET /login", s.handleLoginForm)
 	mux.HandleFunc("POST /login", s.handleLogin)
 	mux.HandleFunc("POST /logout", s.handleLogout)
@@ -19,6 +20,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.HandleFunc("GET /api/checks", s.handleAPIChecks)
 	mux.HandleFunc("GET /api/checks/{name}", s.handleAPICheck)
 	mux.HandleFunc("POST /api/sql", s.handleAPISQL)
+	mux.HandleFunc("GET /api/history", s.handleAPIHistory)
 
 	mux.HandleFunc("GET /metrics", s.handleMetrics)
 	mux.HandleFunc("GET /healthz", s.handleHealthz)

@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 const topic = "shop.events-v2"
@@ -605,5 +606,69 @@ func TestConcurrentSQLIsBounded(t *testing.T) {
 	}
 	if code := <-done; code != http.StatusRequestTimeout {
 		t.Fatalf("slow query: %d, want 408", code)
+	}
+}
+
+// TestMembershipHistoryPageAndAPI: on the wind farm's incident folder, the
+// history page draws partition 18's three runs (writer, watcher, writer)
+// with who and how far they committed, and /api/history gives the same
+// runs as group_history.
+func TestMembershipHistoryPageAndAPI(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), Options{Dir: dir, Addr: "127.0.0.1:0", QueryTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ts := httptest.NewServer(s.Handler())
+	defer ts.Close()
+	get := func(path string) (int, string) {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("/history")
+	if code != 200 || !strings.Contains(body, `href="/history?group=galewatch-writers&amp;topic=readings"`) {
+		t.Fatalf("index: %d\n%s", code, body)
+	}
+	code, body = get("/history?topic=readings&group=galewatch-writers")
+	for _, want := range []string{"<svg", "p18: galewatch-watcher-1 (/10.20.3.40) from 2026-07-16T11:02:01Z to 2026-07-16T11:16:00Z, 15 cuts",
+		"galewatch-writer-5 (/10.20.0.15)", "still at the last cut"} {
+		if code != 200 || !strings.Contains(body, want) {
+			t.Fatalf("page lacks %q: %d\n%s", want, code, body)
+		}
+	}
+	code, body = get("/api/history?topic=readings&group=galewatch-writers")
+	var doc struct {
+		Runs []struct {
+			Partition int32  `json:"partition"`
+			ClientID  string `json:"client_id"`
+			Cuts      int    `json:"cuts"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || code != 200 {
+		t.Fatalf("api: %d %v\n%s", code, err, body)
+	}
+	var p18 []string
+	for _, r := range doc.Runs {
+		if r.Partition == 18 {
+			p18 = append(p18, fmt.Sprintf("%s/%d", r.ClientID, r.Cuts))
+		}
+	}
+	if got := strings.Join(p18, " "); got != "galewatch-writer-5/3 galewatch-watcher-1/15 galewatch-writer-5/6" {
+		t.Fatalf("runs of 18: %s", got)
+	}
+	if code, _ := get("/api/history?topic=readings&group=nobody"); code != 404 {
+		t.Fatalf("unknown group: %d", code)
+	}
+	if code, body := get("/history?topic=readings&group=%3Cscript%3E"); code != 404 || strings.Contains(body, "<script>") {
+		t.Fatalf("hostile group name: %d\n%s", code, body)
 	}
 }

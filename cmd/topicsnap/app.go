@@ -44,6 +44,8 @@ type app struct {
 	// progress, when set, receives a dump's progress instead of the
 	// terminal's bars or the quiet default (tests set it).
 	progress dump.Progress
+	// bucket holds the --s3-* flags, for --dir s3://bucket/prefix.
+	bucket bucketFlags
 }
 
 // version is the release, set at build time with
@@ -179,6 +181,10 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitDisk, "free space in the snapshot folder, then run the same command: it resumes from the last committed file"
 	case errors.Is(err, catalog.ErrNotWritable):
 		return exitDisk, "choose with --dir a folder you can write (not on a read-only mount, not under a file), or fix its permissions"
+	case errors.Is(err, catalog.ErrDenied):
+		return exitAuth, "check the AWS credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/credentials) and that their policy grants what README's \"Snapshots in a bucket\" lists"
+	case errors.Is(err, catalog.ErrConflict):
+		return exitLocked, "another dumper committed this partition first; give each dumper its own --partitions, then run topicsnap ls to see what is committed"
 	case errors.Is(err, catalog.ErrLocked):
 		return exitLocked, "wait for the other dump to finish, or give each dumper its own --partitions"
 	case errors.Is(err, catalog.ErrNewerFormat):
@@ -233,6 +239,7 @@ questions about the copy: SQL, reconciliation checks, reports over HTTP.`,
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(a))
 	}
+	a.addBucketFlags(root)
 	usageArgs(root)
 	return root
 }

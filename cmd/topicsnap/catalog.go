@@ -12,8 +12,8 @@ import (
 )
 
 func (a *app) catalogCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "catalog", Short: "Inspect and verify a snapshot folder", RunE: groupRunE}
-	cmd.AddCommand(a.lsCmd(), a.verifyCmd())
+	cmd := &cobra.Command{Use: "catalog", Short: "Inspect, verify and copy a snapshot folder or bucket", RunE: groupRunE}
+	cmd.AddCommand(a.lsCmd(), a.verifyCmd(), a.copyCmd())
 	return cmd
 }
 
@@ -25,7 +25,7 @@ func (a *app) lsCmd() *cobra.Command {
 		Short: "List topics, partitions, offset and time ranges, files, snapshots and lost ranges",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := catalog.Open(dir)
+			d, err := a.openDir(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}
@@ -81,7 +81,7 @@ func (a *app) lsCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", a.defaultDir(), "snapshot folder")
+	cmd.Flags().StringVar(&dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the manifests as JSON")
 	return cmd
 }
@@ -100,7 +100,7 @@ func (a *app) verifyCmd() *cobra.Command {
 		Short: "Re-read every file's footer and row count against its manifest",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := catalog.Open(dir)
+			d, err := a.openDir(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}
@@ -119,6 +119,48 @@ func (a *app) verifyCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", a.defaultDir(), "snapshot folder")
+	cmd.Flags().StringVar(&dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	return cmd
+}
+
+// copyCmd copies a snapshot folder to a bucket or back (or folder to
+// folder): what the manifests list, each file before the manifest that
+// lists it, resumable, every file checked against the manifest's size.
+func (a *app) copyCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "copy SRC DST",
+		Short: "Copy a snapshot folder to a bucket or back (s3://BUCKET/PREFIX or a folder), resumable",
+		Long: `Copies what SRC's manifests list into DST: for each partition the files, then the
+manifest, so DST never lists a file it does not hold whole; then the cluster
+snapshots. A file DST already holds with the manifest's size (and, from a
+bucket, the same ETag) is kept, so an interrupted copy resumes where it stopped.
+Do not copy into a folder or prefix a dumper is writing.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			src, err := a.openDir(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			cfg, err := a.s3Config("")
+			if err != nil {
+				return err
+			}
+			if err := catalog.CheckCreateAt(ctx, args[1], cfg); err != nil {
+				return err
+			}
+			dst, err := catalog.CreateAt(ctx, args[1], cfg)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			st, err := catalog.Copy(ctx, src, dst)
+			fmt.Fprintf(a.stdout, "copied %d files (%s), kept %d already there, %d manifests, %d snapshots from %s to %s in %s\n",
+				st.Files, humanBytes(st.Bytes), st.Kept, st.Manifests, st.Snapshots, src.Path, dst.Path, time.Since(start).Round(time.Millisecond))
+			if err != nil {
+				return fmt.Errorf("copy %s to %s: %w", args[0], args[1], err)
+			}
+			return nil
+		},
+	}
 }

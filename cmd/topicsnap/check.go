@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -23,7 +24,8 @@ type checkOptions struct {
 	format string
 	strict bool
 	list   bool
-	raw    map[string]*string // each check option's flag, by option name
+	plan   string
+	raw    map[string]*string // each check option flag's text, by flag name
 }
 
 // flagOf spells a check option as the command line's flag.
@@ -63,53 +65,106 @@ checks and the options each takes.`,
 			if o.Topic == "" {
 				return usagef("name the topic: --topic TOPIC")
 			}
+			if o.plan != "" && name != "reset" {
+				return usagef("--plan: only check reset writes a reset plan")
+			}
 			if !contains([]string{"table", "json", "markdown"}, o.format) {
 				return usagef("--format %q: use table, json or markdown", o.format)
 			}
 			// One schema for every surface: each option given is parsed
 			// and bounded by the option itself (queries.Option.Set).
-			for _, op := range sortedOptions() {
-				f := cmd.Flags().Lookup(op.FlagName())
+			// A flag may stand for options of different checks
+			// (--partitions: skew's what-if count, reset's list): it sets
+			// the one the check takes.
+			for _, flag := range flagNames() {
+				f := cmd.Flags().Lookup(flag)
 				if f == nil || !f.Changed {
 					continue
 				}
-				if known && !c.Takes(op.Name) {
+				var set []*queries.Option
+				for _, op := range optionsOfFlag(flag) {
+					if !known || c.Takes(op.Name) {
+						set = append(set, op)
+					}
+				}
+				if len(set) == 0 {
 					var takes []string
 					for _, t := range c.Options {
 						takes = append(takes, flagOf(t))
 					}
-					return usagef("--%s: check %s does not take it (it takes %s)", op.FlagName(), name, strings.Join(takes, ", "))
+					return usagef("--%s: check %s does not take it (it takes %s)", flag, name, strings.Join(takes, ", "))
 				}
-				if err := op.Set(&o.CheckOptions, *o.raw[op.Name]); err != nil {
-					return optionUsage(err)
+				// For check all, the flag sets each option whose kind reads it.
+				var firstErr error
+				ok := 0
+				for _, op := range set {
+					if err := op.Set(&o.CheckOptions, *o.raw[flag]); err != nil {
+						if firstErr == nil {
+							firstErr = err
+						}
+						continue
+					}
+					ok++
+				}
+				if firstErr != nil && (known || ok == 0) {
+					return optionUsage(firstErr)
 				}
 			}
 			return a.runCheck(cmd.Context(), name, o)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder")
+	f.StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.StringVar(&o.Topic, "topic", "", "topic to check")
 	f.StringVar(&o.format, "format", "table", "table, json or markdown")
 	f.BoolVar(&o.strict, "strict", false, "exit 1 on warn too")
 	f.BoolVar(&o.list, "list", false, "list the checks and their options")
-	for _, op := range sortedOptions() {
-		var takers []string
-		for _, c := range queries.Checks() {
-			if c.Takes(op.Name) {
-				takers = append(takers, c.Name)
+	f.StringVar(&o.plan, "plan", "", "reset: also write the reset plan to this file (topic,partition,offset: kafka-consumer-groups.sh --from-file)")
+	for _, flag := range flagNames() {
+		var helps []string
+		isBool := false
+		for _, op := range optionsOfFlag(flag) {
+			var takers []string
+			for _, c := range queries.Checks() {
+				if c.Takes(op.Name) {
+					takers = append(takers, c.Name)
+				}
 			}
+			help := strings.Join(takers, ", ") + ": " + op.Help
+			if op.Default != "" {
+				help += " (default " + op.Default + ")"
+			}
+			helps = append(helps, help)
+			isBool = isBool || op.Kind == queries.KindBool
 		}
-		help := strings.Join(takers, ", ") + ": " + op.Help
-		if op.Default != "" {
-			help += " (default " + op.Default + ")"
-		}
-		o.raw[op.Name] = f.String(op.FlagName(), "", help)
-		if op.Kind == queries.KindBool {
-			f.Lookup(op.FlagName()).NoOptDefVal = "true" // --reverse alone means true
+		o.raw[flag] = f.String(flag, "", strings.Join(helps, "; "))
+		if isBool {
+			f.Lookup(flag).NoOptDefVal = "true" // --reverse alone means true
 		}
 	}
 	return cmd
+}
+
+// flagNames lists the check options' flags, each once, sorted.
+func flagNames() []string {
+	var out []string
+	for _, op := range sortedOptions() {
+		if n := op.FlagName(); len(out) == 0 || out[len(out)-1] != n {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// optionsOfFlag lists the options spelled --flag on the command line.
+func optionsOfFlag(flag string) []*queries.Option {
+	var out []*queries.Option
+	for _, op := range sortedOptions() {
+		if op.FlagName() == flag {
+			out = append(out, op)
+		}
+	}
+	return out
 }
 
 // sortedOptions lists the check options by flag name.
@@ -118,7 +173,12 @@ func sortedOptions() []*queries.Option {
 	for _, op := range queries.CheckOptionSet {
 		out = append(out, op)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].FlagName() < out[j].FlagName() })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].FlagName() != out[j].FlagName() {
+			return out[i].FlagName() < out[j].FlagName()
+		}
+		return out[i].Name < out[j].Name
+	})
 	return out
 }
 
@@ -149,7 +209,15 @@ func writeCheckList(w io.Writer) error {
 }
 
 func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error {
-	eng, err := queries.Open(ctx, o.dir, queries.Options{})
+	var only []string
+	if o.Topic != "" {
+		only = []string{o.Topic}
+	}
+	local, err := a.localDir(ctx, o.dir, only...)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", o.dir, err)
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
@@ -204,8 +272,30 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 			writeReport(a.stdout, r, o.format == "markdown")
 		}
 	}
+	if o.plan != "" {
+		if err := writeResetPlan(o.plan, reports[0]); err != nil {
+			return err
+		}
+	}
 	if worst == queries.StatusFail || (o.strict && worst == queries.StatusWarn) {
 		return errCheckFailed
+	}
+	return nil
+}
+
+// writeResetPlan writes the partition rows of a reset report as the CSV
+// kafka-consumer-groups.sh --reset-offsets --from-file reads (topic,
+// partition, offset; no header), whole or not at all.
+func writeResetPlan(path string, r *queries.Report) error {
+	var b strings.Builder
+	for _, row := range r.Rows {
+		if row.Get("kind") != "partition" {
+			continue
+		}
+		fmt.Fprintf(&b, "%s,%v,%v\n", r.Topic, row.Get("partition"), row.Get("target_offset"))
+	}
+	if err := catalog.WriteFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, b.String()); return err }); err != nil {
+		return fmt.Errorf("write reset plan %s: %w", path, err)
 	}
 	return nil
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -32,7 +35,8 @@ func TestCheckAllSaysWhatItSkipped(t *testing.T) {
 		return out
 	}
 	got := statuses()
-	if len(got) != len(queries.CheckNames)+1 || got["missing"] != "skipped" || got["missing message"] != "not run: needs --match and --against or --against-topic" {
+	if len(got) != len(queries.CheckNames)+2 || got["missing"] != "skipped" || got["missing message"] != "not run: needs --match and --against or --against-topic" ||
+		got["reset"] != "skipped" || got["reset message"] != "not run: needs --group and --to-time" {
 		t.Errorf("without options: %v", got)
 	}
 	got = statuses("--match", "value.id", "--against-topic", "events", "--against-match", "value.id")
@@ -59,6 +63,14 @@ func TestCheckFlagsComeFromTheRegistry(t *testing.T) {
 		{[]string{"freshness", "--silence", "90s"}, 0, "OK freshness"},
 		{[]string{"missing", "--match", "value.id", "--against-topic", "events", "--against-match", "value.id", "--reverse"}, 0, "unexpected=0"},
 		{[]string{"nosuch"}, 2, `unknown check "nosuch"`},
+		// --partitions is skew's what-if count and reset's partition list.
+		{[]string{"skew", "--what-if-key", "key", "--partitions", "0,3-5"}, 2, `--partitions "0,3-5": is a whole number`},
+		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "3-1"}, 2, `--partitions "3-1": is a list of partitions`},
+		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0-2000000000"}, 2, `--partitions "0-2000000000": is a list of partitions such as 0,3-5 (at most 100000)`},
+		{[]string{"reset", "--group", "g", "--to-time", "11:00"}, 2, `--to-time "11:00": is a time such as 2026-07-16T11:00:00Z`},
+		{[]string{"reset", "--to-time", "2026-07-16T11:00:00Z"}, 2, "--group"},
+		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0"}, 0, "has no committed offset"},
+		{[]string{"gaps", "--plan", "x.csv"}, 2, "--plan: only check reset writes a reset plan"},
 	} {
 		code, stdout, stderr := cli(t, append(append([]string{"check"}, c.args...), "--dir", dir, "--topic", "events")...)
 		if code != c.code || !strings.Contains(stdout+stderr, c.want) {
@@ -73,5 +85,29 @@ func TestCheckFlagsComeFromTheRegistry(t *testing.T) {
 		if !strings.Contains(stdout, name) {
 			t.Errorf("check --list lacks %s", name)
 		}
+	}
+}
+
+// TestCheckResetWritesThePlan: check reset on the wind farm's incident
+// folder prints the verdict and the kafka-consumer-groups.sh command, and
+// --plan writes the CSV --from-file reads, one line per partition.
+func TestCheckResetWritesThePlan(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(t.TempDir(), "plan.csv")
+	code, stdout, stderr := cli(t, "check", "reset", "--dir", dir, "--topic", "readings", "--group", seeds.IncidentGroup,
+		"--to-time", "2026-07-16T11:00:00Z", "--partitions", "18-20,23", "--plan", plan)
+	if code != 0 || !strings.Contains(stdout, "WARN reset on readings") || !strings.Contains(stdout, "galewatch-watcher-1") ||
+		!strings.Contains(stdout, "--topic readings:18,19,20,23 --reset-offsets --to-datetime 2026-07-16T11:00:00.000Z --dry-run") {
+		t.Fatalf("exit %d:\n%s%s", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != "readings,18,0\nreadings,19,0\nreadings,20,0\nreadings,23,0\n" {
+		t.Fatalf("plan:\n%s", got)
 	}
 }

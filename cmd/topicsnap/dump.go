@@ -79,7 +79,7 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 	f.StringVar(&o.Until, "until", "now", "where to stop: now (the high watermark at start), OFFSET (exclusive), or an RFC3339 time")
 	f.BoolVar(&o.Follow, "follow", false, "keep taking snapshots until interrupted (Ctrl-C: exit 0 with the summary); not with --until")
 	f.DurationVar(&o.Interval, "interval", 30*time.Second, "with --follow, the pause between snapshots")
-	f.StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder")
+	f.StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.IntVar(&o.FileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
 	f.Int64Var(&o.FileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
 	f.DurationVar(&o.Conn.DialTimeout, "timeout", 10*time.Second, "dial timeout per broker")
@@ -141,6 +141,11 @@ func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {
 	} else {
 		o.Progress = quietProgress{a.stderr}
 	}
+	s3, err := a.s3Config(o.Conn.ConfigFile)
+	if err != nil {
+		return err
+	}
+	o.S3 = s3
 	sum, err := dump.Run(cmd.Context(), o.Options)
 	if prog != nil {
 		prog.Wait()

@@ -37,7 +37,7 @@ FILE may be one of the shipped notebooks by name (see: topicsnap notebook ls).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runNotebook(cmd.Context(), args[0], o) },
 	}
-	runCmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder")
+	runCmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	runCmd.Flags().StringVar(&o.out, "out", "", "write the rendered notebook here (.html or .md)")
 	runCmd.Flags().StringArrayVar(&o.params, "param", nil, "override a front-matter parameter, key=value (repeatable)")
 	lsCmd := &cobra.Command{
@@ -76,7 +76,11 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 	if err := nb.CheckParams(params); err != nil {
 		return usageError{err}
 	}
-	eng, err := queries.Open(ctx, o.dir, queries.Options{})
+	local, err := a.localDir(ctx, o.dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", o.dir, err)
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}

@@ -57,7 +57,7 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 	f := cmd.Flags()
 	f.StringVar(&o.brokers, "brokers", "", "bootstrap brokers of the target cluster, HOST:PORT[,HOST:PORT]")
 	f.StringVar(&o.Conn.ConfigFile, "config", "", "client.properties file (bootstrap.servers, security.protocol, sasl.*, ssl.*)")
-	f.StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder")
+	f.StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.StringVar(&o.Topic, "topic", "", "topic in the snapshot folder to restore")
 	f.StringVar(&o.ToTopic, "to-topic", "", "topic to produce into (default the same name)")
 	f.StringVar(&o.Partitions, "partitions", "", "source partitions to restore, e.g. 0,3-5 (default all)")
@@ -92,7 +92,13 @@ func (a *app) runRestore(cmd *cobra.Command, o *restoreOptions) error {
 	default:
 		o.Progress = quietProgress{a.stderr}
 	}
-	sum, err := dump.Restore(cmd.Context(), o.RestoreOptions)
+	local, err := a.localDir(cmd.Context(), o.Dir)
+	if err != nil {
+		return fmt.Errorf("restore %s from %s: %w", o.Topic, o.Dir, err)
+	}
+	ro := o.RestoreOptions
+	ro.Dir = local
+	sum, err := dump.Restore(cmd.Context(), ro)
 	if prog != nil {
 		prog.Wait()
 	}

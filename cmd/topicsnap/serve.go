@@ -47,8 +47,15 @@ func (a *app) serveCmd() *cobra.Command {
 			if o.TLSCert != "" {
 				scheme = "https"
 			}
-			err := server.Run(cmd.Context(), o.Options, func(addr string) {
-				fmt.Fprintf(a.stdout, "serving %s at %s://%s\n", o.Dir, scheme, addr)
+			// A bucket is served from the local cache of its files, as of now.
+			served := o.Dir
+			local, err := a.localDir(cmd.Context(), o.Dir)
+			if err != nil {
+				return fmt.Errorf("open %s: %w", o.Dir, err)
+			}
+			o.Dir = local
+			err = server.Run(cmd.Context(), o.Options, func(addr string) {
+				fmt.Fprintf(a.stdout, "serving %s at %s://%s\n", served, scheme, addr)
 			})
 			if cmd.Context().Err() != nil {
 				return nil
@@ -56,7 +63,7 @@ func (a *app) serveCmd() *cobra.Command {
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder")
+	cmd.Flags().StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	cmd.Flags().StringVar(&o.Addr, "addr", "127.0.0.1:8080", "listen address; off loopback --token is required")
 	cmd.Flags().StringVar(&o.Token, "token", "", "bearer token required on every request (TOPICSNAP_TOKEN)")
 	cmd.Flags().StringVar(&o.sql, "sql", "auto", "ad-hoc SQL: auto (on for loopback binds only), on or off")

@@ -35,8 +35,7 @@ func (a *app) sqlCmd() *cobra.Command {
 		Short: "Query snapshots with SQL: a REPL, or one statement with -c",
 		Long: `sql opens the snapshot folder as an in-memory DuckDB: every topic is a view named
 after it ("shop.events-v2"), with "<topic>$all" holding control markers and aborted
-records too, and the catalog tables snapshots, files, partitions, topic_configs,
-group_offsets, group_members and lost_ranges.
+records too, and the catalog tables ` + strings.Join(queries.CatalogTables(), ", ") + `.
 
 Without -c or -f, and with a terminal, it opens a REPL (.help lists its commands).`,
 		Args: cobra.NoArgs,
@@ -50,7 +49,7 @@ Without -c or -f, and with a terminal, it opens a REPL (.help lists its commands
 			return a.runSQL(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder")
+	cmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	cmd.Flags().StringVarP(&o.query, "command", "c", "", "run this SQL and exit")
 	cmd.Flags().StringVarP(&o.file, "file", "f", "", "run the SQL in this file and exit")
 	cmd.Flags().StringVar(&o.format, "format", "table", "output: table, csv, json, jsonl, markdown, line, parquet")
@@ -85,7 +84,11 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	// One-shot SQL builds only the views and tables it names (the start-up
 	// is most of a short query's time); the REPL builds all, for .tables,
 	// .schema and completion.
-	eng, err := queries.Open(ctx, o.dir, queries.Options{Lazy: text != ""})
+	local, err := a.localDir(ctx, o.dir)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", o.dir, err)
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{Lazy: text != ""})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}

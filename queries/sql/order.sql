@@ -9,7 +9,6 @@ WITH d AS (
 )
 SELECT coalesce(try(decode(key_raw)), '0x' || hex(key_raw)) AS "key", "partition", prev_offset, "offset",
        prev_t::VARCHAR AS previous_time, t::VARCHAR AS "time",
-       (SELECT count(DISTINCT key_raw) FROM {{.T}} WHERE key_raw IS NOT NULL) AS keys,
        count(*) OVER () AS out_of_order_records
 FROM d WHERE t < prev_t
 ORDER BY "partition", "offset" LIMIT $1

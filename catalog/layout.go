@@ -1,0 +1,47 @@
+package catalog
+
+import (
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The folder's layout is spelled here and nowhere else: Hive-style
+// topic=NAME/partition=N/FIRST-LAST.parquet beside a manifest.json, and
+// snapshots/ID.json. Other packages ask for paths; they never build them.
+
+// RelPartitionDir is a partition's folder relative to the snapshot folder,
+// with forward slashes (as Hive, Spark and a bucket's keys spell it).
+func RelPartitionDir(tp TopicPartition) string {
+	return "topic=" + tp.Topic + "/partition=" + strconv.Itoa(int(tp.Partition))
+}
+
+// RelFilePath is a data file's path relative to the snapshot folder.
+func RelFilePath(tp TopicPartition, name string) string {
+	return path.Join(RelPartitionDir(tp), name)
+}
+
+// StateFiles lists the files whose content is the catalog's state: every
+// partition manifest and every cluster snapshot. Their sizes and times
+// change whenever a dump commits, so a reader can tell it must reload.
+func (d *Dir) StateFiles() ([]string, error) {
+	topics, err := d.Topics()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range topics {
+		parts, _ := filepath.Glob(filepath.Join(d.Path, "topic="+t, "partition=*", manifestName))
+		out = append(out, parts...)
+	}
+	snaps, _ := filepath.Glob(filepath.Join(d.Path, snapshotsDir, "*.json"))
+	for _, s := range snaps {
+		if !strings.HasPrefix(filepath.Base(s), tmpPrefix) {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}

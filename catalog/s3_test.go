@@ -1,0 +1,337 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// testBucket returns a fresh s3:// prefix in the bucket of the real S3
+// server make test starts (scripts/s3.sh), with its credentials in the
+// environment the AWS SDK reads. Without TOPICSNAP_TEST_S3_ENDPOINT the
+// test skips.
+func testBucket(t *testing.T) (loc string, cfg S3Config) {
+	t.Helper()
+	ep := os.Getenv("TOPICSNAP_TEST_S3_ENDPOINT")
+	if ep == "" {
+		t.Skip("TOPICSNAP_TEST_S3_ENDPOINT not set (make test starts scripts/s3.sh and sets it)")
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", os.Getenv("TOPICSNAP_TEST_S3_ACCESS_KEY"))
+	t.Setenv("AWS_SECRET_ACCESS_KEY", os.Getenv("TOPICSNAP_TEST_S3_SECRET_KEY"))
+	t.Setenv("AWS_REGION", "us-east-1")
+	var b [4]byte
+	rand.Read(b[:])
+	loc = "s3://" + os.Getenv("TOPICSNAP_TEST_S3_BUCKET") + "/" + strings.ToLower(t.Name()) + "-" + hex.EncodeToString(b[:])
+	return loc, S3Config{Endpoint: ep, Log: func(s string) { t.Log(s) }}
+}
+
+func mustCreateAt(t *testing.T, loc string, cfg S3Config) *Dir {
+	t.Helper()
+	d, err := CreateAt(t.Context(), loc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestS3RoundTrip(t *testing.T) {
+	loc, cfg := testBucket(t)
+	old := partSize
+	partSize = 5 << 20 // the smallest part S3 allows, so a 6 MB file goes in two parts
+	t.Cleanup(func() { partSize = old })
+	d := mustCreateAt(t, loc, cfg)
+	tp := TopicPartition{"orders", 3}
+	writeManifest(t, d, tp, 0, 99)
+
+	// A file larger than a part: a multipart upload, complete or absent.
+	big := TopicPartition{"orders", 4}
+	var rows []Row
+	for o := int64(0); o < 100; o++ {
+		v := make([]byte, 64<<10)
+		rand.Read(v)
+		rows = append(rows, Row{Partition: 4, Offset: o, Timestamp: 1700000000000 + o, Value: v})
+	}
+	fe, err := d.WriteDataFile(big, rows, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fe.Bytes <= partSize {
+		t.Fatalf("file of %d bytes is not larger than a part (%d)", fe.Bytes, partSize)
+	}
+	if err := d.WriteManifest(&Manifest{Topic: "orders", Partition: 4, NextOffset: 100, Files: []FileEntry{fe}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteClusterSnapshot(&ClusterSnapshot{ID: "s1", Topic: "orders", PartitionCount: 5}); err != nil {
+		t.Fatal(err)
+	}
+
+	// A second reader, as on another host, sees what was committed.
+	r, err := OpenAt(t.Context(), loc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics, err := r.Topics()
+	if err != nil || len(topics) != 1 || topics[0] != "orders" {
+		t.Fatalf("topics %v, %v", topics, err)
+	}
+	ms, err := r.Manifests("orders")
+	if err != nil || len(ms) != 2 || ms[0].Partition != 3 || ms[1].Partition != 4 || ms[1].Files[0].Records != 100 {
+		t.Fatalf("manifests %+v, %v", ms, err)
+	}
+	snaps, err := r.ClusterSnapshots()
+	if err != nil || len(snaps) != 1 || snaps[0].ID != "s1" {
+		t.Fatalf("snapshots %+v, %v", snaps, err)
+	}
+	files, problems, err := r.Verify()
+	if err != nil || files != 2 || len(problems) != 0 {
+		t.Fatalf("verify: %d files, %v, %v", files, problems, err)
+	}
+
+	// Verify finds a truncated file and a missing one, by name.
+	st := r.s3
+	if _, err := st.put(partitionRel(tp)+"/"+ms[0].Files[0].Name, []byte("PAR1"), "", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.del(partitionRel(big) + "/" + fe.Name); err != nil {
+		t.Fatal(err)
+	}
+	_, problems, err = r.Verify()
+	if err != nil || len(problems) != 2 || !strings.Contains(problems[0].Detail, "size 4 bytes") || problems[1].Detail != "missing" {
+		t.Fatalf("verify after damage: %v, %v", problems, err)
+	}
+}
+
+func TestS3OpenRefusesForeignPrefixAndMissingBucket(t *testing.T) {
+	loc, cfg := testBucket(t)
+	d, err := OpenAt(t.Context(), loc, cfg) // nothing there yet: an empty catalog
+	if err != nil {
+		t.Fatalf("empty prefix: %v", err)
+	}
+	if _, err := d.s3.put("notes.txt", []byte("mine"), "", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenAt(t.Context(), loc, cfg); !errors.Is(err, ErrNoCatalog) || !strings.Contains(err.Error(), "notes.txt") {
+		t.Fatalf("foreign prefix: %v", err)
+	}
+	if _, err := OpenAt(t.Context(), "s3://no-such-bucket-topicsnap/x", cfg); !errors.Is(err, ErrNoCatalog) || !strings.Contains(err.Error(), "does not exist") {
+		t.Fatalf("missing bucket: %v", err)
+	}
+	if _, err := OpenAt(t.Context(), "s3:///x", cfg); !errors.Is(err, ErrNoCatalog) {
+		t.Fatalf("no bucket: %v", err)
+	}
+}
+
+func TestS3WrongSecretIsRefused(t *testing.T) {
+	loc, cfg := testBucket(t)
+	secret := "definitely-not-the-secret"
+	t.Setenv("AWS_SECRET_ACCESS_KEY", secret)
+	_, err := OpenAt(t.Context(), loc, cfg)
+	if !errors.Is(err, ErrDenied) || strings.Contains(err.Error(), secret) {
+		t.Fatalf("wrong secret: %v", err)
+	}
+}
+
+// Two writers that read the same manifest: the first commit wins, the
+// second is refused with ErrConflict and the manifest holds the first's.
+func TestS3TwoWritersOneCommits(t *testing.T) {
+	loc, cfg := testBucket(t)
+	a := mustCreateAt(t, loc, cfg)
+	b, err := OpenAt(t.Context(), loc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := TopicPartition{"race", 0}
+	cases := []struct {
+		name string
+		next [2]int64
+	}{
+		{"create (If-None-Match: *)", [2]int64{10, 20}},
+		{"replace (If-Match)", [2]int64{30, 40}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ma, err := a.ReadManifest(tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mb, err := b.ReadManifest(tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ma.NextOffset, mb.NextOffset = c.next[0], c.next[1]
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			for i, w := range []struct {
+				d *Dir
+				m *Manifest
+			}{{a, ma}, {b, mb}} {
+				wg.Add(1)
+				go func() { defer wg.Done(); errs[i] = w.d.WriteManifest(w.m) }()
+			}
+			wg.Wait()
+			won := -1
+			for i, err := range errs {
+				switch {
+				case err == nil && won < 0:
+					won = i
+				case err == nil:
+					t.Fatal("both writers committed")
+				case !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "stops without overwriting"):
+					t.Fatalf("writer %d: %v", i, err)
+				}
+			}
+			if won < 0 {
+				t.Fatalf("no writer committed: %v", errs)
+			}
+			c2, err := OpenAt(t.Context(), loc, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := c2.ReadManifest(tp)
+			if err != nil || m.NextOffset != c.next[won] {
+				t.Fatalf("manifest next %d, want the winner's %d (%v)", m.NextOffset, c.next[won], err)
+			}
+			// The loser's next write is refused too until it reads again.
+			loser, lm := []*Dir{a, b}[1-won], []*Manifest{ma, mb}[1-won]
+			lm.NextOffset = 999
+			if err := loser.WriteManifest(lm); !errors.Is(err, ErrConflict) {
+				t.Fatalf("loser wrote again: %v", err)
+			}
+		})
+	}
+}
+
+// A lock whose holder died expires and is taken over; a lock whose holder
+// lives is renewed and is not.
+func TestS3StaleLockExpires(t *testing.T) {
+	loc, cfg := testBucket(t)
+	cfg.LockTTL = 1500 * time.Millisecond
+	d := mustCreateAt(t, loc, cfg)
+	tp := TopicPartition{"locks", 0}
+	// A holder killed with kill -9 leaves its lock object as it was.
+	dead, _ := json.Marshal(lockInfo{Owner: "otherhost pid 42 dead", Expires: time.Now().Add(cfg.LockTTL).UTC()})
+	if _, err := d.s3.put(partitionRel(tp)+"/"+lockName, dead, "", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.LockPartition(tp); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "otherhost pid 42") {
+		t.Fatalf("lock held by a live-looking owner: %v", err)
+	}
+	time.Sleep(cfg.LockTTL + 200*time.Millisecond)
+	l, err := d.LockPartition(tp)
+	if err != nil {
+		t.Fatalf("expired lock not taken over: %v", err)
+	}
+	// Held and renewed: another dumper is refused even after the TTL.
+	time.Sleep(2 * cfg.LockTTL)
+	other, err := OpenAt(t.Context(), loc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.LockPartition(tp); !errors.Is(err, ErrLocked) {
+		t.Fatalf("renewed lock taken: %v", err)
+	}
+	l.Unlock()
+	l2, err := other.LockPartition(tp)
+	if err != nil {
+		t.Fatalf("released lock: %v", err)
+	}
+	l2.Unlock()
+
+	// A holder on this host whose process is gone is noticed at once,
+	// long before its lock would expire.
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	tp2 := TopicPartition{"locks", 1}
+	dead, _ = json.Marshal(lockInfo{Owner: "a killed dumper", Host: host, PID: gone.Process.Pid, Expires: time.Now().Add(time.Hour).UTC()})
+	if _, err := d.s3.put(partitionRel(tp2)+"/"+lockName, dead, "", true); err != nil {
+		t.Fatal(err)
+	}
+	l3, err := d.LockPartition(tp2)
+	if err != nil {
+		t.Fatalf("lock of a dead process on this host: %v", err)
+	}
+	l3.Unlock()
+}
+
+// What a killed writer leaves (an unlisted file, an incomplete multipart
+// upload) is never listed by readers and is removed by the next writer.
+func TestS3CleanRemovesLeftovers(t *testing.T) {
+	loc, cfg := testBucket(t)
+	d := mustCreateAt(t, loc, cfg)
+	tp := TopicPartition{"left", 0}
+	writeManifest(t, d, tp, 0, 9)
+	st := d.s3
+	stray := FileName(10, 19)
+	if _, err := st.put(partitionRel(tp)+"/"+stray, []byte("half"), "", false); err != nil {
+		t.Fatal(err)
+	}
+	key := aws.String(st.key(partitionRel(tp) + "/" + FileName(20, 29)))
+	cu, err := st.cl.CreateMultipartUpload(t.Context(), &s3.CreateMultipartUploadInput{Bucket: &st.bucket, Key: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.cl.UploadPart(t.Context(), &s3.UploadPartInput{Bucket: &st.bucket, Key: key, UploadId: cu.UploadId,
+		PartNumber: aws.Int32(1), Body: bytes.NewReader(make([]byte, 1024))}); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := d.Manifests("left")
+	if err != nil || len(ms) != 1 || len(ms[0].Files) != 1 {
+		t.Fatalf("readers list only the manifest's file: %+v %v", ms, err)
+	}
+	removed, err := d.CleanPartition(ms[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed) != 2 || removed[0] != stray || !strings.Contains(removed[1], "incomplete upload") {
+		t.Fatalf("removed %v", removed)
+	}
+	ups, err := st.cl.ListMultipartUploads(t.Context(), &s3.ListMultipartUploadsInput{Bucket: &st.bucket, Prefix: aws.String(st.key(""))})
+	if err != nil || len(ups.Uploads) != 0 {
+		t.Fatalf("uploads left: %v %v", ups, err)
+	}
+	_, objs, err := st.list(partitionRel(tp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objs {
+		if o.Name == stray {
+			t.Fatalf("stray file still there: %v", objs)
+		}
+	}
+}
+
+// A server that does not answer is retried with backoff, said on the
+// log, until the context ends.
+func TestS3DownIsRetriedAndSaid(t *testing.T) {
+	_, cfg := testBucket(t)
+	var mu sync.Mutex
+	var said []string
+	cfg.Endpoint = "http://127.0.0.1:1" // nothing listens there
+	cfg.Log = func(s string) { mu.Lock(); said = append(said, s); mu.Unlock() }
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	_, err := OpenAt(ctx, "s3://b/p", cfg)
+	if err == nil {
+		t.Fatal("opened a bucket on a server that is down")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(said) == 0 || !strings.Contains(said[0], "retrying in") {
+		t.Fatalf("retries not said: %v (err %v)", said, err)
+	}
+}

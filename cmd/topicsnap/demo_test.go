@@ -1,0 +1,89 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// shellSplit splits a command line the demo printed: words separated by
+// spaces, single quotes taken literally, '\” an escaped quote.
+func shellSplit(s string) []string {
+	var out []string
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, inWord = true, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		case c == ' ':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// TestDemoPrintsTheCommandOfEachVerdict: both scenarios print every
+// verdict with the command line that gives it, and running that command
+// gives the same verdict.
+func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		args     []string
+		want     []string
+	}{
+		{"teashop", []string{"--users", "200"}, []string{"missing", "duplicates"}},
+		{"windfarm", nil, []string{"reset", "lag", "by galewatch-watcher-1", "by galewatch-writer-6"}},
+	} {
+		dir := filepath.Join(t.TempDir(), "snaps")
+		code, stdout, stderr := cli(t, append([]string{"demo", "--scenario", c.scenario, "--dir", dir, "--serve=false"}, c.args...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s%s", c.scenario, code, stdout, stderr)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stdout, w) {
+				t.Errorf("%s: no %q in\n%s", c.scenario, w, stdout)
+			}
+		}
+		lines := strings.Split(stdout, "\n")
+		verdicts := 0
+		for i := 0; i+1 < len(lines); i++ {
+			cmdline, ok := strings.CutPrefix(strings.TrimSpace(lines[i+1]), "$ topicsnap ")
+			if !ok {
+				continue
+			}
+			verdicts++
+			status := strings.Fields(lines[i])[0]
+			args := shellSplit(cmdline)
+			_, out, errs := cli(t, args...)
+			if !strings.HasPrefix(out, strings.ToUpper(status)+" "+args[1]+" ") {
+				t.Errorf("%s: %q printed %s, the command says:\n%s%s", c.scenario, cmdline, status, out, errs)
+			}
+		}
+		if verdicts < 4 {
+			t.Errorf("%s: %d verdicts with a command:\n%s", c.scenario, verdicts, stdout)
+		}
+	}
+	if code, _, stderr := cli(t, "demo", "--scenario", "moon", "--dir", t.TempDir(), "--serve=false"); code != 2 || !strings.Contains(stderr, `--scenario "moon": use teashop or windfarm`) {
+		t.Errorf("unknown scenario: exit %d: %s", code, stderr)
+	}
+}

@@ -1,0 +1,180 @@
+package queries
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+func init() {
+	register(&Check{
+		Name:    "reset",
+		Summary: "what a reset of a group by time would re-read, per partition and by the member that had committed it, before anyone runs it",
+		Order:   55,
+		Options: []string{"group", "to_time", "partitions", "id", "limit"},
+		Needs: func(o CheckOptions) []string {
+			var needs []string
+			if o.Group == "" {
+				needs = append(needs, "group")
+			}
+			if o.ToTime.IsZero() {
+				needs = append(needs, "to_time")
+			}
+			return needs
+		},
+		run: checkReset,
+	})
+}
+
+// ResetTimeLayout is how the reset check writes --to-datetime for
+// kafka-consumer-groups.sh (which reads milliseconds and a zone).
+const ResetTimeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
+	d := views(o.Topic)
+	var parts any // NULL: every partition the group committed on
+	if len(o.Partitions) > 0 {
+		b, _ := json.Marshal(o.Partitions)
+		parts = string(b)
+	}
+	rows, err := e.run(ctx, "reset", d, o.Topic, o.Group, o.ToTime.UTC(), parts)
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{Summary: NewRow()}
+	if len(rows) == 0 {
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("group %s has no committed offset on %s at any cut (or none on the partitions asked): nothing to judge", o.Group, o.Topic)
+		r.Summary.Set("partitions", int64(0)).Set("records_to_reread", int64(0))
+		return r, nil
+	}
+	type rng struct {
+		Partition int32 `json:"partition"`
+		Target    int64 `json:"target_offset"`
+		Committed int64 `json:"committed_offset"`
+	}
+	var ranges []rng
+	var total int64
+	var inexact []int64
+	var asOf any
+	have := map[int64]bool{}
+	for i := range rows {
+		x := &rows[i]
+		x.Set("kind", "partition")
+		p, target, committed := asInt(x.Get("partition")), asInt(x.Get("target_offset")), asInt(x.Get("committed_offset"))
+		have[p] = true
+		total += asInt(x.Get("records"))
+		if b, ok := x.Get("target_exact").(bool); ok && !b {
+			inexact = append(inexact, p)
+		}
+		asOf = x.Get("as_of")
+		if committed > target {
+			ranges = append(ranges, rng{int32(p), target, committed})
+		}
+	}
+	var notCommitted []int32
+	for _, p := range o.Partitions {
+		if !have[int64(p)] {
+			notCommitted = append(notCommitted, p)
+		}
+	}
+	rb, _ := json.Marshal(ranges)
+	if ranges == nil {
+		rb = []byte("[]")
+	}
+	members, err := e.run(ctx, "reset_members", d, o.Topic, o.Group, string(rb))
+	if err != nil {
+		return nil, err
+	}
+	var by []string
+	for i := range members {
+		m := &members[i]
+		m.Set("kind", "member")
+		who := "an unknown member (no cut covers those commits)"
+		if c, ok := m.Get("client_id").(string); ok {
+			who = c
+		}
+		by = append(by, fmt.Sprintf("%d by %s", asInt(m.Get("records")), who))
+	}
+	r.Summary.Set("group", o.Group).Set("to_time", o.ToTime.UTC().Format(time.RFC3339Nano)).Set("as_of", asOf).
+		Set("partitions", int64(len(rows))).Set("records_to_reread", total)
+	if o.ID != "" {
+		d.ID, err = e.Expr(ctx, "id", o.ID, o.Topic)
+		if err != nil {
+			return nil, err
+		}
+		ids, err := e.run(ctx, "reset_ids", d, string(rb))
+		if err != nil {
+			return nil, err
+		}
+		r.Summary.Set("ids_reread", asInt(ids[0].Get("ids_reread"))).Set("ids_already_read", asInt(ids[0].Get("ids_already_read")))
+	}
+	ps := make([]string, len(rows))
+	for i := range rows {
+		ps[i] = fmt.Sprint(asInt(rows[i].Get("partition")))
+	}
+	r.Summary.Set("command", resetCommand(e.brokersOf(o.Topic), o.Group, o.Topic, ps, o.ToTime))
+	r.Rows = append(rows, members...)
+	r.Tables = append(r.Tables, rowsTable("Partitions", rows), rowsTable("Re-read records by the member that had committed them", members))
+	switch {
+	case total == 0:
+		r.Status = StatusOK
+		r.Message = fmt.Sprintf("a reset of %s to %s would re-read nothing on %s", o.Group, o.ToTime.UTC().Format(time.RFC3339), plural(int64(len(rows)), "partition", "partitions"))
+	default:
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("a reset of %s to %s would re-read %d records on %s: %s", o.Group, o.ToTime.UTC().Format(time.RFC3339),
+			total, plural(int64(len(rows)), "partition", "partitions"), strings.Join(by, ", "))
+	}
+	if len(inexact) > 0 {
+		r.Status = StatusWarn
+		r.Message += fmt.Sprintf("; on partitions %v the snapshot does not reach back to the log start, so the broker may choose an earlier target", inexact)
+	}
+	if len(notCommitted) > 0 {
+		r.Status = StatusWarn
+		r.Message += fmt.Sprintf("; the group had no committed offset on partitions %v at the cut", notCommitted)
+		r.Summary.Set("partitions_without_offsets", notCommitted)
+	}
+	return r, nil
+}
+
+// brokersOf is the bootstrap list the topic's latest cut recorded.
+func (e *Engine) brokersOf(topic string) []string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var best []string
+	var at time.Time
+	for _, s := range e.snaps {
+		if s.Topic == topic && !s.AsOf.Before(at) && len(s.Brokers) > 0 {
+			best, at = s.Brokers, s.AsOf
+		}
+	}
+	return best
+}
+
+// resetCommand is the kafka-consumer-groups.sh command line that performs
+// the reset the check describes (with --dry-run: it shows, then --execute).
+func resetCommand(brokers []string, group, topic string, parts []string, to time.Time) string {
+	bs := "BROKERS"
+	if len(brokers) > 0 {
+		bs = strings.Join(brokers, ",")
+	}
+	return fmt.Sprintf("kafka-consumer-groups.sh --bootstrap-server %s --group %s --topic %s --reset-offsets --to-datetime %s --dry-run",
+		shellQuote(bs), shellQuote(group), shellQuote(topic+":"+strings.Join(parts, ",")), to.UTC().Format(ResetTimeLayout))
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.,:/@=+", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

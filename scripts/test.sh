@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The whole suite, as `make test` runs it: install and start every real
+# server the tests meet (each once for the run, on loopback), run go test
+# against them, and stop every server that was started, whatever the
+# outcome (a trap, so a failed start or an interrupt stops the others too).
+#
+# Servers and tools, each from its package registry:
+#   scripts/kafka.sh     Apache Kafka (KRaft) from Maven Central
+#   scripts/chromium.sh  Debian's Chromium, for the browser tests
+#   scripts/kcat.sh      Debian's kcat, a real librdkafka producer
+#   scripts/s3.sh        Versity S3 Gateway (versitygw) from the Go proxy
+#   scripts/registry.sh  Apicurio Registry (its Confluent API) from Maven Central
+#
+# Each start prints KEY=VALUE lines; they are read into the environment and
+# handed to go test as the TOPICSNAP_TEST_* variables the tests look for.
+# A test that needs a server skips only when its variable is absent, which
+# this script never lets happen.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+GO="${GO:-go}"
+ENV_FILE="$(mktemp /tmp/topicsnap-test-env.XXXXXX)"
+STARTED=()
+
+stop_all() {
+	local i
+	for ((i = ${#STARTED[@]} - 1; i >= 0; i--)); do
+		"scripts/${STARTED[i]}.sh" stop || true
+	done
+	rm -f "$ENV_FILE"
+}
+trap stop_all EXIT
+trap 'exit 130' INT TERM
+
+# start NAME: scripts/NAME.sh start, its lines into the environment file.
+start() {
+	STARTED+=("$1")
+	"scripts/$1.sh" start >>"$ENV_FILE" || { echo "test: scripts/$1.sh start failed" >&2; exit 1; }
+}
+
+start kafka
+start s3
+start registry
+c="$(scripts/chromium.sh)" || exit 1
+k="$(scripts/kcat.sh)" || exit 1
+set -a
+# shellcheck disable=SC1090
+source "$ENV_FILE"
+set +a
+# The bucket tests read TOPICSNAP_TEST_S3_*.
+while IFS='=' read -r key value; do
+	[[ "$key" == S3_* ]] && export "TOPICSNAP_TEST_$key=$value"
+done <"$ENV_FILE"
+
+status=0
+TOPICSNAP_TEST_BROKERS=$KAFKA_BROKERS TOPICSNAP_TEST_SASL_BROKERS=$KAFKA_SASL_BROKERS \
+TOPICSNAP_TEST_SASL_USER=$KAFKA_SASL_USER TOPICSNAP_TEST_SASL_PASSWORD=$KAFKA_SASL_PASSWORD \
+TOPICSNAP_TEST_SSL_BROKERS=$KAFKA_SSL_BROKERS TOPICSNAP_TEST_SSL_CA=$KAFKA_SSL_CA \
+TOPICSNAP_TEST_NOACL_USER=$KAFKA_NOACL_USER TOPICSNAP_TEST_NOACL_PASSWORD=$KAFKA_NOACL_PASSWORD \
+TOPICSNAP_TEST_KAFKA_SCRIPT="$PWD/scripts/kafka.sh" TOPICSNAP_CHROMIUM="$c" TOPICSNAP_KCAT="$k" \
+TOPICSNAP_TEST_REGISTRY=$SCHEMA_REGISTRY_URL \
+	"$GO" test -count=1 -timeout 30m ./... || status=$?
+# Restarts the broker, so it runs alone, after the rest.
+TOPICSNAP_TEST_BROKERS=$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT="$PWD/scripts/kafka.sh" TOPICSNAP_TEST_RESTART=1 \
+	"$GO" test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1
+exit "$status"
