@@ -59,6 +59,7 @@ type writer struct {
 	fw         *catalog.FileWriter // the file being written, nil between files
 	batch      []catalog.Row
 	batchBytes int64
+	arena      []byte          // the batch's decoded values, back to back (reused once written)
 	openTxn    map[int64][]int // producer id -> indexes in batch of an unresolved transaction
 	next       int64
 	pending    []catalog.LostRange
@@ -213,7 +214,10 @@ func (w *writer) add(ctx context.Context, r *kgo.Record) {
 // row.ValueDecoded, or says why not in row.ValueDecodeError. The bytes stay
 // in row.Value either way.
 func (w *writer) decode(ctx context.Context, row *catalog.Row) {
-	out, _, ok, fail := w.d.res.Decode(ctx, row.Value, nil)
+	// Decoded into the batch's arena: one allocation now and then, not one
+	// a value (the Parquet writer copies the rows).
+	start := len(w.arena)
+	out, _, ok, fail := w.d.res.Decode(ctx, row.Value, w.arena)
 	switch {
 	case !ok:
 	case fail != nil:
@@ -221,21 +225,24 @@ func (w *writer) decode(ctx context.Context, row *catalog.Row) {
 		row.ValueDecodeError = &why
 		w.decodeErrs.Add(1)
 	default:
-		row.ValueDecoded = out
+		w.arena = out
+		row.ValueDecoded = out[start:len(out):len(out)]
 		w.decoded.Add(1)
 	}
 }
 
 // decodeBare decodes a bare Avro value with the topic's one schema.
 func (w *writer) decodeBare(row *catalog.Row) {
-	out, fail := w.d.res.DecodeBare(w.pl.tp.Topic, row.Value, nil)
+	start := len(w.arena)
+	out, fail := w.d.res.DecodeBare(w.pl.tp.Topic, row.Value, w.arena)
 	if fail != nil {
 		why := fail.Reason
 		row.ValueDecodeError = &why
 		w.decodeErrs.Add(1)
 		return
 	}
-	row.ValueDecoded = out
+	w.arena = out
+	row.ValueDecoded = out[start:len(out):len(out)]
 	w.decoded.Add(1)
 }
 
@@ -257,6 +264,7 @@ func (w *writer) writeBatch() error {
 	}
 	clear(w.batch) // drop references into the fetch buffers
 	w.batch = w.batch[:0]
+	w.arena = w.arena[:0]
 	w.batchBytes = 0
 	clear(w.openTxn)
 	return nil
