@@ -1,6 +1,7 @@
 package dump
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,8 +31,9 @@ func TestHelperDumper(t *testing.T) {
 	}
 	fileRows, _ := strconv.Atoi(os.Getenv("TOPICSNAP_HELPER_FILE_ROWS"))
 	_, err := Run(context.Background(), Options{
-		Conn: Conn{Brokers: strings.Split(os.Getenv("TOPICSNAP_HELPER_BROKERS"), ",")},
-		Dir:  os.Getenv("TOPICSNAP_HELPER_DIR"), Topics: []string{os.Getenv("TOPICSNAP_HELPER_TOPIC")},
+		Progress: &readingSignal{},
+		Conn:     Conn{Brokers: strings.Split(os.Getenv("TOPICSNAP_HELPER_BROKERS"), ",")},
+		Dir:      os.Getenv("TOPICSNAP_HELPER_DIR"), Topics: []string{os.Getenv("TOPICSNAP_HELPER_TOPIC")},
 		S3:         catalog.S3Config{Endpoint: os.Getenv("TOPICSNAP_TEST_S3_ENDPOINT")},
 		Partitions: os.Getenv("TOPICSNAP_HELPER_PARTITIONS"),
 		FileRows:   max(fileRows, 97), // many small files: many commit points to be killed between
@@ -40,6 +43,20 @@ func TestHelperDumper(t *testing.T) {
 		os.Exit(3)
 	}
 }
+
+// readingSignal tells the killing test, on stdout, when the helper starts
+// reading: its kill instants are drawn from then on, not from the process
+// start, whose cost (exec, connect, the cut, the locks) varies with the
+// machine's load far more than the windows the kills aim at.
+type readingSignal struct{ once sync.Once }
+
+func (r *readingSignal) Start(catalog.TopicPartition, int64, int64) {
+	r.once.Do(func() { fmt.Fprintln(os.Stdout, "reading") })
+}
+func (*readingSignal) Advance(catalog.TopicPartition, int64, int64) {}
+func (*readingSignal) Done(catalog.TopicPartition)                  {}
+func (*readingSignal) Waiting(string)                               {}
+func (*readingSignal) Warn(string)                                  {}
 
 func TestKillNineResumesExactly(t *testing.T) {
 	if testing.Short() {
@@ -96,14 +113,15 @@ func killNine(t *testing.T, dir string) {
 		total = n
 	}
 	fileRows := max(97, total/1500)
-	// A kill lands after a pause of wait + up to spread ms. A dumper into a
-	// bucket starts slower (the SDK's configuration, the lock object) and
-	// commits slower (an upload and a conditional PUT per file): it gets
-	// a later window and fewer, larger files, so that each run commits some.
-	wait, spread := 30, 300+total/2000
+	// A kill lands wait + up to spread ms after the helper says it is
+	// reading (not after its start, whose cost varies with the load). A
+	// dumper into a bucket commits slower (an upload and a conditional PUT
+	// per file): it gets a longer window and fewer, larger files, so that
+	// each run commits some.
+	wait, spread := 0, 300+total/2000
 	if catalog.IsURL(dir) {
 		fileRows = max(97, total/300)
-		wait, spread = 600, 1500+total/500
+		wait, spread = 0, 700+total/2000
 	}
 	for from := 0; from < total; from += 100_000 {
 		var recs []*kgo.Record
@@ -139,13 +157,41 @@ func killNine(t *testing.T, dir string) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	start := func() *exec.Cmd {
+	helper := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperDumper$", "-test.count=1")
 		cmd.Env = append(os.Environ(), "TOPICSNAP_HELPER_DUMP=1", "TOPICSNAP_HELPER_BROKERS="+strings.Join(brokers, ","),
 			"TOPICSNAP_HELPER_DIR="+dir, "TOPICSNAP_HELPER_TOPIC="+topic,
 			fmt.Sprintf("TOPICSNAP_HELPER_FILE_ROWS=%d", fileRows), "TOPICSNAP_HELPER_RENAME_PAUSE=10ms", "TMPDIR="+tmp)
+		return cmd
+	}
+	// start runs a helper and returns once it says it is reading (or has
+	// ended, or 15 s passed).
+	start := func() *exec.Cmd {
+		cmd := helper()
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
+		}
+		reading := make(chan struct{})
+		go func() {
+			sc := bufio.NewScanner(out)
+			signalled := false
+			for sc.Scan() {
+				if !signalled && sc.Text() == "reading" {
+					signalled = true
+					close(reading)
+				}
+			}
+			if !signalled {
+				close(reading)
+			}
+		}()
+		select {
+		case <-reading:
+		case <-time.After(15 * time.Second):
 		}
 		return cmd
 	}
@@ -164,11 +210,10 @@ func killNine(t *testing.T, dir string) {
 	close(stop)
 	written := total + <-extra
 	// A last run to completion.
-	cmd := start()
-	if out, err := cmd.CombinedOutput(); err != nil && !strings.Contains(err.Error(), "already started") {
+	cmd := helper()
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("final run: %v %s", err, out)
 	}
-	cmd.Wait()
 	// Offset by offset: every one stored once, none lost, none recorded lost.
 	local := dir
 	if catalog.IsURL(dir) {
