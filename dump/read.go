@@ -188,13 +188,27 @@ var stallCheck = 10 * time.Second
 // (a truncation) is an error, never a wait without end.
 func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers map[int32]*writer) error {
 	topic := c.state.Topic
+	// The cluster may be what is stalled (a broker restarting): a listing
+	// that fails is waited out like the fetches, never a reason to stop.
+	waiting := func(err error) error {
+		if d.opts.Progress != nil {
+			d.opts.Progress.Waiting(fmt.Sprintf("%s: no records for %s, and its offsets cannot be listed (%v); retrying", topic, stallCheck, classify(err)))
+		}
+		return nil
+	}
 	starts, err := d.adm.ListStartOffsets(ctx, topic)
+	if err == nil {
+		err = starts.Error()
+	}
 	if err != nil {
-		return fmt.Errorf("list start offsets of %s while waiting for records: %w", topic, classify(err))
+		return waiting(err)
 	}
 	ends, err := d.adm.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
 	if err != nil {
-		return fmt.Errorf("list end offsets of %s while waiting for records: %w", topic, classify(err))
+		return waiting(err)
 	}
 	ps := make([]int32, 0, len(writers))
 	for p := range writers {
