@@ -397,9 +397,7 @@ func (s *s3Store) open(loc string) error {
 	return nil
 }
 
-func partitionRel(tp TopicPartition) string {
-	return "topic=" + tp.Topic + "/partition=" + strconv.Itoa(int(tp.Partition))
-}
+func partitionRel(tp TopicPartition) string { return RelPartitionDir(tp) }
 
 func (s *s3Store) readManifest(tp TopicPartition) (*Manifest, error) {
 	m, _, err := s.readManifestIf(tp)
