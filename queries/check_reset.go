@@ -162,11 +162,12 @@ func resetCommand(brokers []string, group, topic string, parts []string, to time
 		bs = strings.Join(brokers, ",")
 	}
 	return fmt.Sprintf("kafka-consumer-groups.sh --bootstrap-server %s --group %s --topic %s --reset-offsets --to-datetime %s --dry-run",
-		shellQuote(bs), shellQuote(group), shellQuote(topic+":"+strings.Join(parts, ",")), to.UTC().Format(ResetTimeLayout))
+		ShellQuote(bs), ShellQuote(group), ShellQuote(topic+":"+strings.Join(parts, ",")), to.UTC().Format(ResetTimeLayout))
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
+// ShellQuote quotes s for a POSIX shell when it needs it: the commands
+// topicsnap prints for users to run (the reset's, the demo's).
+func ShellQuote(s string) string {
 	safe := s != ""
 	for _, c := range s {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.,:/@=+", c)) {

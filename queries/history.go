@@ -2,7 +2,6 @@ package queries
 
 import (
 	"sort"
-	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
 )
@@ -158,7 +157,7 @@ func cutsOf(ss []*catalog.ClusterSnapshot, g string) []groupCut {
 }
 
 func historyOf(topic, group string, cuts []groupCut) ([]historyRow, []commitRow) {
-	ts := func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+	ts := catalogTime
 	parts := map[int32]bool{}
 	for _, c := range cuts {
 		for p := range c.offsets {

@@ -12,6 +12,10 @@ import (
 	"github.com/topicsnap/topicsnap/catalog"
 )
 
+// catalogTime writes a time of the catalog tables' rows (microseconds,
+// which both DuckDB and Spark read as a timestamp).
+func catalogTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") }
+
 // CatalogTables lists the catalog tables every engine has, in the order
 // they are built.
 func CatalogTables() []string { return append([]string(nil), metadataTables...) }
@@ -138,7 +142,7 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		Host       string  `json:"host"`
 		Assigned   []int32 `json:"assigned_partitions"`
 	}
-	ts := func(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") }
+	ts := catalogTime
 	files, lost := []fileRow{}, []lostRow{}
 	for _, tf := range tfs {
 		for _, m := range tf.manifests {

@@ -191,23 +191,15 @@ type demoCheck struct {
 
 // command is the command line that gives the check's verdict.
 func (c demoCheck) command(dir string) string {
-	args := []string{"topicsnap", "check", c.name, "--dir", shellWord(dir), "--topic", shellWord(c.opts.Topic)}
+	args := []string{"topicsnap", "check", c.name, "--dir", queries.ShellQuote(dir), "--topic", queries.ShellQuote(c.opts.Topic)}
 	chk, _ := queries.LookupCheck(c.name)
 	for _, name := range chk.Options {
 		op := queries.CheckOptionSet[name]
 		if v := op.Text(c.opts); v != "" {
-			args = append(args, "--"+op.FlagName(), shellWord(v))
+			args = append(args, "--"+op.FlagName(), queries.ShellQuote(v))
 		}
 	}
 	return strings.Join(args, " ")
-}
-
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.,:/=+@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // windFarmChecks are the checks the wind farm scenario runs.
