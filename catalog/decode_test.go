@@ -5,15 +5,19 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // TestDecodeMatchesReconstruct: ScanDataFile's decoder gives the same Rows
 // as parquet-go's reflection (ReadDataFile) on rows of every shape: null
 // and empty keys and values, headers absent, empty, repeated, with null and
 // empty values, markers, transaction states, schema ids, binary bytes, and
-// more rows than a batch (the reused buffers must not leak into the next).
+// more rows than a batch (the reused buffers must not leak into the next),
+// in one row group of several pages and in many row groups.
 func TestDecodeMatchesReconstruct(t *testing.T) {
 	d, err := Create(t.TempDir())
 	if err != nil {
@@ -36,7 +40,7 @@ func TestDecodeMatchesReconstruct(t *testing.T) {
 		}
 	}
 	var rows []Row
-	for i := 0; i < 5000; i++ {
+	for i := 0; i < 20000; i++ {
 		r := Row{Partition: 0, Offset: int64(i), Timestamp: int64(rng.IntN(1 << 40)), TimestampType: []string{TimestampCreate, TimestampLogAppend}[rng.IntN(2)],
 			Key: bytesOf(), Value: bytesOf(), LeaderEpoch: int32(rng.IntN(9)), ProducerID: int64(rng.IntN(5) - 1), ProducerEpoch: int32(rng.IntN(3))}
 		for h := rng.IntN(4); h > 0; h-- {
@@ -66,12 +70,65 @@ func TestDecodeMatchesReconstruct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := d.FilePath(tp, fe.Name)
+	one := d.FilePath(tp, fe.Name)
+	w, err := d.NewFileWriterRows(TopicPartition{"t", 1}, "s1", 1777)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rows); err != nil {
+		t.Fatal(err)
+	}
+	fe, err = w.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	many := d.FilePath(TopicPartition{"t", 1}, fe.Name)
+	if groups, pages := shape(t, one); groups != 1 || pages < 3 {
+		t.Fatalf("%s: %d row groups, %d value pages; the test wants one group of several pages", one, groups, pages)
+	}
+	if groups, _ := shape(t, many); groups < 10 {
+		t.Fatalf("%s: %d row groups; the test wants many", many, groups)
+	}
+	for _, path := range []string{one, many} {
+		scanMatchesReconstruct(t, path, rows)
+	}
+}
+
+// shape counts a file's row groups and the pages of its first group's value
+// column.
+func shape(t *testing.T, path string) (groups, pages int) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := pf.Schema().Lookup("value")
+	ps := pf.RowGroups()[0].ColumnChunks()[l.ColumnIndex].Pages()
+	defer ps.Close()
+	for {
+		if _, err := ps.ReadPage(); err != nil {
+			break
+		}
+		pages++
+	}
+	return len(pf.RowGroups()), pages
+}
+
+func scanMatchesReconstruct(t *testing.T, path string, rows []Row) {
+	t.Helper()
 	want, err := ReadDataFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, batch := range []int{1, 7, 2048, 10000} {
+	if len(want) != len(rows) {
+		t.Fatalf("parquet-go read %d rows, wrote %d", len(want), len(rows))
+	}
+	for _, batch := range []int{1, 7, 2048, 30000} {
 		var got []Row
 		if err := ScanDataFile(context.Background(), path, batch, func(rs []Row) error { got = append(got, rs...); return nil }); err != nil {
 			t.Fatal(err)

@@ -11,46 +11,6 @@ import (
 	"github.com/parquet-go/parquet-go"
 )
 
-// ScanDataFile calls fn with the rows of a committed data file in offset
-// order, batch rows at a time. The rows of one call are fresh: fn may keep
-// their byte slices. It stops at the first error of fn or of ctx.
-func ScanDataFile(ctx context.Context, path string, batch int, fn func([]Row) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	r := parquet.NewGenericReader[Row](f, schema)
-	defer r.Close()
-	batch = max(batch, 1)
-	buf := make([]parquet.Row, batch) // reused: decodeRow copies what it keeps
-	dict := interned{}
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		for i := range buf {
-			buf[i] = buf[i][:0]
-		}
-		n, err := r.ReadRows(buf)
-		rows := make([]Row, n)
-		for i := 0; i < n; i++ {
-			decodeRow(buf[i], &rows[i], dict)
-		}
-		if n > 0 {
-			if ferr := fn(rows[:n]); ferr != nil {
-				return ferr
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("read %s: %w", path, err)
-		}
-	}
-}
-
 // Marker is a transaction control record of one partition.
 type Marker struct {
 	Offset     int64

@@ -178,6 +178,7 @@ func TestDumpTransactionsKeepsMarkersAndFlagsAborted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	waitStable(t, brokers, topic) // the last marker is written after EndTransaction returns
 	dir := t.TempDir()
 	dumpOnce(t, brokers, dir, topic)
 	rows := readAllRows(t, dir, topic)[0]

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/dump/dumptest"
 )
 
 // restored is a committed data record as a consumer sees it: what a
@@ -128,40 +129,10 @@ func txnProduce(t *testing.T, brokers []string, commit bool, recs ...*kgo.Record
 	}
 }
 
-// waitStable waits until every partition's last stable offset is its high
-// watermark: the coordinator writes a transaction's markers after
-// EndTransaction returns, and a dump before them sees it open.
+// waitStable: see dumptest.WaitStable.
 func waitStable(t *testing.T, brokers []string, topic string) {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for {
-		ends, err1 := adm.ListEndOffsets(ctx, topic)
-		stable, err2 := adm.ListCommittedOffsets(ctx, topic)
-		if err := errors.Join(err1, err2); err != nil {
-			t.Fatal(err)
-		}
-		same := true
-		ends.Each(func(o kadm.ListedOffset) {
-			if s, _ := stable.Lookup(topic, o.Partition); s.Offset != o.Offset {
-				same = false
-			}
-		})
-		if same {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s: last stable offsets never reached the high watermarks", topic)
-		case <-time.After(20 * time.Millisecond): // polling the broker, not synchronizing goroutines
-		}
-	}
+	dumptest.WaitStable(t, brokers, topic)
 }
 
 // dumpTarget dumps a restore's target into a new folder with topicsnap's
@@ -390,6 +361,9 @@ func TestRestoreStopsAtOpenTransaction(t *testing.T) {
 	if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		t.Fatal(err)
 	}
+	// EndTxn answers once the commit is prepared; the coordinator writes
+	// the marker after: wait for it, or the dump may still see it open.
+	waitStable(t, brokers, topic)
 	dumpOnce(t, brokers, dir, topic)
 	s = restoreOnce(t, brokers, dir, topic, target)
 	if s.Records != 2 || s.Partitions[0].OpenAt != -1 {

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/dump/dumptest"
 )
 
 // TestTransactionAbortedAfterTheCut: a snapshot taken while a transaction
@@ -53,6 +54,7 @@ func TestTransactionAbortedAfterTheCut(t *testing.T) {
 	}
 	txn([]string{"a", "b"}, false, snap) // dumped while open, then aborted
 	txn([]string{"a", "b"}, true, nil)   // the retry, committed
+	dumptest.WaitStable(t, bs, topic)    // its marker is written after EndTransaction returns
 	snap()
 	e, err := Open(ctx, dir, Options{})
 	if err != nil {

@@ -5,11 +5,16 @@
 package dumptest
 
 import (
+	"context"
+	"errors"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Brokers returns the seed brokers of the cluster under test.
@@ -28,3 +33,39 @@ func Brokers(t testing.TB) []string {
 
 // Real reports whether the tests run against a real broker.
 func Real() bool { return os.Getenv("TOPICSNAP_TEST_BROKERS") != "" }
+
+// WaitStable waits until every partition's last stable offset is its high
+// watermark: the coordinator writes a transaction's markers after
+// EndTransaction returns, and a dump before them sees it open.
+func WaitStable(t testing.TB, brokers []string, topic string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		ends, err1 := adm.ListEndOffsets(ctx, topic)
+		stable, err2 := adm.ListCommittedOffsets(ctx, topic)
+		if err := errors.Join(err1, err2); err != nil {
+			t.Fatal(err)
+		}
+		same := true
+		ends.Each(func(o kadm.ListedOffset) {
+			if s, _ := stable.Lookup(topic, o.Partition); s.Offset != o.Offset {
+				same = false
+			}
+		})
+		if same {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: last stable offsets never reached the high watermarks", topic)
+		case <-time.After(20 * time.Millisecond): // polling the broker, not synchronizing goroutines
+		}
+	}
+}
