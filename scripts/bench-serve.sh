@@ -5,15 +5,16 @@
 #
 # Usage: scripts/bench-serve.sh
 #
-# It builds bin/topicsnap if missing (BENCH_BUILD=1: always), builds the load
-# generator scripts/benchtools/load, makes the tea shop's Monday with
+# It builds bin/topicsnap if missing (BENCH_BUILD=1: always), installs the
+# load generator vegeta (github.com/tsenart/vegeta, a maintained one, from the
+# Go module proxy, into $BENCH_DIR/bin), makes the tea shop's Monday with
 # `topicsnap demo --users $USERS --serve=false` in $BENCH_DIR/serve-demo-$USERS
 # (kept and reused on the next run), starts `bin/topicsnap serve` on
 # 127.0.0.1:$PORT in the background (stopped on exit, whatever happens) and
 # times the first, uncached request of each URL. Then:
 #
-#   (a) cached: $CONC connections for $CACHED_SECS s over the five URLs
-#       below in turn (each connection takes the next URL each request):
+#   (a) cached: $CONC workers for $CACHED_SECS s over the five URLs below
+#       in turn, back to back (vegeta attack -rate 0 -max-workers $CONC):
 #       overall and per-URL requests/s and latency, against the target
 #       (>= $WANT_RPS req/s with p99 < $WANT_P99 and no errors);
 #   (a') each URL alone, $CONC connections for $SOLO_SECS s (0 skips):
@@ -26,6 +27,9 @@
 #       show what the SQL load does to everything else. After the run the
 #       server's CPU over $IDLE_SECS quiet seconds tells whether timed-out
 #       queries really stopped.
+#
+# vegeta's results are kept in $BENCH_DIR/bench-serve-*.bin (`vegeta report`
+# reads them again); the tables are made from its JSON reports with jq.
 #
 # Everything is printed as markdown on stdout and kept in $BENCH_DIR/bench-serve.md
 # (the RSS samples in $BENCH_DIR/bench-serve-rss.csv, the server log in
@@ -111,6 +115,8 @@ wait_quiet() {
 
 command -v go >/dev/null || die "go is required"
 command -v curl >/dev/null || die "curl is required"
+command -v jq >/dev/null || die "jq is required (apt-get install jq)"
+[[ -x /usr/bin/time ]] || die "GNU time is required (apt-get install time)"
 mkdir -p "$BENCH_DIR/bin"
 OUT="$BENCH_DIR/bench-serve.md"
 RSS_CSV="$BENCH_DIR/bench-serve-rss.csv"
@@ -123,9 +129,14 @@ if [[ ! -x bin/topicsnap || "${BENCH_BUILD:-0}" == 1 ]]; then
   log "building bin/topicsnap"
   go build -o bin/topicsnap ./cmd/topicsnap || die "go build ./cmd/topicsnap failed"
 fi
-LOAD="$BENCH_DIR/bin/bench-serve-load"
-log "building the load generator (scripts/benchtools/load)"
-go build -o "$LOAD" ./scripts/benchtools/load || die "go build ./scripts/benchtools/load failed"
+VEGETA_VERSION="${VEGETA_VERSION:-v12.13.0}"
+VEGETA="$BENCH_DIR/bin/vegeta"
+if [[ ! -x "$VEGETA" || "$(cat "$VEGETA.version" 2>/dev/null)" != "$VEGETA_VERSION" ]]; then
+  log "installing the load generator vegeta $VEGETA_VERSION from the Go module proxy"
+  GOBIN="$BENCH_DIR/bin" GOFLAGS=-mod=mod go install "github.com/tsenart/vegeta/v12@$VEGETA_VERSION" ||
+    die "go install github.com/tsenart/vegeta/v12@$VEGETA_VERSION failed"
+  echo "$VEGETA_VERSION" >"$VEGETA.version"
+fi
 
 # ------------------------------------------------------------- snapshot folder
 
@@ -196,8 +207,51 @@ URLS=(
   "/api/checks/gaps?topic=app_events"
   "/api/checks/duplicates?topic=app_events&id=value.event_id"
 )
-FULL_URLS=()
-for u in "${URLS[@]}"; do FULL_URLS+=("-url" "$BASE$u"); done
+TARGETS="$BENCH_DIR/bench-serve-targets.txt"
+for u in "${URLS[@]}"; do echo "GET $BASE$u"; done >"$TARGETS"
+
+# attack NAME TARGETS WORKERS SECS TIMEOUT [RATE]: vegeta's attack into
+# $BENCH_DIR/bench-serve-NAME.bin, back to back (RATE 0, the default: each
+# of WORKERS sends its next request when its last is answered) or paced at
+# RATE requests/s. Sets ATTACK_CPU (vegeta's own CPU seconds) and
+# SERVER_CORES (the server's CPU over the run, in cores).
+attack() {
+  local name="$1" targets="$2" workers="$3" secs="$4" timeout="$5" rate="${6:-0}" t0 t1 cpu
+  local pace=(-rate 0 -max-workers "$workers" -workers "$workers")
+  [[ "$rate" -gt 0 ]] && pace=(-rate "$rate/1s" -workers "$workers" -max-workers "$workers")
+  t0="$(cpu_ticks)"
+  /usr/bin/time -f "%U %S" -o "$BENCH_DIR/bench-serve-$name.time" \
+    "$VEGETA" attack -targets "$targets" "${pace[@]}" -duration "${secs}s" -timeout "$timeout" \
+      -keepalive=true -redirects -1 -name "$name" >"$BENCH_DIR/bench-serve-$name.bin"
+  t1="$(cpu_ticks)"
+  ATTACK_CPU="$(awk '{ printf "%.1f", $1 + $2 }' "$BENCH_DIR/bench-serve-$name.time")"
+  SERVER_CORES="$(awk -v a="$t0" -v b="$t1" -v s="$secs" 'BEGIN { printf "%.2f", (b - a) / 100 / s }')"
+}
+
+# row LABEL NAME [URL]: one markdown row of vegeta's report of the results
+# NAME (only those of URL if given): requests, req/s, latency quantiles in
+# ms, and the answers that were not 2xx (by status; 0 is a transport error).
+row() {
+  local label="$1" name="$2" url="${3:-}"
+  "$VEGETA" encode -to json "$BENCH_DIR/bench-serve-$name.bin" |
+    { if [[ -n "$url" ]]; then jq -c --arg u "$url" 'select(.url == $u)'; else cat; fi; } |
+    "$VEGETA" report -type json |
+    jq -r --arg l "$label" '
+      def ms: . / 1e6 | . * 100 | round / 100;
+      ([.status_codes | to_entries[] | select(.key | test("^2") | not) | "\(.key): \(.value)"] | join(", ")) as $err
+      | "| \($l) | \(.requests) | \(.rate | round) | \(.latencies["50th"] | ms) | \(.latencies["90th"] | ms) | \(.latencies["99th"] | ms) | \(.latencies.max | ms) | \(if $err == "" then "none" else $err end) |"'
+}
+
+# verdict NAME: met or missed against WANT_RPS and WANT_P99 (overall).
+verdict() {
+  "$VEGETA" report -type json "$BENCH_DIR/bench-serve-$1.bin" |
+    jq -r --argjson rps "$WANT_RPS" --arg p99 "$WANT_P99" '
+      ($p99 | capture("^(?<n>[0-9.]+)ms$").n | tonumber * 1e6) as $want
+      | ([.status_codes | to_entries[] | select(.key | test("^2") | not) | .value] | add // 0) as $errs
+      | if .rate >= $rps and .latencies["99th"] < $want and $errs == 0
+        then "**met**" else "**missed**" end
+      + " (target: >= \($rps) req/s with p99 < \($p99) and no errors)"'
+}
 
 # ------------------------------------------------------------- report header
 
@@ -211,7 +265,7 @@ echo "$(date -u '+%Y-%m-%d %H:%M UTC'), commit $COMMIT$DIRTY, $(go version | awk
 " $(nproc) cores ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), load average at start $(cut -d' ' -f1-3 /proc/loadavg)."
 echo "Snapshot folder: topicsnap demo --users $USERS ($SNAP_SIZE${EVENTS_LINE:+; ${EVENTS_LINE#produced }})."
 echo "Server: bin/topicsnap (built $(date -u -r bin/topicsnap '+%Y-%m-%d %H:%M UTC'); BENCH_BUILD=1 rebuilds it from this tree) serve on 127.0.0.1:$PORT, default options (query timeout 10 s, DuckDB 2 threads, 1 GB memory limit); RSS after start $RSS_START MiB."
-echo "Load generator: scripts/benchtools/load on the same machine (its CPU time is in each table's header)."
+echo "Load generator: vegeta $VEGETA_VERSION (from the Go module proxy) on the same machine; its CPU time is under each table."
 echo
 
 # ------------------------------------------------------------- warm-up
@@ -234,20 +288,31 @@ echo "### (a) Cached report pages and API: $CONC connections, ${CACHED_SECS} s, 
 echo
 echo "Before the run $QUIET_NOTE."
 echo
-log "(a) cached pages: $CONC connections for ${CACHED_SECS}s"
-"$LOAD" -warmup -c "$CONC" -d "${CACHED_SECS}s" -timeout 10s -pid "$SERVER_PID" -format markdown \
-  -label "cached, mixed" -want-rps "$WANT_RPS" -want-p99 "$WANT_P99" "${FULL_URLS[@]}"
+log "(a) cached pages: $CONC workers for ${CACHED_SECS}s (after a 2 s warm-up)"
+attack warmup "$TARGETS" "$CONC" 2 10s
+attack cached "$TARGETS" "$CONC" "$CACHED_SECS" 10s
 alive "the cached run"
+echo "| URL | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | not 2xx |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|"
+row "**all five**" cached
+for u in "${URLS[@]}"; do row "\`$u\`" cached "$BASE$u"; done
+echo
+echo "Target: $(verdict cached). The server used $SERVER_CORES cores, vegeta $ATTACK_CPU CPU s; load average after: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo
 
 if [[ "$SOLO_SECS" -gt 0 ]]; then
-  echo "### (a') Each URL alone: $CONC connections, ${SOLO_SECS} s each"
+  echo "### (a') Each URL alone: $CONC workers, ${SOLO_SECS} s each"
   echo
-  echo "| URL | req/s | p50 ms | p90 ms | p99 ms | max ms | errors | server cores | load average after |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+  echo "| URL | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | not 2xx | server cores | vegeta CPU s |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+  i=0
   for u in "${URLS[@]}"; do
-    log "(a') $u alone: $CONC connections for ${SOLO_SECS}s"
-    "$LOAD" -c "$CONC" -d "${SOLO_SECS}s" -timeout 10s -pid "$SERVER_PID" -format row -url "$BASE$u"
+    log "(a') $u alone: $CONC workers for ${SOLO_SECS}s"
+    echo "GET $BASE$u" >"$BENCH_DIR/bench-serve-solo.txt"
+    attack "solo-$i" "$BENCH_DIR/bench-serve-solo.txt" "$CONC" "$SOLO_SECS" 10s
     alive "the run of $u"
+    echo "$(row "\`$u\`" "solo-$i") $SERVER_CORES | $ATTACK_CPU |"
+    i=$((i + 1))
   done
   echo
 fi
@@ -262,24 +327,34 @@ echo
 echo "Each client POSTs \`{\"sql\": \"$SQL_QUERY\", \"format\": \"json\"}\` to /api/sql back to back."
 echo
 RSS_BEFORE_SQL="$(rss_mib)"
-PROBE_OUT="$BENCH_DIR/bench-serve-probe.md"
+printf '{"sql": "%s", "format": "json"}' "$SQL_QUERY" >"$BENCH_DIR/bench-serve-sql.json"
+printf 'POST %s\nContent-Type: application/json\n@%s\n' "$BASE/api/sql" "$BENCH_DIR/bench-serve-sql.json" >"$BENCH_DIR/bench-serve-sql.txt"
+echo "GET $BASE/api/checks/gaps?topic=app_events" >"$BENCH_DIR/bench-serve-probe.txt"
+# The server's RSS, every second of the run.
+echo "second,rss_mib" >"$RSS_CSV"
+( for ((s = 1; s <= SQL_SECS; s++)); do sleep 1; echo "$s,$(rss_mib)" >>"$RSS_CSV"; done ) &
+RSS_PID=$!
 if [[ "$PROBE_RATE" -gt 0 ]]; then
-  "$LOAD" -c 2 -rate "$PROBE_RATE" -d "${SQL_SECS}s" -timeout 30s -format markdown \
-    -label "probe during the SQL run" -url "$BASE/api/checks/gaps?topic=app_events" >"$PROBE_OUT" &
+  "$VEGETA" attack -targets "$BENCH_DIR/bench-serve-probe.txt" -rate "$PROBE_RATE/1s" -workers 2 -duration "${SQL_SECS}s" \
+    -timeout 30s -name probe >"$BENCH_DIR/bench-serve-probe.bin" &
   PROBE_PID=$!
 fi
 log "(b) SQL: $CONC clients for ${SQL_SECS}s (each request ends at the 10 s timeout)"
-"$LOAD" -c "$CONC" -d "${SQL_SECS}s" -method POST -timeout 60s -pid "$SERVER_PID" -rss-csv "$RSS_CSV" \
-  -format markdown -label "SQL at the timeout" \
-  -body "{\"sql\": \"$SQL_QUERY\", \"format\": \"json\"}" -url "$BASE/api/sql"
+attack sql "$BENCH_DIR/bench-serve-sql.txt" "$CONC" "$SQL_SECS" 60s
+wait "$RSS_PID" 2>/dev/null || true
 alive "the SQL run"
+echo "| run | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | not 2xx |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|"
+row "SQL at the timeout" sql
 if [[ -n "$PROBE_PID" ]]; then
   wait "$PROBE_PID" || log "warning: the probe failed"
   PROBE_PID=""
-  echo "A cached API report read alongside, paced at $PROBE_RATE req/s (2 connections):"
-  echo
-  sed 's/^\*\*probe during the SQL run\*\* — /Probe: /' "$PROBE_OUT"
+  row "probe: a cached API report, paced at $PROBE_RATE req/s" probe
 fi
+echo
+awk -F, 'NR > 1 { n++; if (n == 1 || $2 < lo) lo = $2; if ($2 > hi) hi = $2; last = $2; if (n == 1) first = $2 }
+  END { if (n) printf "Server RSS during the SQL run (%d samples): first %s, min %s, max %s, last %s MiB. The server used '"$SERVER_CORES"' cores, vegeta '"$ATTACK_CPU"' CPU s.\n", n, first, lo, hi, last }' "$RSS_CSV"
+echo
 
 # Timed-out queries must stop: the server should be idle now.
 t0="$(cpu_ticks)"
