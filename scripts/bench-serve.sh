@@ -157,8 +157,10 @@ SNAP_SIZE="$(du -sh "$SNAP" | cut -f1)"
 
 SERVER_PID=""
 PROBE_PID=""
+RSS_PID=""
 cleanup() {
   local status=$?
+  [[ -n "$RSS_PID" ]] && kill "$RSS_PID" 2>/dev/null
   if [[ -n "$PROBE_PID" ]] && kill -0 "$PROBE_PID" 2>/dev/null; then
     kill "$PROBE_PID" 2>/dev/null || true
     wait "$PROBE_PID" 2>/dev/null || true
