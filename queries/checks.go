@@ -207,13 +207,13 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 	case *time.Time:
 		t, err := time.Parse(time.RFC3339Nano, raw)
 		if err != nil {
-			return bad("is a time such as 2026-07-16T11:00:00Z (RFC 3339, with its zone)")
+			return bad("must be a time such as 2026-07-16T11:00:00Z (RFC 3339, with its zone)")
 		}
 		*p = t
 	case *[]int32:
 		set, err := catalog.ParsePartitions(raw)
 		if err != nil || len(set) == 0 {
-			return bad("is a list of partitions such as 0,3-5 (at most %d)", catalog.MaxPartitionList)
+			return bad("must be a list of partitions such as 0,3-5 (at most %d)", catalog.MaxPartitionList)
 		}
 		ps := make([]int32, 0, len(set))
 		for p := range set {
@@ -224,16 +224,16 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 	case *bool:
 		b, err := strconv.ParseBool(raw)
 		if err != nil {
-			return bad("is true or false")
+			return bad("must be true or false")
 		}
 		*p = b
 	case *int:
 		n, err := strconv.Atoi(raw)
 		if err != nil {
-			return bad("is a whole number")
+			return bad("must be a whole number between %s and %s", bound(op.Min), bound(op.Max))
 		}
 		if float64(n) < op.Min || float64(n) > op.Max {
-			return bad("must be between %g and %g", op.Min, op.Max)
+			return bad("must be between %s and %s", bound(op.Min), bound(op.Max))
 		}
 		*p = n
 	case *float64:
@@ -246,15 +246,15 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 		}
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			if op.Kind == KindSeconds {
-				return bad("is a duration such as 90s, 5m or 1h, or a number of seconds")
+				return bad("must be a duration such as 90s, 5m or 1h, or a number of seconds")
 			}
-			return bad("is a number")
+			return bad("must be a number")
 		}
 		if f < op.Min || f > op.Max {
 			if op.Kind == KindSeconds {
 				return bad("must be more than 0 seconds")
 			}
-			return bad("must be between %g and %g", op.Min, op.Max)
+			return bad("must be between %s and %s", bound(op.Min), bound(op.Max))
 		}
 		*p = f
 	}
@@ -359,7 +359,7 @@ func (o CheckOptions) validate() error {
 			continue
 		}
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < op.Min || v > op.Max {
-			return optErr(name, strconv.FormatFloat(v, 'g', -1, 64), "must be between %g and %g", op.Min, op.Max)
+			return optErr(name, strconv.FormatFloat(v, 'g', -1, 64), "must be between %s and %s", bound(op.Min), bound(op.Max))
 		}
 	}
 	return nil
@@ -417,3 +417,6 @@ func (e *NeedsError) Say(say func(option string) string) string {
 // Is makes errors.Is(err, ErrBadCheck) and errors.Is(err, ErrBadOption)
 // true.
 func (e *NeedsError) Is(target error) bool { return target == ErrBadOption || target == ErrBadCheck }
+
+// bound prints a bound as people write it: 1000000, not 1e+06.
+func bound(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
