@@ -87,6 +87,10 @@ func (s *Server) parseCheckQuery(name string, v url.Values) (checkQuery, error) 
 	q.params.Set("topic", o.Topic)
 	keys := slices.Sorted(maps.Keys(v))
 	for _, k := range keys {
+		// One value each: which of two would count is nobody's guess.
+		if n := len(v[k]); n > 1 {
+			return q, badf("%s is given %d times: give it once", k, n)
+		}
 		if k == "topic" {
 			continue
 		}

@@ -214,6 +214,8 @@ func TestAPI(t *testing.T) {
 		{"unknown topic", q("/api/checks/gaps", "topic", "nope"), 400, []string{`"error"`, "has no snapshot in the snapshot folder"}},
 		{"bad number", q("/api/checks/freshness", "topic", topic, "silence", "NaN"), 400, []string{`"error":"silence \"NaN\": must be a duration`}},
 		{"bad limit", q("/api/checks/gaps", "topic", topic, "limit", "1000000000"), 400, []string{`"error":"limit`}},
+		{"an option twice", q("/api/checks/duplicates", "topic", topic) + "&id=key&id=value", 400, []string{`"error":"id is given 2 times: give it once"`}},
+		{"the topic twice", q("/api/checks/gaps", "topic", topic) + "&topic=other", 400, []string{`"error":"topic is given 2 times`}},
 		{"bad expression", q("/api/checks/duplicates", "topic", topic, "id", "no_such_column"), 400, []string{`"error"`}},
 		{"against dot-dot", q("/api/checks/missing", "topic", topic, "against", "../../etc/passwd", "against_key", "a", "match", "key"), 400, []string{"inside the snapshot folder"}},
 		{"against absolute", q("/api/checks/missing", "topic", topic, "against", "/etc/passwd", "against_key", "a", "match", "key"), 400, []string{"inside the snapshot folder"}},
