@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -195,8 +196,13 @@ func (l *Lister) entry(dir, name, path string) (Entry, bool) {
 	return ent, ok
 }
 
-// ListShipped lists the shipped notebooks.
-func ListShipped() []Entry {
+// ListShipped lists the shipped notebooks. They are embedded in the
+// binary and never change, so they are parsed once (a server lists them on
+// every overview page); callers get their own slice and must not change
+// the entries' maps.
+func ListShipped() []Entry { return slices.Clone(shipped()) }
+
+var shipped = sync.OnceValue(func() []Entry {
 	var out []Entry
 	names, _ := fs.Glob(Shipped, "*.md")
 	sort.Strings(names)
@@ -207,7 +213,7 @@ func ListShipped() []Entry {
 		}
 	}
 	return out
-}
+})
 
 func entryOf(path string, b []byte) (Entry, bool) {
 	base := filepath.Base(path)

@@ -33,6 +33,7 @@ type cached struct {
 	report   *queries.Report
 	charts   []chart
 	notebook *notebookPage
+	html     []byte // a rendered page
 	err      error
 	bytes    int64 // estimated size, set by put
 }
@@ -136,6 +137,7 @@ func (v cached) size() int64 {
 	if v.notebook != nil {
 		n += int64(len(v.notebook.html)+len(v.notebook.styleHash)) + 48
 	}
+	n += int64(len(v.html))
 	if v.err != nil {
 		n += int64(len(v.err.Error())) + 64
 	}

@@ -86,16 +86,28 @@ type pageData struct {
 // render writes a page with status code. The page is executed into a
 // buffer first, so a template error is a clean 500.
 func (s *Server) render(w http.ResponseWriter, code int, page, title string, body any) {
+	if html, ok := s.renderBytes(w, page, title, body); ok {
+		writeHTML(w, code, html)
+	}
+}
+
+// renderBytes executes a page's template; on failure it answers 500 itself
+// and returns false.
+func (s *Server) renderBytes(w http.ResponseWriter, page, title string, body any) ([]byte, bool) {
 	var buf bytes.Buffer
 	err := s.pages.sets[page].ExecuteTemplate(&buf, "layout.html", pageData{Title: title, SQL: s.sql, Auth: s.opts.Token != "", Body: body})
 	if err != nil {
 		s.logf("render %s: %s", page, s.clean(err))
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
-		return
+		return nil, false
 	}
+	return buf.Bytes(), true
+}
+
+func writeHTML(w http.ResponseWriter, code int, html []byte) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(code)
-	w.Write(buf.Bytes())
+	w.Write(html)
 }
 
 // errorPage shows an error to people.
@@ -297,6 +309,17 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusNotFound, "unknown check "+name+": use one of "+strings.Join(queries.CheckNames, ", "))
 		return
 	}
+	// A check page is a function of the catalog's version and the request's
+	// query (the report, the charts, the form's fields as typed): a page
+	// rendered whole, without an error, is kept and served as is, so that
+	// a cached report costs no template work.
+	version, pageKey := s.engine.Version(), "page\x00"+name+"\x00"+r.URL.RawQuery
+	if c, ok := s.cache.get(version, pageKey); ok && c.html != nil {
+		s.metrics.cache("pages", true)
+		writeHTML(w, http.StatusOK, c.html)
+		return
+	}
+	s.metrics.cache("pages", false)
 	raw := r.URL.Query()
 	p := checkPage{Check: name, Checks: queries.CheckNames, Topic: raw.Get("topic")}
 	for _, t := range s.engine.Topics() {
@@ -330,7 +353,14 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		p.ChartErr = s.clean(err)
 	}
-	s.render(w, code, "check.html", name+" · "+p.Topic, p)
+	html, ok := s.renderBytes(w, "check.html", name+" · "+p.Topic, p)
+	if !ok {
+		return
+	}
+	if err == nil {
+		s.cache.put(version, pageKey, cached{html: html})
+	}
+	writeHTML(w, code, html)
 }
 
 // formFields are the inputs of a check's form, one per option it takes,
