@@ -82,8 +82,9 @@ TLS_CA="$TLS_DIR/ca.pem"
 TLS_KEYSTORE="$TLS_DIR/server.p12"
 TLS_PASS=topicsnap-keystore   # the throwaway keystore's password
 
-log() { echo "kafka.sh: $*" >&2; }
-die() { log "error: $*"; exit 1; }
+SERVICE=kafka.sh
+# shellcheck source=service-lib.sh
+source "$(dirname "$0")/service-lib.sh"
 
 # ---------------------------------------------------------------- install
 
@@ -159,22 +160,8 @@ kafka_java() {
     -cp "$LIB_DIR/*" "$@"
 }
 
-read_pid() {
-  [[ -f "$PID_FILE" ]] || return 1
-  local pid
-  pid="$(cat "$PID_FILE" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  # Only trust the pid if it is still our broker (pids get reused).
-  if [[ -r "/proc/$pid/cmdline" ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "kafka.Kafka $CONFIG"; then
-    echo "$pid"
-    return 0
-  fi
-  return 1
-}
-
-port_open() {
-  (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null
-}
+# read_pid: the broker's pid, if it still runs our config.
+read_pid() { pid_in "$PID_FILE" "kafka\.Kafka $CONFIG"; }
 
 print_env() {
   echo "KAFKA_BROKERS=$HOST:$PORT"
@@ -369,21 +356,7 @@ cmd_stop() {
     log "broker not running"
     return 0
   fi
-  log "stopping broker (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  local i
-  for ((i = 0; i < 300; i++)); do   # 30s
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "broker did not exit after 30s, sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-  fi
+  stop_pid broker "$pid" 30
   rm -f "$PID_FILE"
   log "broker stopped"
 }
@@ -397,11 +370,7 @@ cmd_kill() {
     return 0
   fi
   kill -KILL "$pid" 2>/dev/null || true
-  local i
-  for ((i = 0; i < 50; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  wait_gone "$pid" 50 || true
   rm -f "$PID_FILE"
   log "broker killed"
 }
@@ -521,7 +490,7 @@ main() {
       LOG4J_CONFIG="$KAFKA_HOME/tools-log4j2.properties" kafka_java "$@"
       ;;
     -h|--help|help|"")
-      sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+      usage
       [[ -n "$cmd" ]] || exit 2
       ;;
     *) die "unknown command '$cmd' (try: install start stop restart-broker status env logs run)" ;;

@@ -44,18 +44,12 @@ DATA_DIR="$STATE_DIR/data"
 LOG_FILE="$STATE_DIR/versitygw.log"
 PID_FILE="$STATE_DIR/versitygw.pid"
 
-log() { echo "s3.sh: $*" >&2; }
-die() { log "error: $*"; exit 1; }
+SERVICE=s3.sh
+# shellcheck source=service-lib.sh
+source "$(dirname "$0")/service-lib.sh"
 
-port_open() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
-
-read_pid() {
-  local pid
-  [[ -f "$PID_FILE" ]] || return 1
-  pid="$(cat "$PID_FILE" 2>/dev/null)"
-  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 1
-  echo "$pid"
-}
+# read_pid: the gateway's pid, if it still serves our port.
+read_pid() { pid_in "$PID_FILE" "versitygw.* --port $HOST:$PORT "; }
 
 cmd_install() {
   if [[ -x "$BIN" && "$(cat "$VGW_HOME/.installed" 2>/dev/null)" == "$VGW_VERSION" ]]; then
@@ -82,22 +76,13 @@ EOF
 }
 
 cmd_stop() {
-  local pid i
+  local pid
   if ! pid="$(read_pid)"; then
     rm -f "$PID_FILE"
     log "gateway not running"
     return 0
   fi
-  log "stopping gateway (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  for ((i = 0; i < 100; i++)); do
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "gateway did not exit after 10s, sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
+  stop_pid gateway "$pid" 10
   rm -f "$PID_FILE"
   log "gateway stopped"
 }
@@ -169,7 +154,7 @@ main() {
     env) print_env ;;
     logs) tail -n "${1:-100}" "$LOG_FILE" ;;
     -h|--help|help|"")
-      sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+      usage
       [[ -n "$cmd" ]] || exit 2
       ;;
     *) die "unknown command '$cmd' (try: install start stop status env logs)" ;;
