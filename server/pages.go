@@ -168,9 +168,27 @@ func (s *Server) handleOverview(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, errorStatus(err), s.clean(err))
 		return
 	}
+	s.overviewMu.Lock()
+	page := s.overviewPage
+	s.overviewMu.Unlock()
+	if page.version == d.Version && time.Since(page.at) < time.Second {
+		s.metrics.cache("overview page", true)
+		writeHTML(w, http.StatusOK, page.html)
+		return
+	}
+	s.metrics.cache("overview page", false)
 	view := *d
 	view.Notebooks = s.listNotebooks()
-	s.render(w, http.StatusOK, "overview.html", "topicsnap", &view)
+	html, ok := s.renderBytes(w, "overview.html", "topicsnap", &view)
+	if !ok {
+		return
+	}
+	if !d.transient {
+		s.overviewMu.Lock()
+		s.overviewPage.version, s.overviewPage.at, s.overviewPage.html = d.Version, time.Now(), html
+		s.overviewMu.Unlock()
+	}
+	writeHTML(w, http.StatusOK, html)
 }
 
 // overviewFor returns the overview of the current catalog version, built

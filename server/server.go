@@ -77,6 +77,14 @@ type Server struct {
 
 	overviewMu sync.Mutex
 	overview   map[string]*overviewData // by catalog version
+	// overviewPage is the overview rendered, kept for a second: it says
+	// how long ago the last cut was, in minutes, and lists the notebook
+	// folders, so it may be a second late, no more.
+	overviewPage struct {
+		version string
+		at      time.Time
+		html    []byte
+	}
 
 	// sqlSlots bounds the ad-hoc queries running at once, so a crowd of
 	// slow queries cannot starve the cached pages of CPU.
