@@ -15,14 +15,14 @@ import (
 // added to Row is refused at start (decodeColumns panics in init) rather
 // than silently left out. TestDecodeMatchesReconstruct holds the two paths
 // to the same Rows: nulls, empty values, headers with null values,
-// markers, schema ids.
+// markers, schema ids, decoded keys and values.
 
 type rowColumns struct {
 	partition, offset, timestamp, timestampType, key, value, headerKey, headerValue,
 	leaderEpoch, producerID, producerEpoch, transactional, control, controlType, txnState, schemaID int
-	valueDecoded, valueDecodeError                                  int
-	headerKeyDef, headerValueDef, keyDef, valueDef, valueDecodedDef int
-	count                                                           int
+	valueDecoded, valueDecodeError, keySchemaID, keyDecoded, keyDecodeError        int
+	headerKeyDef, headerValueDef, keyDef, valueDef, valueDecodedDef, keyDecodedDef int
+	count                                                                          int
 }
 
 var cols = decodeColumns()
@@ -54,9 +54,12 @@ func decodeColumns() rowColumns {
 	c.schemaID, _ = leaf("schema_id")
 	c.valueDecoded, c.valueDecodedDef = leaf("value_decoded")
 	c.valueDecodeError, _ = leaf("value_decode_error")
+	c.keySchemaID, _ = leaf("key_schema_id")
+	c.keyDecoded, c.keyDecodedDef = leaf("key_decoded")
+	c.keyDecodeError, _ = leaf("key_decode_error")
 	c.count = len(schema.Columns())
-	if c.count != 18 {
-		panic(fmt.Sprintf("catalog: Row has %d columns and decodeRow assigns 18: teach decodeRow the new ones", c.count))
+	if c.count != 21 {
+		panic(fmt.Sprintf("catalog: Row has %d columns and decodeRow assigns 21: teach decodeRow the new ones", c.count))
 	}
 	return c
 }
@@ -146,6 +149,19 @@ func decodeRow(pr parquet.Row, r *Row, dict interned) {
 		case cols.valueDecodeError:
 			if !v.IsNull() {
 				r.ValueDecodeError = dict.of(v.ByteArray())
+			}
+		case cols.keySchemaID:
+			if !v.IsNull() {
+				id := v.Int32()
+				r.KeySchemaID = &id
+			}
+		case cols.keyDecoded:
+			if v.DefinitionLevel() == cols.keyDecodedDef {
+				r.KeyDecoded = fresh(v.ByteArray())
+			}
+		case cols.keyDecodeError:
+			if !v.IsNull() {
+				r.KeyDecodeError = dict.of(v.ByteArray())
 			}
 		}
 	}

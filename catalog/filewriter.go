@@ -109,6 +109,16 @@ func (w *FileWriter) Write(rows []Row) error {
 		if r.ValueDecodeError != nil {
 			w.fe.DecodeErrors++
 		}
+		keyTried := r.KeyDecoded != nil || r.KeyDecodeError != nil
+		if keyTried && r.KeySchemaID != nil && !slices.Contains(w.fe.KeySchemaIDs, *r.KeySchemaID) {
+			w.fe.KeySchemaIDs = append(w.fe.KeySchemaIDs, *r.KeySchemaID)
+		}
+		if r.KeyDecoded != nil {
+			w.fe.KeysDecoded++
+		}
+		if r.KeyDecodeError != nil {
+			w.fe.KeyDecodeErrors++
+		}
 		w.data += int64(len(r.Key) + len(r.Value))
 		for _, h := range r.Headers {
 			w.data += int64(len(h.Key) + len(h.Value))

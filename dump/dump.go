@@ -76,7 +76,11 @@ type Summary struct {
 	// value_decode_error).
 	Decoded      int64
 	DecodeErrors int64
-	Elapsed      time.Duration
+	// KeysDecoded and KeyDecodeErrors are the same for wire-format keys
+	// (key_decode_error).
+	KeysDecoded     int64
+	KeyDecodeErrors int64
+	Elapsed         time.Duration
 }
 
 func (s Summary) String() string {
@@ -88,6 +92,9 @@ func (s Summary) String() string {
 		s.Records, humanBytes(s.Bytes), s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
 	if s.Decoded > 0 || s.DecodeErrors > 0 {
 		out += fmt.Sprintf(", %d values decoded with their schema, %d not decoded (kept as bytes; see check values)", s.Decoded, s.DecodeErrors)
+	}
+	if s.KeysDecoded > 0 || s.KeyDecodeErrors > 0 {
+		out += fmt.Sprintf(", %d keys decoded with their schema, %d not decoded (kept as bytes; see key_error)", s.KeysDecoded, s.KeyDecodeErrors)
 	}
 	return out
 }
