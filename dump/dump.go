@@ -193,6 +193,14 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 			return sum, fmt.Errorf("%w: %w", ErrBadConfig, err)
 		}
 	}
+	if reg != nil {
+		// A certificate the CA given does not vouch for is a setting to
+		// fix (exit 10), found before anything is written; a registry
+		// that is down is only a warning, later.
+		if err := reg.CheckTLS(ctx); err != nil {
+			return sum, err
+		}
+	}
 	cl, adm, err := connect(ctx, opts.Conn)
 	if err != nil {
 		return sum, err
