@@ -48,6 +48,12 @@ func TestAvroJSON(t *testing.T) {
 		{"fixed decimal", `{"type":"fixed","name":"D","size":4,"logicalType":"decimal","precision":8,"scale":2}`, big.NewRat(12345, 100), `"123.45"`},
 		{"nested record", `{"type":"record","name":"R","fields":[{"name":"in","type":{"type":"record","name":"I","fields":[{"name":"x","type":"int"}]}}]}`,
 			map[string]any{"in": map[string]any{"x": 1}}, `{"in":{"x":1}}`},
+		{"recursive record", `{"type":"record","name":"L","fields":[{"name":"v","type":"int"},{"name":"next","type":["null","L"]}]}`,
+			map[string]any{"v": 1, "next": map[string]any{"L": map[string]any{"v": 2, "next": map[string]any{"L": map[string]any{"v": 3, "next": nil}}}}},
+			`{"v":1,"next":{"v":2,"next":{"v":3,"next":null}}}`},
+		{"duration, time-micros, local timestamp", `{"type":"record","name":"R","fields":[{"name":"d","type":{"type":"fixed","name":"Dur","size":12,"logicalType":"duration"}},{"name":"t","type":{"type":"long","logicalType":"time-micros"}},{"name":"l","type":{"type":"long","logicalType":"local-timestamp-millis"}}]}`,
+			map[string]any{"d": avro.LogicalDuration{Months: 1, Days: 2, Milliseconds: 3}, "t": 9*time.Hour + 1500*time.Microsecond, "l": ts},
+			`{"d":{"months":1,"days":2,"milliseconds":3},"t":"09:00:00.001500","l":"2026-03-14T09:26:53.589"}`},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
