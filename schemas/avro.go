@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -33,6 +34,7 @@ type avroDecoder struct {
 type avroState struct {
 	r       *avro.Reader
 	scratch []byte
+	size    int // the payload's length: no string is longer
 }
 
 // avroOp is what a plan node reads and how it writes it.
@@ -228,6 +230,7 @@ func (d *avroDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
 	}
 	defer d.pool.Put(st)
 	st.r.Reset(payload)
+	st.size = len(payload)
 	if buf == nil {
 		buf = make([]byte, 0, 2*len(payload)+64) // JSON is about 1.5x Avro
 	}
@@ -380,24 +383,49 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 	return nil, fmt.Errorf("avro plan op %d is not known", n.op)
 }
 
-// appendAvroString reads an Avro string (a length, then its bytes) into the
-// scratch space and writes it as a JSON string, allocating nothing.
+// appendAvroString reads an Avro string (a length, then its bytes) and
+// writes it as a JSON string. The bytes are read straight into b, after
+// the opening quote: a string with nothing to escape (most are) is copied
+// once; one with something to escape (or not ASCII: its UTF-8 is checked)
+// is copied to the scratch space and written again, escaped.
 func (st *avroState) appendAvroString(b []byte) []byte {
 	n := st.r.ReadLong()
 	if n < 0 {
 		st.r.ReportError("ReadString", "invalid string length")
 		return b
 	}
-	if n > 1<<30 {
-		st.r.ReportError("ReadString", "string longer than 1 GiB")
+	if n > int64(st.size) {
+		st.r.ReportError("ReadString", "string longer than the value")
 		return b
 	}
-	if cap(st.scratch) < int(n) {
-		st.scratch = make([]byte, n)
-	}
-	raw := st.scratch[:n]
+	start := len(b)
+	b = append(b, '"')
+	b = slices.Grow(b, int(n)+1)
+	raw := b[start+1 : start+1+int(n)]
 	st.r.Read(raw)
-	return appendStringBytes(b, raw)
+	if plainASCII(raw) {
+		return append(b[:start+1+int(n)], '"')
+	}
+	st.scratch = append(st.scratch[:0], raw...)
+	return appendStringBytes(b[:start], st.scratch)
+}
+
+// jsonPlain marks the bytes a JSON string holds as they are: printable
+// ASCII but the quote and the backslash.
+var jsonPlain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func plainASCII(s []byte) bool {
+	for _, c := range s {
+		if !jsonPlain[c] {
+			return false
+		}
+	}
+	return true
 }
 
 func appendQuoted(b []byte, t time.Time, layout string) []byte {
