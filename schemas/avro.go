@@ -372,9 +372,9 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 	case opTimeMicros:
 		return appendTimeOfDay(b, r.ReadLong()), nil
 	case opTimestampMillis:
-		return appendQuoted(b, time.UnixMilli(r.ReadLong()).UTC(), time.RFC3339Nano), nil
+		return appendTimestamp(b, time.UnixMilli(r.ReadLong()).UTC()), nil
 	case opTimestampMicros:
-		return appendQuoted(b, time.UnixMicro(r.ReadLong()).UTC(), time.RFC3339Nano), nil
+		return appendTimestamp(b, time.UnixMicro(r.ReadLong()).UTC()), nil
 	case opLocalTimestampMillis:
 		return appendQuoted(b, time.UnixMilli(r.ReadLong()).UTC(), "2006-01-02T15:04:05.999999"), nil
 	case opLocalTimestampMicros:
@@ -426,6 +426,35 @@ func plainASCII(s []byte) bool {
 		}
 	}
 	return true
+}
+
+// appendTimestamp writes a UTC time as time.RFC3339Nano does, quoted
+// ("2026-03-14T09:26:53.589Z": the fraction without its trailing zeros),
+// digit by digit; a year outside 0-9999 goes through AppendFormat.
+func appendTimestamp(b []byte, t time.Time) []byte {
+	y, mo, d := t.Date()
+	if y < 0 || y > 9999 {
+		return appendQuoted(b, t, time.RFC3339Nano)
+	}
+	h, mi, s := t.Clock()
+	b = append(b, '"',
+		byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+int(mo)/10), byte('0'+int(mo)%10), '-', byte('0'+d/10), byte('0'+d%10), 'T',
+		byte('0'+h/10), byte('0'+h%10), ':', byte('0'+mi/10), byte('0'+mi%10), ':', byte('0'+s/10), byte('0'+s%10))
+	if ns := t.Nanosecond(); ns != 0 {
+		var frac [10]byte
+		frac[0] = '.'
+		for i := 9; i >= 1; i-- {
+			frac[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		n := 10
+		for frac[n-1] == '0' {
+			n--
+		}
+		b = append(b, frac[:n]...)
+	}
+	return append(b, 'Z', '"')
 }
 
 func appendQuoted(b []byte, t time.Time, layout string) []byte {

@@ -3,6 +3,7 @@ package schemas
 import (
 	"context"
 	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -178,5 +179,32 @@ func TestSchemaDirNames(t *testing.T) {
 	}
 	if _, _, err := readSchemaDir(dir); err == nil || !strings.Contains(err.Error(), "orders.json") {
 		t.Fatalf("a JSON Schema file not named by an id: %v", err)
+	}
+}
+
+// TestAppendTimestamp holds the digit-by-digit timestamp writer to
+// time.RFC3339Nano on times across the years 0-9999 and past them, with
+// and without fractions of a second.
+func TestAppendTimestamp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	times := []time.Time{time.Unix(0, 0), time.UnixMilli(-1), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 500, time.UTC), time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)}
+	for i := 0; i < 20000; i++ {
+		ms := rng.Int64N(400_000_000_000_000) - 200_000_000_000_000 // about ±6,000 years
+		switch i % 3 {
+		case 0:
+			times = append(times, time.UnixMilli(ms))
+		case 1:
+			times = append(times, time.UnixMicro(ms*1000+rng.Int64N(1000)))
+		default:
+			times = append(times, time.UnixMilli(ms/1000*1000)) // whole seconds
+		}
+	}
+	for _, tm := range times {
+		tm = tm.UTC()
+		want := `"` + tm.Format(time.RFC3339Nano) + `"`
+		if got := string(appendTimestamp(nil, tm)); got != want {
+			t.Fatalf("%v: got %s, want %s", tm, got, want)
+		}
 	}
 }
