@@ -59,6 +59,9 @@ type Topic struct {
 	// (AVRO, PROTOBUF, JSON), as stored in the folder.
 	Encoded bool
 	Formats []string
+	// KeyEncoded is a topic whose wire-format keys the dump decoded (or
+	// tried to): key is the decoded key, key_error says why not.
+	KeyEncoded bool
 	// Damaged are the partitions whose manifest could not be read: not in
 	// the views, named in Problems.
 	Damaged []int32

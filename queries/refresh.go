@@ -161,7 +161,7 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	tfs := cat.files
 	topics := make([]Topic, len(tfs))
 	for i, tf := range tfs {
-		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded}
+		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded}
 		for _, s := range slices.Concat(tf.schemas, tf.keySchemas) {
 			if !slices.Contains(topics[i].Formats, s.Type) {
 				topics[i].Formats = append(topics[i].Formats, s.Type)

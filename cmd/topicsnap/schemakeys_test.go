@@ -128,6 +128,13 @@ FROM %s WHERE "partition" = 0 ORDER BY "offset" LIMIT 1`, QuoteIdentForTest(topi
 	if doc["status"] != "warn" || sum["duplicate_ids"] != 11.0 || sum["extra_copies"] != 13.0 {
 		t.Fatalf("check duplicates --id key.order_id: %d %v", code, doc)
 	}
+	// check values counts the keys that did not decode, and says why.
+	code, doc = checkJSON(t, "values", "--dir", dir, "--topic", topic)
+	msg := fmt.Sprint(doc["message"])
+	if sum := doc["summary"].(map[string]any); doc["status"] != "warn" || sum["undecoded_keys"] != 3.0 || sum["unparsed_records"] != 0.0 ||
+		!strings.Contains(msg, "3 keys do not decode with their writer schema") || !strings.Contains(msg, "schema 987655 is unknown to the registry") {
+		t.Fatalf("check values: %d %v", code, doc)
+	}
 	// catalog verify names the key schema id the folder lacks.
 	code, out, _ = cli(t, "catalog", "verify", "--dir", dir)
 	if code != exitBadFolder || !strings.Contains(out, "schema id 987655") || strings.Contains(out, fmt.Sprintf("schema id %d ", keyID)) {
@@ -214,6 +221,11 @@ FROM %s ORDER BY "offset" LIMIT 1`, QuoteIdentForTest(topic)))
 	code, doc := checkJSON(t, "duplicates", "--dir", dir, "--topic", topic, "--id", "key.sku")
 	if sum := doc["summary"].(map[string]any); doc["status"] != "warn" || sum["distinct_ids"] != 3.0 || sum["extra_copies"] != 3.0 {
 		t.Fatalf("check duplicates --id key.sku: %d %v", code, doc)
+	}
+	code, doc = checkJSON(t, "values", "--dir", dir, "--topic", topic)
+	if sum := doc["summary"].(map[string]any); doc["status"] != "ok" || sum["undecoded_keys"] != 0.0 ||
+		!strings.Contains(fmt.Sprint(doc["message"]), "every key in the wire format decodes with its writer schema") {
+		t.Fatalf("check values: %d %v", code, doc)
 	}
 	rows = sqlJSON(t, dir, fmt.Sprintf(`SELECT typeof(key) AS type, sum(key) AS total, count(key_error) AS errs FROM %s GROUP BY 1`, QuoteIdentForTest(longs)))
 	if len(rows) != 1 || rows[0]["type"] != "BIGINT" || rows[0]["total"] != float64(int64(63)<<40) || rows[0]["errs"] != 0.0 {
