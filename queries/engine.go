@@ -282,9 +282,14 @@ const encodedValueError = `CASE WHEN "value" IS NULL THEN NULL
 
 // encodedKeyError is encodedValueError for a topic whose keys the dump
 // decoded (key_error).
+// A key in the wire format that no dump tried to decode (its file was
+// written by a dump without a registry, or before keys were decoded) says
+// so rather than "no magic byte".
 const encodedKeyError = `CASE WHEN "key" IS NULL THEN NULL
   WHEN key_decode_error IS NOT NULL THEN key_decode_error
-  WHEN key_decoded IS NULL AND key_schema_id IS NULL THEN 'no magic byte: not in the schema registry wire format' END`
+  WHEN key_decoded IS NOT NULL THEN NULL
+  WHEN octet_length("key") >= 5 AND left(hex("key"), 2) = '00' THEN 'not decoded: the dump that read it had no schema registry (or predates decoded keys)'
+  ELSE 'no magic byte: not in the schema registry wire format' END`
 
 // textKey is the key column of a topic whose keys were not decoded: their
 // text, NULL when not UTF-8 (key_raw keeps the bytes).

@@ -98,6 +98,26 @@ func TestAvroKeysThroughRegistry(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "20 keys decoded with their schema, 2 not decoded") || !strings.Contains(out, "24 values decoded") {
 		t.Fatalf("dump: %d %q %q", code, out, errs)
 	}
+	// A folder whose first dump had no registry: its wire-format keys say
+	// they were not decoded (not "no magic byte"); the next dump, with the
+	// registry, decodes the new ones.
+	mixed := t.TempDir()
+	if code, out, errs := cli(t, "dump", "--brokers", b, "--topic", topic, "--dir", mixed); code != 0 || strings.Contains(out, "keys decoded") {
+		t.Fatalf("dump without a registry: %d %q %q", code, out, errs)
+	}
+	k, _ := keys.Encode(orderKey{OrderID: "late", Shop: 2})
+	if err := dump.Produce(ctx, conn, []dump.Record{{Topic: topic, Partition: 1, Key: k, Value: v}}); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errs := cli(t, "dump", "--brokers", b, "--topic", topic, "--dir", mixed, "--schema-registry", url); code != 0 || !strings.Contains(out, "1 keys decoded with their schema, 0 not decoded") {
+		t.Fatalf("the next dump, with the registry: %d %q %q", code, out, errs)
+	}
+	rows = sqlJSON(t, mixed, fmt.Sprintf(`SELECT count(*) FILTER (WHERE key_error LIKE 'not decoded: the dump that read it had no schema registry%%') AS untried,
+  count(*) FILTER (WHERE key_error LIKE 'no magic byte%%') AS plain, list(key.order_id) FILTER (WHERE key IS NOT NULL) AS decoded FROM %s`, QuoteIdentForTest(topic)))
+	if got, _ := json.Marshal(rows[0]); string(got) != `{"decoded":["late"],"plain":1,"untried":22}` {
+		t.Fatalf("keys of a dump without a registry: %s", got)
+	}
+
 	// The registry forgets both subjects before anything is queried.
 	for _, s := range []string{topic + "-key", topic + "-value"} {
 		if _, err := cl.DeleteSubject(ctx, s, sr.SoftDelete); err != nil {
