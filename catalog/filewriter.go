@@ -64,6 +64,7 @@ func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows in
 		// per value; the column index would hold two values per page.
 		parquet.SkipPageBounds("value"), parquet.SkipPageStatistics("value"),
 		parquet.SkipPageBounds("value_decoded"), parquet.SkipPageStatistics("value_decoded"),
+		parquet.SkipPageBounds("key_decoded"), parquet.SkipPageStatistics("key_decoded"),
 		parquet.SkipPageBounds("headers", "list", "element", "key"), parquet.SkipPageBounds("headers", "list", "element", "value"),
 		parquet.SkipPageStatistics("headers", "list", "element", "key"), parquet.SkipPageStatistics("headers", "list", "element", "value"),
 		parquet.CreatedBy("topicsnap", "1", ""),
