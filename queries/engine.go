@@ -281,10 +281,9 @@ const encodedValueError = `CASE WHEN "value" IS NULL THEN NULL
   WHEN value_decoded IS NULL AND schema_id IS NULL THEN 'no magic byte: not in the schema registry wire format' END`
 
 // encodedKeyError is encodedValueError for a topic whose keys the dump
-// decoded (key_error).
-// A key in the wire format that no dump tried to decode (its file was
-// written by a dump without a registry, or before keys were decoded) says
-// so rather than "no magic byte".
+// decoded (key_error). A key in the wire format that no dump tried to
+// decode (its file was written by a dump without a registry, or before keys
+// were decoded) says so rather than "no magic byte".
 const encodedKeyError = `CASE WHEN "key" IS NULL THEN NULL
   WHEN key_decode_error IS NOT NULL THEN key_decode_error
   WHEN key_decoded IS NOT NULL THEN NULL
