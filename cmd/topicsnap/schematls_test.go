@@ -145,6 +145,13 @@ func TestRegistryOverTLS(t *testing.T) {
 			t.Fatalf("%s: the refused dump wrote %s: %v", c.name, fresh, err)
 		}
 	}
+	// An https registry that does not answer at all is the warning of a
+	// registry that is down, not a TLS error: the dump goes on.
+	code, out, errs = cli(t, "dump", "--brokers", b, "--schema-registry", "https://127.0.0.1:9/apis/ccompat/v7", "--schema-registry-ca", ca,
+		"--topic", topic, "--dir", t.TempDir())
+	if code != 0 || !strings.Contains(errs, "cannot be reached") || !strings.Contains(out, "0 keys decoded with their schema, 5 not decoded") {
+		t.Fatalf("an https registry that is down: %d %q %q", code, out, errs)
+	}
 	// A file that is not PEM is refused by name as well (exit 2: a setting
 	// that cannot be read at all).
 	notPEM := filepath.Join(t.TempDir(), "truststore.jks")
