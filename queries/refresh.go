@@ -66,7 +66,8 @@ type topicFiles struct {
 	// schemas of the key schema ids its files list.
 	keyEncoded, keyMixed bool
 	keySchemas           []*catalog.Schema
-	damaged              []int32 // partitions whose manifest could not be read (left out)
+	keyPaths             []string // the files holding decoded keys, sampled for their structure
+	damaged              []int32  // partitions whose manifest could not be read (left out)
 }
 
 // want names what a query needs built: everything, or the lower-case names
@@ -121,6 +122,9 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 				tf.mixed = tf.mixed || f.Decoded == 0 && f.DecodeErrors == 0
 				tf.keyEncoded = tf.keyEncoded || f.KeysDecoded > 0 || f.KeyDecodeErrors > 0
 				tf.keyMixed = tf.keyMixed || f.KeysDecoded == 0 && f.KeyDecodeErrors == 0
+				if f.KeysDecoded > 0 {
+					tf.keyPaths = append(tf.keyPaths, tf.paths[len(tf.paths)-1])
+				}
 				for _, id := range f.SchemaIDs {
 					ids[int(id)] = true
 				}
@@ -334,7 +338,7 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 				// Keys: the structure of a sample of the decoded keys (a
 				// record, or a scalar: an Avro "string" key), then the
 				// key schemas' types where they say.
-				if t.KeyStructure, err = inferKey(ctx, tx, tf.paths); err != nil {
+				if t.KeyStructure, err = inferKey(ctx, tx, tf.keyPaths); err != nil {
 					return fmt.Errorf("infer the key type of %s: %w", tf.name, err)
 				}
 				if t.KeyStructure != "" {

@@ -127,9 +127,13 @@ FROM s`, strings.Join(sample, ", "))
 }
 
 // inferKey returns the structure of a sample of a topic's decoded keys
-// (key_decoded, JSON text the dump wrote): an object's, or a scalar's type
+// (key_decoded, JSON text the dump wrote), from the first and last of
+// paths, the files that hold decoded keys: an object's, or a scalar's type
 // name; "" when no key was decoded.
 func inferKey(ctx context.Context, tx *sql.Tx, paths []string) (string, error) {
+	if len(paths) == 0 {
+		return "", nil
+	}
 	var sample []string
 	for _, p := range sampleFiles(paths) {
 		sample = append(sample, quoteString(p))
