@@ -30,6 +30,7 @@ var rowLeafPaths = [][]string{
 	{"headers", "list", "element", "key"}, {"headers", "list", "element", "value"},
 	{"leader_epoch"}, {"producer_id"}, {"producer_epoch"}, {"is_transactional"}, {"is_control"},
 	{"control_type"}, {"txn_state"}, {"schema_id"}, {"value_decoded"}, {"value_decode_error"},
+	{"key_schema_id"}, {"key_decoded"}, {"key_decode_error"},
 }
 
 func init() {
@@ -47,7 +48,7 @@ func init() {
 type rowLeaves struct {
 	partition, offset, timestamp, timestampType, key, value, headerKey, headerValue,
 	leaderEpoch, producerID, producerEpoch, transactional, control, controlType, txnState,
-	schemaID, valueDecoded, valueDecodeError *leafCursor
+	schemaID, valueDecoded, valueDecodeError, keySchemaID, keyDecoded, keyDecodeError *leafCursor
 }
 
 // openRowLeaves opens the cursors of a row group; bufs (one per leaf,
@@ -61,14 +62,14 @@ func openRowLeaves(s *parquet.Schema, rg parquet.RowGroup, bufs [][]parquet.Valu
 			c[i] = &leafCursor{name: p[0], pages: chunks[l.ColumnIndex].Pages(), maxDef: l.MaxDefinitionLevel, buf: bufs[i]}
 		}
 	}
-	return &rowLeaves{c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17]}
+	return &rowLeaves{c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17], c[18], c[19], c[20]}
 }
 
 // close closes the cursors and hands their value buffers back to bufs.
 func (l *rowLeaves) close(bufs [][]parquet.Value) {
 	for i, c := range []*leafCursor{l.partition, l.offset, l.timestamp, l.timestampType, l.key, l.value, l.headerKey, l.headerValue,
 		l.leaderEpoch, l.producerID, l.producerEpoch, l.transactional, l.control, l.controlType, l.txnState,
-		l.schemaID, l.valueDecoded, l.valueDecodeError} {
+		l.schemaID, l.valueDecoded, l.valueDecodeError, l.keySchemaID, l.keyDecoded, l.keyDecodeError} {
 		c.close()
 		bufs[i] = c.buf
 	}
@@ -419,6 +420,26 @@ func (l *rowLeaves) scanRow(r *Row, mem *arena, dict interned, hdrs *[]Header) e
 		return err
 	} else if ok {
 		r.ValueDecodeError = dict.of(b)
+	}
+	if ok, err := l.keySchemaID.mustLoad(); err != nil {
+		return err
+	} else if ok {
+		if l.keySchemaID.present() {
+			id := l.keySchemaID.int32()
+			r.KeySchemaID = &id
+		} else {
+			l.keySchemaID.skip()
+		}
+	}
+	if b, ok, err = optBytes(l.keyDecoded); err != nil {
+		return err
+	} else if ok {
+		r.KeyDecoded = mem.copy(b)
+	}
+	if b, ok, err = optBytes(l.keyDecodeError); err != nil {
+		return err
+	} else if ok {
+		r.KeyDecodeError = dict.of(b)
 	}
 	return nil
 }

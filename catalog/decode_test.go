@@ -63,6 +63,18 @@ func TestDecodeMatchesReconstruct(t *testing.T) {
 				r.ValueDecodeError = strp([]string{"unknown schema id", "does not decode"}[rng.IntN(2)])
 			}
 		}
+		if rng.IntN(3) == 0 {
+			id := int32(rng.IntN(1000))
+			r.KeySchemaID = &id
+			switch rng.IntN(4) {
+			case 0:
+				r.KeyDecoded = []byte(fmt.Sprintf(`{"k":%d}`, i))
+			case 1:
+				r.KeyDecoded = []byte{} // an empty text is not null
+			case 2:
+				r.KeyDecodeError = strp([]string{"unknown schema id", "does not decode"}[rng.IntN(2)])
+			}
+		}
 		rows = append(rows, r)
 	}
 	rows[7].Value = bytes.Repeat([]byte{0, 0xff}, 1<<19) // a big one
@@ -141,7 +153,9 @@ func scanMatchesReconstruct(t *testing.T, path string, rows []Row) {
 				t.Fatalf("batch %d row %d:\n decoded %+v\n  parquet %+v", batch, i, got[i], want[i])
 			}
 			// And both are what was written (nil and empty told apart).
-			if (rows[i].Key == nil) != (got[i].Key == nil) || (rows[i].Value == nil) != (got[i].Value == nil) || len(rows[i].Headers) != len(got[i].Headers) {
+			if (rows[i].Key == nil) != (got[i].Key == nil) || (rows[i].Value == nil) != (got[i].Value == nil) || len(rows[i].Headers) != len(got[i].Headers) ||
+				(rows[i].KeyDecoded == nil) != (got[i].KeyDecoded == nil) || !bytes.Equal(rows[i].KeyDecoded, got[i].KeyDecoded) ||
+				(rows[i].KeySchemaID == nil) != (got[i].KeySchemaID == nil) || (rows[i].KeyDecodeError == nil) != (got[i].KeyDecodeError == nil) {
 				t.Fatalf("row %d: wrote %+v, read %+v", i, rows[i], got[i])
 			}
 			for j, h := range rows[i].Headers {

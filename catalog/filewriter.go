@@ -64,6 +64,7 @@ func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows in
 		// per value; the column index would hold two values per page.
 		parquet.SkipPageBounds("value"), parquet.SkipPageStatistics("value"),
 		parquet.SkipPageBounds("value_decoded"), parquet.SkipPageStatistics("value_decoded"),
+		parquet.SkipPageBounds("key_decoded"), parquet.SkipPageStatistics("key_decoded"),
 		parquet.SkipPageBounds("headers", "list", "element", "key"), parquet.SkipPageBounds("headers", "list", "element", "value"),
 		parquet.SkipPageStatistics("headers", "list", "element", "key"), parquet.SkipPageStatistics("headers", "list", "element", "value"),
 		parquet.CreatedBy("topicsnap", "1", ""),
@@ -108,6 +109,16 @@ func (w *FileWriter) Write(rows []Row) error {
 		}
 		if r.ValueDecodeError != nil {
 			w.fe.DecodeErrors++
+		}
+		keyTried := r.KeyDecoded != nil || r.KeyDecodeError != nil
+		if keyTried && r.KeySchemaID != nil && !slices.Contains(w.fe.KeySchemaIDs, *r.KeySchemaID) {
+			w.fe.KeySchemaIDs = append(w.fe.KeySchemaIDs, *r.KeySchemaID)
+		}
+		if r.KeyDecoded != nil {
+			w.fe.KeysDecoded++
+		}
+		if r.KeyDecodeError != nil {
+			w.fe.KeyDecodeErrors++
 		}
 		w.data += int64(len(r.Key) + len(r.Value))
 		for _, h := range r.Headers {

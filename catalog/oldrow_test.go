@@ -50,7 +50,8 @@ func TestFilesWithoutDecodedColumnsStillRead(t *testing.T) {
 	if err := ScanDataFile(context.Background(), path, 10, func(rs []Row) error { got = append(got, rs...); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || string(got[0].Value) != "a" || got[1].SchemaID == nil || *got[1].SchemaID != 7 || got[1].ValueDecoded != nil || got[1].ValueDecodeError != nil {
+	if len(got) != 2 || string(got[0].Value) != "a" || got[1].SchemaID == nil || *got[1].SchemaID != 7 || got[1].ValueDecoded != nil || got[1].ValueDecodeError != nil ||
+		got[1].KeySchemaID != nil || got[1].KeyDecoded != nil || got[1].KeyDecodeError != nil {
 		t.Fatalf("rows: %+v", got)
 	}
 }

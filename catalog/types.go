@@ -79,6 +79,12 @@ type Row struct {
 	// ValueDecodeError says why a wire-format value was not decoded (its
 	// schema unknown or not reachable, its payload not decoding with it).
 	ValueDecodeError *string `parquet:"value_decode_error,optional,dict"`
+	// KeySchemaID, KeyDecoded and KeyDecodeError are the same for the key
+	// (subject TOPIC-key): its schema id, its JSON text, why it was not
+	// decoded. Key keeps the exact bytes either way.
+	KeySchemaID    *int32  `parquet:"key_schema_id,optional"`
+	KeyDecoded     []byte  `parquet:"key_decoded,optional,string"`
+	KeyDecodeError *string `parquet:"key_decode_error,optional,dict"`
 }
 
 // Lost range kinds.
@@ -113,12 +119,17 @@ type FileEntry struct {
 	// folder stores each in schemas/ID.json (catalog verify names those it
 	// lacks). Decoded and DecodeErrors count the values decoded with them
 	// and those that were not.
-	SchemaIDs    []int32   `json:"schema_ids,omitempty"`
-	Decoded      int64     `json:"decoded,omitempty"`
-	DecodeErrors int64     `json:"decode_errors,omitempty"`
-	Bytes        int64     `json:"bytes"`
-	Snapshot     string    `json:"snapshot"`
-	WrittenAt    time.Time `json:"written_at"`
+	SchemaIDs    []int32 `json:"schema_ids,omitempty"`
+	Decoded      int64   `json:"decoded,omitempty"`
+	DecodeErrors int64   `json:"decode_errors,omitempty"`
+	// KeySchemaIDs, KeysDecoded and KeyDecodeErrors are the same for the
+	// file's wire-format keys.
+	KeySchemaIDs    []int32   `json:"key_schema_ids,omitempty"`
+	KeysDecoded     int64     `json:"keys_decoded,omitempty"`
+	KeyDecodeErrors int64     `json:"key_decode_errors,omitempty"`
+	Bytes           int64     `json:"bytes"`
+	Snapshot        string    `json:"snapshot"`
+	WrittenAt       time.Time `json:"written_at"`
 }
 
 // PartitionSnapshot records what one snapshot did to one partition.

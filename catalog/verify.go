@@ -76,7 +76,7 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 				continue
 			}
 			for _, fe := range m.Files {
-				for _, id := range fe.SchemaIDs {
+				for _, id := range slices.Concat(fe.SchemaIDs, fe.KeySchemaIDs) {
 					if _, ok := schemaTopics[int(id)]; !ok {
 						schemaTopics[int(id)] = topic
 					}

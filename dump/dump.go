@@ -76,7 +76,11 @@ type Summary struct {
 	// value_decode_error).
 	Decoded      int64
 	DecodeErrors int64
-	Elapsed      time.Duration
+	// KeysDecoded and KeyDecodeErrors are the same for wire-format keys
+	// (key_decode_error).
+	KeysDecoded     int64
+	KeyDecodeErrors int64
+	Elapsed         time.Duration
 }
 
 func (s Summary) String() string {
@@ -88,6 +92,9 @@ func (s Summary) String() string {
 		s.Records, humanBytes(s.Bytes), s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
 	if s.Decoded > 0 || s.DecodeErrors > 0 {
 		out += fmt.Sprintf(", %d values decoded with their schema, %d not decoded (kept as bytes; see check values)", s.Decoded, s.DecodeErrors)
+	}
+	if s.KeysDecoded > 0 || s.KeyDecodeErrors > 0 {
+		out += fmt.Sprintf(", %d keys decoded with their schema, %d not decoded (kept as bytes; see key_error)", s.KeysDecoded, s.KeyDecodeErrors)
 	}
 	return out
 }
@@ -184,6 +191,14 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if reg != nil || opts.SchemaDir != "" {
 		if res, err = schemas.NewResolver(schemas.Options{Folder: &catalog.Dir{Path: opts.Dir}, Registry: reg, SchemaDir: opts.SchemaDir}); err != nil {
 			return sum, fmt.Errorf("%w: %w", ErrBadConfig, err)
+		}
+	}
+	if reg != nil {
+		// A certificate the CA given does not vouch for is a setting to
+		// fix (exit 10), found before anything is written; a registry
+		// that is down is only a warning, later.
+		if err := reg.CheckTLS(ctx); err != nil {
+			return sum, err
 		}
 	}
 	cl, adm, err := connect(ctx, opts.Conn)

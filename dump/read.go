@@ -30,10 +30,10 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, sum *Summar
 	writers := map[int32]*writer{}
 	var wg sync.WaitGroup
 	errc := make(chan error, len(plans))
-	var records, bytes, files, lostN, lostOffsets, decoded, decodeErrs atomic.Int64
+	var records, bytes, files, lostN, lostOffsets, decoded, decodeErrs, keysDecoded, keyDecodeErrs atomic.Int64
 	for _, pl := range plans {
 		w := &writer{d: d, c: c, pl: pl, in: make(chan item, 1), fileRows: d.opts.FileRows, fileBytes: d.opts.FileBytes,
-			records: &records, bytes: &bytes, files: &files, lostN: &lostN, lostOffsets: &lostOffsets, decoded: &decoded, decodeErrs: &decodeErrs, bare: d.res.Bare(pl.tp.Topic), next: pl.from, readAt: pl.from, groupRows: groupRowsFor(len(plans))}
+			records: &records, bytes: &bytes, files: &files, lostN: &lostN, lostOffsets: &lostOffsets, decoded: &decoded, decodeErrs: &decodeErrs, keysDecoded: &keysDecoded, keyDecodeErrs: &keyDecodeErrs, bare: d.res.Bare(pl.tp.Topic), next: pl.from, readAt: pl.from, groupRows: groupRowsFor(len(plans))}
 		writers[pl.tp.Partition] = w
 		if d.opts.Progress != nil {
 			d.opts.Progress.Start(pl.tp, pl.from, pl.until)
@@ -64,6 +64,8 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, sum *Summar
 	sum.LostOffsets += lostOffsets.Load()
 	sum.Decoded += decoded.Load()
 	sum.DecodeErrors += decodeErrs.Load()
+	sum.KeysDecoded += keysDecoded.Load()
+	sum.KeyDecodeErrors += keyDecodeErrs.Load()
 	if werr := <-errc; werr != nil {
 		return werr
 	}

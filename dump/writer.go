@@ -66,6 +66,7 @@ type writer struct {
 	closeOnce  bool
 
 	records, bytes, files, lostN, lostOffsets, decoded, decodeErrs *atomic.Int64
+	keysDecoded, keyDecodeErrs                                     *atomic.Int64
 }
 
 func (w *writer) close() {
@@ -188,6 +189,13 @@ func (w *writer) add(ctx context.Context, r *kgo.Record) {
 			w.decode(ctx, &row)
 		}
 	}
+	// Keys in the wire format (subject TOPIC-key) are decoded as values
+	// are, with the same schemas folder, into key_decoded.
+	if !row.Control && w.d.res != nil {
+		if row.KeySchemaID = schemaID(r.Key); row.KeySchemaID != nil {
+			w.decodeKey(ctx, &row)
+		}
+	}
 	idx := len(w.batch)
 	switch {
 	case row.Control:
@@ -228,6 +236,25 @@ func (w *writer) decode(ctx context.Context, row *catalog.Row) {
 		w.arena = out
 		row.ValueDecoded = out[start:len(out):len(out)]
 		w.decoded.Add(1)
+	}
+}
+
+// decodeKey decodes a wire-format key with its writer schema into
+// row.KeyDecoded, or says why not in row.KeyDecodeError. The bytes stay in
+// row.Key either way.
+func (w *writer) decodeKey(ctx context.Context, row *catalog.Row) {
+	start := len(w.arena)
+	out, _, ok, fail := w.d.res.Decode(ctx, row.Key, w.arena)
+	switch {
+	case !ok:
+	case fail != nil:
+		why := fail.Reason
+		row.KeyDecodeError = &why
+		w.keyDecodeErrs.Add(1)
+	default:
+		w.arena = out
+		row.KeyDecoded = out[start:len(out):len(out)]
+		w.keysDecoded.Add(1)
 	}
 }
 

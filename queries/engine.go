@@ -51,11 +51,17 @@ type Topic struct {
 	Records    int64
 	JSON       bool   // value is a STRUCT inferred from JSON
 	Structure  string // the inferred JSON structure
+	// KeyStructure is the structure of a topic's decoded keys (the dump
+	// decoded wire-format keys): key is then from_json of key_decoded.
+	KeyStructure string
 	// Encoded is a topic of schema-encoded values (Avro, Protobuf, JSON
 	// Schema) that the dump decoded; Formats are its schemas' types
 	// (AVRO, PROTOBUF, JSON), as stored in the folder.
 	Encoded bool
 	Formats []string
+	// KeyEncoded is a topic whose wire-format keys the dump decoded (or
+	// tried to): key is the decoded key, key_error says why not.
+	KeyEncoded bool
 	// Damaged are the partitions whose manifest could not be read: not in
 	// the views, named in Problems.
 	Damaged []int32
@@ -247,7 +253,7 @@ func (e *Engine) Version() string {
 // rawColumns is the typed projection of the stored columns, shared by the
 // populated and the empty view.
 const rawColumns = `"partition", "offset", "timestamp"::TIMESTAMPTZ AS "timestamp", timestamp_type,
-  try(decode("key")) AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw, %s AS value_error,
+  %s AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw, %s AS value_error,
   headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
   control_type, %s AS txn_state, coalesce(%s = 'aborted', false) AS aborted, schema_id%s`
 
@@ -273,6 +279,20 @@ const jsonValueError = `CASE WHEN "value" IS NULL THEN NULL
 const encodedValueError = `CASE WHEN "value" IS NULL THEN NULL
   WHEN value_decode_error IS NOT NULL THEN value_decode_error
   WHEN value_decoded IS NULL AND schema_id IS NULL THEN 'no magic byte: not in the schema registry wire format' END`
+
+// encodedKeyError is encodedValueError for a topic whose keys the dump
+// decoded (key_error). A key in the wire format that no dump tried to
+// decode (its file was written by a dump without a registry, or before keys
+// were decoded) says so rather than "no magic byte".
+const encodedKeyError = `CASE WHEN "key" IS NULL THEN NULL
+  WHEN key_decode_error IS NOT NULL THEN key_decode_error
+  WHEN key_decoded IS NOT NULL THEN NULL
+  WHEN octet_length("key") >= 5 AND left(hex("key"), 2) = '00' THEN 'not decoded: the dump that read it had no schema registry (or predates decoded keys)'
+  ELSE 'no magic byte: not in the schema registry wire format' END`
+
+// textKey is the key column of a topic whose keys were not decoded: their
+// text, NULL when not UTF-8 (key_raw keeps the bytes).
+const textKey = `try(decode("key"))`
 
 // encodedSource is the JSON text of a schema-encoded topic's values.
 const encodedSource = `"value_decoded"`

@@ -61,7 +61,13 @@ type topicFiles struct {
 	encoded   bool              // the dump decoded (or tried to) wire-format values
 	mixed     bool              // of an encoded topic, some file may predate value_decoded
 	schemas   []*catalog.Schema // the stored schemas of the ids its files list
-	damaged   []int32           // partitions whose manifest could not be read (left out)
+	// keyEncoded: the dump decoded (or tried to) wire-format keys;
+	// keyMixed: some file may predate key_decoded; keySchemas: the stored
+	// schemas of the key schema ids its files list.
+	keyEncoded, keyMixed bool
+	keySchemas           []*catalog.Schema
+	keyPaths             []string // the files holding decoded keys, sampled for their structure
+	damaged              []int32  // partitions whose manifest could not be read (left out)
 }
 
 // want names what a query needs built: everything, or the lower-case names
@@ -106,7 +112,7 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 		}
 		ms := tm.Manifests
 		tf := topicFiles{name: n, manifests: ms, damaged: damaged}
-		ids := map[int]bool{}
+		ids, keyIDs := map[int]bool{}, map[int]bool{}
 		for _, m := range ms {
 			for _, f := range m.Files {
 				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
@@ -114,21 +120,34 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 				tf.openTxn = tf.openTxn || f.OpenTxnRecords > 0
 				tf.encoded = tf.encoded || f.Decoded > 0 || f.DecodeErrors > 0
 				tf.mixed = tf.mixed || f.Decoded == 0 && f.DecodeErrors == 0
+				tf.keyEncoded = tf.keyEncoded || f.KeysDecoded > 0 || f.KeyDecodeErrors > 0
+				tf.keyMixed = tf.keyMixed || f.KeysDecoded == 0 && f.KeyDecodeErrors == 0
+				if f.KeysDecoded > 0 {
+					tf.keyPaths = append(tf.keyPaths, tf.paths[len(tf.paths)-1])
+				}
 				for _, id := range f.SchemaIDs {
 					ids[int(id)] = true
 				}
+				for _, id := range f.KeySchemaIDs {
+					keyIDs[int(id)] = true
+				}
 			}
 		}
-		for _, id := range slices.Sorted(maps.Keys(ids)) {
-			s, err := e.dir.ReadSchema(int(id))
-			if err != nil {
-				// The values stay decoded (the dump did it); only the
-				// schema's subject and version are not known.
-				problems = append(problems, fmt.Sprintf("topic %s: schema %d is not in the folder (%v); run topicsnap catalog verify", n, id, err))
-				continue
+		stored := func(ids map[int]bool) []*catalog.Schema {
+			var out []*catalog.Schema
+			for _, id := range slices.Sorted(maps.Keys(ids)) {
+				s, err := e.dir.ReadSchema(int(id))
+				if err != nil {
+					// The values stay decoded (the dump did it); only the
+					// schema's subject and version are not known.
+					problems = append(problems, fmt.Sprintf("topic %s: schema %d is not in the folder (%v); run topicsnap catalog verify", n, id, err))
+					continue
+				}
+				out = append(out, s)
 			}
-			tf.schemas = append(tf.schemas, s)
+			return out
 		}
+		tf.schemas, tf.keySchemas = stored(ids), stored(keyIDs)
 		tfs = append(tfs, tf)
 	}
 	snaps, err := e.dir.ClusterSnapshots()
@@ -146,8 +165,8 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	tfs := cat.files
 	topics := make([]Topic, len(tfs))
 	for i, tf := range tfs {
-		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded}
-		for _, s := range tf.schemas {
+		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded}
+		for _, s := range slices.Concat(tf.schemas, tf.keySchemas) {
 			if !slices.Contains(topics[i].Formats, s.Type) {
 				topics[i].Formats = append(topics[i].Formats, s.Type)
 			}
@@ -308,10 +327,26 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 			}
 			if tf.encoded && t.JSON {
 				// The writer schemas type the values better than a sample.
-				if typed, conflicts := e.typedStructure(ctx, tf, t.Structure); typed != "" {
+				if typed, conflicts := e.typedStructure(ctx, tf.schemas, t.Structure, false); typed != "" {
 					t.Structure = typed
 					for _, c := range conflicts {
 						e.problems = append(e.problems, fmt.Sprintf("topic %s: field %s differ between its schemas; read as VARCHAR (its JSON text)", tf.name, c))
+					}
+				}
+			}
+			if tf.keyEncoded {
+				// Keys: the structure of a sample of the decoded keys (a
+				// record, or a scalar: an Avro "string" key), then the
+				// key schemas' types where they say.
+				if t.KeyStructure, err = inferKey(ctx, tx, tf.keyPaths); err != nil {
+					return fmt.Errorf("infer the key type of %s: %w", tf.name, err)
+				}
+				if t.KeyStructure != "" {
+					if typed, conflicts := e.typedStructure(ctx, tf.keySchemas, t.KeyStructure, true); typed != "" {
+						t.KeyStructure = typed
+						for _, c := range conflicts {
+							e.problems = append(e.problems, fmt.Sprintf("topic %s: key field %s differ between its schemas; read as VARCHAR (its JSON text)", tf.name, c))
+						}
 					}
 				}
 			}
@@ -341,12 +376,19 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 // viewCols are the value columns of tf's views; value, when set, is the
 // value expression (a narrowed one) instead of the topic's own.
 func (e *Engine) viewCols(tf topicFiles, t Topic, value string) viewCols {
-	c := viewCols{value: `"value"`, valueErr: noValueError}
+	c := viewCols{key: textKey, value: `"value"`, valueErr: noValueError}
 	src := jsonSource
 	if tf.encoded {
 		src = encodedSource
 		c.valueErr, c.byName = encodedValueError, tf.mixed
-		c.extra = schemaColumns(tf.name, tf.schemas)
+		c.extra = schemaColumns(tf.name, tf.schemas, "schema_id", "")
+	}
+	if tf.keyEncoded {
+		if t.KeyStructure != "" {
+			c.key = fmt.Sprintf(`try(from_json(key_decoded, %s))`, quoteString(t.KeyStructure))
+		}
+		c.byName = c.byName || tf.keyMixed
+		c.extra += `, key_schema_id, ` + encodedKeyError + ` AS key_error` + schemaColumns(tf.name, tf.keySchemas, "key_schema_id", "key_")
 	}
 	if t.JSON {
 		c.value = jsonValue(tf.name, t.Structure, src)
@@ -366,15 +408,19 @@ func (e *Engine) viewCols(tf topicFiles, t Topic, value string) viewCols {
 // A registry may list one id under several subjects (the same schema
 // registered twice): the topic's own (TOPIC-value, TOPIC-key, as the
 // default naming strategy names them) wins, then the first listed.
-func schemaColumns(topic string, ss []*catalog.Schema) string {
+func schemaColumns(topic string, ss []*catalog.Schema, idCol, prefix string) string {
 	var subj, ver strings.Builder
+	own, other := topic+"-value", topic+"-key"
+	if prefix != "" {
+		own, other = other, own
+	}
 	for _, s := range ss {
 		if len(s.Versions) == 0 {
 			continue
 		}
 		v := s.Versions[0]
 		for _, c := range s.Versions {
-			if c.Subject == topic+"-value" || c.Subject == topic+"-key" && v.Subject != topic+"-value" {
+			if c.Subject == own || c.Subject == other && v.Subject != own {
 				v = c
 			}
 		}
@@ -382,9 +428,9 @@ func schemaColumns(topic string, ss []*catalog.Schema) string {
 		fmt.Fprintf(&ver, " WHEN %d THEN %d", s.ID, v.Version)
 	}
 	if subj.Len() == 0 {
-		return `, NULL::VARCHAR AS schema_subject, NULL::INTEGER AS schema_version`
+		return fmt.Sprintf(`, NULL::VARCHAR AS %sschema_subject, NULL::INTEGER AS %sschema_version`, prefix, prefix)
 	}
-	return fmt.Sprintf(`, CASE schema_id%s END AS schema_subject, CASE schema_id%s END AS schema_version`, subj.String(), ver.String())
+	return fmt.Sprintf(`, CASE %s%s END AS %sschema_subject, CASE %s%s END AS %sschema_version`, idCol, subj.String(), prefix, idCol, ver.String(), prefix)
 }
 
 // topicLocked returns the entry of e.topics named name. e.mu is held.

@@ -10,20 +10,23 @@ import (
 	"github.com/topicsnap/topicsnap/schemas"
 )
 
-// typedStructure is the value structure of a schema-encoded topic, from its
-// writer schemas stored in the folder (not from a sample of its values):
+// typedStructure is the value (or key) structure of a schema-encoded topic,
+// from its writer schemas stored in the folder (not from a sample of its
+// values):
 // Avro's and Protobuf's types as the schema says (timestamps, dates,
 // decimals, 64-bit integers), the union by name of every schema the topic
 // used. inferred is the structure sampled from the decoded JSON, whose
 // top-level fields name the Protobuf message meant. It returns "" when a
 // schema cannot say (JSON Schema, a schema the folder lacks), and the
 // fields whose types differ between schemas (read as their JSON text).
-func (e *Engine) typedStructure(ctx context.Context, tf topicFiles, inferred string) (string, []string) {
-	if len(tf.schemas) == 0 {
+// scalar allows a type that is not a STRUCT (a key whose schema is Avro's
+// "string" or "long").
+func (e *Engine) typedStructure(ctx context.Context, ss []*catalog.Schema, inferred string, scalar bool) (string, []string) {
+	if len(ss) == 0 {
 		return "", nil
 	}
 	keys, err := topKeys(inferred)
-	if err != nil {
+	if err != nil && !scalar {
 		return "", nil
 	}
 	r, err := schemas.NewResolver(schemas.Options{Folder: e.dir})
@@ -32,12 +35,12 @@ func (e *Engine) typedStructure(ctx context.Context, tf topicFiles, inferred str
 	}
 	var t *schemas.Type
 	var conflicts []string
-	for _, s := range tf.schemas {
+	for _, s := range ss {
 		if s.Type == catalog.SchemaJSON {
 			return "", nil
 		}
 		st, err := r.ValueType(ctx, s.ID, keys)
-		if err != nil || st.Kind != schemas.KindStruct {
+		if err != nil || st.Kind != schemas.KindStruct && (!scalar || st.Kind == schemas.KindList || st.Kind == schemas.KindMap) {
 			return "", nil
 		}
 		t = schemas.Merge(t, st, "", &conflicts)

@@ -23,8 +23,8 @@ func jsonValue(name, structure, src string) string {
 // version). byName reads the files by column name (files written before
 // value_decoded existed lack it).
 type viewCols struct {
-	value, valueErr, extra string
-	byName                 bool
+	key, value, valueErr, extra string
+	byName                      bool
 }
 
 // topicSelects returns the SELECTs of the views "T$all" (every stored row)
@@ -73,9 +73,9 @@ func allSelect(paths []string, c viewCols, openTxn bool) string {
 		return fmt.Sprintf(`WITH s AS (SELECT * FROM %s),
   m AS (SELECT "partition", producer_id, "offset", control_type FROM s WHERE is_control)
 SELECT `+qualify(cols)+` FROM s ASOF LEFT JOIN m ON s."partition" = m."partition" AND s.producer_id = m.producer_id AND s."offset" < m."offset"`,
-			src, c.value, c.valueErr, openResolved, openResolved, c.extra)
+			src, c.key, c.value, c.valueErr, openResolved, openResolved, c.extra)
 	}
-	return fmt.Sprintf("SELECT "+rawColumns+" FROM %s", c.value, c.valueErr, "txn_state", "txn_state", c.extra, src)
+	return fmt.Sprintf("SELECT "+rawColumns+" FROM %s", c.key, c.value, c.valueErr, "txn_state", "txn_state", c.extra, src)
 }
 
 // qualify prefixes the columns the stored rows share with the markers
@@ -124,6 +124,35 @@ FROM s`, strings.Join(sample, ", "))
 	}
 	structure.String = safe
 	return structure.String, true, nil
+}
+
+// inferKey returns the structure of a sample of a topic's decoded keys
+// (key_decoded, JSON text the dump wrote), from the first and last of
+// paths, the files that hold decoded keys: an object's, or a scalar's type
+// name; "" when no key was decoded.
+func inferKey(ctx context.Context, tx *sql.Tx, paths []string) (string, error) {
+	if len(paths) == 0 {
+		return "", nil
+	}
+	var sample []string
+	for _, p := range sampleFiles(paths) {
+		sample = append(sample, quoteString(p))
+	}
+	q := fmt.Sprintf(`WITH s AS (SELECT key_decoded AS v FROM read_parquet([%s], union_by_name = true) WHERE key_decoded IS NOT NULL
+  USING SAMPLE reservoir(5000 ROWS) REPEATABLE (7))
+SELECT json_group_structure(CASE WHEN json_valid(v) THEN v::JSON END)::VARCHAR FROM s`, strings.Join(sample, ", "))
+	var structure sql.NullString
+	if err := tx.QueryRowContext(ctx, q).Scan(&structure); err != nil {
+		return "", err
+	}
+	if !structure.Valid || structure.String == `"NULL"` {
+		return "", nil
+	}
+	safe, ok := safeStructure(structure.String)
+	if !ok {
+		return "", nil
+	}
+	return safe, nil
 }
 
 // safeStructure makes an inferred structure one every client can read: a

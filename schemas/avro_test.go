@@ -3,6 +3,7 @@ package schemas
 import (
 	"context"
 	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -48,6 +49,12 @@ func TestAvroJSON(t *testing.T) {
 		{"fixed decimal", `{"type":"fixed","name":"D","size":4,"logicalType":"decimal","precision":8,"scale":2}`, big.NewRat(12345, 100), `"123.45"`},
 		{"nested record", `{"type":"record","name":"R","fields":[{"name":"in","type":{"type":"record","name":"I","fields":[{"name":"x","type":"int"}]}}]}`,
 			map[string]any{"in": map[string]any{"x": 1}}, `{"in":{"x":1}}`},
+		{"recursive record", `{"type":"record","name":"L","fields":[{"name":"v","type":"int"},{"name":"next","type":["null","L"]}]}`,
+			map[string]any{"v": 1, "next": map[string]any{"L": map[string]any{"v": 2, "next": map[string]any{"L": map[string]any{"v": 3, "next": nil}}}}},
+			`{"v":1,"next":{"v":2,"next":{"v":3,"next":null}}}`},
+		{"duration, time-micros, local timestamp", `{"type":"record","name":"R","fields":[{"name":"d","type":{"type":"fixed","name":"Dur","size":12,"logicalType":"duration"}},{"name":"t","type":{"type":"long","logicalType":"time-micros"}},{"name":"l","type":{"type":"long","logicalType":"local-timestamp-millis"}}]}`,
+			map[string]any{"d": avro.LogicalDuration{Months: 1, Days: 2, Milliseconds: 3}, "t": 9*time.Hour + 1500*time.Microsecond, "l": ts},
+			`{"d":{"months":1,"days":2,"milliseconds":3},"t":"09:00:00.001500","l":"2026-03-14T09:26:53.589"}`},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -172,5 +179,32 @@ func TestSchemaDirNames(t *testing.T) {
 	}
 	if _, _, err := readSchemaDir(dir); err == nil || !strings.Contains(err.Error(), "orders.json") {
 		t.Fatalf("a JSON Schema file not named by an id: %v", err)
+	}
+}
+
+// TestAppendTimestamp holds the digit-by-digit timestamp writer to
+// time.RFC3339Nano on times across the years 0-9999 and past them, with
+// and without fractions of a second.
+func TestAppendTimestamp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	times := []time.Time{time.Unix(0, 0), time.UnixMilli(-1), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 1, 1, 0, 0, 0, 500, time.UTC), time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)}
+	for i := 0; i < 20000; i++ {
+		ms := rng.Int64N(400_000_000_000_000) - 200_000_000_000_000 // about ±6,000 years
+		switch i % 3 {
+		case 0:
+			times = append(times, time.UnixMilli(ms))
+		case 1:
+			times = append(times, time.UnixMicro(ms*1000+rng.Int64N(1000)))
+		default:
+			times = append(times, time.UnixMilli(ms/1000*1000)) // whole seconds
+		}
+	}
+	for _, tm := range times {
+		tm = tm.UTC()
+		want := `"` + tm.Format(time.RFC3339Nano) + `"`
+		if got := string(appendTimestamp(nil, tm)); got != want {
+			t.Fatalf("%v: got %s, want %s", tm, got, want)
+		}
 	}
 }

@@ -1,10 +1,10 @@
-// Package schemas decodes schema-encoded Kafka values (Avro, Protobuf and
+// Package schemas decodes schema-encoded Kafka values and keys (Avro, Protobuf and
 // JSON Schema in the Confluent wire format: a zero byte, a 4-byte big-endian
 // schema id, for Protobuf the message indexes, then the payload) into JSON
 // text, with the writer schemas taken from the snapshot folder, a Schema
 // Registry, or a folder of schema files (--schema DIR).
 //
-// Two types matter:
+// Three things matter:
 //
 //   - Resolver finds the writer schema of an id: first in the snapshot
 //     folder (DIR/schemas/ID.json), then in the --schema files, then in the
@@ -15,6 +15,11 @@
 //   - Resolver.Decode turns one value into JSON text, or says why it could
 //     not (a Failure: its Reason is what the value_decode_error column holds).
 //     It never drops the value: the dump keeps the exact bytes beside it.
+//     Keys (subject TOPIC-key) go through the same Decode: the header says
+//     which schema, whatever the subject.
+//   - Registry.CheckTLS tells a registry whose certificate the configured
+//     CA does not vouch for (a RegistryTLSError, a setting to fix) from one
+//     that is down (a warning, at the first fetch).
 //
 // Decoding happens at dump time (cgo-free, beside the exact bytes); the
 // query engine types the JSON text as it types a JSON topic. The decoders

@@ -1,10 +1,12 @@
 package schemas
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -48,12 +50,39 @@ func redactURL(u string) string {
 	return p.String()
 }
 
-// client makes the sr client for r.
-func (r *Registry) client() (*sr.Client, error) {
-	if len(r.URLs) == 0 {
-		return nil, fmt.Errorf("%w: no schema.registry.url", ErrBadRegistry)
+// ErrRegistryTLS marks a registry whose certificate the client does not
+// trust (or that does not speak TLS on an https URL); see RegistryTLSError.
+var ErrRegistryTLS = errors.New("schema registry TLS failed")
+
+// caOption names the settings that give the registry's CA, for messages.
+const caOption = "schema.registry.ssl.truststore.location (--schema-registry-ca, TOPICSNAP_SCHEMA_REGISTRY_CA)"
+
+// RegistryTLSError is a TLS handshake with the registry that failed: its
+// certificate is not signed by the CA given (or, without one, by the
+// system's), does not name the host, or the URL is https and the server
+// speaks plain HTTP.
+type RegistryTLSError struct {
+	URL    string // without credentials
+	CAFile string // "" when the system's CAs were used
+	Err    error
+}
+
+func (e *RegistryTLSError) Error() string {
+	var rhe tls.RecordHeaderError
+	if errors.As(e.Err, &rhe) {
+		return fmt.Sprintf("schema registry %s does not speak TLS (is the URL http://?): %v", e.URL, e.Err)
 	}
-	opts := []sr.ClientOpt{sr.URLs(r.URLs...), sr.UserAgent("topicsnap")}
+	ca := "is not set: the system's CAs were used"
+	if e.CAFile != "" {
+		ca = "is " + e.CAFile
+	}
+	return fmt.Sprintf("schema registry %s: its certificate is not trusted: %v; %s %s", e.URL, e.Err, caOption, ca)
+}
+
+func (e *RegistryTLSError) Unwrap() []error { return []error{ErrRegistryTLS, e.Err} }
+
+// httpClient makes the HTTP client of r: its timeout and trusted CAs.
+func (r *Registry) httpClient() (*http.Client, error) {
 	timeout := r.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -62,15 +91,80 @@ func (r *Registry) client() (*sr.Client, error) {
 	if r.CAFile != "" {
 		pem, err := os.ReadFile(r.CAFile)
 		if err != nil {
-			return nil, fmt.Errorf("%w: read schema.registry.ssl.truststore.location: %w", ErrBadRegistry, err)
+			return nil, fmt.Errorf("%w: read %s: %w", ErrBadRegistry, caOption, err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%w: %s holds no PEM certificate (topicsnap reads PEM, not a Java store)", ErrBadRegistry, r.CAFile)
+			return nil, fmt.Errorf("%w: %s: %s holds no PEM certificate (topicsnap reads PEM, not a Java store)", ErrBadRegistry, caOption, r.CAFile)
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	opts = append(opts, sr.HTTPClient(&http.Client{Timeout: timeout, Transport: tr}))
+	return &http.Client{Timeout: timeout, Transport: tr}, nil
+}
+
+// CheckTLS makes a TLS handshake with each https URL of r, as its client
+// would, and returns a RegistryTLSError when one fails: a wrong CA is a
+// setting to fix before the dump writes anything, not a registry that is
+// down. Any other failure (refused, timed out) is left to the dump, which
+// warns of a registry it cannot reach and goes on.
+func (r *Registry) CheckTLS(ctx context.Context) error {
+	hc, err := r.httpClient()
+	if err != nil {
+		return err
+	}
+	base := hc.Transport.(*http.Transport).TLSClientConfig
+	for _, raw := range r.URLs {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return fmt.Errorf("%w: schema.registry.url %s is not a URL", ErrBadRegistry, redactURL(raw))
+		}
+		if !strings.EqualFold(u.Scheme, "https") {
+			continue
+		}
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: u.Hostname()}
+		if base != nil {
+			cfg.RootCAs = base.RootCAs
+		}
+		addr := u.Host
+		if u.Port() == "" {
+			addr = net.JoinHostPort(u.Hostname(), "443")
+		}
+		dctx, cancel := context.WithTimeout(ctx, hc.Timeout)
+		conn, err := (&tls.Dialer{Config: cfg}).DialContext(dctx, "tcp", addr)
+		cancel()
+		if err != nil {
+			if tlsFailure(err) {
+				return &RegistryTLSError{URL: redactURL(raw), CAFile: r.CAFile, Err: err}
+			}
+			continue
+		}
+		conn.Close()
+	}
+	return nil
+}
+
+// tlsFailure reports whether err is a failed TLS handshake: a certificate
+// not trusted or not for this host, or a server that is not TLS.
+func tlsFailure(err error) bool {
+	var cve *tls.CertificateVerificationError
+	var uae x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var cie x509.CertificateInvalidError
+	var rhe tls.RecordHeaderError
+	return errors.As(err, &cve) || errors.As(err, &uae) || errors.As(err, &he) || errors.As(err, &cie) || errors.As(err, &rhe)
+}
+
+// client makes the sr client for r.
+func (r *Registry) client() (*sr.Client, error) {
+	if len(r.URLs) == 0 {
+		return nil, fmt.Errorf("%w: no schema.registry.url", ErrBadRegistry)
+	}
+	opts := []sr.ClientOpt{sr.URLs(r.URLs...), sr.UserAgent("topicsnap")}
+	hc, err := r.httpClient()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, sr.HTTPClient(hc))
 	switch {
 	case r.Token != "" && r.User != "":
 		return nil, fmt.Errorf("%w: give basic auth or a bearer token, not both", ErrBadRegistry)

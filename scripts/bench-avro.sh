@@ -31,7 +31,7 @@
 #   TOPICSNAP_KAFKA_*  see scripts/kafka.sh; defaults here: dir
 #                      /tmp/topicsnap-kafka-bench, ports 39192-39195, heap 1g
 #   TOPICSNAP_REGISTRY_*  see scripts/registry.sh; defaults here: dir
-#                      /tmp/topicsnap-registry-bench, ports 38281/38282
+#                      /tmp/topicsnap-registry-bench, ports 38281/38282, HTTPS 38283
 set -euo pipefail
 
 N="${1:-5000000}"
@@ -49,6 +49,7 @@ export TOPICSNAP_KAFKA_HEAP="${TOPICSNAP_KAFKA_HEAP:--Xms1g -Xmx1g}"
 export TOPICSNAP_REGISTRY_DIR="${TOPICSNAP_REGISTRY_DIR:-/tmp/topicsnap-registry-bench}"
 export TOPICSNAP_REGISTRY_PORT="${TOPICSNAP_REGISTRY_PORT:-38281}"
 export TOPICSNAP_REGISTRY_MGMT_PORT="${TOPICSNAP_REGISTRY_MGMT_PORT:-38282}"
+export TOPICSNAP_REGISTRY_SSL_PORT="${TOPICSNAP_REGISTRY_SSL_PORT:-38283}"
 BROKERS="127.0.0.1:$TOPICSNAP_KAFKA_PORT"
 REGISTRY="http://127.0.0.1:$TOPICSNAP_REGISTRY_PORT/apis/ccompat/v7"
 

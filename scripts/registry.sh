@@ -25,10 +25,18 @@
 #   TOPICSNAP_REGISTRY_HOME        cache dir (default ~/.cache/topicsnap/apicurio-<version>)
 #   TOPICSNAP_REGISTRY_DIR         state dir: log, pid (default /tmp/topicsnap-registry)
 #   TOPICSNAP_REGISTRY_PORT        HTTP port of the API (default 38081)
+#   TOPICSNAP_REGISTRY_SSL_PORT    HTTPS port of the same API (default 38083)
 #   TOPICSNAP_REGISTRY_MGMT_PORT   Quarkus management port, /health (default 38082)
 #   TOPICSNAP_REGISTRY_JAVA        the java binary to run it with
 #   TOPICSNAP_REGISTRY_HEAP        JVM heap options (default "-Xms128m -Xmx512m")
 #   TOPICSNAP_REGISTRY_START_TIMEOUT  seconds to wait (default 120)
+#
+# TLS: the one registry process serves the API over HTTP and over HTTPS
+# (Quarkus: quarkus.http.ssl-port, quarkus.http.ssl.certificate.files and
+# key-files, insecure-requests=enabled). Each start makes a throwaway CA and
+# the server's certificate (EC P-256, SAN IP:127.0.0.1 and DNS:localhost)
+# with openssl in STATE_DIR/tls; STATE_DIR/tls/ca.pem is the CA to trust
+# (SCHEMA_REGISTRY_TLS_CA).
 set -euo pipefail
 
 REGISTRY_VERSION="${TOPICSNAP_REGISTRY_VERSION:-3.3.3}"
@@ -37,6 +45,7 @@ REGISTRY_HOME="${TOPICSNAP_REGISTRY_HOME:-${HOME:-/root}/.cache/topicsnap/apicur
 STATE_DIR="${TOPICSNAP_REGISTRY_DIR:-/tmp/topicsnap-registry}"
 PORT="${TOPICSNAP_REGISTRY_PORT:-38081}"
 MGMT_PORT="${TOPICSNAP_REGISTRY_MGMT_PORT:-38082}"
+SSL_PORT="${TOPICSNAP_REGISTRY_SSL_PORT:-38083}"
 HEAP_OPTS="${TOPICSNAP_REGISTRY_HEAP:--Xms128m -Xmx512m}"
 START_TIMEOUT="${TOPICSNAP_REGISTRY_START_TIMEOUT:-120}"
 HOST=127.0.0.1
@@ -48,6 +57,7 @@ APP_DIR="$REGISTRY_HOME/app"
 MARKER="$REGISTRY_HOME/.installed"
 LOG_FILE="$STATE_DIR/registry.log"
 PID_FILE="$STATE_DIR/registry.pid"
+TLS_DIR="$STATE_DIR/tls"
 
 log() { echo "registry.sh: $*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -125,12 +135,44 @@ port_open() {
 }
 
 api_ready() {
-  command -v curl >/dev/null || { port_open "$PORT"; return; }
-  curl -sf -o /dev/null "http://$HOST:$PORT/apis/ccompat/v7/subjects"
+  command -v curl >/dev/null || { port_open "$PORT" && port_open "$SSL_PORT"; return; }
+  curl -sf -o /dev/null "http://$HOST:$PORT/apis/ccompat/v7/subjects" &&
+    curl -sf -o /dev/null --cacert "$TLS_DIR/ca.pem" "https://$HOST:$SSL_PORT/apis/ccompat/v7/subjects"
+}
+
+# make_tls writes a throwaway CA and the HTTPS certificate (EC P-256, ten
+# years, SAN IP:127.0.0.1 and DNS:localhost) into TLS_DIR, as scripts/kafka.sh
+# does for the broker's SSL listener. Files appear whole or not at all.
+make_tls() {
+  command -v openssl >/dev/null || die "openssl is required for the registry's HTTPS certificate (e.g. sudo apt-get install -y openssl)"
+  local tmp="$TLS_DIR.tmp.$$"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  if ! (
+    set -e
+    cd "$tmp"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+      -keyout ca.key -out ca.pem -days 3650 -subj "/CN=topicsnap registry test CA"
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+      -keyout server.key -out server.csr -subj "/CN=localhost"
+    printf '%s\n' "subjectAltName=IP:$HOST,DNS:localhost" "basicConstraints=CA:FALSE" \
+      "keyUsage=digitalSignature" "extendedKeyUsage=serverAuth" >server.ext
+    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial "0x$(openssl rand -hex 8)" \
+      -days 3650 -extfile server.ext -out server.pem
+  ) >"$tmp.log" 2>&1; then
+    cat "$tmp.log" >&2
+    rm -rf "$tmp" "$tmp.log"
+    die "could not make the registry's HTTPS certificate"
+  fi
+  rm -rf "$TLS_DIR" "$tmp.log"
+  mv "$tmp" "$TLS_DIR"
+  log "made a throwaway CA and server certificate in $TLS_DIR"
 }
 
 print_env() {
   echo "SCHEMA_REGISTRY_URL=http://$HOST:$PORT/apis/ccompat/v7"
+  echo "SCHEMA_REGISTRY_TLS_URL=https://$HOST:$SSL_PORT/apis/ccompat/v7"
+  echo "SCHEMA_REGISTRY_TLS_CA=$TLS_DIR/ca.pem"
   echo "SCHEMA_REGISTRY_VERSION=$REGISTRY_VERSION"
   echo "SCHEMA_REGISTRY_HEALTH=http://$HOST:$MGMT_PORT/health/ready"
   echo "SCHEMA_REGISTRY_LOG=$LOG_FILE"
@@ -164,12 +206,13 @@ cmd_start() {
   java="$(pick_java)"
   cmd_stop
   local p
-  for p in "$PORT" "$MGMT_PORT"; do
+  for p in "$PORT" "$MGMT_PORT" "$SSL_PORT"; do
     if port_open "$p"; then
       die "port $HOST:$p is already in use by another process (not the registry in $STATE_DIR)"
     fi
   done
   mkdir -p "$STATE_DIR"
+  make_tls
   : >"$LOG_FILE"
   # In-memory storage is the default of 3.x; 2.x is given it explicitly.
   # shellcheck disable=SC2086  # HEAP_OPTS is a word list on purpose
@@ -178,6 +221,9 @@ cmd_start() {
   cd "$STATE_DIR"
   nohup "$java" $HEAP_OPTS -Djava.awt.headless=true \
     -Dquarkus.http.host=$HOST -Dquarkus.http.port=$PORT \
+    -Dquarkus.http.ssl-port=$SSL_PORT -Dquarkus.http.insecure-requests=enabled \
+    -Dquarkus.http.ssl.certificate.files="$TLS_DIR/server.pem" \
+    -Dquarkus.http.ssl.certificate.key-files="$TLS_DIR/server.key" \
     -Dquarkus.management.host=$HOST -Dquarkus.management.port=$MGMT_PORT \
     -Dregistry.storage.kind=sql -Dregistry.storage.db-kind=h2 \
     -Dapicurio.storage.kind=sql -Dapicurio.storage.sql.kind=h2 \
@@ -212,7 +258,7 @@ cmd_status() {
   local pid
   if pid="$(read_pid)"; then
     if api_ready; then
-      echo "running (pid $pid) http://$HOST:$PORT/apis/ccompat/v7"
+      echo "running (pid $pid) http://$HOST:$PORT/apis/ccompat/v7 https://$HOST:$SSL_PORT/apis/ccompat/v7"
       return 0
     fi
     echo "starting or unhealthy (pid $pid)"

@@ -16,6 +16,7 @@ import (
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/queries"
 	"github.com/topicsnap/topicsnap/queries/spark"
+	"github.com/topicsnap/topicsnap/schemas"
 )
 
 // Exit codes. They are part of the contract: scripts branch on them.
@@ -163,6 +164,8 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitLocked, "another restore into the same topic took over; let it finish, or run this one again to take over (it resumes from the committed progress)"
 	case errors.Is(err, dump.ErrNotInCatalog):
 		return exitUnknownTopic, "topicsnap ls --dir DIR lists the topics the snapshot folder holds"
+	case errors.Is(err, schemas.ErrRegistryTLS):
+		return exitTLS, "set schema.registry.ssl.truststore.location in --config (or --schema-registry-ca, or TOPICSNAP_SCHEMA_REGISTRY_CA) to the PEM file of the CA that signed the registry's certificate, and use https:// only where the registry serves TLS"
 	case errors.Is(err, dump.ErrTLSMismatch):
 		return exitTLS, "set security.protocol in --config to what the listener speaks: SSL (or SASL_SSL) for a TLS listener, PLAINTEXT (or SASL_PLAINTEXT) otherwise"
 	case errors.Is(err, dump.ErrTLS):

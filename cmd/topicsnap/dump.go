@@ -34,12 +34,15 @@ watermark at the start of the run. It never joins a consumer group: its position
 lives in DIR's manifests, so running it again continues where the last run ended.
 Offsets Kafka deleted before they were read are recorded as lost ranges.
 
-Values in the Confluent wire format (Avro, Protobuf, JSON Schema) are decoded
-with their writer schema from the Schema Registry (--schema-registry, or
+Values and keys in the Confluent wire format (Avro, Protobuf, JSON Schema) are
+decoded with their writer schema from the Schema Registry (--schema-registry, or
 schema.registry.url and the other keys of Confluent's clients in --config) or
 from --schema DIR; every schema met is stored in DIR/schemas, so that the
-folder reads without the registry. A value that does not decode is kept as it
-is, with the reason in value_decode_error.
+folder reads without the registry. A value or key that does not decode is kept
+as it is, with the reason in value_decode_error (key_decode_error). An https://
+registry is checked against schema.registry.ssl.truststore.location (or
+--schema-registry-ca) before anything is written: a certificate that CA does
+not vouch for is exit 10.
 
 Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR,
 TOPICSNAP_SCHEMA_REGISTRY_URL, TOPICSNAP_SCHEMA_REGISTRY_CA,
