@@ -59,8 +59,9 @@ LOG_FILE="$STATE_DIR/registry.log"
 PID_FILE="$STATE_DIR/registry.pid"
 TLS_DIR="$STATE_DIR/tls"
 
-log() { echo "registry.sh: $*" >&2; }
-die() { log "error: $*"; exit 1; }
+SERVICE=registry.sh
+# shellcheck source=service-lib.sh
+source "$(dirname "$0")/service-lib.sh"
 
 is_installed() { [[ -f "$MARKER" && "$(cat "$MARKER")" == "$REGISTRY_VERSION" && -f "$APP_DIR/quarkus-run.jar" ]]; }
 
@@ -117,22 +118,8 @@ cmd_install() {
   log "installed Apicurio Registry $REGISTRY_VERSION into $APP_DIR"
 }
 
-read_pid() {
-  [[ -f "$PID_FILE" ]] || return 1
-  local pid
-  pid="$(cat "$PID_FILE" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  # Only trust the pid if it is still our registry (pids get reused).
-  if [[ -r "/proc/$pid/cmdline" ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "-Dquarkus.http.port=$PORT .*quarkus-run.jar"; then
-    echo "$pid"
-    return 0
-  fi
-  return 1
-}
-
-port_open() {
-  (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null
-}
+# read_pid: the registry's pid, if it still serves our port.
+read_pid() { pid_in "$PID_FILE" "-Dquarkus\.http\.port=$PORT .*quarkus-run\.jar"; }
 
 api_ready() {
   command -v curl >/dev/null || { port_open "$PORT" && port_open "$SSL_PORT"; return; }
@@ -185,17 +172,7 @@ cmd_stop() {
     log "registry not running"
     return 0
   fi
-  log "stopping registry (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  local i
-  for ((i = 0; i < 300; i++)); do   # 30s
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "registry did not exit after 30s, sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
+  stop_pid registry "$pid" 30
   rm -f "$PID_FILE"
   log "registry stopped"
 }
@@ -279,7 +256,7 @@ main() {
     env) print_env ;;
     logs) tail -n "${1:-100}" "$LOG_FILE" ;;
     -h|--help|help|"")
-      sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+      usage
       [[ -n "$cmd" ]] || exit 2
       ;;
     *) die "unknown command '$cmd' (try: install start stop status env logs)" ;;
