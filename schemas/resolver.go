@@ -283,7 +283,7 @@ func (r *Resolver) fetch(ctx context.Context, id, depth int) (*catalog.Schema, e
 			return s, nil
 		}
 	}
-	got, err := r.cl.SchemaByID(ctx, id)
+	got, err := r.schemaByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -308,6 +308,32 @@ func (r *Resolver) fetch(ctx context.Context, id, depth int) (*catalog.Schema, e
 		return nil, &storeError{err}
 	}
 	return s, nil
+}
+
+// schemaByID asks the registry for id, and twice more after a failure that
+// is not an answer about id (a timeout, a refused connection, a 5xx): a
+// registry slow under load is not a registry that is down, and a failure
+// here leaves the schema's records undecoded for the whole run.
+func (r *Resolver) schemaByID(ctx context.Context, id int) (sr.Schema, error) {
+	var err error
+	for i, wait := range []time.Duration{0, 250 * time.Millisecond, time.Second} {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return sr.Schema{}, ctx.Err()
+			case <-time.After(wait):
+			}
+		}
+		var got sr.Schema
+		if got, err = r.cl.SchemaByID(ctx, id); err == nil {
+			return got, nil
+		}
+		var re *sr.ResponseError
+		if errors.As(err, &re) && re.StatusCode < 500 {
+			return got, err
+		}
+	}
+	return sr.Schema{}, err
 }
 
 func (r *Resolver) store(s *catalog.Schema) error {
