@@ -49,7 +49,7 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 		req.Format = "json"
 	}
 	write, ok := resultWriters[req.Format]
-	if !ok {
+	if !ok && req.Format != "arrow" { // arrow: runSQLArrow (arrow.go)
 		httpError(w, r, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use json, text, csv or arrow", req.Format))
 		return
 	}
@@ -237,11 +237,12 @@ func valueBytes(v any, budget int) int {
 // res.rows to the rows written and setting res.truncated.
 type resultWriter func(ctx context.Context, buf *bytes.Buffer, res *result, maxBytes int) (contentType string, err error)
 
+// The formats read from database/sql rows; arrow is read from DuckDB's
+// Arrow batches instead (runSQLArrow, arrow.go).
 var resultWriters = map[string]resultWriter{
-	"json":  writeResultJSON,
-	"text":  writeResultText,
-	"csv":   writeResultCSV,
-	"arrow": nil, // written from Arrow batches: runSQLArrow (arrow.go)
+	"json": writeResultJSON,
+	"text": writeResultText,
+	"csv":  writeResultCSV,
 }
 
 // writeResultJSON writes an array of objects, keys in column order.
