@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/topicsnap/topicsnap/internal/sqllex"
 )
 
 // Rows is a running query's result. Close releases its connection.
@@ -170,7 +172,19 @@ var afterLimit = regexp.MustCompile(`(?i)\blimit\s+\S+\s*$`)
 
 // hasBareOffset reports whether q uses offset unquoted, other than as the
 // OFFSET of a LIMIT clause.
+// Strings, quoted identifiers and comments do not count: they are blanked
+// out as DuckDB reads them (internal/sqllex) before the search.
 func hasBareOffset(q string) bool {
+	toks, _ := sqllex.Tokens(q) // a fragment may leave a quote open: its rest is blanked
+	b := []byte(q)
+	for _, t := range toks {
+		if t.Quoted() || t.Comment() {
+			for i := t.Offset; i < t.Offset+len(t.Text); i++ {
+				b[i] = ' '
+			}
+		}
+	}
+	q = string(b)
 	for _, m := range bareOffset.FindAllStringIndex(q, -1) {
 		if !afterLimit.MatchString(q[:m[0]+1]) {
 			return true
