@@ -228,7 +228,9 @@ func (e *Engine) CopyParquet(ctx context.Context, q, path string) error {
 	// What DuckDB cannot serialize (nil, or Error) builds everything and
 	// narrows nothing; DuckDB then judges the COPY itself.
 	doc, _ := parseSQL(ctx, conn, q)
-	copySQL := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, USE_TMP_FILE false)", q, quoteString(path))
+	// The line break ends a -- comment the statement may end with (sql
+	// keeps a statement's comments), which would swallow the parenthesis.
+	copySQL := fmt.Sprintf("COPY (%s\n) TO %s (FORMAT parquet, USE_TMP_FILE false)", q, quoteString(path))
 	rows, reset, err := queryLazy(e, ctx, conn, copySQL, doc, sqlQuery)
 	if err != nil {
 		return e.queryError(ctx, err)
