@@ -16,16 +16,16 @@ import (
 // TestSQLArrowKeepsTypes: format=arrow is DuckDB's own Arrow conversion,
 // read back here with an Arrow IPC reader: DECIMAL keeps its precision,
 // scale and digits, STRUCT and LIST stay nested, BLOB keeps its bytes,
-// TIMESTAMPTZ its microsecond, and a NULL stays a NULL at every depth (a
+// TIMESTAMPTZ its microsecond, TIMESTAMP_NS its nanosecond, and a NULL stays a NULL at every depth (a
 // NULL struct is not a struct of NULLs, an empty list or BLOB not a NULL).
 func TestSQLArrowKeepsTypes(t *testing.T) {
 	_, ts := newTestServer(t, Options{QueryTimeout: 10 * time.Second})
 	js := map[string]string{"Content-Type": "application/json"}
 	const q = `SELECT 12.345::DECIMAL(18,3) AS d18, 1234567890123456789012.1234567890::DECIMAL(38,10) AS d38,
   {'a': 1, 'b': 'x', 'c': [1, NULL]} AS st, [1, NULL, 3] AS li, '\x00\xff'::BLOB AS bl,
-  TIMESTAMPTZ '2026-07-16 11:00:00.123456+02' AS tz, 1 AS n
-UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, 2
-UNION ALL SELECT -0.001::DECIMAL(18,3), -0.0000000001::DECIMAL(38,10), {'a': NULL, 'b': NULL, 'c': NULL}, [], ''::BLOB, TIMESTAMPTZ '1970-01-01 00:00:00Z', 3
+  TIMESTAMPTZ '2026-07-16 11:00:00.123456+02' AS tz, TIMESTAMP_NS '2026-07-16 11:00:00.123456789' AS ns, 1 AS n
+UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL, NULL, 2
+UNION ALL SELECT -0.001::DECIMAL(18,3), -0.0000000001::DECIMAL(38,10), {'a': NULL, 'b': NULL, 'c': NULL}, [], ''::BLOB, TIMESTAMPTZ '1970-01-01 00:00:00Z', TIMESTAMP_NS '1970-01-01 00:00:00', 3
 ORDER BY n`
 	b, _ := json.Marshal(map[string]string{"sql": q, "format": "arrow"})
 	r := do(t, "POST", ts.URL+"/api/sql", bytes.NewReader(b), js)
@@ -59,6 +59,7 @@ ORDER BY n`
 		"li":  "list<l: int32, nullable>",
 		"bl":  "binary",
 		"tz":  "timestamp[us, tz=",
+		"ns":  "timestamp[ns]",
 	}
 	col := func(name string) arrow.Array {
 		t.Helper()
@@ -116,6 +117,12 @@ ORDER BY n`
 	at := time.Date(2026, 7, 16, 9, 0, 0, 123456000, time.UTC)
 	if tz.Value(0) != arrow.Timestamp(at.UnixMicro()) || !tz.IsNull(1) || tz.Value(2) != 0 || tz.IsNull(2) {
 		t.Errorf("timestamps %v %v %v, want %d, null, 0", tz.Value(0), tz.IsNull(1), tz.Value(2), at.UnixMicro())
+	}
+	// TIMESTAMP_NS keeps its nanoseconds.
+	ns := col("ns").(*array.Timestamp)
+	atNs := time.Date(2026, 7, 16, 11, 0, 0, 123456789, time.UTC)
+	if ns.Value(0) != arrow.Timestamp(atNs.UnixNano()) || !ns.IsNull(1) || ns.Value(2) != 0 || ns.IsNull(2) {
+		t.Errorf("nanosecond timestamps %v %v %v, want %d, null, 0", ns.Value(0), ns.IsNull(1), ns.Value(2), atNs.UnixNano())
 	}
 }
 
