@@ -6,6 +6,11 @@
 SHELL := /bin/bash
 GO ?= go
 BIN := bin/topicsnap
+# Every go command here builds with duckdb-go's Arrow interface (the
+# server's format=arrow, queries.QueryArrow), which needs this build tag;
+# the scripts set it too when run by hand. A build without it answers
+# format=arrow with 501.
+export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS) -tags=duckdb_arrow)
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
 # The S3 server (versitygw) of the bucket tests: scripts/s3.sh.
 export TOPICSNAP_S3_DIR ?= /tmp/topicsnap-s3-test

@@ -347,27 +347,32 @@ func TestFollowKeepsTailingUntilInterrupted(t *testing.T) {
 		}
 		done <- s
 	}()
-	const total = 3000
-	for i := 0; i < total; i++ {
-		produce(t, p, &kgo.Record{Topic: topic, Partition: int32(i % 2), Value: []byte(fmt.Sprint(i))})
-		if i%500 == 0 {
-			time.Sleep(300 * time.Millisecond)
+	// Produce in chunks, each only once the follow has stored every record
+	// before it (the manifests are replaced atomically, so reading them
+	// while the dump runs is safe): the records are spread over at least
+	// one round per chunk, whatever the machine's speed.
+	const total, chunk = 3000, 500
+	waitStored := func(want int64) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if n, _ := coverage(t, dir, topic); n == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the follow never stored the first %d records", want)
+			}
 		}
 	}
-	// Stop once the folder holds every record (the manifests are replaced
-	// atomically, so reading them while the dump runs is safe).
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if stored, _ := coverage(t, dir, topic); stored == total {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the follow never stored every record")
+	for i := 0; i < total; i++ {
+		produce(t, p, &kgo.Record{Topic: topic, Partition: int32(i % 2), Value: []byte(fmt.Sprint(i))})
+		if (i+1)%chunk == 0 {
+			waitStored(int64(i + 1))
 		}
 	}
 	cancel()
 	s := <-done
-	if s.Records != total || len(s.Snapshots) < 3 {
-		t.Fatalf("follow dumped %d records in %d snapshots, want %d in several", s.Records, len(s.Snapshots), total)
+	if s.Records != total || len(s.Snapshots) < total/chunk {
+		t.Fatalf("follow dumped %d records in %d snapshots, want %d in at least %d", s.Records, len(s.Snapshots), total, total/chunk)
 	}
 	stored, lost := coverage(t, dir, topic)
 	if stored != total || lost != 0 {

@@ -67,7 +67,10 @@
 // So do not put quotes around a placeholder yourself: '{{key}}' is a
 // placeholder inside a string literal, and placeholders are replaced only
 // in SQL code, never inside string literals, quoted identifiers, dollar
-// quotes or comments, where they stay as written. A placeholder may not
+// quotes or comments (read as DuckDB reads them, E'...' escapes and nested
+// /* */ included: internal/sqllex), where they stay as written; a quote
+// or comment left open runs to the end of the cell, and DuckDB names it
+// when the cell runs. A placeholder may not
 // touch a word or a quote (E{{key}}, {{key}}'x'): put a space or an
 // operator between them. A placeholder naming a parameter that has no
 // value, or a malformed one ({{ key }), is an error shown in that cell.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/topicsnap/topicsnap/internal/sqllex"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -96,8 +97,19 @@ func Substitute(q string, params map[string]string) (string, error) {
 	return substitute(q, func(name string) (string, bool) { v, ok := params[name]; return v, ok })
 }
 
-// substitute is Substitute with the parameters behind lookup.
+// substitute is Substitute with the parameters behind lookup. Strings,
+// quoted identifiers, dollar quotes and comments are read as DuckDB reads
+// them (internal/sqllex) and copied as written. One left open runs to the
+// end of the cell: nothing in it is a placeholder, and DuckDB says what is
+// open when the cell runs.
 func substitute(q string, lookup func(name string) (string, bool)) (string, error) {
+	toks, _ := sqllex.Tokens(q)
+	var opaque []sqllex.Token // what is not code, in order
+	for _, t := range toks {
+		if t.Quoted() || t.Comment() {
+			opaque = append(opaque, t)
+		}
+	}
 	var out strings.Builder
 	line := 1
 	i := 0
@@ -105,123 +117,56 @@ func substitute(q string, lookup func(name string) (string, bool)) (string, erro
 	isWord := func(c byte) bool {
 		return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 	}
-	prevWord := func() bool { return i > 0 && isWord(q[i-1]) }
-	// copyUntil copies q[i:j] to out, counting lines.
+	// copyTo copies q[i:j] to out, counting lines.
 	copyTo := func(j int) {
-		if j > n {
-			j = n
-		}
 		line += strings.Count(q[i:j], "\n")
 		out.WriteString(q[i:j])
 		i = j
 	}
 	for i < n {
-		c := q[i]
-		switch {
-		case c == '{' && i+1 < n && q[i+1] == '{':
-			// Only {{ followed by a name is a placeholder; other {{ are
-			// SQL (a struct literal inside a struct, say).
-			k := i + 2
-			for k < n && (q[k] == ' ' || q[k] == '\t') {
-				k++
-			}
-			if k >= n || !isWord(q[k]) || q[k] >= '0' && q[k] <= '9' {
-				copyTo(i + 1)
+		// codeEnd is where the code at i ends: the next string,
+		// identifier, dollar quote or comment.
+		codeEnd := n
+		if len(opaque) > 0 {
+			if opaque[0].Offset == i {
+				copyTo(i + len(opaque[0].Text))
+				opaque = opaque[1:]
 				continue
 			}
-			end := strings.Index(q[i+2:], "}}")
-			if end < 0 || strings.ContainsAny(q[i+2:i+2+end], "\n{}") {
-				return "", &SubstError{line, fmt.Sprintf("a placeholder {{%s is not closed with }}", firstWord(q[k:]))}
-			}
-			trimmed := strings.TrimSpace(q[i+2 : i+2+end])
-			rep, err := placeholder(trimmed, lookup)
-			if err != nil {
-				return "", &SubstError{line, err.Error()}
-			}
-			after := i + 2 + end + 2
-			if i > 0 && (isWord(q[i-1]) || strings.IndexByte(`'"$`, q[i-1]) >= 0) {
-				return "", &SubstError{line, fmt.Sprintf("{{%s}} touches the word or quote before it: put a space or an operator between them", trimmed)}
-			}
-			if after < n && (isWord(q[after]) || strings.IndexByte(`'"$`, q[after]) >= 0) {
-				return "", &SubstError{line, fmt.Sprintf("{{%s}} touches the word or quote after it: put a space or an operator between them", trimmed)}
-			}
-			out.WriteString(rep)
-			i = after
-		case c == '\'':
-			// A string literal; E'...' has backslash escapes.
-			escapes := i > 0 && (q[i-1] == 'E' || q[i-1] == 'e') && !(i > 1 && isWord(q[i-2]))
-			j := i + 1
-			for j < n {
-				if escapes && q[j] == '\\' {
-					j += 2
-					continue
-				}
-				if q[j] == '\'' {
-					if j+1 < n && q[j+1] == '\'' {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			copyTo(j + 1)
-		case c == '"':
-			j := i + 1
-			for j < n {
-				if q[j] == '"' {
-					if j+1 < n && q[j+1] == '"' {
-						j += 2
-						continue
-					}
-					break
-				}
-				j++
-			}
-			copyTo(j + 1)
-		case c == '-' && i+1 < n && q[i+1] == '-':
-			j := strings.IndexByte(q[i:], '\n')
-			if j < 0 {
-				copyTo(n)
-			} else {
-				copyTo(i + j)
-			}
-		case c == '/' && i+1 < n && q[i+1] == '*':
-			// Block comments nest, as in PostgreSQL and DuckDB.
-			depth, j := 1, i+2
-			for j < n && depth > 0 {
-				switch {
-				case q[j] == '/' && j+1 < n && q[j+1] == '*':
-					depth++
-					j += 2
-				case q[j] == '*' && j+1 < n && q[j+1] == '/':
-					depth--
-					j += 2
-				default:
-					j++
-				}
-			}
-			copyTo(j)
-		case c == '$' && !prevWord():
-			// A dollar quote: $$...$$ or $tag$...$tag$.
-			j := i + 1
-			for j < n && isWord(q[j]) {
-				j++
-			}
-			if j < n && q[j] == '$' && (j == i+1 || !(q[i+1] >= '0' && q[i+1] <= '9')) {
-				tag := q[i : j+1]
-				k := strings.Index(q[j+1:], tag)
-				if k < 0 {
-					copyTo(n)
-				} else {
-					copyTo(j + 1 + k + len(tag))
-				}
-			} else {
-				copyTo(i + 1)
-			}
-		default:
-			copyTo(i + 1)
+			codeEnd = opaque[0].Offset
 		}
+		if !strings.HasPrefix(q[i:codeEnd], "{{") {
+			copyTo(i + 1)
+			continue
+		}
+		// Only {{ followed by a name is a placeholder; other {{ are SQL
+		// (a struct literal inside a struct, say).
+		k := i + 2
+		for k < codeEnd && (q[k] == ' ' || q[k] == '\t') {
+			k++
+		}
+		if k >= codeEnd || !isWord(q[k]) || q[k] >= '0' && q[k] <= '9' {
+			copyTo(i + 1)
+			continue
+		}
+		end := strings.Index(q[i+2:codeEnd], "}}")
+		if end < 0 || strings.ContainsAny(q[i+2:i+2+end], "\n{}") {
+			return "", &SubstError{line, fmt.Sprintf("a placeholder {{%s is not closed with }}", firstWord(q[k:]))}
+		}
+		trimmed := strings.TrimSpace(q[i+2 : i+2+end])
+		rep, err := placeholder(trimmed, lookup)
+		if err != nil {
+			return "", &SubstError{line, err.Error()}
+		}
+		after := i + 2 + end + 2
+		if i > 0 && (isWord(q[i-1]) || strings.IndexByte(`'"$`, q[i-1]) >= 0) {
+			return "", &SubstError{line, fmt.Sprintf("{{%s}} touches the word or quote before it: put a space or an operator between them", trimmed)}
+		}
+		if after < n && (isWord(q[after]) || strings.IndexByte(`'"$`, q[after]) >= 0) {
+			return "", &SubstError{line, fmt.Sprintf("{{%s}} touches the word or quote after it: put a space or an operator between them", trimmed)}
+		}
+		out.WriteString(rep)
+		i = after
 	}
 	return out.String(), nil
 }

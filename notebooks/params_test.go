@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/topicsnap/topicsnap/queries/hostile"
 )
 
 // A parameter the notebook neither declares nor uses is refused, naming
@@ -43,5 +45,34 @@ func TestCheckParams(t *testing.T) {
 				t.Fatalf("got %v, want ErrUnknownParam saying %q", err, c.text)
 			}
 		})
+	}
+}
+
+// A placeholder inside any kind of quote or comment (as DuckDB reads them:
+// internal/sqllex) is left as written; one beside it is filled. What is
+// left open runs to the end of the cell and is left alone too, for DuckDB
+// to name when the cell runs.
+func TestSubstituteReadsQuotesAsDuckDB(t *testing.T) {
+	params := map[string]string{"p": "v"}
+	for _, q := range hostile.Quoted {
+		t.Run(q.Name, func(t *testing.T) {
+			sql := "SELECT {{p}}, " + q.Text + "\n, {{p}}"
+			want := "SELECT 'v', " + q.Text + "\n, 'v'"
+			got, err := Substitute(sql, params)
+			if err != nil || got != want {
+				t.Fatalf("Substitute(%q) = %q, %v; want %q", sql, got, err, want)
+			}
+		})
+	}
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT {{p}}, 'open {{p}}", "SELECT 'v', 'open {{p}}"},
+		{"SELECT {{p}} /* open {{p}}", "SELECT 'v' /* open {{p}}"},
+		{"SELECT {{p}}, $t$ open {{p}} $u$", "SELECT 'v', $t$ open {{p}} $u$"},
+		{"SELECT a$$ {{p}}", "SELECT a$$ 'v'"}, // a$$ is a name, not a dollar quote
+	} {
+		got, err := Substitute(c.sql, params)
+		if err != nil || got != c.want {
+			t.Errorf("Substitute(%q) = %q, %v; want %q", c.sql, got, err, c.want)
+		}
 	}
 }

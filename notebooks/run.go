@@ -12,6 +12,7 @@ import (
 
 	"github.com/duckdb/duckdb-go/v2"
 
+	"github.com/topicsnap/topicsnap/internal/sqllex"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -113,7 +114,7 @@ func Run(ctx context.Context, eng *queries.Engine, nb *Notebook, params map[stri
 			continue
 		}
 		c.SQL = q
-		if strings.TrimSpace(stripComments(q)) == "" {
+		if sqllex.OnlyComments(q) {
 			c.Err, c.ErrKind = "the cell is empty", ErrSQL
 			continue
 		}
@@ -175,29 +176,6 @@ func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
 		if _, err := buildChart(c, o); err != nil {
 			c.ChartErr = err.Error()
 		}
-	}
-}
-
-// stripComments removes -- and /* */ comments, roughly, to tell an empty cell.
-func stripComments(q string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(q, "\n") {
-		if i := strings.Index(l, "--"); i >= 0 {
-			l = l[:i]
-		}
-		b.WriteString(l + "\n")
-	}
-	s := b.String()
-	for {
-		i := strings.Index(s, "/*")
-		if i < 0 {
-			return s
-		}
-		j := strings.Index(s[i:], "*/")
-		if j < 0 {
-			return s[:i]
-		}
-		s = s[:i] + s[i+j+2:]
 	}
 }
 

@@ -91,7 +91,7 @@ func (e *Engine) queryRows(ctx context.Context, q string, args ...any) ([]Row, e
 	if err := e.guard(ctx, conn, doc); err != nil {
 		return nil, fmt.Errorf("check statement: %w", err)
 	}
-	rows, reset, err := e.queryLazy(ctx, conn, q, doc, args...)
+	rows, reset, err := queryLazy(e, ctx, conn, q, doc, sqlQuery, args...)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

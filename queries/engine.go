@@ -173,6 +173,10 @@ func (e *Engine) setup(ctx context.Context) error {
 	}
 	e.tempDir = tmp
 	stmts = append(stmts, fmt.Sprintf("SET temp_directory = %s", quoteString(tmp)))
+	// QueryArrow's types: one Arrow has no twin for (HUGEINT, UUID, ...)
+	// is exported as an extension type, never squeezed into a near one
+	// (UHUGEINT into a decimal(38, 0) it overflows).
+	stmts = append(stmts, "SET arrow_lossless_conversion = true")
 	if !e.opts.Lazy {
 		// Snapshot files are never rewritten (a new range is a new name), and
 		// DuckDB checks a file's modification time before reusing its

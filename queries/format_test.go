@@ -143,6 +143,11 @@ func TestOffsetHint(t *testing.T) {
 		{`SELEC "offset" FROM t`, false},
 		{`SELECT * FROM t LIMIT 1 OFFSET`, false},
 		{`SELECT * FROM t LIMIT 1 OFFSET 1 x y`, false},
+		// offset in a string, a dollar quote or a comment is not the column.
+		{`SELEC 'offset' FROM t`, false},
+		{`SELEC $$ offset $$ FROM t`, false},
+		{"SELEC 1 -- the offset\nFROM t", false},
+		{`SELEC /* offset */ 1`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.q, func(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/topicsnap/topicsnap/internal/sqllex"
 )
 
 // The guard: what SQL that came from outside may do.
@@ -356,7 +358,10 @@ func (e *Engine) Expr(ctx context.Context, option, text, topic string) (string, 
 		return "", optErr(option, text, "cannot be rendered back as SQL: %v", CleanError(err))
 	}
 	canon, ok := strings.CutPrefix(rendered, "SELECT ")
-	if !ok || !balancedLiteral(canon) {
+	// DuckDB renders no comment, and closes what it opens; a rendering
+	// that holds a comment or leaves a quote open, as internal/sqllex
+	// reads it, is refused.
+	if !ok || sqllex.HasComment(canon) {
 		return "", optErr(option, text, "cannot be rendered back as SQL")
 	}
 	// The rendering must mean exactly the tree that was judged.
@@ -378,31 +383,6 @@ func (e *Engine) Expr(ctx context.Context, option, text, topic string) (string, 
 
 // maxExprBytes bounds an expression option.
 const maxExprBytes = 4096
-
-// balancedLiteral reports whether every "--" in s lies inside a string
-// literal or a quoted identifier (DuckDB renders comments never, but a
-// literal may hold the characters).
-func balancedLiteral(s string) bool {
-	var quote byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				if i+1 < len(s) && s[i+1] == quote {
-					i++
-				} else {
-					quote = 0
-				}
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '-' && i+1 < len(s) && s[i+1] == '-', c == '/' && i+1 < len(s) && s[i+1] == '*':
-			return false
-		}
-	}
-	return quote == 0
-}
 
 // refuseInExpr refuses what an expression over the topic may not hold: a
 // subquery (it could read other tables), a table function, a denied

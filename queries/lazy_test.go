@@ -222,6 +222,14 @@ func TestCopyParquet(t *testing.T) {
 	if got := queryString(t, e, back+quoteString(out)); got != want || !strings.Contains(got, "1:3:e1-3") {
 		t.Fatalf("parquet holds %q, the query answers %q", got, want)
 	}
+	// A statement that ends in a comment (sql keeps them) exports the same.
+	commented := filepath.Join(t.TempDir(), "commented.parquet")
+	if err := e.CopyParquet(ctx, q+" -- the ids", commented); err != nil {
+		t.Fatal(err)
+	}
+	if got := queryString(t, e, back+quoteString(commented)); got != want {
+		t.Fatalf("with a comment, parquet holds %q, want %q", got, want)
+	}
 	locked, err := Open(ctx, dir, Options{Locked: true})
 	if err != nil {
 		t.Fatal(err)

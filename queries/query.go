@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/topicsnap/topicsnap/internal/sqllex"
 )
 
 // Rows is a running query's result. Close releases its connection.
@@ -26,22 +28,44 @@ func (r *Rows) Close() error {
 	return err
 }
 
+// ErrNoArrow says this topicsnap was built without the tag duckdb_arrow,
+// which duckdb-go's Arrow interface needs: QueryArrow cannot run.
+var ErrNoArrow = errors.New("this topicsnap was built without Arrow: build it with go build -tags duckdb_arrow (make build does)")
+
 // ErrTimeout marks a query that ran past the engine's timeout.
 var ErrTimeout = errors.New("query ran past its timeout")
 
 // Query runs one query on its own connection. On a locked engine the query
 // is checked first (CheckReadOnly) and bounded by the timeout.
 func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error) {
-	qctx, cancel := context.WithCancel(ctx)
+	qctx, conn, doc, cancel, err := e.begin(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	rows, reset, err := queryLazy(e, qctx, conn, q, doc, sqlQuery, args...)
+	if err != nil {
+		err = e.queryError(qctx, err)
+		cancel()
+		conn.Close()
+		return nil, err
+	}
+	return &Rows{Rows: rows, conn: conn, cancel: cancel, reset: reset}, nil
+}
+
+// begin pins a connection for q, under the timeout on a locked engine, and
+// parses q when the guard or the lazy build needs its syntax tree (doc);
+// on a locked engine, q must pass the guard. On error, nothing is left
+// open.
+func (e *Engine) begin(ctx context.Context, q string) (qctx context.Context, conn *sql.Conn, doc *sqlDoc, cancel context.CancelFunc, err error) {
+	qctx, cancel = context.WithCancel(ctx)
 	if e.opts.Locked && e.opts.Timeout > 0 {
 		qctx, cancel = context.WithTimeout(ctx, e.opts.Timeout)
 	}
-	conn, err := e.db.Conn(qctx)
+	conn, err = e.db.Conn(qctx)
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("connect duckdb: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("connect duckdb: %w", err)
 	}
-	var doc *sqlDoc // parsed once, for the check, the lazy build and narrow
 	if e.opts.Locked {
 		doc, err = parseSQL(qctx, conn, q)
 		if err == nil {
@@ -53,34 +77,36 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 		if err != nil {
 			cancel()
 			conn.Close()
-			return nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	if e.opts.Lazy && doc == nil {
 		doc, _ = parseSQL(qctx, conn, q) // nil builds everything
 	}
-	rows, reset, err := e.queryLazy(qctx, conn, q, doc, args...)
-	if err != nil {
-		err = e.queryError(qctx, err)
-		cancel()
-		conn.Close()
-		return nil, err
-	}
-	return &Rows{Rows: rows, conn: conn, cancel: cancel, reset: reset}, nil
+	return qctx, conn, doc, cancel, nil
+}
+
+// A runner runs a statement on a pinned connection and returns its result
+// in one form: sql.Rows (sqlQuery), or Arrow record batches (arrow.go).
+type runner[T any] func(ctx context.Context, conn *sql.Conn, q string, args ...any) (T, error)
+
+func sqlQuery(ctx context.Context, conn *sql.Conn, q string, args ...any) (*sql.Rows, error) {
+	return conn.QueryContext(ctx, q, args...)
 }
 
 // queryLazy runs q on conn as queryOn does; a lazy engine first builds what doc
 // (the syntax tree of the SELECT that q runs) names, and when q still meets a
 // catalog error, everything, and runs q again.
-func (e *Engine) queryLazy(ctx context.Context, conn *sql.Conn, q string, doc *sqlDoc, args ...any) (*sql.Rows, func(), error) {
+func queryLazy[T any](e *Engine, ctx context.Context, conn *sql.Conn, q string, doc *sqlDoc, run runner[T], args ...any) (T, func(), error) {
+	var zero T
 	if err := e.ensureFor(ctx, conn, doc); err != nil {
-		return nil, func() {}, err
+		return zero, func() {}, err
 	}
-	rows, reset, err := e.queryOn(ctx, conn, q, doc, args...)
+	rows, reset, err := queryOn(e, ctx, conn, q, doc, run, args...)
 	if e.opts.Lazy && isCatalogError(err) && !e.isAllBuilt() {
 		// The query reached a table its syntax tree did not name.
 		if err = e.ensure(ctx, conn, want{all: true}); err == nil {
-			rows, reset, err = e.queryOn(ctx, conn, q, doc, args...)
+			rows, reset, err = queryOn(e, ctx, conn, q, doc, run, args...)
 		}
 	}
 	return rows, reset, err
@@ -89,19 +115,20 @@ func (e *Engine) queryLazy(ctx context.Context, conn *sql.Conn, q string, doc *s
 // queryOn runs q on conn with the value structures narrowed to the fields q
 // reads (narrow.go); reset undoes that once the rows are closed. doc is q's
 // syntax tree if the caller has it, else nil.
-func (e *Engine) queryOn(ctx context.Context, conn *sql.Conn, q string, doc *sqlDoc, args ...any) (*sql.Rows, func(), error) {
+func queryOn[T any](e *Engine, ctx context.Context, conn *sql.Conn, q string, doc *sqlDoc, run runner[T], args ...any) (T, func(), error) {
+	var zero T
 	reset := func() {}
 	if n := e.narrow(ctx, conn, q, doc); n != nil {
 		r, err := setNarrow(ctx, conn, n)
 		if err != nil {
-			return nil, reset, err
+			return zero, reset, err
 		}
 		reset = r
 	}
-	rows, err := conn.QueryContext(ctx, q, args...)
+	rows, err := run(ctx, conn, q, args...)
 	if err != nil {
 		reset()
-		return nil, func() {}, err
+		return zero, func() {}, err
 	}
 	return rows, reset, nil
 }
@@ -145,7 +172,19 @@ var afterLimit = regexp.MustCompile(`(?i)\blimit\s+\S+\s*$`)
 
 // hasBareOffset reports whether q uses offset unquoted, other than as the
 // OFFSET of a LIMIT clause.
+// Strings, quoted identifiers and comments do not count: they are blanked
+// out as DuckDB reads them (internal/sqllex) before the search.
 func hasBareOffset(q string) bool {
+	toks, _ := sqllex.Tokens(q) // a fragment may leave a quote open: its rest is blanked
+	b := []byte(q)
+	for _, t := range toks {
+		if t.Quoted() || t.Comment() {
+			for i := t.Offset; i < t.Offset+len(t.Text); i++ {
+				b[i] = ' '
+			}
+		}
+	}
+	q = string(b)
 	for _, m := range bareOffset.FindAllStringIndex(q, -1) {
 		if !afterLimit.MatchString(q[:m[0]+1]) {
 			return true
@@ -189,8 +228,10 @@ func (e *Engine) CopyParquet(ctx context.Context, q, path string) error {
 	// What DuckDB cannot serialize (nil, or Error) builds everything and
 	// narrows nothing; DuckDB then judges the COPY itself.
 	doc, _ := parseSQL(ctx, conn, q)
-	copySQL := fmt.Sprintf("COPY (%s) TO %s (FORMAT parquet, USE_TMP_FILE false)", q, quoteString(path))
-	rows, reset, err := e.queryLazy(ctx, conn, copySQL, doc)
+	// The line break ends a -- comment the statement may end with (sql
+	// keeps a statement's comments), which would swallow the parenthesis.
+	copySQL := fmt.Sprintf("COPY (%s\n) TO %s (FORMAT parquet, USE_TMP_FILE false)", q, quoteString(path))
+	rows, reset, err := queryLazy(e, ctx, conn, copySQL, doc, sqlQuery)
 	if err != nil {
 		return e.queryError(ctx, err)
 	}

@@ -8,6 +8,9 @@
 # Environment: BENCH_DIR (default /tmp/topicsnap-bench), RUNS (default 3).
 # The table is printed and kept in $BENCH_DIR/bench-checks.md.
 set -euo pipefail
+# The server's format=arrow is duckdb-go's Arrow interface: its build tag.
+GOFLAGS="$(${GO:-go} env GOFLAGS)"
+[[ " $GOFLAGS " == *duckdb_arrow* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 BENCH_DIR="${BENCH_DIR:-/tmp/topicsnap-bench}"

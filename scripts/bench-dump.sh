@@ -46,6 +46,9 @@
 #                         /tmp/topicsnap-kafka-bench, ports 39192/39193/39194/39195,
 #                         heap -Xms1g -Xmx1g
 set -euo pipefail
+# The server's format=arrow is duckdb-go's Arrow interface: its build tag.
+GOFLAGS="$(${GO:-go} env GOFLAGS)"
+[[ " $GOFLAGS " == *duckdb_arrow* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow"
 
 N="${1:-5000000}"
 [[ "$N" =~ ^[0-9]+$ && "$N" -gt 0 ]] || { echo "usage: $0 [N]" >&2; exit 2; }

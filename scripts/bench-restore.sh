@@ -32,6 +32,9 @@
 #   BENCH_NO_BUILD=1      use the existing bin/topicsnap as is
 #   BENCH_QUIET_WAIT, BENCH_QUIET_BUSY   see bench-lib.sh (wait_quiet)
 set -euo pipefail
+# The server's format=arrow is duckdb-go's Arrow interface: its build tag.
+GOFLAGS="$(${GO:-go} env GOFLAGS)"
+[[ " $GOFLAGS " == *duckdb_arrow* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow"
 
 N="${1:-1000000}"
 [[ "$N" =~ ^[0-9]+$ && "$N" -gt 0 ]] || { echo "usage: $0 [N]" >&2; exit 2; }

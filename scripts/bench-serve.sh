@@ -57,6 +57,9 @@
 #                 (default 180; 0 skips the wait)
 #   QUIET_BUSY    default 0.5
 set -euo pipefail
+# The server's format=arrow is duckdb-go's Arrow interface: its build tag.
+GOFLAGS="$(${GO:-go} env GOFLAGS)"
+[[ " $GOFLAGS " == *duckdb_arrow* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow"
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"

@@ -14,6 +14,9 @@
 #   TOPICSNAP_SPARK_REMOTE (use this server instead of starting one).
 # The table is printed and kept in $BENCH_DIR/bench-spark-N.md.
 set -euo pipefail
+# The server's format=arrow is duckdb-go's Arrow interface: its build tag.
+GOFLAGS="$(${GO:-go} env GOFLAGS)"
+[[ " $GOFLAGS " == *duckdb_arrow* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 N="${1:-5000000}"

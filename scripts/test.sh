@@ -17,6 +17,9 @@
 # A test that needs a server skips only when its variable is absent, which
 # this script never lets happen.
 set -uo pipefail
+# The server's format=arrow is duckdb-go's Arrow interface: its build tag.
+GOFLAGS="$(${GO:-go} env GOFLAGS)"
+[[ " $GOFLAGS " == *duckdb_arrow* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow"
 cd "$(dirname "$0")/.."
 GO="${GO:-go}"
 ENV_FILE="$(mktemp /tmp/topicsnap-test-env.XXXXXX)"

@@ -96,6 +96,8 @@ func errorStatus(err error) int {
 		return http.StatusServiceUnavailable
 	case errors.Is(err, errBusy):
 		return http.StatusTooManyRequests
+	case errors.Is(err, queries.ErrNoArrow):
+		return http.StatusNotImplemented
 	}
 	return http.StatusInternalServerError
 }

@@ -168,3 +168,20 @@ type series struct {
 // number writes a count with thousands separators (queries.FormatNumber:
 // the pages' one number format).
 func number(f float64) string { return queries.FormatNumber(f) }
+
+// toInt64 is a scanned integer of any width as an int64.
+func toInt64(v any) (int64, error) {
+	switch x := v.(type) {
+	case int8:
+		return int64(x), nil
+	case int16:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case int64:
+		return x, nil
+	case int:
+		return int64(x), nil
+	}
+	return 0, fmt.Errorf("want an integer, got %T", v)
+}

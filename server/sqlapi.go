@@ -49,7 +49,7 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 		req.Format = "json"
 	}
 	write, ok := resultWriters[req.Format]
-	if !ok {
+	if !ok && req.Format != "arrow" { // arrow: runSQLArrow (arrow.go)
 		httpError(w, r, http.StatusBadRequest, fmt.Sprintf("unknown format %q: use json, text, csv or arrow", req.Format))
 		return
 	}
@@ -66,9 +66,11 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.QueryTimeout)
 	defer cancel()
 	out, err := within(ctx, func() { <-s.sqlSlots }, func() (sqlOut, error) {
+		if req.Format == "arrow" {
+			return s.runSQLArrow(ctx, req.SQL, s.opts.MaxRows, maxResultBytes)
+		}
 		return s.runSQL(ctx, req.SQL, write)
 	})
-	res, buf, contentType := out.res, out.buf, out.contentType
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || (errors.Is(err, queries.ErrTimeout) && ctx.Err() != nil) {
 			err = fmt.Errorf("%w of %s", queries.ErrTimeout, s.opts.QueryTimeout)
@@ -77,16 +79,18 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("X-Topicsnap-Rows", strconv.Itoa(len(res.rows)))
-	h.Set("X-Topicsnap-Truncated", strconv.FormatBool(res.truncated))
+	h.Set("Content-Type", out.contentType)
+	h.Set("X-Topicsnap-Rows", strconv.Itoa(out.rows))
+	h.Set("X-Topicsnap-Truncated", strconv.FormatBool(out.truncated))
 	w.WriteHeader(http.StatusOK)
-	w.Write(buf.Bytes())
+	w.Write(out.buf.Bytes())
 }
 
-// sqlOut is an encoded result.
+// sqlOut is an encoded result: rows of them, and whether more were left
+// out.
 type sqlOut struct {
-	res         *result
+	rows        int
+	truncated   bool
 	buf         *bytes.Buffer
 	contentType string
 }
@@ -107,7 +111,7 @@ func (s *Server) runSQL(ctx context.Context, q string, write resultWriter) (sqlO
 	if err != nil {
 		return sqlOut{}, err
 	}
-	return sqlOut{res, &buf, contentType}, nil
+	return sqlOut{len(res.rows), res.truncated, &buf, contentType}, nil
 }
 
 // readSQLRequest reads a JSON body, or a form.
@@ -233,11 +237,12 @@ func valueBytes(v any, budget int) int {
 // res.rows to the rows written and setting res.truncated.
 type resultWriter func(ctx context.Context, buf *bytes.Buffer, res *result, maxBytes int) (contentType string, err error)
 
+// The formats read from database/sql rows; arrow is read from DuckDB's
+// Arrow batches instead (runSQLArrow, arrow.go).
 var resultWriters = map[string]resultWriter{
-	"json":  writeResultJSON,
-	"text":  writeResultText,
-	"csv":   writeResultCSV,
-	"arrow": writeResultArrow,
+	"json": writeResultJSON,
+	"text": writeResultText,
+	"csv":  writeResultCSV,
 }
 
 // writeResultJSON writes an array of objects, keys in column order.

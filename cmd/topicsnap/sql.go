@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/topicsnap/topicsnap/internal/sqllex"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -110,7 +111,8 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	defer eng.Close()
 	a.warnProblems(eng)
 	if remote != nil {
-		for _, stmt := range splitStatements(text) {
+		stmts, serr := splitStatements(text, 1)
+		for _, stmt := range stmts {
 			cols, rows, err := eng.QueryRemote(ctx, stmt)
 			if err != nil {
 				return fmt.Errorf("run query on spark: %w", err)
@@ -124,7 +126,7 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 				return err
 			}
 		}
-		return nil
+		return serr
 	}
 	s := &sqlSession{a: a, eng: eng, format: o.format, out: a.stdout}
 	defer s.closeOutput()
@@ -161,33 +163,38 @@ func (s *sqlSession) closeOutput() {
 // first error.
 func (s *sqlSession) script(ctx context.Context, text string) error {
 	var buf strings.Builder
-	for _, line := range strings.Split(text, "\n") {
+	first := 1 // the line buf starts at
+	for i, line := range strings.Split(text, "\n") {
 		if isDotCommand(buf.String(), line) {
 			quit, err := s.dot(ctx, line)
 			if err != nil || quit {
 				return err
 			}
+			first = i + 2
 			continue
 		}
 		buf.WriteString(line)
 		buf.WriteByte('\n')
-		if statementsComplete(buf.String()) {
-			if err := s.runAll(ctx, buf.String()); err != nil {
+		if sqllex.Complete(buf.String()) {
+			if err := s.runAll(ctx, buf.String(), first); err != nil {
 				return err
 			}
 			buf.Reset()
+			first = i + 2
 		}
 	}
-	return s.runAll(ctx, buf.String())
+	return s.runAll(ctx, buf.String(), first)
 }
 
-func (s *sqlSession) runAll(ctx context.Context, text string) error {
-	for _, st := range splitStatements(text) {
+// runAll runs the statements of text, which starts at line first.
+func (s *sqlSession) runAll(ctx context.Context, text string, first int) error {
+	stmts, serr := splitStatements(text, first)
+	for _, st := range stmts {
 		if err := s.run(ctx, st); err != nil {
 			return err
 		}
 	}
-	return nil
+	return serr
 }
 
 // run runs one statement; in the REPL, so that Ctrl-C cancels it and keeps
@@ -210,7 +217,7 @@ var errCancelled = errors.New("cancelled")
 // isDotCommand reports whether line, read after the text pending, is a dot
 // command: it starts with a dot and no statement is under way.
 func isDotCommand(pending, line string) bool {
-	return strings.HasPrefix(strings.TrimSpace(line), ".") && (strings.TrimSpace(pending) == "" || onlyComments(pending))
+	return strings.HasPrefix(strings.TrimSpace(line), ".") && sqllex.OnlyComments(pending)
 }
 
 func hasDotCommand(text string) bool {
@@ -220,7 +227,7 @@ func hasDotCommand(text string) bool {
 			return true
 		}
 		buf.WriteString(line + "\n")
-		if statementsComplete(buf.String()) {
+		if sqllex.Complete(buf.String()) {
 			buf.Reset()
 		}
 	}
@@ -340,110 +347,19 @@ func isTerminalReader(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// splitStatements splits SQL on semicolons outside quotes and comments.
-func splitStatements(s string) []string {
-	var out []string
-	var cur strings.Builder
-	inS, inD, inLine, inBlock := false, false, false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		next := byte(0)
-		if i+1 < len(s) {
-			next = s[i+1]
-		}
-		switch {
-		case inLine:
-			if c == '\n' {
-				inLine = false
-			}
-		case inBlock:
-			if c == '*' && next == '/' {
-				inBlock = false
-				cur.WriteByte(c)
-				i++
-				c = next
-			}
-		case inS:
-			if c == '\'' {
-				inS = false
-			}
-		case inD:
-			if c == '"' {
-				inD = false
-			}
-		case c == '\'':
-			inS = true
-		case c == '"':
-			inD = true
-		case c == '-' && next == '-':
-			inLine = true
-		case c == '/' && next == '*':
-			inBlock = true
-		case c == ';':
-			if st := strings.TrimSpace(cur.String()); st != "" {
-				out = append(out, st)
-			}
-			cur.Reset()
-			continue
-		}
-		cur.WriteByte(c)
+// splitStatements splits SQL into statements as DuckDB reads it
+// (internal/sqllex); line is the number of text's first line in what the
+// user gave. Text that leaves a string, identifier, dollar quote or comment
+// open returns the statements before it and an error naming what is open
+// and where, so nothing after it is run as a statement of its own.
+func splitStatements(text string, line int) ([]string, error) {
+	stmts, err := sqllex.Split(text)
+	var ue *sqllex.UnterminatedError
+	if errors.As(err, &ue) {
+		ue.Line += line - 1
+		return stmts, &queries.SQLError{Msg: ue.Error(), Hint: "close it: a quote inside a string is written twice ('it''s'), a comment /* ... */ ends with */"}
 	}
-	if st := strings.TrimSpace(cur.String()); st != "" && !onlyComments(st) {
-		out = append(out, st)
-	}
-	return out
-}
-
-// statementsComplete reports whether s ends a statement: its last
-// character outside comments is a ';' outside quotes.
-func statementsComplete(s string) bool {
-	inS, inD, inLine, inBlock := false, false, false, false
-	last := byte(0)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		next := byte(0)
-		if i+1 < len(s) {
-			next = s[i+1]
-		}
-		switch {
-		case inLine:
-			inLine = c != '\n'
-		case inBlock:
-			if c == '*' && next == '/' {
-				inBlock = false
-				i++
-			}
-		case inS:
-			inS = c != '\''
-			last = c
-		case inD:
-			inD = c != '"'
-			last = c
-		case c == '\'':
-			inS, last = true, c
-		case c == '"':
-			inD, last = true, c
-		case c == '-' && next == '-':
-			inLine = true
-		case c == '/' && next == '*':
-			inBlock = true
-			i++
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-		default:
-			last = c
-		}
-	}
-	return !inS && !inD && !inBlock && last == ';'
-}
-
-func onlyComments(s string) bool {
-	for _, l := range strings.Split(s, "\n") {
-		l = strings.TrimSpace(l)
-		if l != "" && !strings.HasPrefix(l, "--") {
-			return false
-		}
-	}
-	return true
+	return stmts, err
 }
 
 // runOne runs one statement and writes its result.
@@ -571,13 +487,15 @@ func (a *app) repl(ctx context.Context, s *sqlSession) error {
 		}
 		buf.WriteString(line)
 		buf.WriteByte('\n')
-		if !statementsComplete(buf.String()) {
+		if !sqllex.Complete(buf.String()) {
 			continue
 		}
 		text := buf.String()
 		buf.Reset()
 		rl.SaveHistory(historyEntry(text))
-		for _, st := range splitStatements(text) {
+		// A complete text leaves nothing open: splitting cannot fail.
+		stmts, _ := splitStatements(text, 1)
+		for _, st := range stmts {
 			if err := s.run(ctx, st); err != nil {
 				report(err)
 				break
@@ -587,41 +505,27 @@ func (a *app) repl(ctx context.Context, s *sqlSession) error {
 }
 
 // historyEntry is a statement as one history line: the history file holds
-// one entry a line, so line breaks become spaces and -- comments, which
-// would swallow what follows them, are dropped.
+// one entry a line, so line breaks become spaces (inside strings too),
+// runs of blanks outside strings one space, and -- comments, which would
+// swallow what follows them, are dropped.
 func historyEntry(text string) string {
+	toks, _ := sqllex.Tokens(text)
 	var b strings.Builder
-	inS, inD, inLine := false, false, false
-	for i := 0; i < len(text); i++ {
-		c := text[i]
+	for _, t := range toks {
 		switch {
-		case inLine:
-			if c != '\n' {
-				continue
+		case t.Kind == sqllex.LineComment:
+		case t.Kind == sqllex.Space:
+			if !strings.HasSuffix(b.String(), " ") {
+				b.WriteByte(' ')
 			}
-			inLine = false
-		case inS:
-			inS = c != '\''
-		case inD:
-			inD = c != '"'
-		case c == '\'':
-			inS = true
-		case c == '"':
-			inD = true
-		case c == '-' && i+1 < len(text) && text[i+1] == '-':
-			inLine = true
-			continue
+		default:
+			b.WriteString(oneLine.Replace(t.Text))
 		}
-		if c == '\n' || c == '\r' || c == '\t' {
-			c = ' '
-		}
-		if c == ' ' && !inS && !inD && strings.HasSuffix(b.String(), " ") {
-			continue
-		}
-		b.WriteByte(c)
 	}
 	return strings.TrimSpace(b.String())
 }
+
+var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
 // completer offers DuckDB's own completions (sql_auto_complete).
 type completer struct {

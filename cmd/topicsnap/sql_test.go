@@ -11,6 +11,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/queries"
+	"github.com/topicsnap/topicsnap/queries/hostile"
 )
 
 var teaOnce struct {
@@ -140,5 +141,80 @@ func TestREPLHistoryKeepsAStatementWhole(t *testing.T) {
 	want := ".mode csv\nSELECT 1 AS a, 'x  y;' AS b ;\nSELECT 2 AS c;\n"
 	if string(b) != want {
 		t.Fatalf("history %q, want %q", b, want)
+	}
+}
+
+// A ';' inside any kind of quote or comment does not end a statement, in
+// -c as in the REPL (both split with internal/sqllex, as DuckDB reads the
+// text); text left open is an error that names it, after the statements
+// before it ran and before anything after it could.
+func TestSQLSplitsAsDuckDBReads(t *testing.T) {
+	dir := teaFolder(t)
+	for _, q := range hostile.Quoted {
+		t.Run(q.Name, func(t *testing.T) {
+			var stmt string
+			switch q.Kind {
+			case "identifier":
+				stmt = "SELECT 1 AS " + q.Text
+			case "line comment", "block comment":
+				stmt = "SELECT 1 AS b " + q.Text + "\n"
+			default:
+				stmt = "SELECT " + q.Text + " AS b"
+			}
+			code, out, errs := cli(t, "sql", "--dir", dir, "--format", "csv", "-c", stmt+"; SELECT 2 AS c")
+			if code != 0 || strings.Count(out, "\n") != 4 || !strings.HasSuffix(out, "\nc\n2\n") {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+		})
+	}
+	for _, c := range []struct{ name, sql, open string }{
+		{"string", "SELECT 'x; SELECT 2 AS c", "string opened with '"},
+		{"escape string", `SELECT E'x\'; SELECT 2 AS c`, "string opened with E'"},
+		{"identifier", `SELECT "x; SELECT 2 AS c`, `identifier opened with "`},
+		{"dollar quote", "SELECT $t$x; SELECT 2 AS c", "dollar-quoted string opened with $t$"},
+		{"comment", "SELECT /* /* */ 1; SELECT 2 AS c", "comment opened with /*"},
+	} {
+		t.Run("open "+c.name, func(t *testing.T) {
+			code, out, errs := cli(t, "sql", "--dir", dir, "--format", "csv", "-c", "SELECT 1 AS a;\n"+c.sql)
+			if code != exitError || out != "a\n1\n" || !strings.Contains(errs, c.open+" at line 2, column 8 is never closed") || !strings.Contains(errs, "Try: ") {
+				t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+			}
+		})
+	}
+}
+
+// The REPL waits for more lines while a quote or comment is open, and a
+// dot command after a line of only a block comment is a dot command.
+func TestREPLReadsQuotesAsDuckDB(t *testing.T) {
+	dir := teaFolder(t)
+	t.Setenv("HOME", t.TempDir())
+	in := "SELECT $$a;\nb$$ AS x;\n/* note */\n.mode csv\nSELECT E'it\\'s;' AS y;\n"
+	var out, errb bytes.Buffer
+	a := newApp(strings.NewReader(in), &out, &errb)
+	eng, err := queries.Open(context.Background(), dir, queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	s := &sqlSession{a: a, eng: eng, format: "table", out: &out}
+	if err := a.repl(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `a;\nb`) || !strings.Contains(out.String(), "y\nit's;\n") || errb.Len() > 0 {
+		t.Fatalf("stdout %q stderr %q", out.String(), errb.String())
+	}
+}
+
+func TestHistoryEntry(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"SELECT 1 -- one\n  , 2;", "SELECT 1 , 2;"},
+		{"SELECT 'a  b'  ,\n\t\"x  y\";", `SELECT 'a  b' , "x  y";`},
+		{"SELECT $$a -- b\n  c$$;", "SELECT $$a -- b   c$$;"},
+		{"SELECT /* x -- y */ 1;", "SELECT /* x -- y */ 1;"},
+		{"SELECT E'\\'--' AS a -- c\n;", `SELECT E'\'--' AS a ;`},
+	} {
+		if got := historyEntry(c.in); got != c.want {
+			t.Errorf("historyEntry(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }

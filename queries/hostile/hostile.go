@@ -109,3 +109,27 @@ func Expressions(dir string) []string {
 	}
 	return x
 }
+
+// Quoted holds, for each kind of quote and comment DuckDB reads, a piece of
+// SQL with a ';', a {{placeholder}} and a ':param' inside it: a lexer that
+// ends a statement or fills a placeholder there is wrong. Kind is what
+// DuckDB reads the piece as: string, identifier, dollar, line comment or
+// block comment. A line comment's piece needs a line break after it.
+var Quoted = []struct{ Name, Text, Kind string }{
+	{"string", `'a;{{p}}:p'`, "string"},
+	{"string with a doubled quote", `'it''s; {{p}} :p'`, "string"},
+	{"string ending in a backslash", `'C:\dir\'`, "string"},
+	{"escape string", `E'it\'s; {{p}} :p'`, "string"},
+	{"escape string, lower case", `e'a\\;'`, "string"},
+	{"escape string with a doubled quote", `E'a''; {{p}}'`, "string"},
+	{"quoted identifier", `"a;{{p}}:p"`, "identifier"},
+	{"quoted identifier with a doubled quote", `"a"";{{p}}"`, "identifier"},
+	{"dollar quote", `$$a;{{p}}:p'"--/*$$`, "dollar"},
+	{"tagged dollar quote", `$tag$a$$;{{p}}$ta$$tag$`, "dollar"},
+	{"dollar tag with a digit and an underscore", `$_t1$;$_t1$`, "dollar"},
+	{"dollar tag in UTF-8", `$é$;{{p}}$é$`, "dollar"},
+	{"line comment", "-- a;{{p}} :p '\"$$ /*", "line comment"},
+	{"block comment", `/* a;{{p}} :p ' " $$ -- */`, "block comment"},
+	{"nested block comment", `/* a /* b; */ {{p}}; */`, "block comment"},
+	{"block comment of stars", `/***;***/`, "block comment"},
+}
