@@ -11,7 +11,7 @@
 set -euo pipefail
 # The server's format=arrow is duckdb-go's Arrow interface: its build tag.
 GOFLAGS="$(${GO:-go} env GOFLAGS)"
-[[ " $GOFLAGS " == *duckdb_arrow* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow"
+[[ " ${GOFLAGS:-} " == *duckdb_arrow* ]] || export GOFLAGS="$("${GO:-go}" env GOFLAGS) -tags=duckdb_arrow"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 A=${1:?usage: bench-ab.sh BIN_A BIN_B}; B=${2:?usage: bench-ab.sh BIN_A BIN_B}
 SNAP=${SNAP:-/tmp/topicsnap-ab-5m}; N=${N:-5000000}; RUNS=${RUNS:-5}

@@ -16,7 +16,7 @@
 set -euo pipefail
 # The server's format=arrow is duckdb-go's Arrow interface: its build tag.
 GOFLAGS="$(${GO:-go} env GOFLAGS)"
-[[ " $GOFLAGS " == *duckdb_arrow* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow"
+[[ " ${GOFLAGS:-} " == *duckdb_arrow* ]] || export GOFLAGS="$("${GO:-go}" env GOFLAGS) -tags=duckdb_arrow"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$ROOT"
 N="${1:-5000000}"

@@ -44,7 +44,7 @@
 set -euo pipefail
 # The server's format=arrow is duckdb-go's Arrow interface: its build tag.
 GOFLAGS="$(${GO:-go} env GOFLAGS)"
-[[ " $GOFLAGS " == *duckdb_arrow* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow"
+[[ " ${GOFLAGS:-} " == *duckdb_arrow* ]] || export GOFLAGS="$("${GO:-go}" env GOFLAGS) -tags=duckdb_arrow"
 
 N="${1:-5000000}"
 [[ "$N" =~ ^[0-9]+$ && "$N" -gt 0 ]] || { echo "usage: $0 [N]" >&2; exit 2; }

@@ -19,7 +19,7 @@
 set -uo pipefail
 # The server's format=arrow is duckdb-go's Arrow interface: its build tag.
 GOFLAGS="$(${GO:-go} env GOFLAGS)"
-[[ " $GOFLAGS " == *duckdb_arrow* ]] || export GOFLAGS="${GOFLAGS:+$GOFLAGS }-tags=duckdb_arrow"
+[[ " ${GOFLAGS:-} " == *duckdb_arrow* ]] || export GOFLAGS="$("${GO:-go}" env GOFLAGS) -tags=duckdb_arrow"
 cd "$(dirname "$0")/.."
 GO="${GO:-go}"
 ENV_FILE="$(mktemp /tmp/topicsnap-test-env.XXXXXX)"
