@@ -48,8 +48,12 @@ func s3aSettings(b Bucket) [][2]string {
 // the keys in what it shows of its settings: spark.redaction.regex).
 //
 // Hadoop keeps one s3a file system per bucket for the server's life
-// (FileSystem's cache), made with the settings of the session that first
-// read the bucket: sessions of one server must reach a bucket alike.
+// (FileSystem's cache), made with the settings of the read that first
+// reached the bucket: every session of one server then reaches that
+// bucket with the same endpoint and credentials, the first session's.
+// Turning the cache off (fs.s3a.impl.disable.cache) would make a file
+// system, and an S3 client, per file opened: two to five times slower on
+// the test's small files. See the README ("Beyond one machine").
 func (s *Session) ReadS3(ctx context.Context, b Bucket) error {
 	if b.Name == "" || strings.ContainsAny(b.Name, "/ ") {
 		return fmt.Errorf("read s3a://%s: not a bucket name", b.Name)
