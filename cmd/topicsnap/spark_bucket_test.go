@@ -38,7 +38,7 @@ func TestBucketOnSpark(t *testing.T) {
 	if err := dump.CreateTopic(ctx, conn, topic, 3, map[string]*string{"retention.ms": &forever}); err != nil {
 		t.Fatal(err)
 	}
-	const n = 6_000
+	const n = 3_000
 	start := time.Date(2026, 9, 14, 9, 0, 0, 0, time.UTC)
 	cities := []string{"Harbor", "Ridge", "Mill", "Dune"}
 	recs := make([]dump.Record, n)
@@ -59,11 +59,11 @@ func TestBucketOnSpark(t *testing.T) {
 		t.Fatal(err)
 	}
 	group := topic + "-readers"
-	if err := dump.CommitGroupOffsets(ctx, conn, group, topic, map[int32]int64{0: 1500, 1: 1200, 2: 1999}); err != nil {
+	if err := dump.CommitGroupOffsets(ctx, conn, group, topic, map[int32]int64{0: 700, 1: 450, 2: 999}); err != nil {
 		t.Fatal(err)
 	}
 	s3 := []string{"--s3-endpoint", ep, "--s3-cache", filepath.Join(t.TempDir(), "cache")}
-	code, out, errs := cli(t, append([]string{"dump", "--brokers", strings.Join(bs, ","), "--topic", topic, "--dir", loc, "--file-rows", "700"}, s3...)...)
+	code, out, errs := cli(t, append([]string{"dump", "--brokers", strings.Join(bs, ","), "--topic", topic, "--dir", loc, "--file-rows", "400"}, s3...)...)
 	if code != 0 || !strings.Contains(out, fmt.Sprintf("dumped %d records", n)) {
 		t.Fatalf("dump to the bucket: %d %q %q", code, out, errs)
 	}
