@@ -70,9 +70,8 @@ func agreementFolders(t *testing.T) []struct {
 			"missing":    {Match: "value.turbine_id", AgainstTopic: seeds.TopicReadings + "-backfill", AgainstMatch: "value.turbine_id"},
 			"reset":      {Group: "galewatch-writers", ToTime: seeds.DefaultWindFarmStart},
 		}, []moreCase{
+			// reset with --partitions and --id: TestSparkAgreesOnTheIncident.
 			{"duplicates", "default id", CheckOptions{}},
-			{"reset", "ids, partitions", CheckOptions{Group: "galewatch-writers", ToTime: seeds.DefaultWindFarmStart.Add(10 * time.Minute),
-				Partitions: []int32{16, 17, 18, 19}, ID: "value.turbine_id"}},
 		}},
 	}
 }
@@ -206,7 +205,7 @@ func TestSparkAgreesOnTheIncident(t *testing.T) {
 	s := sparkRemote(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	inc, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{TurbinesPerFarm: 20})
+	inc, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{TurbinesPerFarm: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

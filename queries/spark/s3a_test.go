@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 )
 
@@ -30,7 +29,9 @@ func TestReadS3(t *testing.T) {
 	b := Bucket{Name: os.Getenv("TOPICSNAP_TEST_S3_BUCKET"), Endpoint: ep, Region: "us-east-1", PathStyle: true,
 		AccessKeyID: os.Getenv("TOPICSNAP_TEST_S3_ACCESS_KEY"), SecretAccessKey: os.Getenv("TOPICSNAP_TEST_S3_SECRET_KEY")}
 	cl := s3.New(s3.Options{Region: b.Region, BaseEndpoint: aws.String(ep), UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider(b.AccessKeyID, b.SecretAccessKey, "")})
+		Credentials: aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+			return aws.Credentials{AccessKeyID: b.AccessKeyID, SecretAccessKey: b.SecretAccessKey}, nil
+		})})
 	var r [4]byte
 	rand.Read(r[:])
 	key := "reads3-" + hex.EncodeToString(r[:]) + "/n.json"
