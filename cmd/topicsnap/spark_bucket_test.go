@@ -81,6 +81,18 @@ func TestBucketOnSpark(t *testing.T) {
 			t.Fatalf("check all %v: %v\n%s\n%s", engine, err, out, errs)
 		}
 	}
+	// Spark read the files in the bucket, not the local cache's.
+	code, out, errs = cli(t, append([]string{"sql", "--dir", loc, "--engine", "spark", "--spark-remote", remote, "--format", "csv",
+		"-c", fmt.Sprintf(`SELECT DISTINCT input_file_name() AS f FROM %s ORDER BY 1`, topic)}, s3...)...)
+	files := strings.Fields(strings.TrimPrefix(out, "f\n"))
+	if code != 0 || len(files) != 9 {
+		t.Fatalf("the files Spark read: exit %d, %q %s", code, out, errs)
+	}
+	for _, f := range files {
+		if !strings.HasPrefix(f, "s3a://"+strings.TrimPrefix(loc, "s3://")+"/topic="+topic+"/partition=") {
+			t.Errorf("Spark read %s, not the bucket's file", f)
+		}
+	}
 	duck, sp := docs[0], docs[1]
 	if len(duck) != len(queries.CheckNames) || len(sp) != len(duck) {
 		t.Fatalf("%d reports on DuckDB, %d on Spark; want %d", len(duck), len(sp), len(queries.CheckNames))
