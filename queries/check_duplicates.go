@@ -15,16 +15,20 @@ func init() {
 	})
 }
 
+// defaultIDs is duplicates' default id in each engine's dialect.
+var defaultIDs = map[string]string{"duckdb": "row(key_raw, value_raw)", "spark": "struct(key_raw, value_raw)"}
+
 func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
-	d.ID = "row(key_raw, value_raw)"
-	if r := e.opts.Remote; r != nil && o.ID == "" {
-		// The default id's examples are shown as DuckDB's text of a row of
-		// two BLOBs, which Spark does not write the same: said, not guessed.
-		return nil, &NotOnEngineError{Check: "duplicates", Engine: r.Dialect(),
-			Why: "without --id (the default id, key and value bytes together, is shown as DuckDB's text of a row); give --id EXPR, e.g. --id key"}
+	// The default id: key and value bytes together, a row of two BLOBs
+	// (a STRUCT on Spark), shown as DuckDB's text of it on every engine
+	// (Spark's tsnap_row_text, sql/engine/spark_functions.sql).
+	d.ID, d.RowID = defaultIDs[e.EngineName()], true
+	if d.ID == "" {
+		return nil, &NotOnEngineError{Check: "duplicates", Engine: e.EngineName(), Why: "without --id; give --id EXPR, e.g. --id key"}
 	}
 	if o.ID != "" {
+		d.RowID = false
 		var err error
 		if d.ID, err = e.Expr(ctx, "id", o.ID, o.Topic); err != nil {
 			return nil, err

@@ -82,12 +82,6 @@ func (e *Engine) placement(ctx context.Context, topic string, limit int) (*place
 		return pl, nil // not every misplaced record is on an earlier count's partition
 	}
 	m := asInt(best[0].Get("old_count"))
-	if r := e.opts.Remote; r != nil {
-		// The seam's statement is DuckDB's only: say so rather than judge
-		// the records by today's count alone.
-		return nil, &NotOnEngineError{Check: "keys", Engine: r.Dialect(),
-			Why: fmt.Sprintf("every misplaced record fits an earlier partition count (%d), and the seam of a count change is computed on DuckDB only", m)}
-	}
 	seam, err := e.run(ctx, "keys_seam", d, n, m, limit)
 	if err != nil {
 		return nil, err

@@ -14,7 +14,6 @@ func init() {
 		Summary: "what a reset of a group by time would re-read, per partition and by the member that had committed it, before anyone runs it",
 		Order:   55,
 		Options: []string{"group", "to_time", "partitions", "id", "limit"},
-		NotOn:   map[string]string{"spark": "its statements (JSON lists of ranges, the range join on the commits) are DuckDB's only"},
 		Needs: func(o CheckOptions) []string {
 			var needs []string
 			if o.Group == "" {

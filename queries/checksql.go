@@ -25,6 +25,9 @@ type sqlData struct {
 	ID, By, Expr, Time, EventTime string
 	Match, Where, Expected        string
 	Args                          []string // a remote dialect's literals of $1, $2...
+	// RowID: ID is the default id of duplicates, the key and value bytes
+	// together (a row of two BLOBs), which a dialect may show its own way.
+	RowID bool
 }
 
 // loadTemplates parses the checks' SQL files. A file's comment lines

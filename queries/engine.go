@@ -41,6 +41,11 @@ type Options struct {
 	// Connect, package queries/spark); DuckDB keeps the catalog and judges
 	// expressions. The caller closes it.
 	Remote Remote
+	// RemoteDir is where the remote reads the snapshot, when not at the
+	// folder's own path: s3a://bucket/prefix for a bucket the folder is a
+	// local cache of (the same layout; the manifests the engine reads are
+	// the bucket's). The remote's views name each committed file there.
+	RemoteDir string
 }
 
 // Topic describes one topic's views.

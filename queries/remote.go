@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -196,8 +197,16 @@ func (e *Engine) ensureRemote(ctx context.Context) error {
 	for _, t := range topics {
 		byName[t.Name] = t
 	}
+	root := e.remoteRoot()
 	for _, tf := range files {
-		all, data, err := sparkTopicSelects(e.dir.Path, tf, byName[tf.name])
+		if root != e.dir.Path {
+			paths, err := rebase(e.dir.Path, root, tf.paths)
+			if err != nil {
+				return err
+			}
+			tf.paths = paths // tf is this loop's copy; e.files keep the folder's paths
+		}
+		all, data, err := sparkTopicSelects(root, tf, byName[tf.name])
 		if err != nil {
 			return err
 		}
@@ -209,6 +218,29 @@ func (e *Engine) ensureRemote(ctx context.Context) error {
 	}
 	e.remoteVersion = version
 	return nil
+}
+
+// remoteRoot is where the remote reads the snapshot: Options.RemoteDir
+// (s3a://bucket/prefix), else the folder's own path.
+func (e *Engine) remoteRoot() string {
+	if r := strings.TrimRight(e.opts.RemoteDir, "/"); r != "" {
+		return r
+	}
+	return e.dir.Path
+}
+
+// rebase names each file of the folder dir by its place under root: the
+// same layout (catalog's), another location.
+func rebase(dir, root string, paths []string) ([]string, error) {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+			return nil, fmt.Errorf("name %s under %s: not in the folder %s", p, root, dir)
+		}
+		out[i] = root + "/" + filepath.ToSlash(rel)
+	}
+	return out, nil
 }
 
 // execScript runs an embedded file of statements, each ended by ";" at a
@@ -276,7 +308,7 @@ const sparkGlobChars = "*?[]{}\\`"
 // open in its file resolved by the producer's next marker.
 func sparkTopicSelects(dir string, tf topicFiles, t Topic) (all, data string, err error) {
 	if strings.ContainsAny(dir, sparkGlobChars) {
-		return "", "", fmt.Errorf("the folder %s has one of %s in its path, which Spark would read as a pattern: move or link it to a plain path", dir, sparkGlobChars)
+		return "", "", fmt.Errorf("the snapshot's location %s has one of %s in its path, which Spark would read as a pattern: move or link it to a plain path", dir, sparkGlobChars)
 	}
 	value, valueErr := `"value"`, `CAST(NULL AS STRING)`
 	if t.JSON {

@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/queries/spark"
 )
 
 // produceKeyed writes each key once per round with the Java client's
@@ -118,6 +120,28 @@ func TestKeysAcrossAPartitionCountChange(t *testing.T) {
 			t.Errorf("%s: order: %s %v", c.source, o.Message, o.Summary.Vals)
 		}
 		t.Logf("%s: %s", c.source, r.Message)
+		if remote := os.Getenv("TOPICSNAP_TEST_SPARK_REMOTE"); remote != "" {
+			// The same change, its seam and the keys split at it, on Spark.
+			s, err := spark.Connect(ctx, remote)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp, err := Open(ctx, c.dir, Options{Remote: s})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []*Report{r, o} {
+				got, err := sp.RunCheck(ctx, want.Check, CheckOptions{Topic: topic})
+				if err != nil {
+					t.Fatalf("%s on spark: %v", want.Check, err)
+				}
+				if d := sameJSON(t, want, got); d != "" {
+					t.Errorf("%s: %s: DuckDB and Spark differ: %s", c.source, want.Check, d)
+				}
+			}
+			sp.Close()
+			s.Close()
+		}
 		e.Close()
 	}
 }

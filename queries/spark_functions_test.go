@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -77,6 +78,102 @@ func TestSparkPartitionersKafkaVectors(t *testing.T) {
 		if r[2] != catalog.Murmur2(key) || r[3] != catalog.JavaPartition(key, n) || r[4] != catalog.CRC32Partition(key, n) {
 			t.Errorf("%q on %d partitions: Spark murmur2 %v, kafka_partition %v, crc32 %v; want %d, %d, %d",
 				key, n, r[2], r[3], r[4], catalog.Murmur2(key), catalog.JavaPartition(key, n), catalog.CRC32Partition(key, n))
+		}
+	}
+}
+
+// TestSparkRowTextIsDuckDBs holds Spark's tsnap_row_text (duplicates'
+// default id, shown) to DuckDB's own text of row(k, v) for two BLOBs, on
+// keys and values made to meet every rule: each byte value, the characters
+// that make DuckDB quote a text inside a row, spaces at either end, empty,
+// "null" in any case, NULL.
+func TestSparkRowTextIsDuckDBs(t *testing.T) {
+	s := sparkRemote(t)
+	ctx := context.Background()
+	if err := execScript(ctx, s, "sql/engine/spark_functions.sql"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := catalog.Create(dir); err != nil {
+		t.Fatal(err)
+	}
+	duck, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	rnd := rand.New(rand.NewPCG(17, 4))
+	special := []byte(" (),:=[]{}\\'\"nulNUL\x00\xff\t\nabc")
+	var blobs [][]byte
+	for b := 0; b < 256; b++ {
+		blobs = append(blobs, []byte{byte(b)}, []byte{'a', byte(b), 'z'})
+	}
+	blobs = append(blobs, nil, []byte{}, []byte("null"), []byte("NULL"), []byte("Null"), []byte(" "), []byte("a b"),
+		[]byte(" lead"), []byte("trail "), []byte(`{"a": 1, "b": [2, 3]}`), []byte("x\\y"))
+	for i := 0; i < 300; i++ {
+		b := make([]byte, rnd.IntN(9))
+		for j := range b {
+			if rnd.IntN(2) == 0 {
+				b[j] = special[rnd.IntN(len(special))]
+			} else {
+				b[j] = byte(rnd.IntN(256))
+			}
+		}
+		blobs = append(blobs, b)
+	}
+	var duckVals, sparkVals []string
+	for i := range blobs {
+		k, v := blobs[i], blobs[(i*7+3)%len(blobs)]
+		dk, dv := "NULL::BLOB", "NULL::BLOB"
+		if k != nil {
+			dk = fmt.Sprintf("unhex('%x')", k)
+		}
+		if v != nil {
+			dv = fmt.Sprintf("unhex('%x')", v)
+		}
+		duckVals = append(duckVals, fmt.Sprintf("(%d, %s, %s)", i, dk, dv))
+		sk, err := s.Literal(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sv, err := s.Literal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == nil {
+			sk = "CAST(NULL AS BINARY)"
+		}
+		if v == nil {
+			sv = "CAST(NULL AS BINARY)"
+		}
+		sparkVals = append(sparkVals, fmt.Sprintf("(%d, %s, %s)", i, sk, sv))
+	}
+	rows, err := duck.Query(ctx, "SELECT row(k, v)::VARCHAR FROM (VALUES "+strings.Join(duckVals, ", ")+") AS t(i, k, v) ORDER BY i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for rows.Next() {
+		var x string
+		if err := rows.Scan(&x); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, x)
+	}
+	rows.Close()
+	_, got, err := s.Query(ctx, "SELECT tsnap_row_text(k, v) FROM VALUES "+strings.Join(sparkVals, ", ")+" AS t(i, k, v) ORDER BY i")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d rows on Spark, %d on DuckDB", len(got), len(want))
+	}
+	bad := 0
+	for i := range want {
+		if got[i][0] != want[i] {
+			if bad++; bad <= 10 {
+				t.Errorf("row(%q, %q): Spark %q, DuckDB %q", blobs[i], blobs[(i*7+3)%len(blobs)], got[i][0], want[i])
+			}
 		}
 	}
 }

@@ -37,6 +37,7 @@ func sparkRemote(t *testing.T) *spark.Session {
 func agreementFolders(t *testing.T) []struct {
 	name, dir, topic string
 	opts             map[string]CheckOptions
+	more             []moreCase
 } {
 	tea := filepath.Join(t.TempDir(), "teashop")
 	if _, err := seeds.WriteTeaShopFolder(tea, seeds.TeaShopConfig{Users: 300, Seed: 7}); err != nil {
@@ -49,6 +50,7 @@ func agreementFolders(t *testing.T) []struct {
 	return []struct {
 		name, dir, topic string
 		opts             map[string]CheckOptions
+		more             []moreCase
 	}{
 		{"teashop", tea, seeds.TopicAppEvents, map[string]CheckOptions{
 			"duplicates": {ID: "value.event_id", By: "value.event_name"},
@@ -57,13 +59,27 @@ func agreementFolders(t *testing.T) []struct {
 				Against: filepath.Join(tea, "orders.csv"), AgainstKey: "order_id", By: "platform", Reverse: true},
 			"freshness": {EventTime: "value.ts"},
 			"reset":     {Group: "kitchen-display", ToTime: time.Date(2026, 9, 14, 11, 0, 0, 0, time.UTC)},
+		}, []moreCase{
+			{"duplicates", "default id", CheckOptions{}},
+			{"duplicates", "default id, by", CheckOptions{By: "value.platform"}},
+			{"reset", "ids, partitions", CheckOptions{Group: "kitchen-display", ToTime: time.Date(2026, 9, 14, 11, 0, 0, 0, time.UTC),
+				Partitions: []int32{0, 2, 5}, ID: "value.event_id"}},
 		}},
 		{"windfarm", wind, seeds.TopicReadings, map[string]CheckOptions{
 			"duplicates": {ID: "value.turbine_id || value.recorded_at"},
 			"missing":    {Match: "value.turbine_id", AgainstTopic: seeds.TopicReadings + "-backfill", AgainstMatch: "value.turbine_id"},
 			"reset":      {Group: "galewatch-writers", ToTime: seeds.DefaultWindFarmStart},
+		}, []moreCase{
+			// reset with --partitions and --id: TestSparkAgreesOnTheIncident.
+			{"duplicates", "default id", CheckOptions{}},
 		}},
 	}
+}
+
+// moreCase is a check run again with other options.
+type moreCase struct {
+	check, name string
+	o           CheckOptions
 }
 
 // TestSparkAgreesWithDuckDB: every check, on the tea shop's and the wind
@@ -83,9 +99,17 @@ func TestSparkAgreesWithDuckDB(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer sp.Close()
+		cases := make([]moreCase, 0, len(CheckNames)+len(f.more))
 		for _, name := range CheckNames {
-			t.Run(f.name+"/"+name, func(t *testing.T) {
-				o := f.opts[name]
+			cases = append(cases, moreCase{name, name, f.opts[name]})
+		}
+		for _, m := range f.more {
+			cases = append(cases, moreCase{m.check, m.check + "/" + m.name, m.o})
+		}
+		for _, c := range cases {
+			name := c.check
+			t.Run(f.name+"/"+c.name, func(t *testing.T) {
+				o := c.o
 				o.Topic = f.topic
 				want, err := duck.RunCheck(ctx, name, o)
 				if err != nil {
@@ -106,6 +130,7 @@ func TestSparkAgreesWithDuckDB(t *testing.T) {
 				if err != nil {
 					t.Fatalf("on spark: %v", err)
 				}
+				t.Logf("%s: %s", want.Status, want.Message)
 				if diff := sameJSON(t, want, got); diff != "" {
 					t.Errorf("%s on %s: DuckDB and Spark differ: %s", name, f.name, diff)
 				}
@@ -171,19 +196,60 @@ func jsonDiff(at string, x, y any) string {
 	return ""
 }
 
-// TestSparkSaysWhatItCannot: a check that cannot give DuckDB's answer on
-// Spark fails there with ErrNotOnEngine, never an answer of its own.
-func TestSparkSaysWhatItCannot(t *testing.T) {
+// TestSparkAgreesOnTheIncident: reset on the wind farm's incident folder
+// (a cut a minute, writers and watchers holding partitions in turn), where
+// every re-read record is attributed to the member whose commits covered
+// it, gives the same JSON on Spark as on DuckDB: the partitions, the
+// members (client, partitions, hosts), the ids already read.
+func TestSparkAgreesOnTheIncident(t *testing.T) {
 	s := sparkRemote(t)
 	ctx := context.Background()
-	f := agreementFolders(t)[0]
-	e, err := Open(ctx, f.dir, Options{Remote: s})
+	dir := t.TempDir()
+	inc, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{TurbinesPerFarm: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer e.Close()
-	r, err := e.RunCheck(ctx, "duplicates", CheckOptions{Topic: f.topic})
-	if !errors.Is(err, ErrNotOnEngine) || r != nil {
-		t.Fatalf("duplicates without --id on spark: %v, %v; want ErrNotOnEngine", r, err)
+	duck, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	sp, err := Open(ctx, dir, Options{Remote: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	for _, tt := range []struct {
+		name string
+		o    CheckOptions
+	}{
+		{"every partition", CheckOptions{ToTime: inc.Start}},
+		{"watchers' partitions, ids", CheckOptions{ToTime: inc.Start.Add(5 * time.Minute), Partitions: []int32{17, 18, 19, 20, 21, 22, 23}, ID: "value.turbine_id"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o := tt.o
+			o.Topic, o.Group = seeds.TopicReadings, seeds.IncidentGroup
+			want, err := duck.RunCheck(ctx, "reset", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			members := 0
+			for _, r := range want.Rows {
+				if r.Get("kind") == "member" && r.Get("client_id") != nil {
+					members++
+				}
+			}
+			if members < 2 {
+				t.Fatalf("%d known members re-read anything: the case proves little (%s)", members, want.Message)
+			}
+			got, err := sp.RunCheck(ctx, "reset", o)
+			if err != nil {
+				t.Fatalf("on spark: %v", err)
+			}
+			t.Logf("%s: %s", want.Status, want.Message)
+			if diff := sameJSON(t, want, got); diff != "" {
+				t.Errorf("reset on the incident: DuckDB and Spark differ: %s", diff)
+			}
+		})
 	}
 }

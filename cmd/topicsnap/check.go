@@ -226,7 +226,11 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
-	eng, err := queries.Open(ctx, local, queries.Options{Remote: remote})
+	rdir, err := a.remoteDir(ctx, remote, o.dir)
+	if err != nil {
+		return fmt.Errorf("open %s on spark: %w", o.dir, err)
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{Remote: remote, RemoteDir: rdir})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/spf13/pflag"
 
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/queries"
 	"github.com/topicsnap/topicsnap/queries/spark"
 )
@@ -43,4 +45,35 @@ func (o *engineOptions) open(ctx context.Context) (queries.Remote, error) {
 		return s, nil
 	}
 	return nil, usagef("--engine %q: use duckdb or spark", o.engine)
+}
+
+// remoteDir is where the remote engine reads --dir: "" for a folder (the
+// same path), s3a://bucket/prefix for a bucket, which Spark reads where it
+// lives with the endpoint and credentials topicsnap itself reaches it with
+// (--s3-endpoint, s3.endpoint, the AWS chain), set on its session only.
+func (a *app) remoteDir(ctx context.Context, remote queries.Remote, dir string) (string, error) {
+	if remote == nil || !catalog.IsURL(dir) {
+		return "", nil
+	}
+	s, ok := remote.(*spark.Session)
+	if !ok {
+		return "", fmt.Errorf("read %s on %s: only Spark reads a bucket", dir, remote.Dialect())
+	}
+	cfg, err := a.s3Config("")
+	if err != nil {
+		return "", err
+	}
+	acc, err := catalog.ResolveS3(ctx, dir, cfg)
+	if err != nil {
+		return "", err
+	}
+	if err := s.ReadS3(ctx, spark.Bucket{Name: acc.Bucket, Endpoint: acc.Endpoint, Region: acc.Region, PathStyle: acc.PathStyle,
+		AccessKeyID: acc.AccessKeyID, SecretAccessKey: acc.SecretAccessKey, SessionToken: acc.SessionToken}); err != nil {
+		return "", err
+	}
+	loc := "s3a://" + acc.Bucket
+	if acc.Prefix != "" {
+		loc += "/" + acc.Prefix
+	}
+	return loc, nil
 }

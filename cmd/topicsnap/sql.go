@@ -104,7 +104,11 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
-	eng, err := queries.Open(ctx, local, queries.Options{Lazy: text != "" && remote == nil && !hasDotCommand(text), Remote: remote})
+	rdir, err := a.remoteDir(ctx, remote, o.dir)
+	if err != nil {
+		return fmt.Errorf("open %s on spark: %w", o.dir, err)
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{Lazy: text != "" && remote == nil && !hasDotCommand(text), Remote: remote, RemoteDir: rdir})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}

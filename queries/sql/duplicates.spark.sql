@@ -1,7 +1,9 @@
 -- name: duplicates (Spark)
 -- summary: as duplicates.sql, in Spark's dialect: the ids with more than one
 --          copy are joined back (no list/unnest), LEFT SEMI/ANTI spelled out,
---          no MATERIALIZED hint (Spark plans the CTE once per use).
+--          no MATERIALIZED hint (Spark plans the CTE once per use). The
+--          default id (RowID: a STRUCT of the key and value bytes) is shown
+--          as DuckDB's text of its row of two BLOBs (tsnap_row_text).
 -- params: ID the id expression over the topic view T; $1 examples.
 -- returns: one row per example (at least one row: the counts repeat on each).
 WITH d AS (
@@ -19,7 +21,7 @@ WITH d AS (
          row_number() OVER (PARTITION BY d.id ORDER BY d."timestamp", d."partition", d."offset") AS n
   FROM d JOIN g ON d.id IS NOT DISTINCT FROM g.id WHERE g.copies > 1
 ), e AS (
-  SELECT left(CAST(x.id AS STRING), 120) AS id, x.copies,
+  SELECT left({{if .RowID}}tsnap_row_text(x.id.key_raw, x.id.value_raw){{else}}CAST(x.id AS STRING){{end}}, 120) AS id, x.copies,
          x."partition" AS first_partition, x."offset" AS first_offset,
          y."partition" AS second_partition, y."offset" AS second_offset,
          epoch(y."timestamp") - epoch(x."timestamp") AS seconds_between

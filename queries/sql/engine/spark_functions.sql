@@ -9,6 +9,15 @@
 --          them fits in 63 bits), masked after every multiplication; the
 --          result is Java's signed int. A lambda may not call a session
 --          function, so the loop spells its arithmetic out.
+--          tsnap_row_text(k, v) is DuckDB's text of row(k, v) for two BLOBs
+--          (duplicates' default id): each BLOB's text is a byte 0x20-0x7E
+--          other than " ' \ as itself, any other as \xHH; then, inside the
+--          row, a text that is empty, null in any case, holds one of
+--          ( ) , : = [ ] { } or starts or ends with a space is put in single
+--          quotes with each \ doubled (such a text holds no quote); NULL is
+--          NULL. One function of built-ins only (a SQL function in a lambda
+--          is refused). TestSparkRowTextIsDuckDBs holds it to DuckDB's own
+--          cast.
 --          TestSparkPartitionersKafkaVectors
 --          holds them to Kafka's and librdkafka's test vectors.
 -- params: none; one statement per ";" at a line's end.
@@ -35,3 +44,12 @@ CREATE OR REPLACE TEMPORARY FUNCTION kafka_partition(b BINARY, n INT) RETURNS IN
   RETURN CAST((tsnap_murmur2_u(b) & 2147483647L) % n AS INT);
 CREATE OR REPLACE TEMPORARY FUNCTION kafka_partition_crc32(b BINARY, n INT) RETURNS INT
   RETURN CAST(crc32(b) % n AS INT);
+CREATE OR REPLACE TEMPORARY FUNCTION tsnap_row_text(k BINARY, v BINARY) RETURNS STRING
+  RETURN concat('(', array_join(transform(
+    transform(array(k, v), b -> array_join(transform(filter(sequence(0, octet_length(b)), i -> i > 0),
+      i -> CASE WHEN hex(substring(b, i, 1)) BETWEEN '20' AND '7E' AND hex(substring(b, i, 1)) NOT IN ('22', '27', '5C')
+                THEN CAST(substring(b, i, 1) AS STRING) ELSE concat(chr(92), 'x', hex(substring(b, i, 1))) END), '')),
+    t -> CASE WHEN t IS NULL THEN 'NULL'
+      WHEN t = '' OR lower(t) = 'null' OR length(translate(t, '(),:=[]{}', '')) < length(t) OR startswith(t, ' ') OR endswith(t, ' ')
+      THEN concat(chr(39), replace(t, chr(92), concat(chr(92), chr(92))), chr(39))
+      ELSE t END), ', '), ')');

@@ -1,0 +1,38 @@
+-- name: reset (Spark)
+-- summary: as reset.sql, in Spark's dialect: the partitions asked are a JSON
+--          array read with from_json and array_contains; the records to
+--          re-read are counted by a join and an aggregate (Spark does not
+--          run a correlated subquery on a range).
+-- params: $1 the topic name; $2 the group id; $3 the time (TIMESTAMP);
+--         $4 a JSON list of partitions, or NULL for every partition the
+--         group committed on. T the topic's data view; All its full view.
+WITH cut AS (
+  SELECT max(as_of) AS as_of FROM group_offsets WHERE topic = $1 AND group_id = $2
+), o AS (
+  SELECT g."partition", g.committed_offset, g.snapshot_id, g.as_of
+  FROM group_offsets g, cut
+  WHERE g.topic = $1 AND g.group_id = $2 AND g.as_of = cut.as_of
+    AND ($4 IS NULL OR array_contains(from_json($4, 'ARRAY<INT>'), g."partition"))
+), p AS (
+  SELECT o.*, pt.log_start_offset, pt.high_watermark
+  FROM o JOIN partitions pt ON pt.snapshot_id = o.snapshot_id AND pt.topic = $1 AND pt."partition" = o."partition"
+), held AS (
+  SELECT a."partition", min(a."offset") AS first_held,
+         min(a."offset") FILTER (WHERE a."timestamp" >= $3) AS first_at_time
+  FROM {{.All}} a JOIN p ON a."partition" = p."partition" AND a."offset" >= p.log_start_offset AND a."offset" < p.high_watermark
+  GROUP BY 1
+), t AS (
+  SELECT p.*, coalesce(h.first_at_time, p.high_watermark) AS target_offset,
+         NOT (h.first_held IS NULL AND p.high_watermark > p.log_start_offset
+              OR h.first_held > p.log_start_offset AND h.first_at_time = h.first_held) AS target_exact
+  FROM p LEFT JOIN held h ON h."partition" = p."partition"
+), n AS (
+  SELECT t."partition", count(*) AS records
+  FROM t JOIN {{.T}} r ON r."partition" = t."partition" AND r."offset" >= t.target_offset AND r."offset" < t.committed_offset
+  GROUP BY 1
+)
+SELECT t."partition", t.target_offset, t.committed_offset, coalesce(n.records, 0L) AS records,
+       greatest(t.committed_offset - t.target_offset, 0L) AS offsets,
+       t.target_exact, t.log_start_offset, t.high_watermark AS end_offset, t.as_of, t.snapshot_id
+FROM t LEFT JOIN n ON n."partition" = t."partition"
+ORDER BY t."partition"
