@@ -56,8 +56,9 @@ LOG_DIR="$STATE_DIR/logs"
 PID_DIR="$STATE_DIR/pid"
 LOG_FILE="$STATE_DIR/start.log"
 
-log() { echo "spark.sh: $*" >&2; }
-die() { log "error: $*"; exit 1; }
+SERVICE=spark.sh
+# shellcheck source=service-lib.sh
+source "$(dirname "$0")/service-lib.sh"
 
 # ---------------------------------------------------------------- install
 
@@ -184,22 +185,13 @@ java17_home() {
 
 # ---------------------------------------------------------------- helpers
 
-port_open() {
-  (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null
-}
-
+# read_pid: the server's pid (from the pid file spark-daemon.sh writes), if
+# it still serves our port.
 read_pid() {
-  local f pid
+  local f
   f="$(compgen -G "$PID_DIR/spark-*SparkConnectServer*.pid" | head -n1 || true)"
-  [[ -n "$f" && -f "$f" ]] || return 1
-  pid="$(cat "$f" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  # Only trust the pid if it is still our server (pids get reused).
-  if [[ -r "/proc/$pid/cmdline" ]] && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q "spark.connect.grpc.binding.port=$PORT"; then
-    echo "$pid"
-    return 0
-  fi
-  return 1
+  [[ -n "$f" ]] || return 1
+  pid_in "$f" "spark\.connect\.grpc\.binding\.port=$PORT"
 }
 
 print_env() {
@@ -219,17 +211,7 @@ cmd_stop() {
     log "server not running"
     return 0
   fi
-  log "stopping Spark Connect server (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || true
-  local i
-  for ((i = 0; i < 300; i++)); do   # 30s
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  if kill -0 "$pid" 2>/dev/null; then
-    log "server did not exit after 30s, sending SIGKILL"
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
+  stop_pid "Spark Connect server" "$pid" 30
   rm -f "$PID_DIR"/*.pid 2>/dev/null || true
   log "server stopped"
 }
@@ -329,7 +311,7 @@ main() {
     env) print_env ;;
     logs) tail -n "${1:-100}" "$LOG_DIR"/*.out ;;
     -h|--help|help|"")
-      sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+      usage
       [[ -n "$cmd" ]] || exit 2
       ;;
     *) die "unknown command '$cmd' (try: install start stop status env logs)" ;;
