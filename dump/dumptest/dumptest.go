@@ -45,7 +45,7 @@ func WaitStable(t testing.TB, brokers []string, topic string) {
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	for {
 		ends, err1 := adm.ListEndOffsets(ctx, topic)
