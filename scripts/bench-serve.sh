@@ -163,7 +163,7 @@ PROBE_PID=""
 RSS_PID=""
 cleanup() {
   local status=$?
-  [[ -n "$RSS_PID" ]] && kill "$RSS_PID" 2>/dev/null
+  if [[ -n "$RSS_PID" ]]; then kill "$RSS_PID" 2>/dev/null || true; fi
   if [[ -n "$PROBE_PID" ]] && kill -0 "$PROBE_PID" 2>/dev/null; then
     kill "$PROBE_PID" 2>/dev/null || true
     wait "$PROBE_PID" 2>/dev/null || true
