@@ -230,6 +230,7 @@ func (d *avroDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
 	}
 	defer d.pool.Put(st)
 	st.r.Reset(payload)
+	st.r.Error = nil // Reset keeps the last error: a bad payload must not fail the next ones
 	st.size = len(payload)
 	if buf == nil {
 		buf = make([]byte, 0, 2*len(payload)+64) // JSON is about 1.5x Avro

@@ -208,3 +208,22 @@ func TestAppendTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// TestBadPayloadDoesNotPoisonTheNext: a payload that does not decode leaves
+// an error in the pooled Avro reader; the next value decoded with the same
+// schema (often on the same reader) must not inherit it. A dump once left
+// every key after a bad one undecoded on one partition.
+func TestBadPayloadDoesNotPoisonTheNext(t *testing.T) {
+	r := resolverWith(t, &catalog.Schema{ID: 1, Type: catalog.SchemaAvro, Schema: `{"type":"record","name":"R","fields":[{"name":"s","type":"string"}]}`})
+	good := []byte{0, 0, 0, 0, 1, 2, 'x'}
+	bad := []byte{0, 0, 0, 0, 1, 20, 'x'}
+	for i := 0; i < 100; i++ {
+		if _, _, _, fail := r.Decode(t.Context(), bad, nil); fail == nil {
+			t.Fatal("a short payload decoded")
+		}
+		out, _, _, fail := r.Decode(t.Context(), good, nil)
+		if fail != nil || string(out) != `{"s":"x"}` {
+			t.Fatalf("after a bad payload, a good one: %s %v", out, fail)
+		}
+	}
+}
