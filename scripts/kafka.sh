@@ -312,39 +312,16 @@ format_storage() {
   log "formatted $DATA_DIR (cluster id $CLUSTER_ID)"
 }
 
-# make_tls writes a throwaway CA and the SSL listener's certificate (EC
-# P-256, ten years, SAN IP:127.0.0.1 and DNS:localhost) into TLS_DIR, and the
-# PKCS12 keystore the broker reads. Files appear whole or not at all.
+# make_tls writes a throwaway CA and the SSL listener's certificate into
+# TLS_DIR (tls_files), with the PKCS12 keystore the broker reads.
 make_tls() {
   if ! command -v openssl >/dev/null && command -v apt-get >/dev/null && [[ "$(id -u)" == 0 ]]; then
     log "installing openssl (Debian package) for the SSL listener's certificate"
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl; } >/dev/null 2>&1 || true
   fi
-  command -v openssl >/dev/null || die "openssl is required for the SSL listener's certificate (e.g. sudo apt-get install -y openssl)"
-  local tmp="$TLS_DIR.tmp.$$"
-  rm -rf "$tmp"
-  mkdir -p "$tmp"
-  if ! (
-    set -e
-    cd "$tmp"
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-      -keyout ca.key -out ca.pem -days 3650 -subj "/CN=topicsnap test CA"
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-      -keyout server.key -out server.csr -subj "/CN=localhost"
-    printf '%s\n' "subjectAltName=IP:$HOST,DNS:localhost" "basicConstraints=CA:FALSE" \
-      "keyUsage=digitalSignature" "extendedKeyUsage=serverAuth" >server.ext
-    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial "0x$(openssl rand -hex 8)" \
-      -days 3650 -extfile server.ext -out server.pem
+  tls_files "$TLS_DIR" "the SSL listener's certificate" "topicsnap test CA" \
     openssl pkcs12 -export -in server.pem -inkey server.key -certfile ca.pem \
-      -name kafka -out server.p12 -passout "pass:$TLS_PASS"
-  ) >"$tmp.log" 2>&1; then
-    cat "$tmp.log" >&2
-    rm -rf "$tmp" "$tmp.log"
-    die "could not make the SSL listener's certificate"
-  fi
-  rm -rf "$TLS_DIR" "$tmp.log"
-  mv "$tmp" "$TLS_DIR"
-  log "made a throwaway CA and server certificate in $TLS_DIR"
+    -name kafka -out server.p12 -passout "pass:$TLS_PASS"
 }
 
 # ---------------------------------------------------------------- stop

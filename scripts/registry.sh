@@ -127,34 +127,9 @@ api_ready() {
     curl -sf -o /dev/null --cacert "$TLS_DIR/ca.pem" "https://$HOST:$SSL_PORT/apis/ccompat/v7/subjects"
 }
 
-# make_tls writes a throwaway CA and the HTTPS certificate (EC P-256, ten
-# years, SAN IP:127.0.0.1 and DNS:localhost) into TLS_DIR, as scripts/kafka.sh
-# does for the broker's SSL listener. Files appear whole or not at all.
-make_tls() {
-  command -v openssl >/dev/null || die "openssl is required for the registry's HTTPS certificate (e.g. sudo apt-get install -y openssl)"
-  local tmp="$TLS_DIR.tmp.$$"
-  rm -rf "$tmp"
-  mkdir -p "$tmp"
-  if ! (
-    set -e
-    cd "$tmp"
-    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-      -keyout ca.key -out ca.pem -days 3650 -subj "/CN=topicsnap registry test CA"
-    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
-      -keyout server.key -out server.csr -subj "/CN=localhost"
-    printf '%s\n' "subjectAltName=IP:$HOST,DNS:localhost" "basicConstraints=CA:FALSE" \
-      "keyUsage=digitalSignature" "extendedKeyUsage=serverAuth" >server.ext
-    openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -set_serial "0x$(openssl rand -hex 8)" \
-      -days 3650 -extfile server.ext -out server.pem
-  ) >"$tmp.log" 2>&1; then
-    cat "$tmp.log" >&2
-    rm -rf "$tmp" "$tmp.log"
-    die "could not make the registry's HTTPS certificate"
-  fi
-  rm -rf "$TLS_DIR" "$tmp.log"
-  mv "$tmp" "$TLS_DIR"
-  log "made a throwaway CA and server certificate in $TLS_DIR"
-}
+# make_tls writes a throwaway CA and the HTTPS certificate into TLS_DIR
+# (tls_files), as scripts/kafka.sh does for the broker's SSL listener.
+make_tls() { tls_files "$TLS_DIR" "the registry's HTTPS certificate" "topicsnap registry test CA"; }
 
 print_env() {
   echo "SCHEMA_REGISTRY_URL=http://$HOST:$PORT/apis/ccompat/v7"
