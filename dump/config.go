@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/magiconair/properties"
+	"github.com/topicsnap/topicsnap/internal/suggest"
 	"github.com/topicsnap/topicsnap/schemas"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
@@ -150,7 +151,7 @@ func parseProperties(path, text string) (map[string]string, error) {
 			}
 			continue
 		}
-		if s := closest(k, slices.Concat(knownKeys, ignoredKeys, registryKeys)); s != "" {
+		if s := suggest.Closest(k, slices.Concat(knownKeys, ignoredKeys, registryKeys)); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		bad = append(bad, msg)
@@ -320,41 +321,6 @@ func (s *settings) clientOpts(dialTimeout time.Duration) ([]kgo.Opt, error) {
 		opts = append(opts, kgo.SASL(m))
 	}
 	return opts, nil
-}
-
-// closest returns the candidate nearest to s by edit distance, if it is
-// near enough to be a likely typo.
-func closest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		if d := levenshtein(strings.ToLower(s), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= max(2, len(s)/3) {
-		return best
-	}
-	return ""
-}
-
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // registryKeys are the Schema Registry settings of Confluent's clients.

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/suggest"
 	"github.com/topicsnap/topicsnap/schemas"
 )
 
@@ -285,7 +286,7 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 				return nil, nil, &AuthzError{Principal: who, Action: fmt.Sprintf("describe topic %q", n), Topic: n, Ops: "DESCRIBE and READ", Err: err}
 			}
 			msg := fmt.Sprintf("topic %q does not exist on the cluster", n)
-			if c := closest(n, all.Names()); c != "" {
+			if c := suggest.Closest(n, all.Names()); c != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", c)
 			}
 			return nil, nil, fmt.Errorf("%w: %s", ErrUnknownTopic, msg)

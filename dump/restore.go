@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/suggest"
 )
 
 // Errors of a restore a caller can tell apart with errors.Is.
@@ -329,7 +330,7 @@ func readSource(dir *catalog.Dir, topic string) (*source, error) {
 	if len(tm.Manifests) == 0 {
 		msg := fmt.Sprintf("%s holds no snapshot of topic %q", dir.Path, topic)
 		if names, _ := dir.Topics(); len(names) > 0 {
-			if c := closest(topic, names); c != "" {
+			if c := suggest.Closest(topic, names); c != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", c)
 			} else {
 				msg += fmt.Sprintf(" (it holds %s)", strings.Join(names, ", "))

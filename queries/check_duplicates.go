@@ -51,13 +51,16 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		charts = append(charts, c)
 	}
 	first := rows[0]
-	records, distinct, dupIDs, extra := asInt(first.Get("records")), asInt(first.Get("distinct_ids")), asInt(first.Get("duplicate_ids")), asInt(first.Get("extra_copies"))
+	records, without := asInt(first.Get("records")), asInt(first.Get("without_id"))
+	distinct, dupIDs, extra := asInt(first.Get("distinct_ids")), asInt(first.Get("duplicate_ids")), asInt(first.Get("extra_copies"))
+	withID := records - without
 	share := 0.0
-	if records > 0 {
-		share = round4(float64(extra) / float64(records))
+	if withID > 0 {
+		share = round4(float64(extra) / float64(withID))
 	}
 	r := &Report{Summary: NewRow(), Charts: charts}
-	r.Summary.Set("records", records).Set("distinct_ids", distinct).Set("duplicate_ids", dupIDs).Set("extra_copies", extra).Set("duplicate_share", share)
+	r.Summary.Set("records", records).Set("records_without_id", without).Set("distinct_ids", distinct).
+		Set("duplicate_ids", dupIDs).Set("extra_copies", extra).Set("duplicate_share", share)
 	for _, x := range rows {
 		if x.Get("first_offset") == nil {
 			continue // no example: the counts alone
@@ -83,11 +86,25 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 			r.Rows = append(r.Rows, b)
 		}
 	}
-	if dupIDs == 0 {
+	// A record without an id (the expression is NULL) is not judged: it is
+	// no copy of another, and the check does not know whether it is one.
+	noID := ""
+	if without > 0 {
+		noID = fmt.Sprintf("%s no id (%s is NULL), not judged", plural(without, "record has", "records have"), o.ID)
+	}
+	switch {
+	case withID == 0 && without > 0:
+		r.Status, r.Message = StatusWarn, fmt.Sprintf("no record has an id: %s is NULL on all %d records, so nothing is judged (is --id the field the values carry?)", o.ID, records)
+	case dupIDs == 0 && without > 0:
+		r.Status, r.Message = StatusWarn, fmt.Sprintf("no id occurs twice among the %d records with one; %s", withID, noID)
+	case dupIDs == 0:
 		r.Status, r.Message = StatusOK, fmt.Sprintf("no id occurs twice among %d records", records)
-	} else {
+	default:
 		r.Status = StatusWarn
-		r.Message = fmt.Sprintf("%s more than once: %s, %.1f%% of %d records", plural(dupIDs, "id occurs", "ids occur"), plural(extra, "extra copy", "extra copies"), share*100, records)
+		r.Message = fmt.Sprintf("%s more than once: %s, %.1f%% of %d records", plural(dupIDs, "id occurs", "ids occur"), plural(extra, "extra copy", "extra copies"), share*100, withID)
+		if without > 0 {
+			r.Message += " with an id; " + noID
+		}
 	}
 	return r, nil
 }

@@ -2,6 +2,7 @@ package queries
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/suggest"
 )
 
 // A check is one unit: a descriptor (a Check, registered from the check's
@@ -277,6 +279,51 @@ const StatusSkipped = "skipped"
 // ErrBadCheck marks a check name or option that cannot be used.
 var ErrBadCheck = fmt.Errorf("bad check")
 
+// ErrUnknownTopic marks a topic the snapshot folder holds no snapshot of
+// (UnknownTopicError).
+var ErrUnknownTopic = errors.New("unknown topic")
+
+// UnknownTopicError is a topic the snapshot folder holds no snapshot of,
+// with the likely intended one (a near spelling), or what the folder holds
+// when it holds few.
+type UnknownTopicError struct {
+	Topic, Dir string
+	Suggest    string   // the topic nearest by spelling, or ""
+	Known      []string // every topic, when there are at most 10 and none is near
+}
+
+func (e *UnknownTopicError) Error() string {
+	s := fmt.Sprintf("topic %q has no snapshot in %s", e.Topic, e.Dir)
+	switch {
+	case e.Suggest != "":
+		s += fmt.Sprintf(" (did you mean %q?)", e.Suggest)
+	case len(e.Known) > 0:
+		s += " (it holds " + strings.Join(e.Known, ", ") + ")"
+	default:
+		s += " (topicsnap ls lists what is there)"
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrUnknownTopic) and, since a check cannot run
+// on it, errors.Is(err, ErrBadCheck) hold.
+func (e *UnknownTopicError) Is(target error) bool {
+	return target == ErrUnknownTopic || target == ErrBadCheck
+}
+
+// unknownTopic is the error for a topic the engine has no view of.
+func (e *Engine) unknownTopic(name string) error {
+	var names []string
+	for _, t := range e.Topics() {
+		names = append(names, t.Name)
+	}
+	u := &UnknownTopicError{Topic: name, Dir: e.dir.Path, Suggest: suggest.Closest(name, names)}
+	if u.Suggest == "" && len(names) > 0 && len(names) <= 10 {
+		u.Known = names
+	}
+	return u
+}
+
 // RunCheck runs one check against a topic.
 func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Report, error) {
 	c, ok := checks[name]
@@ -285,7 +332,7 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	}
 	t, ok := e.Topic(o.Topic)
 	if !ok {
-		return nil, fmt.Errorf("%w: topic %q has no snapshot in %s (topicsnap ls lists what is there)", ErrBadCheck, o.Topic, e.dir.Path)
+		return nil, e.unknownTopic(o.Topic)
 	}
 	if err := o.validate(); err != nil {
 		return nil, err

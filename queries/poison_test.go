@@ -59,8 +59,10 @@ func TestPoisonValuesKeepTheStructure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.Summary.Get("duplicate_ids"); asInt(got) != 2 { // "a" twice; NULL three times
-		t.Errorf("duplicate ids on small: %v", got)
+	// "a" twice; oops, the empty value and the tombstone have no id: not
+	// copies of each other, counted apart.
+	if got := fmt.Sprint(r.Summary.Get("duplicate_ids"), r.Summary.Get("records_without_id")); got != "1 3" {
+		t.Errorf("duplicate ids, records without id on small: %v, want 1 3", got)
 	}
 	v, err := e.RunCheck(context.Background(), "values", CheckOptions{Topic: "small"})
 	if err != nil {

@@ -147,9 +147,17 @@ var driverNoise = regexp.MustCompile(`^(?:duckdb: )?(?:[A-Za-z]+ Error: )?`)
 
 // SQLError is DuckDB's message without the driver's wrapping, and a hint
 // when the mistake is a known one (Hint, or "").
-type SQLError struct{ Msg, Hint string }
+type SQLError struct {
+	Msg, Hint string
+	// UnknownTable: the query names a table (a topic's view) that does not
+	// exist; DuckDB's message says so and offers the nearest name.
+	UnknownTable bool
+}
 
 func (e *SQLError) Error() string { return e.Msg }
+
+// UnknownTableHint is the fix for a table that does not exist.
+const UnknownTableHint = `topicsnap ls --dir DIR lists the topics; each is a view named after it, and a name with '-' or '.' is quoted ("app-events")`
 
 // CleanError strips driver noise from a DuckDB error.
 func CleanError(err error) error {
@@ -158,7 +166,13 @@ func CleanError(err error) error {
 	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.TrimPrefix(msg, "duckdb: ")
-	return &SQLError{Msg: msg, Hint: sqlHint(msg)}
+	se := &SQLError{Msg: msg, Hint: sqlHint(msg)}
+	// DuckDB's catalog errors are one type for every kind of name (tables,
+	// functions, types, schemas); its message tells a table apart.
+	if isCatalogError(err) && strings.Contains(msg, "Table with name ") {
+		se.UnknownTable, se.Hint = true, UnknownTableHint
+	}
+	return se
 }
 
 // bareOffset is the column offset written without quotes in the query

@@ -144,8 +144,12 @@ func classify(err error, cmdPath string) (int, string) {
 	switch {
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed, ""
+	case errors.As(err, &se) && se.UnknownTable:
+		return exitUnknownTopic, se.Hint
 	case errors.As(err, &se):
 		return exitError, se.Hint
+	case errors.Is(err, queries.ErrUnknownTopic):
+		return exitUnknownTopic, "topicsnap ls --dir DIR lists the topics the snapshot folder holds"
 	case errors.As(err, new(*spark.Error)):
 		return exitError, ""
 	case errors.Is(err, spark.ErrUnreachable):

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 // tree lists every path under dir, to tell that a command left it as it was.
@@ -180,6 +181,38 @@ func TestLsAndVerifyNameADamagedPartitionAndListTheRest(t *testing.T) {
 	code, out, errs = cli(t, "catalog", "verify", "--dir", dir)
 	if code != exitBadFolder || !strings.Contains(out, bad+": topic orders partition 1: manifest damaged") || !strings.Contains(out, "2 files checked, 1 problems") {
 		t.Errorf("verify: exit %d %q %q", code, out, errs)
+	}
+}
+
+// TestUnknownTopicIsExitFourWithDidYouMean: a topic the folder does not
+// hold is exit 4 on check, sql and check all, named, with the near spelling
+// or the topics it holds, and a Try: that lists them.
+func TestUnknownTopicIsExitFourWithDidYouMean(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args     []string
+		err, try string // substrings of the Error: and Try: lines
+	}{
+		{[]string{"check", "gaps", "--dir", dir, "--topic", "app_event"}, `topic "app_event" has no snapshot in ` + dir + ` (did you mean "app_events"?)`, "topicsnap ls --dir DIR"},
+		{[]string{"check", "all", "--dir", dir, "--topic", "App_Events"}, `(did you mean "app_events"?)`, "topicsnap ls --dir DIR"},
+		{[]string{"check", "gaps", "--dir", dir, "--topic", "payments"}, `topic "payments" has no snapshot in ` + dir + ` (it holds app_events)`, "topicsnap ls --dir DIR"},
+		{[]string{"sql", "--dir", dir, "-c", "SELECT count(*) FROM app_event"}, `Did you mean "app_events"`, "topicsnap ls --dir DIR lists the topics"},
+		{[]string{"sql", "--dir", dir, "-c", "SELECT 1; SELECT * FROM nope"}, `Table with name nope does not exist`, "topicsnap ls --dir DIR lists the topics"},
+	}
+	for _, c := range cases {
+		code, _, errs := cli(t, c.args...)
+		e, try := errorLines(errs)
+		if code != exitUnknownTopic || e == "" || !strings.Contains(errs, c.err) || !strings.Contains(try, c.try) {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q and Try: %q", c.args, code, errs, exitUnknownTopic, c.err, c.try)
+		}
+	}
+	// Not every catalog error is an unknown topic: a function is not.
+	code, _, errs := cli(t, "sql", "--dir", dir, "-c", "SELECT nosuchfn(1)")
+	if code != exitError || strings.Contains(errs, "topicsnap ls") {
+		t.Errorf("unknown function: exit %d, stderr %q; want %d without the topic hint", code, errs, exitError)
 	}
 }
 

@@ -96,7 +96,7 @@ func TestUsageErrorsAndExitCodes(t *testing.T) {
 		{[]string{"dump", "--brokers", "127.0.0.1:1", "--topic", "x", "--dir", dir, "--timeout", "300ms"}, exitUnreachable, "127.0.0.1:1"},
 		{[]string{"sql", "--dir", dir, "-c", "SELECT 1", "--format", "xml"}, exitError, "--format"},
 		{[]string{"check", "gaps", "--dir", dir}, exitError, "--topic"},
-		{[]string{"check", "gaps", "--dir", dir, "--topic", "nope"}, exitError, "no snapshot"},
+		{[]string{"check", "gaps", "--dir", dir, "--topic", "nope"}, exitUnknownTopic, "no snapshot"},
 		{[]string{"check", "freshness", "--dir", dir, "--topic", "nope", "--silence", "soon"}, exitError, "--silence"},
 		{[]string{"nosuchcommand"}, exitError, "unknown command"},
 	}

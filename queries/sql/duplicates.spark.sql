@@ -3,7 +3,8 @@
 --          copy are joined back (no list/unnest), LEFT SEMI/ANTI spelled out,
 --          no MATERIALIZED hint (Spark plans the CTE once per use). The
 --          default id (RowID: a STRUCT of the key and value bytes) is shown
---          as DuckDB's text of its row of two BLOBs (tsnap_row_text).
+--          as DuckDB's text of its row of two BLOBs (tsnap_row_text). A
+--          NULL id is no id (without_id), never a copy, as in DuckDB's.
 -- params: ID the id expression over the topic view T; $1 examples.
 -- returns: one row per example (at least one row: the counts repeat on each).
 WITH d AS (
@@ -12,9 +13,10 @@ WITH d AS (
   SELECT id, count(*) AS copies FROM d GROUP BY id
 ), a AS (
   SELECT coalesce(sum(copies), 0) AS records,
-         count(*) AS distinct_ids,
-         count(*) FILTER (WHERE copies > 1) AS duplicate_ids,
-         coalesce(sum(copies - 1), 0) AS extra_copies
+         coalesce(sum(copies) FILTER (WHERE id IS NULL), 0) AS without_id,
+         count(*) FILTER (WHERE id IS NOT NULL) AS distinct_ids,
+         count(*) FILTER (WHERE id IS NOT NULL AND copies > 1) AS duplicate_ids,
+         coalesce(sum(copies - 1) FILTER (WHERE id IS NOT NULL), 0) AS extra_copies
   FROM g
 ), c AS (
   SELECT d.id, d."partition", d."offset", d."timestamp", g.copies,
@@ -29,6 +31,6 @@ WITH d AS (
   ORDER BY x."partition", x."offset"
   LIMIT $1
 )
-SELECT a.records, a.distinct_ids, a.duplicate_ids, a.extra_copies, e.*
+SELECT a.records, a.without_id, a.distinct_ids, a.duplicate_ids, a.extra_copies, e.*
 FROM a LEFT JOIN e ON true
 ORDER BY e.first_partition NULLS LAST, e.first_offset NULLS LAST

@@ -7,17 +7,20 @@
 --          list of duplicated ids (small unless the topic is mostly copies);
 --          only the records of those ids are ranked for the examples, so no
 --          per-id table of every distinct id is ever materialized or joined.
---          A NULL id counts as an id (IS NOT DISTINCT FROM).
+--          A record whose id is NULL (the field is missing, the value
+--          did not parse, a tombstone) has no id: it is counted apart
+--          (without_id) and is never a copy of another.
 -- params: ID the id expression over the topic view T; $1 examples.
 -- returns: one row per example (at least one row: the counts repeat on each).
 WITH d AS MATERIALIZED (
   SELECT ({{.ID}}) AS id, "partition", "offset", "timestamp" FROM {{.T}}
 ), a AS MATERIALIZED (
   SELECT coalesce(sum(copies), 0) AS records,
-         count(*) AS distinct_ids,
-         count(*) FILTER (WHERE copies > 1) AS duplicate_ids,
-         coalesce(sum(copies - 1), 0) AS extra_copies,
-         list(id) FILTER (WHERE copies > 1) AS dup_ids
+         coalesce(sum(copies) FILTER (WHERE id IS NULL), 0) AS without_id,
+         count(*) FILTER (WHERE id IS NOT NULL) AS distinct_ids,
+         count(*) FILTER (WHERE id IS NOT NULL AND copies > 1) AS duplicate_ids,
+         coalesce(sum(copies - 1) FILTER (WHERE id IS NOT NULL), 0) AS extra_copies,
+         list(id) FILTER (WHERE id IS NOT NULL AND copies > 1) AS dup_ids
   FROM (SELECT id, count(*) AS copies FROM d GROUP BY id)
 ), dup AS (
   SELECT unnest(dup_ids) AS id FROM a
@@ -35,6 +38,6 @@ WITH d AS MATERIALIZED (
   ORDER BY x."partition", x."offset"
   LIMIT $1
 )
-SELECT a.records, a.distinct_ids, a.duplicate_ids, a.extra_copies, e.*
+SELECT a.records, a.without_id, a.distinct_ids, a.duplicate_ids, a.extra_copies, e.*
 FROM a LEFT JOIN e ON true
 ORDER BY e.first_partition, e.first_offset

@@ -1,9 +1,12 @@
 -- name: duplicates_by
 -- summary: records and distinct ids per value of the --by expression (the
 --          seed: 4,885 order_completed tickets describe 4,869 orders).
+--          A record whose id is NULL has no id (without_id): it is no
+--          copy, as in duplicates.sql.
 -- params: ID the id expression, By the breakdown expression.
-SELECT ({{.By}})::VARCHAR AS "by", count(*) AS records, count(DISTINCT ({{.ID}})) AS distinct_ids,
-       count(*) - count(DISTINCT ({{.ID}})) AS extra_copies
+SELECT ({{.By}})::VARCHAR AS "by", count(*) AS records, count(*) - count(({{.ID}})) AS without_id,
+       count(DISTINCT ({{.ID}})) AS distinct_ids,
+       count(({{.ID}})) - count(DISTINCT ({{.ID}})) AS extra_copies
 FROM {{.T}}
 GROUP BY 1
 ORDER BY records DESC, 1

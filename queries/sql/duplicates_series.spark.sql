@@ -6,7 +6,7 @@
 WITH d AS (
   SELECT "timestamp" AS ts,
          row_number() OVER (PARTITION BY ({{.ID}}) ORDER BY "timestamp", "partition", "offset") AS rn
-  FROM {{.T}}
+  FROM {{.T}} WHERE ({{.ID}}) IS NOT NULL
 )
 SELECT 'duplicates' AS series, timestamp_seconds(floor((unix_seconds(ts) - 946857600L) / $1) * $1 + 946857600L) AS t,
        CAST(count(*) FILTER (WHERE rn > 1) AS DOUBLE) AS v
