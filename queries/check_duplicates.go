@@ -55,12 +55,14 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	distinct, dupIDs, extra := asInt(first.Get("distinct_ids")), asInt(first.Get("duplicate_ids")), asInt(first.Get("extra_copies"))
 	withID := records - without
 	share := 0.0
+	var shareV any // no record with an id: no share to speak of
 	if withID > 0 {
 		share = round4(float64(extra) / float64(withID))
+		shareV = share
 	}
 	r := &Report{Summary: NewRow(), Charts: charts}
 	r.Summary.Set("records", records).Set("records_without_id", without).Set("distinct_ids", distinct).
-		Set("duplicate_ids", dupIDs).Set("extra_copies", extra).Set("duplicate_share", share)
+		Set("duplicate_ids", dupIDs).Set("extra_copies", extra).Set("duplicate_share", shareV)
 	for _, x := range rows {
 		if x.Get("first_offset") == nil {
 			continue // no example: the counts alone

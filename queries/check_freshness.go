@@ -32,6 +32,12 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 		parts[i].Set("kind", "partition")
 		maxStale = math.Max(maxStale, asFloat(parts[i].Get("staleness_seconds")))
 	}
+	// A partition that holds no record has no newest record: listed with
+	// nothing invented, named, and not judged.
+	parts, empty, err := withEmptyPartitions(ctx, e, o.Topic, parts)
+	if err != nil {
+		return nil, err
+	}
 	sil, err := e.run(ctx, "freshness_silence", d, silence, o.Limit)
 	if err != nil {
 		return nil, err
@@ -91,9 +97,16 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 			staleParts = append(staleParts, fmt.Sprint(p.Get("partition")))
 		}
 	}
-	r.Summary.Set("max_staleness_seconds", maxStale).Set("stale_partitions", int64(len(staleParts))).
-		Set("silent_stretches", stretches).Set("late_records", late)
+	var maxStaleV any = maxStale
+	if len(parts) == len(empty) {
+		maxStaleV = nil // no record anywhere: no staleness to speak of
+	}
+	r.Summary.Set("max_staleness_seconds", maxStaleV).Set("stale_partitions", int64(len(staleParts))).
+		Set("empty_partitions", int64(len(empty))).Set("silent_stretches", stretches).Set("late_records", late)
 	var notes []string
+	if len(empty) > 0 && len(empty) < len(parts) {
+		notes = append(notes, fmt.Sprintf("%s no records (%s), not judged", plural(int64(len(empty)), "partition holds", "partitions hold"), spans(empty)))
+	}
 	if len(staleParts) > 0 {
 		notes = append(notes, fmt.Sprintf("stale: the newest record is %s older than the cut (over %s) on %s %s",
 			humanSeconds(maxStale), humanSeconds(stale), plural(int64(len(staleParts)), "partition", "partitions"), strings.Join(staleParts, ", ")))
@@ -111,4 +124,58 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 		r.Status, r.Message = StatusOK, fmt.Sprintf("no silent stretch over %s; the newest record of each partition is at most %s older than the cut (stale past %s)", humanSeconds(silence), humanSeconds(maxStale), humanSeconds(stale))
 	}
 	return r, nil
+}
+
+// withEmptyPartitions adds to rows (one per partition that holds records,
+// by partition) a row for each partition the catalog knows that holds none,
+// with records 0 and no newest time or staleness; it returns the rows in
+// partition order and the empty partitions' numbers.
+func withEmptyPartitions(ctx context.Context, e *Engine, topic string, rows []Row) ([]Row, []int64, error) {
+	all, err := e.run(ctx, "topic_partitions", sqlData{}, topic)
+	if err != nil {
+		return nil, nil, err
+	}
+	have := make(map[int64]Row, len(rows))
+	for _, r := range rows {
+		have[asInt(r.Get("partition"))] = r
+	}
+	var out []Row
+	var empty []int64
+	for _, p := range all {
+		n := asInt(p.Get("partition"))
+		if r, ok := have[n]; ok {
+			out = append(out, r)
+			delete(have, n)
+			continue
+		}
+		empty = append(empty, n)
+		out = append(out, *NewRow().Set("partition", n).Set("records", int64(0)).Set("newest", nil).Set("staleness_seconds", nil).Set("kind", "partition"))
+	}
+	for _, r := range rows { // a partition with records the catalog list lacks: kept, never dropped
+		if _, ok := have[asInt(r.Get("partition"))]; ok {
+			out = append(out, r)
+		}
+	}
+	return out, empty, nil
+}
+
+// spans writes sorted numbers as runs: 0-2, 4, 6-23.
+func spans(ns []int64) string {
+	var b strings.Builder
+	for i := 0; i < len(ns); {
+		j := i
+		for j+1 < len(ns) && ns[j+1] == ns[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		if j > i {
+			fmt.Fprintf(&b, "%d-%d", ns[i], ns[j])
+		} else {
+			fmt.Fprintf(&b, "%d", ns[i])
+		}
+		i = j + 1
+	}
+	return b.String()
 }

@@ -110,11 +110,13 @@ func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 	sort.Slice(missing, func(i, j int) bool { return fmt.Sprint(missing[i].Get("key")) < fmt.Sprint(missing[j].Get("key")) })
 	nMissing := expected - matched
 	share := 0.0
+	var shareV any // no key expected: no share to speak of
 	if expected > 0 {
 		share = round4(float64(nMissing) / float64(expected))
+		shareV = share
 	}
 	r := &Report{Summary: NewRow()}
-	r.Summary.Set("expected", expected).Set("matched", matched).Set("missing", nMissing).Set("missing_share", share)
+	r.Summary.Set("expected", expected).Set("matched", matched).Set("missing", nMissing).Set("missing_share", shareV)
 	if o.By != "" {
 		var bys []string
 		for b := range byCount {

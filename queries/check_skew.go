@@ -65,7 +65,11 @@ func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		if asInt(p.Get("records")) == 0 {
 			emptyN++
 		}
-		p.Set("share", round4(share)).Set("fair_share", round4(fair)).Set("hot", isHot).Set("kind", "partition")
+		var shareV any = round4(share)
+		if total == 0 {
+			shareV = nil // a share of no records is not 0%: there is none
+		}
+		p.Set("share", shareV).Set("fair_share", round4(fair)).Set("hot", isHot).Set("kind", "partition")
 	}
 	if n == 0 {
 		minS = 0
@@ -79,8 +83,12 @@ func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		keyCount = asInt(keys[0].Get("keys"))
 	}
 	r := &Report{Summary: NewRow(), Rows: parts}
-	r.Summary.Set("partitions", n).Set("records", total).Set("fair_share", round4(fair)).Set("max_share", round4(maxS)).
-		Set("min_share", round4(minS)).Set("hot_partitions", hotN).Set("empty_partitions", emptyN).Set("keys", keyCount)
+	var maxV, minV any = round4(maxS), round4(minS)
+	if total == 0 {
+		maxV, minV = nil, nil
+	}
+	r.Summary.Set("partitions", n).Set("records", total).Set("fair_share", round4(fair)).Set("max_share", maxV).
+		Set("min_share", minV).Set("hot_partitions", hotN).Set("empty_partitions", emptyN).Set("keys", keyCount)
 	var top []Row
 	for _, k := range keys {
 		row := NewRow().Set("kind", "top_key").Set("key", k.Get("key")).Set("records", k.Get("records")).Set("share", round4(asFloat(k.Get("share"))))

@@ -131,6 +131,67 @@ func TestEmptyTopicIsNeverOK(t *testing.T) {
 		if r.Status != StatusWarn || !strings.Contains(r.Message, "no records") {
 			t.Errorf("%s on an empty topic: %s: %s", name, r.Status, r.Message)
 		}
+		// No share or staleness is invented: of no records there is none
+		// (the fair share is the partitions', and stays).
+		for _, k := range r.Summary.Keys {
+			if (strings.HasSuffix(k, "_share") && k != "fair_share" || k == "max_staleness_seconds") && r.Summary.Get(k) != nil {
+				t.Errorf("%s on an empty topic: %s = %v, want null", name, k, r.Summary.Get(k))
+			}
+		}
+		for _, row := range r.Rows {
+			if v := row.Get("share"); v != nil {
+				t.Errorf("%s on an empty topic: a row's share = %v, want null", name, v)
+			}
+		}
+	}
+}
+
+func TestSpans(t *testing.T) {
+	for _, c := range []struct {
+		in   []int64
+		want string
+	}{{[]int64{1}, "1"}, {[]int64{0, 1, 2, 4, 6, 7}, "0-2, 4, 6-7"}, {nil, ""}} {
+		if got := spans(c.in); got != c.want {
+			t.Errorf("spans(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestFreshnessNamesAPartitionThatHoldsNothing: a partition with no record
+// has no newest record: it is listed with nothing invented, named, and the
+// verdict is not ok ("the newest record of each partition" would be false).
+func TestFreshnessNamesAPartitionThatHoldsNothing(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UnixMilli()
+	writePartition(t, d, "t", 0, "s1", 2, []catalog.Row{{Partition: 0, Offset: 0, Timestamp: now}, {Partition: 0, Offset: 1, Timestamp: now}})
+	writePartition(t, d, "t", 1, "s1", 0, nil)
+	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "t", PartitionCount: 2, AsOf: time.Now().UTC()}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(context.Background(), "freshness", CheckOptions{Topic: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusWarn || !strings.Contains(r.Message, "1 partition holds no records (1), not judged") || r.Summary.Get("empty_partitions") != int64(1) {
+		t.Fatalf("%s %q %v", r.Status, r.Message, r.Summary.Vals)
+	}
+	var got []string
+	for _, row := range r.Rows {
+		if row.Get("kind") == "partition" {
+			got = append(got, fmt.Sprint(row.Get("partition"), ":", row.Get("records"), ":", row.Get("staleness_seconds") == nil))
+		}
+	}
+	if fmt.Sprint(got) != "[0:2:false 1:0:true]" {
+		t.Fatalf("partition rows %v, want partition 1 with 0 records and no staleness", got)
 	}
 }
 
