@@ -614,7 +614,7 @@ func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t 
 			continue
 		}
 		var at int64
-		err := catalog.ScanDataFile(ctx, dir.FilePath(m.TP(), f.Name), 4096, func(rows []catalog.Row) error {
+		err := catalog.ScanDataFileColumns(ctx, dir.FilePath(m.TP(), f.Name), 4096, restoreColumns, func(rows []catalog.Row) error {
 			for i := range rows {
 				if !rows[i].Control && rows[i].Timestamp >= ms { // a marker has the time it was written
 					at = rows[i].Offset
@@ -633,6 +633,13 @@ func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t 
 	return m.NextOffset, nil
 }
 
+// restoreColumns are the columns of a data file restore reads: what a
+// produced record is made of (partition, key, value, headers, timestamp)
+// and what decides whether it is produced (offset, is_control, txn_state,
+// producer_id for catalog.Committed). The others (decoded values, epochs,
+// schema ids, ...) are not read at all.
+var restoreColumns = []string{"partition", "offset", "timestamp", "key", "value", "headers", "producer_id", "is_control", "txn_state"}
+
 // scanPlan reads the partition's planned range and calls emit with each
 // batch of records to produce and the next source offset after it. It
 // counts what it leaves out, and stops at a transaction still open.
@@ -646,7 +653,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 		if f.LastOffset < p.From || f.FirstOffset >= p.Until {
 			continue
 		}
-		err := catalog.ScanDataFile(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, func(rows []catalog.Row) error {
+		err := catalog.ScanDataFileColumns(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, restoreColumns, func(rows []catalog.Row) error {
 			recs := make([]*kgo.Record, 0, len(rows))
 			next := int64(-1)
 			for i := range rows {
