@@ -61,6 +61,11 @@ type RestoreOptions struct {
 	// TxnInterval (default 1s), whichever comes first.
 	TxnRecords  int
 	TxnInterval time.Duration
+	// Compression of the produced batches: lz4 (the default, when empty),
+	// none, snappy, zstd or gzip. The broker stores a batch as it comes
+	// (unless the target's compression.type names another codec), so none
+	// costs the least CPU and the most network and disk.
+	Compression string
 	// Progress, if set, is told of records as their transaction commits
 	// (by target partition); it must be safe for concurrent use.
 	Progress Progress
@@ -173,6 +178,10 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 	if !catalog.ValidTopicName(opts.ToTopic) {
 		return sum, fmt.Errorf("%w: --to-topic %q is not a valid topic name", ErrBadOption, opts.ToTopic)
 	}
+	codec, err := restoreCodec(opts.Compression)
+	if err != nil {
+		return sum, err
+	}
 	parts, err := parsePartitions(opts.Partitions)
 	if err != nil {
 		return sum, err
@@ -251,7 +260,7 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 			kgo.TransactionalID(RestoreID(opts.ToTopic)),
 			kgo.TransactionTimeout(60*time.Second),
 			kgo.RecordPartitioner(kgo.ManualPartitioner()),
-			kgo.ProducerBatchCompression(kgo.Lz4Compression(), kgo.NoCompression()),
+			codec,
 			kgo.ProducerLinger(5*time.Millisecond),
 			kgo.MaxBufferedRecords(64*1024),
 			kgo.MaxBufferedBytes(64<<20),
@@ -309,6 +318,26 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// restoreCodec is the producer's compression option of --compression.
+func restoreCodec(name string) (kgo.Opt, error) {
+	var c kgo.CompressionCodec
+	switch name {
+	case "", "lz4":
+		c = kgo.Lz4Compression()
+	case "none":
+		c = kgo.NoCompression()
+	case "snappy":
+		c = kgo.SnappyCompression()
+	case "zstd":
+		c = kgo.ZstdCompression()
+	case "gzip":
+		c = kgo.GzipCompression()
+	default:
+		return nil, fmt.Errorf("%w: --compression %q: use lz4, none, snappy, zstd or gzip", ErrBadOption, name)
+	}
+	return kgo.ProducerBatchCompression(c, kgo.NoCompression()), nil
 }
 
 // source is what the snapshot folder knows of the topic to restore.
