@@ -61,12 +61,10 @@ type RestoreOptions struct {
 	// TxnInterval (default 1s), whichever comes first.
 	TxnRecords  int
 	TxnInterval time.Duration
-	// Compression of the produced batches: snappy (the default, when
-	// empty), lz4, none, zstd or gzip. The broker stores a batch as it
-	// comes (unless the target's compression.type names another codec).
-	// Snappy stores JSON events about as small as lz4 for less of the
-	// client's CPU; none costs the least CPU and the most network and disk
-	// (BENCHMARKS.md, Restore).
+	// Compression of the produced batches: lz4 (the default, when empty),
+	// none, snappy, zstd or gzip. The broker stores a batch as it comes
+	// (unless the target's compression.type names another codec), so none
+	// costs the least CPU and the most network and disk.
 	Compression string
 	// Progress, if set, is told of records as their transaction commits
 	// (by target partition); it must be safe for concurrent use.
@@ -326,18 +324,18 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 func restoreCodec(name string) (kgo.Opt, error) {
 	var c kgo.CompressionCodec
 	switch name {
-	case "", "snappy":
-		c = kgo.SnappyCompression()
-	case "lz4":
+	case "", "lz4":
 		c = kgo.Lz4Compression()
 	case "none":
 		c = kgo.NoCompression()
+	case "snappy":
+		c = kgo.SnappyCompression()
 	case "zstd":
 		c = kgo.ZstdCompression()
 	case "gzip":
 		c = kgo.GzipCompression()
 	default:
-		return nil, fmt.Errorf("%w: --compression %q: use snappy, lz4, none, zstd or gzip", ErrBadOption, name)
+		return nil, fmt.Errorf("%w: --compression %q: use lz4, none, snappy, zstd or gzip", ErrBadOption, name)
 	}
 	return kgo.ProducerBatchCompression(c, kgo.NoCompression()), nil
 }

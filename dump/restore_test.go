@@ -254,8 +254,8 @@ func TestRestoreCompressions(t *testing.T) {
 	brokers := testCluster(t)
 	topic, dir := sourceWithEverything(t, brokers, nil)
 	want := committedRecords(t, dir, topic)
-	for _, c := range []string{"none", "lz4", "zstd", "gzip", "snappy", ""} {
-		target := topic + "-" + c + "x"
+	for _, c := range []string{"none", "snappy", "zstd", "gzip", "lz4"} {
+		target := topic + "-" + c
 		s := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) { o.Compression = c })
 		if s.Records != 3007 {
 			t.Fatalf("%s: summary %+v", c, s)
