@@ -53,11 +53,16 @@ type rowLeaves struct {
 
 // openRowLeaves opens the cursors of a row group; bufs (one per leaf,
 // kept by the caller) lets the value buffers of one group serve the next.
-func openRowLeaves(s *parquet.Schema, rg parquet.RowGroup, bufs [][]parquet.Value) *rowLeaves {
+// A leaf not in want (nil: every leaf) is read as a column the file lacks:
+// its pages are never read.
+func openRowLeaves(s *parquet.Schema, rg parquet.RowGroup, bufs [][]parquet.Value, want []bool) *rowLeaves {
 	chunks := rg.ColumnChunks()
 	c := make([]*leafCursor, len(rowLeafPaths))
 	for i, p := range rowLeafPaths {
 		c[i] = &leafCursor{name: p[0], absent: true}
+		if want != nil && !want[i] {
+			continue
+		}
 		if l, ok := s.Lookup(p...); ok {
 			c[i] = &leafCursor{name: p[0], pages: chunks[l.ColumnIndex].Pages(), maxDef: l.MaxDefinitionLevel, buf: bufs[i]}
 		}
@@ -490,6 +495,32 @@ func (l *rowLeaves) scanHeaders(r *Row, mem *arena, dict interned, hdrs *[]Heade
 // order, batch rows at a time. The rows of one call are fresh: fn may keep
 // them and their byte slices. It stops at the first error of fn or of ctx.
 func ScanDataFile(ctx context.Context, path string, batch int, fn func([]Row) error) error {
+	return scanDataFile(ctx, path, batch, nil, fn)
+}
+
+// ScanDataFileColumns is ScanDataFile reading only the named columns of
+// Row (its top-level Parquet names: "offset", "key", "headers", ...); every
+// other field of the rows is its zero value (nil for the nullable ones, no
+// headers), as if the file had no such column. A name Row has no column of
+// is an error. Reading fewer columns skips their pages: restore needs 9 of
+// the 21.
+func ScanDataFileColumns(ctx context.Context, path string, batch int, columns []string, fn func([]Row) error) error {
+	want := make([]bool, len(rowLeafPaths))
+	for _, name := range columns {
+		found := false
+		for i, p := range rowLeafPaths {
+			if p[0] == name {
+				want[i], found = true, true
+			}
+		}
+		if !found {
+			return fmt.Errorf("read %s: Row has no column %q", path, name)
+		}
+	}
+	return scanDataFile(ctx, path, batch, want, fn)
+}
+
+func scanDataFile(ctx context.Context, path string, batch int, want []bool, fn func([]Row) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
@@ -518,7 +549,7 @@ func ScanDataFile(ctx context.Context, path string, batch int, fn func([]Row) er
 		return err
 	}
 	for _, rg := range pf.RowGroups() {
-		leaves := openRowLeaves(pf.Schema(), rg, bufs)
+		leaves := openRowLeaves(pf.Schema(), rg, bufs, want)
 		err := func() error {
 			defer leaves.close(bufs)
 			for n := rg.NumRows(); n > 0; n-- {

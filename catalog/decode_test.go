@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
@@ -103,6 +104,43 @@ func TestDecodeMatchesReconstruct(t *testing.T) {
 	}
 	for _, path := range []string{one, many} {
 		scanMatchesReconstruct(t, path, rows)
+		scanColumnsMatch(t, path)
+	}
+}
+
+// scanColumnsMatch: ScanDataFileColumns gives the full scan's rows with the
+// columns not asked for at their zero values, and refuses a name Row has no
+// column of.
+func scanColumnsMatch(t *testing.T, path string) {
+	t.Helper()
+	var all []Row
+	if err := ScanDataFile(context.Background(), path, 2048, func(rs []Row) error { all = append(all, rs...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	cols := []string{"partition", "offset", "timestamp", "key", "value", "headers", "producer_id", "is_control", "txn_state"}
+	var got []Row
+	if err := ScanDataFileColumns(context.Background(), path, 7, cols, func(rs []Row) error { got = append(got, rs...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(all) {
+		t.Fatalf("%d rows, want %d", len(got), len(all))
+	}
+	for i, a := range all {
+		want := Row{Partition: a.Partition, Offset: a.Offset, Timestamp: a.Timestamp, Key: a.Key, Value: a.Value, Headers: a.Headers,
+			ProducerID: a.ProducerID, Control: a.Control, TxnState: a.TxnState}
+		if !reflect.DeepEqual(got[i], want) || (got[i].Key == nil) != (a.Key == nil) || (got[i].Value == nil) != (a.Value == nil) {
+			t.Fatalf("row %d:\n columns %+v\n    want %+v", i, got[i], want)
+		}
+	}
+	var none []Row
+	if err := ScanDataFileColumns(context.Background(), path, 100, []string{"offset"}, func(rs []Row) error { none = append(none, rs...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(none) != len(all) || none[5].Offset != all[5].Offset || none[5].Key != nil || none[5].Headers == nil || len(none[5].Headers) != 0 {
+		t.Fatalf("offset only: %d rows, row 5 %+v", len(none), none[5])
+	}
+	if err := ScanDataFileColumns(context.Background(), path, 100, []string{"offset", "nope"}, func([]Row) error { return nil }); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Fatalf("an unknown column: %v", err)
 	}
 }
 
@@ -183,12 +221,25 @@ func BenchmarkScanDataFile(b *testing.B) {
 		b.Fatal(err)
 	}
 	path := d.FilePath(tp, fe.Name)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		n := 0
-		if err := ScanDataFile(context.Background(), path, 2048, func(rs []Row) error { n += len(rs); return nil }); err != nil || n != len(rows) {
-			b.Fatal(err, n)
-		}
+	for _, bc := range []struct {
+		name string
+		cols []string
+	}{{"all", nil}, {"restore", []string{"partition", "offset", "timestamp", "key", "value", "headers", "producer_id", "is_control", "txn_state"}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				n := 0
+				count := func(rs []Row) error { n += len(rs); return nil }
+				var err error
+				if bc.cols == nil {
+					err = ScanDataFile(context.Background(), path, 2048, count)
+				} else {
+					err = ScanDataFileColumns(context.Background(), path, 2048, bc.cols, count)
+				}
+				if err != nil || n != len(rows) {
+					b.Fatal(err, n)
+				}
+			}
+			b.ReportMetric(float64(len(rows)*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
 	}
-	b.ReportMetric(float64(len(rows)*b.N)/b.Elapsed().Seconds(), "rows/s")
 }

@@ -62,6 +62,11 @@ type RestoreOptions struct {
 	// TxnInterval (default 1s), whichever comes first.
 	TxnRecords  int
 	TxnInterval time.Duration
+	// Compression of the produced batches: lz4 (the default, when empty),
+	// none, snappy, zstd or gzip. The broker stores a batch as it comes
+	// (unless the target's compression.type names another codec), so none
+	// costs the least CPU and the most network and disk.
+	Compression string
 	// Progress, if set, is told of records as their transaction commits
 	// (by target partition); it must be safe for concurrent use.
 	Progress Progress
@@ -174,6 +179,10 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 	if !catalog.ValidTopicName(opts.ToTopic) {
 		return sum, fmt.Errorf("%w: --to-topic %q is not a valid topic name", ErrBadOption, opts.ToTopic)
 	}
+	codec, err := restoreCodec(opts.Compression)
+	if err != nil {
+		return sum, err
+	}
 	parts, err := parsePartitions(opts.Partitions)
 	if err != nil {
 		return sum, err
@@ -252,7 +261,7 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 			kgo.TransactionalID(RestoreID(opts.ToTopic)),
 			kgo.TransactionTimeout(60*time.Second),
 			kgo.RecordPartitioner(kgo.ManualPartitioner()),
-			kgo.ProducerBatchCompression(kgo.Lz4Compression(), kgo.NoCompression()),
+			codec,
 			kgo.ProducerLinger(5*time.Millisecond),
 			kgo.MaxBufferedRecords(64*1024),
 			kgo.MaxBufferedBytes(64<<20),
@@ -310,6 +319,26 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// restoreCodec is the producer's compression option of --compression.
+func restoreCodec(name string) (kgo.Opt, error) {
+	var c kgo.CompressionCodec
+	switch name {
+	case "", "lz4":
+		c = kgo.Lz4Compression()
+	case "none":
+		c = kgo.NoCompression()
+	case "snappy":
+		c = kgo.SnappyCompression()
+	case "zstd":
+		c = kgo.ZstdCompression()
+	case "gzip":
+		c = kgo.GzipCompression()
+	default:
+		return nil, fmt.Errorf("%w: --compression %q: use lz4, none, snappy, zstd or gzip", ErrBadOption, name)
+	}
+	return kgo.ProducerBatchCompression(c, kgo.NoCompression()), nil
 }
 
 // source is what the snapshot folder knows of the topic to restore.
@@ -615,7 +644,7 @@ func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t 
 			continue
 		}
 		var at int64
-		err := catalog.ScanDataFile(ctx, dir.FilePath(m.TP(), f.Name), 4096, func(rows []catalog.Row) error {
+		err := catalog.ScanDataFileColumns(ctx, dir.FilePath(m.TP(), f.Name), 4096, restoreColumns, func(rows []catalog.Row) error {
 			for i := range rows {
 				if !rows[i].Control && rows[i].Timestamp >= ms { // a marker has the time it was written
 					at = rows[i].Offset
@@ -634,6 +663,13 @@ func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t 
 	return m.NextOffset, nil
 }
 
+// restoreColumns are the columns of a data file restore reads: what a
+// produced record is made of (partition, key, value, headers, timestamp)
+// and what decides whether it is produced (offset, is_control, txn_state,
+// producer_id for catalog.Committed). The others (decoded values, epochs,
+// schema ids, ...) are not read at all.
+var restoreColumns = []string{"partition", "offset", "timestamp", "key", "value", "headers", "producer_id", "is_control", "txn_state"}
+
 // scanPlan reads the partition's planned range and calls emit with each
 // batch of records to produce and the next source offset after it. It
 // counts what it leaves out, and stops at a transaction still open.
@@ -647,7 +683,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 		if f.LastOffset < p.From || f.FirstOffset >= p.Until {
 			continue
 		}
-		err := catalog.ScanDataFile(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, func(rows []catalog.Row) error {
+		err := catalog.ScanDataFileColumns(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, restoreColumns, func(rows []catalog.Row) error {
 			recs := make([]*kgo.Record, 0, len(rows))
 			next := int64(-1)
 			for i := range rows {

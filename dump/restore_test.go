@@ -241,6 +241,29 @@ func TestRestoreRoundTrip(t *testing.T) {
 	t.Logf("%d records restored exactly, markers and aborted records left out, second run produced nothing", n)
 }
 
+// TestRestoreCompressions restores the same snapshot with every
+// --compression into its own target and finds every record byte for byte;
+// an unknown one is refused before anything is read or produced.
+func TestRestoreCompressions(t *testing.T) {
+	if _, err := Restore(context.Background(), RestoreOptions{Dir: t.TempDir(), Topic: "t", Compression: "brotli"}); !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), "brotli") {
+		t.Fatalf("--compression brotli: %v", err)
+	}
+	if !realBroker() {
+		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS): transactions")
+	}
+	brokers := testCluster(t)
+	topic, dir := sourceWithEverything(t, brokers, nil)
+	want := committedRecords(t, dir, topic)
+	for _, c := range []string{"none", "snappy", "zstd", "gzip", "lz4"} {
+		target := topic + "-" + c
+		s := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) { o.Compression = c })
+		if s.Records != 3007 {
+			t.Fatalf("%s: summary %+v", c, s)
+		}
+		compareRestored(t, want, committedRecords(t, dumpTarget(t, brokers, target), target))
+	}
+}
+
 // TestRestoreResumesByRange restores a snapshot in three runs (--until an
 // offset, --until a time, then the rest) and finds every record once.
 func TestRestoreResumesByRange(t *testing.T) {

@@ -66,6 +66,7 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 	f.BoolVar(&o.DryRun, "dry-run", false, "say what would be produced (records per partition); produce nothing, create nothing")
 	f.IntVar(&o.TxnRecords, "txn-records", 500_000, "commit a transaction after this many records")
 	f.DurationVar(&o.TxnInterval, "txn-interval", time.Second, "or after this long")
+	f.StringVar(&o.Compression, "compression", "lz4", "compression of the produced batches: lz4, none (least CPU, most network and disk), snappy, zstd or gzip")
 	f.DurationVar(&o.Conn.DialTimeout, "timeout", 10*time.Second, "dial timeout per broker")
 	f.StringVar(&o.memLimit, "memory-limit", "448MiB", "soft memory limit of the process (GOMEMLIMIT wins when set); 0 for none")
 	return cmd
