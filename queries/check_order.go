@@ -37,6 +37,7 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		return nil, err
 	}
 	keys, splitKeys := asInt(kr[0].Get("keys")), asInt(kr[0].Get("split_keys"))
+	noTime, noKey := asInt(kr[0].Get("records_without_time")), asInt(kr[0].Get("records_without_key"))
 	r := &Report{Summary: NewRow()}
 	for _, x := range rows {
 		ex := NewRow().Set("kind", "out_of_order")
@@ -47,7 +48,7 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		}
 		r.Rows = append(r.Rows, *ex)
 	}
-	r.Summary.Set("keys", keys).Set("out_of_order_records", ooo)
+	r.Summary.Set("keys", keys).Set("out_of_order_records", ooo).Set("records_without_time", noTime).Set("records_without_key", noKey)
 	// A partition count change breaks the order of the keys it moves:
 	// their new records are on another partition, which a consumer may
 	// read before the old ones. That is the change, not the producer.
@@ -62,10 +63,23 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		}
 	}
 	r.Summary.Set("keys_split_by_partition_change", seam)
-	if ooo == 0 {
+	switch {
+	case keys == 0:
+		// Order is per key: without keys there is nothing to judge.
+		r.Status, r.Message = StatusWarn, fmt.Sprintf("no record has a key (%s), so no key's order is judged", plural(noKey, "record with a null key", "records, all with a null key"))
+	case ooo == 0:
 		r.Status, r.Message = StatusOK, fmt.Sprintf("the time of every one of %d keys only moves forward in offset order", keys)
-	} else {
+	default:
 		r.Status, r.Message = StatusWarn, fmt.Sprintf("%s earlier than the record before them of the same key", plural(ooo, "record is", "records are"))
+	}
+	if noTime > 0 {
+		// A record with no time cannot be placed in time: said, not guessed.
+		r.Status = StatusWarn
+		timeName := o.Time
+		if timeName == "" {
+			timeName = "timestamp"
+		}
+		r.Message += fmt.Sprintf("; %s a key and no time (%s is NULL), not judged", plural(noTime, "record has", "records have"), timeName)
 	}
 	if seam > 0 {
 		r.Status = StatusWarn

@@ -146,6 +146,45 @@ func TestEmptyTopicIsNeverOK(t *testing.T) {
 	}
 }
 
+// TestOrderSaysWhatItCannotJudge: order is per key and in time: a topic
+// without keys is not "ok", a record without a time is counted apart, and
+// the record after it is compared with the last one that has a time (10,
+// NULL, 5 goes backwards).
+func TestOrderSaysWhatItCannotJudge(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unkeyed, keyed []catalog.Row
+	for i, v := range []string{`{"t":10}`, `{"x":1}`, `{"t":5}`, `{"t":20}`} {
+		unkeyed = append(unkeyed, catalog.Row{Offset: int64(i), Timestamp: 1700000000000, Value: []byte(v)})
+		keyed = append(keyed, catalog.Row{Offset: int64(i), Timestamp: 1700000000000, Key: []byte("k"), Value: []byte(v)})
+	}
+	writePartition(t, d, "unkeyed", 0, "s1", 4, unkeyed)
+	writePartition(t, d, "keyed", 0, "s1", 4, keyed)
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(context.Background(), "order", CheckOptions{Topic: "unkeyed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusWarn || !strings.Contains(r.Message, "no record has a key (4 records, all with a null key)") {
+		t.Errorf("unkeyed: %s %q", r.Status, r.Message)
+	}
+	r, err = e.RunCheck(context.Background(), "order", CheckOptions{Topic: "keyed", Time: "value.t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(r.Summary.Get("out_of_order_records"), r.Summary.Get("records_without_time"), r.Summary.Get("records_without_key"))
+	if r.Status != StatusWarn || got != "1 1 0" || !strings.Contains(r.Message, "1 record has a key and no time (value.t is NULL), not judged") {
+		t.Errorf("keyed: %s %q; out of order, without time, without key = %s, want 1 1 0", r.Status, r.Message, got)
+	}
+}
+
 func TestSpans(t *testing.T) {
 	for _, c := range []struct {
 		in   []int64

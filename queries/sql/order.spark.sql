@@ -7,7 +7,7 @@ WITH d AS (
   SELECT key_raw, "partition", "offset", ({{.Time}}) AS t,
          lag(({{.Time}})) OVER (PARTITION BY "partition", key_raw ORDER BY "offset") AS prev_t,
          lag("offset") OVER (PARTITION BY "partition", key_raw ORDER BY "offset") AS prev_offset
-  FROM {{.T}} WHERE key_raw IS NOT NULL
+  FROM {{.T}} WHERE key_raw IS NOT NULL AND ({{.Time}}) IS NOT NULL
 )
 SELECT coalesce(try_validate_utf8(CAST(key_raw AS STRING)), '0x' || hex(key_raw)) AS "key", "partition", prev_offset, "offset",
        CASE WHEN typeof(prev_t) = 'timestamp' THEN CAST(prev_t AS STRING) || '+00' ELSE CAST(prev_t AS STRING) END AS previous_time,

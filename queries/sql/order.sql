@@ -1,11 +1,14 @@
 -- name: order
 -- summary: records of one key whose time goes backwards in offset order.
+--          A record without a time (NULL) is left out, so the one after it
+--          is compared with the last record that has one (order_keys counts
+--          the ones left out).
 -- params: Time the time expression; $1 how many examples.
 WITH d AS (
   SELECT key_raw, "partition", "offset", ({{.Time}}) AS t,
          lag(({{.Time}})) OVER (PARTITION BY "partition", key_raw ORDER BY "offset") AS prev_t,
          lag("offset") OVER (PARTITION BY "partition", key_raw ORDER BY "offset") AS prev_offset
-  FROM {{.T}} WHERE key_raw IS NOT NULL
+  FROM {{.T}} WHERE key_raw IS NOT NULL AND ({{.Time}}) IS NOT NULL
 )
 SELECT coalesce(try(decode(key_raw)), '0x' || hex(key_raw)) AS "key", "partition", prev_offset, "offset",
        prev_t::VARCHAR AS previous_time, t::VARCHAR AS "time",

@@ -2,6 +2,13 @@
 -- summary: the keys of the topic, and how many of them are on more than one
 --          partition (only those can have had their order broken by a
 --          partition count change; keys then asks which).
--- params: none. T the topic's data view.
-SELECT count(*) AS keys, count(*) FILTER (WHERE partitions > 1) AS split_keys
-FROM (SELECT key_raw, count(DISTINCT "partition") AS partitions FROM {{.T}} WHERE key_raw IS NOT NULL GROUP BY 1)
+--          Also the keyed records whose time is NULL (order cannot place
+--          them) and the records without a key (no key, no order to judge).
+-- params: Time the time expression; T the topic's data view.
+SELECT count(*) FILTER (WHERE key_raw IS NOT NULL) AS keys,
+       count(*) FILTER (WHERE key_raw IS NOT NULL AND partitions > 1) AS split_keys,
+       coalesce(sum(no_time) FILTER (WHERE key_raw IS NOT NULL), 0) AS records_without_time,
+       coalesce(sum(records) FILTER (WHERE key_raw IS NULL), 0) AS records_without_key
+FROM (SELECT key_raw, count(DISTINCT "partition") AS partitions, count(*) AS records,
+             count(*) FILTER (WHERE ({{.Time}}) IS NULL) AS no_time
+      FROM {{.T}} GROUP BY 1)
