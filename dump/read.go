@@ -286,7 +286,8 @@ func (s *schemaIDs) of(v []byte) *int32 {
 	if p, ok := (*s)[id]; ok {
 		return p
 	}
-	p := &id
+	p := new(int32) // not &id: that would move id to the heap on every call
+	*p = id
 	if *s == nil {
 		*s = schemaIDs{}
 	}
