@@ -8,13 +8,7 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/compress/zstd"
 )
-
-// zstdCodec is shared by every file so its pool of encoders (each with its
-// history buffers) is reused, not rebuilt per file; EncodeAll runs on the
-// writer's own goroutine, so one core per encoder is enough.
-var zstdCodec = &zstd.Codec{Level: zstd.SpeedFastest, Concurrency: 1}
 
 // FileWriter streams rows of one topic-partition into a Parquet file under
 // a temp name. Rows are copied into the writer's column buffers as they are
@@ -58,7 +52,7 @@ func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows in
 	pw := parquet.NewGenericWriter[Row](cw, schema,
 		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(int64(groupRows)),
-		parquet.PageBufferSize(1<<20),
+		parquet.PageBufferSize(pageBufferSize),
 		// Min/max of values and header bytes per page are of no use to a
 		// reader (offset, timestamp and key keep theirs) and cost a compare
 		// per value; the column index would hold two values per page.

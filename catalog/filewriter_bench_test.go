@@ -1,10 +1,15 @@
 package catalog
 
 import (
-	"fmt"
+	"encoding/json"
+	"math/rand/v2"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hamba/avro/v2"
+
+	"github.com/topicsnap/topicsnap/scripts/benchtools/benchevent"
 )
 
 // BenchmarkWriteRows writes 100,000 rows of the bench event into one
@@ -15,11 +20,38 @@ import (
 // text costs the dump, apart from decoding it.
 func BenchmarkWriteRows(b *testing.B) {
 	const rows = 100_000
-	json := func(i int) []byte {
-		return fmt.Appendf(nil, `{"event_id":"3f2a9c0d11e84b7a%016x","type":"add_to_cart","user_id":%d,"ts":"2026-03-14T09:26:53.589Z","amount":123.45,"country":"DE","device":"mobile","url":"/products/31337?ref=c42"}`, i, i%50000)
+	// The events of scripts/benchtools/produce (random ids, types, users,
+	// amounts: they compress as the bench topics' do), and each in Avro.
+	type event struct {
+		EventID string  `json:"event_id" avro:"event_id"`
+		Type    string  `json:"type" avro:"type"`
+		UserID  int64   `json:"user_id" avro:"user_id"`
+		TS      string  `json:"ts" avro:"-"`
+		TSMilli int64   `json:"-" avro:"ts"`
+		Amount  float64 `json:"amount" avro:"amount"`
+		Country string  `json:"country" avro:"country"`
+		Device  string  `json:"device" avro:"device"`
+		URL     string  `json:"url" avro:"url"`
 	}
-	avro := func(i int) []byte { // the size of the bench event in Avro, bytes that vary
-		return fmt.Appendf(nil, "\x00\x00\x00\x00\x01@3f2a9c0d11e84b7a%016x\x16add_to_cart%08d\xca\x9a\xb4\xe0\xd5g\xcd\xcc\xcc\xcc\xcc\xdc^@\x04DE\x0cmobile./products/31337?ref=c42", i, i%50000)
+	schema := avro.MustParse(`{"type":"record","name":"BenchEvent","fields":[
+  {"name":"event_id","type":"string"},{"name":"type","type":"string"},{"name":"user_id","type":"long"},
+  {"name":"ts","type":{"type":"long","logicalType":"timestamp-millis"}},{"name":"amount","type":"double"},
+  {"name":"country","type":"string"},{"name":"device","type":"string"},{"name":"url","type":"string"}]}`)
+	rng := rand.New(rand.NewPCG(1, 2))
+	now := time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
+	jsons, avros, keys := make([][]byte, rows), make([][]byte, rows), make([][]byte, rows)
+	for i := range rows {
+		jsons[i], keys[i] = benchevent.Append(nil, rng, i, now.Add(time.Duration(i)*time.Millisecond))
+		var e event
+		if err := json.Unmarshal(jsons[i], &e); err != nil {
+			b.Fatal(err)
+		}
+		e.TSMilli = now.Add(time.Duration(i) * time.Millisecond).UnixMilli()
+		a, err := avro.Marshal(schema, e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		avros[i] = append([]byte{0, 0, 0, 0, 1}, a...)
 	}
 	id := int32(1)
 	for _, c := range []struct {
@@ -27,11 +59,11 @@ func BenchmarkWriteRows(b *testing.B) {
 		row  func(i int) Row
 	}{
 		{"json", func(i int) Row {
-			return Row{Offset: int64(i), Timestamp: int64(i), TimestampType: TimestampCreate, Key: fmt.Appendf(nil, "user-%06d", i%50000), Value: json(i)}
+			return Row{Offset: int64(i), Timestamp: int64(i), TimestampType: TimestampCreate, Key: keys[i], Value: jsons[i]}
 		}},
 		{"avro-decoded", func(i int) Row {
-			return Row{Offset: int64(i), Timestamp: int64(i), TimestampType: TimestampCreate, Key: fmt.Appendf(nil, "user-%06d", i%50000), Value: avro(i),
-				SchemaID: &id, ValueDecoded: json(i)}
+			return Row{Offset: int64(i), Timestamp: int64(i), TimestampType: TimestampCreate, Key: keys[i], Value: avros[i],
+				SchemaID: &id, ValueDecoded: jsons[i]}
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
@@ -46,6 +78,7 @@ func BenchmarkWriteRows(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuTime()
 			n := 0
+			var size int64
 			for b.Loop() {
 				n++
 				w, err := d.NewFileWriterRows(TopicPartition{"t", int32(n)}, "s1", 43*1024)
@@ -57,11 +90,14 @@ func BenchmarkWriteRows(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				if _, err := w.Commit(); err != nil {
+				fe, err := w.Commit()
+				if err != nil {
 					b.Fatal(err)
 				}
+				size = fe.Bytes
 			}
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N*rows), "cpu-ns/row")
+			b.ReportMetric(float64(size)/rows, "file-B/row")
 		})
 	}
 }

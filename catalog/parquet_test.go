@@ -2,8 +2,13 @@ package catalog
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 )
 
 func strp(s string) *string { return &s }
@@ -104,5 +109,61 @@ func TestFileWriterCopiesRows(t *testing.T) {
 	leftovers, _ := os.ReadDir(d.PartitionDir(tp))
 	if len(leftovers) != 1 {
 		t.Fatalf("files after commit: %v", leftovers)
+	}
+}
+
+// TestCodecs: the exact bytes and every other column in zstd, the decoded
+// text in Snappy; a file with several pages of decoded text reads back.
+func TestCodecs(t *testing.T) {
+	d, err := Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := TopicPartition{"t", 0}
+	sid := int32(1)
+	var rows []Row
+	for i := range 20_000 {
+		text := []byte(fmt.Sprintf(`{"n":%d,"pad":"%0100d"}`, i, i*7919))
+		rows = append(rows, Row{Offset: int64(i), Key: []byte("k"), Value: []byte{0, 0, 0, 0, 1, byte(i)}, SchemaID: &sid, ValueDecoded: text, KeyDecoded: text[:9]})
+	}
+	fe, err := d.WriteDataFile(tp, rows, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(d.PartitionDir(tp), fe.Name)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	pf, err := parquet.OpenFile(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rg := range pf.Metadata().RowGroups {
+		for _, c := range rg.Columns {
+			want := format.Zstd
+			if name := c.MetaData.PathInSchema[0]; name == "value_decoded" || name == "key_decoded" {
+				want = format.Snappy
+			}
+			if c.MetaData.Codec != want {
+				t.Errorf("column %v: codec %v, want %v", c.MetaData.PathInSchema, c.MetaData.Codec, want)
+			}
+		}
+	}
+	got, err := ReadDataFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scanned []Row
+	if err := ScanDataFile(t.Context(), path, 4096, func(rs []Row) error { scanned = append(scanned, rs...); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if !bytes.Equal(got[i].ValueDecoded, rows[i].ValueDecoded) || !bytes.Equal(scanned[i].ValueDecoded, rows[i].ValueDecoded) ||
+			!bytes.Equal(scanned[i].KeyDecoded, rows[i].KeyDecoded) {
+			t.Fatalf("row %d: read %q and %q, wrote %q", i, got[i].ValueDecoded, scanned[i].ValueDecoded, rows[i].ValueDecoded)
+		}
 	}
 }

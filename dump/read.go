@@ -270,11 +270,29 @@ func (d *dumper) handleOutOfRange(ctx context.Context, cl *kgo.Client, c *cut, w
 	return nil
 }
 
-// schemaID reads a Confluent Schema Registry wire-format header.
-func schemaID(v []byte) *int32 {
-	if len(v) >= 5 && v[0] == 0 {
-		id := int32(binary.BigEndian.Uint32(v[1:5]))
-		return &id
+// schemaIDs reads Confluent Schema Registry wire-format headers: it hands out the schema ids of a writer's rows, one *int32 per id
+// shared by every row that has it (the Parquet writer only reads them), not
+// one allocation per record; past maxSharedIDs distinct ids (values of raw
+// bytes that start with a zero byte) each is its own.
+type schemaIDs map[int32]*int32
+
+const maxSharedIDs = 256
+
+func (s *schemaIDs) of(v []byte) *int32 {
+	if len(v) < 5 || v[0] != 0 {
+		return nil
 	}
-	return nil
+	id := int32(binary.BigEndian.Uint32(v[1:5]))
+	if p, ok := (*s)[id]; ok {
+		return p
+	}
+	p := new(int32) // not &id: that would move id to the heap on every call
+	*p = id
+	if *s == nil {
+		*s = schemaIDs{}
+	}
+	if len(*s) < maxSharedIDs {
+		(*s)[id] = p
+	}
+	return p
 }

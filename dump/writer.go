@@ -60,6 +60,7 @@ type writer struct {
 	batch      []catalog.Row
 	batchBytes int64
 	arena      []byte          // the batch's decoded values, back to back (reused once written)
+	ids        schemaIDs       // one *int32 per schema id, shared by the rows
 	openTxn    map[int64][]int // producer id -> indexes in batch of an unresolved transaction
 	next       int64
 	pending    []catalog.LostRange
@@ -184,7 +185,7 @@ func (w *writer) add(ctx context.Context, r *kgo.Record) {
 			w.decodeBare(&row)
 		}
 	default:
-		row.SchemaID = schemaID(r.Value)
+		row.SchemaID = w.ids.of(r.Value)
 		if row.SchemaID != nil && w.d.res != nil {
 			w.decode(ctx, &row)
 		}
@@ -192,7 +193,7 @@ func (w *writer) add(ctx context.Context, r *kgo.Record) {
 	// Keys in the wire format (subject TOPIC-key) are decoded as values
 	// are, with the same schemas folder, into key_decoded.
 	if !row.Control && w.d.res != nil {
-		if row.KeySchemaID = schemaID(r.Key); row.KeySchemaID != nil {
+		if row.KeySchemaID = w.ids.of(r.Key); row.KeySchemaID != nil {
 			w.decodeKey(ctx, &row)
 		}
 	}

@@ -5,11 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
-	"slices"
 	"strconv"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -17,24 +16,162 @@ import (
 )
 
 // avroDecoder reads Avro values of one writer schema. hamba/avro parses the
-// schema and its Reader reads the binary encoding (zig-zag varints,
-// lengths, blocks); the decoder walks a plan compiled once from the schema
-// beside it and writes JSON straight away, with no value tree in between (a
-// map per record costs more than the decoding). The plan holds what a walk
-// of the schema itself would look up for every value: the kind of each node
-// as a small integer instead of type switches and interface calls, each
-// field's `"name":` already escaped, enum symbols already quoted.
+// schema; the decoder walks a plan compiled once from it and writes JSON
+// straight away, with no value tree in between (a map per record costs
+// more than the decoding). The plan holds what a walk of the schema itself
+// would look up for every value: the kind of each node as a small integer
+// instead of type switches and interface calls, each field's `"name":`
+// already escaped, enum symbols already quoted. The binary encoding
+// (zig-zag varints, lengths, blocks) is read by avroReader, straight from
+// the payload in memory: hamba's Reader, built for streams, cost a fifth
+// of the decode (a pooled reader per value, a buffer check per byte, a
+// copy of every string before it was escaped).
 type avroDecoder struct {
 	schema avro.Schema
 	root   *avroNode
-	pool   sync.Pool // *avroState
 }
 
-// avroState is one decode's reader and scratch space for strings, reused.
+// avroState is one decode's reader.
 type avroState struct {
-	r       *avro.Reader
-	scratch []byte
-	size    int // the payload's length: no string is longer
+	r avroReader
+}
+
+// avroReader reads the binary encoding of one payload. The first error
+// stays (later reads return zeros) and ends the decode.
+type avroReader struct {
+	b   []byte
+	i   int // the next byte
+	err error
+}
+
+// errShort is a payload that ends inside a value.
+var errShort = fmt.Errorf("avro: %w", io.ErrUnexpectedEOF)
+
+func (r *avroReader) fail(op, msg string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("avro: %s: %s", op, msg)
+	}
+}
+
+// long reads a zig-zag varint of at most 10 bytes, as hamba's ReadLong. A
+// varint of one byte (most lengths, small numbers) is read inline.
+func (r *avroReader) long() int64 {
+	if r.i < len(r.b) && r.b[r.i] < 0x80 {
+		v := uint64(r.b[r.i])
+		r.i++
+		return int64(v>>1) ^ -int64(v&1)
+	}
+	return r.longSlow()
+}
+
+func (r *avroReader) longSlow() int64 {
+	var v uint64
+	for n, s := 0, uint(0); n < 10; n, s = n+1, s+7 {
+		if r.i >= len(r.b) {
+			if r.err == nil {
+				r.err = errShort
+			}
+			return 0
+		}
+		c := r.b[r.i]
+		r.i++
+		v |= uint64(c&0x7f) << s
+		if c < 0x80 {
+			return int64(v>>1) ^ -int64(v&1)
+		}
+	}
+	r.fail("ReadLong", "int overflow")
+	return 0
+}
+
+// int reads a zig-zag varint of at most 5 bytes, as hamba's ReadInt (the
+// bits past 32 dropped).
+func (r *avroReader) int() int32 {
+	var v uint32
+	for n, s := 0, uint(0); n < 5; n, s = n+1, s+7 {
+		if r.i >= len(r.b) {
+			if r.err == nil {
+				r.err = errShort
+			}
+			return 0
+		}
+		c := r.b[r.i]
+		r.i++
+		v |= uint32(c&0x7f) << s
+		if c < 0x80 {
+			return int32(v>>1) ^ -int32(v&1)
+		}
+	}
+	r.fail("ReadInt", "int overflow")
+	return 0
+}
+
+// next takes the next n bytes (nil, with the error set, past the end).
+func (r *avroReader) next(n int) []byte {
+	if n > len(r.b)-r.i {
+		if r.err == nil {
+			r.err = errShort
+		}
+		r.i = len(r.b)
+		return nil
+	}
+	b := r.b[r.i : r.i+n : r.i+n]
+	r.i += n
+	return b
+}
+
+func (r *avroReader) double() float64 {
+	if b := r.next(8); b != nil {
+		return math.Float64frombits(binary.LittleEndian.Uint64(b))
+	}
+	return 0
+}
+
+func (r *avroReader) float() float32 {
+	if b := r.next(4); b != nil {
+		return math.Float32frombits(binary.LittleEndian.Uint32(b))
+	}
+	return 0
+}
+
+func (r *avroReader) boolean() bool {
+	b := r.next(1)
+	if b == nil {
+		return false
+	}
+	if b[0] > 1 {
+		r.fail("ReadBool", "invalid bool")
+	}
+	return b[0] == 1
+}
+
+// bytes reads a length, then that many bytes (the payload's own: not to
+// be kept past the decode).
+func (r *avroReader) bytes(op string) []byte {
+	n := r.long()
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 {
+		r.fail(op, "invalid length")
+		return nil
+	}
+	if n > int64(len(r.b)-r.i) {
+		r.fail(op, "longer than the value")
+		return nil
+	}
+	return r.next(int(n))
+}
+
+// blockHeader reads the count of an array or map block; a negative count
+// is followed by the block's size in bytes, which is not needed.
+func (r *avroReader) blockHeader() int64 {
+	n := r.long()
+	if n < 0 {
+		r.long()
+		return -n
+	}
+	return n
 }
 
 // avroOp is what a plan node reads and how it writes it.
@@ -224,21 +361,15 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 var errTrailing = errors.New("bytes left over after the value")
 
 func (d *avroDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
-	st, _ := d.pool.Get().(*avroState)
-	if st == nil {
-		st = &avroState{r: avro.NewReader(nil, 0)}
-	}
-	defer d.pool.Put(st)
-	st.r.Reset(payload)
-	st.r.Error = nil // Reset keeps the last error: a bad payload must not fail the next ones
-	st.size = len(payload)
+	// A fresh reader per value: nothing of a bad payload reaches the next.
+	st := avroState{r: avroReader{b: payload}}
 	if buf == nil {
 		buf = make([]byte, 0, 2*len(payload)+64) // JSON is about 1.5x Avro
 	}
 	var err error
 	buf, err = st.appendAvro(buf, d.root, 0)
-	if err == nil && st.r.Error != nil {
-		err = st.r.Error
+	if err == nil && st.r.err != nil {
+		err = st.r.err
 	}
 	if err != nil {
 		return nil, err
@@ -255,12 +386,12 @@ const maxDepth = 64
 // strings, timestamps as RFC 3339 text, dates as YYYY-MM-DD, times of day as
 // HH:MM:SS.ffffff.
 func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error) {
-	r := st.r
+	r := &st.r
 	if depth > maxDepth {
 		return nil, errors.New("value nested deeper than 64")
 	}
-	if r.Error != nil {
-		return nil, r.Error
+	if r.err != nil {
+		return nil, r.err
 	}
 	var err error
 	switch n.op {
@@ -277,19 +408,19 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 	case opString:
 		return st.appendAvroString(b), nil
 	case opLong:
-		return strconv.AppendInt(b, r.ReadLong(), 10), nil
+		return strconv.AppendInt(b, r.long(), 10), nil
 	case opInt:
-		return strconv.AppendInt(b, int64(r.ReadInt()), 10), nil
+		return strconv.AppendInt(b, int64(r.int()), 10), nil
 	case opDouble:
-		return appendFloat(b, r.ReadDouble(), 64), nil
+		return appendFloat(b, r.double(), 64), nil
 	case opFloat:
-		return appendFloat(b, float64(r.ReadFloat()), 32), nil
+		return appendFloat(b, float64(r.float()), 32), nil
 	case opBoolean:
-		return strconv.AppendBool(b, r.ReadBool()), nil
+		return strconv.AppendBool(b, r.boolean()), nil
 	case opNull:
 		return append(b, "null"...), nil
 	case opNullable, opUnion:
-		i := r.ReadLong()
+		i := r.long()
 		if i < 0 || i >= int64(len(n.branches)) {
 			return nil, fmt.Errorf("union branch %d of %d", i, len(n.branches))
 		}
@@ -309,8 +440,8 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		b = append(b, '[')
 		c := 0
 		for {
-			l, _ := r.ReadBlockHeader()
-			if l <= 0 || r.Error != nil {
+			l := r.blockHeader()
+			if l <= 0 || r.err != nil {
 				break
 			}
 			for ; l > 0; l-- {
@@ -328,8 +459,8 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		b = append(b, '{')
 		c := 0
 		for {
-			l, _ := r.ReadBlockHeader()
-			if l <= 0 || r.Error != nil {
+			l := r.blockHeader()
+			if l <= 0 || r.err != nil {
 				break
 			}
 			for ; l > 0; l-- {
@@ -346,14 +477,16 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		}
 		return append(b, '}'), nil
 	case opEnum:
-		i := r.ReadInt()
+		i := r.int()
 		if i < 0 || int(i) >= len(n.symbols) {
 			return nil, fmt.Errorf("enum %s: symbol %d of %d", n.name, i, len(n.symbols))
 		}
 		return append(b, n.symbols[i]...), nil
 	case opFixed, opFixedDecimal, opFixedDuration:
-		raw := make([]byte, n.size)
-		r.Read(raw)
+		raw := r.next(n.size)
+		if raw == nil {
+			return nil, r.err
+		}
 		switch n.op {
 		case opFixedDecimal:
 			return appendDecimal(b, raw, n.scale), nil
@@ -363,52 +496,41 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		}
 		return appendBase64(b, raw), nil
 	case opBytes:
-		return appendBase64(b, r.ReadBytes()), nil
+		return appendBase64(b, r.bytes("ReadBytes")), nil
 	case opBytesDecimal:
-		return appendDecimal(b, r.ReadBytes(), n.scale), nil
+		return appendDecimal(b, r.bytes("ReadBytes"), n.scale), nil
 	case opDate:
-		return appendQuoted(b, time.Unix(int64(r.ReadInt())*86400, 0).UTC(), time.DateOnly), nil
+		return appendQuoted(b, time.Unix(int64(r.int())*86400, 0).UTC(), time.DateOnly), nil
 	case opTimeMillis:
-		return appendTimeOfDay(b, int64(r.ReadInt())*1000), nil
+		return appendTimeOfDay(b, int64(r.int())*1000), nil
 	case opTimeMicros:
-		return appendTimeOfDay(b, r.ReadLong()), nil
+		return appendTimeOfDay(b, r.long()), nil
 	case opTimestampMillis:
-		return appendTimestamp(b, time.UnixMilli(r.ReadLong()).UTC()), nil
+		return appendTimestamp(b, time.UnixMilli(r.long()).UTC()), nil
 	case opTimestampMicros:
-		return appendTimestamp(b, time.UnixMicro(r.ReadLong()).UTC()), nil
+		return appendTimestamp(b, time.UnixMicro(r.long()).UTC()), nil
 	case opLocalTimestampMillis:
-		return appendQuoted(b, time.UnixMilli(r.ReadLong()).UTC(), "2006-01-02T15:04:05.999999"), nil
+		return appendQuoted(b, time.UnixMilli(r.long()).UTC(), "2006-01-02T15:04:05.999999"), nil
 	case opLocalTimestampMicros:
-		return appendQuoted(b, time.UnixMicro(r.ReadLong()).UTC(), "2006-01-02T15:04:05.999999"), nil
+		return appendQuoted(b, time.UnixMicro(r.long()).UTC(), "2006-01-02T15:04:05.999999"), nil
 	}
 	return nil, fmt.Errorf("avro plan op %d is not known", n.op)
 }
 
 // appendAvroString reads an Avro string (a length, then its bytes) and
-// writes it as a JSON string. The bytes are read straight into b, after
-// the opening quote: a string with nothing to escape (most are) is copied
-// once; one with something to escape (or not ASCII: its UTF-8 is checked)
-// is copied to the scratch space and written again, escaped.
+// writes it as a JSON string: copied as it is when it has nothing to
+// escape (most strings), escaped otherwise (its UTF-8 checked).
 func (st *avroState) appendAvroString(b []byte) []byte {
-	n := st.r.ReadLong()
-	if n < 0 {
-		st.r.ReportError("ReadString", "invalid string length")
+	raw := st.r.bytes("ReadString")
+	if st.r.err != nil {
 		return b
 	}
-	if n > int64(st.size) {
-		st.r.ReportError("ReadString", "string longer than the value")
-		return b
-	}
-	start := len(b)
-	b = append(b, '"')
-	b = slices.Grow(b, int(n)+1)
-	raw := b[start+1 : start+1+int(n)]
-	st.r.Read(raw)
 	if plainASCII(raw) {
-		return append(b[:start+1+int(n)], '"')
+		b = append(b, '"')
+		b = append(b, raw...)
+		return append(b, '"')
 	}
-	st.scratch = append(st.scratch[:0], raw...)
-	return appendStringBytes(b[:start], st.scratch)
+	return appendStringBytes(b, raw)
 }
 
 // jsonPlain marks the bytes a JSON string holds as they are: printable
@@ -420,7 +542,19 @@ var jsonPlain = func() (t [256]bool) {
 	return t
 }()
 
+// plainASCII reports whether s is written in a JSON string as it is. It
+// looks at 8 bytes at a time: a byte of 0x80 or more, below 0x20, a quote
+// or a backslash (each test of the word is exact as a whole).
 func plainASCII(s []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for len(s) >= 8 {
+		w := binary.LittleEndian.Uint64(s)
+		q, bs := w^(ones*'"'), w^(ones*'\\')
+		if (w|((w-ones*0x20)&^w)|((q-ones)&^q)|((bs-ones)&^bs))&highs != 0 {
+			return false
+		}
+		s = s[8:]
+	}
 	for _, c := range s {
 		if !jsonPlain[c] {
 			return false

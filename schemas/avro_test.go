@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"bytes"
 	"context"
 	"math/big"
 	"math/rand/v2"
@@ -224,6 +225,61 @@ func TestBadPayloadDoesNotPoisonTheNext(t *testing.T) {
 		out, _, _, fail := r.Decode(t.Context(), good, nil)
 		if fail != nil || string(out) != `{"s":"x"}` {
 			t.Fatalf("after a bad payload, a good one: %s %v", out, fail)
+		}
+	}
+}
+
+// TestPlainASCII holds the word-at-a-time test to the byte table: every
+// byte value at every place of strings of 1 to 17 bytes.
+func TestPlainASCII(t *testing.T) {
+	for n := 1; n <= 17; n++ {
+		for at := 0; at < n; at++ {
+			for c := 0; c < 256; c++ {
+				s := []byte(strings.Repeat("a", n))
+				s[at] = byte(c)
+				if got, want := plainASCII(s), jsonPlain[c]; got != want {
+					t.Fatalf("%q: %v, want %v", s, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestTruncatedPayloads: a value cut short anywhere, or with a varint that
+// does not end, fails to decode (and does not panic); whole, it decodes.
+func TestTruncatedPayloads(t *testing.T) {
+	schema := `{"type":"record","name":"R","fields":[{"name":"s","type":"string"},{"name":"l","type":"long"},{"name":"d","type":"double"},
+  {"name":"b","type":"boolean"},{"name":"a","type":{"type":"array","items":"int"}},{"name":"f","type":{"type":"fixed","name":"F","size":3}},
+  {"name":"m","type":{"type":"map","values":"bytes"}},{"name":"n","type":["null","float"]}]}`
+	s := avro.MustParse(schema)
+	v := map[string]any{"s": "tea", "l": int64(-1) << 50, "d": 2.5, "b": true, "a": []int{1, 300, -70000}, "f": [3]byte{1, 2, 3},
+		"m": map[string]any{"k": []byte{9}}, "n": map[string]any{"float": float32(0.5)}}
+	payload, err := avro.Marshal(s, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := resolverWith(t, &catalog.Schema{ID: 1, Type: catalog.SchemaAvro, Schema: schema})
+	wire := append([]byte{0, 0, 0, 0, 1}, payload...)
+	if out, _, _, fail := r.Decode(t.Context(), wire, nil); fail != nil ||
+		string(out) != `{"s":"tea","l":-1125899906842624,"d":2.5,"b":true,"a":[1,300,-70000],"f":"AQID","m":{"k":"CQ=="},"n":0.5}` {
+		t.Fatalf("whole: %s %v", out, fail)
+	}
+	for n := 5; n < len(wire); n++ {
+		if out, _, _, fail := r.Decode(t.Context(), wire[:n], nil); fail == nil {
+			t.Fatalf("cut to %d bytes of %d: decoded %s", n, len(wire), out)
+		}
+	}
+	long := resolverWith(t, &catalog.Schema{ID: 2, Type: catalog.SchemaAvro, Schema: `"long"`})
+	for _, p := range [][]byte{bytes.Repeat([]byte{0xff}, 11), {0x80}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}} {
+		out, _, _, fail := long.Decode(t.Context(), append([]byte{0, 0, 0, 0, 2}, p...), nil)
+		if len(p) == 10 {
+			if fail != nil || string(out) != "-9223372036854775808" {
+				t.Fatalf("ten-byte varint: %s %v", out, fail)
+			}
+			continue
+		}
+		if fail == nil {
+			t.Fatalf("varint % x: decoded %s", p, out)
 		}
 	}
 }

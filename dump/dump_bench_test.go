@@ -1,0 +1,45 @@
+package dump
+
+import (
+	"context"
+	"os"
+	"runtime/debug"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/topicsnap/topicsnap/schemas"
+)
+
+// BenchmarkDumpTopic dumps an existing topic (TOPICSNAP_BENCH_TOPIC, e.g. one
+// scripts/bench-avro.sh produced and BENCH_KEEP=1 kept) from the real broker
+// (TOPICSNAP_TEST_BROKERS), decoding with TOPICSNAP_TEST_REGISTRY when set,
+// into a new folder per iteration, under the soft memory limit topicsnap
+// dump sets. For profiles of where the dump's CPU and memory go:
+//
+//	TOPICSNAP_TEST_BROKERS=127.0.0.1:39192 TOPICSNAP_BENCH_TOPIC=benchavro_… \
+//	TOPICSNAP_TEST_REGISTRY=http://127.0.0.1:38281/apis/ccompat/v7 \
+//	go test ./dump -run '^$' -bench DumpTopic -benchtime 1x -cpuprofile cpu.out -memprofile mem.out
+func BenchmarkDumpTopic(b *testing.B) {
+	bs, topic := os.Getenv("TOPICSNAP_TEST_BROKERS"), os.Getenv("TOPICSNAP_BENCH_TOPIC")
+	if bs == "" || topic == "" {
+		b.Skip("needs a broker and a topic: TOPICSNAP_TEST_BROKERS, TOPICSNAP_BENCH_TOPIC")
+	}
+	var reg *schemas.Registry
+	if u := os.Getenv("TOPICSNAP_TEST_REGISTRY"); u != "" {
+		reg = &schemas.Registry{URLs: []string{u}}
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(448 << 20))
+	defer debug.SetGCPercent(debug.SetGCPercent(300))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var records int64
+	for b.Loop() {
+		s, err := Run(ctx, Options{Conn: Conn{Brokers: strings.Split(bs, ",")}, Dir: b.TempDir(), Topics: []string{topic}, Registry: reg})
+		if err != nil {
+			b.Fatal(err)
+		}
+		records += s.Records
+	}
+	b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
+}
