@@ -54,7 +54,7 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 		}
 		r.Rows = append(r.Rows, *x)
 	}
-	var late int64
+	var late, noEventTime int64
 	if o.EventTime != "" {
 		var err error
 		if d.EventTime, err = e.Expr(ctx, "event_time", o.EventTime, o.Topic); err != nil {
@@ -75,6 +75,11 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 			l.Set("kind", "late")
 			r.Rows = append(r.Rows, l)
 		}
+		ne, err := e.run(ctx, "freshness_no_event_time", d)
+		if err != nil {
+			return nil, err
+		}
+		noEventTime = asInt(ne[0].Get("records_without_event_time"))
 	}
 	if o.Charts {
 		step, err := e.timeStep(ctx, d)
@@ -103,6 +108,9 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 	}
 	r.Summary.Set("max_staleness_seconds", maxStaleV).Set("stale_partitions", int64(len(staleParts))).
 		Set("empty_partitions", int64(len(empty))).Set("silent_stretches", stretches).Set("late_records", late)
+	if o.EventTime != "" {
+		r.Summary.Set("records_without_event_time", noEventTime)
+	}
 	var notes []string
 	if len(empty) > 0 && len(empty) < len(parts) {
 		notes = append(notes, fmt.Sprintf("%s no records (%s), not judged", plural(int64(len(empty)), "partition holds", "partitions hold"), spans(empty)))
@@ -117,6 +125,10 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 	}
 	if late > 0 {
 		notes = append(notes, plural(late, "late record", "late records"))
+	}
+	if noEventTime > 0 {
+		// Late or not cannot be said of a record without an event time.
+		notes = append(notes, fmt.Sprintf("%s no event time (%s is NULL), not judged late or not", plural(noEventTime, "record has", "records have"), o.EventTime))
 	}
 	if len(notes) > 0 {
 		r.Status, r.Message = StatusWarn, strings.Join(notes, "; ")

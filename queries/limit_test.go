@@ -185,6 +185,35 @@ func TestOrderSaysWhatItCannotJudge(t *testing.T) {
 	}
 }
 
+// TestFreshnessCountsRecordsWithoutAnEventTime: with --event-time, a record
+// whose event time is NULL is neither late nor on time: counted, said.
+func TestFreshnessCountsRecordsWithoutAnEventTime(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	var rows []catalog.Row
+	for i, v := range []string{`{"at":"` + now.Format(time.RFC3339) + `"}`, `{"x":1}`, `oops`} {
+		rows = append(rows, catalog.Row{Offset: int64(i), Timestamp: now.UnixMilli(), Value: []byte(v)})
+	}
+	writePartition(t, d, "t", 0, "s1", 3, rows)
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(context.Background(), "freshness", CheckOptions{Topic: "t", EventTime: "value.at"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusWarn || r.Summary.Get("records_without_event_time") != int64(2) ||
+		!strings.Contains(r.Message, "2 records have no event time (value.at is NULL), not judged late or not") {
+		t.Fatalf("%s %q %v", r.Status, r.Message, r.Summary.Vals)
+	}
+}
+
 func TestSpans(t *testing.T) {
 	for _, c := range []struct {
 		in   []int64
