@@ -126,7 +126,9 @@ func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 			}
 			r.Rows = append(r.Rows, *NewRow().Set("kind", "what_if").Set("partition", w.Get("partition")).Set("records", w.Get("records")).Set("share", round4(s)))
 		}
-		r.Summary.Set("what_if_max_share", round4(wmax)).Set("what_if_partitions_used", used)
+		// A record whose what-if key is NULL has no place by key (a
+		// producer would spread it): counted, never placed.
+		r.Summary.Set("what_if_max_share", round4(wmax)).Set("what_if_partitions_used", used).Set("what_if_records_without_key", total-wt)
 	}
 	switch {
 	case hotN > 0:

@@ -214,6 +214,33 @@ func TestFreshnessCountsRecordsWithoutAnEventTime(t *testing.T) {
 	}
 }
 
+// TestSkewWhatIfCountsRecordsWithoutAKey: a record whose what-if key is
+// NULL has no place by key; the what-if counts it apart, never places it.
+func TestSkewWhatIfCountsRecordsWithoutAKey(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []catalog.Row
+	for i, v := range []string{`{"c":"a"}`, `{"x":1}`, `{"c":"b"}`, `oops`} {
+		rows = append(rows, catalog.Row{Offset: int64(i), Timestamp: 1700000000000, Value: []byte(v)})
+	}
+	writePartition(t, d, "t", 0, "s1", 4, rows)
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(context.Background(), "skew", CheckOptions{Topic: "t", WhatIfKey: "value.c", WhatIfPartitions: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Summary.Get("what_if_records_without_key"); asInt(got) != 2 {
+		t.Fatalf("what_if_records_without_key = %v, want 2 (%v)", got, r.Summary.Vals)
+	}
+}
+
 func TestSpans(t *testing.T) {
 	for _, c := range []struct {
 		in   []int64
