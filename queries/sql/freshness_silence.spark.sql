@@ -14,8 +14,8 @@
 --          65,536 buckets of the topic's time span) plus a running count
 --          within its bucket, over only the buckets that hold an end.
 --          Integer microseconds throughout: a record and an end at the
---          same time fall in the same bucket. Only the last count(*) OVER ()
---          is over one task, and it holds the stretches, not the records.
+--          same time fall in the same bucket. The two windows over one task
+--          hold the bucket counts and the stretches, not the records.
 -- params: $1 silence threshold in seconds; $2 how many examples.
 -- returns: the longest stretches first, at most $2; stretches counts them
 --          all, whatever $2.
