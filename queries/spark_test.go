@@ -62,6 +62,8 @@ func agreementFolders(t *testing.T) []struct {
 		}, []moreCase{
 			{"duplicates", "default id", CheckOptions{}},
 			{"duplicates", "default id, by", CheckOptions{By: "value.platform"}},
+			// Many silent stretches, and their count past the examples kept.
+			{"freshness", "short silence", CheckOptions{Silence: 30, Limit: 7, EventTime: "value.ts", Late: 0.001}},
 			{"reset", "ids, partitions", CheckOptions{Group: "kitchen-display", ToTime: time.Date(2026, 9, 14, 11, 0, 0, 0, time.UTC),
 				Partitions: []int32{0, 2, 5}, ID: "value.event_id"}},
 		}},
@@ -72,6 +74,7 @@ func agreementFolders(t *testing.T) []struct {
 		}, []moreCase{
 			// reset with --partitions and --id: TestSparkAgreesOnTheIncident.
 			{"duplicates", "default id", CheckOptions{}},
+			{"freshness", "short silence", CheckOptions{Silence: 0.5, Limit: 5}},
 		}},
 	}
 }

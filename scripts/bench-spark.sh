@@ -7,6 +7,9 @@
 # session pays its start (the views, the functions, the JVM's warm-up): the
 # table shows it apart ("Spark first"), then the median of RUNS. Each run is
 # a new topicsnap process, so a new Spark session: its views are made anew.
+# missing runs --against a CSV of 101,000 expected user ids (0..100999)
+# matched on value.user_id: the events' users are 0..99999, so 1,000 are
+# missing.
 #
 # Usage: scripts/bench-spark.sh [N]        (N records, default 5000000)
 # Environment: BENCH_DIR (default /tmp/topicsnap-bench-spark), RUNS (3), CHECKS (all),
@@ -48,14 +51,17 @@ median_time() {
   printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
 }
 
+EXPECTED="$BENCH_DIR/expected-users.csv"
+[ -f "$EXPECTED" ] || { echo user_id; seq 0 100999; } > "$EXPECTED"
 {
 echo "## every check on $N records, DuckDB and Spark Connect ($(nproc) cores, Spark local[2], $(date -u +%Y-%m-%d))"
 echo
 echo "| check | DuckDB s | Spark first s | Spark s (median of $RUNS) | Spark / DuckDB |"
 echo "| --- | --- | --- | --- | --- |"
-for check in ${CHECKS:-gaps duplicates skew keys order freshness values lag}; do
+for check in ${CHECKS:-gaps duplicates skew keys order freshness values lag missing}; do
   args=(check "$check" --dir "$SNAP" --topic $TOPIC --format json)
   [ "$check" = duplicates ] && args+=(--id value.event_id)
+  [ "$check" = missing ] && args+=(--match value.user_id --against "$EXPECTED" --against-key user_id)
   d=$(median_time bin/topicsnap "${args[@]}")
   f=$(run_time bin/topicsnap "${args[@]}" --engine spark)
   s=$(median_time bin/topicsnap "${args[@]}" --engine spark)

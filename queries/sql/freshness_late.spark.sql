@@ -1,11 +1,15 @@
 -- name: freshness_late (Spark)
 -- summary: as freshness_late.sql; TIMESTAMPTZ is Spark's TIMESTAMP (the
---          session's zone is UTC).
+--          session's zone is UTC). The late records are counted by an
+--          aggregate joined to the examples, not count(*) OVER (): a window
+--          without PARTITION BY moves every late record to one task.
 -- params: EventTime the event time expression; $1 threshold seconds; $2 examples.
 WITH d AS (
   SELECT "partition", "offset", "timestamp", CAST(({{.EventTime}}) AS TIMESTAMP) AS event_time FROM {{.T}}
+), l AS (
+  SELECT "partition", "offset", "timestamp", event_time, round(epoch("timestamp") - epoch(event_time), 3) AS behind_seconds
+  FROM d WHERE epoch("timestamp") - epoch(event_time) > $1
 )
-SELECT "partition", "offset", "timestamp", event_time, round(epoch("timestamp") - epoch(event_time), 3) AS behind_seconds,
-       count(*) OVER () AS late_records
-FROM d WHERE epoch("timestamp") - epoch(event_time) > $1
-ORDER BY "partition", "offset" LIMIT $2
+SELECT l."partition", l."offset", l."timestamp", l.event_time, l.behind_seconds, n.late_records
+FROM l CROSS JOIN (SELECT count(*) AS late_records FROM l) n
+ORDER BY l."partition", l."offset" LIMIT $2

@@ -2,8 +2,10 @@
 // "bench", 6 partitions placed by the Java partitioner, N records made by
 // the same generator scripts/benchtools/produce sends (benchevent: ~200 B
 // JSON events keyed by user), files of 200,000 records, one cluster
-// snapshot. scripts/bench-ab.sh
-// uses it to compare two builds on the same files.
+// snapshot with one consumer group ("bench-readers", one member) whose
+// committed offset is 10% of each partition's records behind its end, so
+// that lag looks records up. scripts/bench-ab.sh uses it to compare two
+// builds on the same files.
 //
 //	go run ./scripts/benchtools/mksnap DIR N
 package main
@@ -72,7 +74,9 @@ func write(dir string, n int) error {
 		}
 	}
 	cs := &catalog.ClusterSnapshot{ID: "s1", Topic: "bench", AsOf: base.Add(time.Duration(n) * time.Millisecond),
-		PartitionCount: parts, ReplicationFactor: 1, Configs: map[string]string{"cleanup.policy": "delete"}}
+		PartitionCount: parts, ReplicationFactor: 1, Configs: map[string]string{"cleanup.policy": "delete", "retention.ms": "604800000"}}
+	g := catalog.GroupState{Group: "bench-readers", State: "Stable", Protocol: "range", ProtocolType: "consumer"}
+	m := catalog.GroupMember{MemberID: "bench-reader-1-0001", ClientID: "bench-reader-1", Host: "/127.0.0.1"}
 	for p := 0; p < parts; p++ {
 		if err := flush(p); err != nil {
 			return err
@@ -82,6 +86,10 @@ func write(dir string, n int) error {
 		}
 		cs.Partitions = append(cs.Partitions, catalog.PartitionState{Partition: int32(p), HighWatermark: next[p], LastStable: next[p]})
 		cs.Dumped = append(cs.Dumped, int32(p))
+		g.Offsets = append(g.Offsets, catalog.GroupOffset{Partition: int32(p), Offset: next[p] - next[p]/10})
+		m.Assigned = append(m.Assigned, int32(p))
 	}
+	g.Members = []catalog.GroupMember{m}
+	cs.Groups = []catalog.GroupState{g}
 	return d.WriteClusterSnapshot(cs)
 }
