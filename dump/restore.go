@@ -323,22 +323,29 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 
 // restoreCodec is the producer's compression option of --compression.
 func restoreCodec(name string) (kgo.Opt, error) {
-	var c kgo.CompressionCodec
-	switch name {
-	case "", "lz4":
-		c = kgo.Lz4Compression()
-	case "none":
-		c = kgo.NoCompression()
-	case "snappy":
-		c = kgo.SnappyCompression()
-	case "zstd":
-		c = kgo.ZstdCompression()
-	case "gzip":
-		c = kgo.GzipCompression()
-	default:
-		return nil, fmt.Errorf("%w: --compression %q: use lz4, none, snappy, zstd or gzip", ErrBadOption, name)
+	c, err := CompressionCodec(name)
+	if err != nil {
+		return nil, err
 	}
 	return kgo.ProducerBatchCompression(c, kgo.NoCompression()), nil
+}
+
+// CompressionCodec is the produce codec a --compression value names: lz4
+// (also for ""), none, snappy, zstd or gzip.
+func CompressionCodec(name string) (kgo.CompressionCodec, error) {
+	switch name {
+	case "", "lz4":
+		return kgo.Lz4Compression(), nil
+	case "none":
+		return kgo.NoCompression(), nil
+	case "snappy":
+		return kgo.SnappyCompression(), nil
+	case "zstd":
+		return kgo.ZstdCompression(), nil
+	case "gzip":
+		return kgo.GzipCompression(), nil
+	}
+	return kgo.CompressionCodec{}, fmt.Errorf("%w: --compression %q: use lz4, none, snappy, zstd or gzip", ErrBadOption, name)
 }
 
 // source is what the snapshot folder knows of the topic to restore.

@@ -32,6 +32,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
 
+	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/scripts/benchtools/benchevent"
 )
 
@@ -55,20 +56,9 @@ func main() {
 		fatalf("unknown --format %q", *format)
 	}
 
-	var codec kgo.CompressionCodec
-	switch *compression {
-	case "none":
-		codec = kgo.NoCompression()
-	case "lz4":
-		codec = kgo.Lz4Compression()
-	case "snappy":
-		codec = kgo.SnappyCompression()
-	case "zstd":
-		codec = kgo.ZstdCompression()
-	case "gzip":
-		codec = kgo.GzipCompression()
-	default:
-		fatalf("unknown --compression %q", *compression)
+	codec, err := dump.CompressionCodec(*compression)
+	if err != nil {
+		fatalf("%v", err)
 	}
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(*brokers),
