@@ -12,7 +12,8 @@
 # missing.
 #
 # Usage: scripts/bench-spark.sh [N]        (N records, default 5000000)
-# Environment: BENCH_DIR (default /tmp/topicsnap-bench-spark), RUNS (3), CHECKS (all),
+# Environment: BENCH_DIR (default /tmp/topicsnap-bench-spark), RUNS (3; 0: each engine
+#   once, Spark's one run in "Spark first", for sizes where a run takes many minutes), CHECKS (all),
 #   TOPICSNAP_SPARK_PORT (38200), TOPICSNAP_SPARK_DIR (/tmp/topicsnap-spark-bench),
 #   TOPICSNAP_SPARK_REMOTE (use this server instead of starting one).
 # The table is printed and kept in $BENCH_DIR/bench-spark-N.md.
@@ -39,15 +40,22 @@ if [ -z "${TOPICSNAP_SPARK_REMOTE:-}" ]; then
 fi
 
 # run_time CMD...: wall seconds of one run; 0 ok/warn and 1 fail are answers.
+# A run that errs (exit > 1: out of memory, a lost server) is "failed (exit N)"
+# in the table, its stderr kept in $BENCH_DIR, and the other checks go on.
 run_time() {
   local s e rc=0
   s=$(date +%s.%N); "$@" > "$BENCH_DIR/out.json" 2>"$BENCH_DIR/err" || rc=$?; e=$(date +%s.%N)
-  if [ "$rc" -gt 1 ]; then log "exit $rc from $*:"; cat "$BENCH_DIR/err" >&2; exit 1; fi
+  if [ "$rc" -gt 1 ]; then
+    log "exit $rc from $*:"; cat "$BENCH_DIR/err" >&2
+    cp "$BENCH_DIR/err" "$BENCH_DIR/failed-$(date +%s).err"
+    echo "failed (exit $rc)"; return
+  fi
   awk -v a="$s" -v b="$e" 'BEGIN{printf "%.2f", b-a}'
 }
 median_time() {
   local ts=() i
   for ((i = 0; i < RUNS; i++)); do ts+=("$(run_time "$@")"); done
+  [ "${#ts[@]}" -gt 0 ] || { echo "—"; return; }
   printf '%s\n' "${ts[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'
 }
 
@@ -62,9 +70,12 @@ for check in ${CHECKS:-gaps duplicates skew keys order freshness values lag miss
   args=(check "$check" --dir "$SNAP" --topic $TOPIC --format json)
   [ "$check" = duplicates ] && args+=(--id value.event_id)
   [ "$check" = missing ] && args+=(--match value.user_id --against "$EXPECTED" --against-key user_id)
-  d=$(median_time bin/topicsnap "${args[@]}")
+  if [ "$RUNS" -gt 0 ]; then d=$(median_time bin/topicsnap "${args[@]}"); else d=$(run_time bin/topicsnap "${args[@]}"); fi
   f=$(run_time bin/topicsnap "${args[@]}" --engine spark)
   s=$(median_time bin/topicsnap "${args[@]}" --engine spark)
-  echo "| $check | $d | $f | $s | $(awk -v a="$s" -v b="$d" 'BEGIN{printf "%.1f", a/b}') |"
+  ratio() { [[ "$1" =~ ^[0-9.]+$ && "$2" =~ ^[0-9.]+$ ]] && awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", a/b}' || echo "—"; }
+  if [ "$RUNS" -gt 0 ]; then r=$(ratio "$s" "$d"); else r=$(ratio "$f" "$d"); fi
+  echo "| $check | $d | $f | $s | $r |"
+  echo "bench-spark: $check done $(date -u +%H:%M:%SZ), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
 } | tee "$BENCH_DIR/bench-spark-$N.md"
