@@ -21,6 +21,9 @@ type FileWriter struct {
 	f    *os.File
 	cw   *countingWriter
 	pw   *parquet.GenericWriter[Row]
+	tw   *parquet.GenericWriter[TypedRow] // a file of decoded values: with typed columns
+	ts   *typedState
+	opts []parquet.WriterOption
 	fe   FileEntry
 	data int64 // bytes of keys, values and headers written
 	open bool
@@ -49,7 +52,7 @@ func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows in
 		return nil, fmt.Errorf("create temp file in %s: %w", dir, classify(err))
 	}
 	cw := &countingWriter{w: f}
-	pw := parquet.NewGenericWriter[Row](cw, schema,
+	opts := []parquet.WriterOption{
 		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(int64(groupRows)),
 		parquet.PageBufferSize(pageBufferSize),
@@ -64,15 +67,45 @@ func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows in
 		parquet.CreatedBy("topicsnap", "1", ""),
 		parquet.KeyValueMetadata("topicsnap.format_version", fmt.Sprint(FormatVersion)),
 		parquet.KeyValueMetadata("topicsnap.topic", tp.Topic),
-	)
-	return &FileWriter{d: d, tp: tp, f: f, cw: cw, pw: pw, fe: FileEntry{Snapshot: snapshot, FirstOffset: -1}, open: true}, nil
+	}
+	// The Parquet writer is made by the first Write (plain rows) or
+	// WriteTyped (rows with typed columns).
+	return &FileWriter{d: d, tp: tp, f: f, cw: cw, opts: opts, fe: FileEntry{Snapshot: snapshot, FirstOffset: -1}, open: true}, nil
+}
+
+// typedOpts are the typed columns' write options: Snappy by S2's encoder
+// like the decoded text they come from, and no page bounds for the text.
+func typedOpts() []parquet.WriterOption {
+	var o []parquet.WriterOption
+	for i := range TypedStrings {
+		n := typedName(KindString, i)
+		o = append(o, parquet.SkipPageBounds(n), parquet.SkipPageStatistics(n))
+	}
+	return o
 }
 
 // Write appends rows, which must follow the file's rows in offset order.
 // The rows' bytes may be reused by the caller once Write returns.
 func (w *FileWriter) Write(rows []Row) error {
+	return w.WriteTyped(rows, nil, false)
+}
+
+// WriteTyped is Write for a writer that decodes values: with typed, the
+// file has typed columns (see Typed), filled from each row's decoded text
+// where fields (aligned with rows, or nil) says its top-level fields lie.
+// The first write decides whether the file has them; a decoded row written
+// to a file without them makes its manifest entry say so (Opaque).
+func (w *FileWriter) WriteTyped(rows []Row, fields []ValueFields, typed bool) error {
 	if len(rows) == 0 {
 		return nil
+	}
+	if w.pw == nil && w.tw == nil {
+		if typed {
+			w.ts = newTypedState()
+			w.tw = parquet.NewGenericWriter[TypedRow](w.cw, append(append([]parquet.WriterOption{typedSchema}, w.opts...), typedOpts()...)...)
+		} else {
+			w.pw = parquet.NewGenericWriter[Row](w.cw, append([]parquet.WriterOption{schema}, w.opts...)...)
+		}
 	}
 	for i := range rows {
 		r := &rows[i]
@@ -120,10 +153,30 @@ func (w *FileWriter) Write(rows []Row) error {
 		}
 	}
 	w.fe.Records += int64(len(rows))
-	if _, err := w.pw.Write(rows); err != nil {
+	var err error
+	if w.tw != nil {
+		_, err = w.tw.Write(w.ts.build(rows, fields))
+		clear(w.ts.rows) // drop references into the caller's buffers
+	} else {
+		_, err = w.pw.Write(rows)
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", w.tp, classify(err))
 	}
 	return nil
+}
+
+// closeParquet writes the footer, and says in the manifest entry what the
+// typed columns hold.
+func (w *FileWriter) closeParquet() error {
+	if w.tw != nil {
+		w.fe.Typed = w.ts.entry()
+		return w.tw.Close()
+	}
+	if w.pw == nil {
+		return nil
+	}
+	return w.pw.Close()
 }
 
 // Rows is the number of rows written so far.
@@ -144,7 +197,7 @@ func (w *FileWriter) Commit() (FileEntry, error) {
 		w.Abort()
 		return FileEntry{}, fmt.Errorf("%s %s: %w", what, tmp, classify(err))
 	}
-	if err := w.pw.Close(); err != nil {
+	if err := w.closeParquet(); err != nil {
 		return fail("finish", err)
 	}
 	if err := w.f.Sync(); err != nil {

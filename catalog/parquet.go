@@ -20,6 +20,20 @@ const RowGroupRows = 128 * 1024
 // Snappy instead of the files' zstd (see snappyCodec).
 var schema = withCodec(parquet.SchemaOf(Row{}), snappyCodec, "value_decoded", "key_decoded")
 
+// typedSchema is TypedRow's: Row's, then the typed columns, which are in
+// Snappy too (derived from the decoded text, like it).
+var typedSchema = withCodec(parquet.SchemaOf(TypedRow{}), snappyCodec, typedCodecColumns()...)
+
+func typedCodecColumns() []string {
+	names := []string{"value_decoded", "key_decoded"}
+	for k, n := range map[Kind]int{KindString: TypedStrings, KindInt: TypedInts, KindFloat: TypedFloats, KindBool: TypedBools} {
+		for i := range n {
+			names = append(names, typedName(k, i))
+		}
+	}
+	return names
+}
+
 // withCodec is s with the top-level columns named compressed by codec. The
 // columns keep their order (a parquet.Group would sort them), so the
 // schema still equals Row's and the writer keeps its direct path from the

@@ -124,12 +124,16 @@ type FileEntry struct {
 	DecodeErrors int64   `json:"decode_errors,omitempty"`
 	// KeySchemaIDs, KeysDecoded and KeyDecodeErrors are the same for the
 	// file's wire-format keys.
-	KeySchemaIDs    []int32   `json:"key_schema_ids,omitempty"`
-	KeysDecoded     int64     `json:"keys_decoded,omitempty"`
-	KeyDecodeErrors int64     `json:"key_decode_errors,omitempty"`
-	Bytes           int64     `json:"bytes"`
-	Snapshot        string    `json:"snapshot"`
-	WrittenAt       time.Time `json:"written_at"`
+	KeySchemaIDs    []int32 `json:"key_schema_ids,omitempty"`
+	KeysDecoded     int64   `json:"keys_decoded,omitempty"`
+	KeyDecodeErrors int64   `json:"key_decode_errors,omitempty"`
+	// Typed says which typed column holds which top-level field of the
+	// file's decoded values (see Typed); nil for a file written without
+	// typed columns (undecoded values, or a dump older than them).
+	Typed     *TypedColumns `json:"typed,omitempty"`
+	Bytes     int64         `json:"bytes"`
+	Snapshot  string        `json:"snapshot"`
+	WrittenAt time.Time     `json:"written_at"`
 }
 
 // PartitionSnapshot records what one snapshot did to one partition.

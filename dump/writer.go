@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -58,6 +59,7 @@ type writer struct {
 	// writer side only
 	fw         *catalog.FileWriter // the file being written, nil between files
 	batch      []catalog.Row
+	fields     []catalog.ValueFields // aligned with batch when the dump decodes: where each value's fields lie
 	batchBytes int64
 	arena      []byte          // the batch's decoded values, back to back (reused once written)
 	ids        schemaIDs       // one *int32 per schema id, shared by the rows
@@ -198,6 +200,13 @@ func (w *writer) add(ctx context.Context, r *kgo.Record) {
 		}
 	}
 	idx := len(w.batch)
+	if w.typed() {
+		// The value's fields, for the file's typed columns: where decode
+		// left them (it reuses the slot's Spans), or nothing.
+		if vf := w.fieldsSlot(); row.ValueDecoded == nil {
+			vf.Plan = nil
+		}
+	}
 	switch {
 	case row.Control:
 		// A control record's key is version int16, type int16: 0 abort, 1 commit.
@@ -226,7 +235,7 @@ func (w *writer) decode(ctx context.Context, row *catalog.Row) {
 	// Decoded into the batch's arena: one allocation now and then, not one
 	// a value (the Parquet writer copies the rows).
 	start := len(w.arena)
-	out, _, ok, fail := w.d.res.Decode(ctx, row.Value, w.arena)
+	out, _, ok, fail := w.d.res.DecodeFields(ctx, row.Value, w.arena, w.fieldsSlot())
 	switch {
 	case !ok:
 	case fail != nil:
@@ -238,6 +247,24 @@ func (w *writer) decode(ctx context.Context, row *catalog.Row) {
 		row.ValueDecoded = out[start:len(out):len(out)]
 		w.decoded.Add(1)
 	}
+}
+
+// typed reports whether the files this writer writes have typed columns:
+// when the dump decodes values.
+func (w *writer) typed() bool { return w.d.res != nil }
+
+// fieldsSlot is the ValueFields of the row being added (the next in the
+// batch), its Spans reused from an earlier batch.
+func (w *writer) fieldsSlot() *catalog.ValueFields {
+	idx := len(w.batch)
+	for len(w.fields) <= idx {
+		if len(w.fields) < cap(w.fields) {
+			w.fields = w.fields[:len(w.fields)+1]
+		} else {
+			w.fields = append(w.fields, catalog.ValueFields{})
+		}
+	}
+	return &w.fields[idx]
 }
 
 // decodeKey decodes a wire-format key with its writer schema into
@@ -262,7 +289,7 @@ func (w *writer) decodeKey(ctx context.Context, row *catalog.Row) {
 // decodeBare decodes a bare Avro value with the topic's one schema.
 func (w *writer) decodeBare(row *catalog.Row) {
 	start := len(w.arena)
-	out, fail := w.d.res.DecodeBare(w.pl.tp.Topic, row.Value, w.arena)
+	out, fail := w.d.res.DecodeBareFields(w.pl.tp.Topic, row.Value, w.arena, w.fieldsSlot())
 	if fail != nil {
 		why := fail.Reason
 		row.ValueDecodeError = &why
@@ -287,11 +314,23 @@ func (w *writer) writeBatch() error {
 		}
 		w.fw = fw
 	}
-	if err := w.fw.Write(w.batch); err != nil {
+	var fields []catalog.ValueFields
+	typed := false
+	if w.typed() {
+		fields = w.fields[:len(w.batch)]
+		// A file has typed columns when its first batch holds a decoded
+		// value: a JSON topic's files are written without them.
+		typed = slices.ContainsFunc(w.batch, func(r catalog.Row) bool { return r.ValueDecoded != nil })
+	}
+	if err := w.fw.WriteTyped(w.batch, fields, typed); err != nil {
 		return err
 	}
 	clear(w.batch) // drop references into the fetch buffers
 	w.batch = w.batch[:0]
+	for i := range w.fields {
+		w.fields[i].Plan = nil // the Spans stay, for reuse
+	}
+	w.fields = w.fields[:0]
 	w.arena = w.arena[:0]
 	w.batchBytes = 0
 	clear(w.openTxn)

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
 // Narrowing the value of JSON topics to the fields a query names.
@@ -201,19 +203,30 @@ func (e *Engine) narrow(ctx context.Context, conn *sql.Conn, q string, doc *sqlD
 		if len(kept) > 0 && len(kept) < total {
 			out[valueVariable(jt.Name)] = s
 		}
-		if len(fields) == 1 && len(kept) == 1 {
-			if tf, ok := e.topicFilesOf(jt.Name); ok {
-				src := jsonSource
-				if tf.encoded {
-					src = encodedSource
-				}
-				if value, ok := oneFieldValue(s, src); ok {
-					all, data := topicSelects(tf.paths, tf.plain, e.viewCols(tf, jt, value), tf.openTxn)
-					if strings.HasSuffix(strings.ToLower(b[0]), "$all") {
-						views[tf.name+"$all"] = all
-					} else {
-						views[tf.name] = data
-					}
+		if tf, ok := e.topicFilesOf(jt.Name); ok && len(kept) > 0 {
+			src := jsonSource
+			if tf.encoded {
+				src = encodedSource
+			}
+			// Fields held by typed columns in every file are read from
+			// them, whatever their number; else one field is read by a
+			// JSON path.
+			value, ok := "", false
+			byName := false
+			if tf.encoded {
+				value, byName, ok = typedValue(tf, s)
+			}
+			if !ok && len(fields) == 1 && len(kept) == 1 {
+				value, ok = oneFieldValue(s, src)
+			}
+			if ok {
+				cols := e.viewCols(tf, jt, value)
+				cols.byName = cols.byName || byName
+				all, data := topicSelects(tf.paths, tf.plain, cols, tf.openTxn)
+				if strings.HasSuffix(strings.ToLower(b[0]), "$all") {
+					views[tf.name+"$all"] = all
+				} else {
+					views[tf.name] = data
 				}
 			}
 		}
@@ -229,6 +242,64 @@ func (e *Engine) narrow(ctx context.Context, conn *sql.Conn, q string, doc *sqlD
 		return nil
 	}
 	return &narrowing{vars: out, views: views}
+}
+
+// typedValue is the value expression of a TEMP view whose fields (the
+// top-level fields of a narrowed structure) are each held by one typed
+// column in every file of the topic that holds decoded values (see
+// catalog.Typed): struct_pack of the columns, the same STRUCT type as
+// from_json's of the structure, and the same values
+// (TestTypedColumnsSameAnswers compares them value by value). byName is
+// set when some file has no typed columns (its values are NULL, or it
+// holds none decoded), so read_parquet must match columns by name. ok is
+// false when a field is not held that way, or its type is one the typed
+// columns do not give exactly (FLOAT, through a double, is left to the
+// JSON path).
+func typedValue(tf topicFiles, structure string) (value string, byName, ok bool) {
+	var entries []catalog.FileEntry
+	for _, m := range tf.manifests {
+		entries = append(entries, m.Files...)
+	}
+	for i := range entries {
+		byName = byName || entries[i].Typed == nil
+	}
+	dec := json.NewDecoder(strings.NewReader(structure))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return "", false, false
+	}
+	var parts []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false, false
+		}
+		name, _ := tok.(string)
+		var typ json.RawMessage
+		if err := dec.Decode(&typ); err != nil {
+			return "", false, false
+		}
+		col, kind, found := catalog.TypedColumnOf(entries, name)
+		if !found {
+			return "", false, false
+		}
+		var expr string
+		switch t := string(typ); {
+		case kind == catalog.KindString && t == `"VARCHAR"`,
+			kind == catalog.KindInt && t == `"BIGINT"`,
+			kind == catalog.KindFloat && t == `"DOUBLE"`,
+			kind == catalog.KindBool && t == `"BOOLEAN"`:
+			expr = quoteIdent(col)
+		case kind == catalog.KindInt && t == `"INTEGER"`:
+			expr = "CAST(" + quoteIdent(col) + " AS INTEGER)"
+		default:
+			return "", false, false
+		}
+		parts = append(parts, quoteIdent(name)+" := "+expr)
+	}
+	if len(parts) == 0 {
+		return "", false, false
+	}
+	return "struct_pack(" + strings.Join(parts, ", ") + ")", byName, true
 }
 
 // oneFieldValue is the value expression of the one-field TEMP view for a

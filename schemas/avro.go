@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/hamba/avro/v2"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
 // avroDecoder reads Avro values of one writer schema. hamba/avro parses the
@@ -29,11 +31,18 @@ import (
 type avroDecoder struct {
 	schema avro.Schema
 	root   *avroNode
+	// plan is the top-level fields of a record schema and the typed
+	// column each can go into (catalog.Typed); nil for other schemas.
+	plan *catalog.FieldPlan
 }
 
-// avroState is one decode's reader.
+// avroState is one decode's reader. spans, when set, collects where each
+// top-level field's JSON value starts and ends in the output, relative to
+// base (the output's length when the value began).
 type avroState struct {
-	r avroReader
+	r     avroReader
+	spans *[]int32
+	base  int
 }
 
 // avroReader reads the binary encoding of one payload. The first error
@@ -242,7 +251,42 @@ func newAvroDecoder(text string, refs []string) (*avroDecoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &avroDecoder{schema: s, root: root}, nil
+	return &avroDecoder{schema: s, root: root, plan: fieldPlan(s)}, nil
+}
+
+// fieldPlan lists a record schema's top-level fields with the kind of
+// typed column that holds each exactly as the JSON path reads it: VARCHAR
+// (strings, enums, base64 bytes and fixed, wide decimals: JSON strings),
+// BIGINT and INTEGER, DOUBLE and FLOAT, BOOLEAN, and a union of null and
+// one of them. Anything else (records, lists, maps, timestamps, dates,
+// decimals, uuids) is catalog.KindNone and stays in the JSON text only.
+func fieldPlan(s avro.Schema) *catalog.FieldPlan {
+	if ref, ok := s.(*avro.RefSchema); ok {
+		s = ref.Schema()
+	}
+	rs, ok := s.(*avro.RecordSchema)
+	if !ok {
+		return nil
+	}
+	p := &catalog.FieldPlan{}
+	for _, f := range rs.Fields() {
+		k := catalog.KindNone
+		if t, err := avroType(f.Type(), 1); err == nil {
+			switch t.Kind {
+			case "VARCHAR":
+				k = catalog.KindString
+			case "BIGINT", "INTEGER":
+				k = catalog.KindInt
+			case "DOUBLE", "FLOAT":
+				k = catalog.KindFloat
+			case "BOOLEAN":
+				k = catalog.KindBool
+			}
+		}
+		p.Names = append(p.Names, f.Name())
+		p.Kinds = append(p.Kinds, k)
+	}
+	return p
 }
 
 // compileAvro makes the plan node of s; named holds the nodes of the
@@ -361,8 +405,22 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 var errTrailing = errors.New("bytes left over after the value")
 
 func (d *avroDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
+	return d.decodeFields(payload, buf, nil)
+}
+
+// decodeFields is decode that also says, in vf, where each top-level
+// field's JSON value lies in the value's text (vf.Spans, relative to the
+// text's start) and the schema's field plan; vf.Plan is nil for a value
+// that is not a record.
+func (d *avroDecoder) decodeFields(payload []byte, buf []byte, vf *catalog.ValueFields) ([]byte, error) {
 	// A fresh reader per value: nothing of a bad payload reaches the next.
-	st := avroState{r: avroReader{b: payload}}
+	st := avroState{r: avroReader{b: payload}, base: len(buf)}
+	if vf != nil {
+		vf.Plan, vf.Spans = nil, vf.Spans[:0]
+		if d.plan != nil {
+			st.spans = &vf.Spans
+		}
+	}
 	if buf == nil {
 		buf = make([]byte, 0, 2*len(payload)+64) // JSON is about 1.5x Avro
 	}
@@ -372,7 +430,13 @@ func (d *avroDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
 		err = st.r.err
 	}
 	if err != nil {
+		if vf != nil {
+			vf.Spans = vf.Spans[:0]
+		}
 		return nil, err
+	}
+	if st.spans != nil {
+		vf.Plan = d.plan
 	}
 	return buf, nil
 }
@@ -397,11 +461,16 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 	switch n.op {
 	case opRecord:
 		b = append(b, '{')
+		spans := depth == 0 && st.spans != nil
 		for i := range n.fields {
 			f := &n.fields[i]
 			b = append(b, f.key...)
+			start := len(b)
 			if b, err = st.appendAvro(b, f.node, depth+1); err != nil {
 				return nil, err
+			}
+			if spans {
+				*st.spans = append(*st.spans, int32(start-st.base), int32(len(b)-st.base))
 			}
 		}
 		return append(b, '}'), nil
@@ -646,6 +715,10 @@ func nullable(u *avro.UnionSchema) bool {
 func appendFloat(b []byte, f float64, bits int) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return appendString(b, strconv.FormatFloat(f, 'g', -1, bits))
+	}
+	if f == 0 && math.Signbit(f) {
+		// "-0" reads back as the integer 0: keep the sign.
+		return append(b, "-0.0"...)
 	}
 	return strconv.AppendFloat(b, f, 'g', -1, bits)
 }

@@ -43,6 +43,12 @@ type decoder interface {
 	decode(payload, buf []byte) ([]byte, error)
 }
 
+// fieldsDecoder is a decoder that can say where a value's top-level fields
+// lie in its JSON text (Avro records).
+type fieldsDecoder interface {
+	decodeFields(payload, buf []byte, vf *catalog.ValueFields) ([]byte, error)
+}
+
 type entry struct {
 	dec decoder
 	err *Failure
@@ -125,6 +131,14 @@ func (r *Resolver) Bare(topic string) bool {
 // DecodeBare decodes a bare Avro value of topic with its one schema, which
 // it stores in the folder first (schemas/topic=TOPIC.json).
 func (r *Resolver) DecodeBare(topic string, value, buf []byte) ([]byte, *Failure) {
+	return r.DecodeBareFields(topic, value, buf, nil)
+}
+
+// DecodeBareFields is DecodeBare that fills vf as DecodeFields does.
+func (r *Resolver) DecodeBareFields(topic string, value, buf []byte, vf *catalog.ValueFields) ([]byte, *Failure) {
+	if vf != nil {
+		vf.Plan, vf.Spans = nil, vf.Spans[:0]
+	}
 	b := r.bare[topic]
 	b.stored.Do(func() {
 		if r.o.Folder != nil {
@@ -134,7 +148,7 @@ func (r *Resolver) DecodeBare(topic string, value, buf []byte) ([]byte, *Failure
 	if b.err != nil {
 		return buf, &Failure{Reason: fmt.Sprintf("the topic's schema (%s) not stored: %v", b.schema.Source, b.err)}
 	}
-	out, err := b.dec.decode(value, buf)
+	out, err := b.dec.decodeFields(value, buf, vf)
 	if err != nil {
 		return buf, &Failure{Reason: fmt.Sprintf("does not decode with the topic's schema (%s): %v", filepath.Base(b.schema.Source), err)}
 	}
@@ -158,6 +172,18 @@ func (r *Resolver) Met() []int {
 // (no magic byte): nothing to decode. A value that is but cannot be
 // decoded returns a Failure saying why.
 func (r *Resolver) Decode(ctx context.Context, value, buf []byte) (out []byte, id int, ok bool, fail *Failure) {
+	return r.DecodeFields(ctx, value, buf, nil)
+}
+
+// DecodeFields is Decode that, given vf, also fills it with the writer
+// schema's top-level fields and where each one's JSON value lies in the
+// text appended (see catalog.ValueFields): what the dump's typed columns
+// are made of. vf.Plan is left nil when the value is not an Avro record,
+// or was not decoded.
+func (r *Resolver) DecodeFields(ctx context.Context, value, buf []byte, vf *catalog.ValueFields) (out []byte, id int, ok bool, fail *Failure) {
+	if vf != nil {
+		vf.Plan, vf.Spans = nil, vf.Spans[:0]
+	}
 	if len(value) < 5 || value[0] != 0 {
 		return buf, 0, false, nil
 	}
@@ -166,7 +192,12 @@ func (r *Resolver) Decode(ctx context.Context, value, buf []byte) (out []byte, i
 	if e.err != nil {
 		return buf, id, true, e.err
 	}
-	out, err := e.dec.decode(value[5:], buf)
+	var err error
+	if fd, isFD := e.dec.(fieldsDecoder); isFD && vf != nil {
+		out, err = fd.decodeFields(value[5:], buf, vf)
+	} else {
+		out, err = e.dec.decode(value[5:], buf)
+	}
 	if err != nil {
 		return buf, id, true, &Failure{ID: id, Reason: fmt.Sprintf("does not decode with schema %d: %v", id, err)}
 	}
