@@ -153,18 +153,28 @@ func (w *FileWriter) WriteTyped(rows []Row, fields []ValueFields, typed bool) er
 		}
 	}
 	w.fe.Records += int64(len(rows))
-	var err error
-	if w.tw != nil {
-		_, err = w.tw.Write(w.ts.build(rows, fields))
-		clear(w.ts.rows) // drop references into the caller's buffers
-	} else {
-		_, err = w.pw.Write(rows)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", w.tp, classify(err))
+	// parquet-go writes a slice of rows one column at a time, each column
+	// a pass over every row: rows written a chunk at a time stay in the
+	// CPU's cache for all the passes.
+	for i := 0; i < len(rows); i += writeChunk {
+		j := min(i+writeChunk, len(rows))
+		var err error
+		if w.tw != nil {
+			f := fields[min(i, len(fields)):min(j, len(fields))]
+			_, err = w.tw.Write(w.ts.build(rows[i:j], f))
+			clear(w.ts.rows) // drop references into the caller's buffers
+		} else {
+			_, err = w.pw.Write(rows[i:j])
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", w.tp, classify(err))
+		}
 	}
 	return nil
 }
+
+// writeChunk is how many rows go to parquet-go at a time.
+var writeChunk = 1024
 
 // closeParquet writes the footer, and says in the manifest entry what the
 // typed columns hold.

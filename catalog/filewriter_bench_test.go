@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/rand/v2"
 	"syscall"
@@ -16,8 +17,10 @@ import (
 // committed file, as the dump does (batches of 4,096, a row group of 43k
 // rows): as a JSON topic stores it (the JSON in value), and as an Avro
 // topic does (~100 bytes of Avro in value, the decoded JSON beside it in
-// value_decoded, a schema id). The difference is what storing the decoded
-// text costs the dump, apart from decoding it.
+// value_decoded, a schema id), and as an Avro topic does now, with the
+// typed columns (avro-typed: the decoded text, and its top-level fields in
+// typed_s*, typed_i*, typed_f*). The differences are what storing the
+// decoded text, then the typed columns, cost the dump, apart from decoding.
 func BenchmarkWriteRows(b *testing.B) {
 	const rows = 100_000
 	// The events of scripts/benchtools/produce (random ids, types, users,
@@ -53,6 +56,27 @@ func BenchmarkWriteRows(b *testing.B) {
 		}
 		avros[i] = append([]byte{0, 0, 0, 0, 1}, a...)
 	}
+	// Where each top-level field's value lies in the JSON text, as the
+	// decoder says it (schemas.Resolver.DecodeFields).
+	plan := &FieldPlan{
+		Names: []string{"event_id", "type", "user_id", "ts", "amount", "country", "device", "url"},
+		Kinds: []Kind{KindString, KindString, KindInt, KindNone, KindFloat, KindString, KindString, KindString},
+	}
+	fields := make([]ValueFields, rows)
+	for i := range rows {
+		dec := json.NewDecoder(bytes.NewReader(jsons[i]))
+		dec.Token()
+		for dec.More() {
+			dec.Token()
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				b.Fatal(err)
+			}
+			end := int32(dec.InputOffset())
+			fields[i].Spans = append(fields[i].Spans, end-int32(len(raw)), end)
+		}
+		fields[i].Plan = plan
+	}
 	id := int32(1)
 	for _, c := range []struct {
 		name string
@@ -65,7 +89,12 @@ func BenchmarkWriteRows(b *testing.B) {
 			return Row{Offset: int64(i), Timestamp: int64(i), TimestampType: TimestampCreate, Key: keys[i], Value: avros[i],
 				SchemaID: &id, ValueDecoded: jsons[i]}
 		}},
+		{"avro-typed", func(i int) Row {
+			return Row{Offset: int64(i), Timestamp: int64(i), TimestampType: TimestampCreate, Key: keys[i], Value: avros[i],
+				SchemaID: &id, ValueDecoded: jsons[i]}
+		}},
 	} {
+		typed := c.name == "avro-typed"
 		b.Run(c.name, func(b *testing.B) {
 			all := make([]Row, rows)
 			for i := range all {
@@ -86,7 +115,8 @@ func BenchmarkWriteRows(b *testing.B) {
 					b.Fatal(err)
 				}
 				for i := 0; i < rows; i += 4096 {
-					if err := w.Write(all[i:min(i+4096, rows)]); err != nil {
+					j := min(i+4096, rows)
+					if err := w.WriteTyped(all[i:j], fields[i:j], typed); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -17,8 +17,8 @@ import (
 // of the writer schema whose SQL type is VARCHAR, BIGINT or INTEGER, DOUBLE
 // or FLOAT, or BOOLEAN (a union of null and one of them too): the same
 // value the JSON path gives, stored as Parquet reads it. The columns have
-// fixed names, typed_s0..typed_s11 (text), typed_i0..typed_i5 (64-bit
-// integers), typed_f0..typed_f5 (doubles), typed_b0..typed_b3 (booleans), so that
+// fixed names, typed_s0..typed_s7 (text), typed_i0..typed_i3 (64-bit
+// integers), typed_f0..typed_f3 (doubles), typed_b0..typed_b1 (booleans), so that
 // the writer keeps parquet-go's direct path from a Go struct to the columns
 // (a schema built at run time would cost a reflection per value); which
 // field a column holds is the file's, said by its manifest entry
@@ -43,10 +43,10 @@ const (
 
 // Typed columns of each kind a file has.
 const (
-	TypedStrings = 12
-	TypedInts    = 6
-	TypedFloats  = 6
-	TypedBools   = 4
+	TypedStrings = 8
+	TypedInts    = 4
+	TypedFloats  = 4
+	TypedBools   = 2
 )
 
 // FieldPlan is a record writer schema's top-level fields, in the schema's
@@ -82,34 +82,24 @@ type TypedColumns struct {
 // Typed is a row's typed columns. A nil S is NULL; a non-nil empty one is
 // the empty string.
 type Typed struct {
-	S0  []byte   `parquet:"typed_s0,optional,string"`
-	S1  []byte   `parquet:"typed_s1,optional,string"`
-	S2  []byte   `parquet:"typed_s2,optional,string"`
-	S3  []byte   `parquet:"typed_s3,optional,string"`
-	S4  []byte   `parquet:"typed_s4,optional,string"`
-	S5  []byte   `parquet:"typed_s5,optional,string"`
-	S6  []byte   `parquet:"typed_s6,optional,string"`
-	S7  []byte   `parquet:"typed_s7,optional,string"`
-	S8  []byte   `parquet:"typed_s8,optional,string"`
-	S9  []byte   `parquet:"typed_s9,optional,string"`
-	S10 []byte   `parquet:"typed_s10,optional,string"`
-	S11 []byte   `parquet:"typed_s11,optional,string"`
-	I0  *int64   `parquet:"typed_i0,optional"`
-	I1  *int64   `parquet:"typed_i1,optional"`
-	I2  *int64   `parquet:"typed_i2,optional"`
-	I3  *int64   `parquet:"typed_i3,optional"`
-	I4  *int64   `parquet:"typed_i4,optional"`
-	I5  *int64   `parquet:"typed_i5,optional"`
-	F0  *float64 `parquet:"typed_f0,optional"`
-	F1  *float64 `parquet:"typed_f1,optional"`
-	F2  *float64 `parquet:"typed_f2,optional"`
-	F3  *float64 `parquet:"typed_f3,optional"`
-	F4  *float64 `parquet:"typed_f4,optional"`
-	F5  *float64 `parquet:"typed_f5,optional"`
-	B0  *bool    `parquet:"typed_b0,optional"`
-	B1  *bool    `parquet:"typed_b1,optional"`
-	B2  *bool    `parquet:"typed_b2,optional"`
-	B3  *bool    `parquet:"typed_b3,optional"`
+	S0 []byte   `parquet:"typed_s0,optional,string"`
+	S1 []byte   `parquet:"typed_s1,optional,string"`
+	S2 []byte   `parquet:"typed_s2,optional,string"`
+	S3 []byte   `parquet:"typed_s3,optional,string"`
+	S4 []byte   `parquet:"typed_s4,optional,string"`
+	S5 []byte   `parquet:"typed_s5,optional,string"`
+	S6 []byte   `parquet:"typed_s6,optional,string"`
+	S7 []byte   `parquet:"typed_s7,optional,string"`
+	I0 *int64   `parquet:"typed_i0,optional"`
+	I1 *int64   `parquet:"typed_i1,optional"`
+	I2 *int64   `parquet:"typed_i2,optional"`
+	I3 *int64   `parquet:"typed_i3,optional"`
+	F0 *float64 `parquet:"typed_f0,optional"`
+	F1 *float64 `parquet:"typed_f1,optional"`
+	F2 *float64 `parquet:"typed_f2,optional"`
+	F3 *float64 `parquet:"typed_f3,optional"`
+	B0 *bool    `parquet:"typed_b0,optional"`
+	B1 *bool    `parquet:"typed_b1,optional"`
 }
 
 // TypedRow is a Row with its typed columns, as a file of decoded values
@@ -137,14 +127,6 @@ func (t *Typed) str(i int) *[]byte {
 		return &t.S6
 	case 7:
 		return &t.S7
-	case 8:
-		return &t.S8
-	case 9:
-		return &t.S9
-	case 10:
-		return &t.S10
-	case 11:
-		return &t.S11
 	}
 	panic("catalog: typed column out of range")
 }
@@ -159,10 +141,6 @@ func (t *Typed) int(i int) **int64 {
 		return &t.I2
 	case 3:
 		return &t.I3
-	case 4:
-		return &t.I4
-	case 5:
-		return &t.I5
 	}
 	panic("catalog: typed column out of range")
 }
@@ -177,10 +155,6 @@ func (t *Typed) float(i int) **float64 {
 		return &t.F2
 	case 3:
 		return &t.F3
-	case 4:
-		return &t.F4
-	case 5:
-		return &t.F5
 	}
 	panic("catalog: typed column out of range")
 }
@@ -191,10 +165,6 @@ func (t *Typed) bool(i int) **bool {
 		return &t.B0
 	case 1:
 		return &t.B1
-	case 2:
-		return &t.B2
-	case 3:
-		return &t.B3
 	}
 	panic("catalog: typed column out of range")
 }
@@ -207,6 +177,10 @@ type typedState struct {
 	next    [5]int            // next free column, by kind
 	untyped map[string]bool
 	opaque  bool
+	// gen counts the fields made untyped; plans holds, by plan, the column
+	// of each of its fields (-1: none), computed when gen was planGen.
+	gen   int
+	plans map[*FieldPlan]planCols
 
 	rows   []TypedRow
 	ints   []int64
@@ -214,8 +188,43 @@ type typedState struct {
 	bools  []bool
 }
 
+type planCols struct {
+	gen  int
+	cols []int
+}
+
 func newTypedState() *typedState {
-	return &typedState{cols: map[string]string{}, kinds: map[string]Kind{}, untyped: map[string]bool{}}
+	return &typedState{cols: map[string]string{}, kinds: map[string]Kind{}, untyped: map[string]bool{},
+		plans: map[*FieldPlan]planCols{}}
+}
+
+// setUntyped lists field as held by no typed column from now on.
+func (s *typedState) setUntyped(field string) {
+	if !s.untyped[field] {
+		s.untyped[field] = true
+		s.gen++
+	}
+}
+
+// planColumns is column for each field of p, remembered for p until a
+// field is made untyped.
+func (s *typedState) planColumns(p *FieldPlan) []int {
+	if pc, ok := s.plans[p]; ok && pc.gen == s.gen {
+		return pc.cols
+	}
+	cols := make([]int, len(p.Names))
+	for j, name := range p.Names {
+		cols[j] = s.column(name, p.Kinds[j])
+	}
+	// A field made untyped while computing them is -1 in cols already;
+	// an earlier field's column is not changed by a later one's.
+	for j, name := range p.Names {
+		if s.untyped[name] {
+			cols[j] = -1
+		}
+	}
+	s.plans[p] = planCols{gen: s.gen, cols: cols}
+	return cols
 }
 
 func typedCap(k Kind) int {
@@ -244,14 +253,14 @@ func (s *typedState) column(field string, k Kind) int {
 	}
 	if name, ok := s.cols[field]; ok {
 		if s.kinds[field] != k {
-			s.untyped[field] = true // its type changed inside the file
+			s.setUntyped(field) // its type changed inside the file
 			return -1
 		}
 		n, _ := strconv.Atoi(name[len("typed_x"):])
 		return n
 	}
 	if k == KindNone || s.next[k] >= typedCap(k) {
-		s.untyped[field] = true
+		s.setUntyped(field)
 		return -1
 	}
 	n := s.next[k]
@@ -292,23 +301,22 @@ func (s *typedState) fill(t *Typed, text []byte, vf *ValueFields) {
 		s.opaque = true
 		return
 	}
-	for j, name := range p.Names {
-		k := p.Kinds[j]
-		col := s.column(name, k)
+	cols := s.planColumns(p)
+	for j, col := range cols {
 		if col < 0 {
 			continue
 		}
 		a, b := vf.Spans[2*j], vf.Spans[2*j+1]
 		if a < 0 || b > int32(len(text)) || a >= b {
-			s.untyped[name] = true
+			s.setUntyped(p.Names[j])
 			continue
 		}
 		v := text[a:b:b]
 		if string(v) == "null" {
 			continue
 		}
-		if !s.set(t, k, col, v) {
-			s.untyped[name] = true
+		if !s.set(t, p.Kinds[j], col, v) {
+			s.setUntyped(p.Names[j])
 		}
 	}
 }
