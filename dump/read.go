@@ -33,7 +33,7 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, sum *Summar
 	var records, bytes, files, lostN, lostOffsets, decoded, decodeErrs, keysDecoded, keyDecodeErrs atomic.Int64
 	for _, pl := range plans {
 		w := &writer{d: d, c: c, pl: pl, in: make(chan item, 1), fileRows: d.opts.FileRows, fileBytes: d.opts.FileBytes,
-			records: &records, bytes: &bytes, files: &files, lostN: &lostN, lostOffsets: &lostOffsets, decoded: &decoded, decodeErrs: &decodeErrs, keysDecoded: &keysDecoded, keyDecodeErrs: &keyDecodeErrs, bare: d.res.Bare(pl.tp.Topic), next: pl.from, readAt: pl.from, groupRows: groupRowsFor(len(plans))}
+			records: &records, bytes: &bytes, files: &files, lostN: &lostN, lostOffsets: &lostOffsets, decoded: &decoded, decodeErrs: &decodeErrs, keysDecoded: &keysDecoded, keyDecodeErrs: &keyDecodeErrs, bare: d.res.Bare(pl.tp.Topic), next: pl.from, readAt: pl.from, groupRows: groupRowsFor(len(plans), d.res != nil)}
 		writers[pl.tp.Partition] = w
 		if d.opts.Progress != nil {
 			d.opts.Progress.Start(pl.tp, pl.from, pl.until)

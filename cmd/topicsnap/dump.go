@@ -89,8 +89,23 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 	f.StringVar(&o.registry, "schema-registry", "", "Schema Registry URL(s), comma-separated (over schema.registry.url in --config)")
 	f.StringVar(&o.regCA, "schema-registry-ca", "", "PEM file of the CAs the Schema Registry's certificate is checked against")
 	f.StringVar(&o.SchemaDir, "schema", "", "folder of schema files named by the id they stand for (ID.avsc, ID.proto, ID.json), for hosts without the registry")
-	f.StringVar(&o.memLimit, "memory-limit", "448MiB", "soft memory limit of the process (GOMEMLIMIT wins when set); 0 for none")
+	f.StringVar(&o.memLimit, "memory-limit", "", "soft memory limit of the process (GOMEMLIMIT wins when set); 0 for none (default 448MiB, 768MiB for a dump that decodes values)")
 	return cmd
+}
+
+// dumpMemoryLimit is the dump's soft memory limit when --memory-limit is
+// not given: 448MiB, or 768MiB for a dump that decodes values (a registry
+// or --schema is set), whose rows hold the exact bytes, the decoded text
+// and the typed columns: under 448MiB the collector took about a third of
+// such a dump's CPU (BENCHMARKS.md, "typed columns").
+func dumpMemoryLimit(o *dumpOptions) string {
+	if o.SchemaDir != "" {
+		return "768MiB"
+	}
+	if reg, err := dump.RegistryOf(o.Conn.ConfigFile, o.Registry); err == nil && reg != nil {
+		return "768MiB"
+	}
+	return "448MiB"
 }
 
 // registryFlags gathers the registry settings of the flags and the
@@ -123,6 +138,9 @@ func firstSet(xs ...string) string {
 func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {
 	// Memory grows with the partitions written at once (a row group each),
 	// not with the topic; a soft limit makes the collector keep it there.
+	if o.memLimit == "" {
+		o.memLimit = dumpMemoryLimit(o)
+	}
 	if a.getenv("GOMEMLIMIT") == "" && o.memLimit != "0" {
 		n, err := parseBytes(o.memLimit)
 		if err != nil {
