@@ -174,7 +174,7 @@ func (w *FileWriter) WriteTyped(rows []Row, fields []ValueFields, typed bool) er
 }
 
 // writeChunk is how many rows go to parquet-go at a time.
-var writeChunk = 1024
+const writeChunk = 1024
 
 // closeParquet writes the footer, and says in the manifest entry what the
 // typed columns hold.

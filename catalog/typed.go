@@ -178,7 +178,7 @@ type typedState struct {
 	untyped map[string]bool
 	opaque  bool
 	// gen counts the fields made untyped; plans holds, by plan, the column
-	// of each of its fields (-1: none), computed when gen was planGen.
+	// of each of its fields (-1: none), as computed when gen was its gen.
 	gen   int
 	plans map[*FieldPlan]planCols
 
@@ -216,8 +216,8 @@ func (s *typedState) planColumns(p *FieldPlan) []int {
 	for j, name := range p.Names {
 		cols[j] = s.column(name, p.Kinds[j])
 	}
-	// A field made untyped while computing them is -1 in cols already;
-	// an earlier field's column is not changed by a later one's.
+	// A name met twice with two kinds is made untyped by its second
+	// sight: its first sight's column must not stand.
 	for j, name := range p.Names {
 		if s.untyped[name] {
 			cols[j] = -1

@@ -29,11 +29,11 @@ const (
 // allocating 15% less, with 35% fewer GCs and a 10% faster dump.
 //
 // A dump that decodes values holds about 2.5 times the bytes a row: the
-// exact bytes, the decoded text and the typed columns. With JSON's guess
-// its row groups kept the heap near the 448 MiB soft limit, and the GC
-// took a fifth of the CPU of a 5M-record Avro dump (87–102 collections
-// against 32–35 before typed columns, BENCHMARKS.md), so it gets
-// proportionally fewer rows a group.
+// exact bytes, the decoded text and the typed columns, so it gets
+// proportionally fewer rows a group. That halved a 5M-record Avro dump's
+// collections under the 448 MiB soft limit (87–102 to 51–53) but not its
+// CPU; the larger soft limit such a dump gets (cmd/topicsnap) did that
+// (BENCHMARKS.md).
 const (
 	rowGroupBudget       = 64 << 20
 	rowBytesGuess        = 256 // a JSON event of ~200 bytes, as the column buffers hold it
