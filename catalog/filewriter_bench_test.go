@@ -3,7 +3,9 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -57,7 +59,8 @@ func BenchmarkWriteRows(b *testing.B) {
 		avros[i] = append([]byte{0, 0, 0, 0, 1}, a...)
 	}
 	// Where each top-level field's value lies in the JSON text, as the
-	// decoder says it (schemas.Resolver.DecodeFields).
+	// decoder says it (schemas.Resolver.DecodeFields), with the numbers it
+	// read and its plain strings (ValueFields.Nums, Direct, Plain).
 	plan := &FieldPlan{
 		Names: []string{"event_id", "type", "user_id", "ts", "amount", "country", "device", "url"},
 		Kinds: []Kind{KindString, KindString, KindInt, KindNone, KindFloat, KindString, KindString, KindString},
@@ -66,6 +69,7 @@ func BenchmarkWriteRows(b *testing.B) {
 	for i := range rows {
 		dec := json.NewDecoder(bytes.NewReader(jsons[i]))
 		dec.Token()
+		fields[i].Nums = make([]uint64, len(plan.Names))
 		for dec.More() {
 			dec.Token()
 			var raw json.RawMessage
@@ -73,7 +77,32 @@ func BenchmarkWriteRows(b *testing.B) {
 				b.Fatal(err)
 			}
 			end := int32(dec.InputOffset())
+			j := len(fields[i].Spans) / 2
 			fields[i].Spans = append(fields[i].Spans, end-int32(len(raw)), end)
+			var n uint64
+			switch plan.Kinds[j] {
+			case KindString:
+				if !bytes.Contains(raw, []byte{'\\'}) {
+					fields[i].Plain |= 1 << j
+				}
+				continue
+			case KindInt:
+				v, err := strconv.ParseInt(string(raw), 10, 64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = uint64(v)
+			case KindFloat:
+				v, err := strconv.ParseFloat(string(raw), 64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n = math.Float64bits(v)
+			default:
+				continue
+			}
+			fields[i].Nums[j] = n
+			fields[i].Direct |= 1 << j
 		}
 		fields[i].Plan = plan
 	}

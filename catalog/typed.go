@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 )
@@ -60,9 +61,20 @@ type FieldPlan struct {
 // text: field i of Plan is ValueDecoded[Spans[2i]:Spans[2i+1]]. Plan is nil
 // for a value whose fields are not known (not decoded, Protobuf, JSON
 // Schema, an Avro value that is not a record).
+//
+// A decoder that read a field's value as a number can say so, and spare
+// the writer from parsing the text again: for field i < 64 whose bit is
+// set in Direct, Nums[i] is the value the text spells, an int64's bits for
+// KindInt, a float64's for KindFloat, 0 or 1 for KindBool. A bit set in
+// Plain says field i's text is a JSON string with no escape in it, so the
+// bytes between its quotes are the value (KindString). Where neither is
+// set, the writer reads the text.
 type ValueFields struct {
-	Plan  *FieldPlan
-	Spans []int32
+	Plan   *FieldPlan
+	Spans  []int32
+	Nums   []uint64
+	Direct uint64
+	Plain  uint64
 }
 
 // TypedColumns is what a file's manifest entry says of its typed columns.
@@ -315,6 +327,13 @@ func (s *typedState) fill(t *Typed, text []byte, vf *ValueFields) {
 		if string(v) == "null" {
 			continue
 		}
+		if j < 64 && j < len(vf.Nums) && vf.Direct&(1<<j) != 0 && s.setNum(t, p.Kinds[j], col, vf.Nums[j]) {
+			continue
+		}
+		if j < 64 && vf.Plain&(1<<j) != 0 && p.Kinds[j] == KindString && len(v) >= 2 {
+			*t.str(col) = v[1 : len(v)-1]
+			continue
+		}
 		if !s.set(t, p.Kinds[j], col, v) {
 			s.setUntyped(p.Names[j])
 		}
@@ -366,6 +385,25 @@ func (s *typedState) set(t *Typed, k Kind, col int, v []byte) bool {
 		default:
 			return false
 		}
+		*t.bool(col) = &s.bools[len(s.bools)-1]
+	default:
+		return false
+	}
+	return true
+}
+
+// setNum stores a number the decoder read (see ValueFields.Nums) in typed
+// column col of kind k; false for a kind that has no number.
+func (s *typedState) setNum(t *Typed, k Kind, col int, n uint64) bool {
+	switch k {
+	case KindInt:
+		s.ints = append(s.ints, int64(n))
+		*t.int(col) = &s.ints[len(s.ints)-1]
+	case KindFloat:
+		s.floats = append(s.floats, math.Float64frombits(n))
+		*t.float(col) = &s.floats[len(s.floats)-1]
+	case KindBool:
+		s.bools = append(s.bools, n != 0)
 		*t.bool(col) = &s.bools[len(s.bools)-1]
 	default:
 		return false

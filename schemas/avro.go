@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -36,13 +37,19 @@ type avroDecoder struct {
 	plan *catalog.FieldPlan
 }
 
-// avroState is one decode's reader. spans, when set, collects where each
+// avroState is one decode's reader. vf, when set, collects where each
 // top-level field's JSON value starts and ends in the output, relative to
-// base (the output's length when the value began).
+// base (the output's length when the value began), and the numbers and
+// plain strings read for them (see catalog.ValueFields). num and plain are
+// the last scalar read: a long's, an int's or a double's bits or a
+// boolean, and whether the last string went out as it is.
 type avroState struct {
 	r     avroReader
-	spans *[]int32
+	vf    *catalog.ValueFields
 	base  int
+	num   uint64
+	numOK bool
+	plain bool
 }
 
 // avroReader reads the binary encoding of one payload. The first error
@@ -232,6 +239,10 @@ type avroNode struct {
 type avroField struct {
 	key  []byte
 	node *avroNode
+	// num: the field is a long, an int, a double or a boolean, or a union
+	// of null and one of them, so the number read for it is its value;
+	// str: it is a string, or a union of null and a string.
+	num, str bool
 }
 
 func newAvroDecoder(text string, refs []string) (*avroDecoder, error) {
@@ -313,7 +324,21 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 			if err != nil {
 				return nil, err
 			}
-			n.fields = append(n.fields, avroField{key: key, node: fn})
+			af := avroField{key: key, node: fn}
+			v := fn
+			if v.op == opNullable && len(v.branches) == 2 {
+				v = v.branches[0]
+				if v.op == opNull {
+					v = fn.branches[1]
+				}
+			}
+			switch v.op {
+			case opLong, opInt, opDouble, opBoolean:
+				af.num = true
+			case opString:
+				af.str = true
+			}
+			n.fields = append(n.fields, af)
 		}
 		return n, nil
 	case *avro.ArraySchema:
@@ -416,9 +441,9 @@ func (d *avroDecoder) decodeFields(payload []byte, buf []byte, vf *catalog.Value
 	// A fresh reader per value: nothing of a bad payload reaches the next.
 	st := avroState{r: avroReader{b: payload}, base: len(buf)}
 	if vf != nil {
-		vf.Plan, vf.Spans = nil, vf.Spans[:0]
+		vf.Plan, vf.Spans, vf.Direct, vf.Plain = nil, vf.Spans[:0], 0, 0
 		if d.plan != nil {
-			st.spans = &vf.Spans
+			st.vf = vf
 		}
 	}
 	if buf == nil {
@@ -435,7 +460,7 @@ func (d *avroDecoder) decodeFields(payload []byte, buf []byte, vf *catalog.Value
 		}
 		return nil, err
 	}
-	if st.spans != nil {
+	if st.vf != nil {
 		vf.Plan = d.plan
 	}
 	return buf, nil
@@ -461,31 +486,59 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 	switch n.op {
 	case opRecord:
 		b = append(b, '{')
-		spans := depth == 0 && st.spans != nil
+		vf := st.vf
+		if depth != 0 {
+			vf = nil
+		} else if vf != nil {
+			vf.Nums = slices.Grow(vf.Nums[:0], len(n.fields))[:len(n.fields)]
+		}
 		for i := range n.fields {
 			f := &n.fields[i]
 			b = append(b, f.key...)
 			start := len(b)
+			st.numOK, st.plain = false, false
 			if b, err = st.appendAvro(b, f.node, depth+1); err != nil {
 				return nil, err
 			}
-			if spans {
-				*st.spans = append(*st.spans, int32(start-st.base), int32(len(b)-st.base))
+			if vf != nil {
+				vf.Spans = append(vf.Spans, int32(start-st.base), int32(len(b)-st.base))
+				if i < 64 {
+					if f.num && st.numOK {
+						vf.Nums[i] = st.num
+						vf.Direct |= 1 << i
+					} else if f.str && st.plain {
+						vf.Plain |= 1 << i
+					}
+				}
 			}
 		}
 		return append(b, '}'), nil
 	case opString:
 		return st.appendAvroString(b), nil
 	case opLong:
-		return strconv.AppendInt(b, r.long(), 10), nil
+		v := r.long()
+		st.num, st.numOK = uint64(v), true
+		return strconv.AppendInt(b, v, 10), nil
 	case opInt:
-		return strconv.AppendInt(b, int64(r.int()), 10), nil
+		v := int64(r.int())
+		st.num, st.numOK = uint64(v), true
+		return strconv.AppendInt(b, v, 10), nil
 	case opDouble:
-		return appendFloat(b, r.double(), 64), nil
+		v := r.double()
+		if v != v {
+			v = math.NaN() // as the text "NaN" reads back
+		}
+		st.num, st.numOK = math.Float64bits(v), true
+		return appendFloat(b, v, 64), nil
 	case opFloat:
 		return appendFloat(b, float64(r.float()), 32), nil
 	case opBoolean:
-		return strconv.AppendBool(b, r.boolean()), nil
+		v := r.boolean()
+		st.num, st.numOK = 0, true
+		if v {
+			st.num = 1
+		}
+		return strconv.AppendBool(b, v), nil
 	case opNull:
 		return append(b, "null"...), nil
 	case opNullable, opUnion:
@@ -595,6 +648,7 @@ func (st *avroState) appendAvroString(b []byte) []byte {
 		return b
 	}
 	if plainASCII(raw) {
+		st.plain = true
 		b = append(b, '"')
 		b = append(b, raw...)
 		return append(b, '"')

@@ -3,8 +3,10 @@ package schemas
 import (
 	"bytes"
 	"context"
+	"math"
 	"math/big"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -280,6 +282,74 @@ func TestTruncatedPayloads(t *testing.T) {
 		}
 		if fail == nil {
 			t.Fatalf("varint % x: decoded %s", p, out)
+		}
+	}
+}
+
+// TestDecodeFieldsNumbers: the numbers and plain strings the decoder hands
+// the typed columns (catalog.ValueFields Nums, Direct, Plain) are what its
+// own JSON text spells, field by field, for awkward values; and they are
+// given for every field that can have them, so that the writer's fast path
+// is the one taken (a float, a union of several types, a record never).
+func TestDecodeFieldsNumbers(t *testing.T) {
+	const schema = `{"type":"record","name":"R","fields":[
+		{"name":"l","type":"long"},{"name":"i","type":["null","int"]},{"name":"d","type":"double"},
+		{"name":"f","type":"float"},{"name":"b","type":["boolean","null"]},{"name":"s","type":"string"},
+		{"name":"ns","type":["null","string"]},{"name":"u","type":["int","long"]},
+		{"name":"r","type":{"type":"record","name":"In","fields":[{"name":"x","type":"long"}]}}]}`
+	s := avro.MustParse(schema)
+	r := resolverWith(t, &catalog.Schema{ID: 7, Type: catalog.SchemaAvro, Schema: schema})
+	doubles := []float64{0, math.Copysign(0, -1), 0.1, 1e300, -5e-324, math.NaN(), math.Inf(1), math.Inf(-1)}
+	longs := []int64{0, -1, math.MaxInt64, math.MinInt64, 63, 64, -64, -65}
+	strs := []string{"", "plain", "q\"uote", "back\\slash", "é", "\x00", "tab\t"}
+	var serde sr.Serde
+	serde.Register(7, map[string]any{}, sr.EncodeFn(func(v any) ([]byte, error) { return avro.Marshal(s, v) }))
+	var vf catalog.ValueFields
+	for n := range 40 {
+		var i, b, ns any
+		if n%3 != 0 {
+			i = map[string]any{"int": int32(longs[n%len(longs)])}
+			b = map[string]any{"boolean": n%2 == 0}
+			ns = map[string]any{"string": strs[n%len(strs)]}
+		}
+		v := map[string]any{"l": longs[n%len(longs)], "i": i, "d": doubles[n%len(doubles)], "f": float32(doubles[n%len(doubles)]),
+			"b": b, "s": strs[n%len(strs)], "ns": ns, "u": map[string]any{"long": longs[n%len(longs)]}, "r": map[string]any{"x": int64(n)}}
+		wire, err := serde.Encode(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, _, ok, fail := r.DecodeFields(context.Background(), wire, nil, &vf)
+		if !ok || fail != nil || vf.Plan == nil || len(vf.Spans) != 2*len(vf.Plan.Names) {
+			t.Fatalf("value %d: ok %v, %v, plan %v, spans %v", n, ok, fail, vf.Plan, vf.Spans)
+		}
+		for j, name := range vf.Plan.Names {
+			text := string(out[vf.Spans[2*j]:vf.Spans[2*j+1]])
+			direct, plain := vf.Direct&(1<<j) != 0, vf.Plain&(1<<j) != 0
+			// Which fields must take the fast path: a non-null long, int,
+			// double or boolean; a plain string.
+			wantDirect := text != "null" && (name == "l" || name == "i" || name == "d" || name == "b")
+			wantPlain := text != "null" && (name == "s" || name == "ns") && plainASCII([]byte(strings.Trim(text, `"`)))
+			if direct != wantDirect || plain != wantPlain {
+				t.Fatalf("value %d field %s (%s): direct %v plain %v, want %v %v", n, name, text, direct, plain, wantDirect, wantPlain)
+			}
+			switch {
+			case direct && vf.Plan.Kinds[j] == catalog.KindInt:
+				if got := strconv.FormatInt(int64(vf.Nums[j]), 10); got != text {
+					t.Fatalf("value %d field %s: number %s, text %s", n, name, got, text)
+				}
+			case direct && vf.Plan.Kinds[j] == catalog.KindFloat:
+				got := math.Float64frombits(vf.Nums[j])
+				want, err := strconv.ParseFloat(strings.Trim(text, `"`), 64)
+				if err != nil || math.Float64bits(got) != math.Float64bits(want) {
+					t.Fatalf("value %d field %s: number %v (%x), text %s (%x, %v)", n, name, got, math.Float64bits(got), text, math.Float64bits(want), err)
+				}
+			case direct && vf.Plan.Kinds[j] == catalog.KindBool:
+				if got := strconv.FormatBool(vf.Nums[j] != 0); got != text {
+					t.Fatalf("value %d field %s: %s, text %s", n, name, got, text)
+				}
+			case direct:
+				t.Fatalf("value %d field %s: a number for kind %v", n, name, vf.Plan.Kinds[j])
+			}
 		}
 	}
 }

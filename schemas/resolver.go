@@ -137,7 +137,7 @@ func (r *Resolver) DecodeBare(topic string, value, buf []byte) ([]byte, *Failure
 // DecodeBareFields is DecodeBare that fills vf as DecodeFields does.
 func (r *Resolver) DecodeBareFields(topic string, value, buf []byte, vf *catalog.ValueFields) ([]byte, *Failure) {
 	if vf != nil {
-		vf.Plan, vf.Spans = nil, vf.Spans[:0]
+		vf.Plan, vf.Spans, vf.Direct, vf.Plain = nil, vf.Spans[:0], 0, 0
 	}
 	b := r.bare[topic]
 	b.stored.Do(func() {
@@ -182,7 +182,7 @@ func (r *Resolver) Decode(ctx context.Context, value, buf []byte) (out []byte, i
 // or was not decoded.
 func (r *Resolver) DecodeFields(ctx context.Context, value, buf []byte, vf *catalog.ValueFields) (out []byte, id int, ok bool, fail *Failure) {
 	if vf != nil {
-		vf.Plan, vf.Spans = nil, vf.Spans[:0]
+		vf.Plan, vf.Spans, vf.Direct, vf.Plain = nil, vf.Spans[:0], 0, 0
 	}
 	if len(value) < 5 || value[0] != 0 {
 		return buf, 0, false, nil

@@ -27,6 +27,9 @@
 #   RUNS               runs per measurement (default 3)
 #   BENCH_KEEP=1       leave the broker and the registry running
 #   BENCH_NO_BUILD=1   use the existing bin/topicsnap
+#   BENCH_STAMP=S      dump benchjson_S and benchavro_S, produced before (by
+#                      this script with BENCH_KEEP=1, or by produce), instead
+#                      of producing new topics
 #   BENCH_QUIET_WAIT   seconds to wait for an idle machine before each run (600)
 #   TOPICSNAP_KAFKA_*  see scripts/kafka.sh; defaults here: dir
 #                      /tmp/topicsnap-kafka-bench, ports 39192-39195, heap 1g
@@ -85,11 +88,15 @@ if [[ "${BENCH_NO_BUILD:-0}" != 1 || ! -x bin/topicsnap ]]; then
 fi
 go build -o "$BENCH_DIR/produce" ./scripts/benchtools/produce || die "go build produce failed"
 
-STAMP="$(date +%s)"
+STAMP="${BENCH_STAMP:-$(date +%s)}"
 JT="benchjson_$STAMP" AT="benchavro_$STAMP"
-log "producing $N JSON events to $JT and the same as Avro to $AT"
-"$BENCH_DIR/produce" --brokers "$BROKERS" --topic "$JT" --create -n "$N" >"$OUT/produce-json.txt"
-"$BENCH_DIR/produce" --brokers "$BROKERS" --topic "$AT" --create -n "$N" --format avro --registry "$REGISTRY" >"$OUT/produce-avro.txt"
+if [[ -n "${BENCH_STAMP:-}" ]]; then
+  log "dumping $JT and $AT, produced before"
+else
+  log "producing $N JSON events to $JT and the same as Avro to $AT"
+  "$BENCH_DIR/produce" --brokers "$BROKERS" --topic "$JT" --create -n "$N" >"$OUT/produce-json.txt"
+  "$BENCH_DIR/produce" --brokers "$BROKERS" --topic "$AT" --create -n "$N" --format avro --registry "$REGISTRY" >"$OUT/produce-avro.txt"
+fi
 
 median() { sort -g "$1" | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
 
