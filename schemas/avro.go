@@ -326,7 +326,7 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 			}
 			af := avroField{key: key, node: fn}
 			v := fn
-			if v.op == opNullable && len(v.branches) == 2 {
+			if v.op == opNullable { // two branches, one of them null
 				v = v.branches[0]
 				if v.op == opNull {
 					v = fn.branches[1]
@@ -456,7 +456,7 @@ func (d *avroDecoder) decodeFields(payload []byte, buf []byte, vf *catalog.Value
 	}
 	if err != nil {
 		if vf != nil {
-			vf.Spans = vf.Spans[:0]
+			vf.Spans, vf.Direct, vf.Plain = vf.Spans[:0], 0, 0
 		}
 		return nil, err
 	}
