@@ -14,24 +14,44 @@
 --          65,536 buckets of the topic's time span) plus a running count
 --          within its bucket, over only the buckets that hold an end.
 --          Integer microseconds throughout: a record and an end at the
---          same time fall in the same bucket. The two windows over one task
---          hold the bucket counts and the stretches, not the records.
+--          same time fall in the same bucket. The stretches themselves
+--          (each record and its next in the partition's time order) come
+--          from the same buckets: the next record inside a bucket, or the
+--          first of the partition's next non-empty bucket. No window here
+--          holds more than a bucket's records of one partition, or the
+--          bucket counts and the stretches; a topic whose times all fall in
+--          one bucket (a span under 65,536 microseconds, or one far
+--          outlier) is the exception, and costs what a window over the
+--          partition costs.
 -- params: $1 silence threshold in seconds; $2 how many examples.
 -- returns: the longest stretches first, at most $2; stretches counts them
 --          all, whatever $2.
-WITH d AS (
-  SELECT "partition", "timestamp" AS t,
-         lead("timestamp") OVER (PARTITION BY "partition" ORDER BY "timestamp", "offset") AS next_t
-  FROM {{.T}}
-), s AS (
-  SELECT "partition", t AS silent_from, next_t AS silent_to, epoch(next_t) - epoch(t) AS seconds
-  FROM d WHERE epoch(next_t) - epoch(t) > $1
-), r AS (
-  SELECT unix_micros("timestamp") AS u FROM {{.T}} WHERE "timestamp" IS NOT NULL
+WITH r AS (
+  -- a record without a time starts and ends no stretch (the time
+  -- difference is NULL), and dropping it leaves the others' neighbours
+  SELECT "partition", "timestamp" AS t, unix_micros("timestamp") AS u
+  FROM {{.T}} WHERE "timestamp" IS NOT NULL
 ), w AS (
   SELECT min(u) AS lo, (max(u) - min(u)) DIV 65536 + 1 AS width FROM r
 ), rk AS (
-  SELECT (r.u - w.lo) DIV w.width AS k, r.u FROM r CROSS JOIN w
+  SELECT (r.u - w.lo) DIV w.width AS k, r.u, r."partition", r.t FROM r CROSS JOIN w
+), d AS (
+  -- each record's next in its partition's time order, found without a
+  -- window over a whole partition (Spark buffers a window's partition in
+  -- memory: at 50M records a 1 GiB server ran out of it): inside a time
+  -- bucket, the next record of the bucket; across buckets, a bucket's
+  -- last time and the first time of the partition's next non-empty bucket
+  SELECT "partition", t, next_t FROM (
+    SELECT "partition", t, lead(t) OVER (PARTITION BY "partition", k ORDER BY u) AS next_t FROM rk
+  ) inb WHERE next_t IS NOT NULL
+  UNION ALL
+  SELECT "partition", last_t AS t, next_t FROM (
+    SELECT "partition", last_t, lead(first_t) OVER (PARTITION BY "partition" ORDER BY k) AS next_t
+    FROM (SELECT "partition", k, min(t) AS first_t, max(t) AS last_t FROM rk GROUP BY "partition", k) b
+  ) acr WHERE next_t IS NOT NULL
+), s AS (
+  SELECT "partition", t AS silent_from, next_t AS silent_to, epoch(next_t) - epoch(t) AS seconds
+  FROM d WHERE epoch(next_t) - epoch(t) > $1
 ), hb AS (
   -- the records in the buckets before each bucket
   SELECT k, sum(n) OVER (ORDER BY k ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - n AS before
