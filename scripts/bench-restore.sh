@@ -26,7 +26,8 @@
 #   BENCH_DIR             work dir (default /tmp/topicsnap-bench-restore)
 #   BENCH_BROKERS         use this running broker instead of starting one
 #   BENCH_KEEP_BROKER=1   leave the started broker running
-#   BENCH_REPEAT          runs per tool (default 1); the table shows the median
+#   BENCH_REPEAT          runs per tool (default 1), alternated, after one unmeasured
+#                         warm-up run of each; the table shows the median
 #   BENCH_RESTORE_ARGS    extra flags for topicsnap restore
 #   BENCH_KCAT_ARGS       extra flags for kcat -P (e.g. "-X linger.ms=5 -z lz4")
 #   BENCH_NO_BUILD=1      use the existing bin/topicsnap as is
@@ -102,55 +103,65 @@ mkdir -p "$OUT"
 declare -a ROWS=()
 REPEAT="${BENCH_REPEAT:-1}"
 
-# measure NAME TOPIC-PREFIX CMD... : TOPIC-PREFIX-I is the run's new target;
-# @T@ in CMD is replaced by it.
+# measure NAME TOPIC-PREFIX I CMD... : one run of CMD into TOPIC-PREFIX-RUN-I, a
+# new target; @T@ in CMD is replaced by it. Run I = 0 is a warm-up: it is
+# not measured, but it makes the broker's JIT and page cache as warm for
+# the first measured run of each tool as for its last. The tools' runs
+# alternate (restore, kcat, restore, kcat, ...), so neither gets the broker
+# colder or warmer than the other. RUNS_OF[NAME] collects each run's
+# fields; the table shows each tool's median run (by wall time).
+declare -A RUNS_OF=()
 measure() {
-  local name="$1" prefix="$2"
-  shift 2
-  local i runs=() tf="$OUT/$name.time"
-  for ((i = 1; i <= REPEAT; i++)); do
-    local topic="$prefix-$RUN-$i" args=() a
-    for a in "$@"; do args+=("${a//@T@/$topic}"); done
-    if [[ "$name" == "kcat -P" ]]; then
-      "$BENCH_DIR/bin/produce" --brokers "$BROKERS" --topic "$topic" --create --partitions "$PARTITIONS" -n 0 >/dev/null
-    fi
-    sync
-    wait_quiet
-    log "running $name ($i/$REPEAT): ${args[*]}"
-    local b0 b1 s0 s1 t0 t1
-    b0="$(broker_cpu_ticks)"; s0="$(sys_busy_ticks)"; t0="$EPOCHREALTIME"
-    /usr/bin/time -f '%e %M %U %S' -o "$tf" "${args[@]}" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr" || { tail -n 20 "$OUT/$name.stderr" >&2; die "$name failed"; }
-    t1="$EPOCHREALTIME"; s1="$(sys_busy_ticks)"; b1="$(broker_cpu_ticks)"
-    local got wall rss u s cpu bcpu other
-    got="$(count "$topic")"
-    if [[ "$name" == topicsnap* ]]; then
-      grep -q "^restored $N records" "$OUT/$name.stdout" || die "restore did not say it restored $N records: $(cat "$OUT/$name.stdout")"
-      got="$N (markers make the offsets $got)"
-    else
-      [[ "$got" == "$N" ]] || die "$topic holds $got records, expected $N"
-    fi
-    wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')"
-    read -r _ rss u s <"$tf"
-    cpu="$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.1f", u+s}')"
-    bcpu="$(awk -v a="$b0" -v b="$b1" -v hz="$CLK_TCK" 'BEGIN{printf "%.1f", (b-a)/hz}')"
-    other="$(awk -v a="$s0" -v b="$s1" -v hz="$CLK_TCK" -v c="$cpu" -v bc="$bcpu" 'BEGIN{o=(b-a)/hz-c-bc; if (o < 0) o = 0; printf "%.1f", o}')"
-    runs+=("$name|$wall|$rss|$cpu|$bcpu|$other")
-    echo "$name|$wall|$rss|$cpu|$bcpu|$other|$got" >>"$OUT/runs.txt"
-    log "$name: ${wall}s, peak RSS ${rss} KiB, cpu ${cpu}s, broker cpu ${bcpu}s, other ${other}s, $got records"
-  done
-  ROWS+=("$(printf '%s\n' "${runs[@]}" | sort -t'|' -k2,2g | sed -n "$(((REPEAT + 1) / 2))p")")
+  local name="$1" prefix="$2" i="$3"
+  shift 3
+  local tf="$OUT/$name.time"
+  local topic="$prefix-$RUN-$i" args=() a
+  for a in "$@"; do args+=("${a//@T@/$topic}"); done
+  if [[ "$name" == "kcat -P" ]]; then
+    "$BENCH_DIR/bin/produce" --brokers "$BROKERS" --topic "$topic" --create --partitions "$PARTITIONS" -n 0 >/dev/null
+  fi
+  sync
+  wait_quiet
+  local warm=""
+  [[ "$i" == 0 ]] && warm=" (warm-up, not counted)"
+  log "running $name ($i/$REPEAT)$warm: ${args[*]}"
+  local b0 b1 s0 s1 t0 t1
+  b0="$(broker_cpu_ticks)"; s0="$(sys_busy_ticks)"; t0="$EPOCHREALTIME"
+  /usr/bin/time -f '%e %M %U %S' -o "$tf" "${args[@]}" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr" || { tail -n 20 "$OUT/$name.stderr" >&2; die "$name failed"; }
+  t1="$EPOCHREALTIME"; s1="$(sys_busy_ticks)"; b1="$(broker_cpu_ticks)"
+  local got wall rss u s cpu bcpu other
+  got="$(count "$topic")"
+  if [[ "$name" == topicsnap* ]]; then
+    grep -q "^restored $N records" "$OUT/$name.stdout" || die "restore did not say it restored $N records: $(cat "$OUT/$name.stdout")"
+    got="$N (markers make the offsets $got)"
+  else
+    [[ "$got" == "$N" ]] || die "$topic holds $got records, expected $N"
+  fi
+  wall="$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b-a}')"
+  read -r _ rss u s <"$tf"
+  cpu="$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.1f", u+s}')"
+  bcpu="$(awk -v a="$b0" -v b="$b1" -v hz="$CLK_TCK" 'BEGIN{printf "%.1f", (b-a)/hz}')"
+  other="$(awk -v a="$s0" -v b="$s1" -v hz="$CLK_TCK" -v c="$cpu" -v bc="$bcpu" 'BEGIN{o=(b-a)/hz-c-bc; if (o < 0) o = 0; printf "%.1f", o}')"
+  log "$name: ${wall}s, peak RSS ${rss} KiB, cpu ${cpu}s, broker cpu ${bcpu}s, other ${other}s, $got records$warm"
+  [[ "$i" == 0 ]] && return 0
+  RUNS_OF[$name]+="$name|$wall|$rss|$cpu|$bcpu|$other"$'\n'
+  echo "$name|$wall|$rss|$cpu|$bcpu|$other|$got" >>"$OUT/runs.txt"
 }
+median_run() { printf '%s' "${RUNS_OF[$1]}" | sort -t'|' -k2,2g | sed -n "$(((REPEAT + 1) / 2))p"; }
 
-# shellcheck disable=SC2086  # the ARGS are word lists on purpose
-measure "topicsnap restore" rdst bin/topicsnap restore --brokers "$BROKERS" --dir "$BENCH_DIR/snap" --topic "$SRC" --to-topic @T@ ${BENCH_RESTORE_ARGS:-}
-RESTORE_LINE="$(tail -n 1 "$OUT/topicsnap restore.stdout")"
-# shellcheck disable=SC2086
-measure "kcat -P" kdst "$KCAT" -P -b "$BROKERS" -t @T@ -K $'\t' ${BENCH_KCAT_ARGS:-} -l "$BENCH_DIR/records.txt"
+for ((i = 0; i <= REPEAT; i++)); do
+  # shellcheck disable=SC2086  # the ARGS are word lists on purpose
+  measure "topicsnap restore" rdst "$i" bin/topicsnap restore --brokers "$BROKERS" --dir "$BENCH_DIR/snap" --topic "$SRC" --to-topic @T@ ${BENCH_RESTORE_ARGS:-}
+  [[ "$i" == 0 ]] || RESTORE_LINE="$(tail -n 1 "$OUT/topicsnap restore.stdout")"
+  # shellcheck disable=SC2086
+  measure "kcat -P" kdst "$i" "$KCAT" -P -b "$BROKERS" -t @T@ -K $'\t' ${BENCH_KCAT_ARGS:-} -l "$BENCH_DIR/records.txt"
+done
+ROWS=("$(median_run "topicsnap restore")" "$(median_run "kcat -P")")
 
 KCAT_WALL="$(printf '%s\n' "${ROWS[@]}" | awk -F'|' '$1 == "kcat -P" {print $2}')"
 {
   echo
-  echo "### topicsnap restore vs kcat -P: $N records, $PARTITIONS partitions, median of $REPEAT run(s)"
+  echo "### topicsnap restore vs kcat -P: $N records, $PARTITIONS partitions, median of $REPEAT alternated run(s) after a warm-up of each"
   echo
   echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, topicsnap at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")$(git -C "$ROOT" diff --quiet HEAD -- dump catalog cmd 2>/dev/null || echo "+local changes"), $("$KCAT" -V 2>/dev/null | sed -n 's/^Version \([^ ]*\).*librdkafka \([^ ]*\).*/kcat \1 (librdkafka \2)/p' | head -n 1), $(go version | awk '{print $3}'), key+value bytes $BYTES ($(awk -v b="$BYTES" -v n="$N" 'BEGIN{printf "%.0f", b/n}') B/record), source: $PRODUCE_LINE"
   echo

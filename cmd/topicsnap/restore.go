@@ -79,8 +79,13 @@ func (a *app) runRestore(cmd *cobra.Command, o *restoreOptions) error {
 			return usagef("--memory-limit %q: use a size such as 448MiB or 1GiB", o.memLimit)
 		}
 		debug.SetMemoryLimit(n)
+		// Restore's live heap is about 100 MB (pages being read, the
+		// records in flight). GOGC 300 let the heap grow to the limit
+		// (peak RSS ~430 MiB) and the runs spent more system time; at
+		// 150 (~320 MiB) a million records took less CPU and wall time
+		// (BENCHMARKS.md, "Restore's collector").
 		if a.getenv("GOGC") == "" {
-			debug.SetGCPercent(300)
+			debug.SetGCPercent(150)
 		}
 	}
 	var prog *progressUI
