@@ -50,7 +50,18 @@ type avroState struct {
 	num   uint64
 	numOK bool
 	plain bool
+	// empty is the text written so far for array items read from no
+	// bytes (see maxEmptyText).
+	empty int
 }
+
+// maxEmptyText bounds the text of array items whose type is encoded in no
+// bytes (null, a fixed of size 0, a record of only such fields): a block's
+// count alone says how many there are, so a few bytes of payload could
+// otherwise ask for any number of them (a count of 2^62 never ends).
+const maxEmptyText = 16 << 20
+
+var errEmptyItems = fmt.Errorf("avro: array items encoded in no bytes make more than %d MiB of text", maxEmptyText>>20)
 
 // avroReader reads the binary encoding of one payload. The first error
 // stays (later reads return zeros) and ends the decode.
@@ -282,22 +293,50 @@ func fieldPlan(s avro.Schema) *catalog.FieldPlan {
 	p := &catalog.FieldPlan{}
 	for _, f := range rs.Fields() {
 		k := catalog.KindNone
-		if t, err := avroType(f.Type(), 1); err == nil {
-			switch t.Kind {
-			case "VARCHAR":
-				k = catalog.KindString
-			case "BIGINT", "INTEGER":
-				k = catalog.KindInt
-			case "DOUBLE", "FLOAT":
-				k = catalog.KindFloat
-			case "BOOLEAN":
-				k = catalog.KindBool
+		if s := scalarOf(f.Type()); s != nil {
+			if t, err := avroType(s, 1); err == nil {
+				switch t.Kind {
+				case "VARCHAR":
+					k = catalog.KindString
+				case "BIGINT", "INTEGER":
+					k = catalog.KindInt
+				case "DOUBLE", "FLOAT":
+					k = catalog.KindFloat
+				case "BOOLEAN":
+					k = catalog.KindBool
+				}
 			}
 		}
 		p.Names = append(p.Names, f.Name())
 		p.Kinds = append(p.Kinds, k)
 	}
 	return p
+}
+
+// scalarOf is s, or the type of a union of null and it, when that is not
+// a record, an array, a map or a union (which no typed column holds); else
+// nil. Only the top of a field's type is looked at: avroType would walk
+// all of it, and a record that refers to itself twice (a tree) is a walk
+// of 2^64 steps to its depth limit.
+func scalarOf(s avro.Schema) avro.Schema {
+	if ref, ok := s.(*avro.RefSchema); ok {
+		s = ref.Schema()
+	}
+	if u, ok := s.(*avro.UnionSchema); ok && nullable(u) {
+		for _, b := range u.Types() {
+			if b.Type() != avro.Null {
+				s = b
+			}
+		}
+		if ref, ok := s.(*avro.RefSchema); ok {
+			s = ref.Schema()
+		}
+	}
+	switch s.(type) {
+	case *avro.RecordSchema, *avro.ArraySchema, *avro.MapSchema, *avro.UnionSchema:
+		return nil
+	}
+	return s
 }
 
 // compileAvro makes the plan node of s; named holds the nodes of the
@@ -567,12 +606,18 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 				break
 			}
 			for ; l > 0; l-- {
+				at, from := r.i, len(b)
 				if c > 0 {
 					b = append(b, ',')
 				}
 				c++
 				if b, err = st.appendAvro(b, n.elem, depth+1); err != nil {
 					return nil, err
+				}
+				if r.i == at {
+					if st.empty += len(b) - from; st.empty > maxEmptyText {
+						return nil, errEmptyItems
+					}
 				}
 			}
 		}
