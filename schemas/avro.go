@@ -294,7 +294,7 @@ func fieldPlan(s avro.Schema) *catalog.FieldPlan {
 	for _, f := range rs.Fields() {
 		k := catalog.KindNone
 		if s := scalarOf(f.Type()); s != nil {
-			if t, err := avroType(s, 1); err == nil {
+			if t, err := avroType(s, 1, typeBudget()); err == nil {
 				switch t.Kind {
 				case "VARCHAR":
 					k = catalog.KindString

@@ -46,19 +46,35 @@ func (r *Resolver) ValueType(ctx context.Context, id int, keys []string) (*Type,
 	}
 	switch d := e.dec.(type) {
 	case *avroDecoder:
-		return avroType(d.schema, 0)
+		return avroType(d.schema, 0, typeBudget())
 	case *protoDecoder:
 		md := findMessage(d.file.Messages(), keys)
 		if md == nil {
 			return nil, fmt.Errorf("schema %d: no message has the fields %v", id, keys)
 		}
-		return protoMessageType(md, 0), nil
+		return protoMessageType(md, 0, typeBudget()), nil
 	}
 	return nil, fmt.Errorf("schema %d: JSON Schema values are typed by their JSON", id)
 }
 
-func avroType(s avro.Schema, depth int) (*Type, error) {
-	if depth > 64 {
+// maxTypeNodes bounds the records, messages, lists, maps and unions one
+// schema's type is made of. A recursive type is expanded to 64 levels,
+// past which the nested value is its JSON text; a type that refers to
+// itself twice (a tree: left and right) would double at every level,
+// 2^64 nodes, so past this many nodes the rest is its JSON text too. The
+// walk is depth first, so the same schema always gives the same type.
+const maxTypeNodes = 100_000
+
+func typeBudget() *int { n := maxTypeNodes; return &n }
+
+// spend takes one node from the budget; true when none is left.
+func spend(budget *int) bool {
+	*budget--
+	return *budget < 0
+}
+
+func avroType(s avro.Schema, depth int, budget *int) (*Type, error) {
+	if depth > 64 || spend(budget) {
 		return scalar(KindJSON), nil // a recursive type: its JSON text
 	}
 	if ref, ok := s.(*avro.RefSchema); ok {
@@ -79,7 +95,7 @@ func avroType(s avro.Schema, depth int) (*Type, error) {
 	case *avro.RecordSchema:
 		t := &Type{Kind: KindStruct}
 		for _, f := range s.Fields() {
-			ft, err := avroType(f.Type(), depth+1)
+			ft, err := avroType(f.Type(), depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -87,16 +103,16 @@ func avroType(s avro.Schema, depth int) (*Type, error) {
 		}
 		return t, nil
 	case *avro.ArraySchema:
-		et, err := avroType(s.Items(), depth+1)
+		et, err := avroType(s.Items(), depth+1, budget)
 		return &Type{Kind: KindList, Elem: et}, err
 	case *avro.MapSchema:
-		et, err := avroType(s.Values(), depth+1)
+		et, err := avroType(s.Values(), depth+1, budget)
 		return &Type{Kind: KindMap, Elem: et}, err
 	case *avro.UnionSchema:
 		if nullable(s) {
 			for _, b := range s.Types() {
 				if b.Type() != avro.Null {
-					return avroType(b, depth+1)
+					return avroType(b, depth+1, budget)
 				}
 			}
 		}
@@ -105,7 +121,7 @@ func avroType(s avro.Schema, depth int) (*Type, error) {
 			if b.Type() == avro.Null {
 				continue
 			}
-			bt, err := avroType(b, depth+1)
+			bt, err := avroType(b, depth+1, budget)
 			if err != nil {
 				return nil, err
 			}
@@ -199,7 +215,7 @@ func findMessage(msgs protoreflect.MessageDescriptors, keys []string) protorefle
 }
 
 // protoMessageType is the type protojson's output of md reads as.
-func protoMessageType(md protoreflect.MessageDescriptor, depth int) *Type {
+func protoMessageType(md protoreflect.MessageDescriptor, depth int, budget *int) *Type {
 	switch md.FullName() {
 	case "google.protobuf.Timestamp":
 		return scalar("TIMESTAMPTZ")
@@ -224,30 +240,30 @@ func protoMessageType(md protoreflect.MessageDescriptor, depth int) *Type {
 	case "google.protobuf.StringValue", "google.protobuf.BytesValue":
 		return scalar("VARCHAR")
 	}
-	if depth > 64 {
+	if depth > 64 || spend(budget) {
 		return scalar(KindJSON) // a recursive message: its JSON text
 	}
 	t := &Type{Kind: KindStruct}
 	fs := md.Fields()
 	for i := 0; i < fs.Len(); i++ {
 		fd := fs.Get(i)
-		t.Fields = append(t.Fields, Field{string(fd.Name()), protoFieldType(fd, depth)})
+		t.Fields = append(t.Fields, Field{string(fd.Name()), protoFieldType(fd, depth, budget)})
 	}
 	return t
 }
 
-func protoFieldType(fd protoreflect.FieldDescriptor, depth int) *Type {
+func protoFieldType(fd protoreflect.FieldDescriptor, depth int, budget *int) *Type {
 	if fd.IsMap() {
-		return &Type{Kind: KindMap, Elem: protoKindType(fd.MapValue(), depth)}
+		return &Type{Kind: KindMap, Elem: protoKindType(fd.MapValue(), depth, budget)}
 	}
-	t := protoKindType(fd, depth)
+	t := protoKindType(fd, depth, budget)
 	if fd.IsList() {
 		return &Type{Kind: KindList, Elem: t}
 	}
 	return t
 }
 
-func protoKindType(fd protoreflect.FieldDescriptor, depth int) *Type {
+func protoKindType(fd protoreflect.FieldDescriptor, depth int, budget *int) *Type {
 	switch fd.Kind() {
 	case protoreflect.BoolKind:
 		return scalar("BOOLEAN")
@@ -266,7 +282,7 @@ func protoKindType(fd protoreflect.FieldDescriptor, depth int) *Type {
 	case protoreflect.StringKind, protoreflect.BytesKind, protoreflect.EnumKind:
 		return scalar("VARCHAR") // bytes as base64, enums by name
 	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return protoMessageType(fd.Message(), depth+1)
+		return protoMessageType(fd.Message(), depth+1, budget)
 	}
 	return scalar(KindJSON)
 }

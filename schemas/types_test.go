@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
 )
@@ -55,5 +56,76 @@ func TestProtobufVersionsByFields(t *testing.T) {
 	want := `STRUCT("order_id" VARCHAR, "qty" BIGINT, "total" STRUCT("currency" VARCHAR, "units" BIGINT), "note" VARCHAR, "at" TIMESTAMPTZ)`
 	if got := merged.SQL(); got != want || len(conflicts) != 0 {
 		t.Fatalf("merged\n got %s\nwant %s (%v)", got, want, conflicts)
+	}
+}
+
+// TestTreeSchemasHaveABoundedType: a type that refers to itself twice (a
+// tree: left and right) doubles at every level of its expansion; its SQL
+// type is bounded (maxTypeNodes), made in well under a second, the same
+// each time, and its innermost values are their JSON text. A linked list
+// (one self-reference) still expands as before: 64 levels of the walk (a
+// union and a record each), its last two fields JSON text.
+func TestTreeSchemasHaveABoundedType(t *testing.T) {
+	r := resolverWith(t,
+		&catalog.Schema{ID: 1, Type: catalog.SchemaAvro, Schema: `{"type":"record","name":"Tree","fields":[{"name":"v","type":"int"},{"name":"left","type":["null","Tree"]},{"name":"right","type":["null","Tree"]}]}`},
+		&catalog.Schema{ID: 2, Type: catalog.SchemaProtobuf, Schema: "syntax = \"proto3\";\nmessage Tree { int32 v = 1; Tree left = 2; Tree right = 3; }\n"},
+		&catalog.Schema{ID: 3, Type: catalog.SchemaAvro, Schema: `{"type":"record","name":"L","fields":[{"name":"v","type":"int"},{"name":"next","type":["null","L"]}]}`},
+	)
+	count := func(ty *Type) (nodes, json, depth int) {
+		var walk func(*Type, int)
+		walk = func(ty *Type, d int) {
+			nodes++
+			depth = max(depth, d)
+			if ty.Kind == KindJSON {
+				json++
+			}
+			if ty.Elem != nil {
+				walk(ty.Elem, d+1)
+			}
+			for _, f := range ty.Fields {
+				walk(f.Type, d+1)
+			}
+		}
+		walk(ty, 0)
+		return
+	}
+	for _, c := range []struct {
+		id   int
+		keys []string
+	}{{1, nil}, {2, []string{"v", "left", "right"}}} {
+		done := make(chan *Type, 1)
+		go func() {
+			vt, err := r.ValueType(context.Background(), c.id, c.keys)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- vt
+		}()
+		var vt *Type
+		select {
+		case vt = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("schema %d: no type after 10 s", c.id)
+		}
+		if vt == nil {
+			continue
+		}
+		nodes, json, _ := count(vt)
+		// Each budgeted node (a record, a message, a union) brings at most
+		// its three fields here, scalars not budgeted.
+		if nodes > 4*maxTypeNodes || json == 0 {
+			t.Errorf("schema %d: %d nodes, %d of them JSON text; want at most %d, some JSON", c.id, nodes, json, 4*maxTypeNodes)
+		}
+		again, err := r.ValueType(context.Background(), c.id, c.keys)
+		if err != nil || again.SQL() != vt.SQL() {
+			t.Errorf("schema %d: a second type differs (%v)", c.id, err)
+		}
+	}
+	list, err := r.ValueType(context.Background(), 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nodes, json, depth := count(list); depth != 33 || json != 2 || nodes > 200 {
+		t.Errorf("linked list: depth %d, %d JSON leaves, %d nodes; want 33 STRUCT levels, two, under 200", depth, json, nodes)
 	}
 }
