@@ -194,6 +194,10 @@ func (r *avroReader) bytes(op string) []byte {
 // is followed by the block's size in bytes, which is not needed.
 func (r *avroReader) blockHeader() int64 {
 	n := r.long()
+	if n == math.MinInt64 {
+		r.fail("ReadBlockHeader", "invalid block count")
+		return 0
+	}
 	if n < 0 {
 		r.long()
 		return -n
@@ -492,6 +496,11 @@ func (d *avroDecoder) decodeFields(payload []byte, buf []byte, vf *catalog.Value
 	buf, err = st.appendAvro(buf, d.root, 0)
 	if err == nil && st.r.err != nil {
 		err = st.r.err
+	}
+	if err == nil && st.r.i < len(st.r.b) {
+		// The schema read less than the payload holds: not this value's
+		// writer schema, or a damaged payload. Its fields are not trusted.
+		err = fmt.Errorf("%w: %d of %d bytes", errTrailing, len(st.r.b)-st.r.i, len(st.r.b))
 	}
 	if err != nil {
 		if vf != nil {

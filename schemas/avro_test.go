@@ -286,6 +286,28 @@ func TestTruncatedPayloads(t *testing.T) {
 	}
 }
 
+// TestPayloadsTheSchemaDoesNotSpan: a payload with bytes after its value
+// (not this value's writer schema, or damaged) and an array block count of
+// -2^63 (whose count of items cannot be negated) do not decode; the value
+// is kept as bytes and the failure says why.
+func TestPayloadsTheSchemaDoesNotSpan(t *testing.T) {
+	r := resolverWith(t,
+		&catalog.Schema{ID: 1, Type: catalog.SchemaAvro, Schema: `{"type":"record","name":"R","fields":[{"name":"x","type":"int"}]}`},
+		&catalog.Schema{ID: 2, Type: catalog.SchemaAvro, Schema: `{"type":"record","name":"R","fields":[{"name":"a","type":{"type":"array","items":"int"}},{"name":"x","type":"int"}]}`},
+	)
+	if out, _, _, fail := r.Decode(t.Context(), []byte{0, 0, 0, 0, 1, 0x06}, nil); fail != nil || string(out) != `{"x":3}` {
+		t.Fatalf("whole: %s %v", out, fail)
+	}
+	out, _, _, fail := r.Decode(t.Context(), []byte{0, 0, 0, 0, 1, 0x06, 0x02, 0x04}, nil)
+	if fail == nil || !strings.Contains(fail.Error(), "2 of 3 bytes") {
+		t.Fatalf("trailing bytes: decoded %s (%v)", out, fail)
+	}
+	minCount := []byte{0, 0, 0, 0, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00, 0x06}
+	if out, _, _, fail := r.Decode(t.Context(), minCount, nil); fail == nil {
+		t.Fatalf("block count -2^63: decoded %s", out)
+	}
+}
+
 // TestDecodeFieldsNumbers: the numbers and plain strings the decoder hands
 // the typed columns (catalog.ValueFields Nums, Direct, Plain) are what its
 // own JSON text spells, field by field, for awkward values; and they are
