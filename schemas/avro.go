@@ -678,9 +678,9 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 	case opDate:
 		return appendQuoted(b, time.Unix(int64(r.int())*86400, 0).UTC(), time.DateOnly), nil
 	case opTimeMillis:
-		return appendTimeOfDay(b, int64(r.int())*1000), nil
+		return appendTimeOfDay(b, int64(r.int())*1000, "time-millis")
 	case opTimeMicros:
-		return appendTimeOfDay(b, r.long()), nil
+		return appendTimeOfDay(b, r.long(), "time-micros")
 	case opTimestampMillis:
 		return appendTimestamp(b, time.UnixMilli(r.long()).UTC()), nil
 	case opTimestampMicros:
@@ -776,8 +776,14 @@ func appendQuoted(b []byte, t time.Time, layout string) []byte {
 }
 
 // appendTimeOfDay writes microseconds since midnight as "HH:MM:SS.ffffff".
-func appendTimeOfDay(b []byte, us int64) []byte {
-	return fmt.Appendf(b, `"%02d:%02d:%02d.%06d"`, us/3600e6, us/60e6%60, us/1e6%60, us%1e6)
+// A time of day is within a day (Avro: [0, 86,400,000) milliseconds):
+// another value is no time (it printed "00:00:00.-01000" for -1 ms), and
+// the value does not decode.
+func appendTimeOfDay(b []byte, us int64, logical string) ([]byte, error) {
+	if us < 0 || us >= 86_400_000_000 {
+		return nil, fmt.Errorf("%s %d µs is not a time of day (0 to 24 hours)", logical, us)
+	}
+	return fmt.Appendf(b, `"%02d:%02d:%02d.%06d"`, us/3600e6, us/60e6%60, us/1e6%60, us%1e6), nil
 }
 
 func appendBase64(b []byte, raw []byte) []byte {

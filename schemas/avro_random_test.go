@@ -16,8 +16,7 @@ package schemas
 // indifferent to it, but the bytes a mutation hits can differ. Set
 // AVRO_RANDOM_SEED to run other seeds.
 //
-// Left out of the comparison, as no convention is written down for them:
-// times of day outside 0-24 h (the text is not held to anything), and the
+// Left out of the comparison, as no convention is written down for it: the
 // typed-column kind of a duration (fieldPlan says VARCHAR, the text is an
 // object). hamba is not asked to read garbage that holds a varint of the
 // least int64 anywhere (as an array's block count it faults hamba v2.31.0),
@@ -758,7 +757,9 @@ func (v *valGen) val(n *rs, d int) any {
 		case "time-millis":
 			ms := int64(r.IntN(86400000))
 			if r.IntN(5) == 0 {
-				ms = []int64{0, 86399999, 1, 999, 1000, -1, 86400000, math.MaxInt32, math.MinInt32}[r.IntN(9)]
+				// Only times of day: one outside a day does not decode
+				// (TestPayloadsTheSchemaDoesNotSpan).
+				ms = []int64{0, 86399999, 1, 999, 1000}[r.IntN(5)]
 			}
 			return time.Duration(ms) * time.Millisecond
 		}
@@ -768,7 +769,7 @@ func (v *valGen) val(n *rs, d int) any {
 		case "time-micros":
 			us := r.Int64N(86400000000)
 			if r.IntN(5) == 0 {
-				us = []int64{0, 86399999999, 1, 999999, -1, 86400000000, 1e15, -1e15}[r.IntN(8)]
+				us = []int64{0, 86399999999, 1, 999999}[r.IntN(4)]
 			}
 			return time.Duration(us) * time.Microsecond
 		case "timestamp-millis", "local-timestamp-millis":
@@ -925,8 +926,8 @@ func validText(s string) string {
 }
 
 func timeOfDay(d time.Duration) *ev {
-	// Out of a day (negative, or 24 h and more) the text has no documented
-	// form: left out.
+	// Out of a day (negative, or 24 h and more) a value does not decode
+	// (TestPayloadsTheSchemaDoesNotSpan); the values made here are within.
 	if d < 0 || d >= 24*time.Hour {
 		return &ev{kind: '*'}
 	}

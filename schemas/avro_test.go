@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"bytes"
+	"encoding/binary"
 	"context"
 	"math"
 	"math/big"
@@ -305,6 +306,25 @@ func TestPayloadsTheSchemaDoesNotSpan(t *testing.T) {
 	minCount := []byte{0, 0, 0, 0, 2, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00, 0x06}
 	if out, _, _, fail := r.Decode(t.Context(), minCount, nil); fail == nil {
 		t.Fatalf("block count -2^63: decoded %s", out)
+	}
+	// A time of day is within a day: [0, 86,400,000) ms, [0, 86,400,000,000) µs.
+	times := resolverWith(t,
+		&catalog.Schema{ID: 3, Type: catalog.SchemaAvro, Schema: `{"type":"int","logicalType":"time-millis"}`},
+		&catalog.Schema{ID: 4, Type: catalog.SchemaAvro, Schema: `{"type":"long","logicalType":"time-micros"}`},
+	)
+	zigzag := func(n int64) []byte { return binary.AppendUvarint(nil, uint64(n<<1^n>>63)) }
+	for _, c := range []struct {
+		id   byte
+		n    int64
+		want string // "" for no decode
+	}{
+		{3, 0, `"00:00:00.000000"`}, {3, 86_399_999, `"23:59:59.999000"`}, {3, -1, ""}, {3, 86_400_000, ""},
+		{4, 0, `"00:00:00.000000"`}, {4, 86_399_999_999, `"23:59:59.999999"`}, {4, -1, ""}, {4, 86_400_000_000, ""}, {4, 1e15, ""},
+	} {
+		out, _, _, fail := times.Decode(t.Context(), append([]byte{0, 0, 0, 0, c.id}, zigzag(c.n)...), nil)
+		if c.want == "" && fail == nil || c.want != "" && (fail != nil || string(out) != c.want) {
+			t.Errorf("schema %d, %d: %s (%v), want %q", c.id, c.n, out, fail, c.want)
+		}
 	}
 }
 
