@@ -2,8 +2,8 @@ package schemas
 
 import (
 	"bytes"
-	"encoding/binary"
 	"context"
+	"encoding/binary"
 	"math"
 	"math/big"
 	"math/rand/v2"
