@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,9 +136,40 @@ func (s RestoreSummary) String() string {
 		s.Records, humanBytes(s.Bytes), s.Source, s.Target, created, len(s.Partitions), s.Transactions, s.Elapsed.Seconds(), rate, s.Markers, s.Aborted)
 }
 
-// RestoreID is the transactional id of restores into target, and the
-// consumer group whose committed offsets on target are their progress.
+// RestoreID is the consumer group whose committed offsets on target are
+// the progress of restores into it, and the transactional id of their
+// first producer (RestoreTxnID).
 func RestoreID(target string) string { return "topicsnap-restore-" + target }
+
+// restoreProducers is how many transactional producers a restore runs,
+// each producing its own share of the partitions in its own transactions
+// over its own connections: on a broker that leads many partitions, one
+// producer's requests are handled one at a time (Kafka reads a
+// connection's next request only after answering the last) and its
+// batches compressed by one goroutine; two keep two cores busy. It is a
+// constant, not an option: a run must fence every transactional id an
+// earlier run into the same target may have left a transaction open on.
+const restoreProducers = 2
+
+// RestoreTxnID is the transactional id of a restore's producer i (0 to
+// restoreProducers-1) into target: RestoreID(target), then
+// RestoreID(target)-1, ...
+func RestoreTxnID(target string, i int) string {
+	if i == 0 {
+		return RestoreID(target)
+	}
+	return fmt.Sprintf("%s-%d", RestoreID(target), i)
+}
+
+// RestoreTxnIDs are the transactional ids of every producer of a restore
+// into target, for ACLs and messages.
+func RestoreTxnIDs(target string) []string {
+	ids := make([]string, restoreProducers)
+	for i := range ids {
+		ids[i] = RestoreTxnID(target, i)
+	}
+	return ids
+}
 
 // progressMeta is the metadata of a committed progress offset: the source
 // topic and the target's topic id, so progress of another source, or of a
@@ -251,28 +283,36 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 		}
 	}
 
-	var txn *kgo.Client
+	var producers []*kgo.Client
 	if !opts.DryRun {
-		// The transactional id is the target's: the first request of
-		// this producer fences every earlier one, and the broker aborts
-		// (or, if it was deciding to commit, completes) the transaction a
-		// killed run left open, before the progress below is read.
-		txn, err = NewClient(opts.Conn,
-			kgo.TransactionalID(RestoreID(opts.ToTopic)),
-			kgo.TransactionTimeout(60*time.Second),
-			kgo.RecordPartitioner(kgo.ManualPartitioner()),
-			codec,
-			kgo.ProducerLinger(5*time.Millisecond),
-			kgo.MaxBufferedRecords(64*1024),
-			kgo.MaxBufferedBytes(64<<20),
-			kgo.WithHooks(&waitHook{p: opts.Progress}),
-		)
-		if err != nil {
-			return sum, err
+		// The transactional ids are the target's: the first request of
+		// each producer fences every earlier one of its id, and the broker
+		// aborts (or, if it was deciding to commit, completes) the
+		// transaction a killed run left open, before the progress below
+		// is read. Every run starts all restoreProducers of them, whatever
+		// partitions it restores, so no earlier run's transaction stays
+		// open behind this one.
+		for i := range restoreProducers {
+			cl, err := NewClient(opts.Conn,
+				kgo.TransactionalID(RestoreTxnID(opts.ToTopic, i)),
+				kgo.TransactionTimeout(60*time.Second),
+				kgo.RecordPartitioner(kgo.ManualPartitioner()),
+				codec,
+				kgo.ProducerLinger(5*time.Millisecond),
+				kgo.MaxBufferedRecords(64*1024),
+				kgo.MaxBufferedBytes(32<<20),
+				kgo.WithHooks(&waitHook{p: opts.Progress}),
+			)
+			if err != nil {
+				return sum, err
+			}
+			defer cl.Close()
+			producers = append(producers, cl)
 		}
-		defer txn.Close()
-		if _, _, err := txn.ProducerID(ctx); err != nil {
-			return sum, restoreErr(ctx, "start the transactional producer", who, opts.ToTopic, err)
+		for i, cl := range producers {
+			if _, _, err := cl.ProducerID(ctx); err != nil {
+				return sum, restoreErr(ctx, "start the transactional producer", who, opts.ToTopic, RestoreTxnID(opts.ToTopic, i), err)
+			}
 		}
 	}
 	progress := map[int32]int64{}
@@ -294,7 +334,7 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 			}
 		}
 	} else {
-		if err := produceAll(ctx, dir, txn, opts, target, plans, &sum); err != nil {
+		if err := produceAll(ctx, dir, producers, opts, target, plans, &sum); err != nil {
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}
@@ -754,9 +794,78 @@ type batch struct {
 	next      int64
 }
 
-// produceAll runs a reader goroutine per partition and produces what they
-// read in transactions, each committing the progress with its records.
-func produceAll(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, opts RestoreOptions, t target, plans []*restorePlan, sum *RestoreSummary) error {
+// produceAll shares the partitions out among the producers, by the rows
+// each has to read, and runs produceSome for each share at once. The
+// first error stops them all; each aborts its open transaction.
+func produceAll(ctx context.Context, dir *catalog.Dir, producers []*kgo.Client, opts RestoreOptions, t target, plans []*restorePlan, sum *RestoreSummary) error {
+	shares := shareOut(plans, len(producers), func(pl *restorePlan) int64 { return pl.count(dir) })
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(producers))
+	sums := make([]RestoreSummary, len(producers))
+	var wg sync.WaitGroup
+	for i, cl := range producers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = produceSome(pctx, dir, cl, RestoreTxnID(opts.ToTopic, i), opts, t, shares[i], &sums[i])
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, s := range sums {
+		sum.Records += s.Records
+		sum.Bytes += s.Bytes
+		sum.Transactions += s.Transactions
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The error that stopped the others, not their being stopped.
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// shareOut splits plans into n shares of about equal weight, the
+// heaviest first to the lightest share, each share in partition order.
+func shareOut(plans []*restorePlan, n int, weight func(*restorePlan) int64) [][]*restorePlan {
+	byWeight := slices.Clone(plans)
+	w := make(map[*restorePlan]int64, len(plans))
+	for _, pl := range plans {
+		w[pl] = weight(pl)
+	}
+	sort.SliceStable(byWeight, func(i, j int) bool { return w[byWeight[i]] > w[byWeight[j]] })
+	shares := make([][]*restorePlan, n)
+	load := make([]int64, n)
+	for _, pl := range byWeight {
+		least := 0
+		for i := range load {
+			if load[i] < load[least] {
+				least = i
+			}
+		}
+		shares[least] = append(shares[least], pl)
+		load[least] += w[pl]
+	}
+	for _, sh := range shares {
+		sort.Slice(sh, func(i, j int) bool { return sh[i].m.Partition < sh[j].m.Partition })
+	}
+	return shares
+}
+
+// produceSome runs a reader goroutine per partition of its share and
+// produces what they read with one producer in transactions, each
+// committing the progress of its partitions with its records.
+func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID string, opts RestoreOptions, t target, plans []*restorePlan, sum *RestoreSummary) error {
+	if len(plans) == 0 {
+		return nil
+	}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan batch, 2*len(plans))
@@ -791,7 +900,7 @@ func produceAll(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, opts Rest
 		}
 	}()
 
-	p := &txnProducer{cl: cl, opts: opts, t: t, sum: sum, next: map[int32]int64{}, counts: map[int32][2]int64{}}
+	p := &txnProducer{cl: cl, txnID: txnID, opts: opts, t: t, sum: sum, next: map[int32]int64{}, counts: map[int32][2]int64{}}
 	p.promise = func(_ *kgo.Record, err error) {
 		if err != nil {
 			p.produceErr.CompareAndSwap(nil, &err)
@@ -851,6 +960,7 @@ func (pl *restorePlan) count(*catalog.Dir) int64 {
 // a time.
 type txnProducer struct {
 	cl         *kgo.Client
+	txnID      string
 	opts       RestoreOptions
 	t          target
 	sum        *RestoreSummary
@@ -893,19 +1003,19 @@ func (p *txnProducer) commit(ctx context.Context, again bool) error {
 	who := principal(p.opts.Conn)
 	if err := p.cl.Flush(cctx); err != nil {
 		p.abort(ctx)
-		return restoreErr(ctx, "produce", who, p.opts.ToTopic, err)
+		return restoreErr(ctx, "produce", who, p.opts.ToTopic, p.txnID, err)
 	}
 	if perr := p.produceErr.Load(); perr != nil {
 		p.abort(ctx)
-		return restoreErr(ctx, "produce", who, p.opts.ToTopic, *perr)
+		return restoreErr(ctx, "produce", who, p.opts.ToTopic, p.txnID, *perr)
 	}
 	if err := p.commitProgress(cctx); err != nil {
 		p.abort(ctx)
-		return restoreErr(ctx, "commit the progress", who, p.opts.ToTopic, err)
+		return restoreErr(ctx, "commit the progress", who, p.opts.ToTopic, p.txnID, err)
 	}
 	if err := p.cl.EndTransaction(cctx, kgo.TryCommit); err != nil {
 		p.abort(ctx)
-		return restoreErr(ctx, "commit a transaction", who, p.opts.ToTopic, err)
+		return restoreErr(ctx, "commit a transaction", who, p.opts.ToTopic, p.txnID, err)
 	}
 	p.sum.Transactions++
 	for part, c := range p.counts {
@@ -935,7 +1045,7 @@ func (p *txnProducer) commitProgress(ctx context.Context) error {
 	}
 	group := RestoreID(p.opts.ToTopic)
 	add := kmsg.NewPtrAddOffsetsToTxnRequest()
-	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = group, id, epoch, group
+	add.TransactionalID, add.ProducerID, add.ProducerEpoch, add.Group = p.txnID, id, epoch, group
 	aresp, err := add.RequestWith(ctx, p.cl)
 	if err != nil {
 		return err
@@ -944,7 +1054,7 @@ func (p *txnProducer) commitProgress(ctx context.Context) error {
 		return err
 	}
 	req := kmsg.NewPtrTxnOffsetCommitRequest()
-	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = group, group, id, epoch
+	req.TransactionalID, req.Group, req.ProducerID, req.ProducerEpoch = p.txnID, group, id, epoch
 	req.Generation, req.MemberID = -1, ""
 	meta := progressMeta(p.opts.Topic, p.t.id)
 	rt := kmsg.NewTxnOffsetCommitRequestTopic()
@@ -985,15 +1095,17 @@ func (p *txnProducer) abort(ctx context.Context) {
 
 // restoreErr names what failed: a fence by another restore, an
 // authorization, or the broker's error.
-func restoreErr(ctx context.Context, what, who, topic string, err error) error {
+func restoreErr(ctx context.Context, what, who, topic, txnID string, err error) error {
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 		return ctx.Err()
 	}
 	if errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) {
-		return fmt.Errorf("%s: %w: another topicsnap restore into %s started and took over its transactional id %s: %v", what, ErrFenced, topic, RestoreID(topic), err)
+		return fmt.Errorf("%s: %w: another topicsnap restore into %s started and took over its transactional id %s: %v", what, ErrFenced, topic, txnID, err)
 	}
 	if errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
-		return &AuthzError{Principal: who, Action: fmt.Sprintf("use transactional id %q", RestoreID(topic)), Topic: topic, Ops: "WRITE (and WRITE on transactional id " + RestoreID(topic) + ", READ on group " + RestoreID(topic) + ")", Err: err}
+		ids := strings.Join(RestoreTxnIDs(topic), " and ")
+		return &AuthzError{Principal: who, Action: fmt.Sprintf("use transactional id %q", txnID), Topic: topic,
+			Ops: "WRITE (and WRITE and DESCRIBE on transactional ids " + ids + " or the prefix " + RestoreID(topic) + ", READ on group " + RestoreID(topic) + ")", Err: err}
 	}
 	if ae := deniedErr(who, what+" to topic "+strconv.Quote(topic), topic, "WRITE and DESCRIBE", err); ae != nil {
 		return ae

@@ -111,11 +111,14 @@ func TestRestoreKillNineExactlyOnce(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		cmd, lines := start()
 		// After a random number of committed transactions (each line is
-		// one partition's share of one; a run of the whole snapshot
-		// prints about total/2048), then up to 15 ms more (a transaction
-		// takes ~10 ms here): between a commit and the next transaction,
-		// in one, or in its commit.
-		for n := 1 + rng.IntN(max(3, total/2048/12)); n > 0 && lines.Scan(); n-- {
+		// one partition's share of one; with transactions of total/100
+		// records per producer, a run of the whole snapshot prints about
+		// 170 lines: its 3 partitions are shared 2 and 1 between the two
+		// producers, so ~67 transactions of 2 lines and ~33 of 1), then up
+		// to 15 ms more (a transaction takes ~10 ms here): between a commit
+		// and the next transaction, in one, or in its commit. Ten runs
+		// killed after at most 8 lines each leave the last run work to do.
+		for n := 1 + rng.IntN(8); n > 0 && lines.Scan(); n-- {
 		}
 		time.Sleep(time.Duration(rng.IntN(15_000)) * time.Microsecond)
 		cmd.Process.Signal(syscall.SIGKILL)

@@ -395,3 +395,137 @@ func TestRestoreStopsAtOpenTransaction(t *testing.T) {
 	out := dumpTarget(t, brokers, target)
 	compareRestored(t, committedRecords(t, dir, topic), committedRecords(t, out, target))
 }
+
+// TestRestoreFencesEveryProducer leaves, as a run killed mid-transaction
+// would, a transaction open on every transactional id of restores into the
+// target, each holding records and progress that would skip the whole
+// source. The next restore must fence all of them before it reads the
+// progress: their records end aborted, their progress never counts, every
+// record is in the target once, and the old producers are fenced.
+func TestRestoreFencesEveryProducer(t *testing.T) {
+	if !realBroker() {
+		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS): transactions")
+	}
+	brokers := testCluster(t)
+	topic, dir := sourceWithEverything(t, brokers, nil)
+	want := committedRecords(t, dir, topic)
+	target := topic + "-restored"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn := Conn{Brokers: brokers}
+	if err := CreateTopic(ctx, conn, target, 3, nil); err != nil {
+		t.Fatal(err)
+	}
+	cl, adm, err := connect(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	tg, err := describeTarget(ctx, adm, target, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Progress of an earlier run that restored nothing yet (next source
+	// offset 0 everywhere), so that the partitions are in the group: the
+	// broker tells of pending offsets only for partitions with committed
+	// ones.
+	var zero kadm.Offsets
+	for part := range int32(3) {
+		zero.Add(kadm.Offset{Topic: target, Partition: part, At: 0, LeaderEpoch: -1, Metadata: progressMeta(topic, tg.id)})
+	}
+	if r, err := adm.CommitOffsets(ctx, RestoreID(target), zero); err == nil && r.Error() != nil {
+		t.Fatal(r.Error())
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var stale []*kgo.Client
+	for i := range restoreProducers {
+		p := producer(t, brokers, kgo.TransactionalID(RestoreTxnID(target, i)))
+		if err := p.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for part := range int32(3) {
+			if err := p.ProduceSync(ctx, &kgo.Record{Topic: target, Partition: part, Value: []byte(fmt.Sprintf("stale %d", i))}).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		skip := &txnProducer{cl: p, txnID: RestoreTxnID(target, i), opts: RestoreOptions{Topic: topic, ToTopic: target}, t: tg,
+			next: map[int32]int64{0: 1 << 40, 1: 1 << 40, 2: 1 << 40}}
+		if err := skip.commitProgress(ctx); err != nil {
+			t.Fatal(err)
+		}
+		stale = append(stale, p) // left open: no EndTransaction
+	}
+
+	start := time.Now()
+	s := restoreOnce(t, brokers, dir, topic, target)
+	if s.Records != 3007 || s.Created {
+		t.Fatalf("summary %+v", s)
+	}
+	// Not fenced, an open transaction's offsets would keep the progress
+	// unstable until the broker timed it out (60 s): restore gives up
+	// after 30 s.
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("restore took %v: it waited for a transaction it should have fenced", d)
+	}
+	out := dumpTarget(t, brokers, target)
+	n := compareRestored(t, want, committedRecords(t, out, target))
+	var aborted int
+	for _, rows := range readAllRows(t, out, target) {
+		for _, r := range rows {
+			if !r.Control && r.TxnState != nil && *r.TxnState == "aborted" {
+				if !bytes.HasPrefix(r.Value, []byte("stale ")) {
+					t.Errorf("aborted record %q at %d is not a stale one", r.Value, r.Offset)
+				}
+				aborted++
+			}
+		}
+	}
+	if aborted != 3*restoreProducers {
+		t.Errorf("%d aborted records in the target, want the %d the stale transactions held", aborted, 3*restoreProducers)
+	}
+	for i, p := range stale {
+		if err := p.EndTransaction(ctx, kgo.TryCommit); err == nil {
+			t.Errorf("stale producer %s committed after the restore: it was not fenced", RestoreTxnID(target, i))
+		}
+	}
+	t.Logf("%d records restored once after fencing %d open transactions (%d stale records aborted)", n, restoreProducers, aborted)
+}
+
+func TestShareOut(t *testing.T) {
+	mk := func(ws ...int64) ([]*restorePlan, map[*restorePlan]int64) {
+		var pls []*restorePlan
+		w := map[*restorePlan]int64{}
+		for i, x := range ws {
+			pl := &restorePlan{m: &catalog.Manifest{Partition: int32(i)}}
+			pls = append(pls, pl)
+			w[pl] = x
+		}
+		return pls, w
+	}
+	for _, tc := range []struct {
+		weights []int64
+		n       int
+		want    [][]int32
+	}{
+		{[]int64{10, 10, 10, 10, 10, 10}, 2, [][]int32{{0, 2, 4}, {1, 3, 5}}},
+		{[]int64{100, 10, 10, 10}, 2, [][]int32{{0}, {1, 2, 3}}},
+		{[]int64{5}, 2, [][]int32{{0}, nil}},
+		{nil, 2, [][]int32{nil, nil}},
+		{[]int64{3, 3, 2, 2, 2}, 2, [][]int32{{0, 2, 4}, {1, 3}}},
+	} {
+		pls, w := mk(tc.weights...)
+		shares := shareOut(pls, tc.n, func(pl *restorePlan) int64 { return w[pl] })
+		var got [][]int32
+		for _, sh := range shares {
+			var ps []int32
+			for _, pl := range sh {
+				ps = append(ps, pl.m.Partition)
+			}
+			got = append(got, ps)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("shareOut(%v, %d) = %v, want %v", tc.weights, tc.n, got, tc.want)
+		}
+	}
+}
