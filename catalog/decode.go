@@ -495,7 +495,7 @@ func (l *rowLeaves) scanHeaders(r *Row, mem *arena, dict interned, hdrs *[]Heade
 // order, batch rows at a time. The rows of one call are fresh: fn may keep
 // them and their byte slices. It stops at the first error of fn or of ctx.
 func ScanDataFile(ctx context.Context, path string, batch int, fn func([]Row) error) error {
-	return scanDataFile(ctx, path, batch, nil, fn)
+	return scanDataFile(ctx, path, batch, nil, false, fn)
 }
 
 // ScanDataFileColumns is ScanDataFile reading only the named columns of
@@ -505,6 +505,20 @@ func ScanDataFile(ctx context.Context, path string, batch int, fn func([]Row) er
 // is an error. Reading fewer columns skips their pages: restore needs 9 of
 // the 21.
 func ScanDataFileColumns(ctx context.Context, path string, batch int, columns []string, fn func([]Row) error) error {
+	return scanColumns(ctx, path, batch, columns, false, fn)
+}
+
+// ScanDataFileColumnsReused is ScanDataFileColumns whose calls of fn share
+// one slice of rows and one of their headers, overwritten by the next
+// call: fn may keep the byte slices of a row (key, value, header values;
+// each batch has its own), not the rows or their Headers. A reader that
+// turns each row into something else at once (restore) allocates a tenth
+// of what it would.
+func ScanDataFileColumnsReused(ctx context.Context, path string, batch int, columns []string, fn func([]Row) error) error {
+	return scanColumns(ctx, path, batch, columns, true, fn)
+}
+
+func scanColumns(ctx context.Context, path string, batch int, columns []string, reuse bool, fn func([]Row) error) error {
 	want := make([]bool, len(rowLeafPaths))
 	for _, name := range columns {
 		found := false
@@ -517,10 +531,10 @@ func ScanDataFileColumns(ctx context.Context, path string, batch int, columns []
 			return fmt.Errorf("read %s: Row has no column %q", path, name)
 		}
 	}
-	return scanDataFile(ctx, path, batch, want, fn)
+	return scanDataFile(ctx, path, batch, want, reuse, fn)
 }
 
-func scanDataFile(ctx context.Context, path string, batch int, want []bool, fn func([]Row) error) error {
+func scanDataFile(ctx context.Context, path string, batch int, want []bool, reuse bool, fn func([]Row) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
@@ -545,7 +559,13 @@ func scanDataFile(ctx context.Context, path string, batch int, want []bool, fn f
 			return nil
 		}
 		err := fn(rows)
-		rows, mem, hdrs = nil, arena{}, nil // the next batch is fresh: fn may keep these
+		mem = arena{} // fn may keep the byte slices
+		if reuse {
+			clear(hdrs) // no header of this batch is kept alive by the next
+			rows, hdrs = rows[:0], hdrs[:0]
+		} else {
+			rows, hdrs = nil, nil // the next batch is fresh: fn may keep these
+		}
 		return err
 	}
 	for _, rg := range pf.RowGroups() {
@@ -553,12 +573,14 @@ func scanDataFile(ctx context.Context, path string, batch int, want []bool, fn f
 		err := func() error {
 			defer leaves.close(bufs)
 			for n := rg.NumRows(); n > 0; n-- {
-				if rows == nil {
+				if len(rows) == 0 {
 					if err := ctx.Err(); err != nil {
 						return err
 					}
-					rows = make([]Row, 0, batch)
-					hdrs = make([]Header, 0, batch)
+					if rows == nil {
+						rows = make([]Row, 0, batch)
+						hdrs = make([]Header, 0, batch)
+					}
 				}
 				rows = append(rows, Row{})
 				if err := leaves.scanRow(&rows[len(rows)-1], &mem, dict, &hdrs); err != nil {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,6 +131,35 @@ func scanColumnsMatch(t *testing.T, path string) {
 			ProducerID: a.ProducerID, Control: a.Control, TxnState: a.TxnState}
 		if !reflect.DeepEqual(got[i], want) || (got[i].Key == nil) != (a.Key == nil) || (got[i].Value == nil) != (a.Value == nil) {
 			t.Fatalf("row %d:\n columns %+v\n    want %+v", i, got[i], want)
+		}
+	}
+	// Reused: the rows and their Headers are overwritten by the next
+	// batch, the byte slices are not; copying only the rows and their
+	// headers gives the same rows.
+	var reused []Row
+	var firsts []*Row
+	err := ScanDataFileColumnsReused(context.Background(), path, 7, cols, func(rs []Row) error {
+		firsts = append(firsts, &rs[0])
+		for _, r := range rs {
+			if r.Headers != nil {
+				r.Headers = slices.Clone(r.Headers)
+			}
+			reused = append(reused, r)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(firsts) < 2 || firsts[0] != firsts[1] {
+		t.Fatalf("%d batches, the rows not reused", len(firsts))
+	}
+	if len(reused) != len(got) {
+		t.Fatalf("reused: %d rows, want %d", len(reused), len(got))
+	}
+	for i := range got {
+		if !reflect.DeepEqual(reused[i], got[i]) || (reused[i].Key == nil) != (got[i].Key == nil) || (reused[i].Value == nil) != (got[i].Value == nil) {
+			t.Fatalf("reused row %d:\n %+v\n want %+v", i, reused[i], got[i])
 		}
 	}
 	var none []Row

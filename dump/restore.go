@@ -730,8 +730,16 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 		if f.LastOffset < p.From || f.FirstOffset >= p.Until {
 			continue
 		}
-		err := catalog.ScanDataFileColumns(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, restoreColumns, func(rows []catalog.Row) error {
+		err := catalog.ScanDataFileColumnsReused(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, restoreColumns, func(rows []catalog.Row) error {
+			// One allocation for the batch's records, one for their
+			// headers: the producer holds them until they are acknowledged.
 			recs := make([]*kgo.Record, 0, len(rows))
+			slab := make([]kgo.Record, len(rows))
+			nh := 0
+			for i := range rows {
+				nh += len(rows[i].Headers)
+			}
+			hslab := make([]kgo.RecordHeader, nh)
 			next := int64(-1)
 			for i := range rows {
 				row := &rows[i]
@@ -755,9 +763,10 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 					p.Aborted++
 					continue
 				}
-				r := &kgo.Record{Topic: to, Partition: row.Partition, Key: row.Key, Value: row.Value, Timestamp: time.UnixMilli(row.Timestamp)}
-				if len(row.Headers) > 0 {
-					r.Headers = make([]kgo.RecordHeader, len(row.Headers))
+				r := &slab[len(recs)]
+				*r = kgo.Record{Topic: to, Partition: row.Partition, Key: row.Key, Value: row.Value, Timestamp: time.UnixMilli(row.Timestamp)}
+				if n := len(row.Headers); n > 0 {
+					r.Headers, hslab = hslab[:n:n], hslab[n:]
 					for j, h := range row.Headers {
 						r.Headers[j] = kgo.RecordHeader{Key: h.Key, Value: h.Value}
 					}
