@@ -29,9 +29,11 @@ order with duplicates, and timestamp. A missing T2 is created with the partition
 count and configs of T's newest snapshot; a T2 with fewer partitions is refused
 (exit 12) before anything is produced.
 
-It is exactly once and resumable: records go in transactions that also commit the
-progress (the next source offset of each partition, as offsets of the consumer
-group topicsnap-restore-T2), so a run killed at any instant and run again leaves
+It is exactly once and resumable: two transactional producers (ids
+topicsnap-restore-T2 and topicsnap-restore-T2-1), each with its share of the
+partitions, produce in transactions that also commit the progress (the next
+source offset of each partition, as offsets of the consumer group
+topicsnap-restore-T2), so a run killed at any instant and run again leaves
 every record in T2 once. --dry-run says what would be produced and produces nothing.
 
 Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
