@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -528,4 +529,60 @@ func TestShareOut(t *testing.T) {
 			t.Errorf("shareOut(%v, %d) = %v, want %v", tc.weights, tc.n, got, tc.want)
 		}
 	}
+}
+
+// holdAfterCommit is the Progress of a restore that stops after its first
+// committed transaction until release is closed.
+type holdAfterCommit struct {
+	once      sync.Once
+	committed chan struct{}
+	release   chan struct{}
+}
+
+func (h *holdAfterCommit) Start(catalog.TopicPartition, int64, int64) {}
+func (h *holdAfterCommit) Advance(catalog.TopicPartition, int64, int64) {
+	h.once.Do(func() { close(h.committed) })
+	<-h.release
+}
+func (h *holdAfterCommit) Done(catalog.TopicPartition) {}
+func (h *holdAfterCommit) Waiting(string)              {}
+func (h *holdAfterCommit) Warn(string)                 {}
+
+// TestRestoreSecondRunFencesFirst: a restore into a target while another
+// is running takes over. The first, held after its first commit, finds
+// itself fenced (ErrFenced, exit 8 on the command line) when it goes on;
+// the second restores what the first had not, and the target holds every
+// record once.
+func TestRestoreSecondRunFencesFirst(t *testing.T) {
+	if !realBroker() {
+		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS): transactions")
+	}
+	brokers := testCluster(t)
+	topic, dir := sourceWithEverything(t, brokers, nil)
+	want := committedRecords(t, dir, topic)
+	target := topic + "-restored"
+	hold := &holdAfterCommit{committed: make(chan struct{}), release: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	firstErr := make(chan error, 1)
+	go func() {
+		_, err := Restore(ctx, RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: dir, Topic: topic, ToTopic: target, TxnRecords: 200, Progress: hold})
+		firstErr <- err
+	}()
+	select {
+	case <-hold.committed:
+	case err := <-firstErr:
+		t.Fatalf("the first restore ended before its first commit: %v", err)
+	}
+	second := restoreOnce(t, brokers, dir, topic, target)
+	close(hold.release)
+	if err := <-firstErr; !errors.Is(err, ErrFenced) {
+		t.Fatalf("the first restore, taken over: %v, want ErrFenced", err)
+	}
+	if second.Records == 0 || second.Records >= 3007 {
+		t.Fatalf("the second restore produced %d records: it should have gone on after the first's commits", second.Records)
+	}
+	out := dumpTarget(t, brokers, target)
+	n := compareRestored(t, want, committedRecords(t, out, target))
+	t.Logf("first restore fenced after its first commit; the second produced the other %d; %d records in the target once", second.Records, n)
 }
