@@ -1,6 +1,7 @@
 package dump
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -844,26 +845,29 @@ func produceAll(ctx context.Context, dir *catalog.Dir, producers []*kgo.Client, 
 // shareOut splits plans into n shares of about equal weight, the
 // heaviest first to the lightest share, each share in partition order.
 func shareOut(plans []*restorePlan, n int, weight func(*restorePlan) int64) [][]*restorePlan {
-	byWeight := slices.Clone(plans)
-	w := make(map[*restorePlan]int64, len(plans))
-	for _, pl := range plans {
-		w[pl] = weight(pl)
+	type weighed struct {
+		pl *restorePlan
+		w  int64
 	}
-	sort.SliceStable(byWeight, func(i, j int) bool { return w[byWeight[i]] > w[byWeight[j]] })
+	byWeight := make([]weighed, len(plans))
+	for i, pl := range plans {
+		byWeight[i] = weighed{pl, weight(pl)}
+	}
+	slices.SortStableFunc(byWeight, func(a, b weighed) int { return cmp.Compare(b.w, a.w) })
 	shares := make([][]*restorePlan, n)
 	load := make([]int64, n)
-	for _, pl := range byWeight {
+	for _, x := range byWeight {
 		least := 0
 		for i := range load {
 			if load[i] < load[least] {
 				least = i
 			}
 		}
-		shares[least] = append(shares[least], pl)
-		load[least] += w[pl]
+		shares[least] = append(shares[least], x.pl)
+		load[least] += x.w
 	}
 	for _, sh := range shares {
-		sort.Slice(sh, func(i, j int) bool { return sh[i].m.Partition < sh[j].m.Partition })
+		slices.SortFunc(sh, func(a, b *restorePlan) int { return cmp.Compare(a.m.Partition, b.m.Partition) })
 	}
 	return shares
 }

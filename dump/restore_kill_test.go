@@ -139,14 +139,7 @@ func TestRestoreKillNineExactlyOnce(t *testing.T) {
 	n := compareRestored(t, want, committedRecords(t, out, target))
 	// What the kills left: records of transactions the next run's producer
 	// fenced and the broker aborted.
-	var aborted int
-	for _, rows := range readAllRows(t, out, target) {
-		for _, r := range rows {
-			if r.TxnState != nil && *r.TxnState == "aborted" && !r.Control {
-				aborted++
-			}
-		}
-	}
+	aborted := len(abortedRecords(t, out, target))
 	if kills < 10 {
 		t.Fatalf("only %d of 10 runs were killed mid-restore; the test proves little", kills)
 	}

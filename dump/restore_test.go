@@ -434,9 +434,11 @@ func TestRestoreFencesEveryProducer(t *testing.T) {
 	for part := range int32(3) {
 		zero.Add(kadm.Offset{Topic: target, Partition: part, At: 0, LeaderEpoch: -1, Metadata: progressMeta(topic, tg.id)})
 	}
-	if r, err := adm.CommitOffsets(ctx, RestoreID(target), zero); err == nil && r.Error() != nil {
-		t.Fatal(r.Error())
-	} else if err != nil {
+	r, err := adm.CommitOffsets(ctx, RestoreID(target), zero)
+	if err == nil {
+		err = r.Error()
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	var stale []*kgo.Client
@@ -471,26 +473,21 @@ func TestRestoreFencesEveryProducer(t *testing.T) {
 	}
 	out := dumpTarget(t, brokers, target)
 	n := compareRestored(t, want, committedRecords(t, out, target))
-	var aborted int
-	for _, rows := range readAllRows(t, out, target) {
-		for _, r := range rows {
-			if !r.Control && r.TxnState != nil && *r.TxnState == "aborted" {
-				if !bytes.HasPrefix(r.Value, []byte("stale ")) {
-					t.Errorf("aborted record %q at %d is not a stale one", r.Value, r.Offset)
-				}
-				aborted++
-			}
+	aborted := abortedRecords(t, out, target)
+	for _, r := range aborted {
+		if !bytes.HasPrefix(r.Value, []byte("stale ")) {
+			t.Errorf("aborted record %q at %d is not a stale one", r.Value, r.Offset)
 		}
 	}
-	if aborted != 3*restoreProducers {
-		t.Errorf("%d aborted records in the target, want the %d the stale transactions held", aborted, 3*restoreProducers)
+	if len(aborted) != 3*restoreProducers {
+		t.Errorf("%d aborted records in the target, want the %d the stale transactions held", len(aborted), 3*restoreProducers)
 	}
 	for i, p := range stale {
 		if err := p.EndTransaction(ctx, kgo.TryCommit); err == nil {
 			t.Errorf("stale producer %s committed after the restore: it was not fenced", RestoreTxnID(target, i))
 		}
 	}
-	t.Logf("%d records restored once after fencing %d open transactions (%d stale records aborted)", n, restoreProducers, aborted)
+	t.Logf("%d records restored once after fencing %d open transactions (%d stale records aborted)", n, restoreProducers, len(aborted))
 }
 
 func TestShareOut(t *testing.T) {
@@ -585,4 +582,19 @@ func TestRestoreSecondRunFencesFirst(t *testing.T) {
 	out := dumpTarget(t, brokers, target)
 	n := compareRestored(t, want, committedRecords(t, out, target))
 	t.Logf("first restore fenced after its first commit; the second produced the other %d; %d records in the target once", second.Records, n)
+}
+
+// abortedRecords are the data records of aborted transactions in a dumped
+// target: what killed or fenced restores left behind.
+func abortedRecords(t *testing.T, dir, topic string) []catalog.Row {
+	t.Helper()
+	var out []catalog.Row
+	for _, rows := range readAllRows(t, dir, topic) {
+		for _, r := range rows {
+			if !r.Control && r.TxnState != nil && *r.TxnState == "aborted" {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }

@@ -188,7 +188,8 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitAuth, "check sasl.mechanism, sasl.username and sasl.password in --config"
 	case errors.As(err, &ae) && cmdPath == "topicsnap restore":
 		return exitNotAllowed, fmt.Sprintf("ask the cluster's operator for %[3]s on topic %[2]s for %[1]s (CREATE too when the topic does not exist), "+
-			"WRITE and DESCRIBE on transactional ids topicsnap-restore-%[2]s and topicsnap-restore-%[2]s-1 (or the prefix topicsnap-restore-%[2]s) and READ on group topicsnap-restore-%[2]s", ae.Principal, ae.Topic, ae.Ops)
+			"WRITE and DESCRIBE on transactional ids %[4]s (or the prefix %[5]s) and READ on group %[5]s",
+			ae.Principal, ae.Topic, ae.Ops, strings.Join(dump.RestoreTxnIDs(ae.Topic), " and "), dump.RestoreID(ae.Topic))
 	case errors.As(err, &ae):
 		return exitNotAllowed, fmt.Sprintf("ask the cluster's operator for READ and DESCRIBE on topic %[2]s for %[1]s "+
 			"(kafka-acls.sh --bootstrap-server HOST:PORT --add --allow-principal %[1]s --operation Read --operation Describe --topic %[2]s), "+
