@@ -2,9 +2,7 @@ package notebooks
 
 import (
 	"embed"
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // Shipped holds the notebooks that come with topicsnap, by file name.
@@ -59,44 +59,16 @@ const MaxFileBytes = 4 << 20
 
 // ErrNotRegular and ErrTooLarge are why ReadFile refuses a file.
 var (
-	ErrNotRegular = errors.New("not a regular file")
-	ErrTooLarge   = fmt.Errorf("larger than %d MiB", MaxFileBytes>>20)
+	ErrNotRegular = safefile.ErrNotRegular
+	ErrTooLarge   = safefile.ErrTooLarge
 )
 
 // ReadFile reads the file name of the folder dir, which must be a regular
-// file inside the folder of at most MaxFileBytes: a symbolic link is
-// followed only while it stays inside dir (os.Root), and a device, a pipe
-// or a socket is refused without reading from it (it is opened
-// non-blocking and checked before the first read).
+// file inside the folder of at most MaxFileBytes (safefile.ReadFileIn: a
+// symbolic link is followed only while it stays inside dir, and a device,
+// a pipe or a socket is refused without reading from it).
 func ReadFile(dir, name string) ([]byte, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: %w", name, ErrNotRegular)
-	}
-	if st.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("read %s: %w", name, ErrTooLarge)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if len(b) > MaxFileBytes { // grew while read
-		return nil, fmt.Errorf("read %s: %w", name, ErrTooLarge)
-	}
-	return b, nil
+	return safefile.ReadFileIn(dir, name, MaxFileBytes)
 }
 
 // List lists the notebooks in each folder (not its subfolders): the *.md

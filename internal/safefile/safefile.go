@@ -1,0 +1,104 @@
+// Package safefile reads small files that someone else chose: a snapshot
+// folder handed over from another machine, a notebook, a schema kept
+// beside the data. Every read is bounded before it happens:
+//
+//   - the file is opened through an os.Root, so a symbolic link is
+//     followed only while it stays inside the folder;
+//   - it is opened non-blocking and checked before the first read, so a
+//     FIFO, a device (/dev/zero) or a socket is refused without reading
+//     from it and without waiting for a writer;
+//   - its size is checked against a cap before reading, and the read
+//     itself is limited, so a file that grows while read is refused too.
+//
+// The errors are typed (ErrNotRegular, ErrTooLarge) so callers can name the
+// file and the fix without matching text.
+package safefile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// ErrNotRegular and ErrTooLarge are why a read is refused.
+var (
+	ErrNotRegular = errors.New("not a regular file")
+	ErrTooLarge   = errors.New("too large")
+)
+
+// TooLargeError is a file past its cap: errors.Is(err, ErrTooLarge).
+type TooLargeError struct {
+	Name string
+	Max  int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("read %s: larger than %s, the bound for this file", e.Name, Size(e.Max))
+}
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// Size renders a byte count as the caps are written: 4 MiB, 64 KiB, 100 B.
+func Size(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// ReadFileIn reads name (a path relative to dir, which may hold
+// separators) of the folder dir: a regular file inside the folder of at
+// most max bytes.
+func ReadFileIn(dir, name string, max int64) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return read(f, name, max)
+}
+
+// ReadFile reads path, which must be a regular file of at most max bytes.
+// Unlike ReadFileIn it follows a symbolic link anywhere: for a file the
+// user named on the command line, not one found inside a folder.
+func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return read(f, filepath.Base(path), max)
+}
+
+func read(f *os.File, name string, max int64) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: %w", name, ErrNotRegular)
+	}
+	if st.Size() > max {
+		return nil, &TooLargeError{Name: name, Max: max}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if int64(len(b)) > max { // grew while read
+		return nil, &TooLargeError{Name: name, Max: max}
+	}
+	return b, nil
+}

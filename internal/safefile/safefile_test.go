@@ -1,0 +1,84 @@
+package safefile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReadFileIn(t *testing.T) {
+	dir := t.TempDir()
+	outside := t.TempDir()
+	write := func(name string, n int) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("small.json", 10)
+	write("big.json", 101)
+	if err := os.WriteFile(filepath.Join(outside, "x.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "x.json"), filepath.Join(dir, "escape.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("sub/in.json", 3)
+	for _, c := range []struct {
+		name string
+		want error // nil: read
+		n    int
+	}{
+		{"small.json", nil, 10},
+		{"sub/in.json", nil, 3},
+		{"big.json", ErrTooLarge, 0},
+		{"zero.json", nil, -1}, // a link out of the folder: refused by os.Root
+		{"fifo.json", ErrNotRegular, 0},
+		{"sub", ErrNotRegular, 0},
+		{"escape.json", nil, -1}, // refused by os.Root, with its own error
+		{"../x.json", nil, -1},
+		{"missing.json", os.ErrNotExist, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var b []byte
+			var err error
+			go func() { b, err = ReadFileIn(dir, c.name, 100); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("ReadFileIn(%s) blocked", c.name)
+			}
+			switch {
+			case c.n == -1:
+				if err == nil {
+					t.Fatalf("ReadFileIn(%s) read a file outside the folder", c.name)
+				}
+			case c.want == nil:
+				if err != nil || len(b) != c.n {
+					t.Fatalf("ReadFileIn(%s) = %d bytes, %v; want %d bytes", c.name, len(b), err, c.n)
+				}
+			case !errors.Is(err, c.want):
+				t.Fatalf("ReadFileIn(%s) = %v; want %v", c.name, err, c.want)
+			}
+		})
+	}
+}
+
+func TestReadFileRefusesDevice(t *testing.T) {
+	if _, err := ReadFile("/dev/zero", 1<<20); !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("ReadFile(/dev/zero) = %v; want ErrNotRegular", err)
+	}
+}
