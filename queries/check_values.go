@@ -83,8 +83,9 @@ func checkValuesOf(ctx context.Context, e *Engine, o CheckOptions) (*Report, err
 		return checkEncodedValues(ctx, e, o, t, parts)
 	}
 	r := &Report{Summary: NewRow()}
-	var records, nulls, unparsed, utf8, notJSON, notObject int64
+	var records, nulls, unparsed, utf8, notJSON, notObject, pastBound int64
 	for _, p := range parts {
+		pastBound += asInt(p.Get("past_bound"))
 		records += asInt(p.Get("records"))
 		nulls += asInt(p.Get("null_values"))
 		unparsed += asInt(p.Get("unparsed"))
@@ -110,7 +111,8 @@ func checkValuesOf(ctx context.Context, e *Engine, o CheckOptions) (*Report, err
 		r.Message = fmt.Sprintf("the values of %s are not JSON objects (read as raw bytes): topicsnap has no format to judge them against", o.Topic)
 		return r, nil
 	}
-	r.Summary.Set("unparsed_records", unparsed).Set("not_utf8", utf8).Set("not_json", notJSON).Set("not_object", notObject)
+	r.Summary.Set("unparsed_records", unparsed).Set("not_utf8", utf8).Set("not_json", notJSON).Set("not_object", notObject).
+		Set("past_bound", pastBound)
 	ex, err := e.run(ctx, "values_examples", d, o.Limit)
 	if err != nil {
 		return nil, err
@@ -134,7 +136,8 @@ func checkValuesOf(ctx context.Context, e *Engine, o CheckOptions) (*Report, err
 	for _, c := range []struct {
 		n    int64
 		what string
-	}{{notJSON, "not JSON"}, {utf8, "not UTF-8"}, {notObject, "JSON but not an object"}} {
+	}{{notJSON, "not JSON"}, {utf8, "not UTF-8"}, {notObject, "JSON but not an object"},
+		{pastBound, "past a bound on size, depth or members, not read"}} {
 		if c.n > 0 {
 			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
 		}

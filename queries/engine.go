@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/topicsnap/topicsnap/internal/jsonbound"
+
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -274,30 +276,57 @@ const emptyRaw = `SELECT NULL::INTEGER AS "partition", NULL::BIGINT AS "offset",
 
 // jsonValueError says why a JSON topic's value did not parse as a JSON
 // object (its value is then NULL, its bytes still in value_raw); NULL for
-// a value that parsed and for a null value (a tombstone). The values check
-// counts the same column.
-const jsonValueError = `CASE WHEN "value" IS NULL THEN NULL
+// a value that parsed and for a null value (a tombstone). A value past
+// jsonbound's bounds is not parsed at all and says which bound. The values
+// check counts the same column.
+var jsonValueError = `CASE WHEN "value" IS NULL THEN NULL
+  WHEN ` + boundError(`"value"`) + ` IS NOT NULL THEN ` + boundError(`"value"`) + `
   WHEN try(decode("value")) IS NULL THEN 'not UTF-8'
   WHEN NOT json_valid(decode("value")) THEN 'not JSON'
   WHEN json_type(decode("value")) <> 'OBJECT' THEN 'not a JSON object' END`
 
 // encodedValueError says why a schema-encoded topic's value was not
 // decoded: the dump's reason (the schema unknown or not reachable, the
-// payload not decoding with it), or a value that is not in the wire
-// format at all.
-const encodedValueError = `CASE WHEN "value" IS NULL THEN NULL
+// payload not decoding with it), a decoded text past jsonbound's bounds
+// (only a folder not written by topicsnap's dump holds one), or a value
+// that is not in the wire format at all.
+var encodedValueError = `CASE WHEN "value" IS NULL THEN NULL
   WHEN value_decode_error IS NOT NULL THEN value_decode_error
+  WHEN ` + boundError(encodedSource) + ` IS NOT NULL THEN ` + boundError(encodedSource) + `
   WHEN value_decoded IS NULL AND schema_id IS NULL THEN 'no magic byte: not in the schema registry wire format' END`
 
 // encodedKeyError is encodedValueError for a topic whose keys the dump
 // decoded (key_error). A key in the wire format that no dump tried to
 // decode (its file was written by a dump without a registry, or before keys
 // were decoded) says so rather than "no magic byte".
-const encodedKeyError = `CASE WHEN "key" IS NULL THEN NULL
+var encodedKeyError = `CASE WHEN "key" IS NULL THEN NULL
   WHEN key_decode_error IS NOT NULL THEN key_decode_error
+  WHEN ` + boundError("key_decoded") + ` IS NOT NULL THEN ` + boundError("key_decoded") + `
   WHEN key_decoded IS NOT NULL THEN NULL
   WHEN octet_length("key") >= 5 AND left(hex("key"), 2) = '00' THEN 'not decoded: the dump that read it had no schema registry (or predates decoded keys)'
   ELSE 'no magic byte: not in the schema registry wire format' END`
+
+// boundError is the SQL of why the JSON text in column col (BLOB or
+// VARCHAR) is past jsonbound's bounds, NULL within them. Text shorter than
+// jsonbound.MinBytesPastBound cannot pass a bound as valid JSON and is not
+// scanned, so ordinary small values cost one length; a longer one is
+// scanned by json_bound (functions.go), once per query that reads it.
+func boundError(col string) string {
+	// strlen is a VARCHAR's length in bytes; the one BLOB here is "value".
+	n := fmt.Sprintf(`strlen(%s)`, col)
+	if col == `"value"` {
+		n = fmt.Sprintf(`octet_length(%s)`, col)
+	}
+	return fmt.Sprintf(`(CASE WHEN %s < %d THEN NULL WHEN %s > %d THEN %s ELSE json_bound(%s) END)`,
+		n, jsonbound.MinBytesPastBound, n, jsonbound.MaxBytes, quoteString(jsonbound.TooLarge()), col)
+}
+
+// boundedValue is value, a JSON value expression over the text in col,
+// read only when that text is within jsonbound's bounds: past them the
+// value's fields are NULL (and value_error says why).
+func boundedValue(value, col string) string {
+	return fmt.Sprintf(`CASE WHEN %s IS NULL THEN %s END`, boundError(col), value)
+}
 
 // textKey is the key column of a topic whose keys were not decoded: their
 // text, NULL when not UTF-8 (key_raw keeps the bytes).

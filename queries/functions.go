@@ -8,6 +8,7 @@ import (
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/jsonbound"
 )
 
 // registerFunctions adds the Kafka-aware scalar functions to the database.
@@ -64,7 +65,25 @@ func registerFunctions(conn *sql.Conn) error {
 	if err := set("kafka_partition_crc32", true, partition(catalog.CRC32Partition)); err != nil {
 		return err
 	}
-	return set("murmur2", false, func(values []driver.Value) (any, error) { return catalog.Murmur2(keyOf(values[0])), nil })
+	if err := set("murmur2", false, func(values []driver.Value) (any, error) { return catalog.Murmur2(keyOf(values[0])), nil }); err != nil {
+		return err
+	}
+	// json_bound(text): why a JSON value is past jsonbound's bounds, NULL
+	// within them (see boundError).
+	var fs []duckdb.ScalarFunc
+	for _, kt := range []duckdb.TypeInfo{blob, varchar} {
+		fs = append(fs, &udf{cfg: duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{kt}, ResultTypeInfo: varchar},
+			exec: duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+				if r := jsonbound.Check(keyOf(values[0])); r != "" {
+					return r, nil
+				}
+				return nil, nil
+			}}})
+	}
+	if err := duckdb.RegisterScalarUDFSet(conn, "json_bound", fs...); err != nil {
+		return fmt.Errorf("register json_bound: %w", err)
+	}
+	return nil
 }
 
 type udf struct {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // The inferred value structure of a topic depends only on the files it is
@@ -21,6 +22,10 @@ import (
 // folder, keyed by the sampled files' paths, sizes and modification times:
 // a new dump adds a new last file and so a new key. The cache is only ever
 // a shortcut: unreadable, unwritable or stale, it is ignored.
+
+// maxInferCacheBytes bounds a cache entry: a structure of maxViewFields
+// fields with long names fits many times over.
+const maxInferCacheBytes = 4 << 20
 
 type inferred struct {
 	Structure string `json:"structure"`
@@ -43,7 +48,7 @@ var inferCacheDir = func() string {
 // cannot be stat'ed (then nothing is cached).
 func inferCacheKey(sample []string) (string, bool) {
 	h := sha256.New()
-	fmt.Fprintf(h, "v2\n") // v2: a majority of JSON objects, sampled across the files
+	fmt.Fprintf(h, "v3\n") // v3: values past jsonbound's bounds left out, the structure bounded
 	for _, p := range sample {
 		st, err := os.Stat(p)
 		if err != nil {
@@ -64,7 +69,8 @@ func inferJSONCached(ctx context.Context, tx *sql.Tx, paths []string, encoded bo
 		key += "-decoded"
 	}
 	file := filepath.Join(inferCacheDir, key+".json")
-	if b, err := os.ReadFile(file); err == nil {
+	// The cache is the user's, but bounded like every file topicsnap reads.
+	if b, err := safefile.ReadFile(file, maxInferCacheBytes); err == nil {
 		var c inferred
 		if json.Unmarshal(b, &c) == nil && (c.JSON == (c.Structure != "")) {
 			return c.Structure, c.JSON, nil

@@ -218,6 +218,11 @@ func (e *Engine) narrow(ctx context.Context, conn *sql.Conn, q string, doc *sqlD
 			}
 			if !ok && len(fields) == 1 && len(kept) == 1 {
 				value, ok = oneFieldValue(s, src)
+				raw := `"value"`
+				if tf.encoded {
+					raw = encodedSource
+				}
+				value = boundedValue(value, raw)
 			}
 			if ok {
 				cols := e.viewCols(tf, jt, value)

@@ -377,21 +377,21 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 // value expression (a narrowed one) instead of the topic's own.
 func (e *Engine) viewCols(tf topicFiles, t Topic, value string) viewCols {
 	c := viewCols{key: textKey, value: `"value"`, valueErr: noValueError}
-	src := jsonSource
+	src, raw := jsonSource, `"value"`
 	if tf.encoded {
-		src = encodedSource
+		src, raw = encodedSource, encodedSource
 		c.valueErr, c.byName = encodedValueError, tf.mixed
 		c.extra = schemaColumns(tf.name, tf.schemas, "schema_id", "")
 	}
 	if tf.keyEncoded {
 		if t.KeyStructure != "" {
-			c.key = fmt.Sprintf(`try(from_json(key_decoded, %s))`, quoteString(t.KeyStructure))
+			c.key = boundedValue(fmt.Sprintf(`try(from_json(key_decoded, %s))`, quoteString(t.KeyStructure)), "key_decoded")
 		}
 		c.byName = c.byName || tf.keyMixed
 		c.extra += `, key_schema_id, ` + encodedKeyError + ` AS key_error` + schemaColumns(tf.name, tf.keySchemas, "key_schema_id", "key_")
 	}
 	if t.JSON {
-		c.value = jsonValue(tf.name, t.Structure, src)
+		c.value = boundedValue(jsonValue(tf.name, t.Structure, src), raw)
 		if !tf.encoded {
 			c.valueErr = jsonValueError
 		}

@@ -103,11 +103,15 @@ func inferJSON(ctx context.Context, tx *sql.Tx, paths []string, encoded bool) (s
 		src = `SELECT value_decoded AS v FROM read_parquet([%s], union_by_name = true) WHERE value_decoded IS NOT NULL`
 	}
 	q := fmt.Sprintf(`WITH s AS (`+src+`
-  USING SAMPLE reservoir(5000 ROWS) REPEATABLE (7))
+  USING SAMPLE reservoir(5000 ROWS) REPEATABLE (7)),
+  -- A value past jsonbound's bounds is never shown to json_group_structure
+  -- (which recurses without a bound): it counts as a value that is not an
+  -- object, as its view row reads it.
+  b AS (SELECT CASE WHEN %s IS NULL THEN v END AS v FROM s)
 SELECT count(*) AS n,
        count(*) FILTER (WHERE CASE WHEN json_valid(v) THEN json_type(v) = 'OBJECT' ELSE false END) AS objects,
        json_group_structure(CASE WHEN json_valid(v) THEN CASE WHEN json_type(v) = 'OBJECT' THEN v::JSON END END)::VARCHAR AS structure
-FROM s`, strings.Join(sample, ", "))
+FROM b`, strings.Join(sample, ", "), boundError("v"))
 	var n, objects int64
 	var structure sql.NullString
 	if err := tx.QueryRowContext(ctx, q).Scan(&n, &objects, &structure); err != nil {
@@ -140,7 +144,7 @@ func inferKey(ctx context.Context, tx *sql.Tx, paths []string) (string, error) {
 	}
 	q := fmt.Sprintf(`WITH s AS (SELECT key_decoded AS v FROM read_parquet([%s], union_by_name = true) WHERE key_decoded IS NOT NULL
   USING SAMPLE reservoir(5000 ROWS) REPEATABLE (7))
-SELECT json_group_structure(CASE WHEN json_valid(v) THEN v::JSON END)::VARCHAR FROM s`, strings.Join(sample, ", "))
+SELECT json_group_structure(CASE WHEN %s IS NULL AND json_valid(v) THEN v::JSON END)::VARCHAR FROM s`, strings.Join(sample, ", "), boundError("v"))
 	var structure sql.NullString
 	if err := tx.QueryRowContext(ctx, q).Scan(&structure); err != nil {
 		return "", err
@@ -153,6 +157,36 @@ SELECT json_group_structure(CASE WHEN json_valid(v) THEN v::JSON END)::VARCHAR F
 		return "", nil
 	}
 	return safe, nil
+}
+
+// A view's value STRUCT is bounded, whatever the values hold: at most
+// maxViewFields named fields in all (a topic whose values carry thousands
+// of distinct names still opens fast; the fields past the bound are left
+// out of the view, first seen first kept, and stay reachable from
+// value_raw), nested at most maxViewDepth levels (deeper, a field is its
+// JSON text, as a schema type past 64 levels is).
+const (
+	maxViewFields = 1000
+	maxViewDepth  = 64
+)
+
+// skipNested consumes the rest of a JSON object or array whose opening
+// delimiter dec has just returned.
+func skipNested(dec *json.Decoder) error {
+	for depth := 1; depth > 0; {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		if d, ok := tok.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+	}
+	return nil
 }
 
 // safeStructure makes an inferred structure one every client can read: a
@@ -171,6 +205,7 @@ func safeStructure(structure string) (string, bool) {
 		n               int
 	}
 	var stack []frame
+	fields := 0
 	sep := func() {
 		if len(stack) == 0 {
 			return
@@ -201,6 +236,15 @@ func safeStructure(structure string) (string, bool) {
 		case json.Delim:
 			switch t {
 			case '{', '[':
+				if len(stack) >= maxViewDepth {
+					// Deeper than a view goes: the JSON text of the rest.
+					if err := skipNested(dec); err != nil {
+						return "", false
+					}
+					sep()
+					out.WriteString(`"VARCHAR"`)
+					continue
+				}
 				sep()
 				out.WriteRune(rune(t))
 				stack = append(stack, frame{object: t == '{', wantKey: t == '{'})
@@ -210,8 +254,12 @@ func safeStructure(structure string) (string, bool) {
 			}
 		case string:
 			isKey := len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey
-			if isKey && t == "" {
-				// Left out: its values stay in value_raw.
+			if isKey && t != "" {
+				fields++
+			}
+			if isKey && (t == "" || fields > maxViewFields) {
+				// Left out (no name, or past maxViewFields): its values
+				// stay in value_raw.
 				var skip json.RawMessage
 				if err := dec.Decode(&skip); err != nil {
 					return "", false

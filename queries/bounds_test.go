@@ -1,0 +1,163 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/jsonbound"
+)
+
+// TestValuesPastBoundsCostOneRecord: values any producer can write (an
+// object nested 20,000 levels, an array nested 100,000, a value past
+// 16 MiB, one of 10,001 members) beside ordinary records: the folder
+// opens, every ordinary record reads as before, each poison value keeps
+// its bytes with NULL fields and a value_error naming its bound, and the
+// checks count them. json_group_structure of the 20,000-level object alone
+// kills the process (TestDeepJSONCrashesDuckDB in server proves it), so
+// this test failing is the process dying.
+func TestValuesPastBoundsCostOneRecord(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := func(n int) string {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"m%d":%d`, i, i)
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
+	poison := []struct{ v, bound string }{
+		{strings.Repeat(`{"a":`, 20_000) + "1" + strings.Repeat("}", 20_000), "nested deeper than"},
+		{`{"id":"deep-array","x":` + strings.Repeat("[", 100_000) + strings.Repeat("]", 100_000) + "}", "nested deeper than"},
+		{`{"id":"big","pad":"` + strings.Repeat("x", jsonbound.MaxBytes) + `"}`, "larger than"},
+		{members(jsonbound.MaxMembers + 1), "object members"},
+	}
+	var rows []catalog.Row
+	for i := range 40 {
+		rows = append(rows, catalog.Row{Offset: int64(len(rows)), Timestamp: 1700000000000,
+			Value: fmt.Appendf(nil, `{"id":"e%d","n":%d}`, i%30, i)})
+		if i%10 == 5 {
+			p := poison[i/10]
+			rows = append(rows, catalog.Row{Offset: int64(len(rows)), Timestamp: 1700000000000, Value: []byte(p.v)})
+		}
+	}
+	writePartition(t, d, "poison", 0, "s1", int64(len(rows)), rows)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if tp, _ := e.Topic("poison"); !tp.JSON || !strings.Contains(tp.Structure, `"id"`) {
+		t.Fatalf("poison's structure: %+v, want JSON with id", tp)
+	}
+	for _, c := range []struct{ q, want string }{
+		{`SELECT count(*)::VARCHAR FROM poison`, "44"},
+		{`SELECT count(value.id)::VARCHAR FROM poison`, "40"},
+		{`SELECT sum(value.n)::VARCHAR FROM poison`, fmt.Sprint(39 * 40 / 2)},
+		{`SELECT count(*)::VARCHAR FROM poison WHERE value_error LIKE 'bound: %' AND value IS NULL AND value_raw IS NOT NULL`, "4"},
+		{`SELECT count(DISTINCT value.id)::VARCHAR FROM poison`, "30"},
+		{`SELECT max(octet_length(value_raw))::VARCHAR FROM poison`, fmt.Sprint(len(poison[2].v))},
+	} {
+		if got := query1(t, e, c.q); got != c.want {
+			t.Errorf("%s: %q, want %q", c.q, got, c.want)
+		}
+	}
+	for i, p := range poison {
+		q := fmt.Sprintf(`SELECT value_error FROM poison WHERE "offset" = %d`, i*11+6)
+		if got := query1(t, e, q); !strings.HasPrefix(got, jsonbound.Prefix) || !strings.Contains(got, p.bound) {
+			t.Errorf("poison %d: value_error %q, want the bound %q", i, got, p.bound)
+		}
+	}
+	v, err := e.RunCheck(ctx, "values", CheckOptions{Topic: "poison"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Summary.Get("past_bound") != int64(4) || v.Summary.Get("unparsed_records") != int64(4) || v.Status != StatusWarn {
+		t.Errorf("values on poison: %s %v", v.Status, v.Summary.Vals)
+	}
+	dup, err := e.RunCheck(ctx, "duplicates", CheckOptions{Topic: "poison", ID: "value.id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(dup.Summary.Get("duplicate_ids"), dup.Summary.Get("records_without_id")); got != "10 4" {
+		t.Errorf("duplicates on poison: %v, want 10 4", got)
+	}
+}
+
+// TestManyFieldNamesOpenFast: values that carry thousands of distinct
+// field names (a map serialized as an object) give a view of at most
+// maxViewFields fields, and the folder opens in seconds, not minutes; the
+// fields left out are still read from the bytes.
+func TestManyFieldNamesOpenFast(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []catalog.Row
+	for i := range 2000 {
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"id":"e%d"`, i)
+		for j := range 20 {
+			fmt.Fprintf(&b, `,"f%d_%d":%d`, i, j, j)
+		}
+		b.WriteByte('}')
+		rows = append(rows, catalog.Row{Offset: int64(i), Timestamp: 1700000000000, Value: []byte(b.String())})
+	}
+	writePartition(t, d, "wide", 0, "s1", int64(len(rows)), rows)
+	start := time.Now()
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT count(DISTINCT value.id)::VARCHAR FROM wide`); got != "2000" {
+		t.Errorf("distinct ids: %s", got)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("open and one query took %v", took)
+	}
+	tp, _ := e.Topic("wide")
+	if n := strings.Count(tp.Structure, `":`); n > maxViewFields || n < 100 {
+		t.Errorf("the view has %d fields, want at most %d", n, maxViewFields)
+	}
+	if got := query1(t, e, `SELECT (decode(value_raw)->>'f1999_19') FROM wide WHERE "offset" = 1999`); got != "19" {
+		t.Errorf("a field left out of the view, from the bytes: %q", got)
+	}
+}
+
+// TestSafeStructureBounds: the structure of a view is cut at maxViewDepth
+// levels (the rest its JSON text) and maxViewFields fields.
+func TestSafeStructureBounds(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, maxViewDepth+5) + `"BIGINT"` + strings.Repeat("}", maxViewDepth+5)
+	got, ok := safeStructure(deep)
+	if !ok || strings.Count(got, "{") != maxViewDepth || !strings.Contains(got, `"a":"VARCHAR"`) {
+		t.Fatalf("deep: %v %s", ok, got)
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range maxViewFields + 10 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"f%d":"BIGINT"`, i)
+	}
+	b.WriteByte('}')
+	got, ok = safeStructure(b.String())
+	if !ok || strings.Count(got, `":`) != maxViewFields || !strings.HasPrefix(got, `{"f0":"BIGINT","f1":`) {
+		t.Fatalf("wide: %v %d fields", ok, strings.Count(got, `":`))
+	}
+}
