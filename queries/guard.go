@@ -72,15 +72,17 @@ func optErr(option, value, format string, args ...any) error {
 	return &OptionError{Option: option, Value: value, Reason: fmt.Sprintf(format, args...)}
 }
 
-// deniedFunctions disclose the engine's settings, variables, view
-// definitions (which hold absolute paths), write to DuckDB's log, or only
-// waste time. Table functions are refused separately (all but
-// safeTableFunctions).
-var deniedFunctions = map[string]bool{
-	"current_setting": true, "getvariable": true, "pg_get_viewdef": true, "pg_get_expr": true,
-	"pg_get_constraintdef": true, "write_log": true, "pg_sleep": true, "current_query": true,
-	"json_execute_serialized_sql": true, "parse_duckdb_log_message": true, "getenv": true,
-	"pg_conf_load_time": true, "pg_postmaster_start_time": true,
+// judgeFunction refuses a function or window node whose function is not
+// on the allow-list (functions_allowed.go).
+func judgeFunction(v map[string]any) error {
+	if v["class"] != "FUNCTION" && v["class"] != "WINDOW" {
+		return nil
+	}
+	name, _ := v["function_name"].(string)
+	if name == "" || functionAllowed(name, v["class"] == "WINDOW") {
+		return nil
+	}
+	return fmt.Errorf("function %s() is not allowed here (not on topicsnap's list of functions for SQL from outside)", name)
 }
 
 // safeTableFunctions may appear in untrusted SQL: they read no files.
@@ -221,10 +223,8 @@ func (e *Engine) walkGuard(n any, ctes, system map[string]bool) error {
 				}
 			}
 		}
-		if v["class"] == "FUNCTION" {
-			if name, _ := v["function_name"].(string); deniedFunctions[strings.ToLower(name)] {
-				return fmt.Errorf("%w: function %s() is not allowed here", ErrRefused, name)
-			}
+		if err := judgeFunction(v); err != nil {
+			return fmt.Errorf("%w: %v", ErrRefused, err)
 		}
 		for _, c := range v {
 			if err := e.walkGuard(c, ctes, system); err != nil {
@@ -399,10 +399,8 @@ func refuseInExpr(n any) error {
 		if v["type"] == "TABLE_FUNCTION" || v["type"] == "BASE_TABLE" {
 			return errors.New("a table is not allowed: give one expression over the topic's columns")
 		}
-		if v["class"] == "FUNCTION" {
-			if name, _ := v["function_name"].(string); deniedFunctions[strings.ToLower(name)] {
-				return fmt.Errorf("function %s() is not allowed here", name)
-			}
+		if err := judgeFunction(v); err != nil {
+			return err
 		}
 		for _, c := range v {
 			if err := refuseInExpr(c); err != nil {
