@@ -32,6 +32,10 @@ var allowedFunctions = func() map[string]bool {
 	return m
 }()
 
+// specialFunctions are functions the binder handles itself, which
+// duckdb_functions() does not list as scalars.
+var specialFunctions = map[string]bool{"unnest": true, "unlist": true}
+
 // windowFunctions are the window functions proper (an aggregate used as a
 // window function is judged as an aggregate): duckdb_functions() does not
 // list them.
@@ -78,5 +82,5 @@ var notAllowed = map[string]string{
 // (any case); window is set for a window function node.
 func functionAllowed(name string, window bool) bool {
 	n := strings.ToLower(name)
-	return allowedFunctions[n] || window && windowFunctions[n]
+	return allowedFunctions[n] || specialFunctions[n] || window && windowFunctions[n]
 }

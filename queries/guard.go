@@ -226,7 +226,14 @@ func (e *Engine) walkGuard(n any, ctes, system map[string]bool) error {
 		if err := judgeFunction(v); err != nil {
 			return fmt.Errorf("%w: %v", ErrRefused, err)
 		}
-		for _, c := range v {
+		for k, c := range v {
+			if k == "function" && v["type"] == "TABLE_FUNCTION" {
+				// The table function was judged above; its arguments
+				// are judged as any expression.
+				if f, ok := c.(map[string]any); ok {
+					c = f["children"]
+				}
+			}
 			if err := e.walkGuard(c, ctes, system); err != nil {
 				return err
 			}

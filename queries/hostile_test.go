@@ -139,6 +139,10 @@ func TestCheckAnswersAreUnchangedByRendering(t *testing.T) {
 	}
 }
 
+// deepJSON is an object nested 20,000 levels: json_structure of it kills
+// the process.
+var deepJSON = strings.Repeat(`{"a":`, 20_000) + "1" + strings.Repeat("}", 20_000)
+
 // TestLockedRefusesDisclosure: a locked engine's SQL reaches the topic
 // views, the catalog tables and its own CTEs only.
 func TestLockedRefusesDisclosure(t *testing.T) {
@@ -177,6 +181,17 @@ func TestLockedRefusesDisclosure(t *testing.T) {
 		`SHOW DATABASES`,
 		`SHOW ALL TABLES`,
 		`SELECT * FROM read_text('` + dir + `/topicsnap.json')`,
+		// Off the allow-list: each of these kills or swamps the process on
+		// a deep value (a literal needs no data: DuckDB folds it at bind).
+		`SELECT json_structure('` + deepJSON + `')`,
+		`SELECT json_group_structure(value_raw::VARCHAR::JSON) FROM "shop.events-v2"`,
+		`SELECT json_group_structure('[1]'::JSON) OVER () FROM "shop.events-v2"`,
+		`SELECT length(json_pretty('[[[1]]]'))`,
+		`SELECT json_merge_patch('{}', '{}')`,
+		`SELECT JSON_STRUCTURE('{}')`,
+		`SELECT json_serialize_plan('SELECT 1')`,
+		`SELECT nextval('s')`,
+		`SELECT 1 FROM "shop.events-v2" WHERE sleep_ms(10) IS NULL`,
 	}
 	for _, q := range refused {
 		rows, err := e.Query(ctx, q)

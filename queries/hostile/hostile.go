@@ -90,6 +90,12 @@ func Expressions(dir string) []string {
 		"write_log('x')",
 		"pg_sleep(100)",
 		"getenv('HOME')",
+		// Functions that kill or swamp the process on a deep value.
+		"json_structure(decode(value_raw))",
+		"length(json_group_structure('{}'::JSON)::VARCHAR)",
+		"json_structure('" + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + "')",
+		"json_merge_patch(decode(value_raw), '{}')",
+		"length(json_pretty(decode(value_raw)))",
 		// Broken quoting and unicode tricks.
 		"'",
 		"\"",
