@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/jsonbound"
 	"github.com/topicsnap/topicsnap/queries/hostile"
 )
 
@@ -91,6 +92,10 @@ func FuzzJSONInference(f *testing.F) {
 	f.Add([]byte(`{"a":1}`), []byte(`{"a":"x","b":[1,2]}`), []byte("not json"))
 	f.Add([]byte(`{"a":{"b":{"c":null}}}`), []byte(`{"a":1e400}`), []byte{0xff, 0xfe})
 	f.Add([]byte(`{"":1,"\"":2}`), []byte(`[1,2]`), []byte(`{"a":1,"a":2}`))
+	// Past jsonbound's bounds: json_group_structure of the first killed
+	// the process when inference saw it.
+	f.Add([]byte(strings.Repeat(`{"a":`, 20_000)+"1"+strings.Repeat("}", 20_000)), []byte(`{"a":1}`), []byte(strings.Repeat("[", 300)+strings.Repeat("]", 300)))
+	f.Add([]byte(`{"a":1}`), []byte(`{"a":`+strings.Repeat("[", jsonbound.MaxDepth)+strings.Repeat("]", jsonbound.MaxDepth)+`}`), []byte(`{"b":"`+strings.Repeat("{[", 5000)+`"}`))
 	f.Fuzz(func(t *testing.T, v1, v2, v3 []byte) {
 		dir := t.TempDir()
 		d, _ := catalog.Create(dir)
@@ -124,6 +129,9 @@ func FuzzJSONInference(f *testing.F) {
 			}
 			if !bytes.Equal(raw, vals[i]) || (raw == nil) != (vals[i] == nil) {
 				t.Fatalf("value %d changed: %q -> %q", i, vals[i], raw)
+			}
+			if tp, _ := e.Topic("j"); tp.JSON && jsonbound.Check(vals[i]) != "" && val != nil {
+				t.Fatalf("value %d is past a bound (%s) but its fields were read", i, jsonbound.Check(vals[i]))
 			}
 			i++
 		}
