@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/topicsnap/topicsnap/internal/safefile"
 )
@@ -55,7 +57,53 @@ const (
 	MaxLockBytes = 64 << 10
 	// MaxSnapshotIDLen bounds a snapshot id (NewSnapshotID makes 27 bytes).
 	MaxSnapshotIDLen = 128
+
+	// A JSON object of two bytes ("{}") decodes into a Go struct of up to
+	// some 300 bytes, so the bytes alone do not bound what decoding costs:
+	// the objects of a metadata file are counted before it is decoded.
+	// MaxManifestObjects is a file entry and its typed columns for each of
+	// MaxManifestFiles, a snapshot entry for each of MaxManifestSnapshots
+	// and a lost range for each of MaxLostRanges; MaxSnapshotObjects holds
+	// a partition state or a group's offset or member for each of a
+	// million; MaxSchemaObjects is a schema's references and versions.
+	MaxManifestObjects = 1 + 2*MaxManifestFiles + MaxManifestSnapshots + MaxLostRanges
+	MaxSnapshotObjects = 1_000_000
+	MaxSchemaObjects   = 100_000
 )
+
+// jsonObjects counts the objects of the JSON text b (a '{' outside a
+// string), up to max+1: cheaper than decoding, and without allocating.
+func jsonObjects(b []byte, max int) int {
+	n, inStr, esc := 0, false, false
+	for _, c := range b {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{':
+			if n++; n > max {
+				return n
+			}
+		}
+	}
+	return n
+}
+
+// tooManyObjects says why b is not decoded, or nil.
+func tooManyObjects(b []byte, max int) error {
+	if jsonObjects(b, max) > max {
+		return fmt.Errorf("more than %d JSON objects, the bound for this file", max)
+	}
+	return nil
+}
 
 // ErrBadName is a name read from inside a file (a snapshot id, a data
 // file's name, a topic) that is not one path element of its expected
@@ -104,6 +152,9 @@ func (e *SnapshotError) Unwrap() error { return e.Err }
 func ParseSnapshot(rel string, b []byte) (*ClusterSnapshot, error) {
 	bad := func(format string, a ...any) error {
 		return &SnapshotError{Rel: rel, Err: fmt.Errorf("%w: %s", ErrBadManifest, fmt.Sprintf(format, a...))}
+	}
+	if err := tooManyObjects(b, MaxSnapshotObjects); err != nil {
+		return nil, bad("%v", err)
 	}
 	var s ClusterSnapshot
 	dec := json.NewDecoder(bytes.NewReader(b))
@@ -237,4 +288,38 @@ func objectErr(err error) error {
 		return fmt.Errorf("%w: %w", ErrBadManifest, err)
 	}
 	return err
+}
+
+// openRegular opens a data file for reading: non-blocking, so a FIFO in
+// its place is refused rather than waited on, and only a regular file
+// (safefile.ErrNotRegular otherwise). With a folder (dir != ""), name is
+// opened inside it through os.Root, so a link leading out of the folder is
+// refused too: a handed-over folder cannot make a copy upload a file of
+// this machine.
+func openRegular(dir, name string) (*os.File, error) {
+	var f *os.File
+	var err error
+	if dir == "" {
+		f, err = os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	} else {
+		var root *os.Root
+		if root, err = os.OpenRoot(dir); err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		f, err = root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("open %s: %w", filepath.Base(name), safefile.ErrNotRegular)
+	}
+	return f, nil
 }

@@ -203,7 +203,7 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 // openData opens a committed data file for reading.
 func (d *Dir) openData(ctx context.Context, tp TopicPartition, name string) (io.ReadCloser, error) {
 	if d.s3 == nil {
-		return os.Open(d.FilePath(tp, name))
+		return openRegular(d.Path, filepath.FromSlash(RelFilePath(tp, name)))
 	}
 	rel := partitionRel(tp) + "/" + name
 	out, err := d.s3.cl.GetObject(ctx, &s3.GetObjectInput{Bucket: &d.s3.bucket, Key: aws.String(d.s3.key(rel))})
@@ -228,7 +228,7 @@ func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntr
 			return fmt.Errorf("create %s: %w", dst.PartitionDir(tp), classify(err))
 		}
 		return WriteFileAtomic(dst.FilePath(tp, fe.Name), func(w io.Writer) error {
-			n, err := io.Copy(w, r)
+			n, err := io.Copy(w, io.LimitReader(r, fe.Bytes+1)) // a file that grows stops here
 			if err == nil && n != fe.Bytes {
 				err = short(n)
 			}
@@ -244,7 +244,7 @@ func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntr
 		}
 		defer os.Remove(tmp.Name())
 		defer tmp.Close()
-		n, err := io.Copy(tmp, r)
+		n, err := io.Copy(tmp, io.LimitReader(r, fe.Bytes+1))
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", src.FilePath(tp, fe.Name), err)
 		}

@@ -343,6 +343,9 @@ func (e *ManifestError) Unwrap() error { return e.Err }
 // parseManifest decodes and validates a manifest's bytes; path names it in
 // errors, which are *ManifestError.
 func parseManifest(path string, b []byte) (*Manifest, error) {
+	if err := tooManyObjects(b, MaxManifestObjects); err != nil {
+		return nil, &ManifestError{Path: path, Err: fmt.Errorf("%w: %w", ErrBadManifest, err), Detail: err.Error()}
+	}
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&m); err != nil {

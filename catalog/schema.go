@@ -102,6 +102,9 @@ func (d *Dir) ReadSchema(id int) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read schema %d: %w", id, readErr(err))
 	}
+	if err := tooManyObjects(b, MaxSchemaObjects); err != nil {
+		return nil, fmt.Errorf("read schema %s: %w: %w", rel, ErrBadManifest, err)
+	}
 	var s Schema
 	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("read schema %s: %w: %v", rel, ErrBadManifest, err)
