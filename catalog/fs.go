@@ -547,10 +547,13 @@ func (tm *TopicManifests) Err() error {
 // manifest that cannot be read skips its partition and is named in
 // Damaged; the error is for a topic folder that cannot be listed.
 func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
+	tm := &TopicManifests{Topic: topic}
+	if !ValidTopicName(topic) {
+		return tm, nil // no folder can hold it: the folder holds nothing of it
+	}
 	if d.s3 != nil {
 		return d.s3.readTopic(topic)
 	}
-	tm := &TopicManifests{Topic: topic}
 	tdir := filepath.Join(d.Path, "topic="+topic)
 	entries, err := os.ReadDir(tdir)
 	if errors.Is(err, os.ErrNotExist) {

@@ -617,3 +617,25 @@ func TestOpenRegular(t *testing.T) {
 		t.Fatalf("openRegular of a FIFO by path = %v", err)
 	}
 }
+
+// A topic name that is not one (a path, as a user may type) reads as a
+// topic the folder does not hold: nothing outside the folder is listed.
+func TestReadTopicOfAPathIsEmpty(t *testing.T) {
+	root := t.TempDir()
+	d, err := Create(filepath.Join(root, "a", "dir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What topic=../../x would list if it were joined as a path: the
+	// folder "topic=.." and ".." cancel out, leaving DIR/x.
+	if err := os.MkdirAll(filepath.Join(d.Path, "x", "partition=0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(d.Path, "x", "partition=0", manifestName), mustJSON(t, goodManifest(TopicPartition{"orders", 0})), 0o644)
+	for _, topic := range []string{"../../x", "/etc", "..", ""} {
+		tm, err := d.ReadTopic(topic)
+		if err != nil || len(tm.Manifests) != 0 || len(tm.Damaged) != 0 {
+			t.Fatalf("ReadTopic(%q) = %+v, %v; want nothing", topic, tm, err)
+		}
+	}
+}
