@@ -289,15 +289,17 @@ func (s *s3Store) getCtx(ctx context.Context, rel string, max int64) ([]byte, st
 	defer out.Body.Close()
 	// Refused before reading when the server says its size, and cut off
 	// past the cap when it does not (or lies).
+	// Its ETag comes back with the error, so a lock past its cap can still
+	// be taken over conditionally.
 	if aws.ToInt64(out.ContentLength) > max {
-		return nil, "", &safefile.TooLargeError{Name: rel, Max: max}
+		return nil, aws.ToString(out.ETag), &safefile.TooLargeError{Name: rel, Max: max}
 	}
 	b, err := io.ReadAll(io.LimitReader(out.Body, max+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("read %s: %w", s.url(rel), err)
 	}
 	if int64(len(b)) > max {
-		return nil, "", &safefile.TooLargeError{Name: rel, Max: max}
+		return nil, aws.ToString(out.ETag), &safefile.TooLargeError{Name: rel, Max: max}
 	}
 	return b, aws.ToString(out.ETag), nil
 }
