@@ -36,6 +36,7 @@ func bounded(t *testing.T, what string, maxAlloc uint64, f func()) {
 		t.Fatalf("%s: still blocked after 10 s", what)
 	}
 	runtime.ReadMemStats(&after)
+	t.Logf("%s: allocated %d KiB", what, (after.TotalAlloc-before.TotalAlloc)>>10)
 	if n := after.TotalAlloc - before.TotalAlloc; n > maxAlloc {
 		t.Fatalf("%s: allocated %d bytes, want at most %d", what, n, maxAlloc)
 	}
