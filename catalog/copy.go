@@ -13,6 +13,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // etagsName is the file, in a local partition folder copied from a
@@ -79,15 +81,23 @@ func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error)
 		}
 	}
 	have := map[string]bool{}
+	// A damaged snapshot in dst is not counted as held: the source's
+	// replaces it (in a folder; a bucket refuses to overwrite it).
 	dsnaps, err := dst.ClusterSnapshots()
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrBadManifest) && !errors.Is(err, ErrNewerFormat) {
 		return st, err
 	}
 	for _, s := range dsnaps {
 		have[s.ID] = true
 	}
+	// Each snapshot's id was checked to be its file's name and one path
+	// element (ParseSnapshot) before it names a file in dst; the damaged
+	// ones are named in the error, after the rest is copied.
 	snaps, err := src.ClusterSnapshots()
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrBadManifest), errors.Is(err, ErrNewerFormat):
+		damaged = append(damaged, err)
+	case err != nil:
 		return st, err
 	}
 	for _, s := range snaps {
@@ -100,7 +110,7 @@ func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error)
 		st.Snapshots++
 	}
 	if len(damaged) > 0 {
-		return st, fmt.Errorf("copy %s: %d damaged manifests not copied: %w", src.Path, len(damaged), errors.Join(damaged...))
+		return st, fmt.Errorf("copy %s: damaged manifests or snapshots not copied: %w", src.Path, errors.Join(damaged...))
 	}
 	return st, nil
 }
@@ -123,8 +133,10 @@ func (d *Dir) listData(tp TopicPartition) (map[string]object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
+	// The ETags are a hint (a file whose ETag is unknown is copied again),
+	// so one that cannot be read, or is past its cap, is not an error.
 	var etags map[string]string
-	if b, err := os.ReadFile(filepath.Join(dir, etagsName)); err == nil {
+	if b, err := safefile.ReadFileIn(d.Path, filepath.FromSlash(RelPartitionDir(tp)+"/"+etagsName), MaxETagsBytes); err == nil {
 		json.Unmarshal(b, &etags)
 	}
 	for _, e := range entries {
@@ -191,7 +203,7 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 // openData opens a committed data file for reading.
 func (d *Dir) openData(ctx context.Context, tp TopicPartition, name string) (io.ReadCloser, error) {
 	if d.s3 == nil {
-		return os.Open(d.FilePath(tp, name))
+		return openRegular(d.Path, filepath.FromSlash(RelFilePath(tp, name)))
 	}
 	rel := partitionRel(tp) + "/" + name
 	out, err := d.s3.cl.GetObject(ctx, &s3.GetObjectInput{Bucket: &d.s3.bucket, Key: aws.String(d.s3.key(rel))})
@@ -216,7 +228,7 @@ func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntr
 			return fmt.Errorf("create %s: %w", dst.PartitionDir(tp), classify(err))
 		}
 		return WriteFileAtomic(dst.FilePath(tp, fe.Name), func(w io.Writer) error {
-			n, err := io.Copy(w, r)
+			n, err := io.Copy(w, io.LimitReader(r, fe.Bytes+1)) // a file that grows stops here
 			if err == nil && n != fe.Bytes {
 				err = short(n)
 			}
@@ -232,7 +244,7 @@ func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntr
 		}
 		defer os.Remove(tmp.Name())
 		defer tmp.Close()
-		n, err := io.Copy(tmp, r)
+		n, err := io.Copy(tmp, io.LimitReader(r, fe.Bytes+1))
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", src.FilePath(tp, fe.Name), err)
 		}

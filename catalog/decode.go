@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -535,7 +534,7 @@ func scanColumns(ctx context.Context, path string, batch int, columns []string, 
 }
 
 func scanDataFile(ctx context.Context, path string, batch int, want []bool, reuse bool, fn func([]Row) error) error {
-	f, err := os.Open(path)
+	f, err := openRegular("", path)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}

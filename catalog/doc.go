@@ -31,6 +31,41 @@
 // topic's manifests past a damaged one, which it names in
 // [TopicManifests.Damaged]; [Dir.Manifests] is the all-or-nothing form.
 //
+// # A folder is read as hostile
+//
+// A snapshot folder is often handed over from another machine, so its
+// metadata is data someone else chose. Every metadata file is read through
+// internal/safefile (opened inside the folder with os.Root, so a link
+// leading out of it is refused; non-blocking, so a FIFO never hangs a
+// reader; regular files only; size-capped before and during the read),
+// and a bucket's objects by a capped GET (ContentLength, then a
+// LimitReader), with the same cap per kind:
+//
+//	topicsnap.json        64 KiB   MaxFolderFileBytes
+//	manifest.json         64 MiB   MaxManifestBytes (MaxManifestFiles, MaxManifestSnapshots, MaxLostRanges entries)
+//	snapshots/ID.json     64 MiB   MaxSnapshotBytes
+//	schemas/ID.json        8 MiB   MaxSchemaBytes
+//	.etags.json           16 MiB   MaxETagsBytes (a copy's hint; skipped when unreadable)
+//	a bucket's lock       64 KiB   MaxLockBytes
+//
+// Its JSON objects are counted before it is decoded (MaxManifestObjects,
+// MaxSnapshotObjects, MaxSchemaObjects), as "{}" is two bytes of text and
+// hundreds once decoded. Then it is validated: a manifest's topic and
+// partition are its folder's, each file is named FIRST-LAST.parquet after
+// its own offsets (one path element, inside the partition's folder),
+// offsets are >= 0, files and lost ranges (both inclusive) are in order
+// and do not overlap, so no length overflows, and counts are >= 0 and no
+// larger than their range; a cluster snapshot's id is its file's name and
+// one path element ([ValidSnapshotID]), its topic a topic name. A name
+// read from inside a file never becomes a path unchecked ([ErrBadName]).
+// What fails costs itself: [Dir.ReadTopic] names a damaged partition in
+// [TopicManifests.Damaged] and [Dir.ClusterSnapshots] a damaged snapshot
+// as a [SnapshotError], each by its path relative to the folder, never an
+// absolute one; the rest stays readable. [Dir.ReadManifest] (the dump's
+// read before it appends) returns the [ManifestError], so a damaged
+// manifest is refused, never overwritten. The writers keep the same
+// bounds, so a dump never commits a file the next reader refuses.
+//
 // The same layout lives in a bucket, under s3://BUCKET/PREFIX ([OpenAt],
 // [CreateAt]; s3.go), with the same promises kept by other means: a data
 // file is uploaded whole (multipart above 16 MiB) before the manifest that

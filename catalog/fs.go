@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // Errors a caller can tell apart with errors.Is.
@@ -57,7 +59,12 @@ type folderInfo struct {
 // there. Open never writes.
 func Open(path string) (*Dir, error) {
 	d := &Dir{Path: path}
-	b, err := os.ReadFile(filepath.Join(path, folderFile))
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		if err := isEmptyFolder(path); err != nil { // names what it is instead
+			return nil, err
+		}
+	}
+	b, err := safefile.ReadFileIn(path, folderFile, MaxFolderFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		if err := isEmptyFolder(path); err != nil {
@@ -65,7 +72,7 @@ func Open(path string) (*Dir, error) {
 		}
 		return d, nil
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w", filepath.Join(path, folderFile), err)
+		return nil, fmt.Errorf("open %s: %w", path, readErr(err))
 	}
 	var fi folderInfo
 	if err := json.Unmarshal(b, &fi); err != nil {
@@ -260,18 +267,35 @@ func (d *Dir) ReadManifest(tp TopicPartition) (*Manifest, error) {
 	if d.s3 != nil {
 		return d.s3.readManifest(tp)
 	}
-	path := filepath.Join(d.PartitionDir(tp), manifestName)
-	b, err := os.ReadFile(path)
+	if !ValidTopicName(tp.Topic) || tp.Partition < 0 {
+		return nil, fmt.Errorf("read manifest of %s: %w: not a topic-partition", tp, ErrBadName)
+	}
+	rel := manifestRel(tp)
+	path := filepath.Join(d.Path, filepath.FromSlash(rel))
+	b, err := safefile.ReadFileIn(d.Path, filepath.FromSlash(rel), MaxManifestBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return &Manifest{FormatVersion: FormatVersion, Topic: tp.Topic, Partition: tp.Partition, NextOffset: -1}, nil
 	}
 	if err != nil {
-		return nil, &ManifestError{TP: tp, Path: path, Err: err}
+		return nil, &ManifestError{TP: tp, Path: path, Rel: rel, Err: readErr(err), Detail: err.Error()}
 	}
+	return parseManifestAt(tp, path, rel, b)
+}
+
+// parseManifestAt decodes and validates the manifest read from tp's
+// folder (path, rel relative to the snapshot folder): parseManifest, and
+// its topic and partition must be the folder's.
+func parseManifestAt(tp TopicPartition, path, rel string, b []byte) (*Manifest, error) {
 	m, err := parseManifest(path, b)
+	if err == nil {
+		if ferr := m.checkFolder(tp); ferr != nil {
+			err = &ManifestError{Path: path, Err: ErrBadManifest, Detail: ferr.Error()}
+		}
+	}
 	if err != nil {
-		err.(*ManifestError).TP = tp
-		return nil, err
+		me := err.(*ManifestError)
+		me.TP, me.Rel = tp, rel
+		return nil, me
 	}
 	return m, nil
 }
@@ -281,8 +305,12 @@ func (d *Dir) ReadManifest(tp TopicPartition) (*Manifest, error) {
 // ErrBadManifest or ErrNewerFormat (or the OS error) through it.
 type ManifestError struct {
 	TP   TopicPartition // the partition whose folder holds it
-	Path string         // the manifest file
-	Err  error          // ErrBadManifest, ErrNewerFormat, or why it could not be read
+	Path string         // the manifest file: its absolute path, or its s3:// URL
+	// Rel is the manifest's path relative to the snapshot folder (or the
+	// bucket's prefix); Error() names it rather than Path when set, so a
+	// warning never shows where the folder lies.
+	Rel string
+	Err error // ErrBadManifest, ErrNewerFormat, or why it could not be read
 	// Detail is what is wrong with the manifest's content, if anything.
 	Detail string
 }
@@ -303,7 +331,11 @@ func (e *ManifestError) Error() string {
 	if e.TP.Topic != "" {
 		prefix = fmt.Sprintf("topic %s partition %d: ", e.TP.Topic, e.TP.Partition)
 	}
-	return fmt.Sprintf("%s%s: %s: %s", prefix, what, e.Path, detail)
+	where := e.Path
+	if e.Rel != "" {
+		where = e.Rel
+	}
+	return fmt.Sprintf("%s%s: %s: %s", prefix, what, where, detail)
 }
 
 func (e *ManifestError) Unwrap() error { return e.Err }
@@ -311,6 +343,9 @@ func (e *ManifestError) Unwrap() error { return e.Err }
 // parseManifest decodes and validates a manifest's bytes; path names it in
 // errors, which are *ManifestError.
 func parseManifest(path string, b []byte) (*Manifest, error) {
+	if err := tooManyObjects(b, MaxManifestObjects); err != nil {
+		return nil, &ManifestError{Path: path, Err: fmt.Errorf("%w: %w", ErrBadManifest, err), Detail: err.Error()}
+	}
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&m); err != nil {
@@ -321,33 +356,13 @@ func parseManifest(path string, b []byte) (*Manifest, error) {
 			Detail: fmt.Sprintf("format version %d, this build reads up to %d", m.FormatVersion, FormatVersion)}
 	}
 	if err := m.validate(); err != nil {
-		return nil, &ManifestError{Path: path, Err: ErrBadManifest, Detail: err.Error()}
+		return nil, &ManifestError{Path: path, Err: fmt.Errorf("%w: %w", ErrBadManifest, err), Detail: err.Error()}
 	}
 	return &m, nil
 }
 
 // ParseManifest is exported for fuzzing and tools.
 func ParseManifest(path string, b []byte) (*Manifest, error) { return parseManifest(path, b) }
-
-func (m *Manifest) validate() error {
-	if m.Topic == "" || !ValidTopicName(m.Topic) {
-		return fmt.Errorf("bad topic name %q", m.Topic)
-	}
-	if m.Partition < 0 {
-		return fmt.Errorf("bad partition %d", m.Partition)
-	}
-	prev := int64(-1)
-	for _, f := range m.Files {
-		if f.Name != FileName(f.FirstOffset, f.LastOffset) {
-			return fmt.Errorf("file %q does not match its range %d-%d", f.Name, f.FirstOffset, f.LastOffset)
-		}
-		if f.FirstOffset <= prev || f.LastOffset < f.FirstOffset || f.Records < 0 {
-			return fmt.Errorf("file %q overlaps or is out of order", f.Name)
-		}
-		prev = f.LastOffset
-	}
-	return nil
-}
 
 // ValidTopicName reports whether name is a legal Kafka topic name, which
 // also makes it safe as a path element.
@@ -363,24 +378,45 @@ func ValidTopicName(name string) bool {
 	return true
 }
 
-// WriteManifest commits m atomically.
+// WriteManifest commits m atomically. It refuses, with ErrBadManifest, a
+// manifest that a reader would refuse (see Manifest.validate and the
+// bounds in bounds.go), so that a dump never commits what the next reader
+// rejects.
 func (d *Dir) WriteManifest(m *Manifest) error {
 	m.FormatVersion = FormatVersion
-	if d.s3 != nil {
-		return d.s3.writeManifest(m)
-	}
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := encodeManifest(m)
 	if err != nil {
-		return fmt.Errorf("encode manifest %s: %w", m.TP(), err)
+		return err
+	}
+	if d.s3 != nil {
+		return d.s3.writeManifest(m, b)
 	}
 	dir := d.PartitionDir(m.TP())
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, classify(err))
 	}
 	return WriteFileAtomic(filepath.Join(dir, manifestName), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
+		_, err := w.Write(b)
 		return err
 	})
+}
+
+// encodeManifest is m as written, once it is known to be valid and within
+// MaxManifestBytes.
+func encodeManifest(m *Manifest) ([]byte, error) {
+	if err := m.validate(); err != nil {
+		return nil, fmt.Errorf("write manifest of %s: %w: %w", m.TP(), ErrBadManifest, err)
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode manifest %s: %w", m.TP(), err)
+	}
+	b = append(b, '\n')
+	if len(b) > MaxManifestBytes {
+		return nil, fmt.Errorf("write manifest of %s: %s, past the %s a manifest may take: %w",
+			m.TP(), safefile.Size(int64(len(b))), safefile.Size(MaxManifestBytes), safefile.ErrTooLarge)
+	}
+	return b, nil
 }
 
 // Lock is an exclusive hold on one partition's folder: a flock on disk, a
@@ -511,10 +547,13 @@ func (tm *TopicManifests) Err() error {
 // manifest that cannot be read skips its partition and is named in
 // Damaged; the error is for a topic folder that cannot be listed.
 func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
+	tm := &TopicManifests{Topic: topic}
+	if !ValidTopicName(topic) {
+		return tm, nil // no folder can hold it: the folder holds nothing of it
+	}
 	if d.s3 != nil {
 		return d.s3.readTopic(topic)
 	}
-	tm := &TopicManifests{Topic: topic}
 	tdir := filepath.Join(d.Path, "topic="+topic)
 	entries, err := os.ReadDir(tdir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -529,8 +568,8 @@ func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
 			continue
 		}
 		p, err := strconv.Atoi(ps)
-		if err != nil || p < 0 || p > math.MaxInt32 {
-			continue
+		if err != nil || p < 0 || p > math.MaxInt32 || strconv.Itoa(p) != ps {
+			continue // not a folder the dump writes (partition=07 would read partition=7's)
 		}
 		if _, err := os.Stat(filepath.Join(tdir, e.Name(), manifestName)); errors.Is(err, os.ErrNotExist) {
 			continue
@@ -562,12 +601,21 @@ func (d *Dir) Manifests(topic string) ([]*Manifest, error) {
 	return tm.Manifests, tm.Err()
 }
 
-// WriteClusterSnapshot commits the cluster state of a snapshot.
+// WriteClusterSnapshot commits the cluster state of a snapshot. Its id
+// names the file: one that is not a valid snapshot id (ValidSnapshotID) is
+// refused with ErrBadName, as is a snapshot past MaxSnapshotBytes.
 func (d *Dir) WriteClusterSnapshot(s *ClusterSnapshot) error {
 	s.FormatVersion = FormatVersion
+	if err := s.validate(); err != nil {
+		return fmt.Errorf("write snapshot %.200q: %w", s.ID, err)
+	}
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode snapshot %s: %w", s.ID, err)
+	}
+	if len(b)+1 > MaxSnapshotBytes {
+		return fmt.Errorf("write snapshot %s: %s, past the %s a snapshot may take: %w",
+			s.ID, safefile.Size(int64(len(b)+1)), safefile.Size(MaxSnapshotBytes), safefile.ErrTooLarge)
 	}
 	if d.s3 != nil {
 		return d.s3.writeClusterSnapshot(s, append(b, '\n'))
@@ -583,6 +631,10 @@ func (d *Dir) WriteClusterSnapshot(s *ClusterSnapshot) error {
 }
 
 // ClusterSnapshots reads every committed cluster snapshot, oldest first.
+// A damaged one (not a regular file, past MaxSnapshotBytes, not valid, or
+// its id not its file's name) is left out and named in the error, a join
+// of *SnapshotError (errors.Is(err, ErrBadManifest)), returned beside the
+// snapshots that could be read: a caller may go on with those and warn.
 func (d *Dir) ClusterSnapshots() ([]*ClusterSnapshot, error) {
 	if d.s3 != nil {
 		return d.s3.clusterSnapshots()
@@ -596,24 +648,27 @@ func (d *Dir) ClusterSnapshots() ([]*ClusterSnapshot, error) {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
 	var out []*ClusterSnapshot
+	var damaged []error
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), tmpPrefix) {
+		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		path := filepath.Join(dir, e.Name())
-		b, err := os.ReadFile(path)
+		rel := snapshotsDir + "/" + e.Name()
+		b, err := safefile.ReadFileIn(d.Path, filepath.FromSlash(rel), MaxSnapshotBytes)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // removed since listed
+		}
 		if err != nil {
-			return nil, fmt.Errorf("read snapshot %s: %w", path, err)
+			damaged = append(damaged, &SnapshotError{Rel: rel, Err: readErr(err)})
+			continue
 		}
-		var s ClusterSnapshot
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("read snapshot %s: %w: %v", path, ErrBadManifest, err)
+		s, err := ParseSnapshot(rel, b)
+		if err != nil {
+			damaged = append(damaged, err)
+			continue
 		}
-		if s.FormatVersion > FormatVersion {
-			return nil, fmt.Errorf("read snapshot %s: %w", path, ErrNewerFormat)
-		}
-		out = append(out, &s)
+		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	return out, errors.Join(damaged...)
 }

@@ -3,7 +3,6 @@ package catalog
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 
 	"github.com/klauspost/compress/s2"
@@ -124,7 +123,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 // ReadDataFile reads every row of a data file. Meant for tests and tools;
 // queries go through DuckDB.
 func ReadDataFile(path string) ([]Row, error) {
-	f, err := os.Open(path)
+	f, err := openRegular("", path)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -142,7 +141,7 @@ func ReadDataFile(path string) ([]Row, error) {
 // checkDataFile opens a committed file's footer and compares it with its
 // manifest entry.
 func checkDataFile(path string, fe FileEntry) error {
-	f, err := os.Open(path)
+	f, err := openRegular("", path)
 	if err != nil {
 		return fmt.Errorf("missing: %w", err)
 	}

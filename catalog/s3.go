@@ -27,6 +27,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // ErrConflict is a manifest (or lock) that another writer replaced between
@@ -269,10 +271,14 @@ func (s *s3Store) s3Error(verb, rel string, err error) error {
 	return fmt.Errorf("%s %s: %w", verb, s.url(rel), err)
 }
 
-// get reads an object whole; a missing one is os.ErrNotExist.
-func (s *s3Store) get(rel string) ([]byte, string, error) { return s.getCtx(s.ctx, rel) }
+// get reads a metadata object whole, of at most max bytes (the folder's
+// cap for its kind, bounds.go); a missing one is os.ErrNotExist, a larger
+// one a *safefile.TooLargeError naming it by rel.
+func (s *s3Store) get(rel string, max int64) ([]byte, string, error) {
+	return s.getCtx(s.ctx, rel, max)
+}
 
-func (s *s3Store) getCtx(ctx context.Context, rel string) ([]byte, string, error) {
+func (s *s3Store) getCtx(ctx context.Context, rel string, max int64) ([]byte, string, error) {
 	out, err := s.cl.GetObject(ctx, &s3.GetObjectInput{Bucket: &s.bucket, Key: aws.String(s.key(rel))})
 	if err != nil {
 		if isNotFound(err) {
@@ -281,9 +287,19 @@ func (s *s3Store) getCtx(ctx context.Context, rel string) ([]byte, string, error
 		return nil, "", s.s3Error("read", rel, err)
 	}
 	defer out.Body.Close()
-	b, err := io.ReadAll(out.Body)
+	// Refused before reading when the server says its size, and cut off
+	// past the cap when it does not (or lies).
+	// Its ETag comes back with the error, so a lock past its cap can still
+	// be taken over conditionally.
+	if aws.ToInt64(out.ContentLength) > max {
+		return nil, aws.ToString(out.ETag), &safefile.TooLargeError{Name: rel, Max: max}
+	}
+	b, err := io.ReadAll(io.LimitReader(out.Body, max+1))
 	if err != nil {
 		return nil, "", fmt.Errorf("read %s: %w", s.url(rel), err)
+	}
+	if int64(len(b)) > max {
+		return nil, aws.ToString(out.ETag), &safefile.TooLargeError{Name: rel, Max: max}
 	}
 	return b, aws.ToString(out.ETag), nil
 }
@@ -307,7 +323,7 @@ func (s *s3Store) put(rel string, b []byte, ifMatch string, create bool) (string
 	out, err := s.cl.PutObject(s.ctx, in)
 	if err != nil {
 		if (ifMatch != "" || create) && (isPrecondition(err) || ifMatch != "" && isNotFound(err)) {
-			if cur, etag, gerr := s.get(rel); gerr == nil && bytes.Equal(cur, b) {
+			if cur, etag, gerr := s.get(rel, int64(len(b))); gerr == nil && bytes.Equal(cur, b) {
 				return etag, nil
 			}
 			return "", fmt.Errorf("write %s: %w", s.url(rel), ErrConflict)
@@ -359,7 +375,7 @@ func (s *s3Store) list(rel string) (dirs []string, objs []object, err error) {
 // topicsnap.json of a format this build reads, or nothing yet, or topic
 // folders; anything else under the prefix is ErrNoCatalog.
 func (s *s3Store) open(loc string) error {
-	b, _, err := s.get(folderFile)
+	b, _, err := s.get(folderFile, MaxFolderFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		dirs, objs, err := s.list("")
@@ -385,7 +401,7 @@ func (s *s3Store) open(loc string) error {
 		}
 		return nil
 	case err != nil:
-		return err
+		return fmt.Errorf("open %s: %w", loc, objectErr(err))
 	}
 	var fi folderInfo
 	if err := json.Unmarshal(b, &fi); err != nil {
@@ -406,8 +422,11 @@ func (s *s3Store) readManifest(tp TopicPartition) (*Manifest, error) {
 
 // readManifestIf is readManifest that also says whether the manifest exists.
 func (s *s3Store) readManifestIf(tp TopicPartition) (*Manifest, bool, error) {
-	rel := partitionRel(tp) + "/" + manifestName
-	b, etag, err := s.get(rel)
+	if !ValidTopicName(tp.Topic) || tp.Partition < 0 {
+		return nil, false, fmt.Errorf("read manifest of %s: %w: not a topic-partition", tp, ErrBadName)
+	}
+	rel := manifestRel(tp)
+	b, etag, err := s.get(rel, MaxManifestBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		s.mu.Lock()
 		s.etags[tp] = ""
@@ -415,11 +434,10 @@ func (s *s3Store) readManifestIf(tp TopicPartition) (*Manifest, bool, error) {
 		return &Manifest{FormatVersion: FormatVersion, Topic: tp.Topic, Partition: tp.Partition, NextOffset: -1}, false, nil
 	}
 	if err != nil {
-		return nil, false, &ManifestError{TP: tp, Path: s.url(rel), Err: err}
+		return nil, false, &ManifestError{TP: tp, Path: s.url(rel), Rel: rel, Err: objectErr(err), Detail: err.Error()}
 	}
-	m, err := parseManifest(s.url(rel), b)
+	m, err := parseManifestAt(tp, s.url(rel), rel, b)
 	if err != nil {
-		err.(*ManifestError).TP = tp
 		return nil, true, err
 	}
 	s.mu.Lock()
@@ -432,11 +450,7 @@ func (s *s3Store) readManifestIf(tp TopicPartition) (*Manifest, bool, error) {
 // still the version this store last read or wrote (If-Match on its ETag;
 // If-None-Match: * when there was none): of two writers, one commits and
 // the other gets ErrConflict and must stop.
-func (s *s3Store) writeManifest(m *Manifest) error {
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode manifest %s: %w", m.TP(), err)
-	}
+func (s *s3Store) writeManifest(m *Manifest, b []byte) error {
 	tp := m.TP()
 	s.mu.Lock()
 	etag, read := s.etags[tp]
@@ -452,7 +466,7 @@ func (s *s3Store) writeManifest(m *Manifest) error {
 		s.mu.Unlock()
 	}
 	rel := partitionRel(tp) + "/" + manifestName
-	next, err := s.put(rel, append(b, '\n'), etag, etag == "")
+	next, err := s.put(rel, b, etag, etag == "")
 	if err != nil {
 		if errors.Is(err, ErrConflict) {
 			return fmt.Errorf("commit manifest of %s: the manifest changed since this writer read it (another dumper wrote %s); this one stops without overwriting it: %w", tp, s.url(rel), ErrConflict)
@@ -513,7 +527,11 @@ func (s *s3Store) lockPartition(tp TopicPartition) (*Lock, error) {
 	}
 	etag, err := s.put(rel, body(), "", true)
 	if errors.Is(err, ErrConflict) {
-		b, cur, gerr := s.get(rel)
+		b, cur, gerr := s.get(rel, MaxLockBytes)
+		var tl *safefile.TooLargeError
+		if errors.As(gerr, &tl) {
+			b, gerr = nil, nil // not ours to trust: unreadable, as a lock that is not JSON
+		}
 		if gerr != nil && !errors.Is(gerr, os.ErrNotExist) {
 			return nil, gerr
 		}
@@ -586,7 +604,7 @@ func (l *s3Lock) unlock() {
 	// server that is down: the lock then expires by itself.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(l.s.ctx), 10*time.Second)
 	defer cancel()
-	b, etag, err := l.s.getCtx(ctx, l.rel)
+	b, etag, err := l.s.getCtx(ctx, l.rel, MaxLockBytes)
 	if err != nil {
 		return
 	}
@@ -664,7 +682,7 @@ func (s *s3Store) partitions(topic string) ([]int32, error) {
 			continue
 		}
 		p, err := strconv.ParseInt(ps, 10, 32)
-		if err != nil || p < 0 {
+		if err != nil || p < 0 || strconv.FormatInt(p, 10) != ps {
 			continue
 		}
 		out = append(out, int32(p))
@@ -712,26 +730,32 @@ func (s *s3Store) clusterSnapshots() ([]*ClusterSnapshot, error) {
 		return nil, err
 	}
 	var out []*ClusterSnapshot
+	var damaged []error
 	for _, o := range objs {
-		if !strings.HasSuffix(o.Name, ".json") || strings.HasPrefix(o.Name, tmpPrefix) {
+		if !strings.HasSuffix(o.Name, ".json") || strings.HasPrefix(o.Name, ".") {
 			continue
 		}
 		rel := snapshotsDir + "/" + o.Name
-		b, _, err := s.get(rel)
-		if err != nil {
+		b, _, err := s.get(rel, MaxSnapshotBytes)
+		var tl *safefile.TooLargeError
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			continue
+		case errors.As(err, &tl):
+			damaged = append(damaged, &SnapshotError{Rel: rel, Err: objectErr(err)})
+			continue
+		case err != nil:
 			return nil, fmt.Errorf("read snapshot %s: %w", s.url(rel), err)
 		}
-		var cs ClusterSnapshot
-		if err := json.Unmarshal(b, &cs); err != nil {
-			return nil, fmt.Errorf("read snapshot %s: %w: %v", s.url(rel), ErrBadManifest, err)
+		cs, err := ParseSnapshot(rel, b)
+		if err != nil {
+			damaged = append(damaged, err)
+			continue
 		}
-		if cs.FormatVersion > FormatVersion {
-			return nil, fmt.Errorf("read snapshot %s: %w", s.url(rel), ErrNewerFormat)
-		}
-		out = append(out, &cs)
+		out = append(out, cs)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	return out, errors.Join(damaged...)
 }
 
 // partSize is the size of each part of a multipart upload; files up to
@@ -850,7 +874,7 @@ func (s *s3Store) verify() (files int, problems []Problem, err error) {
 			if err != nil {
 				var me *ManifestError
 				if errors.As(err, &me) {
-					problems = append(problems, Problem{me.Path, strings.Replace(me.Error(), me.Path+": ", "", 1),
+					problems = append(problems, Problem{me.Path, strings.Replace(me.Error(), me.Rel+": ", "", 1),
 						"restore the manifest from a backup, or remove the partition's objects and dump it again"})
 					continue
 				}

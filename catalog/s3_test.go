@@ -9,6 +9,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // testBucket returns a fresh s3:// prefix in the bucket of the real S3
@@ -333,5 +337,69 @@ func TestS3DownIsRetriedAndSaid(t *testing.T) {
 	defer mu.Unlock()
 	if len(said) == 0 || !strings.Contains(said[0], "retrying in") {
 		t.Fatalf("retries not said: %v (err %v)", said, err)
+	}
+}
+
+// TestS3HostileObjects: a bucket's metadata objects are read as a folder's
+// files are: a manifest object past MaxManifestBytes is refused without
+// being read whole, a manifest of another partition costs its own, both
+// named by their key under the prefix; a snapshot whose id is a path is
+// refused by name, and a copy into the local cache writes nothing outside
+// it.
+func TestS3HostileObjects(t *testing.T) {
+	loc, cfg := testBucket(t)
+	d := mustCreateAt(t, loc, cfg)
+	for p := int32(0); p < 4; p++ {
+		writeManifest(t, d, TopicPartition{"orders", p}, 0, 9)
+	}
+	if err := d.WriteClusterSnapshot(&ClusterSnapshot{ID: "s1", Topic: "orders", PartitionCount: 4}); err != nil {
+		t.Fatal(err)
+	}
+	other := goodManifest(TopicPartition{"orders", 2})
+	if _, err := d.s3.put(manifestRel(TopicPartition{"orders", 1}), mustJSON(t, other), "", false); err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte(" "), MaxManifestBytes+1)
+	if _, err := d.s3.put(manifestRel(TopicPartition{"orders", 3}), big, "", false); err != nil {
+		t.Fatal(err)
+	}
+	evil := mustJSON(t, ClusterSnapshot{FormatVersion: 1, ID: "../../x", Topic: "orders"})
+	if _, err := d.s3.put(snapshotsDir+"/x.json", evil, "", false); err != nil {
+		t.Fatal(err)
+	}
+	big = nil
+
+	var tm *TopicManifests
+	var err error
+	bounded(t, "ReadTopic", 64<<20, func() { tm, err = d.ReadTopic("orders") })
+	if err != nil || len(tm.Manifests) != 2 || len(tm.Damaged) != 2 {
+		t.Fatalf("ReadTopic = %+v, %v; want partitions 0 and 2, 1 and 3 damaged", tm, err)
+	}
+	for i, want := range []error{ErrBadManifest, safefile.ErrTooLarge} {
+		me := tm.Damaged[i]
+		if !errors.Is(me, want) || me.Rel != manifestRel(me.TP) || !strings.Contains(me.Error(), me.Rel) {
+			t.Errorf("damaged %v: %v, want %v naming %s", me.TP, me, want, manifestRel(me.TP))
+		}
+	}
+	snaps, err := d.ClusterSnapshots()
+	var se *SnapshotError
+	if !errors.As(err, &se) || !errors.Is(err, ErrBadName) || se.Rel != "snapshots/x.json" || len(snaps) != 1 {
+		t.Fatalf("ClusterSnapshots = %v, %v; want s1 and x.json named", snaps, err)
+	}
+
+	root := t.TempDir()
+	cache, err := Create(filepath.Join(root, "a", "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := snapshotOf(t, root)
+	st, err := Copy(t.Context(), d, cache)
+	if err == nil || st.Manifests != 2 || st.Snapshots != 1 {
+		t.Fatalf("Copy = %+v, %v; want two manifests, s1, and the damaged named", st, err)
+	}
+	for _, p := range snapshotOf(t, root) {
+		if !slices.Contains(before, p) && !strings.HasPrefix(p, cache.Path) {
+			t.Fatalf("Copy wrote %s, outside %s", p, cache.Path)
+		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // schemasDir holds the schemas a dump met, one file per schema id.
@@ -64,12 +66,18 @@ func (d *Dir) SchemaPath(id int) string {
 	return filepath.Join(d.Path, schemasDir, strconv.Itoa(id)+".json")
 }
 
-// WriteSchema stores s (temp file, fsync, rename, fsync of the folder).
+// WriteSchema stores s (temp file, fsync, rename, fsync of the folder). A
+// schema past MaxSchemaBytes as written is refused (safefile.ErrTooLarge):
+// ReadSchema would refuse it.
 func (d *Dir) WriteSchema(s *Schema) error {
 	s.FormatVersion = FormatVersion
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode schema %d: %w", s.ID, err)
+	}
+	if len(b)+1 > MaxSchemaBytes {
+		return fmt.Errorf("write schema %d: %s, past the %s a stored schema may take: %w",
+			s.ID, safefile.Size(int64(len(b)+1)), safefile.Size(MaxSchemaBytes), safefile.ErrTooLarge)
 	}
 	dir := filepath.Join(d.Path, schemasDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -82,22 +90,30 @@ func (d *Dir) WriteSchema(s *Schema) error {
 }
 
 // ReadSchema reads the stored schema of id; os.ErrNotExist when the folder
-// lacks it.
+// lacks it. The file is read as every metadata file is (a regular file
+// inside the folder, at most MaxSchemaBytes); one that is not is
+// ErrBadManifest, with the cause (safefile.ErrNotRegular, ErrTooLarge).
 func (d *Dir) ReadSchema(id int) (*Schema, error) {
-	path := d.SchemaPath(id)
-	b, err := os.ReadFile(path)
-	if err != nil {
+	rel := schemasDir + "/" + strconv.Itoa(id) + ".json"
+	b, err := safefile.ReadFileIn(d.Path, filepath.FromSlash(rel), MaxSchemaBytes)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read schema %d: %w", id, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read schema %d: %w", id, readErr(err))
+	}
+	if err := tooManyObjects(b, MaxSchemaObjects); err != nil {
+		return nil, fmt.Errorf("read schema %s: %w: %w", rel, ErrBadManifest, err)
 	}
 	var s Schema
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("read schema %s: %w: %v", path, ErrBadManifest, err)
+		return nil, fmt.Errorf("read schema %s: %w: %v", rel, ErrBadManifest, err)
 	}
 	if s.FormatVersion > FormatVersion {
-		return nil, fmt.Errorf("read schema %s: %w", path, ErrNewerFormat)
+		return nil, fmt.Errorf("read schema %s: %w", rel, ErrNewerFormat)
 	}
 	if s.ID != id {
-		return nil, fmt.Errorf("read schema %s: %w: it holds id %d", path, ErrBadManifest, s.ID)
+		return nil, fmt.Errorf("read schema %s: %w: it holds id %d", rel, ErrBadManifest, s.ID)
 	}
 	return &s, nil
 }
@@ -134,6 +150,9 @@ func (d *Dir) TopicSchemaPath(topic string) string {
 // WriteTopicSchema stores the one schema of a topic of bare values (its ID
 // is 0: no registry gave it one).
 func (d *Dir) WriteTopicSchema(topic string, s *Schema) error {
+	if !ValidTopicName(topic) {
+		return fmt.Errorf("write the schema of %.300q: %w: not a topic name", topic, ErrBadName)
+	}
 	s.FormatVersion = FormatVersion
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {

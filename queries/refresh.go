@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -151,7 +152,14 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 		tfs = append(tfs, tf)
 	}
 	snaps, err := e.dir.ClusterSnapshots()
-	if err != nil {
+	switch {
+	case errors.Is(err, catalog.ErrBadManifest), errors.Is(err, catalog.ErrNewerFormat):
+		// A damaged snapshot hides only itself: the others are kept, and
+		// each damaged one is named by its path in the folder.
+		for _, one := range unjoin(err) {
+			problems = append(problems, fmt.Sprintf("%v; run topicsnap catalog verify", one))
+		}
+	case err != nil:
 		problems = append(problems, fmt.Sprintf("cluster snapshots skipped: %v", err))
 		snaps = nil
 	}
@@ -454,4 +462,12 @@ func (e *Engine) topicFilesOf(name string) (topicFiles, bool) {
 		}
 	}
 	return topicFiles{}, false
+}
+
+// unjoin is the errors an errors.Join holds, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }

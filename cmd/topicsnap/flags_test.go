@@ -173,7 +173,7 @@ func TestLsAndVerifyNameADamagedPartitionAndListTheRest(t *testing.T) {
 	if strings.Join(listed, ",") != "0,2" {
 		t.Errorf("ls listed partitions %v of orders, want 0,2:\n%s", listed, out)
 	}
-	want := "warning: topic orders partition 1: manifest damaged: " + bad + ": "
+	want := "warning: topic orders partition 1: manifest damaged: topic=orders/partition=1/manifest.json: "
 	if !strings.HasPrefix(errs, want) || !strings.HasSuffix(errs, "; run topicsnap catalog verify --dir "+dir+"\n") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("ls stderr %q, want one line %q...", errs, want)
 	}

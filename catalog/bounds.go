@@ -1,0 +1,325 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/topicsnap/topicsnap/internal/safefile"
+)
+
+// Bounds on the folder's metadata. A snapshot folder is often handed over
+// from another machine, so every metadata file is read with a cap stated
+// here (through internal/safefile: regular files only, opened
+// non-blocking, inside the folder) and validated before it is used. The
+// writer keeps the same bounds: WriteManifest, WriteClusterSnapshot and
+// WriteSchema refuse what a reader would refuse, so a dump never commits a
+// file that the next reader rejects.
+const (
+	// MaxFolderFileBytes caps topicsnap.json (about 60 bytes as written).
+	MaxFolderFileBytes = 64 << 10
+	// MaxManifestBytes caps a partition's manifest.json. A file entry
+	// takes about 0.5 KiB as written (about 1.5 KiB with typed columns and
+	// a few untyped field names), a snapshot entry about 0.3 KiB and a lost
+	// range 0.2 KiB: 64 MiB holds MaxManifestFiles plain entries, or some
+	// 40,000 typed ones beside their snapshots, which at the default 512k
+	// records a file is 20 billion records in one partition.
+	MaxManifestBytes = 64 << 20
+	// MaxManifestFiles, MaxManifestSnapshots and MaxLostRanges bound the
+	// lists of one manifest. A lost range is recorded when Kafka had
+	// deleted offsets before a dump read them; a partition that lost
+	// offsets 10,000 times has a dump schedule that does not keep up with
+	// retention, and wants a new snapshot folder.
+	MaxManifestFiles     = 100_000
+	MaxManifestSnapshots = 100_000
+	MaxLostRanges        = 10_000
+	// MaxSnapshotBytes caps a cluster snapshot (snapshots/ID.json): a
+	// partition's state takes about 0.25 KiB, a group's committed offset on
+	// one partition about 0.12 KiB, so 64 MiB holds a topic of 10,000
+	// partitions read by 500,000 group offsets.
+	MaxSnapshotBytes = 64 << 20
+	// MaxSchemaBytes caps a stored schema (schemas/ID.json): a registry
+	// keeps a schema in one record of its _schemas topic (1 MiB by
+	// default), and JSON escaping and a Protobuf schema's imports (kept
+	// beside it in Files) can grow it a few times.
+	MaxSchemaBytes = 8 << 20
+	// MaxETagsBytes caps the .etags.json a copy from a bucket keeps in each
+	// local partition folder: about 100 bytes for each of at most
+	// MaxManifestFiles files.
+	MaxETagsBytes = 16 << 20
+	// MaxLockBytes caps a bucket's lock object (about 150 bytes as written).
+	MaxLockBytes = 64 << 10
+	// MaxSnapshotIDLen bounds a snapshot id (NewSnapshotID makes 27 bytes).
+	MaxSnapshotIDLen = 128
+
+	// A JSON object of two bytes ("{}") decodes into a Go struct of up to
+	// some 300 bytes, so the bytes alone do not bound what decoding costs:
+	// the objects of a metadata file are counted before it is decoded.
+	// MaxManifestObjects is a file entry and its typed columns for each of
+	// MaxManifestFiles, a snapshot entry for each of MaxManifestSnapshots
+	// and a lost range for each of MaxLostRanges; MaxSnapshotObjects holds
+	// a partition state or a group's offset or member for each of a
+	// million; MaxSchemaObjects is a schema's references and versions.
+	MaxManifestObjects = 1 + 2*MaxManifestFiles + MaxManifestSnapshots + MaxLostRanges
+	MaxSnapshotObjects = 1_000_000
+	MaxSchemaObjects   = 100_000
+)
+
+// jsonObjects counts the objects of the JSON text b (a '{' outside a
+// string), up to max+1: cheaper than decoding, and without allocating.
+func jsonObjects(b []byte, max int) int {
+	n, inStr, esc := 0, false, false
+	for _, c := range b {
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case c == '{':
+			if n++; n > max {
+				return n
+			}
+		}
+	}
+	return n
+}
+
+// tooManyObjects says why b is not decoded, or nil.
+func tooManyObjects(b []byte, max int) error {
+	if jsonObjects(b, max) > max {
+		return fmt.Errorf("more than %d JSON objects, the bound for this file", max)
+	}
+	return nil
+}
+
+// ErrBadName is a name read from inside a file (a snapshot id, a data
+// file's name, a topic) that is not one path element of its expected
+// shape: it never becomes a path, here, in a copy or in a bucket.
+var ErrBadName = errors.New("name is not one path element of the expected shape")
+
+// ValidSnapshotID reports whether id can name snapshots/ID.json: 1 to
+// MaxSnapshotIDLen letters, digits, '.', '_' or '-', not starting with '.'
+// (so never "." or "..", a hidden or a temp file).
+func ValidSnapshotID(id string) bool {
+	if id == "" || len(id) > MaxSnapshotIDLen || id[0] == '.' {
+		return false
+	}
+	for _, c := range id {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// SnapshotError is one cluster snapshot file that cannot be read: not
+// JSON, not valid, past its cap, not a regular file, or written by a newer
+// topicsnap. errors.Is finds ErrBadManifest (or ErrNewerFormat, and the
+// cause: safefile.ErrTooLarge, safefile.ErrNotRegular, ErrBadName) through it.
+type SnapshotError struct {
+	// Rel is the file relative to the snapshot folder (or the bucket's
+	// prefix): snapshots/NAME.json. Error() names it, never an absolute path.
+	Rel string
+	Err error
+}
+
+func (e *SnapshotError) Error() string {
+	what := "cluster snapshot damaged"
+	if errors.Is(e.Err, ErrNewerFormat) {
+		what = "cluster snapshot written by a newer topicsnap"
+	}
+	return fmt.Sprintf("%s: %s: %v", what, e.Rel, e.Err)
+}
+
+func (e *SnapshotError) Unwrap() error { return e.Err }
+
+// ParseSnapshot decodes and validates the cluster snapshot read from
+// snapshots/NAME.json, named rel in errors (*SnapshotError): its id must be
+// NAME, a valid snapshot id, and its topic a valid topic name.
+func ParseSnapshot(rel string, b []byte) (*ClusterSnapshot, error) {
+	bad := func(format string, a ...any) error {
+		return &SnapshotError{Rel: rel, Err: fmt.Errorf("%w: %s", ErrBadManifest, fmt.Sprintf(format, a...))}
+	}
+	if err := tooManyObjects(b, MaxSnapshotObjects); err != nil {
+		return nil, bad("%v", err)
+	}
+	var s ClusterSnapshot
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&s); err != nil {
+		return nil, bad("%v", err)
+	}
+	if s.FormatVersion > FormatVersion {
+		return nil, &SnapshotError{Rel: rel, Err: fmt.Errorf("%w: format version %d, this build reads up to %d", ErrNewerFormat, s.FormatVersion, FormatVersion)}
+	}
+	if err := s.validate(); err != nil {
+		return nil, &SnapshotError{Rel: rel, Err: err}
+	}
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	if s.ID+".json" != base {
+		return nil, bad("it holds snapshot id %q, its file name says %q", s.ID, strings.TrimSuffix(base, ".json"))
+	}
+	return &s, nil
+}
+
+// validate checks what a snapshot's fields become: its id a file name,
+// its topic a folder's name, its partitions numbers.
+func (s *ClusterSnapshot) validate() error {
+	if !ValidSnapshotID(s.ID) {
+		return fmt.Errorf("%w: %w: snapshot id %.200q", ErrBadManifest, ErrBadName, s.ID)
+	}
+	if !ValidTopicName(s.Topic) {
+		return fmt.Errorf("%w: %w: topic %.300q", ErrBadManifest, ErrBadName, s.Topic)
+	}
+	if s.PartitionCount < 0 || s.ReplicationFactor < 0 {
+		return fmt.Errorf("%w: partition count %d, replication factor %d", ErrBadManifest, s.PartitionCount, s.ReplicationFactor)
+	}
+	for _, p := range s.Partitions {
+		if p.Partition < 0 {
+			return fmt.Errorf("%w: partition %d", ErrBadManifest, p.Partition)
+		}
+	}
+	for _, p := range s.Dumped {
+		if p < 0 {
+			return fmt.Errorf("%w: dumped partition %d", ErrBadManifest, p)
+		}
+	}
+	return nil
+}
+
+// validate checks a decoded manifest's content: a topic and partition that
+// can name a folder, file entries named FIRST-LAST.parquet after their own
+// offsets, offsets >= 0, in order and not overlapping, counts >= 0 and no
+// larger than their range, lost ranges from <= to (both inclusive) in
+// order and not overlapping, so that no length or sum of lengths of one
+// partition overflows, and lists within their bounds.
+func (m *Manifest) validate() error {
+	if !ValidTopicName(m.Topic) {
+		return fmt.Errorf("%w: bad topic name %.300q", ErrBadName, m.Topic)
+	}
+	if m.Partition < 0 {
+		return fmt.Errorf("bad partition %d", m.Partition)
+	}
+	if m.NextOffset < -1 {
+		return fmt.Errorf("bad next offset %d", m.NextOffset)
+	}
+	switch {
+	case len(m.Files) > MaxManifestFiles:
+		return fmt.Errorf("%d files, more than the %d a manifest may list", len(m.Files), MaxManifestFiles)
+	case len(m.Snapshots) > MaxManifestSnapshots:
+		return fmt.Errorf("%d snapshots, more than the %d a manifest may list", len(m.Snapshots), MaxManifestSnapshots)
+	case len(m.Lost) > MaxLostRanges:
+		return fmt.Errorf("%d lost ranges, more than the %d a manifest may list (a dump that keeps losing offsets to retention: start a new snapshot folder)", len(m.Lost), MaxLostRanges)
+	}
+	prev := int64(-1)
+	for i, f := range m.Files {
+		if f.FirstOffset < 0 || f.LastOffset < f.FirstOffset || f.LastOffset == math.MaxInt64 {
+			return fmt.Errorf("file %d has offsets %d-%d (want 0 <= first <= last)", i, f.FirstOffset, f.LastOffset)
+		}
+		if f.Name != FileName(f.FirstOffset, f.LastOffset) {
+			return fmt.Errorf("%w: file %.300q does not match its range %d-%d (want %s)", ErrBadName, f.Name, f.FirstOffset, f.LastOffset, FileName(f.FirstOffset, f.LastOffset))
+		}
+		if f.FirstOffset <= prev {
+			return fmt.Errorf("file %q overlaps or is out of order", f.Name)
+		}
+		span := f.LastOffset - f.FirstOffset + 1
+		if f.Records < 0 || f.Records > span || f.ControlRecords < 0 || f.ControlRecords > f.Records ||
+			f.OpenTxnRecords < 0 || f.OpenTxnRecords > f.Records || f.Bytes < 0 ||
+			f.Decoded < 0 || f.DecodeErrors < 0 || f.KeysDecoded < 0 || f.KeyDecodeErrors < 0 {
+			return fmt.Errorf("file %q has counts out of range (records %d for %d offsets, control %d, open %d, bytes %d)",
+				f.Name, f.Records, span, f.ControlRecords, f.OpenTxnRecords, f.Bytes)
+		}
+		prev = f.LastOffset
+	}
+	prev = -1
+	for i, l := range m.Lost {
+		if l.From < 0 || l.To < l.From || l.To == math.MaxInt64 {
+			return fmt.Errorf("lost range %d is %d-%d (want 0 <= from <= to, both inclusive)", i, l.From, l.To)
+		}
+		if l.From <= prev {
+			return fmt.Errorf("lost range %d-%d overlaps or is out of order", l.From, l.To)
+		}
+		if l.Kind != LostBeforeFirst && l.Kind != LostBetween {
+			return fmt.Errorf("lost range %d-%d has kind %.100q (want %s or %s)", l.From, l.To, l.Kind, LostBeforeFirst, LostBetween)
+		}
+		prev = l.To
+	}
+	return nil
+}
+
+// checkFolder says whether m belongs to the folder of tp it was read from.
+func (m *Manifest) checkFolder(tp TopicPartition) error {
+	if m.Topic != tp.Topic || m.Partition != tp.Partition {
+		return fmt.Errorf("it is the manifest of topic %.300q partition %d, not of the folder's", m.Topic, m.Partition)
+	}
+	return nil
+}
+
+// manifestRel is a manifest's path relative to the snapshot folder.
+func manifestRel(tp TopicPartition) string { return RelPartitionDir(tp) + "/" + manifestName }
+
+// readErr is why a metadata file could not be read: a damaged folder
+// (ErrBadManifest, with the cause: safefile.ErrNotRegular,
+// safefile.ErrTooLarge, a link leading out of the folder) unless this
+// process may not read it, which is said as it is.
+func readErr(err error) error {
+	if errors.Is(err, os.ErrPermission) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrBadManifest, err)
+}
+
+// objectErr is readErr for a bucket's object: only one past its cap is a
+// damaged folder; a request that failed is said as it is.
+func objectErr(err error) error {
+	if errors.Is(err, safefile.ErrTooLarge) {
+		return fmt.Errorf("%w: %w", ErrBadManifest, err)
+	}
+	return err
+}
+
+// openRegular opens a data file for reading: non-blocking, so a FIFO in
+// its place is refused rather than waited on, and only a regular file
+// (safefile.ErrNotRegular otherwise). With a folder (dir != ""), name is
+// opened inside it through os.Root, so a link leading out of the folder is
+// refused too: a handed-over folder cannot make a copy upload a file of
+// this machine.
+func openRegular(dir, name string) (*os.File, error) {
+	var f *os.File
+	var err error
+	if dir == "" {
+		f, err = os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	} else {
+		var root *os.Root
+		if root, err = os.OpenRoot(dir); err != nil {
+			return nil, err
+		}
+		defer root.Close()
+		f, err = root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("open %s: %w", filepath.Base(name), safefile.ErrNotRegular)
+	}
+	return f, nil
+}
