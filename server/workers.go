@@ -642,7 +642,7 @@ func (s *Server) workerFailed(wk *worker, w http.ResponseWriter, r *http.Request
 	case why == killDeadline:
 		httpError(w, r, http.StatusRequestTimeout, fmt.Sprintf("%s of %s: the statement was stopped", queries.ErrTimeout, s.opts.QueryTimeout))
 	case why == killMemory:
-		httpError(w, r, http.StatusServiceUnavailable, fmt.Sprintf("the statement used more than %s of memory and was stopped", bytesText(s.pool.memCap)))
+		httpError(w, r, http.StatusServiceUnavailable, fmt.Sprintf("the statement needed more memory than a query worker may hold (%s) and was stopped", bytesText(s.pool.memCap)))
 	case r.Context().Err() != nil:
 		// The client went away; nobody reads the answer.
 	case wk.dead():
