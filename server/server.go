@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/notebooks"
 	"github.com/topicsnap/topicsnap/queries"
 )
@@ -57,6 +58,8 @@ type Options struct {
 	// WorkerCommand starts one worker: a program and its arguments that
 	// call ServeWorker. Required with Workers.
 	WorkerCommand []string
+	// WorkerEnv is added to the environment a worker inherits.
+	WorkerEnv []string
 	// WorkerMemory caps a worker's resident memory in bytes: a request
 	// that takes a worker past it is stopped with 503. DuckDB's own
 	// memory_limit in a worker is half of it. Default 2 GiB.
@@ -178,6 +181,11 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		overview:    map[string]*overviewData{},
 	}
 	if o.Workers > 0 && !o.worker {
+		// The folder is checked here, so that what is wrong with it keeps
+		// its type (catalog.ErrNoCatalog); the workers open it again.
+		if _, err := catalog.Open(o.Dir); err != nil {
+			return nil, fmt.Errorf("open %s: %w", o.Dir, err)
+		}
 		abs, err := filepath.Abs(o.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("open %s: %w", o.Dir, err)

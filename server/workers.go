@@ -204,6 +204,7 @@ func (s *Server) handleWorkerMetrics(w http.ResponseWriter, r *http.Request) {
 type pool struct {
 	s      *Server
 	argv   []string
+	env    []string
 	cfg    workerConfig
 	memCap int64
 	dir    string // the sockets' private folder
@@ -256,7 +257,7 @@ func newPool(ctx context.Context, s *Server, n int) (*pool, error) {
 		memCap = defaultWorkerMemory
 	}
 	p := &pool{
-		s: s, argv: o.WorkerCommand, memCap: memCap, dir: dir, idle: make(chan *worker, n), live: map[*worker]bool{},
+		s: s, argv: o.WorkerCommand, env: o.WorkerEnv, memCap: memCap, dir: dir, idle: make(chan *worker, n), live: map[*worker]bool{},
 		cfg: workerConfig{Dir: o.Dir, SQL: s.sql, Auth: o.Token != "", QueryTimeout: o.QueryTimeout, MaxRows: o.MaxRows,
 			NotebookDirs: o.NotebookDirs, MaxCacheBytes: o.MaxCacheBytes, MemoryLimit: fmt.Sprintf("%dMB", memCap/2>>20)},
 	}
@@ -265,6 +266,10 @@ func newPool(ctx context.Context, s *Server, n int) (*pool, error) {
 	}
 	p.ctx, p.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	for range n {
+		if err := ctx.Err(); err != nil {
+			p.close()
+			return nil, err
+		}
 		w, err := p.start(ctx)
 		if err != nil {
 			p.close()
@@ -302,6 +307,7 @@ func (p *pool) start(ctx context.Context) (*worker, error) {
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	last := &lastWords{log: p.stderr}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, last
+	cmd.Env = append(os.Environ(), p.env...)
 	cmd.SysProcAttr = workerSysProcAttr()
 	err = cmd.Start()
 	inR.Close()
@@ -578,7 +584,11 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, budget time.Dur
 // forwardTo sends r to wk and copies its answer; false means wk must not
 // serve again.
 func (s *Server) forwardTo(wk *worker, w http.ResponseWriter, r *http.Request, budget time.Duration) bool {
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, "http://worker"+r.URL.RequestURI(), r.Body)
+	// A client that goes away does not stop the work: it is bounded by the
+	// budget anyway, and what it computes lands in the worker's cache for
+	// the next view. Ending the connection instead would leave no way to
+	// know when the worker is idle again.
+	out, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, "http://worker"+r.URL.RequestURI(), r.Body)
 	if err != nil {
 		s.fail(w, r, err)
 		return true
@@ -621,10 +631,28 @@ func (s *Server) forwardTo(wk *worker, w http.ResponseWriter, r *http.Request, b
 		}
 	}
 	w.WriteHeader(res.StatusCode)
-	_, err = io.Copy(w, res.Body)
+	cw := &clientWriter{w: w}
+	_, err = io.Copy(cw, res.Body) // errors here are the worker's: cw drops the client's
 	res.Body.Close()
 	stop()
 	return err == nil
+}
+
+// clientWriter writes to the client until a write fails, then discards,
+// so that the worker's answer is still read to its end and the worker
+// can serve again.
+type clientWriter struct {
+	w      http.ResponseWriter
+	failed bool
+}
+
+func (c *clientWriter) Write(b []byte) (int, error) {
+	if !c.failed {
+		if _, err := c.w.Write(b); err != nil {
+			c.failed = true
+		}
+	}
+	return len(b), nil
 }
 
 // workerFailed answers a request whose worker gave no answer: killed at
@@ -643,8 +671,6 @@ func (s *Server) workerFailed(wk *worker, w http.ResponseWriter, r *http.Request
 		httpError(w, r, http.StatusRequestTimeout, fmt.Sprintf("%s of %s: the statement was stopped", queries.ErrTimeout, s.opts.QueryTimeout))
 	case why == killMemory:
 		httpError(w, r, http.StatusServiceUnavailable, fmt.Sprintf("the statement needed more memory than a query worker may hold (%s) and was stopped", bytesText(s.pool.memCap)))
-	case r.Context().Err() != nil:
-		// The client went away; nobody reads the answer.
 	case wk.dead():
 		how := wk.last.fatal()
 		if how == "" {

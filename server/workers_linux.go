@@ -7,9 +7,12 @@ import (
 	"syscall"
 )
 
-// workerSysProcAttr makes the kernel kill a worker when the front dies.
+// workerSysProcAttr makes the kernel kill a worker when the front dies,
+// and puts it in a process group of its own, so a Ctrl-C at the terminal
+// reaches the front alone: the front finishes its requests, then stops
+// the workers.
 func workerSysProcAttr() *syscall.SysProcAttr {
-	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 }
 
 var pageSize = int64(os.Getpagesize())
