@@ -259,7 +259,7 @@ func newPool(ctx context.Context, s *Server, n int) (*pool, error) {
 	p := &pool{
 		s: s, argv: o.WorkerCommand, env: o.WorkerEnv, memCap: memCap, dir: dir, idle: make(chan *worker, n), live: map[*worker]bool{},
 		cfg: workerConfig{Dir: o.Dir, SQL: s.sql, Auth: o.Token != "", QueryTimeout: o.QueryTimeout, MaxRows: o.MaxRows,
-			NotebookDirs: o.NotebookDirs, MaxCacheBytes: o.MaxCacheBytes, MemoryLimit: fmt.Sprintf("%dMB", memCap/2>>20)},
+			NotebookDirs: o.NotebookDirs, MaxCacheBytes: o.MaxCacheBytes, MemoryLimit: fmt.Sprintf("%dMiB", memCap/2>>20)},
 	}
 	if o.Logger != io.Discard {
 		p.stderr = o.Logger

@@ -396,3 +396,55 @@ func TestWorkerStartError(t *testing.T) {
 		t.Fatalf("New: %v, want a WorkerError naming the folder", err)
 	}
 }
+
+// A client that leaves before its answer does not cost the worker: the
+// work finishes, the worker serves again, nothing is restarted. With every
+// worker busy past workerWait, a request is turned away with 429.
+func TestWorkersBusyAndLeavingClients(t *testing.T) {
+	s, ts := newWorkerServer(t, Options{})
+	starts := s.pool.started.Load()
+	c := &http.Client{Timeout: 100 * time.Millisecond}
+	req, _ := http.NewRequest(http.MethodPost, ts.URL+"/api/sql", sqlBody("SELECT 1"))
+	req.Header.Set("X-Test-Sleep", "500ms")
+	if res, err := c.Do(req); err == nil {
+		res.Body.Close()
+		t.Fatalf("the client should have given up, got %d", res.StatusCode)
+	}
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := do(t, http.MethodPost, ts.URL+"/api/sql", sqlBody("SELECT 1 AS one"), map[string]string{"X-Test-Sleep": (workerWait + time.Second).String()})
+			if r.code != http.StatusOK {
+				t.Errorf("busy request: %d %s", r.code, r.body)
+			}
+		}()
+	}
+	time.Sleep(700 * time.Millisecond) // both workers taken
+	start := time.Now()
+	r := do(t, http.MethodPost, ts.URL+"/api/sql", sqlBody("SELECT 1"), jsonHeader)
+	if r.code != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Errorf("with every worker busy: %d %s, want 429 with Retry-After", r.code, r.body)
+	}
+	if took := time.Since(start); took < workerWait {
+		t.Errorf("turned away after %s, want a wait of %s first", took, workerWait)
+	}
+	wg.Wait()
+	if got := s.pool.started.Load() - starts; got != 0 {
+		t.Errorf("workers started: %d, want none", got)
+	}
+}
+
+// A worker at rest holds far less than its cap. The figure is logged.
+func TestWorkersIdleMemory(t *testing.T) {
+	s, ts := newWorkerServer(t, Options{})
+	get(t, ts.URL+"/") // the overview runs every check once
+	for _, pid := range s.pool.pids() {
+		rss := residentBytes(pid)
+		t.Logf("worker %d at rest after the overview: %d MiB resident", pid, rss>>20)
+		if rss <= 0 || rss > defaultWorkerMemory/8 {
+			t.Errorf("worker %d holds %d bytes at rest", pid, rss)
+		}
+	}
+}
