@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
 // The test binary is its own query worker: started with workerArg as its
@@ -387,13 +389,32 @@ func firstNotebook(t *testing.T, dir string) string {
 	return ns[0].Key
 }
 
-// A worker that cannot open the folder fails New with what it said.
+// A folder that is none fails New with its typed error before any worker
+// starts; a worker that cannot start fails it with what the worker said.
 func TestWorkerStartError(t *testing.T) {
-	o := Options{Dir: t.TempDir() + "/missing", Addr: "127.0.0.1:0", Workers: 1, WorkerCommand: []string{os.Args[0], workerArg}}
-	_, err := New(context.Background(), o)
-	var we *WorkerError
-	if !errors.As(err, &we) || !strings.Contains(we.Msg, "missing") {
-		t.Fatalf("New: %v, want a WorkerError naming the folder", err)
+	cases := []struct {
+		name    string
+		dir     string
+		command []string
+		is      error
+		says    string
+	}{
+		{"no folder", t.TempDir() + "/missing", []string{os.Args[0], workerArg}, catalog.ErrNoCatalog, "missing does not exist"},
+		{"a worker that says why", fixture(t), []string{"sh", "-c", "echo 'error: no luck'"}, nil, "start a query worker: no luck"},
+		{"a worker that exits", fixture(t), []string{"false"}, nil, "start a query worker: it exited at start (exit status 1)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := New(context.Background(), Options{Dir: c.dir, Addr: "127.0.0.1:0", Workers: 2, WorkerCommand: c.command})
+			if err == nil {
+				s.Close()
+				t.Fatal("New: no error")
+			}
+			var we *WorkerError
+			if c.is != nil && !errors.Is(err, c.is) || c.is == nil && !errors.As(err, &we) || !strings.Contains(err.Error(), c.says) {
+				t.Errorf("New: %v, want %v saying %q", err, c.is, c.says)
+			}
+		})
 	}
 }
 
