@@ -107,7 +107,7 @@ func errorStatus(err error) int {
 		return http.StatusRequestTimeout
 	case errors.Is(err, context.Canceled):
 		return http.StatusServiceUnavailable
-	case errors.Is(err, errBusy):
+	case errors.Is(err, errBusy), errors.Is(err, errWorkersBusy):
 		return http.StatusTooManyRequests
 	case errors.Is(err, queries.ErrNoArrow):
 		return http.StatusNotImplemented

@@ -74,6 +74,9 @@ var frontTLS = &tls.ConnectionState{}
 // errNoWorker is the answer while every worker is starting again.
 var errNoWorker = errors.New("the query workers are starting again: try again in a moment")
 
+// errWorkersBusy is the answer when no worker came free in time: 429.
+var errWorkersBusy = errors.New("every query worker is busy: try again in a moment")
+
 // WorkerError is a worker that could not start: Msg is what it said.
 type WorkerError struct{ Msg string }
 
@@ -133,6 +136,7 @@ func serveWorker(ctx context.Context, in io.Reader, out io.Writer, log io.Writer
 	if err != nil {
 		return say(fmt.Errorf("listen on the worker's socket: %w", err))
 	}
+	defer os.Remove(c.Socket)
 	h := s.workerHandler()
 	if wrap != nil {
 		h = wrap(h)
@@ -464,7 +468,7 @@ func (p *pool) acquire(ctx context.Context) (*worker, error) {
 			if n == 0 {
 				return nil, errNoWorker
 			}
-			return nil, errBusy
+			return nil, errWorkersBusy
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-p.ctx.Done():

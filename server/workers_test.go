@@ -338,6 +338,7 @@ func TestWorkersAnswerLikeInProcess(t *testing.T) {
 		{"login form", "GET", "/login", "", nil},
 		{"drive-by", "GET", "/api/topics", "", map[string]string{"Authorization": "Bearer t0ken", "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors", "Sec-Fetch-Dest": "image"}},
 		{"unknown path", "GET", "/nothing-here", "", auth},
+		{"a worker's own route", "GET", "/internal/metrics", "", auth},
 		{"wrong method", "GET", "/api/sql", "", auth},
 		{"healthz", "GET", "/healthz", "", nil},
 		{"static", "GET", "/static/style.css", "", nil},
