@@ -58,7 +58,8 @@ type Options struct {
 	// WorkerCommand starts one worker: a program and its arguments that
 	// call ServeWorker. Required with Workers.
 	WorkerCommand []string
-	// WorkerEnv is added to the environment a worker inherits.
+	// WorkerEnv is a worker's whole environment; nil inherits this
+	// process's.
 	WorkerEnv []string
 	// WorkerMemory caps a worker's resident memory in bytes: a request
 	// that takes a worker past it is stopped with 503. DuckDB's own

@@ -311,7 +311,7 @@ func (p *pool) start(ctx context.Context) (*worker, error) {
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	last := &lastWords{log: p.stderr}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, last
-	cmd.Env = append(os.Environ(), p.env...)
+	cmd.Env = p.env // nil: this process's
 	cmd.SysProcAttr = workerSysProcAttr()
 	err = cmd.Start()
 	inR.Close()

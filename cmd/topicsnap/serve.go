@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,19 @@ func init() {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// workerEnviron is a query worker's environment: this process's, marked
+// as a worker's, without the token, which a worker has no use for and
+// which a statement should find nowhere near it.
+func workerEnviron(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TOPICSNAP_TOKEN=") && !strings.HasPrefix(kv, workerEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, workerEnv+"=1")
 }
 
 type serveOptions struct {
@@ -71,7 +85,7 @@ func (a *app) serveCmd() *cobra.Command {
 				if err != nil {
 					return fmt.Errorf("find this program to start its query workers: %w", err)
 				}
-				o.WorkerCommand, o.WorkerEnv = []string{exe}, []string{workerEnv + "=1"}
+				o.WorkerCommand, o.WorkerEnv = []string{exe}, workerEnviron(os.Environ())
 			}
 			if o.access {
 				o.Logger = a.stderr

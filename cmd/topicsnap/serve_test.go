@@ -150,3 +150,19 @@ func children(t *testing.T) []int {
 	}
 	return out
 }
+
+// A worker's environment is serve's, marked, without the token.
+func TestWorkerEnviron(t *testing.T) {
+	cases := []struct {
+		in, want []string
+	}{
+		{nil, []string{workerEnv + "=1"}},
+		{[]string{"HOME=/h", "TOPICSNAP_TOKEN=secret", "TOPICSNAP_DIR=/d"}, []string{"HOME=/h", "TOPICSNAP_DIR=/d", workerEnv + "=1"}},
+		{[]string{workerEnv + "=0", "TOPICSNAP_TOKEN_FILE=x"}, []string{"TOPICSNAP_TOKEN_FILE=x", workerEnv + "=1"}},
+	}
+	for _, c := range cases {
+		if got := workerEnviron(c.in); strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("workerEnviron(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
