@@ -25,7 +25,7 @@ func (s *Server) runCheck(ctx context.Context, name string, q checkQuery) (*quer
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.QueryTimeout)
 	defer cancel()
-	r, err := within(ctx, release, func() (*queries.Report, error) {
+	r, err := within(ctx, s.opts.worker, release, func() (*queries.Report, error) {
 		r, err := s.engine.RunCheck(ctx, name, q.opts)
 		if err != nil && ctx.Err() != nil {
 			return nil, err // past the deadline or cancelled: not a property of the options
@@ -49,7 +49,12 @@ func (s *Server) runCheck(ctx context.Context, name string, q checkQuery) (*quer
 // can take seconds. The work goes on until it notices; release, called
 // when f returns, frees its slot then, not before, so such stragglers
 // count against the concurrency bound until they are really gone.
-func within[T any](ctx context.Context, release func(), f func() (T, error)) (T, error) {
+//
+// In a worker (wait true) within waits for f instead: a worker serves one
+// request at a time, and what runs on after its answer would run unwatched
+// while the front counts the worker idle. The front kills a worker past
+// the request's budget, which keeps the deadline there.
+func within[T any](ctx context.Context, wait bool, release func(), f func() (T, error)) (T, error) {
 	type result struct {
 		v   T
 		err error
@@ -60,6 +65,14 @@ func within[T any](ctx context.Context, release func(), f func() (T, error)) (T,
 		v, err := f()
 		done <- result{v, err}
 	}()
+	if wait {
+		r := <-done
+		if r.err == nil && ctx.Err() != nil {
+			var zero T
+			return zero, ctx.Err()
+		}
+		return r.v, r.err
+	}
 	select {
 	case r := <-done:
 		return r.v, r.err
@@ -94,7 +107,7 @@ func errorStatus(err error) int {
 		return http.StatusRequestTimeout
 	case errors.Is(err, context.Canceled):
 		return http.StatusServiceUnavailable
-	case errors.Is(err, errBusy):
+	case errors.Is(err, errBusy), errors.Is(err, errWorkersBusy):
 		return http.StatusTooManyRequests
 	case errors.Is(err, queries.ErrNoArrow):
 		return http.StatusNotImplemented

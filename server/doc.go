@@ -39,6 +39,26 @@
 // 429. Answers keep to their deadline even while DuckDB finishes a step it
 // cannot interrupt; the slot stays taken until it has (within, checks.go).
 //
+// # Workers
+//
+// With Options.Workers (topicsnap serve: 2) the process that listens is a
+// front that opens no engine. It keeps layers 1-3 and the routes that need
+// its own state or none (/login, /logout, /metrics, /healthz, /static/),
+// and forwards every other request to an idle worker: a copy of the
+// program (Options.WorkerCommand, calling ServeWorker) that opens the same
+// folder with New and serves layers 4-5 on a Unix socket in a private
+// folder, one request at a time (workers.go). The front watches the busy
+// worker: dead (a SIGSEGV in DuckDB) is 502, resident memory at 7/8 of
+// Options.WorkerMemory is a kill and 503, still busy past the route's
+// budget (its timeout plus a margin) is a kill and 408; a new worker
+// starts in the background, and the server goes on. Inside a worker,
+// answers wait for DuckDB to stop (within), so an idle worker is idle.
+// Caches live in the workers, one set each; the front's /metrics adds one
+// worker's cache and catalog numbers to its own, and counts the workers'
+// cache hits, which they report in an internal header. Close stops every
+// worker and waits for it; a worker also leaves when its standard input
+// closes, and on Linux when the front dies.
+//
 // # Notebooks
 //
 // The overview lists the notebooks (package notebooks) of three sources,
@@ -57,5 +77,7 @@
 //
 // Errors reach people without absolute paths: the folder's prefix is
 // stripped from every message. Bad input is 400 with a message, an unknown
-// check 404, a query past its timeout 408, a body past 64 KiB 413.
+// check 404, a query past its timeout 408, a body past 64 KiB 413; with
+// workers, a request that crashed its worker 502 and one past the memory
+// cap 503.
 package server

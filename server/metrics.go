@@ -36,6 +36,10 @@ type metrics struct {
 	requests  map[requestKey]uint64
 	durations map[string]*histogram // by path
 	caches    map[string]*[2]uint64 // hits, misses by cache
+	// report, in a worker, keeps the cache events of the request being
+	// served, for the front (takeCacheEvents).
+	report  bool
+	pending []string
 }
 
 func newMetrics() *metrics {
@@ -76,6 +80,23 @@ func (m *metrics) cache(name string, hit bool) {
 	} else {
 		c[1]++
 	}
+	if m.report {
+		ev := name + "=miss"
+		if hit {
+			ev = name + "=hit"
+		}
+		m.pending = append(m.pending, ev)
+	}
+}
+
+// takeCacheEvents returns and forgets the cache events since the last
+// call: in a worker, which serves one request at a time, the request's.
+func (m *metrics) takeCacheEvents() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ev := m.pending
+	m.pending = nil
+	return ev
 }
 
 // cacheCounts returns the hits and misses of the named cache so far.
@@ -152,6 +173,21 @@ func label(v string) string {
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	s.metrics.write(w)
+	if s.pool != nil {
+		fmt.Fprintln(w, "# HELP topicsnap_workers Query worker processes running.")
+		fmt.Fprintln(w, "# TYPE topicsnap_workers gauge")
+		fmt.Fprintf(w, "topicsnap_workers %d\n", len(s.pool.pids()))
+		fmt.Fprintln(w, "# HELP topicsnap_worker_starts_total Query workers started, the first ones and the restarts after a crash, a kill or a cap.")
+		fmt.Fprintln(w, "# TYPE topicsnap_worker_starts_total counter")
+		fmt.Fprintf(w, "topicsnap_worker_starts_total %d\n", s.pool.started.Load())
+		s.workerMetrics(r.Context(), w) // the rest is one worker's
+		return
+	}
+	s.writeEngineMetrics(r.Context(), w)
+}
+
+// writeEngineMetrics writes the report cache's and the catalog's numbers.
+func (s *Server) writeEngineMetrics(ctx context.Context, w io.Writer) {
 	items, bytes := s.cache.usage()
 	fmt.Fprintln(w, "# HELP topicsnap_report_cache_bytes Estimated bytes the report cache holds (bound: topicsnap_report_cache_max_bytes).")
 	fmt.Fprintln(w, "# TYPE topicsnap_report_cache_bytes gauge")
@@ -162,7 +198,7 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintln(w, "# HELP topicsnap_report_cache_entries Entries in the report cache.")
 	fmt.Fprintln(w, "# TYPE topicsnap_report_cache_entries gauge")
 	fmt.Fprintf(w, "topicsnap_report_cache_entries %d\n", items)
-	s.writeCatalogMetrics(r.Context(), w)
+	s.writeCatalogMetrics(ctx, w)
 }
 
 func (s *Server) writeCatalogMetrics(ctx context.Context, w io.Writer) {

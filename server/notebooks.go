@@ -250,7 +250,7 @@ func (s *Server) notebookFor(ctx context.Context, n servedNotebook, src []byte, 
 	defer cancel()
 	wctx, wcancel := context.WithTimeout(ctx, total+total/20)
 	defer wcancel()
-	page, err := within(wctx, release, func() (*notebookPage, error) {
+	page, err := within(wctx, s.opts.worker, release, func() (*notebookPage, error) {
 		res := notebooks.Run(rctx, s.engine, nb, params)
 		if err := ctx.Err(); err != nil {
 			return nil, err // the client went away

@@ -95,7 +95,7 @@ func (s *Server) render(w http.ResponseWriter, code int, page, title string, bod
 // and returns false.
 func (s *Server) renderBytes(w http.ResponseWriter, page, title string, body any) ([]byte, bool) {
 	var buf bytes.Buffer
-	err := s.pages.sets[page].ExecuteTemplate(&buf, "layout.html", pageData{Title: title, SQL: s.sql, Auth: s.opts.Token != "", Body: body})
+	err := s.pages.sets[page].ExecuteTemplate(&buf, "layout.html", pageData{Title: title, SQL: s.sql, Auth: s.opts.Token != "" || s.opts.authOn, Body: body})
 	if err != nil {
 		s.logf("render %s: %s", page, s.clean(err))
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/notebooks"
 	"github.com/topicsnap/topicsnap/queries"
 )
@@ -50,6 +51,24 @@ type Options struct {
 	MaxCacheBytes int64
 	// TLSCert and TLSKey are PEM files: with both, Run serves HTTPS only.
 	TLSCert, TLSKey string
+	// Workers is how many worker processes run the requests that reach
+	// the engine (workers.go): a crash or a blow-up in DuckDB then costs
+	// one request, not the server. 0 runs them in this process.
+	Workers int
+	// WorkerCommand starts one worker: a program and its arguments that
+	// call ServeWorker. Required with Workers.
+	WorkerCommand []string
+	// WorkerEnv is a worker's whole environment; nil inherits this
+	// process's.
+	WorkerEnv []string
+	// WorkerMemory caps a worker's resident memory in bytes: a request
+	// that takes a worker past it is stopped with 503. DuckDB's own
+	// memory_limit in a worker is half of it. Default 2 GiB.
+	WorkerMemory int64
+
+	engineMemory string // DuckDB's memory_limit; default 1GB
+	worker       bool   // this server is a worker: answers wait for DuckDB (see within)
+	authOn       bool   // a worker of a front that requires a token: pages show log-out
 }
 
 const (
@@ -91,6 +110,10 @@ type Server struct {
 	sqlSlots chan struct{}
 	// checkSlots does the same for checks, charts and notebooks.
 	checkSlots chan struct{}
+
+	// pool is the worker processes; nil when this process runs the
+	// engine itself.
+	pool *pool
 
 	sessions *sessions
 	fails    *failLimiter
@@ -134,10 +157,6 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := queries.Open(ctx, o.Dir, queries.Options{Locked: true, MemoryLimit: "1GB", Threads: 2, Timeout: o.QueryTimeout})
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
-	}
 	if o.MaxConcurrentSQL <= 0 {
 		o.MaxConcurrentSQL = 4
 	}
@@ -156,14 +175,39 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		opts:        o,
 		sql:         sqlOn,
 		loop:        loop,
-		engine:      e,
 		pages:       pg,
 		metrics:     newMetrics(),
 		cache:       newReportCache(maxCacheItems, o.MaxCacheBytes),
 		lastRefresh: time.Now(),
 		overview:    map[string]*overviewData{},
 	}
+	if o.Workers > 0 && !o.worker {
+		// The folder is checked here, so that what is wrong with it keeps
+		// its type (catalog.ErrNoCatalog); the workers open it again.
+		if _, err := catalog.Open(o.Dir); err != nil {
+			return nil, fmt.Errorf("open %s: %w", o.Dir, err)
+		}
+		abs, err := filepath.Abs(o.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", o.Dir, err)
+		}
+		s.strip = folderPrefixes(o.Dir, abs)
+		if s.pool, err = newPool(ctx, s, o.Workers); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+	mem := o.engineMemory
+	if mem == "" {
+		mem = "1GB"
+	}
+	e, err := queries.Open(ctx, o.Dir, queries.Options{Locked: true, MemoryLimit: mem, Threads: 2, Timeout: o.QueryTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
+	}
+	s.engine = e
 	s.strip = folderPrefixes(o.Dir, e.Dir())
+	s.metrics.report = o.worker
 	return s, nil
 }
 
@@ -237,12 +281,23 @@ func (o Options) Warnings() []string {
 	return []string{fmt.Sprintf("serving %s without TLS: the token and the session cookie travel in clear over the network; give --tls-cert and --tls-key", addr)}
 }
 
-// Close releases the engine.
-func (s *Server) Close() error { return s.engine.Close() }
+// Close releases the engine, or stops the workers and waits for them.
+func (s *Server) Close() error {
+	if s.pool != nil {
+		s.pool.close()
+		return nil
+	}
+	return s.engine.Close()
+}
 
 // Handler is the server's handler with every layer of the package doc.
+// With workers, the front keeps the outer layers and forwards the routes
+// that reach the engine (workers.go).
 func (s *Server) Handler() http.Handler {
 	mux := s.routes()
+	if s.pool != nil {
+		return s.observe(mux, s.secure(s.authenticate(s.frontHandler(mux))))
+	}
 	return s.observe(mux, s.secure(s.authenticate(s.refreshing(mux))))
 }
 

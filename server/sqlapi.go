@@ -65,7 +65,7 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 	// longest single step (one row from the driver, one row encoded).
 	ctx, cancel := context.WithTimeout(r.Context(), s.opts.QueryTimeout)
 	defer cancel()
-	out, err := within(ctx, func() { <-s.sqlSlots }, func() (sqlOut, error) {
+	out, err := within(ctx, s.opts.worker, func() { <-s.sqlSlots }, func() (sqlOut, error) {
 		if req.Format == "arrow" {
 			return s.runSQLArrow(ctx, req.SQL, s.opts.MaxRows, maxResultBytes)
 		}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -10,10 +13,42 @@ import (
 
 func init() { extraCommands = append(extraCommands, (*app).serveCmd) }
 
+// workerEnv, set to 1, makes this program one of serve's query workers
+// (server.ServeWorker) from init, before anything else runs: serve starts
+// its workers as copies of itself with it set. It is internal, and an
+// environment variable rather than a subcommand so that a test binary of
+// this package, started the same way, is a worker too.
+const workerEnv = "TOPICSNAP_INTERNAL_SERVE_WORKER"
+
+func init() {
+	if os.Getenv(workerEnv) != "1" {
+		return
+	}
+	os.Unsetenv(workerEnv)
+	if err := server.ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// workerEnviron is a query worker's environment: this process's, marked
+// as a worker's, without the token, which a worker has no use for and
+// which a statement should find nowhere near it.
+func workerEnviron(env []string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "TOPICSNAP_TOKEN=") && !strings.HasPrefix(kv, workerEnv+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, workerEnv+"=1")
+}
+
 type serveOptions struct {
 	server.Options
-	sql    string
-	access bool
+	sql       string
+	access    bool
+	workerMem string
 }
 
 func (a *app) serveCmd() *cobra.Command {
@@ -36,6 +71,21 @@ func (a *app) serveCmd() *cobra.Command {
 			}
 			if (o.TLSCert == "") != (o.TLSKey == "") {
 				return usagef("--tls-cert and --tls-key go together")
+			}
+			if o.Workers < 0 {
+				return usagef("--workers %d: use 1 or more, or 0 to run queries in the serve process", o.Workers)
+			}
+			mem, err := parseBytes(o.workerMem)
+			if err != nil || mem < 256<<20 {
+				return usagef("--worker-memory %q: give a size of at least 256MiB, such as 2GiB", o.workerMem)
+			}
+			o.WorkerMemory = mem
+			if o.Workers > 0 {
+				exe, err := os.Executable()
+				if err != nil {
+					return fmt.Errorf("find this program to start its query workers: %w", err)
+				}
+				o.WorkerCommand, o.WorkerEnv = []string{exe}, workerEnviron(os.Environ())
 			}
 			if o.access {
 				o.Logger = a.stderr
@@ -73,5 +123,7 @@ func (a *app) serveCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&o.access, "access-log", false, "log one line per request on stderr")
 	cmd.Flags().StringVar(&o.TLSCert, "tls-cert", "", "PEM certificate: serve HTTPS (with --tls-key)")
 	cmd.Flags().StringVar(&o.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
+	cmd.Flags().IntVar(&o.Workers, "workers", 2, "query worker processes; a crash or a runaway statement costs one request (0: queries run in the serve process)")
+	cmd.Flags().StringVar(&o.workerMem, "worker-memory", "2GiB", "resident memory a query worker may hold; a request past it is stopped with 503")
 	return cmd
 }

@@ -3,9 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 // TestServeTLSFlags: the TLS flags go together, and a server off loopback
@@ -44,5 +52,117 @@ func TestServeTLSFlags(t *testing.T) {
 	run(ctx, []string{"serve", "--dir", t.TempDir(), "--addr", "0.0.0.0:0", "--token", "t"}, strings.NewReader(""), &out, &errb)
 	if !strings.Contains(errb.String(), "Warning:") || !strings.Contains(errb.String(), "travel in clear") {
 		t.Errorf("off loopback without TLS: stderr %q", errb.String())
+	}
+}
+
+// TestServeWorkers: topicsnap serve runs its queries in two worker
+// processes (copies of this program): a statement that crashes DuckDB
+// costs its request a 502 and the next is answered; when serve stops, no
+// worker is left.
+func TestServeWorkers(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	sout := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--dir", dir, "--addr", "127.0.0.1:0", "--worker-memory", "1GiB"}, strings.NewReader(""), sout, &lockedBuffer{})
+	}()
+	var base string
+	for i := 0; i < 600 && base == ""; i++ {
+		if _, after, ok := strings.Cut(sout.String(), " at "); ok {
+			base = strings.TrimSpace(after)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if base == "" {
+		stop()
+		t.Fatalf("serve did not start: %q", sout.String())
+	}
+	workers := children(t)
+	if len(workers) != 2 {
+		t.Errorf("serve runs %d child processes, want 2 workers", len(workers))
+	}
+	post := func(stmt string) (int, string) {
+		b, _ := json.Marshal(map[string]string{"sql": stmt})
+		res, err := http.Post(base+"/api/sql", "application/json", bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	cases := []struct {
+		stmt string
+		code int
+		want string
+	}{
+		{`SELECT count(*) AS n FROM app_events`, 200, `"n":`},
+		{`SELECT json_structure(repeat('[', 100000) || repeat(']', 100000))`, 502, "the query engine crashed on this request"},
+		{`SELECT len(range(0, 300000000))`, 503, "more memory than a query worker may hold (1 GiB)"},
+		{`SELECT 6 * 7 AS answer`, 200, `"answer":42`},
+	}
+	for _, c := range cases {
+		code, body := post(c.stmt)
+		if code == http.StatusBadRequest && c.code != 200 {
+			t.Logf("%s is refused before it runs now: %s", c.stmt, body)
+			continue
+		}
+		if code != c.code || !strings.Contains(body, c.want) {
+			t.Errorf("%s: %d %s, want %d %q", c.stmt, code, body, c.code, c.want)
+		}
+	}
+	stop()
+	if code := <-done; code != 0 {
+		t.Errorf("serve exited %d", code)
+	}
+	if left := children(t); len(left) != 0 {
+		t.Errorf("processes left after serve stopped: %v", left)
+	}
+}
+
+// children lists the live processes whose parent is this one.
+func children(t *testing.T) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Skip("no /proc here")
+	}
+	var out []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(os.Getpid()) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// A worker's environment is serve's, marked, without the token.
+func TestWorkerEnviron(t *testing.T) {
+	cases := []struct {
+		in, want []string
+	}{
+		{nil, []string{workerEnv + "=1"}},
+		{[]string{"HOME=/h", "TOPICSNAP_TOKEN=secret", "TOPICSNAP_DIR=/d"}, []string{"HOME=/h", "TOPICSNAP_DIR=/d", workerEnv + "=1"}},
+		{[]string{workerEnv + "=0", "TOPICSNAP_TOKEN_FILE=x"}, []string{"TOPICSNAP_TOKEN_FILE=x", workerEnv + "=1"}},
+	}
+	for _, c := range cases {
+		if got := workerEnviron(c.in); strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("workerEnviron(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }
