@@ -108,7 +108,7 @@ type boundedBody struct {
 
 func (b *boundedBody) Read(p []byte) (int, error) {
 	if b.declared > b.max {
-		return 0, &TooLargeError{What: "the registry's answer", Max: b.max}
+		return 0, &TooLargeError{What: "the schema registry's answer", Max: b.max}
 	}
 	// One byte more than the bound tells a body of exactly max bytes from
 	// a longer one.
@@ -118,7 +118,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.n += int64(n)
 	if b.n > b.max {
-		return 0, &TooLargeError{What: "the registry's answer", Max: b.max}
+		return 0, &TooLargeError{What: "the schema registry's answer", Max: b.max}
 	}
 	return n, err
 }

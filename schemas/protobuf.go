@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/bufbuild/protocompile"
 	"github.com/twmb/franz-go/pkg/sr"
@@ -40,6 +41,11 @@ func newProtoDecoder(ctx context.Context, text string, refs map[string]string, b
 				}
 				if !ok {
 					return nil, fmt.Errorf("import %q is not among the schema's references", path)
+				}
+				// Bounded here, where it is imported: a --schema folder
+				// offers every .proto to every schema.
+				if err := checkText("import "+strconv.Quote(path), t, true); err != nil {
+					return nil, err
 				}
 				return io.NopCloser(bytes.NewReader([]byte(t))), nil
 			},

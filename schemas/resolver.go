@@ -297,7 +297,7 @@ func (r *Resolver) fetchFailure(ctx context.Context, id int, err error) *Failure
 	switch {
 	case errors.As(err, &se):
 		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not stored: %v", id, se.err), Err: se.err}
-	case errors.Is(err, ErrSchemaTooLarge):
+	case errors.Is(err, ErrSchemaTooLarge), errors.Is(err, ErrSchemaTooDeep):
 		cause := innermost(err)
 		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %v", id, cause), Err: cause}
 	case errors.As(err, &re):
@@ -353,6 +353,10 @@ func (r *Resolver) fetch(ctx context.Context, id, depth int) (*catalog.Schema, e
 	}
 	got, err := r.schemaByID(ctx, id)
 	if err != nil {
+		return nil, err
+	}
+	// Past a bound, not even stored: every later reader would refuse it.
+	if err := checkText("the schema in the registry's answer", got.Schema, got.Type == sr.TypeProtobuf); err != nil {
 		return nil, err
 	}
 	s := &catalog.Schema{ID: id, Type: got.Type.String(), Schema: got.Schema, Source: r.o.Registry.String(), FetchedAt: time.Now().UTC()}
@@ -422,24 +426,16 @@ func (r *Resolver) compile(ctx context.Context, s *catalog.Schema) (decoder, err
 	if err != nil {
 		return nil, err
 	}
-	proto := s.Type == catalog.SchemaProtobuf
-	if err := checkText("its text", s.Schema, proto); err != nil {
+	if err := checkText("its text", s.Schema, s.Type == catalog.SchemaProtobuf); err != nil {
 		return nil, err
-	}
-	for name, t := range s.Files {
-		if err := checkText("its import "+strconv.Quote(name), t, proto); err != nil {
-			return nil, err
-		}
-	}
-	for _, rf := range refs {
-		if err := checkText("its reference "+strconv.Quote(rf.name), rf.text, proto); err != nil {
-			return nil, err
-		}
 	}
 	switch s.Type {
 	case catalog.SchemaAvro, "":
 		var texts []string
 		for _, rf := range refs {
+			if err := checkText("its reference "+strconv.Quote(rf.name), rf.text, false); err != nil {
+				return nil, err
+			}
 			texts = append(texts, rf.text)
 		}
 		return newAvroDecoder(s.Schema, texts)
