@@ -401,14 +401,22 @@ func (r *Resolver) schemaByID(ctx context.Context, id int) (sr.Schema, error) {
 		if got, err = r.cl.SchemaByID(ctx, id); err == nil {
 			return got, nil
 		}
-		// Only a failure to get an answer, or an answer of 5xx, is worth
-		// asking again; an answer that is not a schema will not become one.
-		var re *sr.ResponseError
-		if errors.As(err, &re) && re.StatusCode < 500 || !errors.As(err, &re) && !unreachable(err) {
+		if !worthAskingAgain(err) {
 			return got, err
 		}
 	}
 	return sr.Schema{}, err
+}
+
+// worthAskingAgain reports whether a failed request may succeed if asked
+// again: no answer at all, or an answer of 5xx. Any other answer (an
+// unknown id, one that is not a schema, one past the cap) will not change.
+func worthAskingAgain(err error) bool {
+	var re *sr.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode >= 500
+	}
+	return unreachable(err) && !errors.Is(err, ErrSchemaTooLarge)
 }
 
 func (r *Resolver) store(s *catalog.Schema) error {
