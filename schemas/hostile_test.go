@@ -378,6 +378,24 @@ func TestSchemaDirCostsOneID(t *testing.T) {
 			}
 		})
 	}
+	// A stored schema that refers to an id whose --schema file is bad
+	// fails with that cause.
+	folder, err := catalog.Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := folder.WriteSchema(&catalog.Schema{ID: 20, Type: catalog.SchemaAvro, Schema: `{"type":"record","name":"R","fields":[{"name":"d","type":"D"}]}`,
+		References: []catalog.SchemaReference{{Name: "D", ID: 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	rf, err := NewResolver(Options{Folder: folder, SchemaDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, fail := rf.Decode(context.Background(), wire(20), nil); fail == nil || !errors.Is(fail, safefile.ErrTooLarge) ||
+		!strings.Contains(fail.Reason, "schema 20 does not compile: referenced schema 2 (D): the --schema file is unreadable: read 2.avsc: larger than 4 MiB") {
+		t.Fatalf("a reference to a bad --schema file: %v", fail)
+	}
 	// The bare topic's schema is a setting: past the bound, the run stops
 	// at once, naming it.
 	if err := writeFile(dir, "orders.avsc", big); err != nil {

@@ -482,6 +482,9 @@ func (r *Resolver) references(s *catalog.Schema, depth int) ([]refText, error) {
 		if rs == nil {
 			rs = r.local[ref.ID]
 		}
+		if err, bad := r.localBad[ref.ID]; rs == nil && bad {
+			return nil, fmt.Errorf("referenced schema %d (%s): the --schema file is unreadable: %w", ref.ID, ref.Name, err)
+		}
 		if rs == nil {
 			return nil, fmt.Errorf("referenced schema %d (%s) is not stored", ref.ID, ref.Name)
 		}
