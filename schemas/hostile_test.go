@@ -56,6 +56,11 @@ type hostileRegistry struct {
 func newHostileRegistry(t *testing.T) *hostileRegistry {
 	h := &hostileRegistry{answers: map[int]func(http.ResponseWriter){}, asked: map[int]int{}}
 	h.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.URL.Path == "/subjects/d/versions/1" {
+			// The subject a schema's reference names: it is id 900.
+			w.Write([]byte(`{"subject":"d","version":1,"id":900,"schema":"\"string\""}`))
+			return
+		}
 		rest, ok := strings.CutPrefix(req.URL.Path, "/schemas/ids/")
 		if !ok {
 			http.NotFound(w, req)
@@ -126,6 +131,8 @@ func TestHostileRegistryCostsOneID(t *testing.T) {
 			"the schema registry's answer is not a schema", ErrBadAnswer},
 		{"a schema nested 100,000 levels", serve(answer(t, deepAvro(100_000))), "not fetched: the schema in the registry's answer nests deeper than 1000 levels", ErrSchemaTooDeep},
 		{"a schema the parser refuses", serve(answer(t, `{"type":"recor`)), "does not compile: parse avro schema", ErrBadSchema},
+		{"a reference whose answer is not JSON", serve([]byte(`{"schema":"{\"type\":\"record\",\"name\":\"R\",\"fields\":[{\"name\":\"d\",\"type\":\"D\"}]}","references":[{"name":"D","subject":"d","version":1}]}`)),
+			"not fetched: its reference D (schema 900): the schema registry's answer is not a schema: invalid character 'o'", ErrBadAnswer},
 		{"an id the registry does not know", nil, "is unknown to the registry", nil},
 		{"a server error", func(w http.ResponseWriter) { w.WriteHeader(http.StatusBadGateway) }, "registry answered HTTP 502", nil},
 	}
@@ -149,6 +156,7 @@ func TestHostileRegistryCostsOneID(t *testing.T) {
 		}
 	}
 	h.set(1, serve(good))
+	h.set(900, serve([]byte("no schema here")))
 	decodes(1)
 	for i, c := range cases {
 		id, goodID := 100+i, 200+i

@@ -294,21 +294,31 @@ func (r *Resolver) find(ctx context.Context, id int) (*catalog.Schema, *Failure)
 func (r *Resolver) fetchFailure(ctx context.Context, id int, err error) *Failure {
 	var re *sr.ResponseError
 	var se *storeError
+	// The reason names the reference that failed, if one did, and the
+	// innermost cause: sr's wrapping repeats the URL.
+	var ref string
+	var rfe *refError
+	if errors.As(err, &rfe) {
+		ref = "its reference " + rfe.what + ": "
+	}
 	switch {
 	case errors.As(err, &se):
 		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not stored: %v", id, se.err), Err: se.err}
 	case errors.Is(err, ErrSchemaTooLarge), errors.Is(err, ErrSchemaTooDeep):
 		cause := innermost(err)
-		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %v", id, cause), Err: cause}
+		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s%v", id, ref, cause), Err: cause}
 	case errors.As(err, &re):
 		switch re.StatusCode {
 		case http.StatusNotFound:
+			if ref != "" {
+				return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %sunknown to the registry", id, ref), Err: re}
+			}
 			return &Failure{ID: id, Reason: fmt.Sprintf("schema %d is unknown to the registry", id), Err: re}
 		case http.StatusUnauthorized, http.StatusForbidden:
 			r.setDown(fmt.Sprintf("the schema registry refused the credentials (HTTP %d)", re.StatusCode), ErrRegistryRefused, "")
 			return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason), Err: r.down.Err}
 		}
-		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: registry answered HTTP %d", id, re.StatusCode), Err: re}
+		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %sregistry answered HTTP %d", id, ref, re.StatusCode), Err: re}
 	case ctx.Err() != nil:
 		// The dump was interrupted: not a registry that is down.
 		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %v", id, ctx.Err()), Err: ctx.Err()}
@@ -317,7 +327,7 @@ func (r *Resolver) fetchFailure(ctx context.Context, id int, err error) *Failure
 		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason), Err: r.down.Err}
 	}
 	cause := innermost(err)
-	return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %v: %s", id, ErrBadAnswer, shortError(cause)), Err: fmt.Errorf("%w: %w", ErrBadAnswer, cause)}
+	return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s%v: %s", id, ref, ErrBadAnswer, shortError(cause)), Err: fmt.Errorf("%w: %w", ErrBadAnswer, cause)}
 }
 
 // setDown remembers that the registry fails every id for the rest of the
@@ -335,6 +345,16 @@ func (r *Resolver) setDown(why string, kind error, cause string) {
 		r.o.Warn(fmt.Sprintf("%s (%s): values of schemas the folder lacks are kept undecoded, and the next dump fetches them", why, r.o.Registry))
 	}
 }
+
+// refError is a failure to fetch a schema that the one asked for
+// references: the reason names the reference.
+type refError struct {
+	what string // the reference's name, and its subject and version or id
+	err  error
+}
+
+func (e *refError) Error() string { return fmt.Sprintf("reference %s: %v", e.what, e.err) }
+func (e *refError) Unwrap() error { return e.err }
 
 type storeError struct{ err error }
 
@@ -363,10 +383,10 @@ func (r *Resolver) fetch(ctx context.Context, id, depth int) (*catalog.Schema, e
 	for _, ref := range got.References {
 		ss, err := r.cl.SchemaByVersion(ctx, ref.Subject, ref.Version)
 		if err != nil {
-			return nil, fmt.Errorf("reference %s (%s version %d): %w", ref.Name, ref.Subject, ref.Version, err)
+			return nil, &refError{what: fmt.Sprintf("%s (%s version %d)", ref.Name, ref.Subject, ref.Version), err: err}
 		}
 		if _, err := r.fetch(ctx, ss.ID, depth+1); err != nil {
-			return nil, err
+			return nil, &refError{what: fmt.Sprintf("%s (schema %d)", ref.Name, ss.ID), err: err}
 		}
 		s.References = append(s.References, catalog.SchemaReference{Name: ref.Name, Subject: ref.Subject, Version: ref.Version, ID: ss.ID})
 	}
@@ -383,10 +403,10 @@ func (r *Resolver) fetch(ctx context.Context, id, depth int) (*catalog.Schema, e
 }
 
 // schemaByID asks the registry for id, and twice more after a failure that
-// is not an answer about id (a timeout, a refused connection, a 5xx;
-// ctx done stops it): a
-// registry slow under load is not a registry that is down, and a failure
-// here leaves the schema's records undecoded for the whole run.
+// is not an answer about id (a timeout, a refused connection, a 5xx),
+// unless ctx is done: a registry slow under load is not a registry that is
+// down, and a failure here leaves the schema's records undecoded for the
+// whole run.
 func (r *Resolver) schemaByID(ctx context.Context, id int) (sr.Schema, error) {
 	var err error
 	for i, wait := range []time.Duration{0, 250 * time.Millisecond, time.Second} {
