@@ -15,7 +15,9 @@ import (
 
 // MaxSchemaBytes bounds one schema as topicsnap reads it: a registry's
 // answer (its HTTP body, counted before it is decoded), a file of a
-// --schema folder, a stored copy in the snapshot folder. The largest
+// --schema folder, and the text of every schema before it is parsed (a
+// stored copy's included: reading DIR/schemas/ID.json itself is the
+// catalog's to bound). The largest
 // schemas met in practice are a few hundred KiB (generated Protobuf, Avro
 // records of thousands of fields); past this the id is not decoded, and
 // the reason says so.
