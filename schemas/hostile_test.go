@@ -514,3 +514,44 @@ func TestCheckText(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckRedirect: which redirects keep the credentials. The origin is
+// the scheme, the host (in any case) and the port (the default one spelled
+// or not).
+func TestCheckRedirect(t *testing.T) {
+	cases := []struct {
+		from, to string
+		keep     bool
+	}{
+		{"http://reg:8081/schemas/ids/1", "http://reg:8081/other", true},
+		{"http://reg:8081/a", "http://REG:8081/b", true},
+		{"http://reg/a", "http://reg:80/b", true},
+		{"https://reg/a", "https://reg:443/b", true},
+		{"http://reg:8081/a", "http://reg:8082/a", false},
+		{"https://reg/a", "http://reg/a", false},
+		{"http://reg/a", "https://reg/a", false},
+		{"http://reg/a", "http://sub.reg/a", false},
+		{"http://127.0.0.1:8081/a", "http://localhost:8081/a", false},
+	}
+	for _, c := range cases {
+		t.Run(c.from+" to "+c.to, func(t *testing.T) {
+			first := httptest.NewRequest(http.MethodGet, c.from, nil)
+			next := httptest.NewRequest(http.MethodGet, c.to, nil)
+			next.Header.Set("Authorization", "Basic x")
+			next.Header.Set("Cookie", "c=1")
+			if err := checkRedirect(next, []*http.Request{first}); err != nil {
+				t.Fatal(err)
+			}
+			if kept := next.Header.Get("Authorization") != "" || next.Header.Get("Cookie") != ""; kept != c.keep {
+				t.Fatalf("credentials kept: %v, want %v", kept, c.keep)
+			}
+		})
+	}
+	via := make([]*http.Request, maxRedirects)
+	for i := range via {
+		via[i] = httptest.NewRequest(http.MethodGet, "http://reg/a", nil)
+	}
+	if err := checkRedirect(httptest.NewRequest(http.MethodGet, "http://reg/a", nil), via); err == nil {
+		t.Fatalf("followed a redirect past %d", maxRedirects)
+	}
+}
