@@ -10,12 +10,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/sr"
 
@@ -553,5 +555,48 @@ func TestCheckRedirect(t *testing.T) {
 	}
 	if err := checkRedirect(httptest.NewRequest(http.MethodGet, "http://reg/a", nil), via); err == nil {
 		t.Fatalf("followed a redirect past %d", maxRedirects)
+	}
+}
+
+// TestHugeAnswerCostsLittle: a registry streaming a 400 MiB schema (the
+// answer that took a dump to 1.7 GB) costs the resolver a few MiB and well
+// under a second: the body is cut at MaxSchemaBytes, and the id fails.
+func TestHugeAnswerCostsLittle(t *testing.T) {
+	const total = 400 << 20
+	chunk := []byte(strings.Repeat("s", 64<<10))
+	var sent atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if strings.HasSuffix(req.URL.Path, "/versions") {
+			w.Write([]byte("[]"))
+			return
+		}
+		w.Write([]byte(`{"schema":"\"`))
+		for n := 0; n < total; n += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+			sent.Add(int64(len(chunk)))
+		}
+		w.Write([]byte(`\""}`))
+	}))
+	defer srv.Close()
+	r, err := NewResolver(Options{Registry: &Registry{URLs: []string{srv.URL}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	_, _, _, fail := r.Decode(context.Background(), wire(1), nil)
+	took := time.Since(start)
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("%v, %.1f MiB allocated, %d MiB sent before the client hung up: %v", took.Round(time.Millisecond), float64(allocated)/(1<<20), sent.Load()>>20, fail)
+	if fail == nil || !errors.Is(fail, ErrSchemaTooLarge) {
+		t.Fatalf("a 400 MiB answer: %v", fail)
+	}
+	if allocated > 64<<20 {
+		t.Fatalf("%d MiB allocated for an answer cut at %d MiB", allocated>>20, MaxSchemaBytes>>20)
 	}
 }
