@@ -155,10 +155,11 @@ func TestSchemaDirNames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, bare, err := readSchemaDir(dir)
+	sd, err := readSchemaDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got, bare := sd.ids, sd.bare
 	if got[12].Type != catalog.SchemaAvro || got[7].Type != catalog.SchemaProtobuf || got[7].Files["dep.proto"] == "" || len(bare) != 0 {
 		t.Fatalf("read: %+v %+v", got, bare)
 	}
@@ -175,13 +176,13 @@ func TestSchemaDirNames(t *testing.T) {
 	if err := writeFile(dir, "orders.avsc", `"string"`); err != nil {
 		t.Fatal(err)
 	}
-	if _, bare, err := readSchemaDir(dir); err != nil || bare["orders"] == nil {
-		t.Fatalf("a bare topic's schema: %v %v", bare, err)
+	if sd, err := readSchemaDir(dir); err != nil || sd.bare["orders"] == nil {
+		t.Fatalf("a bare topic's schema: %v %v", sd, err)
 	}
 	if err := writeFile(dir, "orders.json", `{}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := readSchemaDir(dir); err == nil || !strings.Contains(err.Error(), "orders.json") {
+	if _, err := readSchemaDir(dir); err == nil || !strings.Contains(err.Error(), "orders.json") {
 		t.Fatalf("a JSON Schema file not named by an id: %v", err)
 	}
 }

@@ -21,6 +21,27 @@
 //     CA does not vouch for (a RegistryTLSError, a setting to fix) from one
 //     that is down (a warning, at the first fetch).
 //
+// A registry, a --schema folder and a stored copy are read as hostile, and
+// a bad one costs one schema id, never the run:
+//
+//   - Every registry answer is bounded to MaxSchemaBytes (4 MiB) on its
+//     HTTP body, before it is decoded; a --schema file is read through
+//     internal/safefile (regular files only, non-blocking, the same cap).
+//   - A schema's text is bounded to MaxSchemaDepth (1000) levels of
+//     brackets, counted without recursion before a parser sees it.
+//   - An answer past the cap, one that is not a schema (not JSON, JSON
+//     nested past the decoder's bound), a schema past a bound or one its
+//     parser refuses fails that id only: its values are kept undecoded,
+//     and the Failure's Reason (value_decode_error) names the id and the
+//     cause, its Err the cause typed (ErrSchemaTooLarge, ErrSchemaTooDeep,
+//     ErrBadAnswer, ErrBadSchema, ErrUnreadableSchema). Other ids go on
+//     decoding. Only a registry that gives no answer (refused, timed out,
+//     TLS: ErrRegistryUnreachable) or refuses the credentials
+//     (ErrRegistryRefused) fails every id for the rest of the run.
+//   - On a redirect to another origin (scheme, host or port), no
+//     credentials go along: Go's client keeps them for the same host name
+//     on another port.
+//
 // Decoding happens at dump time (cgo-free, beside the exact bytes); the
 // query engine types the JSON text as it types a JSON topic. The decoders
 // are the libraries': hamba/avro reads Avro, protocompile compiles the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/bufbuild/protocompile"
 	"github.com/twmb/franz-go/pkg/sr"
@@ -23,7 +24,10 @@ type protoDecoder struct {
 // mainProto is the name the schema's own file gets while compiling.
 const mainProto = "topicsnap-schema.proto"
 
-func newProtoDecoder(ctx context.Context, text string, refs map[string]string) (*protoDecoder, error) {
+// newProtoDecoder compiles text, importing refs by name; bad names the
+// imports that could not be read (a --schema file past its cap), so that
+// importing one says why.
+func newProtoDecoder(ctx context.Context, text string, refs map[string]string, bad map[string]error) (*protoDecoder, error) {
 	files := map[string]string{mainProto: text}
 	for name, t := range refs {
 		files[name] = t
@@ -32,8 +36,16 @@ func newProtoDecoder(ctx context.Context, text string, refs map[string]string) (
 		Resolver: protocompile.WithStandardImports(&protocompile.SourceResolver{
 			Accessor: func(path string) (io.ReadCloser, error) {
 				t, ok := files[path]
+				if err := bad[path]; !ok && err != nil {
+					return nil, fmt.Errorf("import %q: %w", path, err)
+				}
 				if !ok {
 					return nil, fmt.Errorf("import %q is not among the schema's references", path)
+				}
+				// Bounded here, where it is imported: a --schema folder
+				// offers every .proto to every schema.
+				if err := checkText("import "+strconv.Quote(path), t, true); err != nil {
+					return nil, err
 				}
 				return io.NopCloser(bytes.NewReader([]byte(t))), nil
 			},

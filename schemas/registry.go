@@ -81,12 +81,16 @@ func (e *RegistryTLSError) Error() string {
 
 func (e *RegistryTLSError) Unwrap() []error { return []error{ErrRegistryTLS, e.Err} }
 
-// httpClient makes the HTTP client of r: its timeout and trusted CAs.
-func (r *Registry) httpClient() (*http.Client, error) {
-	timeout := r.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
+// timeout is r.Timeout, 10 s when unset.
+func (r *Registry) timeout() time.Duration {
+	if r.Timeout <= 0 {
+		return 10 * time.Second
 	}
+	return r.Timeout
+}
+
+// transport makes the HTTP transport of r: its trusted CAs.
+func (r *Registry) transport() (*http.Transport, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if r.CAFile != "" {
 		pem, err := os.ReadFile(r.CAFile)
@@ -99,7 +103,18 @@ func (r *Registry) httpClient() (*http.Client, error) {
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	return &http.Client{Timeout: timeout, Transport: tr}, nil
+	return tr, nil
+}
+
+// httpClient makes the HTTP client of r: its timeout and trusted CAs,
+// answers bounded to MaxSchemaBytes (boundedTransport), no credentials
+// across a change of origin on redirect (checkRedirect).
+func (r *Registry) httpClient() (*http.Client, error) {
+	tr, err := r.transport()
+	if err != nil {
+		return nil, err
+	}
+	return &http.Client{Timeout: r.timeout(), Transport: &boundedTransport{next: tr, max: MaxSchemaBytes}, CheckRedirect: checkRedirect}, nil
 }
 
 // CheckTLS makes a TLS handshake with each https URL of r, as its client
@@ -108,11 +123,11 @@ func (r *Registry) httpClient() (*http.Client, error) {
 // down. Any other failure (refused, timed out) is left to the dump, which
 // warns of a registry it cannot reach and goes on.
 func (r *Registry) CheckTLS(ctx context.Context) error {
-	hc, err := r.httpClient()
+	tr, err := r.transport()
 	if err != nil {
 		return err
 	}
-	base := hc.Transport.(*http.Transport).TLSClientConfig
+	base := tr.TLSClientConfig
 	for _, raw := range r.URLs {
 		u, err := url.Parse(raw)
 		if err != nil {
@@ -129,7 +144,7 @@ func (r *Registry) CheckTLS(ctx context.Context) error {
 		if u.Port() == "" {
 			addr = net.JoinHostPort(u.Hostname(), "443")
 		}
-		dctx, cancel := context.WithTimeout(ctx, hc.Timeout)
+		dctx, cancel := context.WithTimeout(ctx, r.timeout())
 		conn, err := (&tls.Dialer{Config: cfg}).DialContext(dctx, "tcp", addr)
 		cancel()
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // Options configures a Resolver.
@@ -30,13 +31,20 @@ type Options struct {
 }
 
 // Failure says why a value was not decoded. Reason is the text of the
-// value_decode_error column.
+// value_decode_error column; Err, when set, is the cause for errors.Is and
+// errors.As (ErrSchemaTooLarge, ErrSchemaTooDeep, ErrBadAnswer,
+// ErrBadSchema, ErrUnreadableSchema, ErrRegistryUnreachable,
+// ErrRegistryRefused, an *sr.ResponseError, ...).
 type Failure struct {
 	ID     int
 	Reason string
+	Err    error
 }
 
 func (f *Failure) Error() string { return f.Reason }
+
+// Unwrap returns the cause.
+func (f *Failure) Unwrap() error { return f.Err }
 
 // decoder reads one schema's payloads into JSON appended to buf.
 type decoder interface {
@@ -60,7 +68,11 @@ type Resolver struct {
 	o     Options
 	cl    *sr.Client
 	local map[int]*catalog.Schema
-	bare  map[string]*bareTopic // --schema TOPIC.avsc: the topic's values are bare Avro
+	// localBad: the --schema files that could not be read, by id (each
+	// costs its id), and by name the .proto imports that could not.
+	localBad   map[int]error
+	badImports map[string]error
+	bare       map[string]*bareTopic // --schema TOPIC.avsc: the topic's values are bare Avro
 
 	mu      sync.RWMutex
 	entries map[int]*entry // every id met, decodable or not
@@ -78,15 +90,18 @@ func NewResolver(o Options) (*Resolver, error) {
 		r.cl = cl
 	}
 	if o.SchemaDir != "" {
-		local, bare, err := readSchemaDir(o.SchemaDir)
+		sd, err := readSchemaDir(o.SchemaDir)
 		if err != nil {
 			return nil, err
 		}
-		r.local, r.bare = local, map[string]*bareTopic{}
-		for topic, s := range bare {
+		r.local, r.localBad, r.badImports, r.bare = sd.ids, sd.badIDs, sd.badImports, map[string]*bareTopic{}
+		for topic, s := range sd.bare {
+			if err := checkText("its text", s.Schema, false); err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", ErrBadRegistry, s.Source, err)
+			}
 			dec, err := newAvroDecoder(s.Schema, nil)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %s: %w", ErrBadRegistry, s.Source, err)
+				return nil, fmt.Errorf("%w: %s: %s", ErrBadRegistry, s.Source, shortError(err))
 			}
 			r.bare[topic] = &bareTopic{schema: s, dec: dec}
 		}
@@ -107,7 +122,7 @@ func (r *Resolver) SetWarn(warn func(string)) {
 // Active reports whether the resolver has any source of schemas besides the
 // folder: without one, a dump leaves values as they are.
 func (r *Resolver) Active() bool {
-	return r != nil && (r.cl != nil || len(r.local) > 0 || len(r.bare) > 0)
+	return r != nil && (r.cl != nil || len(r.local) > 0 || len(r.localBad) > 0 || len(r.bare) > 0)
 }
 
 // bareTopic is the one Avro schema of a topic whose values carry no wire
@@ -146,11 +161,11 @@ func (r *Resolver) DecodeBareFields(topic string, value, buf []byte, vf *catalog
 		}
 	})
 	if b.err != nil {
-		return buf, &Failure{Reason: fmt.Sprintf("the topic's schema (%s) not stored: %v", b.schema.Source, b.err)}
+		return buf, &Failure{Reason: fmt.Sprintf("the topic's schema (%s) not stored: %v", b.schema.Source, b.err), Err: b.err}
 	}
 	out, err := b.dec.decodeFields(value, buf, vf)
 	if err != nil {
-		return buf, &Failure{Reason: fmt.Sprintf("does not decode with the topic's schema (%s): %v", filepath.Base(b.schema.Source), err)}
+		return buf, &Failure{Reason: fmt.Sprintf("does not decode with the topic's schema (%s): %s", filepath.Base(b.schema.Source), shortError(err)), Err: err}
 	}
 	return out, nil
 }
@@ -199,7 +214,7 @@ func (r *Resolver) DecodeFields(ctx context.Context, value, buf []byte, vf *cata
 		out, err = e.dec.decode(value[5:], buf)
 	}
 	if err != nil {
-		return buf, id, true, &Failure{ID: id, Reason: fmt.Sprintf("does not decode with schema %d: %v", id, err)}
+		return buf, id, true, &Failure{ID: id, Reason: fmt.Sprintf("does not decode with schema %d: %s", id, shortError(err)), Err: err}
 	}
 	return out, id, true, nil
 }
@@ -222,12 +237,13 @@ func (r *Resolver) entry(ctx context.Context, id int) *entry {
 	if fail != nil {
 		e.err = fail
 	} else if dec, err := r.compile(ctx, s); err != nil {
-		e.err = &Failure{ID: id, Reason: fmt.Sprintf("schema %d does not compile: %v", id, err)}
+		e.err = &Failure{ID: id, Reason: fmt.Sprintf("schema %d does not compile: %s", id, shortError(err)), Err: fmt.Errorf("%w: %w", ErrBadSchema, err)}
 	} else {
 		e.dec = dec
 	}
 	// A registry that was down is asked again by the next dump, not by
-	// the next record: the failure is kept for this run.
+	// the next record: the failure is kept for this run. So is any other
+	// failure of this id, and only of this id.
 	r.entries[id] = e
 	return e
 }
@@ -241,63 +257,104 @@ func (r *Resolver) find(ctx context.Context, id int) (*catalog.Schema, *Failure)
 			return s, nil
 		}
 		if !errors.Is(err, os.ErrNotExist) {
-			return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d: stored copy unreadable: %v", id, err)}
+			return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d: stored copy unreadable: %s", id, shortError(err)), Err: fmt.Errorf("%w: %w", ErrUnreadableSchema, err)}
 		}
+	}
+	if err, ok := r.localBad[id]; ok {
+		return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d: the --schema file is unreadable: %v", id, err), Err: fmt.Errorf("%w: %w", ErrUnreadableSchema, err)}
 	}
 	if s, ok := r.local[id]; ok {
 		if err := r.store(s); err != nil {
-			return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d: %v", id, err)}
+			return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d: %v", id, err), Err: err}
 		}
 		return s, nil
 	}
 	if r.cl == nil {
-		if len(r.local) > 0 {
+		if len(r.local) > 0 || len(r.localBad) > 0 {
 			return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d is not in the --schema folder", id)}
 		}
 		return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d is not stored and no schema registry is configured", id)}
 	}
 	if r.down != nil {
-		return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason)}
+		return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason), Err: r.down.Err}
 	}
 	s, err := r.fetch(ctx, id, 0)
 	if err != nil {
-		return nil, r.fetchFailure(id, err)
+		return nil, r.fetchFailure(ctx, id, err)
 	}
 	return s, nil
 }
 
-// fetchFailure classifies a registry error: an unknown id is this id's
-// failure; a registry that is down or refuses the credentials is every
-// id's for the rest of the run, and is warned of once.
-func (r *Resolver) fetchFailure(id int, err error) *Failure {
+// fetchFailure classifies a registry error. A registry that got no
+// answer through (refused, timed out, TLS) or that refuses the credentials
+// fails every id for the rest of the run, and is warned of once. Anything
+// the registry answered is this id's failure only, with its cause: an id
+// it does not know, an answer past MaxSchemaBytes, an answer that is not a
+// schema (not JSON, nested past the JSON decoder's bound), an HTTP error.
+func (r *Resolver) fetchFailure(ctx context.Context, id int, err error) *Failure {
 	var re *sr.ResponseError
-	if errors.As(err, &re) {
+	var se *storeError
+	// The reason names the reference that failed, if one did, and the
+	// innermost cause: sr's wrapping repeats the URL.
+	var ref string
+	var rfe *refError
+	if errors.As(err, &rfe) {
+		ref = "its reference " + rfe.what + ": "
+	}
+	switch {
+	case errors.As(err, &se):
+		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not stored: %v", id, se.err), Err: se.err}
+	case errors.Is(err, ErrSchemaTooLarge), errors.Is(err, ErrSchemaTooDeep):
+		cause := innermost(err)
+		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s%v", id, ref, cause), Err: cause}
+	case errors.As(err, &re):
 		switch re.StatusCode {
 		case http.StatusNotFound:
-			return &Failure{ID: id, Reason: fmt.Sprintf("schema %d is unknown to the registry", id)}
+			if ref != "" {
+				return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %sunknown to the registry", id, ref), Err: re}
+			}
+			return &Failure{ID: id, Reason: fmt.Sprintf("schema %d is unknown to the registry", id), Err: re}
 		case http.StatusUnauthorized, http.StatusForbidden:
-			r.setDown(fmt.Sprintf("the schema registry refused the credentials (HTTP %d)", re.StatusCode))
-			return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason)}
+			r.setDown(fmt.Sprintf("the schema registry refused the credentials (HTTP %d)", re.StatusCode), ErrRegistryRefused, "")
+			return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason), Err: r.down.Err}
 		}
-		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: registry answered HTTP %d", id, re.StatusCode)}
+		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %sregistry answered HTTP %d", id, ref, re.StatusCode), Err: re}
+	case ctx.Err() != nil:
+		// The dump was interrupted: not a registry that is down.
+		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %v", id, ctx.Err()), Err: ctx.Err()}
+	case unreachable(err):
+		r.setDown(ErrRegistryUnreachable.Error(), ErrRegistryUnreachable, shortError(innermost(err)))
+		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason), Err: r.down.Err}
 	}
-	var se *storeError
-	if errors.As(err, &se) {
-		return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not stored: %v", id, se.err)}
-	}
-	r.setDown("the schema registry cannot be reached")
-	return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason)}
+	cause := innermost(err)
+	return &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s%v: %s", id, ref, ErrBadAnswer, shortError(cause)), Err: fmt.Errorf("%w: %w", ErrBadAnswer, cause)}
 }
 
-func (r *Resolver) setDown(why string) {
+// setDown remembers that the registry fails every id for the rest of the
+// run (why, of kind kind), and warns once, naming the cause when there is
+// one.
+func (r *Resolver) setDown(why string, kind error, cause string) {
 	if r.down != nil {
 		return
 	}
-	r.down = &Failure{Reason: why}
+	r.down = &Failure{Reason: why, Err: kind}
+	if cause != "" {
+		why += " (" + cause + ")"
+	}
 	if r.o.Warn != nil {
 		r.o.Warn(fmt.Sprintf("%s (%s): values of schemas the folder lacks are kept undecoded, and the next dump fetches them", why, r.o.Registry))
 	}
 }
+
+// refError is a failure to fetch a schema that the one asked for
+// references: the reason names the reference.
+type refError struct {
+	what string // the reference's name, and its subject and version or id
+	err  error
+}
+
+func (e *refError) Error() string { return fmt.Sprintf("reference %s: %v", e.what, e.err) }
+func (e *refError) Unwrap() error { return e.err }
 
 type storeError struct{ err error }
 
@@ -318,14 +375,18 @@ func (r *Resolver) fetch(ctx context.Context, id, depth int) (*catalog.Schema, e
 	if err != nil {
 		return nil, err
 	}
+	// Past a bound, not even stored: every later reader would refuse it.
+	if err := checkText("the schema in the registry's answer", got.Schema, got.Type == sr.TypeProtobuf); err != nil {
+		return nil, err
+	}
 	s := &catalog.Schema{ID: id, Type: got.Type.String(), Schema: got.Schema, Source: r.o.Registry.String(), FetchedAt: time.Now().UTC()}
 	for _, ref := range got.References {
 		ss, err := r.cl.SchemaByVersion(ctx, ref.Subject, ref.Version)
 		if err != nil {
-			return nil, fmt.Errorf("reference %s (%s version %d): %w", ref.Name, ref.Subject, ref.Version, err)
+			return nil, &refError{what: fmt.Sprintf("%s (%s version %d)", ref.Name, ref.Subject, ref.Version), err: err}
 		}
 		if _, err := r.fetch(ctx, ss.ID, depth+1); err != nil {
-			return nil, err
+			return nil, &refError{what: fmt.Sprintf("%s (schema %d)", ref.Name, ss.ID), err: err}
 		}
 		s.References = append(s.References, catalog.SchemaReference{Name: ref.Name, Subject: ref.Subject, Version: ref.Version, ID: ss.ID})
 	}
@@ -342,9 +403,10 @@ func (r *Resolver) fetch(ctx context.Context, id, depth int) (*catalog.Schema, e
 }
 
 // schemaByID asks the registry for id, and twice more after a failure that
-// is not an answer about id (a timeout, a refused connection, a 5xx): a
-// registry slow under load is not a registry that is down, and a failure
-// here leaves the schema's records undecoded for the whole run.
+// is not an answer about id (a timeout, a refused connection, a 5xx),
+// unless ctx is done: a registry slow under load is not a registry that is
+// down, and a failure here leaves the schema's records undecoded for the
+// whole run.
 func (r *Resolver) schemaByID(ctx context.Context, id int) (sr.Schema, error) {
 	var err error
 	for i, wait := range []time.Duration{0, 250 * time.Millisecond, time.Second} {
@@ -359,12 +421,22 @@ func (r *Resolver) schemaByID(ctx context.Context, id int) (sr.Schema, error) {
 		if got, err = r.cl.SchemaByID(ctx, id); err == nil {
 			return got, nil
 		}
-		var re *sr.ResponseError
-		if errors.As(err, &re) && re.StatusCode < 500 {
+		if !worthAskingAgain(err) {
 			return got, err
 		}
 	}
 	return sr.Schema{}, err
+}
+
+// worthAskingAgain reports whether a failed request may succeed if asked
+// again: no answer at all, or an answer of 5xx. Any other answer (an
+// unknown id, one that is not a schema, one past the cap) will not change.
+func worthAskingAgain(err error) bool {
+	var re *sr.ResponseError
+	if errors.As(err, &re) {
+		return re.StatusCode >= 500
+	}
+	return unreachable(err) && !errors.Is(err, ErrSchemaTooLarge)
 }
 
 func (r *Resolver) store(s *catalog.Schema) error {
@@ -375,16 +447,23 @@ func (r *Resolver) store(s *catalog.Schema) error {
 }
 
 // compile makes the decoder of s, reading its references from the folder
-// (or the --schema files). r.mu is held.
+// (or the --schema files). Each text is bounded (checkText) before a
+// parser sees it. r.mu is held.
 func (r *Resolver) compile(ctx context.Context, s *catalog.Schema) (decoder, error) {
 	refs, err := r.references(s, 0)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkText("its text", s.Schema, s.Type == catalog.SchemaProtobuf); err != nil {
 		return nil, err
 	}
 	switch s.Type {
 	case catalog.SchemaAvro, "":
 		var texts []string
 		for _, rf := range refs {
+			if err := checkText("its reference "+strconv.Quote(rf.name), rf.text, false); err != nil {
+				return nil, err
+			}
 			texts = append(texts, rf.text)
 		}
 		return newAvroDecoder(s.Schema, texts)
@@ -396,7 +475,7 @@ func (r *Resolver) compile(ctx context.Context, s *catalog.Schema) (decoder, err
 		for _, rf := range refs {
 			files[rf.name] = rf.text
 		}
-		return newProtoDecoder(ctx, s.Schema, files)
+		return newProtoDecoder(ctx, s.Schema, files, r.badImports)
 	case catalog.SchemaJSON:
 		return jsonDecoder{}, nil
 	}
@@ -415,10 +494,16 @@ func (r *Resolver) references(s *catalog.Schema, depth int) ([]refText, error) {
 	for _, ref := range s.References {
 		var rs *catalog.Schema
 		if r.o.Folder != nil {
-			rs, _ = r.o.Folder.ReadSchema(ref.ID)
+			var err error
+			if rs, err = r.o.Folder.ReadSchema(ref.ID); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("referenced schema %d (%s): stored copy unreadable: %w", ref.ID, ref.Name, err)
+			}
 		}
 		if rs == nil {
 			rs = r.local[ref.ID]
+		}
+		if err, bad := r.localBad[ref.ID]; rs == nil && bad {
+			return nil, fmt.Errorf("referenced schema %d (%s): the --schema file is unreadable: %w", ref.ID, ref.Name, err)
 		}
 		if rs == nil {
 			return nil, fmt.Errorf("referenced schema %d (%s) is not stored", ref.ID, ref.Name)
@@ -436,28 +521,39 @@ func (r *Resolver) references(s *catalog.Schema, depth int) ([]refText, error) {
 	return out, nil
 }
 
+// schemaDir is what readSchemaDir found.
+type schemaDir struct {
+	ids        map[int]*catalog.Schema
+	bare       map[string]*catalog.Schema // TOPIC.avsc, by topic
+	badIDs     map[int]error              // ID.* files that could not be read
+	badImports map[string]error           // .proto imports that could not be read
+}
+
 // readSchemaDir reads --schema DIR: ID.avsc (Avro), ID.proto (Protobuf,
 // importing the folder's other .proto files by name) and ID.json (JSON
 // Schema), each standing for registry id ID. A .proto not named by a number
 // is one the others may import; TOPIC.avsc is the one schema of a topic whose
-// values are bare Avro (no wire format header).
-func readSchemaDir(dir string) (map[int]*catalog.Schema, map[string]*catalog.Schema, error) {
+// values are bare Avro (no wire format header). Each file is read through
+// safefile (regular files only, MaxSchemaBytes at most): one that cannot be
+// read costs its id (or, an import, the ids that import it), not the run;
+// a bare topic's schema is the user's setting, so it is an error here.
+func readSchemaDir(dir string) (*schemaDir, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read --schema folder: %w", err)
+		return nil, fmt.Errorf("read --schema folder: %w", err)
 	}
-	bare := map[string]*catalog.Schema{}
+	sd := &schemaDir{ids: map[int]*catalog.Schema{}, bare: map[string]*catalog.Schema{}, badIDs: map[int]error{}, badImports: map[string]error{}}
 	protos := map[string]string{}
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".proto") {
-			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if strings.HasSuffix(e.Name(), ".proto") && !e.IsDir() {
+			b, err := safefile.ReadFileIn(dir, e.Name(), MaxSchemaBytes)
 			if err != nil {
-				return nil, nil, fmt.Errorf("read --schema folder: %w", err)
+				sd.badImports[e.Name()] = err
+				continue
 			}
 			protos[e.Name()] = string(b)
 		}
 	}
-	out := map[int]*catalog.Schema{}
 	for _, e := range entries {
 		ext := filepath.Ext(e.Name())
 		typ := map[string]string{".avsc": catalog.SchemaAvro, ".proto": catalog.SchemaProtobuf, ".json": catalog.SchemaJSON}[ext]
@@ -470,24 +566,39 @@ func readSchemaDir(dir string) (map[int]*catalog.Schema, map[string]*catalog.Sch
 		}
 		path := filepath.Join(dir, e.Name())
 		if (err != nil || id < 0) && typ == catalog.SchemaAvro {
-			b, err := os.ReadFile(path)
+			b, err := safefile.ReadFileIn(dir, e.Name(), MaxSchemaBytes)
 			if err != nil {
-				return nil, nil, fmt.Errorf("read --schema folder: %w", err)
+				return nil, fmt.Errorf("%w: the schema of a topic of bare Avro values: %w", ErrBadRegistry, err)
 			}
-			bare[strings.TrimSuffix(e.Name(), ext)] = &catalog.Schema{Type: typ, Schema: string(b), Source: path, FetchedAt: time.Now().UTC()}
+			sd.bare[strings.TrimSuffix(e.Name(), ext)] = &catalog.Schema{Type: typ, Schema: string(b), Source: path, FetchedAt: time.Now().UTC()}
 			continue
 		}
 		if err != nil || id < 0 {
-			return nil, nil, fmt.Errorf("%w: %s: a schema file is named by the id it stands for (ID.avsc, ID.proto, ID.json), or TOPIC.avsc for a topic of bare Avro values; other .proto files are imports", ErrBadRegistry, path)
+			return nil, fmt.Errorf("%w: %s: a schema file is named by the id it stands for (ID.avsc, ID.proto, ID.json), or TOPIC.avsc for a topic of bare Avro values; other .proto files are imports", ErrBadRegistry, path)
 		}
-		if _, dup := out[id]; dup {
-			return nil, nil, fmt.Errorf("%w: two files in %s stand for id %d", ErrBadRegistry, dir, id)
+		if _, dup := sd.ids[id]; dup {
+			return nil, fmt.Errorf("%w: two files in %s stand for id %d", ErrBadRegistry, dir, id)
 		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("read --schema folder: %w", err)
+		if _, dup := sd.badIDs[id]; dup {
+			return nil, fmt.Errorf("%w: two files in %s stand for id %d", ErrBadRegistry, dir, id)
 		}
-		s := &catalog.Schema{ID: id, Type: typ, Schema: string(b), Source: path, FetchedAt: time.Now().UTC()}
+		var text string
+		if typ == catalog.SchemaProtobuf {
+			t, ok := protos[e.Name()]
+			if !ok {
+				sd.badIDs[id] = sd.badImports[e.Name()]
+				continue
+			}
+			text = t
+		} else {
+			b, err := safefile.ReadFileIn(dir, e.Name(), MaxSchemaBytes)
+			if err != nil {
+				sd.badIDs[id] = err
+				continue
+			}
+			text = string(b)
+		}
+		s := &catalog.Schema{ID: id, Type: typ, Schema: text, Source: path, FetchedAt: time.Now().UTC()}
 		if typ == catalog.SchemaProtobuf {
 			s.Files = map[string]string{}
 			for name, t := range protos {
@@ -496,7 +607,7 @@ func readSchemaDir(dir string) (map[int]*catalog.Schema, map[string]*catalog.Sch
 				}
 			}
 		}
-		out[id] = s
+		sd.ids[id] = s
 	}
-	return out, bare, nil
+	return sd, nil
 }
