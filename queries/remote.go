@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"text/template"
+
+	"github.com/topicsnap/topicsnap/internal/jsonbound"
 )
 
 // A Remote is another SQL engine the checks' statements run on, the
@@ -405,8 +407,13 @@ const sparkEmptyRaw = `SELECT CAST(NULL AS INT) AS "partition", CAST(NULL AS BIG
 
 // sparkJSONValueError is jsonValueError in Spark's dialect: try_parse_json
 // (with duplicate keys allowed, as DuckDB's json_valid allows them) says
-// whether the text is JSON, schema_of_variant whether it is an object.
-const sparkJSONValueError = `CASE WHEN "value" IS NULL THEN NULL
+// whether the text is JSON, schema_of_variant whether it is an object. Of
+// jsonbound's bounds Spark applies the size here; its parser (Jackson)
+// refuses a value nested past 1,000 levels itself, which reads as 'not
+// JSON' there where DuckDB names the bound; the member bound is DuckDB's
+// alone.
+var sparkJSONValueError = `CASE WHEN "value" IS NULL THEN NULL
+  WHEN octet_length("value") > ` + fmt.Sprint(jsonbound.MaxBytes) + ` THEN ` + quoteString(jsonbound.TooLarge()) + `
   WHEN try_validate_utf8(CAST("value" AS STRING)) IS NULL THEN 'not UTF-8'
   WHEN try_parse_json(CAST("value" AS STRING)) IS NULL THEN 'not JSON'
   WHEN NOT startswith(schema_of_variant(try_parse_json(CAST("value" AS STRING))), 'OBJECT') THEN 'not a JSON object' END`

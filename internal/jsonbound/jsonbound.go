@@ -9,7 +9,8 @@
 // reads a value's fields only when the value is within three bounds:
 //
 //   - MaxBytes: at most 16 MiB of text;
-//   - MaxDepth: objects and arrays nested at most 256 levels;
+//   - MaxDepth: objects and arrays nested at most 1,000 levels (the bound
+//     of Jackson, Spark's parser, so both engines read the same values);
 //   - MaxMembers: at most 10,000 object members in the whole value.
 //
 // A value past a bound keeps its exact bytes (value_raw); its fields are
@@ -25,7 +26,7 @@ import "fmt"
 // The bounds.
 const (
 	MaxBytes   = 16 << 20
-	MaxDepth   = 256
+	MaxDepth   = 1000
 	MaxMembers = 10_000
 )
 
