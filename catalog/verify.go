@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -21,11 +22,20 @@ type Problem struct {
 
 func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.Detail, p.Fix) }
 
-// Verify re-reads every committed file's footer and row count against its
-// manifest, and reports manifests that do not parse, files that are missing,
-// truncated or corrupt, and unlisted leftovers. It reads every topic even
-// when one is broken.
+// Verify is VerifyContext without a deadline.
 func (d *Dir) Verify() (files int, problems []Problem, err error) {
+	return d.VerifyContext(context.Background())
+}
+
+// VerifyContext re-reads every committed file's footer and row count
+// against its manifest, and reports manifests that do not parse, files
+// that are missing, truncated or corrupt, and unlisted leftovers. In a
+// folder it also reads each file's partition and offset columns and holds
+// them to the manifest as restore does (CheckRows): every row of the
+// manifest's partition, offsets strictly increasing inside the file's
+// stated range, as many rows as it states. It reads every topic even when
+// one is broken, and stops when ctx ends.
+func (d *Dir) VerifyContext(ctx context.Context) (files int, problems []Problem, err error) {
 	if d.s3 != nil {
 		return d.s3.verify()
 	}
@@ -83,9 +93,23 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 				}
 				files++
 				path := filepath.Join(pdir, fe.Name)
+				fix := fmt.Sprintf("restore the file from a backup, or re-dump offsets %d-%d while Kafka still has them", fe.FirstOffset, fe.LastOffset)
 				if err := checkDataFile(path, fe); err != nil {
-					problems = append(problems, Problem{path, err.Error(),
-						fmt.Sprintf("restore the file from a backup, or re-dump offsets %d-%d while Kafka still has them", fe.FirstOffset, fe.LastOffset)})
+					problems = append(problems, Problem{path, err.Error(), fix})
+					continue
+				}
+				var re *RowError
+				rtp := tp // the folder's partition, which restore produces to
+				if rtp.Partition < 0 {
+					rtp = m.TP()
+				}
+				switch err := CheckRows(ctx, path, rtp, fe); {
+				case errors.As(err, &re):
+					problems = append(problems, Problem{path, re.What(), fix})
+				case ctx.Err() != nil:
+					return files, problems, ctx.Err()
+				case err != nil:
+					problems = append(problems, Problem{path, err.Error(), fix})
 				}
 			}
 		}

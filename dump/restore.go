@@ -329,7 +329,7 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 	}
 	if opts.DryRun {
 		for _, pl := range plans {
-			err := scanPlan(ctx, dir, pl, opts.ToTopic, func([]*kgo.Record, int64) error { return nil })
+			err := scanPlan(ctx, dir, pl, opts.ToTopic, nil, func([]*kgo.Record, int64, bool) error { return nil })
 			if err != nil {
 				return sum, err
 			}
@@ -719,18 +719,29 @@ func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t 
 var restoreColumns = []string{"partition", "offset", "timestamp", "key", "value", "headers", "producer_id", "is_control", "txn_state"}
 
 // scanPlan reads the partition's planned range and calls emit with each
-// batch of records to produce and the next source offset after it. It
-// counts what it leaves out, and stops at a transaction still open.
-func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string, emit func(recs []*kgo.Record, next int64) error) error {
+// batch of records to produce and the next source offset after it (-1:
+// none), and done on the last batch of each file it reads (which may be
+// empty). It counts what it leaves out, and stops at a transaction still
+// open. Every row it reads is held to its file's manifest entry
+// (catalog.RowCheck) before anything of its batch is emitted: a file that
+// contradicts it ends the scan with a *catalog.RowError before the file's
+// done. Before it hands over a file's first batch it enters gate (nil:
+// none), so no transaction commits part of a file not yet read through.
+func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string, gate *fileGate, emit func(recs []*kgo.Record, next int64, done bool) error) error {
 	p := pl.part
 	if p.From >= p.Until {
 		return nil
 	}
 	errStop := errors.New("stop")
+	part := pl.m.Partition // the folder's, never a row's column
 	for _, f := range pl.m.Files {
 		if f.LastOffset < p.From || f.FirstOffset >= p.Until {
 			continue
 		}
+		if err := gate.enter(ctx); err != nil {
+			return err
+		}
+		check := catalog.NewRowCheck(pl.m.TP(), f)
 		err := catalog.ScanDataFileColumnsReused(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, restoreColumns, func(rows []catalog.Row) error {
 			// One allocation for the batch's records, one for their
 			// headers: the producer holds them until they are acknowledged.
@@ -744,6 +755,9 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 			next := int64(-1)
 			for i := range rows {
 				row := &rows[i]
+				if err := check.Row(row.Partition, row.Offset); err != nil {
+					return err
+				}
 				if row.Offset < p.From {
 					continue
 				}
@@ -765,7 +779,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 					continue
 				}
 				r := &slab[len(recs)]
-				*r = kgo.Record{Topic: to, Partition: row.Partition, Key: row.Key, Value: row.Value, Timestamp: time.UnixMilli(row.Timestamp)}
+				*r = kgo.Record{Topic: to, Partition: part, Key: row.Key, Value: row.Value, Timestamp: time.UnixMilli(row.Timestamp)}
 				if n := len(row.Headers); n > 0 {
 					r.Headers, hslab = hslab[:n:n], hslab[n:]
 					for j, h := range row.Headers {
@@ -777,7 +791,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 				p.Bytes += int64(len(row.Key) + len(row.Value))
 			}
 			if next >= 0 {
-				if err := emit(recs, next); err != nil {
+				if err := emit(recs, next, false); err != nil {
 					return err
 				}
 			}
@@ -786,22 +800,99 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 			}
 			return nil
 		})
-		if errors.Is(err, errStop) {
-			return nil
+		stopped := errors.Is(err, errStop)
+		if err == nil {
+			err = check.End() // read to its end: its last offset and row count
 		}
-		if err != nil {
+		if err != nil && !stopped {
 			return err
+		}
+		if err := emit(nil, -1, true); err != nil {
+			return err
+		}
+		if stopped {
+			return nil
 		}
 	}
 	return nil
 }
 
 // batch is one partition's records a reader hands the producer, and the
-// next source offset after them.
+// next source offset after them (-1: no progress); done on the last batch
+// of a data file.
 type batch struct {
 	partition int32
 	recs      []*kgo.Record
 	next      int64
+	done      bool
+}
+
+// fileGate keeps a transaction from committing part of a data file not
+// yet read to its end. A file's rows are checked as they are read, so a
+// file that turns out to contradict its manifest (catalog.RowError) may
+// already have records in the open transaction: the restore then aborts
+// it, and nothing of that file reaches a read_committed consumer, nor
+// does the progress pass its start. A commit that is due shuts the gate:
+// readers finish the files they are in, enter no other, and the commit
+// happens when the producer has taken the last batch of every open file;
+// then the gate opens again. A transaction thus holds at most one file
+// per partition past --txn-records or --txn-interval.
+type fileGate struct {
+	mu     sync.Mutex
+	open   int           // files entered whose last batch the producer has not taken
+	shut   bool          // a commit is due: no reader enters another file
+	reopen chan struct{} // closed when the gate opens again
+}
+
+func newFileGate() *fileGate { return &fileGate{reopen: make(chan struct{})} }
+
+// enter waits while the gate is shut, then counts a file as open. A nil
+// gate lets every file in.
+func (g *fileGate) enter(ctx context.Context) error {
+	if g == nil {
+		return nil
+	}
+	for {
+		g.mu.Lock()
+		if !g.shut {
+			g.open++
+			g.mu.Unlock()
+			return nil
+		}
+		ch := g.reopen
+		g.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// done: the producer took an open file's last batch.
+func (g *fileGate) done() {
+	g.mu.Lock()
+	g.open--
+	g.mu.Unlock()
+}
+
+// shutIdle shuts the gate and reports whether no file is open.
+func (g *fileGate) shutIdle() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.shut = true
+	return g.open == 0
+}
+
+// openAgain opens a shut gate and lets the waiting readers in.
+func (g *fileGate) openAgain() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shut {
+		g.shut = false
+		close(g.reopen)
+		g.reopen = make(chan struct{})
+	}
 }
 
 // produceAll shares the partitions out among the producers, by the rows
@@ -882,6 +973,7 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan batch, 2*len(plans))
+	gate := newFileGate()
 	var wg sync.WaitGroup
 	errc := make(chan error, len(plans))
 	for _, pl := range plans {
@@ -891,9 +983,9 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := scanPlan(rctx, dir, pl, opts.ToTopic, func(recs []*kgo.Record, next int64) error {
+			err := scanPlan(rctx, dir, pl, opts.ToTopic, gate, func(recs []*kgo.Record, next int64, done bool) error {
 				select {
-				case batches <- batch{partition: pl.m.Partition, recs: recs, next: next}:
+				case batches <- batch{partition: pl.m.Partition, recs: recs, next: next, done: done}:
 					return nil
 				case <-rctx.Done():
 					return rctx.Err()
@@ -924,6 +1016,18 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 	}
 	tick := time.NewTicker(opts.TxnInterval)
 	defer tick.Stop()
+	// due: a commit is due and waits for the open files' last batches.
+	due := false
+	commitWhenIdle := func() error {
+		if !gate.shutIdle() {
+			due = true
+			return nil
+		}
+		due = false
+		err := p.commit(ctx, true)
+		gate.openAgain()
+		return err
+	}
 	for {
 		select {
 		case b, ok := <-batches:
@@ -941,13 +1045,16 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 				return p.commit(ctx, false)
 			}
 			p.produce(ctx, b)
-			if p.pending >= opts.TxnRecords {
-				if err := p.commit(ctx, true); err != nil {
+			if b.done {
+				gate.done()
+			}
+			if due || p.pending >= opts.TxnRecords {
+				if err := commitWhenIdle(); err != nil {
 					return err
 				}
 			}
 		case <-tick.C:
-			if err := p.commit(ctx, true); err != nil {
+			if err := commitWhenIdle(); err != nil {
 				return err
 			}
 		case <-ctx.Done():
@@ -994,7 +1101,9 @@ func (p *txnProducer) produce(ctx context.Context, b batch) {
 	c[0] += int64(len(b.recs))
 	p.counts[b.partition] = c
 	p.pending += len(b.recs)
-	p.next[b.partition] = b.next
+	if b.next >= 0 {
+		p.next[b.partition] = b.next
+	}
 }
 
 // commit flushes the open transaction's records, adds the progress to it
