@@ -1,0 +1,116 @@
+package catalog_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/catalogtest"
+)
+
+// tampering is one way to rewrite the rows of a data file that keeps its
+// size and row count in its manifest, so only a check of the rows finds
+// it, and what that check must say.
+type tampering struct {
+	name   string
+	change func([]catalog.Row) []catalog.Row
+	detail string // in the problem
+}
+
+// tamperings rewrite the rows of a file of 40 rows, offsets first to
+// first+39.
+func tamperings(first int64) []tampering {
+	return []tampering{
+		{"offset past the file's range", func(rs []catalog.Row) []catalog.Row {
+			rs[15].Offset = first + 45
+			return rs
+		}, "offset outside the file's range"},
+		{"two rows swapped", func(rs []catalog.Row) []catalog.Row {
+			rs[10], rs[11] = rs[11], rs[10]
+			return rs
+		}, "offsets out of order"},
+		{"wrong partition", func(rs []catalog.Row) []catalog.Row {
+			rs[5].Partition = 2
+			return rs
+		}, "partition column 2 in the folder of partition 1"},
+		{"duplicated offset", func(rs []catalog.Row) []catalog.Row {
+			rs[20].Offset = rs[19].Offset
+			return rs
+		}, "again"},
+		{"a row dropped, the last duplicated", func(rs []catalog.Row) []catalog.Row {
+			return append(rs[:39:39], rs[38])
+		}, "again"},
+		{"last row's offset lowered", func(rs []catalog.Row) []catalog.Row {
+			rs[39].Offset--
+			return rs
+		}, "again"},
+	}
+}
+
+// TestVerifyChecksRows: catalog verify passes a folder made by the
+// catalog's writer, and names each data file whose rows were rewritten to
+// contradict its manifest (by its path, with the row and what is wrong),
+// and no other file.
+func TestVerifyChecksRows(t *testing.T) {
+	const topic = "orders"
+	for _, tc := range append([]tampering{{name: "untouched"}}, tamperings(40)...) {
+		t.Run(tc.name, func(t *testing.T) {
+			d := catalogtest.Folder(t, t.TempDir(), topic, map[int32][][]catalog.Row{
+				0: {catalogtest.Rows(0, 0, 40)},
+				1: {catalogtest.Rows(1, 0, 40), catalogtest.Rows(1, 40, 40), catalogtest.Rows(1, 80, 40)},
+			})
+			tp := catalog.TopicPartition{Topic: topic, Partition: 1}
+			name := catalog.FileName(40, 79)
+			if tc.change != nil {
+				catalogtest.Rewrite(t, d, tp, name, tc.change)
+			}
+			files, problems, err := d.VerifyContext(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if files != 4 {
+				t.Errorf("%d files checked, want 4", files)
+			}
+			if tc.change == nil {
+				if len(problems) > 0 {
+					t.Fatalf("an untouched folder: %v", problems)
+				}
+				return
+			}
+			if len(problems) != 1 {
+				t.Fatalf("%d problems, want 1 naming %s: %v", len(problems), name, problems)
+			}
+			p := problems[0]
+			if p.Path != d.FilePath(tp, name) || !strings.Contains(p.Detail, tc.detail) || !strings.Contains(p.Fix, "re-dump offsets 40-79") {
+				t.Errorf("problem %q, want the path %s and %q", p, d.FilePath(tp, name), tc.detail)
+			}
+		})
+	}
+}
+
+// TestCheckRowsSaysWhichRow: the check's error is a *RowError naming the
+// file by its path relative to the folder, the row and its offset.
+func TestCheckRowsSaysWhichRow(t *testing.T) {
+	for _, tc := range tamperings(0) {
+		t.Run(tc.name, func(t *testing.T) {
+			d := catalogtest.Folder(t, t.TempDir(), "t", map[int32][][]catalog.Row{1: {catalogtest.Rows(1, 0, 40)}})
+			tp := catalog.TopicPartition{Topic: "t", Partition: 1}
+			catalogtest.Rewrite(t, d, tp, catalog.FileName(0, 39), tc.change)
+			m, err := d.ReadManifest(tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = catalog.CheckRows(context.Background(), d.FilePath(tp, m.Files[0].Name), tp, m.Files[0])
+			var re *catalog.RowError
+			if !errors.Is(err, catalog.ErrBadRows) || !errors.As(err, &re) {
+				t.Fatalf("CheckRows: %v, want a *RowError", err)
+			}
+			if re.Path != catalog.RelFilePath(tp, catalog.FileName(0, 39)) || !strings.HasPrefix(re.Path, "topic=t/partition=1/") || filepath.IsAbs(re.Path) || !strings.HasPrefix(err.Error(), re.Path+": ") || !strings.Contains(err.Error(), tc.detail) {
+				t.Errorf("error %q (path %q), want the relative path and %q", err, re.Path, tc.detail)
+			}
+		})
+	}
+}
