@@ -1,0 +1,153 @@
+package dump
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/catalogtest"
+)
+
+// tamperedFolder is a snapshot folder made by code: partition 0 one file
+// of offsets 0-2999; partition 1 three, 0-2999, 3000-7999 (read by
+// restore in three batches) and 8000-8099. bad, the second file of
+// partition 1, is rewritten by change at row 4500, in its third batch.
+func tamperedFolder(t *testing.T, topic string, change func(rs []catalog.Row, i int)) (d *catalog.Dir, bad catalog.FileEntry) {
+	t.Helper()
+	d = catalogtest.Folder(t, t.TempDir(), topic, map[int32][][]catalog.Row{
+		0: {catalogtest.Rows(0, 0, 3000)},
+		1: {catalogtest.Rows(1, 0, 3000), catalogtest.Rows(1, 3000, 5000), catalogtest.Rows(1, 8000, 100)},
+	})
+	tp := catalog.TopicPartition{Topic: topic, Partition: 1}
+	m, err := d.ReadManifest(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad = m.Files[1]
+	if change != nil {
+		catalogtest.Rewrite(t, d, tp, bad.Name, func(rs []catalog.Row) []catalog.Row { change(rs, 4500); return rs })
+	}
+	return d, bad
+}
+
+// targetState is what a read_committed consumer finds in target, as
+// "partition/offset" values per partition, and the progress committed
+// for it.
+func targetState(t *testing.T, brokers []string, target string) (values map[int32][]string, progress map[int32]int64) {
+	t.Helper()
+	values = map[int32][]string{}
+	for p, rs := range committedRecords(t, dumpTarget(t, brokers, target), target) {
+		for _, r := range rs {
+			values[p] = append(values[p], string(r.Value))
+		}
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	progress = map[int32]int64{}
+	offs, err := kadm.NewClient(cl).FetchOffsets(kadm.RequireStable(ctx), RestoreID(target))
+	if errors.Is(err, kerr.GroupIDNotFound) {
+		return values, progress // nothing committed yet
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs.Each(func(o kadm.OffsetResponse) {
+		if o.Topic == target && o.Err == nil && o.At >= 0 {
+			progress[o.Partition] = o.At
+		}
+	})
+	return values, progress
+}
+
+// inOrderOnce fails the test unless values of partition p are the source
+// records of p from offset 0 on, each once, in order.
+func inOrderOnce(t *testing.T, p int32, values []string) {
+	t.Helper()
+	for i, v := range values {
+		if want := string(catalogtest.ValueOf(p, int64(i))); v != want {
+			t.Fatalf("partition %d record %d is %q, want %q: records lost, doubled or out of order", p, i, v, want)
+		}
+	}
+}
+
+// TestRestoreRefusesTamperedRows: a data file whose rows contradict its
+// manifest (an offset past its range, two rows swapped, a row of another
+// partition, an offset twice) fails the restore with a *catalog.RowError
+// naming the file by its relative path. Although the bad row comes after
+// two batches of that file, nothing of the file is committed to the
+// target, and the progress is exactly what was committed, though commits
+// fall due every 100 records. Once the file is put right, the same
+// restore goes on from the progress and the target holds every record
+// once, in order. A dry run refuses the file too.
+func TestRestoreRefusesTamperedRows(t *testing.T) {
+	brokers := testCluster(t)
+	for _, tc := range []struct {
+		name   string
+		change func(rs []catalog.Row, i int)
+	}{
+		{"offset past the file's range", func(rs []catalog.Row, i int) { rs[i].Offset = 9_000 }},
+		{"two rows swapped", func(rs []catalog.Row, i int) { rs[i], rs[i+1] = rs[i+1], rs[i] }},
+		{"wrong partition", func(rs []catalog.Row, i int) { rs[i].Partition = 0 }},
+		{"duplicated offset", func(rs []catalog.Row, i int) { rs[i].Offset = rs[i-1].Offset }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			topic := fmt.Sprintf("tampered-%d", time.Now().UnixNano())
+			target := topic + "-restored"
+			d, bad := tamperedFolder(t, topic, tc.change)
+			tp1 := catalog.TopicPartition{Topic: topic, Partition: 1}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			opts := RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: target, TxnRecords: 100}
+
+			dry := opts
+			dry.DryRun = true
+			_, err := Restore(ctx, dry)
+			var re *catalog.RowError
+			if !errors.As(err, &re) || re.Path != catalog.RelFilePath(tp1, bad.Name) {
+				t.Fatalf("dry run: %v, want a *catalog.RowError naming %s", err, catalog.RelFilePath(tp1, bad.Name))
+			}
+
+			_, err = Restore(ctx, opts)
+			re = nil
+			if !errors.Is(err, catalog.ErrBadRows) || !errors.As(err, &re) || re.Path != catalog.RelFilePath(tp1, bad.Name) || re.Row < 4096 {
+				t.Fatalf("restore: %v, want a *catalog.RowError naming %s past its first two batches", err, catalog.RelFilePath(tp1, bad.Name))
+			}
+			values, progress := targetState(t, brokers, target)
+			for p, vs := range values {
+				inOrderOnce(t, p, vs)
+				if int64(len(vs)) != progress[p] {
+					t.Errorf("partition %d: %d records committed, progress %d: the progress must be what was produced", p, len(vs), progress[p])
+				}
+			}
+			t.Logf("refused; committed before: %d records of partition 0, %d of partition 1; progress %v", len(values[0]), len(values[1]), progress)
+			if n := int64(len(values[1])); n > bad.FirstOffset {
+				t.Fatalf("partition 1: %d records committed, %d of them from %s, which restore refused", n, n-bad.FirstOffset, bad.Name)
+			}
+
+			catalogtest.Rewrite(t, d, tp1, bad.Name, func([]catalog.Row) []catalog.Row { return catalogtest.Rows(1, 3000, 5000) })
+			s, err := Restore(ctx, opts)
+			if err != nil {
+				t.Fatalf("restore of the mended folder: %v", err)
+			}
+			values, _ = targetState(t, brokers, target)
+			for p, want := range map[int32]int{0: 3000, 1: 8100} {
+				inOrderOnce(t, p, values[p])
+				if len(values[p]) != want {
+					t.Fatalf("partition %d holds %d records after the second run, want %d (the second run produced %d)", p, len(values[p]), want, s.Records)
+				}
+			}
+		})
+	}
+}
