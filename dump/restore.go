@@ -835,31 +835,37 @@ type batch struct {
 // does the progress pass its start. A commit that is due shuts the gate:
 // readers finish the files they are in, enter no other, and the commit
 // happens when the producer has taken the last batch of every open file;
-// then the gate opens again. A transaction thus holds at most one file
-// per partition past --txn-records or --txn-interval.
+// then the gate opens again. At most maxOpenFiles files of a share are
+// open at once, so a transaction holds at most that many files past
+// --txn-records or --txn-interval (with 512k-row files, a few seconds of
+// producing, well within the 60 s transaction timeout).
 type fileGate struct {
-	mu     sync.Mutex
-	open   int           // files entered whose last batch the producer has not taken
-	shut   bool          // a commit is due: no reader enters another file
-	reopen chan struct{} // closed when the gate opens again
+	mu      sync.Mutex
+	open    int           // files entered whose last batch the producer has not taken
+	shut    bool          // a commit is due: no reader enters another file
+	changed chan struct{} // closed, and replaced, when a reader may get in
 }
 
-func newFileGate() *fileGate { return &fileGate{reopen: make(chan struct{})} }
+// maxOpenFiles bounds the files a share reads at once: enough readers to
+// keep a producer fed, few enough to bound a transaction's size.
+const maxOpenFiles = 8
 
-// enter waits while the gate is shut, then counts a file as open. A nil
-// gate lets every file in.
+func newFileGate() *fileGate { return &fileGate{changed: make(chan struct{})} }
+
+// enter waits while the gate is shut or maxOpenFiles files are open, then
+// counts a file as open. A nil gate lets every file in.
 func (g *fileGate) enter(ctx context.Context) error {
 	if g == nil {
 		return nil
 	}
 	for {
 		g.mu.Lock()
-		if !g.shut {
+		if !g.shut && g.open < maxOpenFiles {
 			g.open++
 			g.mu.Unlock()
 			return nil
 		}
-		ch := g.reopen
+		ch := g.changed
 		g.mu.Unlock()
 		select {
 		case <-ch:
@@ -869,11 +875,18 @@ func (g *fileGate) enter(ctx context.Context) error {
 	}
 }
 
+// wake lets the waiting readers try again; g.mu is held.
+func (g *fileGate) wake() {
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
 // done: the producer took an open file's last batch.
 func (g *fileGate) done() {
 	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.open--
-	g.mu.Unlock()
+	g.wake()
 }
 
 // shutIdle shuts the gate and reports whether no file is open.
@@ -890,8 +903,7 @@ func (g *fileGate) openAgain() {
 	defer g.mu.Unlock()
 	if g.shut {
 		g.shut = false
-		close(g.reopen)
-		g.reopen = make(chan struct{})
+		g.wake()
 	}
 }
 

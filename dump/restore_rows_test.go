@@ -151,3 +151,86 @@ func TestRestoreRefusesTamperedRows(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreCommitsWholeFiles: with more partitions than a share reads
+// at once and a commit due every few records, a restore of many small
+// files still runs to its end in many transactions, and the target holds
+// every record once, in order, with the progress at each partition's end.
+func TestRestoreCommitsWholeFiles(t *testing.T) {
+	brokers := testCluster(t)
+	topic := fmt.Sprintf("whole-files-%d", time.Now().UnixNano())
+	files := map[int32][][]catalog.Row{}
+	const parts, perPart, rows = 2*maxOpenFiles + 3, 6, 50
+	for p := range int32(parts) {
+		for f := range perPart {
+			files[p] = append(files[p], catalogtest.Rows(p, int64(f*rows), rows))
+		}
+	}
+	d := catalogtest.Folder(t, t.TempDir(), topic, files)
+	target := topic + "-restored"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := Restore(ctx, RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: target, TxnRecords: 30, TxnInterval: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Records != parts*perPart*rows || s.Transactions < 2 {
+		t.Fatalf("restored %d records in %d transactions, want %d in several", s.Records, s.Transactions, parts*perPart*rows)
+	}
+	values, progress := targetState(t, brokers, target)
+	for p := range int32(parts) {
+		inOrderOnce(t, p, values[p])
+		if len(values[p]) != perPart*rows || progress[p] != perPart*rows {
+			t.Fatalf("partition %d: %d records, progress %d, want %d and %d", p, len(values[p]), progress[p], perPart*rows, perPart*rows)
+		}
+	}
+	t.Logf("%d records in %d transactions", s.Records, s.Transactions)
+}
+
+// TestFileGate: a shut gate lets no reader into a file and says when the
+// open files are done; at most maxOpenFiles are open at once; a reader
+// waiting at it stops with its context.
+func TestFileGate(t *testing.T) {
+	ctx := context.Background()
+	g := newFileGate()
+	for range maxOpenFiles {
+		if err := g.enter(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	entered := make(chan error, 1)
+	go func() { entered <- g.enter(ctx) }()
+	select {
+	case err := <-entered:
+		t.Fatalf("entered a file past maxOpenFiles: %v", err)
+	case <-time.After(50 * time.Millisecond): // proving a negative: it stays blocked a while
+	}
+	if g.shutIdle() {
+		t.Fatal("shutIdle with files open")
+	}
+	for range maxOpenFiles {
+		g.done()
+	}
+	select {
+	case err := <-entered:
+		t.Fatalf("entered a file while the gate was shut: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if !g.shutIdle() {
+		t.Fatal("not idle with every file done")
+	}
+	g.openAgain()
+	if err := <-entered; err != nil {
+		t.Fatal(err)
+	}
+	g.shutIdle()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := g.enter(cctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("enter with a cancelled context at a shut gate: %v", err)
+	}
+	var none *fileGate
+	if err := none.enter(cctx); err != nil {
+		t.Fatalf("a nil gate: %v", err)
+	}
+}
