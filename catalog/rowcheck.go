@@ -4,11 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
-// ErrBadRows is a data file whose rows contradict its manifest entry.
-// Restore refuses such a file, and catalog verify names it.
-var ErrBadRows = errors.New("data file contradicts its manifest")
+// Errors of a data file a reader refuses, told apart with errors.Is.
+var (
+	// ErrBadRows is a data file whose rows contradict its manifest entry.
+	// Restore refuses such a file, and catalog verify names it.
+	ErrBadRows = errors.New("data file contradicts its manifest")
+	// ErrBadDataFile is something other than a regular file (a FIFO, a
+	// device, a link out of the folder) in a data file's place.
+	ErrBadDataFile = errors.New("not a data file")
+)
 
 // RowError is a data file whose rows contradict its manifest entry: a row
 // whose partition column is not its manifest's partition, an offset
@@ -116,4 +125,39 @@ func CheckRows(ctx context.Context, path string, tp TopicPartition, fe FileEntry
 		return err
 	}
 	return c.End()
+}
+
+// CheckDataFileKind says, before a reader opens it, whether data file name
+// of tp is a regular file inside its partition folder: a FIFO, a device or
+// a link out of the folder in its place would hang a reader or feed it
+// without end. The error names the file by its relative path and wraps
+// ErrBadDataFile and safefile.ErrNotRegular, or why it could not be looked
+// at (os.ErrNotExist for a missing one). A bucket's
+// objects are always plain.
+func (d *Dir) CheckDataFileKind(tp TopicPartition, name string) error {
+	if d.s3 != nil {
+		return nil
+	}
+	if err := regularIn(d.PartitionDir(tp), name); err != nil {
+		return fmt.Errorf("%s: %w: %w", RelFilePath(tp, name), ErrBadDataFile, err)
+	}
+	return nil
+}
+
+// regularIn is nil when name is a regular file inside folder dir (a link
+// is followed only while it stays inside), without opening it.
+func regularIn(dir, name string) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	st, err := root.Stat(name)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%w (%s)", safefile.ErrNotRegular, st.Mode().Type())
+	}
+	return nil
 }

@@ -3,9 +3,12 @@ package catalog_test
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/catalog/catalogtest"
@@ -112,5 +115,70 @@ func TestCheckRowsSaysWhichRow(t *testing.T) {
 				t.Errorf("error %q (path %q), want the relative path and %q", err, re.Path, tc.detail)
 			}
 		})
+	}
+}
+
+// TestVerifyNamesWhatIsNotAFile: a FIFO or a link to a device in place of
+// a manifest or a data file is a problem naming it, never a hang or an
+// endless read; the other partition is still checked.
+func TestVerifyNamesWhatIsNotAFile(t *testing.T) {
+	const topic = "orders"
+	for _, tc := range []struct {
+		name    string
+		replace func(d *catalog.Dir) string // puts something in a file's place, returns its path
+		detail  string
+	}{
+		{"a FIFO for a data file", func(d *catalog.Dir) string {
+			p := d.FilePath(catalog.TopicPartition{Topic: topic, Partition: 1}, catalog.FileName(0, 39))
+			mkfifo(t, p)
+			return p
+		}, "not a regular file"},
+		{"a link to /dev/zero for a data file", func(d *catalog.Dir) string {
+			p := d.FilePath(catalog.TopicPartition{Topic: topic, Partition: 1}, catalog.FileName(0, 39))
+			relink(t, "/dev/zero", p)
+			return p
+		}, "escapes"},
+		{"a FIFO for a manifest", func(d *catalog.Dir) string {
+			p := filepath.Join(d.PartitionDir(catalog.TopicPartition{Topic: topic, Partition: 1}), "manifest.json")
+			mkfifo(t, p)
+			return p
+		}, "not a regular file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := catalogtest.Folder(t, t.TempDir(), topic, map[int32][][]catalog.Row{
+				0: {catalogtest.Rows(0, 0, 40)},
+				1: {catalogtest.Rows(1, 0, 40)},
+			})
+			path := tc.replace(d)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			_, problems, err := d.VerifyContext(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(problems) != 1 || problems[0].Path != path || !strings.Contains(problems[0].Detail, tc.detail) {
+				t.Fatalf("problems %v, want one naming %s: %q", problems, path, tc.detail)
+			}
+		})
+	}
+}
+
+func mkfifo(t *testing.T, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+}
+
+func relink(t *testing.T, to, path string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(to, path); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -10,7 +10,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
+
+// verifyManifestMax bounds the manifest verify reads: a partition's
+// manifest lists its files (about 500 bytes each) and lost ranges, and a
+// manifest past this is damaged, not read. Verify reads it as a regular
+// file inside its partition folder, non-blocking (safefile), so a FIFO or
+// a link to a device is a problem named, not a hang.
+const verifyManifestMax = 64 << 20
 
 // Problem is one thing wrong with a snapshot folder, named by path, with
 // what to do about it.
@@ -57,8 +66,8 @@ func (d *Dir) VerifyContext(ctx context.Context) (files int, problems []Problem,
 			}
 			pdir := filepath.Join(tdir, e.Name())
 			mpath := filepath.Join(pdir, manifestName)
-			b, err := os.ReadFile(mpath)
-			if os.IsNotExist(err) {
+			b, err := safefile.ReadFileIn(pdir, manifestName, verifyManifestMax)
+			if errors.Is(err, os.ErrNotExist) {
 				// Nothing committed yet (a first dump interrupted before its
 				// first file): fine, unless data files sit there unlisted.
 				if stray, _ := filepath.Glob(filepath.Join(pdir, "*.parquet")); len(stray) > 0 {
@@ -85,6 +94,10 @@ func (d *Dir) VerifyContext(ctx context.Context) (files int, problems []Problem,
 					"restore the manifest from a backup, or remove the partition folder and dump it again"})
 				continue
 			}
+			rowsOf := tp // the folder's partition, which restore produces to
+			if rowsOf.Partition < 0 {
+				rowsOf = m.TP()
+			}
 			for _, fe := range m.Files {
 				for _, id := range slices.Concat(fe.SchemaIDs, fe.KeySchemaIDs) {
 					if _, ok := schemaTopics[int(id)]; !ok {
@@ -94,16 +107,16 @@ func (d *Dir) VerifyContext(ctx context.Context) (files int, problems []Problem,
 				files++
 				path := filepath.Join(pdir, fe.Name)
 				fix := fmt.Sprintf("restore the file from a backup, or re-dump offsets %d-%d while Kafka still has them", fe.FirstOffset, fe.LastOffset)
+				if err := regularIn(pdir, fe.Name); err != nil {
+					problems = append(problems, Problem{path, err.Error(), fix})
+					continue
+				}
 				if err := checkDataFile(path, fe); err != nil {
 					problems = append(problems, Problem{path, err.Error(), fix})
 					continue
 				}
 				var re *RowError
-				rtp := tp // the folder's partition, which restore produces to
-				if rtp.Partition < 0 {
-					rtp = m.TP()
-				}
-				switch err := CheckRows(ctx, path, rtp, fe); {
+				switch err := CheckRows(ctx, path, rowsOf, fe); {
 				case errors.As(err, &re):
 					problems = append(problems, Problem{path, re.What(), fix})
 				case ctx.Err() != nil:

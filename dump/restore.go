@@ -241,6 +241,15 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 	if err := checkRestorePartitions(opts, parts, src); err != nil {
 		return sum, err
 	}
+	for _, pl := range plans {
+		// A FIFO or a device in a data file's place would hang its
+		// reader: refused before anything is created or produced.
+		for _, f := range pl.m.Files {
+			if err := dir.CheckDataFileKind(pl.m.TP(), f.Name); err != nil {
+				return sum, fmt.Errorf("restore %s: %w", pl.m.TP(), err)
+			}
+		}
+	}
 
 	cl, adm, err := connect(ctx, opts.Conn)
 	if err != nil {
