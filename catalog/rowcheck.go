@@ -157,7 +157,22 @@ func regularIn(dir, name string) error {
 		return err
 	}
 	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%w (%s)", safefile.ErrNotRegular, st.Mode().Type())
+		return fmt.Errorf("%s, %w", kindOf(st.Mode()), safefile.ErrNotRegular)
 	}
 	return nil
+}
+
+// kindOf names what a file that is not regular is.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "a " + m.Type().String()
 }

@@ -246,7 +246,7 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 		// reader: refused before anything is created or produced.
 		for _, f := range pl.m.Files {
 			if err := dir.CheckDataFileKind(pl.m.TP(), f.Name); err != nil {
-				return sum, fmt.Errorf("restore %s: %w", pl.m.TP(), err)
+				return sum, err // names the file
 			}
 		}
 	}
