@@ -59,7 +59,19 @@ func targetState(t *testing.T, brokers []string, target string) (values map[int3
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	progress = map[int32]int64{}
-	offs, err := kadm.NewClient(cl).FetchOffsets(kadm.RequireStable(ctx), RestoreID(target))
+	var offs kadm.OffsetResponses
+	for {
+		offs, err = kadm.NewClient(cl).FetchOffsets(kadm.RequireStable(ctx), RestoreID(target))
+		if err == nil {
+			err = offs.Error()
+		}
+		if errors.Is(err, kerr.UnstableOffsetCommit) && ctx.Err() == nil {
+			// An aborted transaction's offsets still pending at the coordinator.
+			time.Sleep(100 * time.Millisecond) // polling the broker, not synchronizing goroutines
+			continue
+		}
+		break
+	}
 	if errors.Is(err, kerr.GroupIDNotFound) {
 		return values, progress // nothing committed yet
 	}
