@@ -762,6 +762,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 			}
 			hslab := make([]kgo.RecordHeader, nh)
 			next := int64(-1)
+			past := false // a row at or after p.Until: the rest is not read
 			for i := range rows {
 				row := &rows[i]
 				if err := check.Row(row.Partition, row.Offset); err != nil {
@@ -771,6 +772,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 					continue
 				}
 				if row.Offset >= p.Until {
+					past = true
 					break
 				}
 				ok, decided := catalog.Committed(row, pl.markers)
@@ -804,14 +806,17 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 					return err
 				}
 			}
-			if p.OpenAt >= 0 || next >= p.Until || (len(rows) > 0 && rows[len(rows)-1].Offset >= p.Until-1) {
+			if past || p.OpenAt >= 0 || next >= p.Until {
 				return errStop
 			}
 			return nil
 		})
 		stopped := errors.Is(err, errStop)
-		if err == nil {
-			err = check.End() // read to its end: its last offset and row count
+		if err == nil || stopped && check.AtEnd() {
+			// Read to its end: its last offset and row count.
+			if err := check.End(); err != nil {
+				return err
+			}
 		}
 		if err != nil && !stopped {
 			return err

@@ -22,7 +22,7 @@ import (
 // of offsets 0-2999; partition 1 three, 0-2999, 3000-7999 (read by
 // restore in three batches) and 8000-8099. bad, the second file of
 // partition 1, is rewritten by change at row 4500, in its third batch.
-func tamperedFolder(t *testing.T, topic string, change func(rs []catalog.Row, i int)) (d *catalog.Dir, bad catalog.FileEntry) {
+func tamperedFolder(t *testing.T, topic string, change func(rs []catalog.Row, i int) []catalog.Row) (d *catalog.Dir, bad catalog.FileEntry) {
 	t.Helper()
 	d = catalogtest.Folder(t, t.TempDir(), topic, map[int32][][]catalog.Row{
 		0: {catalogtest.Rows(0, 0, 3000)},
@@ -35,7 +35,7 @@ func tamperedFolder(t *testing.T, topic string, change func(rs []catalog.Row, i 
 	}
 	bad = m.Files[1]
 	if change != nil {
-		catalogtest.Rewrite(t, d, tp, bad.Name, func(rs []catalog.Row) []catalog.Row { change(rs, 4500); return rs })
+		catalogtest.Rewrite(t, d, tp, bad.Name, func(rs []catalog.Row) []catalog.Row { return change(rs, 4500) })
 	}
 	return d, bad
 }
@@ -110,12 +110,14 @@ func TestRestoreRefusesTamperedRows(t *testing.T) {
 	brokers := testCluster(t)
 	for _, tc := range []struct {
 		name   string
-		change func(rs []catalog.Row, i int)
+		change func(rs []catalog.Row, i int) []catalog.Row
+		row    bool // the error names a row past the first two batches, not the file as a whole
 	}{
-		{"offset past the file's range", func(rs []catalog.Row, i int) { rs[i].Offset = 9_000 }},
-		{"two rows swapped", func(rs []catalog.Row, i int) { rs[i], rs[i+1] = rs[i+1], rs[i] }},
-		{"wrong partition", func(rs []catalog.Row, i int) { rs[i].Partition = 0 }},
-		{"duplicated offset", func(rs []catalog.Row, i int) { rs[i].Offset = rs[i-1].Offset }},
+		{"offset past the file's range", func(rs []catalog.Row, i int) []catalog.Row { rs[i].Offset = 9_000; return rs }, true},
+		{"two rows swapped", func(rs []catalog.Row, i int) []catalog.Row { rs[i], rs[i+1] = rs[i+1], rs[i]; return rs }, true},
+		{"wrong partition", func(rs []catalog.Row, i int) []catalog.Row { rs[i].Partition = 0; return rs }, true},
+		{"duplicated offset", func(rs []catalog.Row, i int) []catalog.Row { rs[i].Offset = rs[i-1].Offset; return rs }, true},
+		{"a row removed", func(rs []catalog.Row, i int) []catalog.Row { return append(rs[:i:i], rs[i+1:]...) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			topic := fmt.Sprintf("tampered-%d", time.Now().UnixNano())
@@ -136,7 +138,7 @@ func TestRestoreRefusesTamperedRows(t *testing.T) {
 
 			_, err = Restore(ctx, opts)
 			re = nil
-			if !errors.Is(err, catalog.ErrBadRows) || !errors.As(err, &re) || re.Path != catalog.RelFilePath(tp1, bad.Name) || re.Row < 4096 {
+			if !errors.Is(err, catalog.ErrBadRows) || !errors.As(err, &re) || re.Path != catalog.RelFilePath(tp1, bad.Name) || tc.row && re.Row < 4096 || !tc.row && re.Row != -1 {
 				t.Fatalf("restore: %v, want a *catalog.RowError naming %s past its first two batches", err, catalog.RelFilePath(tp1, bad.Name))
 			}
 			values, progress := targetState(t, brokers, target)
@@ -285,5 +287,27 @@ func TestRestoreRefusesWhatIsNotAFile(t *testing.T) {
 	}
 	if td.Has(topic + "-restored") {
 		t.Fatal("the refused restore created its target")
+	}
+}
+
+// TestRestoreCountsTheLastFile: the last file of a partition, where
+// restore stops at its last offset without reading on, is still held to
+// its manifest's row count: a row taken out of it (its size made to
+// match) fails a dry run and a restore with a *catalog.RowError.
+func TestRestoreCountsTheLastFile(t *testing.T) {
+	brokers := testCluster(t)
+	topic := fmt.Sprintf("last-file-%d", time.Now().UnixNano())
+	d, _ := tamperedFolder(t, topic, nil)
+	tp1 := catalog.TopicPartition{Topic: topic, Partition: 1}
+	last := catalog.FileName(8000, 8099)
+	catalogtest.Rewrite(t, d, tp1, last, func(rs []catalog.Row) []catalog.Row { return append(rs[:50:50], rs[51:]...) })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, dry := range []bool{true, false} {
+		_, err := Restore(ctx, RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: topic + "-restored", DryRun: dry})
+		var re *catalog.RowError
+		if !errors.As(err, &re) || re.Path != catalog.RelFilePath(tp1, last) || !strings.Contains(re.Detail, "99 rows, its manifest says 100") {
+			t.Fatalf("restore (dry run %v): %v, want a *catalog.RowError counting the rows of %s", dry, err, last)
+		}
 	}
 }
