@@ -120,7 +120,8 @@ func TestCheckRowsSaysWhichRow(t *testing.T) {
 
 // TestVerifyNamesWhatIsNotAFile: a FIFO or a link to a device in place of
 // a manifest or a data file is a problem naming it, never a hang or an
-// endless read; the other partition is still checked.
+// endless read, and a missing data file is said to be missing; the other
+// partition is still checked.
 func TestVerifyNamesWhatIsNotAFile(t *testing.T) {
 	const topic = "orders"
 	for _, tc := range []struct {
@@ -138,6 +139,13 @@ func TestVerifyNamesWhatIsNotAFile(t *testing.T) {
 			relink(t, "/dev/zero", p)
 			return p
 		}, "escapes"},
+		{"a data file missing", func(d *catalog.Dir) string {
+			p := d.FilePath(catalog.TopicPartition{Topic: topic, Partition: 1}, catalog.FileName(0, 39))
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}, "missing"},
 		{"a FIFO for a manifest", func(d *catalog.Dir) string {
 			p := filepath.Join(d.PartitionDir(catalog.TopicPartition{Topic: topic, Partition: 1}), "manifest.json")
 			mkfifo(t, p)
