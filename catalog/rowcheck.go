@@ -14,9 +14,10 @@ var (
 	// ErrBadRows is a data file whose rows contradict its manifest entry.
 	// Restore refuses such a file, and catalog verify names it.
 	ErrBadRows = errors.New("data file contradicts its manifest")
-	// ErrBadDataFile is something other than a regular file (a FIFO, a
-	// device, a link out of the folder) in a data file's place.
-	ErrBadDataFile = errors.New("not a data file")
+	// ErrBadDataFile is a data file its manifest lists that is missing, or
+	// something other than a regular file (a FIFO, a device, a link out of
+	// the folder) in its place.
+	ErrBadDataFile = errors.New("unreadable data file")
 )
 
 // RowError is a data file whose rows contradict its manifest entry: a row
@@ -142,7 +143,11 @@ func (d *Dir) CheckDataFileKind(tp TopicPartition, name string) error {
 	if d.s3 != nil {
 		return nil
 	}
-	if err := regularIn(d.PartitionDir(tp), name); err != nil {
+	err := regularIn(d.PartitionDir(tp), name)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s: %w: missing: %w", RelFilePath(tp, name), ErrBadDataFile, err)
+	case err != nil:
 		return fmt.Errorf("%s: %w: %w", RelFilePath(tp, name), ErrBadDataFile, err)
 	}
 	return nil

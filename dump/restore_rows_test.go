@@ -252,41 +252,54 @@ func TestFileGate(t *testing.T) {
 	}
 }
 
-// TestRestoreRefusesWhatIsNotAFile: a FIFO in place of a data file fails
-// the restore at once with catalog.ErrBadDataFile naming the file, before
-// any file is read (it never hangs on it) and before the target is
-// created.
+// TestRestoreRefusesWhatIsNotAFile: a FIFO in place of a data file, or a
+// data file missing, fails the restore at once with
+// catalog.ErrBadDataFile naming the file, before any file is read (it
+// never hangs on a FIFO) and before the target is created.
 func TestRestoreRefusesWhatIsNotAFile(t *testing.T) {
 	brokers := testCluster(t)
-	topic := fmt.Sprintf("fifo-%d", time.Now().UnixNano())
-	d, bad := tamperedFolder(t, topic, nil)
-	tp1 := catalog.TopicPartition{Topic: topic, Partition: 1}
-	path := d.FilePath(tp1, bad.Name)
-	if err := os.Remove(path); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for _, dry := range []bool{true, false} {
-		_, err := Restore(ctx, RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: topic + "-restored", DryRun: dry})
-		if !errors.Is(err, catalog.ErrBadDataFile) || !strings.Contains(err.Error(), catalog.RelFilePath(tp1, bad.Name)) {
-			t.Fatalf("restore (dry run %v): %v, want ErrBadDataFile naming %s", dry, err, catalog.RelFilePath(tp1, bad.Name))
-		}
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	td, err := kadm.NewClient(cl).ListTopics(ctx, topic+"-restored")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if td.Has(topic + "-restored") {
-		t.Fatal("the refused restore created its target")
+	for _, tc := range []struct {
+		name    string
+		replace func(t *testing.T, path string)
+		text    string
+	}{
+		{"a FIFO", func(t *testing.T, path string) {
+			if err := syscall.Mkfifo(path, 0o644); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+		}, "a FIFO, not a regular file"},
+		{"missing", func(*testing.T, string) {}, "missing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			topic := fmt.Sprintf("not-a-file-%d", time.Now().UnixNano())
+			d, bad := tamperedFolder(t, topic, nil)
+			tp1 := catalog.TopicPartition{Topic: topic, Partition: 1}
+			path := d.FilePath(tp1, bad.Name)
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			tc.replace(t, path)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			for _, dry := range []bool{true, false} {
+				_, err := Restore(ctx, RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: topic + "-restored", DryRun: dry})
+				if !errors.Is(err, catalog.ErrBadDataFile) || !strings.Contains(err.Error(), catalog.RelFilePath(tp1, bad.Name)) || !strings.Contains(err.Error(), tc.text) {
+					t.Fatalf("restore (dry run %v): %v, want ErrBadDataFile naming %s: %q", dry, err, catalog.RelFilePath(tp1, bad.Name), tc.text)
+				}
+			}
+			cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			td, err := kadm.NewClient(cl).ListTopics(ctx, topic+"-restored")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if td.Has(topic + "-restored") {
+				t.Fatal("the refused restore created its target")
+			}
+		})
 	}
 }
 
