@@ -68,9 +68,6 @@ func NewRowCheck(tp TopicPartition, fe FileEntry) *RowCheck {
 		first: fe.FirstOffset, last: fe.LastOffset, records: fe.Records}
 }
 
-// Path is the checked file's path relative to the snapshot folder.
-func (c *RowCheck) Path() string { return c.path }
-
 // Row checks the file's next row: its partition and offset columns.
 func (c *RowCheck) Row(partition int32, offset int64) error {
 	var detail string

@@ -190,3 +190,52 @@ func relink(t *testing.T, to, path string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRowCheck holds sequences of (partition, offset) to a manifest entry
+// of partition 3, offsets 10-19, 5 rows: gaps are fine (compaction,
+// markers), anything else names the first row that breaks it.
+func TestRowCheck(t *testing.T) {
+	fe := catalog.FileEntry{Name: catalog.FileName(10, 19), FirstOffset: 10, LastOffset: 19, Records: 5}
+	type row struct {
+		p int32
+		o int64
+	}
+	for _, tc := range []struct {
+		name   string
+		rows   []row
+		badRow int64  // -2: no error; -1: End's
+		detail string // in the error
+	}{
+		{"exact with gaps", []row{{3, 10}, {3, 12}, {3, 13}, {3, 17}, {3, 19}}, -2, ""},
+		{"another partition", []row{{3, 10}, {4, 12}}, 1, "partition column 4 in the folder of partition 3"},
+		{"before the range", []row{{3, 9}}, 0, "outside the file's range 10-19"},
+		{"past the range", []row{{3, 10}, {3, 20}}, 1, "outside the file's range 10-19"},
+		{"negative", []row{{3, 10}, {3, -1}}, 1, "outside"},
+		{"first not the first offset", []row{{3, 11}}, 0, "first offset 10"},
+		{"repeated", []row{{3, 10}, {3, 12}, {3, 12}}, 2, "offset 12 again"},
+		{"backwards", []row{{3, 10}, {3, 14}, {3, 12}}, 2, "out of order: 12 after 14"},
+		{"too few rows", []row{{3, 10}, {3, 12}, {3, 13}, {3, 19}}, -1, "4 rows, its manifest says 5"},
+		{"ends early", []row{{3, 10}, {3, 11}, {3, 12}, {3, 13}, {3, 14}}, -1, "last offset 14, its manifest says 19"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := catalog.NewRowCheck(catalog.TopicPartition{Topic: "t", Partition: 3}, fe)
+			var err error
+			for _, r := range tc.rows {
+				if err = c.Row(r.p, r.o); err != nil {
+					break
+				}
+			}
+			if err == nil {
+				err = c.End()
+			}
+			var re *catalog.RowError
+			switch {
+			case tc.badRow == -2 && err != nil:
+				t.Fatalf("%v, want none", err)
+			case tc.badRow == -2:
+			case !errors.As(err, &re) || re.Row != tc.badRow || !strings.Contains(err.Error(), tc.detail) || re.Path != catalog.RelFilePath(catalog.TopicPartition{Topic: "t", Partition: 3}, fe.Name):
+				t.Fatalf("%v, want row %d: %q", err, tc.badRow, tc.detail)
+			}
+		})
+	}
+}
