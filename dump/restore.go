@@ -61,7 +61,8 @@ type RestoreOptions struct {
 	Until      string // exclusive end: a source OFFSET or an RFC3339 time; empty is the last stored
 	DryRun     bool   // say what would be produced; produce nothing, create nothing
 	// A transaction commits after TxnRecords records (default 500,000) or
-	// TxnInterval (default 1s), whichever comes first.
+	// TxnInterval (default 1s), whichever comes first, once the data files
+	// it holds records of are read to their ends (see fileGate).
 	TxnRecords  int
 	TxnInterval time.Duration
 	// Compression of the produced batches: lz4 (the default, when empty),
