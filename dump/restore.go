@@ -339,7 +339,7 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 	}
 	if opts.DryRun {
 		for _, pl := range plans {
-			err := scanPlan(ctx, dir, pl, opts.ToTopic, nil, func([]*kgo.Record, int64, bool) error { return nil })
+			err := scanPlan(ctx, dir, pl, opts.ToTopic, nil, func([]*kgo.Record, int64, bool, int64) error { return nil })
 			if err != nil {
 				return sum, err
 			}
@@ -730,14 +730,14 @@ var restoreColumns = []string{"partition", "offset", "timestamp", "key", "value"
 
 // scanPlan reads the partition's planned range and calls emit with each
 // batch of records to produce and the next source offset after it (-1:
-// none), and done on the last batch of each file it reads (which may be
-// empty). It counts what it leaves out, and stops at a transaction still
+// none), and done with the file's rows (as its manifest counts them) on
+// the last batch of each file it reads (which may be empty). It counts what it leaves out, and stops at a transaction still
 // open. Every row it reads is held to its file's manifest entry
 // (catalog.RowCheck) before anything of its batch is emitted: a file that
 // contradicts it ends the scan with a *catalog.RowError before the file's
 // done. Before it hands over a file's first batch it enters gate (nil:
 // none), so no transaction commits part of a file not yet read through.
-func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string, gate *fileGate, emit func(recs []*kgo.Record, next int64, done bool) error) error {
+func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string, gate *fileGate, emit func(recs []*kgo.Record, next int64, done bool, fileRows int64) error) error {
 	p := pl.part
 	if p.From >= p.Until {
 		return nil
@@ -748,7 +748,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 		if f.LastOffset < p.From || f.FirstOffset >= p.Until {
 			continue
 		}
-		if err := gate.enter(ctx); err != nil {
+		if err := gate.enter(ctx, f.Records); err != nil {
 			return err
 		}
 		check := catalog.NewRowCheck(pl.m.TP(), f)
@@ -803,7 +803,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 				p.Bytes += int64(len(row.Key) + len(row.Value))
 			}
 			if next >= 0 {
-				if err := emit(recs, next, false); err != nil {
+				if err := emit(recs, next, false, 0); err != nil {
 					return err
 				}
 			}
@@ -822,7 +822,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 		if err != nil && !stopped {
 			return err
 		}
-		if err := emit(nil, -1, true); err != nil {
+		if err := emit(nil, -1, true, f.Records); err != nil {
 			return err
 		}
 		if stopped {
@@ -833,13 +833,14 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 }
 
 // batch is one partition's records a reader hands the producer, and the
-// next source offset after them (-1: no progress); done on the last batch
-// of a data file.
+// next source offset after them (-1: no progress); the last batch of a
+// data file is done, with the file's rows in fileRows.
 type batch struct {
 	partition int32
 	recs      []*kgo.Record
 	next      int64
 	done      bool
+	fileRows  int64
 }
 
 // fileGate keeps a transaction from committing part of a data file not
@@ -847,36 +848,51 @@ type batch struct {
 // file that turns out to contradict its manifest (catalog.RowError) may
 // already have records in the open transaction: the restore then aborts
 // it, and nothing of that file reaches a read_committed consumer, nor
-// does the progress pass its start. A commit that is due shuts the gate:
+// does the progress pass its start. A commit that is due shuts the gate
+// (so do --txn-records records handed over since it last opened, so that
+// readers running ahead do not fill a transaction with whole files):
 // readers finish the files they are in, enter no other, and the commit
 // happens when the producer has taken the last batch of every open file;
-// then the gate opens again. At most maxOpenFiles files of a share are
-// open at once, so a transaction holds at most that many files past
-// --txn-records or --txn-interval (with 512k-row files, a few seconds of
-// producing, well within the 60 s transaction timeout).
+// then the gate opens again. At most maxOpenFiles files of a share, of
+// at most maxOpenRows rows in all (or one file of more), are open at once,
+// so a transaction holds at most that much past --txn-records or
+// --txn-interval: with the dump's 512k-row files, seconds of producing,
+// well within the 60 s transaction timeout.
 type fileGate struct {
-	mu      sync.Mutex
-	open    int           // files entered whose last batch the producer has not taken
-	shut    bool          // a commit is due: no reader enters another file
-	changed chan struct{} // closed, and replaced, when a reader may get in
+	mu       sync.Mutex
+	open     int           // files entered whose last batch the producer has not taken
+	openRows int64         // their rows
+	shut     bool          // a commit is due: no reader enters another file
+	limit    int64         // records handed over that shut the gate too (--txn-records)
+	handed   int64         // records handed over since the gate last opened
+	changed  chan struct{} // closed, and replaced, when a reader may get in
 }
 
-// maxOpenFiles bounds the files a share reads at once: enough readers to
-// keep a producer fed, few enough to bound a transaction's size.
-const maxOpenFiles = 8
+// maxOpenFiles and maxOpenRows bound what a share reads at once: enough
+// readers to keep a producer fed, few enough to bound a transaction.
+const (
+	maxOpenFiles = 8
+	maxOpenRows  = 4 << 20
+)
 
-func newFileGate() *fileGate { return &fileGate{changed: make(chan struct{})} }
+func newFileGate(txnRecords int) *fileGate {
+	return &fileGate{limit: int64(txnRecords), changed: make(chan struct{})}
+}
 
-// enter waits while the gate is shut or maxOpenFiles files are open, then
-// counts a file as open. A nil gate lets every file in.
-func (g *fileGate) enter(ctx context.Context) error {
+// enter waits while the gate is shut, or --txn-records records were
+// handed over since it opened, or maxOpenFiles files are open, or a file
+// of rows more would pass maxOpenRows (a larger file waits until none is
+// open), then counts the file as open. A nil gate lets every
+// file in.
+func (g *fileGate) enter(ctx context.Context, rows int64) error {
 	if g == nil {
 		return nil
 	}
 	for {
 		g.mu.Lock()
-		if !g.shut && g.open < maxOpenFiles {
+		if !g.shut && g.handed < g.limit && g.open < maxOpenFiles && (g.open == 0 || g.openRows+rows <= maxOpenRows) {
 			g.open++
+			g.openRows += rows
 			g.mu.Unlock()
 			return nil
 		}
@@ -896,11 +912,19 @@ func (g *fileGate) wake() {
 	g.changed = make(chan struct{})
 }
 
-// done: the producer took an open file's last batch.
-func (g *fileGate) done() {
+// hand counts n records a reader handed over.
+func (g *fileGate) hand(n int) {
+	g.mu.Lock()
+	g.handed += int64(n)
+	g.mu.Unlock()
+}
+
+// done: the producer took the last batch of an open file of rows.
+func (g *fileGate) done(rows int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.open--
+	g.openRows -= rows
 	g.wake()
 }
 
@@ -912,14 +936,13 @@ func (g *fileGate) shutIdle() bool {
 	return g.open == 0
 }
 
-// openAgain opens a shut gate and lets the waiting readers in.
+// openAgain opens the gate after a commit and lets the waiting readers
+// in.
 func (g *fileGate) openAgain() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.shut {
-		g.shut = false
-		g.wake()
-	}
+	g.shut, g.handed = false, 0
+	g.wake()
 }
 
 // produceAll shares the partitions out among the producers, by the rows
@@ -1000,7 +1023,7 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan batch, 2*len(plans))
-	gate := newFileGate()
+	gate := newFileGate(opts.TxnRecords)
 	var wg sync.WaitGroup
 	errc := make(chan error, len(plans))
 	for _, pl := range plans {
@@ -1010,9 +1033,10 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := scanPlan(rctx, dir, pl, opts.ToTopic, gate, func(recs []*kgo.Record, next int64, done bool) error {
+			err := scanPlan(rctx, dir, pl, opts.ToTopic, gate, func(recs []*kgo.Record, next int64, done bool, fileRows int64) error {
 				select {
-				case batches <- batch{partition: pl.m.Partition, recs: recs, next: next, done: done}:
+				case batches <- batch{partition: pl.m.Partition, recs: recs, next: next, done: done, fileRows: fileRows}:
+					gate.hand(len(recs))
 					return nil
 				case <-rctx.Done():
 					return rctx.Err()
@@ -1073,7 +1097,7 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 			}
 			p.produce(ctx, b)
 			if b.done {
-				gate.done()
+				gate.done(b.fileRows)
 			}
 			if due || p.pending >= opts.TxnRecords {
 				if err := commitWhenIdle(); err != nil {

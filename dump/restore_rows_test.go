@@ -205,28 +205,37 @@ func TestRestoreCommitsWholeFiles(t *testing.T) {
 }
 
 // TestFileGate: a shut gate lets no reader into a file and says when the
-// open files are done; at most maxOpenFiles are open at once; a reader
-// waiting at it stops with its context.
+// open files are done; at most maxOpenFiles, of at most maxOpenRows rows
+// (or one larger file alone), are open at once; records handed over past
+// --txn-records keep readers out until the next commit opens it; a
+// reader waiting at it stops with its context.
 func TestFileGate(t *testing.T) {
 	ctx := context.Background()
-	g := newFileGate()
+	// blocked: enter(rows) is still waiting a while after the call.
+	blocked := func(g *fileGate, rows int64) chan error {
+		t.Helper()
+		entered := make(chan error, 1)
+		go func() { entered <- g.enter(ctx, rows) }()
+		select {
+		case err := <-entered:
+			t.Fatalf("entered a file of %d rows: %v", rows, err)
+		case <-time.After(50 * time.Millisecond): // proving a negative: it stays blocked a while
+		}
+		return entered
+	}
+
+	g := newFileGate(1000)
 	for range maxOpenFiles {
-		if err := g.enter(ctx); err != nil {
+		if err := g.enter(ctx, 10); err != nil {
 			t.Fatal(err)
 		}
 	}
-	entered := make(chan error, 1)
-	go func() { entered <- g.enter(ctx) }()
-	select {
-	case err := <-entered:
-		t.Fatalf("entered a file past maxOpenFiles: %v", err)
-	case <-time.After(50 * time.Millisecond): // proving a negative: it stays blocked a while
-	}
+	entered := blocked(g, 10) // past maxOpenFiles
 	if g.shutIdle() {
 		t.Fatal("shutIdle with files open")
 	}
 	for range maxOpenFiles {
-		g.done()
+		g.done(10)
 	}
 	select {
 	case err := <-entered:
@@ -240,14 +249,59 @@ func TestFileGate(t *testing.T) {
 	if err := <-entered; err != nil {
 		t.Fatal(err)
 	}
+	g.done(10)
+
+	// Rows: a file that would pass maxOpenRows waits; one larger than it
+	// gets in alone.
+	if err := g.enter(ctx, maxOpenRows-5); err != nil {
+		t.Fatal(err)
+	}
+	entered = blocked(g, 10)
+	g.done(maxOpenRows - 5)
+	if err := <-entered; err != nil {
+		t.Fatal(err)
+	}
+	entered = blocked(g, 2*maxOpenRows)
+	g.done(10)
+	if err := <-entered; err != nil {
+		t.Fatal(err)
+	}
+	entered = blocked(g, 1)
+	g.done(2 * maxOpenRows)
+	if err := <-entered; err != nil {
+		t.Fatal(err)
+	}
+	g.done(1)
+
+	// Records handed over: past the limit, no new file until a commit.
+	g.hand(999)
+	if err := g.enter(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	g.hand(1)
+	entered = blocked(g, 1)
+	g.done(1)
+	select {
+	case err := <-entered:
+		t.Fatalf("entered a file past --txn-records handed over: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if !g.shutIdle() {
+		t.Fatal("not idle")
+	}
+	g.openAgain()
+	if err := <-entered; err != nil {
+		t.Fatal(err)
+	}
+
 	g.shutIdle()
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := g.enter(cctx); !errors.Is(err, context.Canceled) {
+	if err := g.enter(cctx, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("enter with a cancelled context at a shut gate: %v", err)
 	}
 	var none *fileGate
-	if err := none.enter(cctx); err != nil {
+	if err := none.enter(cctx, 1); err != nil {
 		t.Fatalf("a nil gate: %v", err)
 	}
 }
