@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -9,7 +10,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
+
+// verifyManifestMax bounds the manifest verify reads: a partition's
+// manifest lists its files (about 500 bytes each) and lost ranges, and a
+// manifest past this is damaged, not read. Verify reads it as a regular
+// file inside its partition folder, non-blocking (safefile), so a FIFO or
+// a link to a device is a problem named, not a hang.
+const verifyManifestMax = 64 << 20
 
 // Problem is one thing wrong with a snapshot folder, named by path, with
 // what to do about it.
@@ -21,11 +31,20 @@ type Problem struct {
 
 func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.Detail, p.Fix) }
 
-// Verify re-reads every committed file's footer and row count against its
-// manifest, and reports manifests that do not parse, files that are missing,
-// truncated or corrupt, and unlisted leftovers. It reads every topic even
-// when one is broken.
+// Verify is VerifyContext without a deadline.
 func (d *Dir) Verify() (files int, problems []Problem, err error) {
+	return d.VerifyContext(context.Background())
+}
+
+// VerifyContext re-reads every committed file's footer and row count
+// against its manifest, and reports manifests that do not parse, files
+// that are missing, truncated or corrupt, and unlisted leftovers. In a
+// folder it also reads each file's partition and offset columns and holds
+// them to the manifest as restore does (CheckRows): every row of the
+// manifest's partition, offsets strictly increasing inside the file's
+// stated range, as many rows as it states. It reads every topic even when
+// one is broken, and stops when ctx ends.
+func (d *Dir) VerifyContext(ctx context.Context) (files int, problems []Problem, err error) {
 	if d.s3 != nil {
 		return d.s3.verify()
 	}
@@ -47,8 +66,8 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 			}
 			pdir := filepath.Join(tdir, e.Name())
 			mpath := filepath.Join(pdir, manifestName)
-			b, err := os.ReadFile(mpath)
-			if os.IsNotExist(err) {
+			b, err := safefile.ReadFileIn(pdir, manifestName, verifyManifestMax)
+			if errors.Is(err, os.ErrNotExist) {
 				// Nothing committed yet (a first dump interrupted before its
 				// first file): fine, unless data files sit there unlisted.
 				if stray, _ := filepath.Glob(filepath.Join(pdir, "*.parquet")); len(stray) > 0 {
@@ -75,6 +94,10 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 					"restore the manifest from a backup, or remove the partition folder and dump it again"})
 				continue
 			}
+			rowsOf := tp // the folder's partition, which restore produces to
+			if rowsOf.Partition < 0 {
+				rowsOf = m.TP()
+			}
 			for _, fe := range m.Files {
 				for _, id := range slices.Concat(fe.SchemaIDs, fe.KeySchemaIDs) {
 					if _, ok := schemaTopics[int(id)]; !ok {
@@ -83,9 +106,23 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 				}
 				files++
 				path := filepath.Join(pdir, fe.Name)
+				fix := fmt.Sprintf("restore the file from a backup, or re-dump offsets %d-%d while Kafka still has them", fe.FirstOffset, fe.LastOffset)
+				if err := regularIn(pdir, fe.Name); err != nil && !errors.Is(err, os.ErrNotExist) { // a missing one is said below
+					problems = append(problems, Problem{path, err.Error(), fix})
+					continue
+				}
 				if err := checkDataFile(path, fe); err != nil {
-					problems = append(problems, Problem{path, err.Error(),
-						fmt.Sprintf("restore the file from a backup, or re-dump offsets %d-%d while Kafka still has them", fe.FirstOffset, fe.LastOffset)})
+					problems = append(problems, Problem{path, err.Error(), fix})
+					continue
+				}
+				var re *RowError
+				switch err := CheckRows(ctx, path, rowsOf, fe); {
+				case errors.As(err, &re):
+					problems = append(problems, Problem{path, re.What(), fix})
+				case ctx.Err() != nil:
+					return files, problems, ctx.Err()
+				case err != nil:
+					problems = append(problems, Problem{path, err.Error(), fix})
 				}
 			}
 		}

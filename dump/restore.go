@@ -61,7 +61,8 @@ type RestoreOptions struct {
 	Until      string // exclusive end: a source OFFSET or an RFC3339 time; empty is the last stored
 	DryRun     bool   // say what would be produced; produce nothing, create nothing
 	// A transaction commits after TxnRecords records (default 500,000) or
-	// TxnInterval (default 1s), whichever comes first.
+	// TxnInterval (default 1s), whichever comes first, once the data files
+	// it holds records of are read to their ends (see fileGate).
 	TxnRecords  int
 	TxnInterval time.Duration
 	// Compression of the produced batches: lz4 (the default, when empty),
@@ -241,6 +242,15 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 	if err := checkRestorePartitions(opts, parts, src); err != nil {
 		return sum, err
 	}
+	for _, pl := range plans {
+		// A FIFO or a device in a data file's place would hang its
+		// reader: refused before anything is created or produced.
+		for _, f := range pl.m.Files {
+			if err := dir.CheckDataFileKind(pl.m.TP(), f.Name); err != nil {
+				return sum, err // names the file
+			}
+		}
+	}
 
 	cl, adm, err := connect(ctx, opts.Conn)
 	if err != nil {
@@ -329,7 +339,7 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 	}
 	if opts.DryRun {
 		for _, pl := range plans {
-			err := scanPlan(ctx, dir, pl, opts.ToTopic, func([]*kgo.Record, int64) error { return nil })
+			err := scanPlan(ctx, dir, pl, opts.ToTopic, nil, func([]*kgo.Record, int64, bool, int64) error { return nil })
 			if err != nil {
 				return sum, err
 			}
@@ -719,18 +729,29 @@ func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t 
 var restoreColumns = []string{"partition", "offset", "timestamp", "key", "value", "headers", "producer_id", "is_control", "txn_state"}
 
 // scanPlan reads the partition's planned range and calls emit with each
-// batch of records to produce and the next source offset after it. It
-// counts what it leaves out, and stops at a transaction still open.
-func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string, emit func(recs []*kgo.Record, next int64) error) error {
+// batch of records to produce and the next source offset after it (-1:
+// none), and done with the file's rows (as its manifest counts them) on
+// the last batch of each file it reads (which may be empty). It counts what it leaves out, and stops at a transaction still
+// open. Every row it reads is held to its file's manifest entry
+// (catalog.RowCheck) before anything of its batch is emitted: a file that
+// contradicts it ends the scan with a *catalog.RowError before the file's
+// done. Before it hands over a file's first batch it enters gate (nil:
+// none), so no transaction commits part of a file not yet read through.
+func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string, gate *fileGate, emit func(recs []*kgo.Record, next int64, done bool, fileRows int64) error) error {
 	p := pl.part
 	if p.From >= p.Until {
 		return nil
 	}
 	errStop := errors.New("stop")
+	part := pl.m.Partition // the folder's, never a row's column
 	for _, f := range pl.m.Files {
 		if f.LastOffset < p.From || f.FirstOffset >= p.Until {
 			continue
 		}
+		if err := gate.enter(ctx, f.Records); err != nil {
+			return err
+		}
+		check := catalog.NewRowCheck(pl.m.TP(), f)
 		err := catalog.ScanDataFileColumnsReused(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, restoreColumns, func(rows []catalog.Row) error {
 			// One allocation for the batch's records, one for their
 			// headers: the producer holds them until they are acknowledged.
@@ -742,12 +763,17 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 			}
 			hslab := make([]kgo.RecordHeader, nh)
 			next := int64(-1)
+			past := false // a row at or after p.Until: the rest is not read
 			for i := range rows {
 				row := &rows[i]
+				if err := check.Row(row.Partition, row.Offset); err != nil {
+					return err
+				}
 				if row.Offset < p.From {
 					continue
 				}
 				if row.Offset >= p.Until {
+					past = true
 					break
 				}
 				ok, decided := catalog.Committed(row, pl.markers)
@@ -765,7 +791,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 					continue
 				}
 				r := &slab[len(recs)]
-				*r = kgo.Record{Topic: to, Partition: row.Partition, Key: row.Key, Value: row.Value, Timestamp: time.UnixMilli(row.Timestamp)}
+				*r = kgo.Record{Topic: to, Partition: part, Key: row.Key, Value: row.Value, Timestamp: time.UnixMilli(row.Timestamp)}
 				if n := len(row.Headers); n > 0 {
 					r.Headers, hslab = hslab[:n:n], hslab[n:]
 					for j, h := range row.Headers {
@@ -777,31 +803,146 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *restorePlan, to string,
 				p.Bytes += int64(len(row.Key) + len(row.Value))
 			}
 			if next >= 0 {
-				if err := emit(recs, next); err != nil {
+				if err := emit(recs, next, false, 0); err != nil {
 					return err
 				}
 			}
-			if p.OpenAt >= 0 || next >= p.Until || (len(rows) > 0 && rows[len(rows)-1].Offset >= p.Until-1) {
+			if past || p.OpenAt >= 0 || next >= p.Until {
 				return errStop
 			}
 			return nil
 		})
-		if errors.Is(err, errStop) {
-			return nil
+		stopped := errors.Is(err, errStop)
+		if err == nil || stopped && check.AtEnd() {
+			// Read to its end: its last offset and row count.
+			if err := check.End(); err != nil {
+				return err
+			}
 		}
-		if err != nil {
+		if err != nil && !stopped {
 			return err
+		}
+		if err := emit(nil, -1, true, f.Records); err != nil {
+			return err
+		}
+		if stopped {
+			return nil
 		}
 	}
 	return nil
 }
 
 // batch is one partition's records a reader hands the producer, and the
-// next source offset after them.
+// next source offset after them (-1: no progress); the last batch of a
+// data file is done, with the file's rows in fileRows.
 type batch struct {
 	partition int32
 	recs      []*kgo.Record
 	next      int64
+	done      bool
+	fileRows  int64
+}
+
+// fileGate keeps a transaction from committing part of a data file not
+// yet read to its end. A file's rows are checked as they are read, so a
+// file that turns out to contradict its manifest (catalog.RowError) may
+// already have records in the open transaction: the restore then aborts
+// it, and nothing of that file reaches a read_committed consumer, nor
+// does the progress pass its start. A commit that is due shuts the gate
+// (so do --txn-records records handed over since it last opened, so that
+// readers running ahead do not fill a transaction with whole files):
+// readers finish the files they are in, enter no other, and the commit
+// happens when the producer has taken the last batch of every open file;
+// then the gate opens again. At most maxOpenFiles files of a share, of
+// at most maxOpenRows rows in all (or one file of more), are open at once,
+// so a transaction holds at most that much past --txn-records or
+// --txn-interval: with the dump's 512k-row files, seconds of producing,
+// well within the 60 s transaction timeout.
+type fileGate struct {
+	mu       sync.Mutex
+	open     int           // files entered whose last batch the producer has not taken
+	openRows int64         // their rows
+	shut     bool          // a commit is due: no reader enters another file
+	limit    int64         // records handed over that shut the gate too (--txn-records)
+	handed   int64         // records handed over since the gate last opened
+	changed  chan struct{} // closed, and replaced, when a reader may get in
+}
+
+// maxOpenFiles and maxOpenRows bound what a share reads at once: enough
+// readers to keep a producer fed, few enough to bound a transaction.
+const (
+	maxOpenFiles = 8
+	maxOpenRows  = 4 << 20
+)
+
+func newFileGate(txnRecords int) *fileGate {
+	return &fileGate{limit: int64(txnRecords), changed: make(chan struct{})}
+}
+
+// enter waits while the gate is shut, or --txn-records records were
+// handed over since it opened, or maxOpenFiles files are open, or a file
+// of rows more would pass maxOpenRows (a larger file waits until none is
+// open), then counts the file as open. A nil gate lets every
+// file in.
+func (g *fileGate) enter(ctx context.Context, rows int64) error {
+	if g == nil {
+		return nil
+	}
+	for {
+		g.mu.Lock()
+		if !g.shut && g.handed < g.limit && g.open < maxOpenFiles && (g.open == 0 || g.openRows+rows <= maxOpenRows) {
+			g.open++
+			g.openRows += rows
+			g.mu.Unlock()
+			return nil
+		}
+		ch := g.changed
+		g.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// wake lets the waiting readers try again; g.mu is held.
+func (g *fileGate) wake() {
+	close(g.changed)
+	g.changed = make(chan struct{})
+}
+
+// hand counts n records a reader handed over.
+func (g *fileGate) hand(n int) {
+	g.mu.Lock()
+	g.handed += int64(n)
+	g.mu.Unlock()
+}
+
+// done: the producer took the last batch of an open file of rows.
+func (g *fileGate) done(rows int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open--
+	g.openRows -= rows
+	g.wake()
+}
+
+// shutIdle shuts the gate and reports whether no file is open.
+func (g *fileGate) shutIdle() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.shut = true
+	return g.open == 0
+}
+
+// openAgain opens the gate after a commit and lets the waiting readers
+// in.
+func (g *fileGate) openAgain() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.shut, g.handed = false, 0
+	g.wake()
 }
 
 // produceAll shares the partitions out among the producers, by the rows
@@ -882,6 +1023,7 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan batch, 2*len(plans))
+	gate := newFileGate(opts.TxnRecords)
 	var wg sync.WaitGroup
 	errc := make(chan error, len(plans))
 	for _, pl := range plans {
@@ -891,9 +1033,10 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := scanPlan(rctx, dir, pl, opts.ToTopic, func(recs []*kgo.Record, next int64) error {
+			err := scanPlan(rctx, dir, pl, opts.ToTopic, gate, func(recs []*kgo.Record, next int64, done bool, fileRows int64) error {
 				select {
-				case batches <- batch{partition: pl.m.Partition, recs: recs, next: next}:
+				case batches <- batch{partition: pl.m.Partition, recs: recs, next: next, done: done, fileRows: fileRows}:
+					gate.hand(len(recs))
 					return nil
 				case <-rctx.Done():
 					return rctx.Err()
@@ -924,6 +1067,18 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 	}
 	tick := time.NewTicker(opts.TxnInterval)
 	defer tick.Stop()
+	// due: a commit is due and waits for the open files' last batches.
+	due := false
+	commitWhenIdle := func() error {
+		if !gate.shutIdle() {
+			due = true
+			return nil
+		}
+		due = false
+		err := p.commit(ctx, true)
+		gate.openAgain()
+		return err
+	}
 	for {
 		select {
 		case b, ok := <-batches:
@@ -941,13 +1096,16 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 				return p.commit(ctx, false)
 			}
 			p.produce(ctx, b)
-			if p.pending >= opts.TxnRecords {
-				if err := p.commit(ctx, true); err != nil {
+			if b.done {
+				gate.done(b.fileRows)
+			}
+			if due || p.pending >= opts.TxnRecords {
+				if err := commitWhenIdle(); err != nil {
 					return err
 				}
 			}
 		case <-tick.C:
-			if err := p.commit(ctx, true); err != nil {
+			if err := commitWhenIdle(); err != nil {
 				return err
 			}
 		case <-ctx.Done():
@@ -994,7 +1152,9 @@ func (p *txnProducer) produce(ctx context.Context, b batch) {
 	c[0] += int64(len(b.recs))
 	p.counts[b.partition] = c
 	p.pending += len(b.recs)
-	p.next[b.partition] = b.next
+	if b.next >= 0 {
+		p.next[b.partition] = b.next
+	}
 }
 
 // commit flushes the open transaction's records, adds the progress to it

@@ -208,6 +208,10 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitLocked, "wait for the other dump to finish, or give each dumper its own --partitions"
 	case errors.Is(err, catalog.ErrNewerFormat):
 		return exitBadFolder, "use a newer topicsnap build for this folder"
+	case errors.Is(err, catalog.ErrBadRows):
+		return exitBadFolder, "run topicsnap catalog verify --dir DIR to list every damaged file; put the file back from a backup, or remove its partition folder and dump the partition again while Kafka still has its offsets, then run the same restore again (it resumes after the committed progress)"
+	case errors.Is(err, catalog.ErrBadDataFile):
+		return exitBadFolder, "put the file back from a backup (a regular file, not a FIFO, a device or a link out of the folder), or remove its partition folder and dump the partition again while Kafka still has its offsets; topicsnap catalog verify --dir DIR lists every damaged file"
 	case errors.Is(err, catalog.ErrBadManifest):
 		return exitBadFolder, "run: topicsnap catalog verify --dir DIR"
 	case errors.Is(err, catalog.ErrNoCatalog) && cmdPath == "topicsnap dump":

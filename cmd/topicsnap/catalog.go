@@ -97,14 +97,14 @@ func (a *app) verifyCmd() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "verify [--dir DIR]",
-		Short: "Re-read every file's footer and row count against its manifest",
+		Short: "Re-read every file's footer, row count, partitions and offsets against its manifest",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := a.openDir(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}
-			files, problems, err := d.Verify()
+			files, problems, err := d.VerifyContext(cmd.Context())
 			if err != nil {
 				return err
 			}
