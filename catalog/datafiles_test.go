@@ -18,7 +18,7 @@ func TestDamagedDataFileCostsItsPartition(t *testing.T) {
 		damage func(path string) error
 		want   string
 	}{
-		{"missing", os.Remove, "cannot be read"},
+		{"missing", os.Remove, "missing"},
 		{"cut short", func(p string) error { st, _ := os.Stat(p); return os.Truncate(p, st.Size()/2) }, "bytes where the manifest says"},
 		{"grown", func(p string) error {
 			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
@@ -29,7 +29,7 @@ func TestDamagedDataFileCostsItsPartition(t *testing.T) {
 			_, err = f.Write([]byte("x"))
 			return err
 		}, "bytes where the manifest says"},
-		{"a link to /dev/zero", func(p string) error { os.Remove(p); return os.Symlink("/dev/zero", p) }, "not a regular file"},
+		{"a link to /dev/zero", func(p string) error { os.Remove(p); return os.Symlink("/dev/zero", p) }, "escapes"},
 		{"a FIFO", func(p string) error { os.Remove(p); return syscall.Mkfifo(p, 0o644) }, "not a regular file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -62,11 +62,11 @@ func TestDamagedDataFileCostsItsPartition(t *testing.T) {
 			if len(tm.Manifests) != 2 || tm.Manifests[0].Partition != 0 || tm.Manifests[1].Partition != 2 {
 				t.Fatalf("readable partitions: %d, want 0 and 2", len(tm.Manifests))
 			}
-			if len(tm.Damaged) != 1 || tm.Damaged[0].TP.Partition != 1 || !errors.Is(tm.Damaged[0], ErrBadManifest) {
+			if len(tm.Damaged) != 1 || tm.Damaged[0].TP.Partition != 1 || !errors.Is(tm.Damaged[0], ErrBadDataFile) {
 				t.Fatalf("damaged: %v", tm.Damaged)
 			}
 			msg := tm.Damaged[0].Error()
-			if !strings.Contains(msg, c.want) || !strings.Contains(msg, "topic=t/partition=1/manifest.json") || strings.Contains(msg, dir) {
+			if !strings.Contains(msg, c.want) || !strings.Contains(msg, "topic=t/partition=1/0") || strings.Contains(msg, dir) {
 				t.Fatalf("damaged partition's message: %s", msg)
 			}
 		})

@@ -320,6 +320,8 @@ func (e *ManifestError) Error() string {
 	switch {
 	case errors.Is(e.Err, ErrNewerFormat):
 		what = "manifest written by a newer topicsnap"
+	case errors.Is(e.Err, ErrBadDataFile):
+		what = "data file damaged"
 	case !errors.Is(e.Err, ErrBadManifest):
 		what = "manifest unreadable"
 	}
@@ -594,28 +596,25 @@ func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
 	return tm, nil
 }
 
-// checkFiles checks that each data file m lists is a regular file in its
-// partition's folder (not a link, a FIFO or a device) of the size the
-// manifest recorded: a file missing, replaced or cut short would otherwise
-// fail every query on the whole topic. One stat a file; the content is
-// catalog verify's to check.
+// checkFiles checks that each data file m lists is a regular file inside
+// its partition's folder (CheckDataFileKind: not a link out, a FIFO or a
+// device) of the size the manifest recorded: a file missing, replaced or
+// cut short would otherwise fail every query on the whole topic. The
+// error wraps ErrBadDataFile and names the file by its path in the folder.
+// The content is catalog verify's to check.
 func (d *Dir) checkFiles(m *Manifest) *ManifestError {
 	tp := m.TP()
-	rel := manifestRel(tp)
 	for _, f := range m.Files {
-		st, err := os.Lstat(d.FilePath(tp, f.Name))
-		detail := ""
-		switch {
-		case err != nil:
-			detail = fmt.Sprintf("data file %s cannot be read (%v)", f.Name, errors.Unwrap(err))
-		case !st.Mode().IsRegular():
-			detail = fmt.Sprintf("data file %s is not a regular file (%s)", f.Name, st.Mode().Type())
-		case f.Bytes > 0 && st.Size() != f.Bytes:
-			detail = fmt.Sprintf("data file %s holds %d bytes where the manifest says %d", f.Name, st.Size(), f.Bytes)
-		default:
-			continue
+		err := d.CheckDataFileKind(tp, f.Name)
+		if err == nil && f.Bytes > 0 {
+			if st, serr := os.Stat(d.FilePath(tp, f.Name)); serr == nil && st.Size() != f.Bytes {
+				err = fmt.Errorf("%s: %w: %d bytes where the manifest says %d (cut short or rewritten)", RelFilePath(tp, f.Name), ErrBadDataFile, st.Size(), f.Bytes)
+			}
 		}
-		return &ManifestError{TP: tp, Path: filepath.Join(d.Path, filepath.FromSlash(rel)), Rel: rel, Err: ErrBadManifest, Detail: detail}
+		if err != nil {
+			rel := manifestRel(tp)
+			return &ManifestError{TP: tp, Path: filepath.Join(d.Path, filepath.FromSlash(rel)), Rel: rel, Err: err, Detail: err.Error()}
+		}
 	}
 	return nil
 }
