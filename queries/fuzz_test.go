@@ -86,8 +86,10 @@ func FuzzCheckExpressions(f *testing.F) {
 	})
 }
 
-// FuzzJSONInference: any value bytes survive byte for byte in value_raw and
-// read without error in value, whether or not the topic is inferred as JSON.
+// FuzzJSONInference: any value bytes (and the same bytes as keys) survive
+// byte for byte in value_raw and read without error in value, whether or
+// not the topic is inferred as JSON, past jsonbound's bounds with NULL
+// fields; the checks over them answer.
 func FuzzJSONInference(f *testing.F) {
 	f.Add([]byte(`{"a":1}`), []byte(`{"a":"x","b":[1,2]}`), []byte("not json"))
 	f.Add([]byte(`{"a":{"b":{"c":null}}}`), []byte(`{"a":1e400}`), []byte{0xff, 0xfe})
@@ -103,7 +105,8 @@ func FuzzJSONInference(f *testing.F) {
 		vals := [][]byte{v1, v2, v3}
 		var rows []catalog.Row
 		for i, v := range vals {
-			rows = append(rows, catalog.Row{Partition: 0, Offset: int64(i), Value: v})
+			// The key is hostile too: the value's bytes again.
+			rows = append(rows, catalog.Row{Partition: 0, Offset: int64(i), Key: v, Value: v})
 		}
 		fe, err := d.WriteDataFile(tp, rows, "s")
 		if err != nil {
@@ -137,6 +140,19 @@ func FuzzJSONInference(f *testing.F) {
 		}
 		if err := r.Err(); err != nil {
 			t.Fatalf("read values %q %q %q: %v", v1, v2, v3, err)
+		}
+		// The checks over the values and keys answer.
+		for _, c := range []struct {
+			name string
+			o    CheckOptions
+		}{
+			{"values", CheckOptions{Topic: "j"}},
+			{"duplicates", CheckOptions{Topic: "j", ID: "value_raw"}},
+			{"keys", CheckOptions{Topic: "j"}},
+		} {
+			if _, err := e.RunCheck(context.Background(), c.name, c.o); err != nil {
+				t.Fatalf("check %s over values %q %q %q: %v", c.name, v1, v2, v3, err)
+			}
 		}
 	})
 }
