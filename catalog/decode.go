@@ -543,7 +543,13 @@ func scanDataFile(ctx context.Context, path string, batch int, want []bool, reus
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	return scanReader(ctx, path, f, st.Size(), batch, want, reuse, fn)
+}
+
+// scanReader is scanDataFile over r, size bytes of Parquet named path in
+// errors: a local file or a bucket's object.
+func scanReader(ctx context.Context, path string, r io.ReaderAt, size int64, batch int, want []bool, reuse bool, fn func([]Row) error) error {
+	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/topicsnap/topicsnap/internal/safefile"
@@ -114,8 +115,30 @@ var rowCheckColumns = []string{"partition", "offset"}
 // manifest of tp at path and holds them to fe with a RowCheck; the error
 // is a *RowError, or why the file could not be read.
 func CheckRows(ctx context.Context, path string, tp TopicPartition, fe FileEntry) error {
+	return checkRows(ctx, tp, fe, func(fn func([]Row) error) error {
+		return ScanDataFileColumnsReused(ctx, path, 8192, rowCheckColumns, fn)
+	})
+}
+
+// checkRowsAt is CheckRows over r, size bytes of Parquet named name (a
+// bucket's object).
+func checkRowsAt(ctx context.Context, name string, r io.ReaderAt, size int64, tp TopicPartition, fe FileEntry) error {
+	want := make([]bool, len(rowLeafPaths))
+	for _, c := range rowCheckColumns {
+		for i, p := range rowLeafPaths {
+			if p[0] == c {
+				want[i] = true
+			}
+		}
+	}
+	return checkRows(ctx, tp, fe, func(fn func([]Row) error) error {
+		return scanReader(ctx, name, r, size, 8192, want, true, fn)
+	})
+}
+
+func checkRows(ctx context.Context, tp TopicPartition, fe FileEntry, scan func(func([]Row) error) error) error {
 	c := NewRowCheck(tp, fe)
-	err := ScanDataFileColumnsReused(ctx, path, 8192, rowCheckColumns, func(rows []Row) error {
+	err := scan(func(rows []Row) error {
 		for i := range rows {
 			if err := c.Row(rows[i].Partition, rows[i].Offset); err != nil {
 				return err

@@ -895,6 +895,17 @@ func (s *s3Store) verify() (files int, problems []Problem, err error) {
 				}
 				if err := checkParquet(readerAt{s, frel}, o.Size, fe); err != nil {
 					problems = append(problems, Problem{s.url(frel), err.Error(), fix})
+					continue
+				}
+				// Each row against the manifest, as restore checks it.
+				var re *RowError
+				switch err := checkRowsAt(s.ctx, frel, readerAt{s, frel}, o.Size, tp, fe); {
+				case errors.As(err, &re):
+					problems = append(problems, Problem{s.url(frel), re.What(), fix})
+				case s.ctx.Err() != nil:
+					return files, problems, s.ctx.Err()
+				case err != nil:
+					problems = append(problems, Problem{s.url(frel), err.Error(), fix})
 				}
 			}
 		}
