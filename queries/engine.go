@@ -317,8 +317,8 @@ func boundError(col string) string {
 	if col == `"value"` {
 		n = fmt.Sprintf(`octet_length(%s)`, col)
 	}
-	return fmt.Sprintf(`(CASE WHEN %s < %d THEN NULL WHEN %s > %d THEN %s ELSE json_bound(%s) END)`,
-		n, jsonbound.MinBytesPastBound, n, jsonbound.MaxBytes, quoteString(jsonbound.TooLarge()), col)
+	return fmt.Sprintf(`(CASE WHEN %s IS NULL OR %s < %d THEN NULL WHEN %s > %d THEN %s ELSE json_bound(%s) END)`,
+		col, n, jsonbound.MinBytesPastBound, n, jsonbound.MaxBytes, quoteString(jsonbound.TooLarge()), col)
 }
 
 // boundedValue is value, a JSON value expression over the text in col,
