@@ -45,6 +45,20 @@ var windowFunctions = map[string]bool{
 	"nth_value": true, "first": true, "last": true, "fill": true,
 }
 
+// sparkFunctions are Spark SQL's own read-only functions a user's statement
+// on the remote Spark engine (sql --engine spark) may call besides the
+// allow-list: which file and partition a row came from, and common
+// functions DuckDB spells otherwise. Spark's reflect and java_method (they
+// call any Java method), and everything else not here, stay refused.
+var sparkFunctions = map[string]bool{
+	"input_file_name": true, "input_file_block_start": true, "input_file_block_length": true,
+	"spark_partition_id": true, "monotonically_increasing_id": true,
+	"from_unixtime": true, "unix_timestamp": true, "to_unix_timestamp": true, "date_format": true,
+	"get_json_object": true, "json_tuple": true, "named_struct": true, "collect_list": true, "collect_set": true,
+	"percentile_approx": true, "size": true, "explode": true, "posexplode": true, "nvl": true, "nvl2": true,
+	"substring_index": true, "try_parse_json": true, "schema_of_variant": true, "try_validate_utf8": true,
+}
+
 // notAllowed are the functions of DuckDB left out of the allow-list, and
 // why. Only the generator of allowed_functions.txt reads it.
 var notAllowed = map[string]string{

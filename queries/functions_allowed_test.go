@@ -2,6 +2,7 @@ package queries
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -58,5 +59,49 @@ WHERE function_type IN ('scalar', 'aggregate', 'macro') ORDER BY 1`)
 	}
 	if !slices.IsSorted(names) || len(names) < 500 {
 		t.Fatalf("%d names", len(names))
+	}
+}
+
+// TestSparkFunctionsOnSparkOnly: a statement for the remote Spark engine
+// may call Spark's read-only functions of sparkFunctions; reflect and
+// java_method (any Java method) stay refused, and on DuckDB the Spark
+// functions are refused too.
+func TestSparkFunctionsOnSparkOnly(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, fixture(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	conn, err := e.DB().Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, c := range []struct {
+		q             string
+		spark, duckdb bool // allowed on each
+	}{
+		{`SELECT input_file_name() AS f, count(*) FROM "shop.events-v2" GROUP BY 1`, true, false},
+		{`SELECT get_json_object(decode(value_raw), '$.a') FROM "shop.events-v2"`, true, false},
+		{`SELECT reflect('java.lang.Thread', 'sleep', 100000) FROM "shop.events-v2"`, false, false},
+		{`SELECT java_method('java.lang.System', 'exit', 1)`, false, false},
+		{`SELECT json_structure(decode(value_raw)) FROM "shop.events-v2"`, false, false},
+		{`SELECT count(*) FROM "shop.events-v2"`, true, true},
+	} {
+		doc, err := parseSQL(ctx, conn, c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, spark := range []bool{true, false} {
+			err := e.guardFor(ctx, conn, doc, spark)
+			want := c.duckdb
+			if spark {
+				want = c.spark
+			}
+			if (err == nil) != want || err != nil && !errors.Is(err, ErrRefused) {
+				t.Errorf("%s on spark=%v: %v, want allowed %v", c.q, spark, err, want)
+			}
+		}
 	}
 }

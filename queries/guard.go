@@ -74,12 +74,12 @@ func optErr(option, value, format string, args ...any) error {
 
 // judgeFunction refuses a function or window node whose function is not
 // on the allow-list (functions_allowed.go).
-func judgeFunction(v map[string]any) error {
+func judgeFunction(v map[string]any, spark bool) error {
 	if v["class"] != "FUNCTION" && v["class"] != "WINDOW" {
 		return nil
 	}
 	name, _ := v["function_name"].(string)
-	if name == "" || functionAllowed(name, v["class"] == "WINDOW") {
+	if name == "" || functionAllowed(name, v["class"] == "WINDOW") || spark && sparkFunctions[strings.ToLower(name)] {
 		return nil
 	}
 	return fmt.Errorf("function %s() is not allowed here (not on topicsnap's list of functions for SQL from outside)", name)
@@ -150,6 +150,13 @@ func (e *Engine) systemNames(ctx context.Context, conn *sql.Conn) (map[string]bo
 // the engine's views, catalog tables and the query's own CTEs (see the top
 // of this file).
 func (e *Engine) guard(ctx context.Context, conn *sql.Conn, doc *sqlDoc) error {
+	return e.guardFor(ctx, conn, doc, false)
+}
+
+// guardFor is guard for a statement that runs on DuckDB, or (spark) on
+// the remote Spark engine, whose functions of its own on sparkFunctions
+// are allowed too.
+func (e *Engine) guardFor(ctx context.Context, conn *sql.Conn, doc *sqlDoc, spark bool) error {
 	if doc.Error {
 		if doc.Type == "not implemented" { // the serializer knows SELECT only
 			return fmt.Errorf("%w: only a read-only SELECT is allowed here (no COPY, ATTACH, INSTALL, LOAD, SET, RESET, PRAGMA, CREATE, INSERT, ...)", ErrRefused)
@@ -165,7 +172,7 @@ func (e *Engine) guard(ctx context.Context, conn *sql.Conn, doc *sqlDoc) error {
 	if err != nil {
 		return err
 	}
-	return e.walkGuard(doc.Statements[0], ctes, system)
+	return e.walkGuard(doc.Statements[0], ctes, system, spark)
 }
 
 // collectCTEs adds the lower-case names of every CTE defined anywhere in n.
@@ -193,7 +200,7 @@ func collectCTEs(n any, out map[string]bool) {
 	}
 }
 
-func (e *Engine) walkGuard(n any, ctes, system map[string]bool) error {
+func (e *Engine) walkGuard(n any, ctes, system map[string]bool, spark bool) error {
 	switch v := n.(type) {
 	case map[string]any:
 		switch v["type"] {
@@ -223,7 +230,7 @@ func (e *Engine) walkGuard(n any, ctes, system map[string]bool) error {
 				}
 			}
 		}
-		if err := judgeFunction(v); err != nil {
+		if err := judgeFunction(v, spark); err != nil {
 			return fmt.Errorf("%w: %v", ErrRefused, err)
 		}
 		for k, c := range v {
@@ -234,13 +241,13 @@ func (e *Engine) walkGuard(n any, ctes, system map[string]bool) error {
 					c = f["children"]
 				}
 			}
-			if err := e.walkGuard(c, ctes, system); err != nil {
+			if err := e.walkGuard(c, ctes, system, spark); err != nil {
 				return err
 			}
 		}
 	case []any:
 		for _, c := range v {
-			if err := e.walkGuard(c, ctes, system); err != nil {
+			if err := e.walkGuard(c, ctes, system, spark); err != nil {
 				return err
 			}
 		}
@@ -406,7 +413,7 @@ func refuseInExpr(n any) error {
 		if v["type"] == "TABLE_FUNCTION" || v["type"] == "BASE_TABLE" {
 			return errors.New("a table is not allowed: give one expression over the topic's columns")
 		}
-		if err := judgeFunction(v); err != nil {
+		if err := judgeFunction(v, false); err != nil {
 			return err
 		}
 		for _, c := range v {

@@ -493,7 +493,7 @@ func (e *Engine) QueryRemote(ctx context.Context, q string) ([]string, [][]any, 
 	}
 	doc, err := parseSQL(ctx, conn, q)
 	if err == nil {
-		err = e.guard(ctx, conn, doc)
+		err = e.guardFor(ctx, conn, doc, true)
 	}
 	conn.Close()
 	if err != nil {
