@@ -40,6 +40,18 @@ func tamperedFolder(t *testing.T, topic string, change func(rs []catalog.Row, i 
 	return d, bad
 }
 
+// keepForever creates target with n partitions and no retention by time:
+// catalogtest's rows are stamped in 2023, and a real broker would delete
+// a rolled segment of them under the test (a target restore creates
+// takes its configs from the source's cut, which these folders lack).
+func keepForever(t *testing.T, brokers []string, target string, n int32) {
+	t.Helper()
+	keep := "-1"
+	if err := CreateTopic(t.Context(), Conn{Brokers: brokers}, target, n, map[string]*string{"retention.ms": &keep}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // targetState is what a read_committed consumer finds in target, as
 // "partition/offset" values per partition, and the progress committed
 // for it.
@@ -127,6 +139,7 @@ func TestRestoreRefusesTamperedRows(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			opts := RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: target, TxnRecords: 100}
+			keepForever(t, brokers, target, 2)
 
 			dry := opts
 			dry.DryRun = true
@@ -187,6 +200,7 @@ func TestRestoreCommitsWholeFiles(t *testing.T) {
 	target := topic + "-restored"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	keepForever(t, brokers, target, parts)
 	s, err := Restore(ctx, RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: target, TxnRecords: 30, TxnInterval: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
