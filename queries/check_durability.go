@@ -174,7 +174,10 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		said = append(said, fmt.Sprintf("the ISR was below min.insync.replicas (%v) at %s on %s: writes with acks=all were refused then, writes with acks=1 were at risk", minISR, plural(below.(int64), "cut", "cuts"), on(lowISR)))
 	}
 	var weak []string
-	if len(unseen) > 0 {
+	switch {
+	case cuts == 0:
+		weak = append(weak, "no cut recorded the topic, so its replicas, ISR and settings are unknown (a dump records one)")
+	case len(unseen) > 0:
 		weak = append(weak, "no cut saw the replicas of "+on(unseen))
 	}
 	switch {
@@ -182,18 +185,18 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		weak = append(weak, "replication factor 2 (3 survives one broken machine while another is down)")
 	}
 	switch {
+	case cuts == 0:
 	case minISR == nil:
 		weak = append(weak, "min.insync.replicas not recorded by any cut")
 	case minISR.(int64) <= 1 && unclean != true:
 		weak = append(weak, fmt.Sprintf("min.insync.replicas %d (with acks=all, a write is kept by the leader alone when the others fall behind)", minISR))
 	}
-	switch unclean {
-	case nil:
+	switch {
+	case cuts == 0:
+	case unclean == nil:
 		weak = append(weak, "unclean.leader.election.enable not recorded by any cut (topicsnap's cuts do not record it yet)")
-	case true:
-		if minISR != nil && minISR.(int64) > 1 {
-			weak = append(weak, "unclean leader election on")
-		}
+	case unclean == true && minISR != nil && minISR.(int64) > 1:
+		weak = append(weak, "unclean leader election on")
 	}
 	if len(changed) > 0 {
 		weak = append(weak, fmt.Sprintf("%s on %s (a new leader that was in sync loses nothing; one that was not, or a record written with acks=1, can)", plural(leaderChanges, "leader change", "leader changes"), on(changed)))

@@ -96,7 +96,8 @@ func durabilityFolder(t *testing.T, topics []durabilityTopic) string {
 // topic a case: replication factor 1 (fail), RF 3 with min.insync.replicas
 // 2 and every record idempotent (ok), the ISR shrinking below the minimum
 // at one cut (fail), a leader epoch change (warn), min.insync.replicas 1
-// with unclean election on (fail), records without producer ids (warn),
+// with unclean election on (fail; with 2, warn), no cut of the topic at all
+// (warn: unknown), records without producer ids (warn),
 // configs the cut could not read (warn: unknown, never ok), and a topic
 // with RF 1 and no records (still fail, and says no records).
 func TestGoldenDurability(t *testing.T) {
@@ -124,6 +125,9 @@ func TestGoldenDurability(t *testing.T) {
 			cuts: []durabilityCut{{configs: safeConfigs, state: rf3(4)}, {configs: safeConfigs, state: rf3(6, 2, 3, 1)}}},
 		{name: "unclean", parts: 1, records: 2, producerID: idempotent, epochs: []int32{0},
 			cuts: []durabilityCut{{configs: map[string]string{"min.insync.replicas": "1", "unclean.leader.election.enable": "true"}, state: rf3(0)}}},
+		{name: "unclean-min2", parts: 1, records: 2, producerID: idempotent, epochs: []int32{0},
+			cuts: []durabilityCut{{configs: map[string]string{"min.insync.replicas": "2", "unclean.leader.election.enable": "true"}, state: rf3(0)}}},
+		{name: "nocut", parts: 1, records: 2, producerID: idempotent, epochs: []int32{0}},
 		{name: "noprod", parts: 2, records: 8, producerID: nonIdem, epochs: []int32{1},
 			cuts: []durabilityCut{{configs: safeConfigs, state: rf3(1)}}},
 		{name: "noconfigs", parts: 1, records: 2, producerID: idempotent, epochs: []int32{0},
@@ -147,14 +151,16 @@ func TestGoldenDurability(t *testing.T) {
 		status                 string
 		atRisk, nonIdem, below any
 	}{
-		"rf1":       {StatusFail, int64(2), int64(8), int64(0)},
-		"safe":      {StatusOK, int64(0), int64(0), int64(0)},
-		"shrunk":    {StatusFail, int64(1), int64(0), int64(1)},
-		"elected":   {StatusWarn, int64(0), int64(0), int64(0)},
-		"unclean":   {StatusFail, int64(1), int64(0), int64(0)},
-		"noprod":    {StatusWarn, int64(0), int64(4), int64(0)},
-		"noconfigs": {StatusWarn, int64(0), int64(0), nil},
-		"empty-rf1": {StatusFail, int64(1), int64(0), int64(0)},
+		"rf1":          {StatusFail, int64(2), int64(8), int64(0)},
+		"safe":         {StatusOK, int64(0), int64(0), int64(0)},
+		"shrunk":       {StatusFail, int64(1), int64(0), int64(1)},
+		"elected":      {StatusWarn, int64(0), int64(0), int64(0)},
+		"unclean":      {StatusFail, int64(1), int64(0), int64(0)},
+		"unclean-min2": {StatusWarn, int64(0), int64(0), int64(0)},
+		"nocut":        {StatusWarn, int64(0), int64(0), nil},
+		"noprod":       {StatusWarn, int64(0), int64(4), int64(0)},
+		"noconfigs":    {StatusWarn, int64(0), int64(0), nil},
+		"empty-rf1":    {StatusFail, int64(1), int64(0), int64(0)},
 	}
 	for name, w := range want {
 		r := got[name]
