@@ -1,15 +1,13 @@
 -- name: durability (Spark)
--- summary: as durability.sql, with size for len and sequence for range
---          (Spark's range is a table): per partition, what the cuts and the
---          records say about how safely it was kept: the fewest replicas
---          any cut saw, the cuts at which the ISR was smaller than min.insync.replicas (that cut's value),
---          the leader epochs seen (cuts and records), and the committed data
---          records written without idempotence (producer id -1 or NULL).
---          The topic's settings come as the cuts recorded them: the weakest
---          min.insync.replicas and whether any cut said
---          unclean.leader.election.enable true, NULL where no cut recorded
---          the setting. A cut whose replicas are empty could not see them and
---          judges nothing. topic_cuts: the cuts that recorded the topic.
+-- summary: as durability.sql, with size for len (size of NULL is -1 or
+--          NULL, so an ISR's is taken as 0 by hand) and sequence for range
+--          (Spark's range is a table): per partition, the fewest replicas any
+--          cut saw, the cuts at which the ISR was smaller than that cut's
+--          min.insync.replicas, the leader epochs seen (cuts and records),
+--          the committed data records written without idempotence (producer
+--          id -1 or NULL); the topic's weakest min.insync.replicas and
+--          whether any cut said unclean.leader.election.enable true, NULL
+--          where no cut recorded it; topic_cuts, the cuts of the topic.
 -- params: T the topic view; $1 the topic name.
 WITH parts AS (
   SELECT DISTINCT "partition" FROM files WHERE topic = $1
@@ -26,7 +24,7 @@ WITH parts AS (
          bool_or(unclean = 'true') AS unclean
   FROM cfg
 ), cuts AS (
-  SELECT p."partition", p.snapshot_id, size(p.replicas) AS rf, size(p.isr) AS isr, p.leader_epoch, c.min_isr
+  SELECT p."partition", p.snapshot_id, size(p.replicas) AS rf, CASE WHEN p.isr IS NULL THEN 0 ELSE size(p.isr) END AS isr, p.leader_epoch, c.min_isr
   FROM partitions p LEFT JOIN cfg c USING (snapshot_id)
   WHERE p.topic = $1 AND size(p.replicas) > 0
 ), by_cut AS (

@@ -8,7 +8,8 @@
 --          min.insync.replicas and whether any cut said
 --          unclean.leader.election.enable true, NULL where no cut recorded
 --          the setting. A cut whose replicas are empty could not see them and
---          judges nothing. topic_cuts: the cuts that recorded the topic.
+--          judges nothing; one whose ISR is empty had no replica in sync.
+--          topic_cuts: the cuts that recorded the topic.
 -- params: T the topic view; $1 the topic name.
 WITH parts AS (
   SELECT DISTINCT "partition" FROM files WHERE topic = $1
@@ -24,7 +25,7 @@ WITH parts AS (
          bool_or(unclean = 'true') AS unclean
   FROM cfg
 ), cuts AS (
-  SELECT p."partition", p.snapshot_id, len(p.replicas) AS rf, len(p.isr) AS isr, p.leader_epoch, c.min_isr
+  SELECT p."partition", p.snapshot_id, len(p.replicas) AS rf, coalesce(len(p.isr), 0) AS isr, p.leader_epoch, c.min_isr
   FROM partitions p LEFT JOIN cfg c USING (snapshot_id)
   WHERE p.topic = $1 AND len(p.replicas) > 0
 ), by_cut AS (
