@@ -204,6 +204,13 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	if nonIdem > 0 {
 		weak = append(weak, fmt.Sprintf("%s of %d (%.1f%%) written without idempotence, which a retry can duplicate or reorder", plural(nonIdem, "record", "records"), records, 100*float64(nonIdem)/float64(records)))
 	}
+	// A cut that could not be read is no cut seen: it may be this topic's,
+	// and the one with the ISR short.
+	if bad := e.unreadableCuts(); len(bad) > 0 {
+		weak = append(weak, plural(int64(len(bad)), "cut of the folder could not be read and is", "cuts of the folder could not be read and are")+
+			" not judged (topicsnap catalog verify names them)")
+		r.Summary.Set("unreadable_cuts", int64(len(bad)))
+	}
 	cannot := "; not seen: " + notSeenAcks + "; " + notSeenRewritten
 	switch {
 	case atRisk > 0:
@@ -222,6 +229,19 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	}
 	r.Message += cannot
 	return r, nil
+}
+
+// unreadableCuts are the engine's problems that are cluster snapshots it
+// could not read (catalog.SnapshotError, or the snapshots folder itself):
+// a damaged cut hides only itself, and its topic is not known.
+func (e *Engine) unreadableCuts() []string {
+	var out []string
+	for _, p := range e.Problems() {
+		if strings.HasPrefix(p, "cluster snapshot") {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // first10 keeps a verdict short: the first ten names, then how many more.

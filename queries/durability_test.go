@@ -243,3 +243,26 @@ func TestDurabilityOnTheBroker(t *testing.T) {
 		}
 	}
 }
+
+// TestDurabilityUnreadableCut: a cut that cannot be read may be the one
+// that saw the ISR short: a topic otherwise safe is warn, never ok, and the
+// summary counts it.
+func TestDurabilityUnreadableCut(t *testing.T) {
+	dir := durabilityFolder(t, []durabilityTopic{{name: "safe", parts: 1, records: 2, producerID: idempotent, epochs: []int32{0},
+		cuts: []durabilityCut{{configs: safeConfigs, state: rf3(0)}}}})
+	if err := os.WriteFile(filepath.Join(dir, "snapshots", "safe-2.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(context.Background(), "durability", CheckOptions{Topic: "safe"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusWarn || r.Summary.Get("unreadable_cuts") != int64(1) || !strings.Contains(r.Message, "1 cut of the folder could not be read and is not judged") {
+		t.Fatalf("%s %v: %s", r.Status, r.Summary.Get("unreadable_cuts"), r.Message)
+	}
+}
