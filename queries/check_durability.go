@@ -47,7 +47,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		minRF                                            any
 		minISR, unclean                                  any
 		rfOne, lowISR, uncleanOne, unseen, changed       []string
-		nonIdemParts                                     []string
+		epochsSeen                                       bool
 	)
 	for i, p := range parts {
 		part := asInt(p.Get("partition"))
@@ -63,6 +63,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 			// cut or record happened to see.
 			changes = last.(int64) - first.(int64)
 			leaderChanges += changes.(int64)
+			epochsSeen = true
 		}
 		n, ni := asInt(p.Get("records")), asInt(p.Get("non_idempotent_records"))
 		records += n
@@ -121,7 +122,6 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		}
 		if ni > 0 {
 			warns = append(warns, fmt.Sprintf("%s without idempotence", plural(ni, "record", "records")))
-			nonIdemParts = append(nonIdemParts, name)
 		}
 		risk := StatusOK
 		switch {
@@ -154,7 +154,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	}
 	r.Summary.Set("partitions", int64(len(parts))).Set("partitions_at_risk", atRisk).Set("partitions_to_watch", toWatch).
 		Set("cuts", cuts).Set("replication_factor", minRF).Set("min_insync_replicas", minISR).Set("unclean_leader_election", unclean).
-		Set("isr_below_min_cuts", below).Set("leader_changes", leaderChanges).
+		Set("isr_below_min_cuts", below).Set("leader_changes", leaderChangesOrNil(epochsSeen, leaderChanges)).
 		Set("records", records).Set("non_idempotent_records", nonIdem).Set("non_idempotent_share", share).
 		Set("rewritten_offsets", nil).Set("not_seen", notSeen)
 
@@ -242,6 +242,15 @@ func (e *Engine) unreadableCuts() []string {
 		}
 	}
 	return out
+}
+
+// leaderChangesOrNil is the topic's leader changes, or nil when no cut or
+// record showed a leader epoch: none seen is not none made.
+func leaderChangesOrNil(seen bool, n int64) any {
+	if !seen {
+		return nil
+	}
+	return n
 }
 
 // first10 keeps a verdict short: the first ten names, then how many more.
