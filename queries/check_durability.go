@@ -47,6 +47,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		minRF                                            any
 		minISR, unclean                                  any
 		rfOne, lowISR, uncleanOne, unseen, changed       []string
+		noEpoch                                          []string
 		epochsSeen                                       bool
 	)
 	for i, p := range parts {
@@ -115,6 +116,10 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 				fails = append(fails, fmt.Sprintf("ISR below min.insync.replicas at %s", plural(bl.(int64), "cut", "cuts")))
 				lowISR = append(lowISR, name)
 			}
+		}
+		if changes == nil {
+			warns = append(warns, "no leader epoch seen")
+			noEpoch = append(noEpoch, name)
 		}
 		if changes != nil && changes.(int64) > 0 {
 			warns = append(warns, fmt.Sprintf("%s (leader epochs %d to %d)", plural(changes.(int64), "leader change", "leader changes"), first, last))
@@ -197,6 +202,9 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		weak = append(weak, "unclean.leader.election.enable not recorded by any cut (topicsnap's cuts do not record it yet)")
 	case unclean == true && minISR != nil && minISR.(int64) > 1:
 		weak = append(weak, "unclean leader election on")
+	}
+	if len(noEpoch) > 0 {
+		weak = append(weak, "no cut or record showed a leader epoch of "+on(noEpoch)+", so leader changes are unknown there")
 	}
 	if len(changed) > 0 {
 		weak = append(weak, fmt.Sprintf("%s on %s (a new leader that was in sync loses nothing; one that was not, or a record written with acks=1, can)", plural(leaderChanges, "leader change", "leader changes"), on(changed)))
