@@ -48,6 +48,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		minISR, unclean                                  any
 		rfOne, lowISR, uncleanOne, unseen, changed       []string
 		noEpoch                                          []string
+		unjudged                                         int64
 		epochsSeen                                       bool
 	)
 	for i, p := range parts {
@@ -107,6 +108,11 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 				warns = append(warns, "unclean leader election on")
 			}
 		}
+		if skipped := asInt(p.Get("cuts")) - asInt(p.Get("isr_judged_cuts")); skipped > 0 && misr != nil {
+			// Some cuts recorded min.insync.replicas, this one did not.
+			warns = append(warns, fmt.Sprintf("ISR not judged at %s that recorded no min.insync.replicas", plural(skipped, "cut", "cuts")))
+			unjudged += skipped
+		}
 		if bl != nil {
 			if below == nil {
 				below = int64(0)
@@ -159,7 +165,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	}
 	r.Summary.Set("partitions", int64(len(parts))).Set("partitions_at_risk", atRisk).Set("partitions_to_watch", toWatch).
 		Set("cuts", cuts).Set("replication_factor", minRF).Set("min_insync_replicas", minISR).Set("unclean_leader_election", unclean).
-		Set("isr_below_min_cuts", below).Set("leader_changes", leaderChangesOrNil(epochsSeen, leaderChanges)).
+		Set("isr_below_min_cuts", below).Set("isr_unjudged_cuts", unjudged).Set("leader_changes", leaderChangesOrNil(epochsSeen, leaderChanges)).
 		Set("records", records).Set("non_idempotent_records", nonIdem).Set("non_idempotent_share", share).
 		Set("rewritten_offsets", nil).Set("not_seen", notSeen)
 
@@ -202,6 +208,9 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		weak = append(weak, "unclean.leader.election.enable not recorded by any cut (topicsnap's cuts do not record it yet)")
 	case unclean == true && minISR != nil && minISR.(int64) > 1:
 		weak = append(weak, "unclean leader election on")
+	}
+	if unjudged > 0 {
+		weak = append(weak, fmt.Sprintf("the ISR was not judged at %s (cuts that recorded no min.insync.replicas, counted per partition)", plural(unjudged, "cut", "cuts")))
 	}
 	if len(noEpoch) > 0 {
 		weak = append(weak, "no cut or record showed a leader epoch of "+on(noEpoch)+", so leader changes are unknown there")

@@ -8,6 +8,8 @@
 --          id -1 or NULL); the topic's weakest min.insync.replicas and
 --          whether any cut said unclean.leader.election.enable true, NULL
 --          where no cut recorded it; topic_cuts, the cuts of the topic.
+--          isr_judged_cuts: the partition's cuts that had a min.insync.replicas
+--          to judge the ISR by.
 -- params: T the topic view; $1 the topic name.
 WITH parts AS (
   SELECT DISTINCT "partition" FROM files WHERE topic = $1
@@ -52,6 +54,7 @@ SELECT p."partition",
        s.min_isr AS min_insync_replicas,
        s.unclean AS unclean_leader_election,
        CASE WHEN b.judged_cuts > 0 THEN b.below END AS isr_below_min_cuts,
+       coalesce(b.judged_cuts, 0) AS isr_judged_cuts,
        e.epochs AS leader_epochs,
        e.first_epoch AS first_leader_epoch,
        e.last_epoch AS last_leader_epoch,
