@@ -367,9 +367,13 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 		// No records is said as such: no share, staleness or order is
 		// invented for a topic that holds nothing (lag reads the groups'
 		// offsets, which an empty topic has too).
-		r.Status = StatusWarn
+		// durability judges the cuts too: a path to silent loss they show
+		// stays a fail.
+		if name != "durability" || r.Status != StatusFail {
+			r.Status = StatusWarn
+		}
 		msg := fmt.Sprintf("no records: the snapshot of %s holds none on its %s", o.Topic, plural(int64(t.Partitions), "partition", "partitions"))
-		if name == "gaps" {
+		if name == "gaps" || name == "durability" {
 			r.Message = msg + "; " + r.Message
 		} else {
 			r.Message = msg + ", so there is nothing to judge"

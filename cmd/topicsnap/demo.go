@@ -219,6 +219,9 @@ func demoChecks(dir string) []demoCheck {
 	t := seeds.TopicAppEvents
 	return []demoCheck{
 		{"gaps", queries.CheckOptions{Topic: t}},
+		// Mia's question: could a broken Kafka machine have lost tickets
+		// without a hole? On the demo's single embedded broker: yes.
+		{"durability", queries.CheckOptions{Topic: t}},
 		{"duplicates", queries.CheckOptions{Topic: t, ID: "value.event_id"}},
 		{"skew", queries.CheckOptions{Topic: t, WhatIfKey: "value.city"}},
 		{"missing", queries.CheckOptions{Topic: t, Where: "value.event_name = 'order_completed'", Match: "value.order_id",
