@@ -223,10 +223,10 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	}
 	// A cut that could not be read is no cut seen: it may be this topic's,
 	// and the one with the ISR short.
-	if bad := e.unreadableCuts(); len(bad) > 0 {
-		weak = append(weak, plural(int64(len(bad)), "cut of the folder could not be read and is", "cuts of the folder could not be read and are")+
+	if bad := e.unreadableCuts(); bad > 0 {
+		weak = append(weak, plural(int64(bad), "cut of the folder could not be read and is", "cuts of the folder could not be read and are")+
 			" not judged (topicsnap catalog verify names them)")
-		r.Summary.Set("unreadable_cuts", int64(len(bad)))
+		r.Summary.Set("unreadable_cuts", int64(bad))
 	}
 	cannot := "; not seen: " + notSeenAcks + "; " + notSeenRewritten
 	switch {
@@ -248,17 +248,13 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	return r, nil
 }
 
-// unreadableCuts are the engine's problems that are cluster snapshots it
+// unreadableCuts counts the cluster snapshots the engine's last refresh
 // could not read (catalog.SnapshotError, or the snapshots folder itself):
 // a damaged cut hides only itself, and its topic is not known.
-func (e *Engine) unreadableCuts() []string {
-	var out []string
-	for _, p := range e.Problems() {
-		if strings.HasPrefix(p, "cluster snapshot") {
-			out = append(out, p)
-		}
-	}
-	return out
+func (e *Engine) unreadableCuts() int {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.badCuts
 }
 
 // leaderChangesOrNil is the topic's leader changes, or nil when no cut or

@@ -84,6 +84,7 @@ type Engine struct {
 	version  string
 	topics   []Topic
 	problems []string
+	badCuts  int                        // cluster snapshots the last refresh could not read
 	files    []topicFiles               // the catalog as of the last refresh, by topic name
 	snaps    []*catalog.ClusterSnapshot // cluster snapshots as of the last refresh
 	built    map[string]bool            // lower-case names of the views and tables built

@@ -83,6 +83,7 @@ type catalogState struct {
 	files    []topicFiles
 	snaps    []*catalog.ClusterSnapshot
 	problems []string
+	badCuts  int // cluster snapshots that could not be read
 }
 
 // readCatalog reads the manifests and cluster snapshots. A damaged one is
@@ -152,18 +153,21 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 		tfs = append(tfs, tf)
 	}
 	snaps, err := e.dir.ClusterSnapshots()
+	badCuts := 0
 	switch {
 	case errors.Is(err, catalog.ErrBadManifest), errors.Is(err, catalog.ErrNewerFormat):
 		// A damaged snapshot hides only itself: the others are kept, and
 		// each damaged one is named by its path in the folder.
 		for _, one := range unjoin(err) {
 			problems = append(problems, fmt.Sprintf("%v; run topicsnap catalog verify", one))
+			badCuts++
 		}
 	case err != nil:
 		problems = append(problems, fmt.Sprintf("cluster snapshots skipped: %v", err))
 		snaps = nil
+		badCuts++
 	}
-	return &catalogState{files: tfs, snaps: snaps, problems: problems}, nil
+	return &catalogState{files: tfs, snaps: snaps, problems: problems, badCuts: badCuts}, nil
 }
 
 // apply makes cat, read at catalog version v, the engine's catalog: it
@@ -188,6 +192,7 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	if e.version == "" && e.opts.Lazy {
 		// The first catalog of a lazy engine: nothing to drop, nothing to build.
 		e.problems, e.files, e.snaps, e.topics, e.version = cat.problems, tfs, cat.snaps, topics, v
+		e.badCuts = cat.badCuts
 		return nil
 	}
 	conn, err := e.db.Conn(ctx)
@@ -226,6 +231,7 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	}
 	restore := e.checkpoint()
 	e.problems, e.files, e.snaps, e.topics = cat.problems, tfs, cat.snaps, topics
+	e.badCuts = cat.badCuts
 	e.built, e.allBuilt = map[string]bool{}, false
 	if !e.opts.Lazy {
 		if err := e.buildTx(ctx, tx, want{all: true}); err != nil {
@@ -270,11 +276,12 @@ func (e *Engine) ensure(ctx context.Context, conn *sql.Conn, w want) error {
 // function that puts it back: a build that fails is rolled back in DuckDB,
 // and so must be what the engine says was built. e.mu is held.
 func (e *Engine) checkpoint() func() {
-	problems, files, snaps := e.problems, e.files, e.snaps
+	problems, files, snaps, badCuts := e.problems, e.files, e.snaps, e.badCuts
 	topics := append([]Topic(nil), e.topics...)
 	built, allBuilt := maps.Clone(e.built), e.allBuilt
 	return func() {
 		e.problems, e.files, e.snaps, e.topics = problems, files, snaps, topics
+		e.badCuts = badCuts
 		e.built, e.allBuilt = built, allBuilt
 	}
 }
