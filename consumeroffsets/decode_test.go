@@ -300,4 +300,3 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
-
