@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"sort"
 	"strings"
@@ -91,6 +92,9 @@ func TestGroupLogViews(t *testing.T) {
 			[]string{"7 offset_commit unknown value version: offset_commit value version 9 (known: 0 to 4)",
 				"8 other unknown record type: type 11 (other) is not decoded"}},
 		{`SELECT count(*)::VARCHAR FROM group_log`, []string{"9"}},
+		// The broker test's questions, on records whose answer is known.
+		{fmt.Sprintf(lastCommitsSQL, "'wf'"), []string{"turbines/1 20"}},
+		{fmt.Sprintf(classicAssignedSQL, "'wf'"), []string{"watcher turbines [0, 1]"}},
 		{`SELECT hex(value_raw) FROM group_log WHERE log_offset = 7`, []string{"00090102"}},
 	}
 	for _, o := range []Options{{}, {Lazy: true}, {Locked: true}} {
