@@ -181,3 +181,72 @@ func TestOffsetsRecordStructure(t *testing.T) {
 		t.Fatalf("offsetsRecordStructure lacks %s; has what a Record has not: %s", strings.Join(missing, ", "), strings.Join(extra, ", "))
 	}
 }
+
+// BenchmarkGroupCommitLog: the commits of a log of 100,000 records, decoded
+// at query time.
+func BenchmarkGroupCommitLog(b *testing.B) {
+	dir := b.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n = 100_000
+	rows := make([]catalog.Row, n)
+	for i := range rows {
+		k, v := offsetstest.Commit("galewatch-writers", "turbine-readings", int32(i%24), int64(i), 4, "", 1_767_225_600_000+int64(i))
+		rows[i] = catalog.Row{Partition: 0, Offset: int64(i), Timestamp: 1_767_225_600_000 + int64(i), TimestampType: catalog.TimestampCreate, Key: k, Value: v}
+	}
+	fe, err := d.WriteDataFile(catalog.TopicPartition{Topic: offsetsTopic, Partition: 0}, rows, "s1")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := d.WriteManifest(&catalog.Manifest{Topic: offsetsTopic, Partition: 0, NextOffset: n, Files: []catalog.FileEntry{fe}}); err != nil {
+		b.Fatal(err)
+	}
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	for b.Loop() {
+		var sum int64
+		if err := e.DB().QueryRowContext(context.Background(), `SELECT sum(committed_offset) FROM group_commit_log`).Scan(&sum); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// TestOffsetsCommitJSON: the hand-written JSON of a commit is valid and
+// says what Decode read, whatever bytes a group, topic or metadata holds.
+func TestOffsetsCommitJSON(t *testing.T) {
+	for _, s := range []string{"", "wf", `quote " and \ back`, "tab\tnew\nline\x00", "ünïcødé ☃", "\xff\xfe bad utf-8", "<script>&"} {
+		k, v := offsetstest.Commit(s, s+"-t", 7, 42, -1, s, 1000)
+		got, ok := offsetsCommitJSON(k, v)
+		if !ok {
+			t.Fatalf("%q: not a commit", s)
+		}
+		var c struct {
+			Group, Topic, Metadata string
+			Partition              int32
+			Offset                 int64
+			LeaderEpoch            int32 `json:"leader_epoch"`
+			Tombstone              bool
+		}
+		if err := json.Unmarshal([]byte(got), &c); err != nil {
+			t.Fatalf("%q: %s is not JSON: %v", s, got, err)
+		}
+		var want string // invalid UTF-8 as encoding/json writes it
+		q, _ := json.Marshal(s)
+		json.Unmarshal(q, &want)
+		if c.Group != want || c.Topic != want+"-t" || c.Metadata != want || c.Partition != 7 || c.Offset != 42 || c.LeaderEpoch != -1 || c.Tombstone {
+			t.Errorf("%q: %s", s, got)
+		}
+	}
+	if _, ok := offsetsCommitJSON(offsetstest.Group("g", 1, "range", "", 0)); ok {
+		t.Error("a group's generation taken for a commit")
+	}
+	if got, ok := offsetsCommitJSON(offsetstest.CommitKey("g", "t", 1), nil); !ok || !strings.Contains(got, `"tombstone":true`) {
+		t.Errorf("tombstone: %s %v", got, ok)
+	}
+}
