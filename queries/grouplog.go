@@ -36,15 +36,16 @@ import (
 // this existed. The views read "__consumer_offsets" (committed data
 // records: a transactional commit that was aborted never took effect).
 //
-// Not yet: the generation current at a commit's time and the member that
-// held the partition in it (the join of the two views), topic ids resolved
-// to names, and the Spark engine (these views are DuckDB's only).
+// group_commit_log also names, for a classic group, the generation current
+// at each commit and the member of it that held the partition. Not yet:
+// that for consumer-protocol groups, topic ids resolved to names, and the
+// Spark engine (these views are DuckDB's only).
 
 // offsetsTopic is the internal topic the views read.
 const offsetsTopic = "__consumer_offsets"
 
 // logViews are the views over the log, in the order they are built.
-var logViews = []string{"group_log", "group_commit_log", "group_generations"}
+var logViews = []string{"group_log", "group_generations", "group_commit_log"}
 
 // LogViews lists the views an engine has when its folder holds a dump of
 // __consumer_offsets.
@@ -149,17 +150,40 @@ func msTime(col string) string {
 func logViewDDL() []string {
 	src := fmt.Sprintf(`(SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time, value_raw,
     from_json(kafka_offsets_record(key_raw, value_raw), %s) AS r FROM %s)`, quoteString(offsetsRecordStructure), quoteIdent(offsetsTopic))
+	// srcOf is src over the records of the given key type only: a key's
+	// first two bytes are its type, and BLOBs compare byte by byte, so
+	// the others are passed over without being decoded.
+	srcOf := func(typ int) string {
+		return fmt.Sprintf(`(SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time, value_raw,
+    from_json(kafka_offsets_record(key_raw, value_raw), %s) AS r FROM %s
+    WHERE key_raw >= '\x00\x%02x'::BLOB AND key_raw < '\x00\x%02x'::BLOB)`, quoteString(offsetsRecordStructure), quoteIdent(offsetsTopic), typ, typ+1)
+	}
 	log := `SELECT log_partition, log_offset, log_time, r.kind, r.type AS record_type, r.value_version, r."group" AS group_id,
     r.member AS member_id, r.topic, CASE WHEN r.kind = 'offset_commit' THEN r."partition" END AS "partition", r.tombstone,
     r.error AS decode_error, value_raw
   FROM ` + src
-	commits := fmt.Sprintf(`SELECT c."group" AS group_id, c.topic, c."partition" AS "partition", c."offset" AS committed_offset,
-    CASE WHEN c.leader_epoch >= 0 THEN c.leader_epoch END AS leader_epoch, c.metadata,
-    `+msTime("c.commit_ms")+` AS commit_time, `+msTime("c.expire_ms")+` AS expire_time,
-    c.tombstone AS deleted, c.topic_id, log_partition, log_offset, log_time
+	// A commit's generation is the group's last classic generation record
+	// before it in the log (the coordinator refuses a commit from an older
+	// generation, and writes both to the group's one partition of the
+	// log); its holder is the member of that generation assigned the
+	// commit's partition (one row a commit even where a damaged record
+	// assigns a partition twice: the first member by id). Consumer-protocol
+	// groups: not yet (NULL).
+	commits := fmt.Sprintf(`SELECT c.j."group" AS group_id, c.j.topic, c.j."partition" AS "partition", c.j."offset" AS committed_offset,
+    CASE WHEN c.j.leader_epoch >= 0 THEN c.j.leader_epoch END AS leader_epoch, c.j.metadata,
+    `+msTime("c.j.commit_ms")+` AS commit_time, `+msTime("c.j.expire_ms")+` AS expire_time,
+    c.j.tombstone AS deleted, c.j.topic_id, g.generation, h.member_id, h.client_id, h.client_host, h.instance_id,
+    c.log_partition, c.log_offset, c.log_time
   FROM (SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time,
-      from_json(kafka_offsets_commit(key_raw, value_raw), %s) AS c FROM %s)
-  WHERE c IS NOT NULL`, quoteString(commitStructure), quoteIdent(offsetsTopic))
+      from_json(kafka_offsets_commit(key_raw, value_raw), %s) AS j FROM %s
+      WHERE key_raw < '\x00\x02'::BLOB) AS c
+  ASOF LEFT JOIN (SELECT DISTINCT group_id, log_partition, log_offset, generation FROM group_generations WHERE group_protocol = 'classic') g
+    ON c.j."group" = g.group_id AND c.log_partition = g.log_partition AND c.log_offset > g.log_offset
+  LEFT JOIN (SELECT * FROM (SELECT group_id, log_partition, log_offset, member_id, client_id, client_host, instance_id, a.topic, unnest(a.partitions) AS p
+        FROM (SELECT *, unnest(assignment) AS a FROM group_generations WHERE group_protocol = 'classic' AND len(assignment) > 0))
+      QUALIFY row_number() OVER (PARTITION BY group_id, log_partition, log_offset, topic, p ORDER BY member_id) = 1) h
+    ON h.group_id = g.group_id AND h.log_partition = g.log_partition AND h.log_offset = g.log_offset AND h.topic = c.j.topic AND h.p = c.j."partition"
+  WHERE c.j IS NOT NULL`, quoteString(commitStructure), quoteIdent(offsetsTopic))
 	// Classic generations: a row per member, or one for a generation
 	// without members.
 	classic := `SELECT r."group" AS group_id, 'classic' AS group_protocol, r.classic.generation, r.classic.protocol_type,
@@ -167,7 +191,7 @@ func logViewDDL() []string {
     m.member_id, m.instance_id, m.client_id, m.client_host, m.session_timeout_ms, m.rebalance_timeout_ms,
     m.assignment, m.assignment_error, log_partition, log_offset, log_time
   FROM (SELECT *, unnest(CASE WHEN len(r.classic.members) = 0 THEN [NULL] ELSE r.classic.members END) AS m
-        FROM ` + src + ` WHERE r.kind = 'group_metadata' AND r.error IS NULL AND NOT r.tombstone)`
+        FROM ` + srcOf(2) + ` WHERE r.kind = 'group_metadata' AND r.error IS NULL AND NOT r.tombstone)`
 	// Consumer-protocol generations: each member's current assignment,
 	// with its metadata as last written before it.
 	consumer := `SELECT c.group_id, 'consumer' AS group_protocol, c.member_epoch AS generation, 'consumer' AS protocol_type,
@@ -175,15 +199,15 @@ func logViewDDL() []string {
     c.member_id, md.instance_id, md.client_id, md.client_host, md.classic_session_timeout_ms AS session_timeout_ms,
     md.rebalance_timeout_ms, c.assigned AS assignment, NULL::VARCHAR AS assignment_error, c.log_partition, c.log_offset, c.log_time
   FROM (SELECT r."group" AS group_id, r.member AS member_id, r."current".member_epoch, r."current".assigned, log_partition, log_offset, log_time
-        FROM ` + src + ` WHERE r.kind = 'consumer_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
+        FROM ` + srcOf(8) + ` WHERE r.kind = 'consumer_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
   ASOF LEFT JOIN (SELECT r."group" AS group_id, r.member AS member_id, log_partition, log_offset, r.member_metadata.instance_id,
           r.member_metadata.client_id, r.member_metadata.client_host, r.member_metadata.classic_session_timeout_ms,
           r.member_metadata.rebalance_timeout_ms, r.member_metadata.server_assignor
-        FROM ` + src + ` WHERE r.kind = 'consumer_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
+        FROM ` + srcOf(5) + ` WHERE r.kind = 'consumer_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
     ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset`
 	return []string{
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_log AS %s", log),
-		fmt.Sprintf("CREATE OR REPLACE VIEW group_commit_log AS %s", commits),
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_generations AS %s\nUNION ALL BY NAME\n%s", classic, consumer),
+		fmt.Sprintf("CREATE OR REPLACE VIEW group_commit_log AS %s", commits),
 	}
 }

@@ -70,7 +70,8 @@ const classicAssignedSQL = `SELECT DISTINCT client_id || ' ' || a.topic || ' ' |
 // (KIP-848) group consume and commit on the real broker; the dump of
 // __consumer_offsets then answers, in group_commit_log, each group's
 // commits exactly as the broker reads its committed offsets back, and in
-// group_generations each member with its client id and its partitions.
+// group_generations each member with its client id and its partitions;
+// each classic commit names the member that held its partition.
 func TestGroupCommitLogOnTheBroker(t *testing.T) {
 	if !dumptest.Real() {
 		t.Skip("kfake writes no __consumer_offsets: this test runs on the real broker (set TOPICSNAP_TEST_BROKERS, as make test does)")
@@ -121,6 +122,13 @@ func TestGroupCommitLogOnTheBroker(t *testing.T) {
 	got := queryRows(t, e, fmt.Sprintf(classicAssignedSQL, quoteString(classic)))
 	if want := []string{"watcher-classic " + topic + " [0, 1, 2]"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("classic group_generations %q, want %q", got, want)
+	}
+	// Each of the classic group's commits names the member that held the
+	// partition in the generation current at the commit.
+	got = queryRows(t, e, fmt.Sprintf(`SELECT DISTINCT coalesce(client_id, '-') || ' ' || (generation IS NOT NULL)
+		FROM group_commit_log WHERE group_id = %s AND NOT deleted`, quoteString(classic)))
+	if want := []string{"watcher-classic true"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("the classic group's commits were made by %q, want %q", got, want)
 	}
 	// The consumer-protocol member, its partitions named by topic id.
 	got = queryRows(t, e, fmt.Sprintf(`SELECT DISTINCT client_id || ' ' || list_sort(a.partitions)::VARCHAR

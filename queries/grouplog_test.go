@@ -44,6 +44,7 @@ func offsetsLogFixture(t *testing.T) string {
 	add(offsetstest.Key848(8, "next", "m-9"), offsetstest.CurrentAssignment(4, 3, topicID, 2, 5))
 	add(offsetstest.CommitKey("wf", "turbines", 2), []byte{0, 9, 1, 2}) // a version from the future
 	add(offsetstest.Key848(11, "share"), []byte{0, 0, 1})               // a share group's record
+	add(offsetstest.Commit("wf", "turbines", 1, 25, 3, "", t0+9000))    // an admin's commit to the empty group
 	writePartition(t, d, offsetsTopic, 0, "s1", int64(len(rows)), rows)
 	return dir
 }
@@ -78,7 +79,12 @@ func TestGroupLogViews(t *testing.T) {
 		{`SELECT concat_ws(' ', group_id, topic, "partition", coalesce(committed_offset::VARCHAR, '-'), coalesce(leader_epoch::VARCHAR, '-'),
 		     coalesce(metadata, '-'), coalesce(strftime(commit_time AT TIME ZONE 'UTC', '%H:%M:%S'), '-'), coalesce(expire_time::VARCHAR, '-'), deleted, log_offset)
 		   FROM group_commit_log ORDER BY log_offset`,
-			[]string{"wf turbines 0 510 3  00:00:01 - false 1", "wf turbines 1 20 3 m 00:00:02 - false 2", "wf turbines 0 - - - - - true 3"}},
+			[]string{"wf turbines 0 510 3  00:00:01 - false 1", "wf turbines 1 20 3 m 00:00:02 - false 2", "wf turbines 0 - - - - - true 3",
+				"wf turbines 1 25 3  00:00:09 - false 9"}},
+		// The generation current at each commit and the member holding its partition.
+		{`SELECT concat_ws(' ', log_offset, generation, coalesce(member_id, '-'), coalesce(client_id, '-'), coalesce(client_host, '-'), coalesce(instance_id, '-'))
+		   FROM group_commit_log ORDER BY log_offset`,
+			[]string{"1 1 watcher-1-uuid watcher /10.0.0.9 -", "2 1 watcher-1-uuid watcher /10.0.0.9 -", "3 1 watcher-1-uuid watcher /10.0.0.9 -", "9 2 - - - -"}},
 		{`SELECT concat_ws(' ', group_id, group_protocol, generation, coalesce(protocol_name, '-'), coalesce(leader, '-'), coalesce(member_id, '-'),
 		     coalesce(client_id, '-'), coalesce(client_host, '-'), coalesce(session_timeout_ms::VARCHAR, '-'), coalesce(rebalance_timeout_ms::VARCHAR, '-'),
 		     coalesce(list_transform(assignment, a -> coalesce(a.topic, a.topic_id) || ':' || a.partitions::VARCHAR)::VARCHAR, '-'))
@@ -91,9 +97,9 @@ func TestGroupLogViews(t *testing.T) {
 		{`SELECT concat_ws(' ', log_offset, kind, coalesce(decode_error, 'ok')) FROM group_log WHERE decode_error IS NOT NULL ORDER BY log_offset`,
 			[]string{"7 offset_commit unknown value version: offset_commit value version 9 (known: 0 to 4)",
 				"8 other unknown record type: type 11 (other) is not decoded"}},
-		{`SELECT count(*)::VARCHAR FROM group_log`, []string{"9"}},
+		{`SELECT count(*)::VARCHAR FROM group_log`, []string{"10"}},
 		// The broker test's questions, on records whose answer is known.
-		{fmt.Sprintf(lastCommitsSQL, "'wf'"), []string{"turbines/1 20"}},
+		{fmt.Sprintf(lastCommitsSQL, "'wf'"), []string{"turbines/1 25"}},
 		{fmt.Sprintf(classicAssignedSQL, "'wf'"), []string{"watcher turbines [0, 1]"}},
 		{`SELECT hex(value_raw) FROM group_log WHERE log_offset = 7`, []string{"00090102"}},
 	}
