@@ -173,3 +173,15 @@ func TestDumpConsumerOffsetsOnceAndFollowing(t *testing.T) {
 		t.Fatalf("manifests of %s: %v, %d", offsetsTopic, err, len(ms))
 	}
 }
+
+// TestTopicRegexSkipsInternalTopics: only --topic names an internal topic;
+// --topic-regex never selects one, though the listing now holds them.
+func TestTopicRegexSkipsInternalTopics(t *testing.T) {
+	brokers := testCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := Run(ctx, Options{Conn: Conn{Brokers: brokers}, Dir: t.TempDir(), TopicRegex: "^__consumer_offsets$"})
+	if !errors.Is(err, ErrUnknownTopic) {
+		t.Fatalf("--topic-regex ^__consumer_offsets$: %v, want no topic matched", err)
+	}
+}
