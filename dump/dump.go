@@ -271,9 +271,12 @@ func transient(err error) bool {
 }
 
 // resolveTopics returns the topics --topic and --topic-regex select
-// together, sorted, and the cluster's topics as listed.
+// together, sorted, and the cluster's topics as listed. An internal topic
+// (__consumer_offsets, __transaction_state) is dumped when --topic names
+// it, like any other; --topic-regex never selects one.
 func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex, who string) ([]string, kadm.TopicDetails, error) {
-	all, err := adm.ListTopics(ctx)
+	// kadm's ListTopics leaves the internal topics out of a full listing.
+	all, err := adm.ListTopicsWithInternal(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("list topics: %w", classify(err))
 	}

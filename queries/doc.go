@@ -29,11 +29,14 @@
 // Metadata tables come from the catalog: snapshots, files, partitions,
 // topic_configs, group_offsets, group_members, lost_ranges, and the
 // membership history derived from the cuts, group_history and
-// group_commits (history.go).
+// group_commits (history.go). A folder holding a dump of __consumer_offsets
+// also has the views group_log, group_commit_log and group_generations, the
+// group coordinator's own log decoded (grouplog.go).
 //
 // Kafka-aware scalar functions are registered from Go: murmur2(key),
-// kafka_partition(key, n) (the Java client's default partitioner) and
-// kafka_partition_crc32(key, n) (librdkafka's consistent partitioner).
+// kafka_partition(key, n) (the Java client's default partitioner),
+// kafka_partition_crc32(key, n) (librdkafka's consistent partitioner) and
+// kafka_offsets_record(key, value) (a record of __consumer_offsets as JSON).
 //
 // An Engine opened with Locked set is safe for SQL typed by people who are
 // not the operator: only the folder's files are readable, one read-only

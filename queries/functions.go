@@ -83,6 +83,32 @@ func registerFunctions(conn *sql.Conn) error {
 	if err := duckdb.RegisterScalarUDFSet(conn, "json_bound", fs...); err != nil {
 		return fmt.Errorf("register json_bound: %w", err)
 	}
+	// kafka_offsets_record(key, value): a record of __consumer_offsets
+	// decoded, as JSON text (grouplog.go); a NULL value is a tombstone, so
+	// NULLs reach the function. Volatile: DuckDB would otherwise evaluate
+	// it once for each field a view reads from its answer.
+	rec := &udf{cfg: duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{blob, blob}, ResultTypeInfo: varchar, SpecialNullHandling: true, Volatile: true},
+		exec: duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+			if values[0] == nil {
+				return nil, nil // no key: not a record of the log
+			}
+			return offsetsRecordJSON(keyOf(values[0]), keyOf(values[1]))
+		}}}
+	if err := duckdb.RegisterScalarUDF(conn, "kafka_offsets_record", rec); err != nil {
+		return fmt.Errorf("register kafka_offsets_record: %w", err)
+	}
+	// kafka_offsets_commit(key, value): an offset commit of
+	// __consumer_offsets as flat JSON text, NULL for any other record.
+	commit := &udf{cfg: duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{blob, blob}, ResultTypeInfo: varchar, SpecialNullHandling: true, Volatile: true},
+		exec: duckdb.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+			if s, ok := offsetsCommitJSON(keyOf(values[0]), keyOf(values[1])); ok {
+				return s, nil
+			}
+			return nil, nil
+		}}}
+	if err := duckdb.RegisterScalarUDF(conn, "kafka_offsets_commit", commit); err != nil {
+		return fmt.Errorf("register kafka_offsets_commit: %w", err)
+	}
 	return nil
 }
 

@@ -122,6 +122,9 @@ func (e *Engine) isRelation(name string) bool {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
+	if slices.Contains(logViews, n) && e.hasOffsetsLogLocked() {
+		return true
+	}
 	for _, tf := range e.files {
 		l := strings.ToLower(tf.name)
 		if n == l || n == l+"$all" {

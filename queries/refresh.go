@@ -305,12 +305,46 @@ func (e *Engine) missing(w want) bool {
 			return true
 		}
 	}
+	return e.wantsLog(w)
+}
+
+// hasOffsetsLogLocked reports whether the folder holds a dump of
+// __consumer_offsets, over which the log views are built. e.mu is held.
+func (e *Engine) hasOffsetsLogLocked() bool {
+	for _, tf := range e.files {
+		if tf.name == offsetsTopic {
+			return true
+		}
+	}
+	return false
+}
+
+// wantsLog reports whether w needs the log views built (grouplog.go).
+// e.mu is held.
+func (e *Engine) wantsLog(w want) bool {
+	if e.built[logViews[0]] || !e.hasOffsetsLogLocked() {
+		return false
+	}
+	if w.all {
+		return true
+	}
+	for _, v := range logViews {
+		if w.names[v] {
+			return true
+		}
+	}
 	return false
 }
 
 // buildTx creates, in tx, the catalog tables and topic views w names that
 // are not built yet. e.mu is held.
 func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
+	wantLog := e.wantsLog(w)
+	if wantLog && !w.all {
+		// The log views read the topic's view.
+		w.names = maps.Clone(w.names)
+		w.names[offsetsTopic] = true
+	}
 	tables := map[string]bool{}
 	for _, t := range metadataTables {
 		if (w.all || w.names[t]) && !e.built[t] {
@@ -380,6 +414,16 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("create views of %s: %w", tf.name, err)
 			}
+		}
+	}
+	if wantLog {
+		for _, q := range logViewDDL() {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("create the views of %s: %w", offsetsTopic, err)
+			}
+		}
+		for _, v := range logViews {
+			e.built[v] = true
 		}
 	}
 	if w.all {

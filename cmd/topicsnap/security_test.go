@@ -394,3 +394,25 @@ func TestSASLListenerMismatch(t *testing.T) {
 		})
 	}
 }
+
+// TestDumpConsumerOffsetsAuthorization: the group coordinator's log is a
+// topic like another; a principal without DESCRIBE (and READ) on it is
+// told the grant, with kafka-acls.sh's command naming __consumer_offsets.
+func TestDumpConsumerOffsetsAuthorization(t *testing.T) {
+	env := needEnv(t, "TOPICSNAP_TEST_SASL_BROKERS", "TOPICSNAP_TEST_NOACL_USER", "TOPICSNAP_TEST_NOACL_PASSWORD")
+	sasl, user, pass := env[0], env[1], env[2]
+	principal := "User:" + user
+	cfg := writeConfig(t, "bootstrap.servers="+sasl, "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=SCRAM-SHA-512",
+		"sasl.username="+user, "sasl.password="+pass)
+	code, out, errs := cli(t, "dump", "--config", cfg, "--topic", "__consumer_offsets", "--dir", t.TempDir())
+	t.Logf("exit %d, stderr:\n%s", code, errs)
+	if code != exitNotAllowed {
+		t.Fatalf("exit %d, want %d; stdout %q stderr %q", code, exitNotAllowed, out, errs)
+	}
+	for _, s := range []string{principal, "DESCRIBE", "READ", "kafka-acls", "--topic __consumer_offsets"} {
+		if !strings.Contains(errs, s) {
+			t.Errorf("stderr %q does not name %q", errs, s)
+		}
+	}
+	errorAndTry(t, errs)
+}

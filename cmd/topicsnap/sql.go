@@ -38,6 +38,7 @@ func (a *app) sqlCmd() *cobra.Command {
 		Long: `sql opens the snapshot folder as an in-memory DuckDB: every topic is a view named
 after it ("shop.events-v2"), with "<topic>$all" holding control markers and aborted
 records too, and the catalog tables ` + strings.Join(queries.CatalogTables(), ", ") + `.
+A folder holding a dump of __consumer_offsets also has the views ` + strings.Join(queries.LogViews(), ", ") + `.
 
 Without -c or -f, and with a terminal, it opens a REPL (.help lists its commands).`,
 		Args: cobra.NoArgs,

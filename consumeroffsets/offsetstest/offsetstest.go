@@ -1,0 +1,98 @@
+// Package offsetstest builds records of __consumer_offsets by code, as the
+// group coordinator writes them, for tests of what reads them: the classic
+// ones with franz-go's kmsg types, the KIP-848 ones after Kafka's message
+// definitions.
+package offsetstest
+
+import (
+	"github.com/twmb/franz-go/pkg/kbin"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Commit returns the key and value (version 3) of an offset commit.
+func Commit(group, topic string, partition int32, offset int64, leaderEpoch int32, metadata string, commitMs int64) (key, value []byte) {
+	k := kmsg.OffsetCommitKey{Version: 1, Group: group, Topic: topic, Partition: partition}
+	v := kmsg.OffsetCommitValue{Version: 3, Offset: offset, LeaderEpoch: leaderEpoch, Metadata: metadata, CommitTimestamp: commitMs}
+	return k.AppendTo(nil), v.AppendTo(nil)
+}
+
+// CommitKey is the key of an offset commit, for a tombstone.
+func CommitKey(group, topic string, partition int32) []byte {
+	k := kmsg.OffsetCommitKey{Version: 1, Group: group, Topic: topic, Partition: partition}
+	return k.AppendTo(nil)
+}
+
+// Member is a classic group's member; Assigned, by topic, is encoded as
+// the ConsumerProtocol assignment.
+type Member struct {
+	ID, InstanceID, ClientID, Host string
+	SessionMs, RebalanceMs         int32
+	Assigned                       map[string][]int32
+	Topics                         []string // the order of Assigned's topics
+}
+
+// Group returns the key and value (version 3) of a classic consumer
+// group's generation.
+func Group(group string, generation int32, protocol, leader string, stateMs int64, members ...Member) (key, value []byte) {
+	k := kmsg.GroupMetadataKey{Version: 2, Group: group}
+	v := kmsg.GroupMetadataValue{Version: 3, ProtocolType: "consumer", Generation: generation, Protocol: &protocol, Leader: &leader, CurrentStateTimestamp: stateMs}
+	for _, m := range members {
+		a := kmsg.ConsumerMemberAssignment{}
+		for _, t := range m.Topics {
+			a.Topics = append(a.Topics, kmsg.ConsumerMemberAssignmentTopic{Topic: t, Partitions: m.Assigned[t]})
+		}
+		gm := kmsg.GroupMetadataValueMember{MemberID: m.ID, ClientID: m.ClientID, ClientHost: m.Host,
+			SessionTimeoutMillis: m.SessionMs, RebalanceTimeoutMillis: m.RebalanceMs, Assignment: a.AppendTo(nil)}
+		if m.InstanceID != "" {
+			gm.InstanceID = &m.InstanceID
+		}
+		v.Members = append(v.Members, gm)
+	}
+	return k.AppendTo(nil), v.AppendTo(nil)
+}
+
+// Key848 is a KIP-848 record's key: its type, the group, and the member
+// for the member's records.
+func Key848(typ int16, group string, member ...string) []byte {
+	b := kbin.AppendInt16(nil, typ)
+	b = kbin.AppendString(b, group)
+	for _, m := range member {
+		b = kbin.AppendString(b, m)
+	}
+	return b
+}
+
+// MemberMetadata is the value of a KIP-848 member's metadata (type 5).
+func MemberMetadata(instanceID *string, clientID, host string, topics []string, rebalanceMs int32, assignor string) []byte {
+	b := kbin.AppendInt16(nil, 0)
+	b = kbin.AppendCompactNullableString(b, instanceID)
+	b = kbin.AppendCompactNullableString(b, nil)
+	b = kbin.AppendCompactString(b, clientID)
+	b = kbin.AppendCompactString(b, host)
+	b = kbin.AppendCompactArrayLen(b, len(topics))
+	for _, t := range topics {
+		b = kbin.AppendCompactString(b, t)
+	}
+	b = kbin.AppendCompactNullableString(b, nil)
+	b = kbin.AppendInt32(b, rebalanceMs)
+	b = kbin.AppendCompactNullableString(b, &assignor)
+	return kbin.AppendUvarint(b, 0)
+}
+
+// CurrentAssignment is the value of a KIP-848 member's current assignment
+// (type 8): partitions of one topic, by id.
+func CurrentAssignment(epoch, previous int32, topicID [16]byte, partitions ...int32) []byte {
+	b := kbin.AppendInt16(nil, 0)
+	b = kbin.AppendInt32(b, epoch)
+	b = kbin.AppendInt32(b, previous)
+	b = kbin.AppendInt8(b, 0)
+	b = kbin.AppendCompactArrayLen(b, 1)
+	b = kbin.AppendUuid(b, topicID)
+	b = kbin.AppendCompactArrayLen(b, len(partitions))
+	for _, p := range partitions {
+		b = kbin.AppendInt32(b, p)
+	}
+	b = kbin.AppendUvarint(b, 0)         // the topic's tagged fields
+	b = kbin.AppendCompactArrayLen(b, 0) // nothing pending revocation
+	return kbin.AppendUvarint(b, 0)
+}
