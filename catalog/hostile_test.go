@@ -640,3 +640,73 @@ func TestReadTopicOfAPathIsEmpty(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionLinkIsNamed: a partition's folder replaced by a symbolic
+// link (out of the folder or not) or by a file is not read, and it is named
+// as damaged, by ReadTopic and by Verify, rather than left out in silence
+// (the checks then judged the other partitions as the whole topic and said
+// ok).
+func TestPartitionLinkIsNamed(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		damage func(t *testing.T, pdir string)
+		want   string
+	}{
+		{"a link out of the folder", func(t *testing.T, pdir string) {
+			out := filepath.Join(t.TempDir(), "elsewhere")
+			if err := os.Rename(pdir, out); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(out, pdir); err != nil {
+				t.Fatal(err)
+			}
+		}, "symbolic link"},
+		{"a file", func(t *testing.T, pdir string) {
+			if err := os.RemoveAll(pdir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(pdir, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a folder"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			d, err := Create(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p := range int32(3) {
+				tp := TopicPartition{Topic: "t", Partition: p}
+				fe, err := d.WriteDataFile(tp, []Row{{Partition: p, Offset: 0, Value: []byte(`{"a":1}`)}}, "s1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := d.WriteManifest(&Manifest{Topic: "t", Partition: p, NextOffset: 1, Files: []FileEntry{fe}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.damage(t, d.PartitionDir(TopicPartition{Topic: "t", Partition: 1}))
+			tm, err := d.ReadTopic("t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tm.Manifests) != 2 || tm.Manifests[0].Partition != 0 || tm.Manifests[1].Partition != 2 {
+				t.Fatalf("readable partitions: %d, want 0 and 2", len(tm.Manifests))
+			}
+			if len(tm.Damaged) != 1 || tm.Damaged[0].TP.Partition != 1 || !errors.Is(tm.Damaged[0], ErrBadManifest) {
+				t.Fatalf("damaged: %v, want partition 1", tm.Damaged)
+			}
+			if msg := tm.Damaged[0].Error(); !strings.Contains(msg, c.want) || !strings.Contains(msg, "topic=t/partition=1") || strings.Contains(msg, dir) {
+				t.Fatalf("damaged partition's message: %s", msg)
+			}
+			files, problems, err := d.Verify()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if files != 2 || len(problems) != 1 || !strings.Contains(problems[0].Detail, c.want) {
+				t.Fatalf("verify: %d files, problems %v", files, problems)
+			}
+		})
+	}
+}
