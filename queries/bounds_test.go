@@ -220,3 +220,35 @@ func TestSafeStructureEmptyObjects(t *testing.T) {
 		t.Errorf("sum(value.id), sum(value.amount), value.m: %q, want 4950 4949 {\"\":1}", got)
 	}
 }
+
+// TestManyGroupMembersLoadBounded: a cluster snapshot within its caps can
+// list a million group members; the catalog tables load in chunks, so a
+// DuckDB memory limit far below what one document of them took (a 47 MB
+// snapshot of 500,000 members took past 4 GB) still holds them all.
+func TestManyGroupMembersLoadBounded(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePartition(t, d, "t", 0, "s1", 1, []catalog.Row{{Offset: 0, Timestamp: 1700000000000, Value: []byte(`{"a":1}`)}})
+	members := make([]catalog.GroupMember, 40_000)
+	for i := range members {
+		members[i] = catalog.GroupMember{MemberID: fmt.Sprintf("consumer-%d-0123456789abcdef", i), ClientID: "c", Host: "/10.0.0.1", Assigned: []int32{0}}
+	}
+	var groups []catalog.GroupState
+	for g := range 5 {
+		groups = append(groups, catalog.GroupState{Group: fmt.Sprintf("g%d", g), State: "Stable", Members: members})
+	}
+	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "t", AsOf: time.Now().UTC(), PartitionCount: 1, ReplicationFactor: 1, Groups: groups}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(context.Background(), dir, Options{MemoryLimit: "200MB", Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT (count(*) || ' ' || count(DISTINCT member_id) || ' ' || max(member_id))::VARCHAR FROM group_members`); got != "200000 40000 consumer-9999-0123456789abcdef" {
+		t.Errorf("group_members: %q", got)
+	}
+}
