@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/topicsnap/topicsnap/internal/safefile"
 )
@@ -708,5 +711,45 @@ func TestPartitionLinkIsNamed(t *testing.T) {
 				t.Fatalf("verify: %d files, problems %v", files, problems)
 			}
 		})
+	}
+}
+
+// TestVerifyNamesAColumnOfAnotherType: a data file that is valid Parquet
+// with every column topicsnap needs, one of them of another type (a value
+// column of INT32), fails every read of its topic's views; verify names it
+// rather than saying it matches its manifest.
+func TestVerifyNamesAColumnOfAnotherType(t *testing.T) {
+	type oddRow struct {
+		Partition int32    `parquet:"partition"`
+		Offset    int64    `parquet:"offset"`
+		Timestamp int64    `parquet:"timestamp,timestamp(millisecond)"`
+		Key       []byte   `parquet:"key,optional"`
+		Value     int32    `parquet:"value"`
+		Headers   []Header `parquet:"headers,list"`
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[oddRow](&buf)
+	if _, err := w.Write([]oddRow{{Offset: 0, Value: 42}, {Offset: 1, Value: 43}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := checkParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), FileEntry{Records: 2})
+	if err == nil || !strings.Contains(err.Error(), `column "value" is INT32, not BYTE_ARRAY`) {
+		t.Fatalf("a value column of INT32: %v", err)
+	}
+	// A file as the dump writes it still passes.
+	d, err := Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := TopicPartition{Topic: "t", Partition: 0}
+	fe, err := d.WriteDataFile(tp, []Row{{Offset: 0, Value: []byte(`{"a":1}`)}, {Offset: 1}}, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkDataFile(d.FilePath(tp, fe.Name), fe); err != nil {
+		t.Fatalf("a file as written: %v", err)
 	}
 }
