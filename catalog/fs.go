@@ -566,12 +566,23 @@ func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
 	}
 	for _, e := range entries {
 		ps, ok := strings.CutPrefix(e.Name(), "partition=")
-		if !ok || !e.IsDir() {
+		if !ok {
 			continue
 		}
 		p, err := strconv.Atoi(ps)
 		if err != nil || p < 0 || p > math.MaxInt32 || strconv.Itoa(p) != ps {
 			continue // not a folder the dump writes (partition=07 would read partition=7's)
+		}
+		if !e.IsDir() {
+			// A partition's name on a link or a file is not read (a link
+			// could lead out of the folder), and it is named, not silently
+			// left out: the checks would judge the other partitions as if
+			// they were the whole topic.
+			tp := TopicPartition{topic, int32(p)}
+			rel := RelPartitionDir(tp)
+			tm.Damaged = append(tm.Damaged, &ManifestError{TP: tp, Path: filepath.Join(tdir, e.Name()), Rel: rel,
+				Err: ErrBadManifest, Detail: notAFolder(e.Type())})
+			continue
 		}
 		if _, err := os.Stat(filepath.Join(tdir, e.Name(), manifestName)); errors.Is(err, os.ErrNotExist) {
 			continue
@@ -594,6 +605,14 @@ func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
 	sort.Slice(tm.Manifests, func(i, j int) bool { return tm.Manifests[i].Partition < tm.Manifests[j].Partition })
 	sort.Slice(tm.Damaged, func(i, j int) bool { return tm.Damaged[i].TP.Partition < tm.Damaged[j].TP.Partition })
 	return tm, nil
+}
+
+// notAFolder says what stands where a partition's folder should be.
+func notAFolder(t os.FileMode) string {
+	if t&os.ModeSymlink != 0 {
+		return "not a folder but a symbolic link (a partition's folder is not read through a link)"
+	}
+	return "not a folder"
 }
 
 // checkFiles checks that each data file m lists is a regular file inside

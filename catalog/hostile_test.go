@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/topicsnap/topicsnap/internal/safefile"
 )
@@ -638,5 +641,115 @@ func TestReadTopicOfAPathIsEmpty(t *testing.T) {
 		if err != nil || len(tm.Manifests) != 0 || len(tm.Damaged) != 0 {
 			t.Fatalf("ReadTopic(%q) = %+v, %v; want nothing", topic, tm, err)
 		}
+	}
+}
+
+// TestPartitionLinkIsNamed: a partition's folder replaced by a symbolic
+// link (out of the folder or not) or by a file is not read, and it is named
+// as damaged, by ReadTopic and by Verify, rather than left out in silence
+// (the checks then judged the other partitions as the whole topic and said
+// ok).
+func TestPartitionLinkIsNamed(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		damage func(t *testing.T, pdir string)
+		want   string
+	}{
+		{"a link out of the folder", func(t *testing.T, pdir string) {
+			out := filepath.Join(t.TempDir(), "elsewhere")
+			if err := os.Rename(pdir, out); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(out, pdir); err != nil {
+				t.Fatal(err)
+			}
+		}, "symbolic link"},
+		{"a file", func(t *testing.T, pdir string) {
+			if err := os.RemoveAll(pdir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(pdir, []byte("x"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "not a folder"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			d, err := Create(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p := range int32(3) {
+				tp := TopicPartition{Topic: "t", Partition: p}
+				fe, err := d.WriteDataFile(tp, []Row{{Partition: p, Offset: 0, Value: []byte(`{"a":1}`)}}, "s1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := d.WriteManifest(&Manifest{Topic: "t", Partition: p, NextOffset: 1, Files: []FileEntry{fe}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c.damage(t, d.PartitionDir(TopicPartition{Topic: "t", Partition: 1}))
+			tm, err := d.ReadTopic("t")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tm.Manifests) != 2 || tm.Manifests[0].Partition != 0 || tm.Manifests[1].Partition != 2 {
+				t.Fatalf("readable partitions: %d, want 0 and 2", len(tm.Manifests))
+			}
+			if len(tm.Damaged) != 1 || tm.Damaged[0].TP.Partition != 1 || !errors.Is(tm.Damaged[0], ErrBadManifest) {
+				t.Fatalf("damaged: %v, want partition 1", tm.Damaged)
+			}
+			if msg := tm.Damaged[0].Error(); !strings.Contains(msg, c.want) || !strings.Contains(msg, "topic=t/partition=1") || strings.Contains(msg, dir) {
+				t.Fatalf("damaged partition's message: %s", msg)
+			}
+			files, problems, err := d.Verify()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if files != 2 || len(problems) != 1 || !strings.Contains(problems[0].Detail, c.want) {
+				t.Fatalf("verify: %d files, problems %v", files, problems)
+			}
+		})
+	}
+}
+
+// TestVerifyNamesAColumnOfAnotherType: a data file that is valid Parquet
+// with every column topicsnap needs, one of them of another type (a value
+// column of INT32), fails every read of its topic's views; verify names it
+// rather than saying it matches its manifest.
+func TestVerifyNamesAColumnOfAnotherType(t *testing.T) {
+	type oddRow struct {
+		Partition int32    `parquet:"partition"`
+		Offset    int64    `parquet:"offset"`
+		Timestamp int64    `parquet:"timestamp,timestamp(millisecond)"`
+		Key       []byte   `parquet:"key,optional"`
+		Value     int32    `parquet:"value"`
+		Headers   []Header `parquet:"headers,list"`
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[oddRow](&buf)
+	if _, err := w.Write([]oddRow{{Offset: 0, Value: 42}, {Offset: 1, Value: 43}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	err := checkParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), FileEntry{Records: 2})
+	if err == nil || !strings.Contains(err.Error(), `column "value" is INT32, not BYTE_ARRAY`) {
+		t.Fatalf("a value column of INT32: %v", err)
+	}
+	// A file as the dump writes it still passes.
+	d, err := Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := TopicPartition{Topic: "t", Partition: 0}
+	fe, err := d.WriteDataFile(tp, []Row{{Offset: 0, Value: []byte(`{"a":1}`)}, {Offset: 1}}, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkDataFile(d.FilePath(tp, fe.Name), fe); err != nil {
+		t.Fatalf("a file as written: %v", err)
 	}
 }

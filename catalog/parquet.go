@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
@@ -171,6 +172,19 @@ func checkParquet(r io.ReaderAt, size int64, fe FileEntry) error {
 			if _, ok := pf.Schema().Lookup(name, "list", "element", "key"); !ok {
 				return fmt.Errorf("not a topicsnap file: no column %q", name)
 			}
+		}
+	}
+	// Each of topicsnap's columns the file has is of its type: a column of
+	// another type (a value of INTEGER) fails every read of the topic's
+	// views, the file being valid Parquet of the right size.
+	for _, path := range schema.Columns() {
+		got, ok := pf.Schema().Lookup(path...)
+		if !ok {
+			continue
+		}
+		want, _ := schema.Lookup(path...)
+		if g, w := got.Node.Type().Kind(), want.Node.Type().Kind(); g != w {
+			return fmt.Errorf("not a topicsnap file: column %q is %s, not %s", strings.Join(path, "."), g, w)
 		}
 	}
 	return nil

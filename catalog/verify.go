@@ -61,7 +61,12 @@ func (d *Dir) VerifyContext(ctx context.Context) (files int, problems []Problem,
 			continue
 		}
 		for _, e := range entries {
-			if !e.IsDir() || !strings.HasPrefix(e.Name(), "partition=") {
+			if !strings.HasPrefix(e.Name(), "partition=") {
+				continue
+			}
+			if !e.IsDir() {
+				problems = append(problems, Problem{filepath.Join(tdir, e.Name()), notAFolder(e.Type()),
+					"replace it with the partition's folder itself, or remove it"})
 				continue
 			}
 			pdir := filepath.Join(tdir, e.Name())

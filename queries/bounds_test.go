@@ -161,3 +161,94 @@ func TestSafeStructureBounds(t *testing.T) {
 		t.Fatalf("wide: %v %d fields", ok, strings.Count(got, `":`))
 	}
 }
+
+// TestSafeStructureEmptyObjects: a field whose object keeps no field (its
+// only names empty, or the object comes when maxViewFields is reached)
+// becomes its JSON text, and a name that contains "{}" is a name: neither
+// costs the view its structure (once, one record of either made every
+// field of the topic unreadable by name).
+func TestSafeStructureEmptyObjects(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"id":"UBIGINT","x{}":"UBIGINT"}`, `{"id":"UBIGINT","x{}":"UBIGINT"}`},
+		{`{"id":"UBIGINT","m":{"":"UBIGINT"}}`, `{"id":"UBIGINT","m":"VARCHAR"}`},
+		{`{"id":"UBIGINT","m":[{"":"UBIGINT"}],"n":"VARCHAR"}`, `{"id":"UBIGINT","m":["VARCHAR"],"n":"VARCHAR"}`},
+		{`{"id":"UBIGINT","m":{"a":{"":"UBIGINT"}}}`, `{"id":"UBIGINT","m":{"a":"VARCHAR"}}`},
+	} {
+		got, ok := safeStructure(c.in)
+		if !ok || got != c.want {
+			t.Errorf("safeStructure(%s) = %v %s, want %s", c.in, ok, got, c.want)
+		}
+	}
+	if got, ok := safeStructure(`{"":"UBIGINT"}`); ok {
+		t.Errorf("a structure with no field at all: %s", got)
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := range maxViewFields - 1 {
+		fmt.Fprintf(&b, `"f%d":"BIGINT",`, i)
+	}
+	b.WriteString(`"obj":{"inner":"BIGINT"}}`)
+	got, ok := safeStructure(b.String())
+	if !ok || !strings.HasSuffix(got, `"f998":"BIGINT","obj":"VARCHAR"}`) {
+		t.Errorf("the %dth field an object: %v %s", maxViewFields, ok, got[max(0, len(got)-60):])
+	}
+
+	// End to end: one record with such a name beside ordinary ones.
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []catalog.Row
+	for i := range 100 {
+		v := fmt.Sprintf(`{"id":%d,"amount":%d}`, i, i)
+		switch i {
+		case 0:
+			v = `{"id":0,"x{}":1}`
+		case 1:
+			v = `{"id":1,"m":{"":1}}`
+		}
+		rows = append(rows, catalog.Row{Offset: int64(i), Timestamp: 1700000000000, Value: []byte(v)})
+	}
+	writePartition(t, d, "odd", 0, "s1", int64(len(rows)), rows)
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT (sum(value.id) || ' ' || sum(value.amount) || ' ' || max(value.m))::VARCHAR FROM odd`); got != `4950 4949 {"":1}` {
+		t.Errorf("sum(value.id), sum(value.amount), value.m: %q, want 4950 4949 {\"\":1}", got)
+	}
+}
+
+// TestManyGroupMembersLoadBounded: a cluster snapshot within its caps can
+// list a million group members; the catalog tables load in chunks, so a
+// DuckDB memory limit far below what one document of them took (a 47 MB
+// snapshot of 500,000 members took past 4 GB) still holds them all.
+func TestManyGroupMembersLoadBounded(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writePartition(t, d, "t", 0, "s1", 1, []catalog.Row{{Offset: 0, Timestamp: 1700000000000, Value: []byte(`{"a":1}`)}})
+	members := make([]catalog.GroupMember, 40_000)
+	for i := range members {
+		members[i] = catalog.GroupMember{MemberID: fmt.Sprintf("consumer-%d-0123456789abcdef", i), ClientID: "c", Host: "/10.0.0.1", Assigned: []int32{0}}
+	}
+	var groups []catalog.GroupState
+	for g := range 5 {
+		groups = append(groups, catalog.GroupState{Group: fmt.Sprintf("g%d", g), State: "Stable", Members: members})
+	}
+	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "t", AsOf: time.Now().UTC(), PartitionCount: 1, ReplicationFactor: 1, Groups: groups}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(context.Background(), dir, Options{MemoryLimit: "200MB", Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT (count(*) || ' ' || count(DISTINCT member_id) || ' ' || max(member_id))::VARCHAR FROM group_members`); got != "200000 40000 consumer-9999-0123456789abcdef" {
+		t.Errorf("group_members: %q", got)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -36,10 +37,6 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 		if !only[t.table] {
 			continue
 		}
-		b, err := json.Marshal(t.rows)
-		if err != nil {
-			return fmt.Errorf("encode %s: %w", t.table, err)
-		}
 		var defs, names, structure []string
 		for _, c := range t.columns {
 			name, typ, _ := strings.Cut(c, " ")
@@ -53,12 +50,26 @@ func loadMetadata(ctx context.Context, tx *sql.Tx, tfs []topicFiles, snaps []*ca
 		}
 		ins := fmt.Sprintf("INSERT INTO %s SELECT %s FROM (SELECT unnest(from_json(?::JSON, %s), recursive := true))",
 			quoteIdent(t.table), strings.Join(names, ", "), quoteString("[{"+strings.Join(structure, ",")+"}]"))
-		if _, err := tx.ExecContext(ctx, ins, string(b)); err != nil {
-			return fmt.Errorf("load table %s: %w", t.table, err)
+		// In chunks: DuckDB makes the whole document one LIST value before
+		// unnesting it, and a cluster snapshot within its caps can list a
+		// million group members (one document of them took past 4 GB).
+		rows := reflect.ValueOf(t.rows)
+		for start := 0; start < rows.Len(); start += metadataChunkRows {
+			b, err := json.Marshal(rows.Slice(start, min(start+metadataChunkRows, rows.Len())).Interface())
+			if err != nil {
+				return fmt.Errorf("encode %s: %w", t.table, err)
+			}
+			if _, err := tx.ExecContext(ctx, ins, string(b)); err != nil {
+				return fmt.Errorf("load table %s: %w", t.table, err)
+			}
 		}
 	}
 	return nil
 }
+
+// metadataChunkRows is how many rows of a catalog table one statement
+// loads.
+const metadataChunkRows = 10_000
 
 // metadataRows are the catalog tables' rows, the same for every engine:
 // each table's columns (name and DuckDB type) and its rows, as JSON encodes

@@ -1,6 +1,7 @@
 package queries
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -194,15 +195,20 @@ func skipNested(dec *json.Decoder) error {
 // would parse a JSON field, and fails on numbers past float64 such as
 // 1e400). A field with an empty name cannot be a STRUCT field that a
 // client can read: it is left out of the structure (its values stay in
-// value_raw).
+// value_raw). An object that is left with no field (all of its fields
+// were left out: no name, or past maxViewFields) cannot be a STRUCT
+// either: it becomes its JSON text, as a field past maxViewDepth does, so
+// that one record's odd field costs that field and never the whole view
+// (a name that merely contains "{}" is a name like any other).
 func safeStructure(structure string) (string, bool) {
 	// Token by token, so the fields keep their order.
 	dec := json.NewDecoder(strings.NewReader(structure))
 	dec.UseNumber()
-	var out strings.Builder
+	var out bytes.Buffer
 	type frame struct {
 		object, wantKey bool
 		n               int
+		start           int // where its opening delimiter is in out
 	}
 	var stack []frame
 	fields := 0
@@ -246,11 +252,21 @@ func safeStructure(structure string) (string, bool) {
 					continue
 				}
 				sep()
+				stack = append(stack, frame{object: t == '{', wantKey: t == '{', start: out.Len()})
 				out.WriteRune(rune(t))
-				stack = append(stack, frame{object: t == '{', wantKey: t == '{'})
 			default:
-				out.WriteRune(rune(t))
+				f := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
+				if f.object && f.n == 0 {
+					// No field left: a STRUCT needs one.
+					if len(stack) == 0 {
+						return "", false
+					}
+					out.Truncate(f.start)
+					out.WriteString(`"VARCHAR"`)
+					continue
+				}
+				out.WriteRune(rune(t))
 			}
 		case string:
 			isKey := len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey
@@ -278,8 +294,8 @@ func safeStructure(structure string) (string, bool) {
 			out.Write(b)
 		}
 	}
-	if strings.Contains(out.String(), "{}") {
-		return "", false // a STRUCT needs a field
+	if len(stack) != 0 || out.Len() == 0 {
+		return "", false
 	}
 	return out.String(), true
 }
