@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -250,5 +251,102 @@ func TestManyGroupMembersLoadBounded(t *testing.T) {
 	defer e.Close()
 	if got := query1(t, e, `SELECT (count(*) || ' ' || count(DISTINCT member_id) || ' ' || max(member_id))::VARCHAR FROM group_members`); got != "200000 40000 consumer-9999-0123456789abcdef" {
 		t.Errorf("group_members: %q", got)
+	}
+}
+
+// TestInferenceIsBoundedByBytes: values within every bound that carry
+// 2,000 distinct names each (1,000 of them: two million names) open in
+// seconds and bounded memory: inference builds its structure from at most
+// inferBudget bytes of the sample, the shortest values first.
+func TestInferenceIsBoundedByBytes(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []catalog.Row
+	for i := range 1000 {
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"id":"e%d"`, i)
+		for j := range 2000 {
+			fmt.Fprintf(&b, `,"f%d_%d":%d`, i, j, j)
+		}
+		b.WriteByte('}')
+		rows = append(rows, catalog.Row{Offset: int64(i), Timestamp: 1700000000000, Value: []byte(b.String())})
+	}
+	writePartition(t, d, "wide", 0, "s1", int64(len(rows)), rows)
+	t.Setenv("TOPICSNAP_CACHE_DIR", t.TempDir()) // a cold inference
+	inferCacheDirWas := inferCacheDir
+	inferCacheDir = ""
+	defer func() { inferCacheDir = inferCacheDirWas }()
+	start := time.Now()
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT count(DISTINCT value.id)::VARCHAR FROM wide`); got != "1000" {
+		t.Errorf("distinct ids: %s", got)
+	}
+	took := time.Since(start)
+	t.Logf("open and one query over 2,000,000 distinct names: %v", took)
+	if took > 12*time.Second { // 19 s without the budget on this machine
+		t.Errorf("took %v", took)
+	}
+}
+
+// TestUnreadableFileCostsItsTopic: a data file made by hand whose value
+// column is an INTEGER (the size its manifest says, so only DuckDB finds
+// out) costs its topic the value's structure, named in Problems without
+// the folder's path; the folder opens and the other topic answers.
+func TestUnreadableFileCostsItsTopic(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range []string{"good", "bad"} {
+		var rows []catalog.Row
+		for i := range 20 {
+			rows = append(rows, catalog.Row{Offset: int64(i), Timestamp: 1700000000000, Value: fmt.Appendf(nil, `{"id":"e%d"}`, i)})
+		}
+		writePartition(t, d, topic, 0, "s1", 20, rows)
+	}
+	m, err := d.ReadManifest(catalog.TopicPartition{Topic: "bad", Partition: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := d.FilePath(m.TP(), m.Files[0].Name)
+	e0, err := Open(context.Background(), t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e0.DB().ExecContext(context.Background(), fmt.Sprintf(`COPY (SELECT * REPLACE (42::INTEGER AS "value") FROM read_parquet(%s)) TO %s (FORMAT parquet)`,
+		quoteString(path), quoteString(path+".tmp"))); err != nil {
+		t.Fatal(err)
+	}
+	e0.Close()
+	if err := os.Rename(path+".tmp", path); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(path)
+	m.Files[0].Bytes = st.Size()
+	if err := d.WriteManifest(m); err != nil {
+		t.Fatal(err)
+	}
+	inferCacheDirWas := inferCacheDir
+	inferCacheDir = ""
+	defer func() { inferCacheDir = inferCacheDirWas }()
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT count(value.id)::VARCHAR FROM good`); got != "20" {
+		t.Errorf("good: %s", got)
+	}
+	probs := strings.Join(e.Problems(), "\n")
+	if !strings.Contains(probs, "topic bad: its values could not be sampled") || strings.Contains(probs, dir) {
+		t.Errorf("problems: %q", probs)
 	}
 }

@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
@@ -83,6 +84,7 @@ type Engine struct {
 	mu       sync.RWMutex
 	version  string
 	topics   []Topic
+	sideDB   *sql.DB // inference's own pool (Open)
 	problems []string
 	badCuts  int                        // cluster snapshots the last refresh could not read
 	files    []topicFiles               // the catalog as of the last refresh, by topic name
@@ -136,6 +138,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
 	}
 	db := sql.OpenDB(st.c)
 	e.db = db
+	// Inference runs on a pool of its own over the same database, so a
+	// build holding a transaction (or a caller that allowed the main pool
+	// one connection) never waits on itself, and a read that fails does
+	// not abort the build's transaction.
+	e.sideDB = sql.OpenDB(noClose{st.c})
 	if verr != nil {
 		e.Close()
 		return nil, verr
@@ -213,6 +220,10 @@ func (e *Engine) setup(ctx context.Context) error {
 	return nil
 }
 
+// noClose is a connector whose database the pool over it does not close:
+// the engine's main pool owns it.
+type noClose struct{ driver.Connector }
+
 // DB is the engine's database handle. Pin a *sql.Conn for a session.
 func (e *Engine) DB() *sql.DB { return e.db }
 
@@ -221,6 +232,9 @@ func (e *Engine) Dir() string { return e.dir.Path }
 
 // Close releases DuckDB.
 func (e *Engine) Close() error {
+	if e.sideDB != nil {
+		e.sideDB.Close()
+	}
 	err := e.db.Close()
 	if e.tempDir != "" {
 		if rerr := os.RemoveAll(e.tempDir); err == nil && rerr != nil {

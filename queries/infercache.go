@@ -3,7 +3,6 @@ package queries
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -48,7 +47,7 @@ var inferCacheDir = func() string {
 // cannot be stat'ed (then nothing is cached).
 func inferCacheKey(sample []string) (string, bool) {
 	h := sha256.New()
-	fmt.Fprintf(h, "v3\n") // v3: values past jsonbound's bounds left out, the structure bounded
+	fmt.Fprintf(h, "v4\n") // v4: values past jsonbound's bounds left out, the sample's bytes and the structure bounded
 	for _, p := range sample {
 		st, err := os.Stat(p)
 		if err != nil {
@@ -60,7 +59,7 @@ func inferCacheKey(sample []string) (string, bool) {
 }
 
 // inferJSONCached is inferJSON through the cache.
-func inferJSONCached(ctx context.Context, tx *sql.Tx, paths []string, encoded bool) (string, bool, error) {
+func inferJSONCached(ctx context.Context, tx rowQuerier, paths []string, encoded bool) (string, bool, error) {
 	key, ok := inferCacheKey(sampleFiles(paths))
 	if !ok || inferCacheDir == "" {
 		return inferJSON(ctx, tx, paths, encoded)

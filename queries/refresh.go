@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -370,9 +371,18 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		// The value type is inferred when the first of the two views is built.
 		if !e.built[n] && !e.built[n+"$all"] && len(tf.paths) > 0 {
 			var err error
-			t.Structure, t.JSON, err = inferJSONCached(ctx, tx, tf.paths, tf.encoded)
+			// Outside tx, on a connection of its own: a folder whose files
+			// DuckDB cannot read together (a data file made by hand, with
+			// a column of another type) costs its topic the value's
+			// structure and says so, not the whole build.
+			t.Structure, t.JSON, err = inferJSONCached(ctx, e.sideDB, tf.paths, tf.encoded)
 			if err != nil {
-				return fmt.Errorf("infer the value type of %s: %w", tf.name, err)
+				if ctx.Err() != nil {
+					return fmt.Errorf("infer the value type of %s: %w", tf.name, err)
+				}
+				e.problems = append(e.problems, fmt.Sprintf("topic %s: its values could not be sampled (%s); read as bytes; run topicsnap catalog verify",
+					tf.name, strings.ReplaceAll(CleanError(err).Error(), e.dir.Path+string(filepath.Separator), "")))
+				t.Structure, t.JSON = "", false
 			}
 			if tf.encoded && t.JSON {
 				// The writer schemas type the values better than a sample.
@@ -387,8 +397,13 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 				// Keys: the structure of a sample of the decoded keys (a
 				// record, or a scalar: an Avro "string" key), then the
 				// key schemas' types where they say.
-				if t.KeyStructure, err = inferKey(ctx, tx, tf.keyPaths); err != nil {
-					return fmt.Errorf("infer the key type of %s: %w", tf.name, err)
+				if t.KeyStructure, err = inferKey(ctx, e.sideDB, tf.keyPaths); err != nil {
+					if ctx.Err() != nil {
+						return fmt.Errorf("infer the key type of %s: %w", tf.name, err)
+					}
+					e.problems = append(e.problems, fmt.Sprintf("topic %s: its keys could not be sampled (%s); read as text; run topicsnap catalog verify",
+						tf.name, strings.ReplaceAll(CleanError(err).Error(), e.dir.Path+string(filepath.Separator), "")))
+					t.KeyStructure = ""
 				}
 				if t.KeyStructure != "" {
 					if typed, conflicts := e.typedStructure(ctx, tf.keySchemas, t.KeyStructure, true); typed != "" {

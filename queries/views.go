@@ -92,7 +92,17 @@ func qualify(cols string) string {
 // inferJSON samples values from the first and last files and decides
 // whether the topic's values are JSON objects; if so it returns DuckDB's
 // merged structure of the sample.
-func inferJSON(ctx context.Context, tx *sql.Tx, paths []string, encoded bool) (string, bool, error) {
+// inferBudget bounds the bytes of sampled values inference builds a
+// structure from (the shortest first): an ordinary topic's sample of 5,000
+// values fits many times over.
+const inferBudget = 4 << 20
+
+// rowQuerier runs one query for one row: a *sql.DB, *sql.Conn or *sql.Tx.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func inferJSON(ctx context.Context, tx rowQuerier, paths []string, encoded bool) (string, bool, error) {
 	var sample []string
 	for _, p := range sampleFiles(paths) {
 		sample = append(sample, quoteString(p))
@@ -108,11 +118,16 @@ func inferJSON(ctx context.Context, tx *sql.Tx, paths []string, encoded bool) (s
   -- A value past jsonbound's bounds is never shown to json_group_structure
   -- (which recurses without a bound): it counts as a value that is not an
   -- object, as its view row reads it.
-  b AS (SELECT CASE WHEN %s IS NULL THEN v END AS v FROM s)
+  b AS (SELECT CASE WHEN %s IS NULL THEN v END AS v FROM s),
+  -- The structure is built from at most inferBudget bytes of the sample,
+  -- the shortest values first: json_group_structure's time and memory
+  -- grow with the nodes it sees (5,000 values of 2,000 distinct names
+  -- each took it past 4 GB), and every value still counts below.
+  c AS (SELECT v, sum(coalesce(strlen(v), 0)) OVER (ORDER BY strlen(v) NULLS FIRST, v ROWS UNBOUNDED PRECEDING) AS run FROM b)
 SELECT count(*) AS n,
        count(*) FILTER (WHERE CASE WHEN json_valid(v) THEN json_type(v) = 'OBJECT' ELSE false END) AS objects,
-       json_group_structure(CASE WHEN json_valid(v) THEN CASE WHEN json_type(v) = 'OBJECT' THEN v::JSON END END)::VARCHAR AS structure
-FROM b`, strings.Join(sample, ", "), boundError("v"))
+       json_group_structure(CASE WHEN run <= %d AND json_valid(v) THEN CASE WHEN json_type(v) = 'OBJECT' THEN v::JSON END END)::VARCHAR AS structure
+FROM c`, strings.Join(sample, ", "), boundError("v"), inferBudget)
 	var n, objects int64
 	var structure sql.NullString
 	if err := tx.QueryRowContext(ctx, q).Scan(&n, &objects, &structure); err != nil {
@@ -135,7 +150,7 @@ FROM b`, strings.Join(sample, ", "), boundError("v"))
 // (key_decoded, JSON text the dump wrote), from the first and last of
 // paths, the files that hold decoded keys: an object's, or a scalar's type
 // name; "" when no key was decoded.
-func inferKey(ctx context.Context, tx *sql.Tx, paths []string) (string, error) {
+func inferKey(ctx context.Context, tx rowQuerier, paths []string) (string, error) {
 	if len(paths) == 0 {
 		return "", nil
 	}
@@ -144,8 +159,9 @@ func inferKey(ctx context.Context, tx *sql.Tx, paths []string) (string, error) {
 		sample = append(sample, quoteString(p))
 	}
 	q := fmt.Sprintf(`WITH s AS (SELECT key_decoded AS v FROM read_parquet([%s], union_by_name = true) WHERE key_decoded IS NOT NULL
-  USING SAMPLE reservoir(5000 ROWS) REPEATABLE (7))
-SELECT json_group_structure(CASE WHEN %s IS NULL AND json_valid(v) THEN v::JSON END)::VARCHAR FROM s`, strings.Join(sample, ", "), boundError("v"))
+  USING SAMPLE reservoir(5000 ROWS) REPEATABLE (7)),
+  c AS (SELECT v, sum(coalesce(strlen(v), 0)) OVER (ORDER BY strlen(v) NULLS FIRST, v ROWS UNBOUNDED PRECEDING) AS run FROM s)
+SELECT json_group_structure(CASE WHEN run <= %d AND %s IS NULL AND json_valid(v) THEN v::JSON END)::VARCHAR FROM c`, strings.Join(sample, ", "), inferBudget, boundError("v"))
 	var structure sql.NullString
 	if err := tx.QueryRowContext(ctx, q).Scan(&structure); err != nil {
 		return "", err
