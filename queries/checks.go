@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -324,6 +325,68 @@ func (e *Engine) unknownTopic(name string) error {
 	return u
 }
 
+// ErrUnknownGroup marks a consumer group no cut in the snapshot folder saw
+// (UnknownGroupError).
+var ErrUnknownGroup = errors.New("unknown group")
+
+// UnknownGroupError is a --group no cut of the folder recorded, on any
+// topic, with the likely intended one (a near spelling), or the groups the
+// topic's cuts saw when they are few.
+type UnknownGroupError struct {
+	Group, Topic, Dir string
+	Suggest           string   // the group nearest by spelling, or ""
+	Known             []string // the topic's groups, when there are at most 10 and none is near
+}
+
+func (e *UnknownGroupError) Error() string {
+	s := fmt.Sprintf("group %q is in no snapshot in %s", e.Group, e.Dir)
+	switch {
+	case e.Suggest != "":
+		s += fmt.Sprintf(" (did you mean %q?)", e.Suggest)
+	case len(e.Known) > 0:
+		s += fmt.Sprintf(" (the snapshots of %s saw %s)", e.Topic, strings.Join(e.Known, ", "))
+	default:
+		s += fmt.Sprintf(" (no cut of %s recorded a group)", e.Topic)
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrUnknownGroup) and, since a check cannot run
+// on it, errors.Is(err, ErrBadCheck) hold.
+func (e *UnknownGroupError) Is(target error) bool {
+	return target == ErrUnknownGroup || target == ErrBadCheck
+}
+
+// knownGroup returns nil when some cut of the folder recorded group (on
+// any topic), or when a cut of topic could not read every group (then the
+// group may exist unseen, and the check says what it found); otherwise an
+// *UnknownGroupError with the nearest spelling among the folder's groups.
+func (e *Engine) knownGroup(topic, group string) error {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	all, onTopic := map[string]bool{}, map[string]bool{}
+	for _, s := range e.snaps {
+		if s.Topic == topic && s.GroupsError != "" {
+			return nil
+		}
+		for _, g := range s.Groups {
+			if g.Group == group {
+				return nil
+			}
+			all[g.Group] = true
+			if s.Topic == topic {
+				onTopic[g.Group] = true
+			}
+		}
+	}
+	names := slices.Sorted(maps.Keys(all))
+	u := &UnknownGroupError{Group: group, Topic: topic, Dir: e.dir.Path, Suggest: suggest.Closest(group, names)}
+	if known := slices.Sorted(maps.Keys(onTopic)); u.Suggest == "" && len(known) <= 10 {
+		u.Known = known
+	}
+	return u
+}
+
 // RunCheck runs one check against a topic.
 func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Report, error) {
 	c, ok := checks[name]
@@ -336,6 +399,11 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	}
 	if err := o.validate(); err != nil {
 		return nil, err
+	}
+	if o.Group != "" && c.Takes("group") {
+		if err := e.knownGroup(o.Topic, o.Group); err != nil {
+			return nil, err
+		}
 	}
 	if c.Needs != nil {
 		if needs := c.Needs(o); len(needs) > 0 {
