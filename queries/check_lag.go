@@ -27,7 +27,8 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		return nil, err
 	}
 	groups := map[string]bool{}
-	var maxRec int64
+	var maxRec, skipped int64
+	var outOfRange []Row // committed below the log start: the next fetch is out of range
 	maxSec, minHead := 0.0, math.Inf(1)
 	for i := range rows {
 		rows[i].Set("kind", "offset")
@@ -37,9 +38,14 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		if h := rows[i].Get("retention_headroom_seconds"); h != nil {
 			minHead = math.Min(minHead, asFloat(h))
 		}
+		if n := asInt(rows[i].Get("skipped_records")); n > 0 {
+			skipped += n
+			outOfRange = append(outOfRange, rows[i])
+		}
 	}
 	r := &Report{Summary: NewRow(), Rows: rows}
-	r.Summary.Set("groups", int64(len(groups))).Set("max_lag_records", maxRec).Set("max_lag_seconds", maxSec)
+	r.Summary.Set("groups", int64(len(groups))).Set("max_lag_records", maxRec).Set("max_lag_seconds", maxSec).
+		Set("out_of_range_partitions", int64(len(outOfRange))).Set("skipped_records", skipped)
 	if math.IsInf(minHead, 1) {
 		r.Summary.Set("min_retention_headroom_seconds", nil)
 	} else {
@@ -68,6 +74,16 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 			plural(int64(len(unread)), "snapshot", "snapshots"), unread[0].Get("groups_error"))
 	case len(groups) == 0:
 		r.Status, r.Message = StatusOK, "no consumer group had committed offsets on the topic at the snapshots"
+	case len(outOfRange) > 0:
+		// Its next record is already deleted: no headroom is left, and
+		// the consumer's auto.offset.reset, not the log, decides where it
+		// goes on (earliest: the log start; latest: the end; none: an error).
+		f := outOfRange[0]
+		r.Status = StatusFail
+		r.Message = fmt.Sprintf("group %s committed offset %d on partition %v, below its log start %d: the group's next fetch is out of range and auto.offset.reset decides what it skips; "+
+			"%s it had not read are deleted and will be skipped (log start minus committed offset, on %s)",
+			f.Get("group_id"), asInt(f.Get("committed_offset")), f.Get("partition"), asInt(f.Get("log_start_offset")),
+			plural(skipped, "record", "records"), plural(int64(len(outOfRange)), "partition", "partitions"))
 	case !math.IsInf(minHead, 1) && minHead < 3600:
 		r.Status = StatusFail
 		r.Message = fmt.Sprintf("a group is %d records and %s behind; its next record is deleted by retention in %s", maxRec, humanSeconds(maxSec), humanSeconds(max(minHead, 0)))
