@@ -359,16 +359,19 @@ func (e *UnknownGroupError) Is(target error) bool {
 
 // knownGroup returns nil when some cut of the folder recorded group (on
 // any topic), or when a cut of topic could not read every group (then the
-// group may exist unseen, and the check says what it found); otherwise an
+// group may exist unseen, and the check says what it found), or when no
+// cut of topic was taken (its groups were never looked at); otherwise an
 // *UnknownGroupError with the nearest spelling among the folder's groups.
 func (e *Engine) knownGroup(topic, group string) error {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	all, onTopic := map[string]bool{}, map[string]bool{}
+	cut := false // some cut of topic recorded its groups
 	for _, s := range e.snaps {
 		if s.Topic == topic && s.GroupsError != "" {
 			return nil
 		}
+		cut = cut || s.Topic == topic
 		for _, g := range s.Groups {
 			if g.Group == group {
 				return nil
@@ -378,6 +381,9 @@ func (e *Engine) knownGroup(topic, group string) error {
 				onTopic[g.Group] = true
 			}
 		}
+	}
+	if !cut {
+		return nil // no cut of the topic: its groups were never looked at
 	}
 	names := slices.Sorted(maps.Keys(all))
 	u := &UnknownGroupError{Group: group, Topic: topic, Dir: e.dir.Path, Suggest: suggest.Closest(group, names)}

@@ -12,7 +12,7 @@ import (
 
 // groupsFixture writes topics orders (groups billing and shipping), audit
 // (group auditors) and blind (a cut that could not read the groups), one
-// record each.
+// record each, and nocut (a record, no cut).
 func groupsFixture(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -35,13 +35,15 @@ func groupsFixture(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	writePartition(t, d, "nocut", 0, "s1-nocut", 1, []catalog.Row{{Partition: 0, Offset: 0, Timestamp: at.Add(-time.Minute).UnixMilli(), TimestampType: catalog.TimestampCreate, Value: []byte("x")}})
 	return dir
 }
 
 // TestUnknownGroup: a group no cut of the folder saw is an
 // *UnknownGroupError (ErrUnknownGroup) with the nearest spelling among the
 // folder's groups, or the topic's groups; a group seen on another topic,
-// or on a topic whose cuts could not read every group, is not unknown: the
+// on a topic whose cuts could not read every group, or on a topic no cut
+// was taken of, is not unknown: the
 // check runs and says what it found.
 func TestUnknownGroup(t *testing.T) {
 	ctx := context.Background()
