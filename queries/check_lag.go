@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 )
 
 func init() {
@@ -67,6 +68,17 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		u.Set("kind", "groups_unreadable")
 		r.Rows = append(r.Rows, u)
 	}
+	// Partitions no member owns and no commit covers (after a partition
+	// count change the group did not rebalance onto): nobody reads them.
+	unowned, err := e.run(ctx, "lag_unowned", d, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	r.Summary.Set("unowned_partitions", int64(len(unowned)))
+	for _, u := range unowned {
+		u.Set("kind", "unowned")
+		r.Rows = append(r.Rows, u)
+	}
 	switch {
 	case len(groups) == 0 && len(unread) > 0:
 		r.Status = StatusWarn
@@ -94,5 +106,38 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Status = StatusOK
 		r.Message = fmt.Sprintf("%s, all caught up at the cut", plural(int64(len(groups)), "group", "groups"))
 	}
+	if len(unowned) > 0 {
+		if r.Status == StatusOK {
+			r.Status = StatusWarn
+		}
+		r.Message += "; " + unownedSentence(unowned)
+	}
 	return r, nil
+}
+
+// unownedSentence names, group by group, the partitions no member owns and
+// the group never committed on.
+func unownedSentence(rows []Row) string {
+	var parts []string
+	byGroup := map[string][]string{}
+	var records int64
+	for _, u := range rows {
+		g := u.Get("group_id").(string)
+		if byGroup[g] == nil {
+			parts = append(parts, g)
+		}
+		byGroup[g] = append(byGroup[g], fmt.Sprint(u.Get("partition")))
+		records += asInt(u.Get("records"))
+	}
+	var says []string
+	for _, g := range parts {
+		ps := byGroup[g]
+		word := "partition"
+		if len(ps) > 1 {
+			word = "partitions"
+		}
+		says = append(says, fmt.Sprintf("group %s: %s %s", g, word, strings.Join(ps, ", ")))
+	}
+	return fmt.Sprintf("no member owns and no committed offset covers %s (%s at the cut): nobody in the group reads them",
+		strings.Join(says, "; "), plural(records, "record", "records"))
 }
