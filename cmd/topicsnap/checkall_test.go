@@ -69,7 +69,8 @@ func TestCheckFlagsComeFromTheRegistry(t *testing.T) {
 		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0-2000000000"}, 2, `--partitions "0-2000000000": must be a list of partitions such as 0,3-5 (at most 100000)`},
 		{[]string{"reset", "--group", "g", "--to-time", "11:00"}, 2, `--to-time "11:00": must be a time such as 2026-07-16T11:00:00Z`},
 		{[]string{"reset", "--to-time", "2026-07-16T11:00:00Z"}, 2, "--group"},
-		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0"}, 0, "has no committed offset"},
+		// The folder's cut recorded no group: g is unknown (exit 4), not "nothing to judge".
+		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0"}, 4, `group "g" is in no snapshot`},
 		{[]string{"gaps", "--plan", "x.csv"}, 2, "--plan: only check reset writes a reset plan"},
 	} {
 		code, stdout, stderr := cli(t, append(append([]string{"check"}, c.args...), "--dir", dir, "--topic", "events")...)
