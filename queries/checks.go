@@ -96,7 +96,7 @@ const (
 	KindNumber  OptionKind = "number"  // a decimal number
 	KindInt     OptionKind = "int"     // a whole number
 	KindBool    OptionKind = "bool"    // true or false
-	KindSeconds OptionKind = "seconds" // a duration: 5m, 90s, or a number of seconds
+	KindSeconds OptionKind = "seconds" // a duration with its unit: 90s, 5m, 1h
 	KindTime    OptionKind = "time"    // an RFC 3339 time: 2026-07-16T11:00:00Z
 	KindList    OptionKind = "list"    // a list of partitions: 0,3-5
 )
@@ -179,6 +179,9 @@ func (op *Option) Text(o CheckOptions) string {
 			return strconv.Itoa(*p)
 		}
 	case *float64:
+		if *p != 0 && op.Kind == KindSeconds {
+			return secondsText(*p)
+		}
 		if *p != 0 {
 			return strconv.FormatFloat(*p, 'g', -1, 64)
 		}
@@ -247,9 +250,12 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 		} else {
 			f, err = strconv.ParseFloat(raw, 64)
 		}
+		if errors.Is(err, errNoUnit) {
+			return bad("has no unit: write the duration with one, such as %ss, %sm or %sh", raw, raw, raw)
+		}
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			if op.Kind == KindSeconds {
-				return bad("must be a duration such as 90s, 5m or 1h, or a number of seconds")
+				return bad("must be a duration such as 90s, 5m or 1h")
 			}
 			return bad("must be a number")
 		}
@@ -264,13 +270,30 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 	return nil
 }
 
-// parseSeconds reads a Go duration (5m, 1h30m) or a number of seconds.
+// errNoUnit is parseSeconds' error for a bare number: "5" could be
+// seconds or minutes (the defaults are written 5m, 1h), so it is refused.
+var errNoUnit = errors.New("a duration without a unit")
+
+// parseSeconds reads a Go duration with its unit (90s, 5m, 1h30m) as
+// seconds. A bare number is errNoUnit.
 func parseSeconds(s string) (float64, error) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return f, nil
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		return 0, errNoUnit
 	}
 	d, err := time.ParseDuration(s)
 	return d.Seconds(), err
+}
+
+// secondsText writes seconds as a duration parseSeconds reads back: in
+// hours or minutes when whole, else in seconds.
+func secondsText(f float64) string {
+	switch {
+	case f >= 3600 && math.Mod(f, 3600) == 0:
+		return strconv.FormatFloat(f/3600, 'f', -1, 64) + "h"
+	case f >= 60 && math.Mod(f, 60) == 0:
+		return strconv.FormatFloat(f/60, 'f', -1, 64) + "m"
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64) + "s"
 }
 
 // StatusSkipped is the status of a check `check all` did not run because
