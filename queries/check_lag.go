@@ -12,7 +12,7 @@ func init() {
 		Name:    "lag",
 		Summary: "per group and partition: records and seconds behind, retention headroom, members; warns when a cut could not read every group",
 		Order:   50,
-		Options: []string{"limit"},
+		Options: []string{"group", "limit"},
 		run:     checkLag,
 	})
 }
@@ -27,6 +27,7 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows, members = ofGroup(rows, o.Group), ofGroup(members, o.Group)
 	groups := map[string]bool{}
 	var maxRec, skipped int64
 	var outOfRange []Row // committed below the log start: the next fetch is out of range
@@ -74,6 +75,7 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	unowned = ofGroup(unowned, o.Group)
 	r.Summary.Set("unowned_partitions", int64(len(unowned)))
 	for _, u := range unowned {
 		u.Set("kind", "unowned")
@@ -84,6 +86,10 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Status = StatusWarn
 		r.Message = fmt.Sprintf("no committed offsets recorded, but the consumer groups could not all be read at %s: %v",
 			plural(int64(len(unread)), "snapshot", "snapshots"), unread[0].Get("groups_error"))
+	case len(groups) == 0 && o.Group != "":
+		// A group a cut saw, but not with offsets on this topic.
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("group %s had no committed offset on %s at the snapshots: nothing to judge", o.Group, o.Topic)
 	case len(groups) == 0:
 		r.Status, r.Message = StatusOK, "no consumer group had committed offsets on the topic at the snapshots"
 	case len(outOfRange) > 0:
@@ -140,4 +146,18 @@ func unownedSentence(rows []Row) string {
 	}
 	return fmt.Sprintf("no member owns and no committed offset covers %s (%s at the cut): nobody in the group reads them",
 		strings.Join(says, "; "), plural(records, "record", "records"))
+}
+
+// ofGroup keeps the rows of group (every row when group is "").
+func ofGroup(rows []Row, group string) []Row {
+	if group == "" {
+		return rows
+	}
+	var out []Row
+	for _, r := range rows {
+		if r.Get("group_id") == group {
+			out = append(out, r)
+		}
+	}
+	return out
 }

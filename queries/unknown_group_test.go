@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,21 +68,56 @@ func TestUnknownGroup(t *testing.T) {
 		{"orders", "auditors", false, "", nil}, // seen, on another topic: the check warns
 		{"blind", "billng", false, "", nil},    // its cuts could not read every group
 	}
-	for _, c := range cases {
-		r, err := e.RunCheck(ctx, "reset", CheckOptions{Topic: c.topic, Group: c.group, ToTime: to})
-		var u *UnknownGroupError
-		if !c.unknown {
-			if err != nil || r == nil {
-				t.Errorf("%s --group %s: %v, want a report", c.topic, c.group, err)
+	for _, check := range []string{"reset", "lag"} {
+		for _, c := range cases {
+			r, err := e.RunCheck(ctx, check, CheckOptions{Topic: c.topic, Group: c.group, ToTime: to})
+			var u *UnknownGroupError
+			if !c.unknown {
+				if err != nil || r == nil {
+					t.Errorf("%s %s --group %s: %v, want a report", check, c.topic, c.group, err)
+				}
+				continue
 			}
-			continue
+			if !errors.As(err, &u) || !errors.Is(err, ErrUnknownGroup) || !errors.Is(err, ErrBadCheck) {
+				t.Errorf("%s %s --group %s: %v, want an *UnknownGroupError", check, c.topic, c.group, err)
+				continue
+			}
+			if u.Group != c.group || u.Topic != c.topic || u.Suggest != c.suggest || !slices.Equal(u.Known, c.known) {
+				t.Errorf("%s %s --group %s: %+v, want suggest %q, known %v", check, c.topic, c.group, u, c.suggest, c.known)
+			}
 		}
-		if !errors.As(err, &u) || !errors.Is(err, ErrUnknownGroup) || !errors.Is(err, ErrBadCheck) {
-			t.Errorf("%s --group %s: %v, want an *UnknownGroupError", c.topic, c.group, err)
-			continue
+	}
+}
+
+// TestLagOfOneGroup: lag --group judges that group only; a group seen on
+// another topic only has nothing to judge here (warn).
+func TestLagOfOneGroup(t *testing.T) {
+	ctx := context.Background()
+	e, err := Open(ctx, groupsFixture(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	cases := []struct {
+		group, status, message string
+		groups                 int64
+	}{
+		{"", StatusOK, "2 groups, all caught up", 2},
+		{"billing", StatusOK, "1 group, all caught up", 1},
+		{"auditors", StatusWarn, "group auditors had no committed offset on orders at the snapshots: nothing to judge", 0},
+	}
+	for _, c := range cases {
+		r, err := e.RunCheck(ctx, "lag", CheckOptions{Topic: "orders", Group: c.group})
+		if err != nil {
+			t.Fatal(err)
 		}
-		if u.Group != c.group || u.Topic != c.topic || u.Suggest != c.suggest || !slices.Equal(u.Known, c.known) {
-			t.Errorf("%s --group %s: %+v, want suggest %q, known %v", c.topic, c.group, u, c.suggest, c.known)
+		if r.Status != c.status || !strings.Contains(r.Message, c.message) || asInt(r.Summary.Get("groups")) != c.groups {
+			t.Errorf("lag --group %q: %s %q %v; want %s %q", c.group, r.Status, r.Message, r.Summary.Get("groups"), c.status, c.message)
+		}
+		for _, row := range r.Rows {
+			if c.group != "" && row.Get("group_id") != c.group {
+				t.Errorf("lag --group %q: row of %v", c.group, row.Get("group_id"))
+			}
 		}
 	}
 }

@@ -201,6 +201,8 @@ func TestUnknownGroupIsExitFourWithDidYouMean(t *testing.T) {
 			`group "galewatch-writer" is in no snapshot in ` + dir + ` (did you mean "galewatch-writers"?)`},
 		{[]string{"check", "reset", "--dir", dir, "--topic", "readings", "--group", "billing", "--to-time", "2026-07-16T11:00:00Z", "--format", "json"},
 			`group "billing" is in no snapshot in ` + dir + ` (the snapshots of readings saw galewatch-writers)`},
+		{[]string{"check", "lag", "--dir", dir, "--topic", "readings", "--group", "galewatch-writer"},
+			`group "galewatch-writer" is in no snapshot in ` + dir + ` (did you mean "galewatch-writers"?)`},
 		{[]string{"check", "all", "--dir", dir, "--topic", "readings", "--group", "galewatch-writer", "--to-time", "2026-07-16T11:00:00Z"},
 			`(did you mean "galewatch-writers"?)`},
 	}
