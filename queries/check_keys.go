@@ -25,6 +25,9 @@ type resize struct {
 	Source   string // "snapshots": a cut saw From; "inferred": from the placement alone
 	Seam     Row    // the summary row of keys_seam
 	Rows     []Row  // seam (per partition) and split_at_seam (per key) rows
+	// BeforeMin and BeforeMax bound the keyed records that predate the
+	// change (keys_before): written by seam_after, and before seam_before.
+	BeforeMin, BeforeMax int64
 }
 
 // placement is what the keys check and the order check know of where the
@@ -94,7 +97,12 @@ func (e *Engine) placement(ctx context.Context, topic string, limit int) (*place
 		// placement at all: not one change of the count.
 		return pl, nil
 	}
-	pl.resize = &resize{From: m, To: n, Source: source, Seam: sum, Rows: seam[1:]}
+	pre, err := e.run(ctx, "keys_before", d, after, before)
+	if err != nil {
+		return nil, err
+	}
+	pl.resize = &resize{From: m, To: n, Source: source, Seam: sum, Rows: seam[1:],
+		BeforeMin: asInt(pre[0].Get("before_min")), BeforeMax: asInt(pre[0].Get("before_max"))}
 	return pl, nil
 }
 
@@ -177,6 +185,7 @@ func resizeReport(rs *resize, x Row) *Report {
 		Set("partitioner", "murmur2").Set("explained_by_crc32", int64(0)).Set("unexplained_records", int64(0)).
 		Set("null_keys", asInt(x.Get("null_keys"))).
 		Set("partition_count_from", rs.From).Set("partition_count_to", rs.To).Set("partition_count_source", rs.Source).
+		Set("records_before_change_min", rs.BeforeMin).Set("records_before_change_max", rs.BeforeMax).
 		Set("old_placement_records", old).Set("split_at_seam", split).
 		Set("seam_after", rs.Seam.Get("seam_after")).Set("seam_before", rs.Seam.Get("seam_before"))
 	for _, row := range rs.Rows {
@@ -204,8 +213,15 @@ func resizeReport(rs *resize, x Row) *Report {
 		how = "inferred from where the keys are: no cut recorded the earlier count"
 	}
 	r.Status = StatusWarn
-	r.Message = fmt.Sprintf("the partition count changed from %d to %d (%s) between %v and %v: %s placed by murmur2(key) %% %d before the change, the rest by %% %d; %s split at the seam, so a consumer may read their new records before their old ones",
-		rs.From, rs.To, how, when(rs.Seam.Get("seam_after")), when(rs.Seam.Get("seam_before")), plural(old, "record is", "records are"), rs.From, rs.To,
-		plural(split, "key is", "keys are"))
+	// Both figures: the records that predate the change, and the subset
+	// whose placement under the old count differs from the new one's.
+	predate := plural(rs.BeforeMin, "keyed record predates", "keyed records predate")
+	if rs.BeforeMax != rs.BeforeMin {
+		predate = fmt.Sprintf("between %d and %d keyed records predate", rs.BeforeMin, rs.BeforeMax)
+	}
+	r.Message = fmt.Sprintf("the partition count changed from %d to %d (%s) between %v and %v: %s the change, placed by murmur2(key) %% %d; "+
+		"%d of them sit where %% %d and %% %d differ, the rest where both agree; later records are placed by %% %d; %s split at the seam, so a consumer may read their new records before their old ones",
+		rs.From, rs.To, how, when(rs.Seam.Get("seam_after")), when(rs.Seam.Get("seam_before")), predate, rs.From,
+		old, rs.From, rs.To, rs.To, plural(split, "key is", "keys are"))
 	return r
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 )
 
 func init() {
@@ -11,7 +12,7 @@ func init() {
 		Name:    "lag",
 		Summary: "per group and partition: records and seconds behind, retention headroom, members; warns when a cut could not read every group",
 		Order:   50,
-		Options: []string{"limit"},
+		Options: []string{"group", "limit"},
 		run:     checkLag,
 	})
 }
@@ -26,8 +27,10 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows, members = ofGroup(rows, o.Group), ofGroup(members, o.Group)
 	groups := map[string]bool{}
-	var maxRec int64
+	var maxRec, skipped int64
+	var outOfRange []Row // committed below the log start: the next fetch is out of range
 	maxSec, minHead := 0.0, math.Inf(1)
 	for i := range rows {
 		rows[i].Set("kind", "offset")
@@ -37,9 +40,14 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		if h := rows[i].Get("retention_headroom_seconds"); h != nil {
 			minHead = math.Min(minHead, asFloat(h))
 		}
+		if n := asInt(rows[i].Get("skipped_records")); n > 0 {
+			skipped += n
+			outOfRange = append(outOfRange, rows[i])
+		}
 	}
 	r := &Report{Summary: NewRow(), Rows: rows}
-	r.Summary.Set("groups", int64(len(groups))).Set("max_lag_records", maxRec).Set("max_lag_seconds", maxSec)
+	r.Summary.Set("groups", int64(len(groups))).Set("max_lag_records", maxRec).Set("max_lag_seconds", maxSec).
+		Set("out_of_range_partitions", int64(len(outOfRange))).Set("skipped_records", skipped)
 	if math.IsInf(minHead, 1) {
 		r.Summary.Set("min_retention_headroom_seconds", nil)
 	} else {
@@ -61,13 +69,39 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		u.Set("kind", "groups_unreadable")
 		r.Rows = append(r.Rows, u)
 	}
+	// Partitions no member owns and no commit covers (after a partition
+	// count change the group did not rebalance onto): nobody reads them.
+	unowned, err := e.run(ctx, "lag_unowned", d, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	unowned = ofGroup(unowned, o.Group)
+	r.Summary.Set("unowned_partitions", int64(len(unowned)))
+	for _, u := range unowned {
+		u.Set("kind", "unowned")
+		r.Rows = append(r.Rows, u)
+	}
 	switch {
 	case len(groups) == 0 && len(unread) > 0:
 		r.Status = StatusWarn
 		r.Message = fmt.Sprintf("no committed offsets recorded, but the consumer groups could not all be read at %s: %v",
 			plural(int64(len(unread)), "snapshot", "snapshots"), unread[0].Get("groups_error"))
+	case len(groups) == 0 && o.Group != "":
+		// A group a cut saw, but not with offsets on this topic.
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("group %s had no committed offset on %s at the snapshots: nothing to judge", o.Group, o.Topic)
 	case len(groups) == 0:
 		r.Status, r.Message = StatusOK, "no consumer group had committed offsets on the topic at the snapshots"
+	case len(outOfRange) > 0:
+		// Its next record is already deleted: no headroom is left, and
+		// the consumer's auto.offset.reset, not the log, decides where it
+		// goes on (earliest: the log start; latest: the end; none: an error).
+		f := outOfRange[0]
+		r.Status = StatusFail
+		r.Message = fmt.Sprintf("group %s committed offset %d on partition %v, below its log start %d: the group's next fetch is out of range and auto.offset.reset decides what it skips; "+
+			"%s it had not read are deleted and will be skipped (log start minus committed offset, on %s)",
+			f.Get("group_id"), asInt(f.Get("committed_offset")), f.Get("partition"), asInt(f.Get("log_start_offset")),
+			plural(skipped, "record", "records"), plural(int64(len(outOfRange)), "partition", "partitions"))
 	case !math.IsInf(minHead, 1) && minHead < 3600:
 		r.Status = StatusFail
 		r.Message = fmt.Sprintf("a group is %d records and %s behind; its next record is deleted by retention in %s", maxRec, humanSeconds(maxSec), humanSeconds(max(minHead, 0)))
@@ -78,5 +112,52 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Status = StatusOK
 		r.Message = fmt.Sprintf("%s, all caught up at the cut", plural(int64(len(groups)), "group", "groups"))
 	}
+	if len(unowned) > 0 {
+		if r.Status == StatusOK {
+			r.Status = StatusWarn
+		}
+		r.Message += "; " + unownedSentence(unowned)
+	}
 	return r, nil
+}
+
+// unownedSentence names, group by group, the partitions no member owns and
+// the group never committed on.
+func unownedSentence(rows []Row) string {
+	var parts []string
+	byGroup := map[string][]string{}
+	var records int64
+	for _, u := range rows {
+		g := u.Get("group_id").(string)
+		if byGroup[g] == nil {
+			parts = append(parts, g)
+		}
+		byGroup[g] = append(byGroup[g], fmt.Sprint(u.Get("partition")))
+		records += asInt(u.Get("records"))
+	}
+	var says []string
+	for _, g := range parts {
+		ps := byGroup[g]
+		word := "partition"
+		if len(ps) > 1 {
+			word = "partitions"
+		}
+		says = append(says, fmt.Sprintf("group %s: %s %s", g, word, strings.Join(ps, ", ")))
+	}
+	return fmt.Sprintf("no member owns and no committed offset covers %s (%s at the cut): nobody in the group reads them",
+		strings.Join(says, "; "), plural(records, "record", "records"))
+}
+
+// ofGroup keeps the rows of group (every row when group is "").
+func ofGroup(rows []Row, group string) []Row {
+	if group == "" {
+		return rows
+	}
+	var out []Row
+	for _, r := range rows {
+		if r.Get("group_id") == group {
+			out = append(out, r)
+		}
+	}
+	return out
 }

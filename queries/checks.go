@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -95,7 +96,7 @@ const (
 	KindNumber  OptionKind = "number"  // a decimal number
 	KindInt     OptionKind = "int"     // a whole number
 	KindBool    OptionKind = "bool"    // true or false
-	KindSeconds OptionKind = "seconds" // a duration: 5m, 90s, or a number of seconds
+	KindSeconds OptionKind = "seconds" // a duration with its unit: 90s, 5m, 1h
 	KindTime    OptionKind = "time"    // an RFC 3339 time: 2026-07-16T11:00:00Z
 	KindList    OptionKind = "list"    // a list of partitions: 0,3-5
 )
@@ -178,6 +179,9 @@ func (op *Option) Text(o CheckOptions) string {
 			return strconv.Itoa(*p)
 		}
 	case *float64:
+		if *p != 0 && op.Kind == KindSeconds {
+			return secondsText(*p)
+		}
 		if *p != 0 {
 			return strconv.FormatFloat(*p, 'g', -1, 64)
 		}
@@ -246,9 +250,12 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 		} else {
 			f, err = strconv.ParseFloat(raw, 64)
 		}
+		if errors.Is(err, errNoUnit) {
+			return bad("has no unit: write the duration with one, such as %ss, %sm or %sh", raw, raw, raw)
+		}
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			if op.Kind == KindSeconds {
-				return bad("must be a duration such as 90s, 5m or 1h, or a number of seconds")
+				return bad("must be a duration such as 90s, 5m or 1h")
 			}
 			return bad("must be a number")
 		}
@@ -263,13 +270,30 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 	return nil
 }
 
-// parseSeconds reads a Go duration (5m, 1h30m) or a number of seconds.
+// errNoUnit is parseSeconds' error for a bare number: "5" could be
+// seconds or minutes (the defaults are written 5m, 1h), so it is refused.
+var errNoUnit = errors.New("a duration without a unit")
+
+// parseSeconds reads a Go duration with its unit (90s, 5m, 1h30m) as
+// seconds. A bare number is errNoUnit.
 func parseSeconds(s string) (float64, error) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		return f, nil
+	if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		return 0, errNoUnit
 	}
 	d, err := time.ParseDuration(s)
 	return d.Seconds(), err
+}
+
+// secondsText writes seconds as a duration parseSeconds reads back: in
+// hours or minutes when whole, else in seconds.
+func secondsText(f float64) string {
+	switch {
+	case f >= 3600 && math.Mod(f, 3600) == 0:
+		return strconv.FormatFloat(f/3600, 'f', -1, 64) + "h"
+	case f >= 60 && math.Mod(f, 60) == 0:
+		return strconv.FormatFloat(f/60, 'f', -1, 64) + "m"
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64) + "s"
 }
 
 // StatusSkipped is the status of a check `check all` did not run because
@@ -324,6 +348,74 @@ func (e *Engine) unknownTopic(name string) error {
 	return u
 }
 
+// ErrUnknownGroup marks a consumer group no cut in the snapshot folder saw
+// (UnknownGroupError).
+var ErrUnknownGroup = errors.New("unknown group")
+
+// UnknownGroupError is a --group no cut of the folder recorded, on any
+// topic, with the likely intended one (a near spelling), or the groups the
+// topic's cuts saw when they are few.
+type UnknownGroupError struct {
+	Group, Topic, Dir string
+	Suggest           string   // the group nearest by spelling, or ""
+	Known             []string // the topic's groups, when there are at most 10 and none is near
+}
+
+func (e *UnknownGroupError) Error() string {
+	s := fmt.Sprintf("group %q is in no snapshot in %s", e.Group, e.Dir)
+	switch {
+	case e.Suggest != "":
+		s += fmt.Sprintf(" (did you mean %q?)", e.Suggest)
+	case len(e.Known) > 0:
+		s += fmt.Sprintf(" (the snapshots of %s saw %s)", e.Topic, strings.Join(e.Known, ", "))
+	default:
+		s += fmt.Sprintf(" (no cut of %s recorded a group)", e.Topic)
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrUnknownGroup) and, since a check cannot run
+// on it, errors.Is(err, ErrBadCheck) hold.
+func (e *UnknownGroupError) Is(target error) bool {
+	return target == ErrUnknownGroup || target == ErrBadCheck
+}
+
+// knownGroup returns nil when some cut of the folder recorded group (on
+// any topic), or when a cut of topic could not read every group (then the
+// group may exist unseen, and the check says what it found), or when no
+// cut of topic was taken (its groups were never looked at); otherwise an
+// *UnknownGroupError with the nearest spelling among the folder's groups.
+func (e *Engine) knownGroup(topic, group string) error {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	all, onTopic := map[string]bool{}, map[string]bool{}
+	cut := false // some cut of topic recorded its groups
+	for _, s := range e.snaps {
+		if s.Topic == topic && s.GroupsError != "" {
+			return nil
+		}
+		cut = cut || s.Topic == topic
+		for _, g := range s.Groups {
+			if g.Group == group {
+				return nil
+			}
+			all[g.Group] = true
+			if s.Topic == topic {
+				onTopic[g.Group] = true
+			}
+		}
+	}
+	if !cut {
+		return nil // no cut of the topic: its groups were never looked at
+	}
+	names := slices.Sorted(maps.Keys(all))
+	u := &UnknownGroupError{Group: group, Topic: topic, Dir: e.dir.Path, Suggest: suggest.Closest(group, names)}
+	if known := slices.Sorted(maps.Keys(onTopic)); u.Suggest == "" && len(known) <= 10 {
+		u.Known = known
+	}
+	return u
+}
+
 // RunCheck runs one check against a topic.
 func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Report, error) {
 	c, ok := checks[name]
@@ -336,6 +428,11 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	}
 	if err := o.validate(); err != nil {
 		return nil, err
+	}
+	if o.Group != "" && c.Takes("group") {
+		if err := e.knownGroup(o.Topic, o.Group); err != nil {
+			return nil, err
+		}
 	}
 	if c.Needs != nil {
 		if needs := c.Needs(o); len(needs) > 0 {

@@ -36,7 +36,7 @@ type CheckOptions struct {
 	Late      float64 // freshness: seconds behind the broker time that count as late (60)
 	Stale     float64 // freshness: seconds between a partition's newest record and the cut that count as stale (3600)
 
-	Group      string    // reset: the consumer group
+	Group      string    // reset: the consumer group; lag: only this group
 	ToTime     time.Time // reset: the time the group would be reset to
 	Partitions []int32   // reset: the partitions to reset (none: every partition the group committed on)
 

@@ -141,6 +141,7 @@ func classify(err error, cmdPath string) (int, string) {
 	var ae *dump.AuthzError
 	var ce *dump.ConfigError
 	var se *queries.SQLError
+	var ge *queries.UnknownGroupError
 	switch {
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed, ""
@@ -150,6 +151,9 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitError, se.Hint
 	case errors.Is(err, queries.ErrUnknownTopic):
 		return exitUnknownTopic, "topicsnap ls --dir DIR lists the topics the snapshot folder holds"
+	case errors.As(err, &ge):
+		return exitUnknownTopic, fmt.Sprintf("topicsnap check lag --dir %s --topic %s lists the groups that committed offsets on the topic",
+			queries.ShellQuote(ge.Dir), queries.ShellQuote(ge.Topic))
 	case errors.As(err, new(*spark.Error)):
 		return exitError, ""
 	case errors.Is(err, spark.ErrUnreachable):

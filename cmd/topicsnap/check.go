@@ -266,7 +266,7 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 				// The check names its option; the command line calls it a flag.
 				return optionUsage(err)
 			}
-			if errors.Is(err, queries.ErrUnknownTopic) {
+			if errors.Is(err, queries.ErrUnknownTopic) || errors.Is(err, queries.ErrUnknownGroup) {
 				return err // its own exit code (4), not a usage error
 			}
 			if errors.Is(err, queries.ErrBadCheck) || errors.Is(err, queries.ErrRefused) {

@@ -56,7 +56,11 @@ func TestCheckFlagsComeFromTheRegistry(t *testing.T) {
 		want string
 	}{
 		{[]string{"gaps", "--id", "key"}, 2, "--id: check gaps does not take it (it takes --limit)"},
-		{[]string{"freshness", "--silence", "0"}, 2, `--silence "0": must be more than 0 seconds`},
+		{[]string{"freshness", "--silence", "0s"}, 2, `--silence "0s": must be more than 0 seconds`},
+		// A bare number has no unit (5 seconds? 5 minutes?): refused, never guessed.
+		{[]string{"freshness", "--silence", "5"}, 2, `--silence "5": has no unit: write the duration with one, such as 5s, 5m or 5h`},
+		{[]string{"freshness", "--stale", "3600"}, 2, `--stale "3600": has no unit`},
+		{[]string{"freshness", "--late", "0.5"}, 2, `--late "0.5": has no unit`},
 		{[]string{"freshness", "--silence", "soon"}, 2, "--silence \"soon\": must be a duration"},
 		{[]string{"skew", "--hot", "-1"}, 2, `--hot "-1": must be between 1 and 1000000`},
 		{[]string{"skew", "--what-if-key", "key", "--partitions", "10001"}, 2, `--partitions "10001": must be between 1 and 10000`},
@@ -69,7 +73,8 @@ func TestCheckFlagsComeFromTheRegistry(t *testing.T) {
 		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0-2000000000"}, 2, `--partitions "0-2000000000": must be a list of partitions such as 0,3-5 (at most 100000)`},
 		{[]string{"reset", "--group", "g", "--to-time", "11:00"}, 2, `--to-time "11:00": must be a time such as 2026-07-16T11:00:00Z`},
 		{[]string{"reset", "--to-time", "2026-07-16T11:00:00Z"}, 2, "--group"},
-		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0"}, 0, "has no committed offset"},
+		// The folder's cut recorded no group: g is unknown (exit 4), not "nothing to judge".
+		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0"}, 4, `group "g" is in no snapshot`},
 		{[]string{"gaps", "--plan", "x.csv"}, 2, "--plan: only check reset writes a reset plan"},
 	} {
 		code, stdout, stderr := cli(t, append(append([]string{"check"}, c.args...), "--dir", dir, "--topic", "events")...)

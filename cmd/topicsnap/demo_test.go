@@ -51,7 +51,7 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 		args     []string
 		want     []string
 	}{
-		{"teashop", []string{"--users", "200"}, []string{"missing", "duplicates"}},
+		{"teashop", []string{"--users", "200"}, []string{"missing", "duplicates", "--silence 30m"}},
 		{"windfarm", nil, []string{"reset", "lag", "by galewatch-watcher-1", "by galewatch-writer-6"}},
 	} {
 		dir := filepath.Join(t.TempDir(), "snaps")

@@ -184,6 +184,41 @@ func TestLsAndVerifyNameADamagedPartitionAndListTheRest(t *testing.T) {
 	}
 }
 
+// TestUnknownGroupIsExitFourWithDidYouMean: a --group no cut of the folder
+// saw is exit 4, named, with the near spelling or the topic's groups, and a
+// Try: that lists the groups, as an unknown topic is; not a quiet warning.
+func TestUnknownGroupIsExitFourWithDidYouMean(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmFolder(dir, seeds.WindFarmConfig{Farms: 4, TurbinesPerFarm: 1, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	try := "Try: topicsnap check lag --dir " + dir + " --topic readings lists the groups"
+	cases := []struct {
+		args []string
+		err  string // a substring of the Error: line
+	}{
+		{[]string{"check", "reset", "--dir", dir, "--topic", "readings", "--group", "galewatch-writer", "--to-time", "2026-07-16T11:00:00Z"},
+			`group "galewatch-writer" is in no snapshot in ` + dir + ` (did you mean "galewatch-writers"?)`},
+		{[]string{"check", "reset", "--dir", dir, "--topic", "readings", "--group", "billing", "--to-time", "2026-07-16T11:00:00Z", "--format", "json"},
+			`group "billing" is in no snapshot in ` + dir + ` (the snapshots of readings saw galewatch-writers)`},
+		{[]string{"check", "lag", "--dir", dir, "--topic", "readings", "--group", "galewatch-writer"},
+			`group "galewatch-writer" is in no snapshot in ` + dir + ` (did you mean "galewatch-writers"?)`},
+		{[]string{"check", "all", "--dir", dir, "--topic", "readings", "--group", "galewatch-writer", "--to-time", "2026-07-16T11:00:00Z"},
+			`(did you mean "galewatch-writers"?)`},
+	}
+	for _, c := range cases {
+		code, _, errs := cli(t, c.args...)
+		e, tl := errorLines(errs)
+		if code != exitUnknownTopic || !strings.Contains(e, c.err) || !strings.HasPrefix(tl, try) {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q and %q", c.args, code, errs, exitUnknownTopic, c.err, try)
+		}
+	}
+	// The group it names is judged (exit 0 or 1, never 4).
+	if code, _, errs := cli(t, "check", "reset", "--dir", dir, "--topic", "readings", "--group", "galewatch-writers", "--to-time", "2026-07-16T11:00:00Z"); code == exitUnknownTopic || code == exitError {
+		t.Errorf("known group: exit %d, stderr %q", code, errs)
+	}
+}
+
 // TestUnknownTopicIsExitFourWithDidYouMean: a topic the folder does not
 // hold is exit 4 on check, sql and check all, named, with the near spelling
 // or the topics it holds, and a Try: that lists them.
