@@ -38,8 +38,10 @@ func TestOneAnswerEverywhere(t *testing.T) {
 		{tea, seeds.TopicAppEvents, map[string][]string{
 			"duplicates": {"id", "value.event_id"},
 			"skew":       {"what_if_key", "value.city"},
-			"reset":      {"group", "nobody", "to_time", "2026-07-16T11:00:00Z"},
-			"missing":    {"where", "value.event_name = 'order_completed'", "match", "value.order_id", "against", "orders.csv", "against_key", "order_id", "by", "platform"},
+			// reset: the tea shop's cuts record no group, so every group
+			// is unknown there (exit 4, TestUnknownGroupIsExitFourWithDidYouMean);
+			// reset is compared on the wind farm's group below.
+			"missing": {"where", "value.event_name = 'order_completed'", "match", "value.order_id", "against", "orders.csv", "against_key", "order_id", "by", "platform"},
 		}},
 		{wind, seeds.TopicReadings, map[string][]string{
 			"duplicates": {"id", "value.turbine_id || value.recorded_at"},
@@ -54,7 +56,10 @@ func TestOneAnswerEverywhere(t *testing.T) {
 		}
 		ts := httptest.NewServer(s.Handler())
 		for _, name := range queries.CheckNames {
-			kv := f.opts[name]
+			kv, ok := f.opts[name]
+			if c, _ := queries.LookupCheck(name); !ok && c.Needs != nil && len(c.Needs(queries.CheckOptions{})) > 0 {
+				continue // needs options this folder cannot give (see above)
+			}
 			args := []string{"check", name, "--dir", f.dir, "--topic", f.topic, "--format", "json"}
 			params := url.Values{"topic": {f.topic}}
 			for i := 0; i+1 < len(kv); i += 2 {
