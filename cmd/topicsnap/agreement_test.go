@@ -39,12 +39,14 @@ func TestOneAnswerEverywhere(t *testing.T) {
 			"duplicates": {"id", "value.event_id"},
 			"skew":       {"what_if_key", "value.city"},
 			"reset":      {"group", "nobody", "to_time", "2026-07-16T11:00:00Z"},
+			"members":    {"group", "nobody"},
 			"missing":    {"where", "value.event_name = 'order_completed'", "match", "value.order_id", "against", "orders.csv", "against_key", "order_id", "by", "platform"},
 		}},
 		{wind, seeds.TopicReadings, map[string][]string{
 			"duplicates": {"id", "value.turbine_id || value.recorded_at"},
 			"missing":    {"match", "value.turbine_id", "against_topic", seeds.TopicReadings + "-backfill", "against_match", "value.turbine_id"},
 			"reset":      {"group", "galewatch-writers", "to_time", "2026-07-16T11:10:00Z", "partitions", "16-19", "id", "value.turbine_id"},
+			"members":    {"group", "galewatch-writers"},
 		}},
 	}
 	for _, f := range folders {

@@ -14,8 +14,9 @@
 --          (where the group stood before it is not known, and the records
 --          up to it are not counted). new_client_id is true when no earlier
 --          generation the log keeps had the member's client id, NULL for a
---          member of the first generation the log keeps (nothing earlier
---          to compare with).
+--          member of the first generation with members the log keeps
+--          (nothing earlier to compare with; a generation without members,
+--          such as a new group's first, is no baseline).
 -- params: $1 the group id; $2 the topic name. T the topic's data view.
 WITH g AS (
   SELECT generation, member_id, client_id, client_host, instance_id, assignment, log_partition, log_offset,
@@ -63,7 +64,7 @@ WITH g AS (
   FROM per_part GROUP BY member_id
 )
 SELECT m.member_id, m.client_id, m.host, m.instance_id,
-       CASE WHEN m.first_seq = 1 THEN NULL ELSE fc.first_seq = m.first_seq END AS new_client_id,
+       CASE WHEN m.first_seq = (SELECT min(seq) FROM gm) THEN NULL ELSE fc.first_seq = m.first_seq END AS new_client_id,
        m.first_generation, m.last_generation, m.generations,
        j.gen_time AS joined_at, l.gen_time AS last_generation_at, nx.gen_time AS left_at,
        coalesce(h.partitions, []) AS partitions, coalesce(cm.records_committed_past, 0) AS records_committed_past,

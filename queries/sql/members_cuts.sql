@@ -9,7 +9,8 @@
 --          partition). A cut that could not read every group and lacks this
 --          one says nothing about it and is skipped. new_client_id is true
 --          when no earlier cut listed the client id, NULL for a member of
---          the first cut (nothing earlier to compare with).
+--          the first cut that listed members (nothing earlier to compare
+--          with).
 -- params: $1 the group id; $2 the topic name.
 WITH cuts AS (
   SELECT DISTINCT s.as_of FROM snapshots s
@@ -39,7 +40,7 @@ WITH cuts AS (
   FROM per_part GROUP BY member_id
 )
 SELECT m.member_id, m.client_id, m.host, m.instance_id,
-       CASE WHEN m.first_seq = 1 THEN NULL ELSE fc.first_seq = m.first_seq END AS new_client_id,
+       CASE WHEN m.first_seq = (SELECT min(seq) FROM gm) THEN NULL ELSE fc.first_seq = m.first_seq END AS new_client_id,
        m.cuts, j.as_of AS first_seen_at, l.as_of AS last_seen_at, nx.as_of AS left_at,
        coalesce(m.partitions, []) AS partitions, coalesce(cm.records_committed_past, 0) AS records_committed_past,
        coalesce(cm.committed, []) AS committed
