@@ -10,6 +10,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/consumeroffsets/offsetstest"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 // The members fixture: a wind farm's writers' group on "readings" (four
@@ -229,9 +230,13 @@ func membersResetExpectation(withLog bool) map[string]int64 {
 // it said before.
 func TestResetAttributesFromTheCommitLog(t *testing.T) {
 	ctx := context.Background()
-	for _, withLog := range []bool{false, true} {
-		t.Run(fmt.Sprintf("log=%v", withLog), func(t *testing.T) {
-			e, err := Open(ctx, membersFixture(t, withLog), Options{})
+	for _, c := range []struct {
+		withLog bool
+		o       Options
+	}{{false, Options{}}, {true, Options{}}, {true, Options{Lazy: true}}, {true, Options{Locked: true}}} {
+		withLog := c.withLog
+		t.Run(fmt.Sprintf("log=%v/%+v", withLog, c.o), func(t *testing.T) {
+			e, err := Open(ctx, membersFixture(t, withLog), c.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -308,5 +313,38 @@ func TestMembersGolden(t *testing.T) {
 				t.Errorf("%s: %s committed past %v, want %d", src, id, row.Get("records_committed_past"), w)
 			}
 		}
+	}
+}
+
+// TestMembersOnTheWindFarmIncident: the second seed's folder holds cuts and
+// no commit log: members names the two watchers from the cuts, with the
+// partitions they held, and says what it cannot see.
+func TestMembersOnTheWindFarmIncident(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(ctx, "members", CheckOptions{Topic: seeds.TopicReadings, Group: seeds.IncidentGroup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusWarn || r.Summary.Get("source") != "cuts" || asInt(r.Summary.Get("new_client_ids")) != 2 ||
+		!strings.Contains(r.Message, "a member that joined and left between two cuts is not seen") {
+		t.Fatalf("%s %v: %s", r.Status, r.Summary.Vals, r.Message)
+	}
+	held := map[string]string{}
+	for _, row := range r.Rows {
+		if b, _ := row.Get("new_client_id").(bool); b {
+			held[fmt.Sprint(row.Get("client_id"))] = fmt.Sprint(row.Get("partitions"))
+		}
+	}
+	if want := "map[galewatch-watcher-1:[18 19 20] galewatch-watcher-2:[21 22 23]]"; fmt.Sprint(held) != want {
+		t.Fatalf("new members held %v, want %s", held, want)
 	}
 }
