@@ -60,7 +60,8 @@ func (m *groupMember) leave() int {
 // partitions, commit, and leave. check members, from the dump of
 // __consumer_offsets, names both, each with partitions, a time it left,
 // and as many records committed past as it polled; the writer, of the
-// first generation with members the log keeps, is not called new.
+// first generation with members the log keeps, is not called new. check
+// reset attributes the watchers' records to them from the log.
 func TestMembersOnTheBroker(t *testing.T) {
 	if !dumptest.Real() {
 		t.Skip("kfake writes no __consumer_offsets: this test runs on the real broker (set TOPICSNAP_TEST_BROKERS, as make test does)")
@@ -173,5 +174,22 @@ func TestMembersOnTheBroker(t *testing.T) {
 	}
 	if watcherRecords != int64(n1+n2) {
 		t.Errorf("the watchers committed past %d records, they polled %d", watcherRecords, n1+n2)
+	}
+	// A reset of the group to before its first record re-reads them all,
+	// the watchers' exactly as many as they polled, attributed by the log.
+	rr, err := e.RunCheck(ctx, "reset", CheckOptions{Topic: topic, Group: group, ToTime: time.Unix(0, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %s", rr.Status, rr.Message)
+	if asInt(rr.Summary.Get("records_to_reread")) != int64(produced) {
+		t.Fatalf("records_to_reread %v, want %d", rr.Summary.Get("records_to_reread"), produced)
+	}
+	for _, row := range rr.Rows {
+		if row.Get("kind") == "member" && row.Get("client_id") == "galewatch-watcher" {
+			if got := asInt(row.Get("records_by_commit_log")); got != int64(n1+n2) || asInt(row.Get("records")) != got {
+				t.Errorf("reset: the watchers re-read %v (%d by the log), they polled %d", row.Get("records"), got, n1+n2)
+			}
+		}
 	}
 }
