@@ -84,6 +84,9 @@ func newcomerText(r Row, joined, left string) string {
 	if s := stamp(r.Get(left)); s != "-" {
 		l = "left by " + s
 	}
+	if r.Get("records_committed_past") == nil {
+		return fmt.Sprintf("%s on %s joined %s (partitions held and records committed past not known)", c, h, stamp(r.Get(joined)))
+	}
 	return fmt.Sprintf("%s on %s joined %s (%s), held partitions %v and committed past %d records",
 		c, h, stamp(r.Get(joined)), l, r.Get("partitions"), asInt(r.Get("records_committed_past")))
 }
@@ -104,6 +107,11 @@ func membersFromLog(ctx context.Context, e *Engine, o CheckOptions, s Row) (*Rep
 		Set("history_from", s.Get("history_from")).Set("history_to", s.Get("history_to"))
 	r.Tables = append(r.Tables, rowsTable("Members, from the group's commit log", rows))
 	caveat := fmt.Sprintf("the log holds the group's records from %s (it is compacted: older generations and commits may be gone, so this history starts there; %s)", from, followHint)
+	if b, _ := s.Get("consumer_protocol").(bool); b {
+		// KIP-848: no generation records, a member epoch per member.
+		caveat += "; the group uses the consumer protocol (KIP-848), whose generations are each member's epochs: when a member left, the partitions it held (named by topic id) and the records it committed past are not read yet (empty)"
+		r.Summary.Set("protocol", "consumer")
+	}
 	var who []string
 	for _, x := range rows {
 		if b, ok := x.Get("new_client_id").(bool); ok && b {

@@ -19,7 +19,7 @@
 --          such as a new group's first, is no baseline).
 -- params: $1 the group id; $2 the topic name. T the topic's data view.
 WITH g AS (
-  SELECT generation, member_id, client_id, client_host, instance_id, assignment, log_partition, log_offset,
+  SELECT generation, group_protocol, member_id, client_id, client_host, instance_id, assignment, log_partition, log_offset,
          coalesce(state_time, log_time) AS gen_time
   FROM group_generations WHERE group_id = $1
 ), gens AS (
@@ -33,7 +33,8 @@ WITH g AS (
 ), m AS (
   SELECT member_id, arg_max(client_id, seq) AS client_id, arg_max(client_host, seq) AS host, arg_max(instance_id, seq) AS instance_id,
          min(seq) AS first_seq, max(seq) AS last_seq, count(DISTINCT seq) AS generations,
-         min(generation) AS first_generation, max(generation) AS last_generation
+         min(generation) AS first_generation, max(generation) AS last_generation,
+         bool_and(group_protocol = 'classic') AS classic
   FROM gm GROUP BY member_id
 ), held AS (
   SELECT member_id, list(DISTINCT p ORDER BY p) AS partitions
@@ -66,9 +67,10 @@ WITH g AS (
 SELECT m.member_id, m.client_id, m.host, m.instance_id,
        CASE WHEN m.first_seq = (SELECT min(seq) FROM gm) THEN NULL ELSE fc.first_seq = m.first_seq END AS new_client_id,
        m.first_generation, m.last_generation, m.generations,
-       j.gen_time AS joined_at, l.gen_time AS last_generation_at, nx.gen_time AS left_at,
-       coalesce(h.partitions, []) AS partitions, coalesce(cm.records_committed_past, 0) AS records_committed_past,
-       coalesce(cm.committed, []) AS committed
+       j.gen_time AS joined_at, l.gen_time AS last_generation_at, CASE WHEN m.classic THEN nx.gen_time END AS left_at,
+       CASE WHEN m.classic THEN coalesce(h.partitions, []) END AS partitions,
+       CASE WHEN m.classic THEN coalesce(cm.records_committed_past, 0) END AS records_committed_past,
+       CASE WHEN m.classic THEN coalesce(cm.committed, []) END AS committed
 FROM m
 JOIN first_client fc ON fc.client_id IS NOT DISTINCT FROM m.client_id
 JOIN gens j ON j.seq = m.first_seq
