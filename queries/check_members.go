@@ -52,7 +52,7 @@ func checkMembers(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 	return membersFromCuts(ctx, e, o)
 }
 
-// clientIDs lists the distinct client ids of the rows that are new.
+// newClients lists the distinct client ids of the members marked new.
 func newClients(rows []Row) []string {
 	var out []string
 	seen := map[string]bool{}
