@@ -84,7 +84,14 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	if ranges == nil {
 		rb = []byte("[]")
 	}
-	members, err := e.run(ctx, "reset_members", d, o.Topic, o.Group, string(rb))
+	// With the group's commit log, each record goes to the member that
+	// held the partition when the commit past it was made; the cuts
+	// attribute only what the log does not.
+	membersSQL, unknown := "reset_members", "an unknown member (no cut covers those commits)"
+	if e.hasCommitLog() {
+		membersSQL, unknown = "reset_members_log", "an unknown member (neither the commit log nor a cut covers those commits)"
+	}
+	members, err := e.run(ctx, membersSQL, d, o.Topic, o.Group, string(rb))
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +99,7 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	for i := range members {
 		m := &members[i]
 		m.Set("kind", "member")
-		who := "an unknown member (no cut covers those commits)"
+		who := unknown
 		if c, ok := m.Get("client_id").(string); ok {
 			who = c
 		}
@@ -100,6 +107,9 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	}
 	r.Summary.Set("group", o.Group).Set("to_time", o.ToTime.UTC().Format(time.RFC3339Nano)).Set("as_of", asOf).
 		Set("partitions", int64(len(rows))).Set("records_to_reread", total)
+	if membersSQL == "reset_members_log" {
+		r.Summary.Set("attributed_by", "commit log, then cuts")
+	}
 	if o.ID != "" {
 		d.ID, err = e.Expr(ctx, "id", o.ID, o.Topic)
 		if err != nil {

@@ -37,7 +37,8 @@ import (
 // records: a transactional commit that was aborted never took effect).
 //
 // group_commit_log also names, for a classic group, the generation current
-// at each commit and the member of it that held the partition. Not yet:
+// at each commit and the member of it that held the partition; check reset
+// (reset_members_log.sql) and check members (members.sql) read it. Not yet:
 // that for consumer-protocol groups, topic ids resolved to names, and the
 // Spark engine (these views are DuckDB's only).
 

@@ -38,15 +38,17 @@ func TestOneAnswerEverywhere(t *testing.T) {
 		{tea, seeds.TopicAppEvents, map[string][]string{
 			"duplicates": {"id", "value.event_id"},
 			"skew":       {"what_if_key", "value.city"},
-			// reset: the tea shop's cuts record no group, so every group
-			// is unknown there (exit 4, TestUnknownGroupIsExitFourWithDidYouMean);
-			// reset is compared on the wind farm's group below.
+			// reset and members: the tea shop's cuts record no group, so
+			// every group is unknown there (exit 4,
+			// TestUnknownGroupIsExitFourWithDidYouMean); both are compared
+			// on the wind farm's group below.
 			"missing": {"where", "value.event_name = 'order_completed'", "match", "value.order_id", "against", "orders.csv", "against_key", "order_id", "by", "platform"},
 		}},
 		{wind, seeds.TopicReadings, map[string][]string{
 			"duplicates": {"id", "value.turbine_id || value.recorded_at"},
 			"missing":    {"match", "value.turbine_id", "against_topic", seeds.TopicReadings + "-backfill", "against_match", "value.turbine_id"},
 			"reset":      {"group", "galewatch-writers", "to_time", "2026-07-16T11:10:00Z", "partitions", "16-19", "id", "value.turbine_id"},
+			"members":    {"group", "galewatch-writers"},
 		}},
 	}
 	for _, f := range folders {

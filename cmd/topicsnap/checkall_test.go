@@ -35,8 +35,9 @@ func TestCheckAllSaysWhatItSkipped(t *testing.T) {
 		return out
 	}
 	got := statuses()
-	if len(got) != len(queries.CheckNames)+2 || got["missing"] != "skipped" || got["missing message"] != "not run: needs --match and --against or --against-topic" ||
-		got["reset"] != "skipped" || got["reset message"] != "not run: needs --group and --to-time" {
+	if len(got) != len(queries.CheckNames)+3 || got["missing"] != "skipped" || got["missing message"] != "not run: needs --match and --against or --against-topic" ||
+		got["reset"] != "skipped" || got["reset message"] != "not run: needs --group and --to-time" ||
+		got["members"] != "skipped" || got["members message"] != "not run: needs --group" {
 		t.Errorf("without options: %v", got)
 	}
 	got = statuses("--match", "value.id", "--against-topic", "events", "--against-match", "value.id")

@@ -1,0 +1,81 @@
+-- name: members
+-- summary: a consumer group's members over time, from the group's own
+--          commit log (group_generations, group_commit_log): one row per
+--          member id, with the generations it was in, when it joined (the
+--          time of its first generation), the time of its last generation,
+--          when it left (the time of the first later generation without
+--          it; NULL while it is in the group's latest generation), the
+--          partitions of the topic it held, and the commits it made on
+--          them. A commit's step runs from the group's previous commit on
+--          the partition (in the log's order) to its offset; the records a
+--          member committed past are the topic's data records in its
+--          steps, each counted once; a partition's from_offset is NULL
+--          when the member's first commit on it is the first the log keeps
+--          (where the group stood before it is not known, and the records
+--          up to it are not counted). new_client_id is true when no earlier
+--          generation the log keeps had the member's client id, NULL for a
+--          member of the first generation with members the log keeps
+--          (nothing earlier to compare with; a generation without members,
+--          such as a new group's first, is no baseline).
+-- params: $1 the group id; $2 the topic name. T the topic's data view.
+WITH g AS (
+  SELECT generation, group_protocol, member_id, client_id, client_host, instance_id, assignment, log_partition, log_offset,
+         coalesce(state_time, log_time) AS gen_time
+  FROM group_generations WHERE group_id = $1
+), gens AS (
+  SELECT DISTINCT log_partition, log_offset, generation, gen_time,
+         dense_rank() OVER (ORDER BY log_partition, log_offset) AS seq
+  FROM g
+), gm AS (
+  SELECT g.*, gens.seq FROM g JOIN gens USING (log_partition, log_offset) WHERE g.member_id IS NOT NULL
+), first_client AS (
+  SELECT client_id, min(seq) AS first_seq FROM gm GROUP BY client_id
+), m AS (
+  SELECT member_id, arg_max(client_id, seq) AS client_id, arg_max(client_host, seq) AS host, arg_max(instance_id, seq) AS instance_id,
+         min(seq) AS first_seq, max(seq) AS last_seq, count(DISTINCT seq) AS generations,
+         min(generation) AS first_generation, max(generation) AS last_generation,
+         bool_and(group_protocol = 'classic') AS classic
+  FROM gm GROUP BY member_id
+), held AS (
+  SELECT member_id, list(DISTINCT p ORDER BY p) AS partitions
+  FROM (SELECT member_id, unnest(a.partitions) AS p
+        FROM (SELECT member_id, unnest(assignment) AS a FROM gm WHERE len(assignment) > 0) WHERE a.topic = $2)
+  GROUP BY member_id
+), c AS (
+  SELECT "partition", member_id, committed_offset, log_partition, log_offset,
+         lag(committed_offset) OVER (PARTITION BY "partition" ORDER BY log_partition, log_offset) AS from_offset
+  FROM group_commit_log WHERE group_id = $1 AND topic = $2
+), steps AS (
+  SELECT * FROM c WHERE member_id IS NOT NULL AND committed_offset IS NOT NULL
+), moved AS (
+  SELECT s.member_id, s."partition", count(DISTINCT r."offset") AS records
+  FROM steps s JOIN {{.T}} r ON r."partition" = s."partition" AND r."offset" >= s.from_offset AND r."offset" < s.committed_offset
+  GROUP BY ALL
+), per_part AS (
+  SELECT s.member_id, s."partition", arg_min_null(s.from_offset, s.log_offset) AS from_offset,
+         arg_min(s.committed_offset, s.log_offset) AS first_committed_offset,
+         arg_max(s.committed_offset, s.log_offset) AS last_committed_offset, count(*) AS commits,
+         coalesce(any_value(mv.records), 0) AS records
+  FROM steps s LEFT JOIN moved mv USING (member_id, "partition")
+  GROUP BY ALL
+), committed AS (
+  SELECT member_id, sum(records) AS records_committed_past,
+         list({'partition': "partition", 'from_offset': from_offset, 'first_committed_offset': first_committed_offset,
+               'last_committed_offset': last_committed_offset, 'commits': commits, 'records': records} ORDER BY "partition") AS committed
+  FROM per_part GROUP BY member_id
+)
+SELECT m.member_id, m.client_id, m.host, m.instance_id,
+       CASE WHEN m.first_seq = (SELECT min(seq) FROM gm) THEN NULL ELSE fc.first_seq = m.first_seq END AS new_client_id,
+       m.first_generation, m.last_generation, m.generations,
+       j.gen_time AS joined_at, l.gen_time AS last_generation_at, CASE WHEN m.classic THEN nx.gen_time END AS left_at,
+       CASE WHEN m.classic THEN coalesce(h.partitions, []) END AS partitions,
+       CASE WHEN m.classic THEN coalesce(cm.records_committed_past, 0) END AS records_committed_past,
+       CASE WHEN m.classic THEN coalesce(cm.committed, []) END AS committed
+FROM m
+JOIN first_client fc ON fc.client_id IS NOT DISTINCT FROM m.client_id
+JOIN gens j ON j.seq = m.first_seq
+JOIN gens l ON l.seq = m.last_seq
+LEFT JOIN gens nx ON nx.seq = m.last_seq + 1
+LEFT JOIN held h USING (member_id)
+LEFT JOIN committed cm USING (member_id)
+ORDER BY joined_at, m.member_id
