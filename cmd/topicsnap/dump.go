@@ -97,7 +97,7 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 // not given: 448MiB, or 768MiB for a dump that decodes values (a registry
 // or --schema is set), whose rows hold the exact bytes, the decoded text
 // and the typed columns: under 448MiB the collector took about a third of
-// such a dump's CPU (BENCHMARKS.md, "typed columns").
+// such a dump's CPU (BENCHMARKS.md, "Defaults").
 func dumpMemoryLimit(o *dumpOptions) string {
 	if o.SchemaDir != "" {
 		return "768MiB"

@@ -85,7 +85,7 @@ func (a *app) runRestore(cmd *cobra.Command, o *restoreOptions) error {
 		// records in flight). GOGC 300 let the heap grow to the limit
 		// (peak RSS ~430 MiB) and the runs spent more system time; at
 		// 150 (~320 MiB) a million records took less CPU and wall time
-		// (BENCHMARKS.md, "Restore's collector").
+		// (BENCHMARKS.md, "Defaults").
 		if a.getenv("GOGC") == "" {
 			debug.SetGCPercent(150)
 		}
