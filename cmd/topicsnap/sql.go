@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chzyer/readline"
+	"github.com/ergochat/readline"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -482,7 +482,7 @@ func (a *app) repl(ctx context.Context, s *sqlSession) error {
 			return nil
 		}
 		if isDotCommand(buf.String(), line) {
-			rl.SaveHistory(strings.TrimSpace(line))
+			rl.SaveToHistory(strings.TrimSpace(line))
 			quit, err := s.dot(ctx, line)
 			if quit {
 				return nil
@@ -497,7 +497,7 @@ func (a *app) repl(ctx context.Context, s *sqlSession) error {
 		}
 		text := buf.String()
 		buf.Reset()
-		rl.SaveHistory(historyEntry(text))
+		rl.SaveToHistory(historyEntry(text))
 		// A complete text leaves nothing open: splitting cannot fail.
 		stmts, _ := splitStatements(text, 1)
 		for _, st := range stmts {
