@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/duckdb/duckdb-go/v2"
 	"regexp"
 	"strings"
 
@@ -166,7 +167,7 @@ func CleanError(err error) error {
 	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.TrimPrefix(msg, "duckdb: ")
-	se := &SQLError{Msg: msg, Hint: sqlHint(msg)}
+	se := &SQLError{Msg: msg, Hint: sqlHint(err, msg)}
 	// DuckDB's catalog errors are one type for every kind of name (tables,
 	// functions, types, schemas); its message tells a table apart.
 	if isCatalogError(err) && strings.Contains(msg, "Table with name ") {
@@ -210,9 +211,11 @@ func hasBareOffset(q string) bool {
 // OffsetHint is the hint of a parser error near an unquoted offset.
 const OffsetHint = `offset is a reserved word in DuckDB: write the column in double quotes, "offset" (SELECT "partition", "offset" FROM t)`
 
-// sqlHint names the fix of a known mistake from DuckDB's message.
-func sqlHint(msg string) string {
-	if !strings.HasPrefix(msg, "Parser Error:") {
+// sqlHint names the fix of a known mistake: a parser error (DuckDB's
+// error type) whose quoted query line uses offset unquoted.
+func sqlHint(err error, msg string) string {
+	var de *duckdb.Error
+	if !errors.As(err, &de) || de.Type != duckdb.ErrorTypeParser {
 		return ""
 	}
 	for _, l := range strings.Split(msg, "\n") {
