@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"regexp"
 	"strings"
 
@@ -149,13 +150,25 @@ var driverNoise = regexp.MustCompile(`^(?:duckdb: )?(?:[A-Za-z]+ Error: )?`)
 // SQLError is DuckDB's message without the driver's wrapping, and a hint
 // when the mistake is a known one (Hint, or "").
 type SQLError struct {
-	Msg, Hint string
+	Msg, Fix string
 	// UnknownTable: the query names a table (a topic's view) that does not
 	// exist; DuckDB's message says so and offers the nearest name.
 	UnknownTable bool
 }
 
 func (e *SQLError) Error() string { return e.Msg }
+
+// ExitCode is exit.UnknownTopic for a table that does not exist (a topic
+// misspelt), exit.Error otherwise.
+func (e *SQLError) ExitCode() exit.Code {
+	if e.UnknownTable {
+		return exit.UnknownTopic
+	}
+	return exit.Error
+}
+
+// Hint is the fix of a known mistake, or "".
+func (e *SQLError) Hint() string { return e.Fix }
 
 // UnknownTableHint is the fix for a table that does not exist.
 const UnknownTableHint = `topicsnap ls --dir DIR lists the topics; each is a view named after it, and a name with '-' or '.' is quoted ("app-events")`
@@ -167,11 +180,11 @@ func CleanError(err error) error {
 	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.TrimPrefix(msg, "duckdb: ")
-	se := &SQLError{Msg: msg, Hint: sqlHint(err, msg)}
+	se := &SQLError{Msg: msg, Fix: sqlHint(err, msg)}
 	// DuckDB's catalog errors are one type for every kind of name (tables,
 	// functions, types, schemas); its message tells a table apart.
 	if isCatalogError(err) && strings.Contains(msg, "Table with name ") {
-		se.UnknownTable, se.Hint = true, UnknownTableHint
+		se.UnknownTable, se.Fix = true, UnknownTableHint
 	}
 	return se
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -36,7 +36,7 @@ type Remote interface {
 
 // ErrNotOnEngine marks a check that has no statement for the engine it was
 // asked to run on: it says so rather than give an answer it cannot stand by.
-var ErrNotOnEngine = errors.New("not available on this engine")
+var ErrNotOnEngine = exit.New(exit.Error, "not available on this engine", "run the check on DuckDB (without --engine spark)")
 
 // NotOnEngineError is a check (or an option of one) that cannot run on
 // the remote engine, and why.
