@@ -330,6 +330,12 @@ func (e *UnknownTopicError) Error() string {
 	return s
 }
 
+// ExitCode is ErrUnknownTopic's.
+func (e *UnknownTopicError) ExitCode() exit.Code { return ErrUnknownTopic.ExitCode() }
+
+// Hint is ErrUnknownTopic's.
+func (e *UnknownTopicError) Hint() string { return ErrUnknownTopic.Hint() }
+
 // Is makes errors.Is(err, ErrUnknownTopic) and, since a check cannot run
 // on it, errors.Is(err, ErrBadCheck) hold.
 func (e *UnknownTopicError) Is(target error) bool {

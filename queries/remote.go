@@ -51,6 +51,12 @@ func (e *NotOnEngineError) Error() string {
 // Is makes errors.Is(err, ErrNotOnEngine) true.
 func (e *NotOnEngineError) Is(target error) bool { return target == ErrNotOnEngine }
 
+// ExitCode is ErrNotOnEngine's.
+func (e *NotOnEngineError) ExitCode() exit.Code { return ErrNotOnEngine.ExitCode() }
+
+// Hint is ErrNotOnEngine's.
+func (e *NotOnEngineError) Hint() string { return ErrNotOnEngine.Hint() }
+
 //go:embed sql/engine/*.sql
 var engineSQL embed.FS
 
