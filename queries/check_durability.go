@@ -9,6 +9,7 @@ import (
 func init() {
 	register(&Check{
 		Name:    "durability",
+		Empty:   EmptyNotedKeepsFail,
 		Summary: "could Kafka have lost records without a hole: replication factor, min.insync.replicas, unclean election, ISR below the minimum at a cut, leader changes, records without idempotence",
 		Order:   15,
 		run:     checkDurability,

@@ -12,6 +12,7 @@ import (
 func init() {
 	register(&Check{
 		Name:    "gaps",
+		Empty:   EmptyNoted,
 		Summary: "holes per partition, explained (markers, aborted, compaction, retention) or missing",
 		Order:   10,
 		Options: []string{"limit"},

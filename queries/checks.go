@@ -44,9 +44,30 @@ type Check struct {
 	// yet, and why: there it fails with a *NotOnEngineError, never an
 	// answer it cannot stand by.
 	NotOn map[string]string
+	// Empty is what the check's answer is worth on a topic that holds no
+	// records: by default nothing (a warn, "nothing to judge").
+	Empty EmptyRule
 
 	run func(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 }
+
+// EmptyRule is what a check's answer is worth on a topic with no records.
+type EmptyRule int
+
+const (
+	// EmptyNothingToJudge: no share, staleness or order is invented for a
+	// topic that holds nothing; the check warns and says so.
+	EmptyNothingToJudge EmptyRule = iota
+	// EmptyNoted: the check's own finding stands beside "no records"
+	// (gaps: what Kafka deleted), the verdict at least a warn.
+	EmptyNoted
+	// EmptyNotedKeepsFail: as EmptyNoted, and a fail stays a fail
+	// (durability judges the cuts too: a path to silent loss they show).
+	EmptyNotedKeepsFail
+	// EmptyStands: the answer does not read the records (lag reads the
+	// groups' offsets, which an empty topic has too).
+	EmptyStands
+)
 
 // Takes reports whether the check takes the option named.
 func (c *Check) Takes(option string) bool { return slices.Contains(c.Options, option) }
@@ -130,7 +151,14 @@ var CheckOptionSet = buildOptions()
 
 func buildOptions() map[string]*Option {
 	set := map[string]*Option{}
-	opt := func(o Option) { set[o.Name] = &o }
+	opt := func(o Option) {
+		// A number's bounds are its range: zero values would refuse every
+		// number, so an option without them is a mistake made here.
+		if (o.Kind == KindNumber || o.Kind == KindInt || o.Kind == KindSeconds) && o.Min >= o.Max {
+			panic("option " + o.Name + ": a number option needs its Min and Max")
+		}
+		set[o.Name] = &o
+	}
 	str := func(f func(*CheckOptions) *string) func(*CheckOptions) any {
 		return func(c *CheckOptions) any { return f(c) }
 	}
@@ -163,6 +191,22 @@ func buildOptions() map[string]*Option {
 	opt(Option{Name: "partitions", Kind: KindList, Help: "the partitions, such as 0,3-5 (default every partition the group committed on)", field: func(c *CheckOptions) any { return &c.Partitions }})
 	opt(Option{Name: "limit", Kind: KindInt, Default: "50", Min: 1, Max: MaxLimit, Help: "example rows kept of each kind (counts are never limited)", field: whole(func(c *CheckOptions) *int { return &c.Limit })})
 	return set
+}
+
+// WithDefaults is o with every option it leaves unset (its zero value)
+// set to the option's Default: the one place a default is written is
+// CheckOptionSet, which the help, the form, the API and the engine read.
+func (o CheckOptions) WithDefaults() CheckOptions {
+	for _, name := range sortedOptionNames() {
+		op := CheckOptionSet[name]
+		if op.Default == "" || op.Text(o) != "" {
+			continue
+		}
+		if err := op.Set(&o, op.Default); err != nil {
+			panic("option " + name + ": its default " + op.Default + " is not a valid value: " + err.Error())
+		}
+	}
+	return o
 }
 
 // Text is the option's value in o as a user would type it; "" when unset.
@@ -457,9 +501,7 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	if r := e.opts.Remote; r != nil && c.NotOn[r.Dialect()] != "" {
 		return nil, &NotOnEngineError{Check: name, Engine: r.Dialect(), Why: c.NotOn[r.Dialect()]}
 	}
-	if o.Limit <= 0 {
-		o.Limit = 50
-	}
+	o = o.WithDefaults()
 	r, err := c.run(ctx, e, o)
 	if err != nil {
 		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)
@@ -475,20 +517,16 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 			plural(int64(len(t.Damaged)), "partition", "partitions"))
 		r.Summary.Set("unreadable_partitions", t.Damaged)
 	}
-	if t.Records == 0 && name != "lag" {
-		// No records is said as such: no share, staleness or order is
-		// invented for a topic that holds nothing (lag reads the groups'
-		// offsets, which an empty topic has too).
-		// durability judges the cuts too: a path to silent loss they show
-		// stays a fail.
-		if name != "durability" || r.Status != StatusFail {
+	if t.Records == 0 && c.Empty != EmptyStands {
+		// No records is said as such (the check's Empty rule).
+		if c.Empty != EmptyNotedKeepsFail || r.Status != StatusFail {
 			r.Status = StatusWarn
 		}
 		msg := fmt.Sprintf("no records: the snapshot of %s holds none on its %s", o.Topic, plural(int64(t.Partitions), "partition", "partitions"))
-		if name == "gaps" || name == "durability" {
-			r.Message = msg + "; " + r.Message
-		} else {
+		if c.Empty == EmptyNothingToJudge {
 			r.Message = msg + ", so there is nothing to judge"
+		} else {
+			r.Message = msg + "; " + r.Message
 		}
 	}
 	if r.Rows == nil {

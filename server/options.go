@@ -29,6 +29,8 @@ type checkParam struct {
 	Label string
 	Help  string
 	Kind  string // queries.OptionKind: "text", "expr" (SQL), "number", "int", "bool", "file", "seconds", "time", "list"
+	// Min and Max bound a number's input as Option.Set bounds it.
+	Min, Max string
 }
 
 // paramOf is the form's view of an option.
@@ -37,11 +39,12 @@ func paramOf(op *queries.Option) checkParam {
 	if op.Default != "" {
 		help += " (default " + op.Default + ")"
 	}
-	return checkParam{Name: op.Name, Label: strings.ReplaceAll(op.Name, "_", " "), Help: help, Kind: string(op.Kind)}
+	p := checkParam{Name: op.Name, Label: strings.ReplaceAll(op.Name, "_", " "), Help: help, Kind: string(op.Kind)}
+	if op.Kind == queries.KindNumber || op.Kind == queries.KindInt {
+		p.Min, p.Max = strconv.FormatFloat(op.Min, 'f', -1, 64), strconv.FormatFloat(op.Max, 'f', -1, 64)
+	}
+	return p
 }
-
-// defaultLimit is the engine's example-row count when none is given.
-const defaultLimit = 50
 
 func knownCheck(name string) bool {
 	_, ok := queries.LookupCheck(name)
@@ -57,11 +60,7 @@ type checkQuery struct {
 
 // key is the normalized options: equal for requests that mean the same.
 func (q checkQuery) key(check string) string {
-	o := q.opts
-	if o.Limit == 0 {
-		o.Limit = defaultLimit // what the engine would use
-	}
-	b, _ := json.Marshal(o)
+	b, _ := json.Marshal(q.opts.WithDefaults()) // what the engine would use
 	return check + "\x00" + string(b)
 }
 

@@ -139,12 +139,48 @@ checks and the options each takes.`,
 			helps = append(helps, help)
 			isBool = isBool || op.Kind == queries.KindBool
 		}
-		o.raw[flag] = f.String(flag, "", strings.Join(helps, "; "))
+		raw := new(string)
+		o.raw[flag] = raw
+		f.Var(&optionFlag{s: raw, kind: flagKind(optionsOfFlag(flag))}, flag, strings.Join(helps, "; "))
 		if isBool {
 			f.Lookup(flag).NoOptDefVal = "true" // --reverse alone means true
 		}
 	}
 	return cmd
+}
+
+// optionFlag holds a check option's text as typed; Option.Set parses and
+// bounds it. Its Type is the option's kind, which --help shows
+// ("--silence duration", "--hot number").
+type optionFlag struct {
+	s    *string
+	kind string
+}
+
+func (f *optionFlag) String() string     { return *f.s }
+func (f *optionFlag) Set(v string) error { *f.s = v; return nil }
+func (f *optionFlag) Type() string       { return f.kind }
+
+// flagKind names what the options spelled by one flag take, for --help:
+// their kind when they share one.
+func flagKind(ops []*queries.Option) string {
+	names := map[queries.OptionKind]string{
+		queries.KindNumber: "number", queries.KindInt: "int", queries.KindSeconds: "duration",
+		queries.KindBool: "bool", queries.KindTime: "time", queries.KindList: "partitions",
+		queries.KindExpr: "expr", queries.KindFile: "file", queries.KindText: "text",
+	}
+	kind := ""
+	for _, op := range ops {
+		k, ok := names[op.Kind]
+		if !ok {
+			k = "value"
+		}
+		if kind != "" && kind != k {
+			return "value"
+		}
+		kind = k
+	}
+	return kind
 }
 
 // flagNames lists the check options' flags, each once, sorted.
