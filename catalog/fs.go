@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
 	"math"
 	"os"
@@ -22,14 +23,14 @@ import (
 
 // Errors a caller can tell apart with errors.Is.
 var (
-	ErrNewerFormat = errors.New("snapshot folder written by a newer topicsnap")
-	ErrLocked      = errors.New("partition is locked by another dumper")
-	ErrNotWritable = errors.New("snapshot folder is not writable")
-	ErrDiskFull    = errors.New("no space left on device")
-	ErrBadManifest = errors.New("manifest is not valid")
+	ErrNewerFormat = exit.New(exit.BadFolder, "snapshot folder written by a newer topicsnap", "use a newer topicsnap build for this folder")
+	ErrLocked      = exit.New(exit.Locked, "partition is locked by another dumper", "wait for the other dump to finish, or give each dumper its own --partitions")
+	ErrNotWritable = exit.New(exit.Disk, "snapshot folder is not writable", "choose with --dir a folder you can write (not on a read-only mount, not under a file), or fix its permissions")
+	ErrDiskFull    = exit.New(exit.Disk, "no space left on device", "free space in the snapshot folder, then run the same command: it resumes from the last committed file")
+	ErrBadManifest = exit.New(exit.BadFolder, "manifest is not valid", "run: topicsnap catalog verify --dir DIR")
 	// ErrNoCatalog is a path that holds no snapshot folder: it does not
 	// exist, is not a folder, or holds files topicsnap did not write.
-	ErrNoCatalog = errors.New("no snapshot folder")
+	ErrNoCatalog = exit.New(exit.NoCatalog, "no snapshot folder", "point --dir (or TOPICSNAP_DIR) at a snapshot folder, or make one: topicsnap dump --brokers HOST:PORT --topic NAME --dir DIR")
 )
 
 const (

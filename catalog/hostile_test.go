@@ -703,7 +703,7 @@ func TestPartitionLinkIsNamed(t *testing.T) {
 			if msg := tm.Damaged[0].Error(); !strings.Contains(msg, c.want) || !strings.Contains(msg, "topic=t/partition=1") || strings.Contains(msg, dir) {
 				t.Fatalf("damaged partition's message: %s", msg)
 			}
-			files, problems, err := d.Verify()
+			files, problems, err := d.Verify(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}

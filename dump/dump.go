@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
 	"net"
 	"regexp"
@@ -299,7 +300,7 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 	if regex != "" {
 		re, err := regexp.Compile(regex)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: --topic-regex: %v", ErrBadOption, err)
+			return nil, nil, exit.Errorf(ErrBadOption, "--topic-regex: %v", err)
 		}
 		n := 0
 		for _, t := range all.Names() {
@@ -316,7 +317,7 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 		}
 	}
 	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("%w: name a topic with --topic NAME or --topic-regex", ErrBadOption)
+		return nil, nil, exit.Errorf(ErrBadOption, "name a topic with --topic NAME or --topic-regex")
 	}
 	sort.Strings(out)
 	return out, all, nil
@@ -395,7 +396,7 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 		plans = append(plans, pl)
 	}
 	if d.parts != nil && len(plans) == 0 {
-		return fmt.Errorf("%w: --partitions %q selects no partition of %s (it has %d)", ErrBadOption, d.opts.Partitions, topic, len(c.state.Partitions))
+		return exit.Errorf(ErrBadOption, "--partitions %q selects no partition of %s (it has %d)", d.opts.Partitions, topic, len(c.state.Partitions))
 	}
 	sum.Snapshots = append(sum.Snapshots, c.id)
 	if err := d.readAll(ctx, c, plans, sum); err != nil {

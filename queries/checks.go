@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"maps"
 	"math"
 	"slices"
@@ -301,11 +302,11 @@ func secondsText(f float64) string {
 const StatusSkipped = "skipped"
 
 // ErrBadCheck marks a check name or option that cannot be used.
-var ErrBadCheck = fmt.Errorf("bad check")
+var ErrBadCheck = exit.New(exit.Error, "bad check", "")
 
 // ErrUnknownTopic marks a topic the snapshot folder holds no snapshot of
 // (UnknownTopicError).
-var ErrUnknownTopic = errors.New("unknown topic")
+var ErrUnknownTopic = exit.New(exit.UnknownTopic, "unknown topic", "topicsnap ls --dir DIR lists the topics the snapshot folder holds")
 
 // UnknownTopicError is a topic the snapshot folder holds no snapshot of,
 // with the likely intended one (a near spelling), or what the folder holds
@@ -328,6 +329,12 @@ func (e *UnknownTopicError) Error() string {
 	}
 	return s
 }
+
+// ExitCode is ErrUnknownTopic's.
+func (e *UnknownTopicError) ExitCode() exit.Code { return ErrUnknownTopic.ExitCode() }
+
+// Hint is ErrUnknownTopic's.
+func (e *UnknownTopicError) Hint() string { return ErrUnknownTopic.Hint() }
 
 // Is makes errors.Is(err, ErrUnknownTopic) and, since a check cannot run
 // on it, errors.Is(err, ErrBadCheck) hold.
@@ -379,6 +386,14 @@ func (e *UnknownGroupError) Error() string {
 	return s
 }
 
+// ExitCode is exit.UnknownTopic: a group that is not there, as a topic.
+func (e *UnknownGroupError) ExitCode() exit.Code { return exit.UnknownTopic }
+
+// Hint is the command that lists the topic's groups.
+func (e *UnknownGroupError) Hint() string {
+	return fmt.Sprintf("topicsnap check lag --dir %s --topic %s lists the groups that committed offsets on the topic", ShellQuote(e.Dir), ShellQuote(e.Topic))
+}
+
 // Is makes errors.Is(err, ErrUnknownGroup) and, since a check cannot run
 // on it, errors.Is(err, ErrBadCheck) hold.
 func (e *UnknownGroupError) Is(target error) bool {
@@ -425,7 +440,7 @@ func (e *Engine) knownGroup(topic, group string) error {
 func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Report, error) {
 	c, ok := checks[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: unknown check %q: use one of %s", ErrBadCheck, name, strings.Join(CheckNames, ", "))
+		return nil, exit.Errorf(ErrBadCheck, "unknown check %q: use one of %s", name, strings.Join(CheckNames, ", "))
 	}
 	t, ok := e.Topic(o.Topic)
 	if !ok {

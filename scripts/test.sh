@@ -24,13 +24,14 @@ cd "$(dirname "$0")/.."
 GO="${GO:-go}"
 ENV_FILE="$(mktemp /tmp/topicsnap-test-env.XXXXXX)"
 STARTED=()
+STARTED_FILES=()
 
 stop_all() {
 	local i
 	for ((i = ${#STARTED[@]} - 1; i >= 0; i--)); do
 		"scripts/${STARTED[i]}.sh" stop || true
 	done
-	rm -f "$ENV_FILE"
+	rm -f "$ENV_FILE" "${STARTED_FILES[@]}"
 }
 trap stop_all EXIT
 trap 'exit 130' INT TERM
@@ -56,6 +57,14 @@ while IFS='=' read -r key value; do
 	[[ "$key" == S3_* ]] && export "TOPICSNAP_TEST_$key=$value"
 done <"$ENV_FILE"
 
+# go test -json through scripts/testreport: a line per package, the output
+# of every failure, a line per skipped test with its reason; a skip that
+# scripts/expected-skips.txt does not name fails the run.
+REPORT="$(mktemp /tmp/topicsnap-testreport.XXXXXX)"
+"$GO" build -o "$REPORT" ./scripts/testreport || exit 1
+NOSKIPS="$(mktemp /tmp/topicsnap-noskips.XXXXXX)"
+STARTED_FILES=("$REPORT" "$NOSKIPS")
+
 status=0
 TOPICSNAP_TEST_BROKERS=$KAFKA_BROKERS TOPICSNAP_TEST_SASL_BROKERS=$KAFKA_SASL_BROKERS \
 TOPICSNAP_TEST_SASL_USER=$KAFKA_SASL_USER TOPICSNAP_TEST_SASL_PASSWORD=$KAFKA_SASL_PASSWORD \
@@ -64,8 +73,8 @@ TOPICSNAP_TEST_NOACL_USER=$KAFKA_NOACL_USER TOPICSNAP_TEST_NOACL_PASSWORD=$KAFKA
 TOPICSNAP_TEST_KAFKA_SCRIPT="$PWD/scripts/kafka.sh" TOPICSNAP_CHROMIUM="$c" TOPICSNAP_KCAT="$k" \
 TOPICSNAP_TEST_REGISTRY=$SCHEMA_REGISTRY_URL TOPICSNAP_TEST_REGISTRY_TLS=$SCHEMA_REGISTRY_TLS_URL \
 TOPICSNAP_TEST_REGISTRY_TLS_CA=$SCHEMA_REGISTRY_TLS_CA TOPICSNAP_TEST_SPARK_REMOTE=$TOPICSNAP_SPARK_REMOTE \
-	"$GO" test -count=1 -timeout 30m ./... || status=$?
+	"$GO" test -json -count=1 -timeout 30m ./... | "$REPORT" -expect scripts/expected-skips.txt || status=1
 # Restarts the broker, so it runs alone, after the rest.
 TOPICSNAP_TEST_BROKERS=$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT="$PWD/scripts/kafka.sh" TOPICSNAP_TEST_RESTART=1 \
-	"$GO" test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1
+	"$GO" test -json -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' ./dump | "$REPORT" -expect "$NOSKIPS" || status=1
 exit "$status"
