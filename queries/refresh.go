@@ -296,21 +296,29 @@ func (e *Engine) metadataSnaps() []*catalog.ClusterSnapshot {
 	return out
 }
 
-// ensureTopics builds the views of the named topics ("" is none) on a
-// lazy engine; a no-op on an eager one.
+// ensureTopics builds the views of the named topics ("" is none), the
+// catalog tables and the group log views on a lazy engine; a no-op on an
+// eager one.
 func (e *Engine) ensureTopics(ctx context.Context, topics ...string) error {
 	if !e.opts.Lazy {
 		return nil
 	}
+	// The catalog tables and the group log views too: a check's Go code
+	// queries some of them directly (not through the lazy path), and an
+	// engine limited to the check's topics (Options.Topics) fills them
+	// with those topics' rows only.
 	w := want{names: map[string]bool{}}
+	for _, t := range metadataTables {
+		w.names[t] = true
+	}
+	for _, v := range logViews {
+		w.names[v] = true
+	}
 	for _, t := range topics {
 		if t != "" {
 			n := strings.ToLower(t)
 			w.names[n], w.names[n+"$all"] = true, true
 		}
-	}
-	if len(w.names) == 0 {
-		return nil
 	}
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
