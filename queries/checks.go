@@ -392,6 +392,11 @@ func (e *Engine) unknownTopic(name string) error {
 	for _, t := range e.Topics() {
 		names = append(names, t.Name)
 	}
+	e.mu.RLock()
+	if e.allNames != nil {
+		names = slices.Clone(e.allNames) // the engine is limited to some topics: match every one
+	}
+	e.mu.RUnlock()
 	u := &UnknownTopicError{Topic: name, Dir: e.dir.Path, Suggest: suggest.Closest(name, names)}
 	if u.Suggest == "" && len(names) > 0 && len(names) <= 10 {
 		u.Known = names
@@ -502,6 +507,12 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 		return nil, &NotOnEngineError{Check: name, Engine: r.Dialect(), Why: c.NotOn[r.Dialect()]}
 	}
 	o = o.WithDefaults()
+	// A lazy engine builds the views of the topics a check reads before
+	// it starts: the check's own Go code reads their structure, and a
+	// check on one topic of a folder of thousands costs that topic.
+	if err := e.ensureTopics(ctx, o.Topic, o.AgainstTopic); err != nil {
+		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)
+	}
 	r, err := c.run(ctx, e, o)
 	if err != nil {
 		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)

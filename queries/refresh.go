@@ -84,7 +84,8 @@ type catalogState struct {
 	files    []topicFiles
 	snaps    []*catalog.ClusterSnapshot
 	problems []string
-	badCuts  int // cluster snapshots that could not be read
+	badCuts  int      // cluster snapshots that could not be read
+	allNames []string // every topic's name, when Options.Topics limits what was read
 }
 
 // readCatalog reads the manifests and cluster snapshots. A damaged one is
@@ -93,6 +94,12 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 	names, err := e.dir.Topics()
 	if err != nil {
 		return nil, err
+	}
+	var all []string
+	if len(e.opts.Topics) > 0 {
+		all, names = names, slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+			return n != offsetsTopic && !slices.Contains(e.opts.Topics, n)
+		})
 	}
 	var tfs []topicFiles
 	var problems []string
@@ -168,7 +175,7 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 		snaps = nil
 		badCuts++
 	}
-	return &catalogState{files: tfs, snaps: snaps, problems: problems, badCuts: badCuts}, nil
+	return &catalogState{files: tfs, snaps: snaps, problems: problems, badCuts: badCuts, allNames: all}, nil
 }
 
 // apply makes cat, read at catalog version v, the engine's catalog: it
@@ -193,6 +200,7 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	if e.version == "" && e.opts.Lazy {
 		// The first catalog of a lazy engine: nothing to drop, nothing to build.
 		e.problems, e.files, e.snaps, e.topics, e.version = cat.problems, tfs, cat.snaps, topics, v
+		e.allNames = cat.allNames
 		e.badCuts = cat.badCuts
 		return nil
 	}
@@ -232,7 +240,7 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	}
 	restore := e.checkpoint()
 	e.problems, e.files, e.snaps, e.topics = cat.problems, tfs, cat.snaps, topics
-	e.badCuts = cat.badCuts
+	e.badCuts, e.allNames = cat.badCuts, cat.allNames
 	e.built, e.allBuilt = map[string]bool{}, false
 	if !e.opts.Lazy {
 		if err := e.buildTx(ctx, tx, want{all: true}); err != nil {
@@ -271,6 +279,53 @@ func (e *Engine) ensure(ctx context.Context, conn *sql.Conn, w want) error {
 		return fmt.Errorf("commit views: %w", err)
 	}
 	return nil
+}
+
+// metadataSnaps are the cuts the catalog tables hold: those of the
+// engine's topics (Options.Topics), or all. e.mu is held.
+func (e *Engine) metadataSnaps() []*catalog.ClusterSnapshot {
+	if len(e.opts.Topics) == 0 {
+		return e.snaps
+	}
+	var out []*catalog.ClusterSnapshot
+	for _, s := range e.snaps {
+		if s.Topic == offsetsTopic || slices.Contains(e.opts.Topics, s.Topic) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ensureTopics builds the views of the named topics ("" is none), the
+// catalog tables and the group log views on a lazy engine; a no-op on an
+// eager one.
+func (e *Engine) ensureTopics(ctx context.Context, topics ...string) error {
+	if !e.opts.Lazy {
+		return nil
+	}
+	// The catalog tables and the group log views too: a check's Go code
+	// queries some of them directly (not through the lazy path), and an
+	// engine limited to the check's topics (Options.Topics) fills them
+	// with those topics' rows only.
+	w := want{names: map[string]bool{}}
+	for _, t := range metadataTables {
+		w.names[t] = true
+	}
+	for _, v := range logViews {
+		w.names[v] = true
+	}
+	for _, t := range topics {
+		if t != "" {
+			n := strings.ToLower(t)
+			w.names[n], w.names[n+"$all"] = true, true
+		}
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	return e.ensure(ctx, conn, w)
 }
 
 // checkpoint records the engine's account of its catalog and returns the
@@ -353,7 +408,7 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		}
 	}
 	if len(tables) > 0 {
-		if err := loadMetadata(ctx, tx, e.files, e.snaps, tables); err != nil {
+		if err := loadMetadata(ctx, tx, e.files, e.metadataSnaps(), tables); err != nil {
 			return err
 		}
 		for t := range tables {

@@ -266,7 +266,16 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	if err != nil {
 		return fmt.Errorf("open %s on spark: %w", o.dir, err)
 	}
-	eng, err := queries.Open(ctx, local, queries.Options{Remote: remote, RemoteDir: rdir})
+	// Lazy: a check on one topic builds that topic's views (and those its
+	// statements name), not every topic's of the folder.
+	// Topics: only the manifests of the topics the check reads.
+	var topics []string
+	for _, t := range []string{o.Topic, o.AgainstTopic} {
+		if t != "" {
+			topics = append(topics, t)
+		}
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{Lazy: remote == nil, Remote: remote, RemoteDir: rdir, Topics: topics})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
