@@ -124,12 +124,12 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Scanner reads the batches of one segment file in order.
 type Scanner struct {
-	r       io.ReaderAt
-	size    int64
-	pos     int64
-	lim     Limits
-	dec     decompressor
-	done    bool
+	r    io.ReaderAt
+	size int64
+	pos  int64
+	lim  Limits
+	dec  decompressor
+	done bool
 	// HeadersOnly skips the records of data batches (control batches are
 	// still read): a cheap first pass that finds the transaction markers.
 	HeadersOnly bool

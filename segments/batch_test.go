@@ -109,14 +109,14 @@ func TestDamage(t *testing.T) {
 	g4 := good(4)
 	big := testBatch{base: 2, lastDelta: -1, recs: []testRec{{value: bytes.Repeat([]byte("x"), 200), delta: -1}, {value: []byte("y"), delta: -1}}}.encode()
 	tests := []struct {
-		name      string
-		file      []byte
-		lim       Limits
-		batches   int
-		reason    string
-		from, to  int64
-		torn      bool
-		fatal     bool
+		name     string
+		file     []byte
+		lim      Limits
+		batches  int
+		reason   string
+		from, to int64
+		torn     bool
+		fatal    bool
 	}{
 		{"crc", cat(good(0), crc, g4), DefaultLimits, 2, "CRC mismatch", 2, 3, false, false},
 		{"zip bomb", cat(good(0), bomb, g4), Limits{MaxDecompressed: 1 << 20}, 2, "past the cap", 2, 3, false, false},
