@@ -170,7 +170,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 	}()
 	from := m.NextOffset
 	logStart := int64(-1)
-	first := true // no new batch yet in this run
+	first := true      // no new batch yet in this run
 	var damage *Damage // the last damage not yet followed by a good batch
 	var damageAt string
 	loseDamage := func(upTo int64) {

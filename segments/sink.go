@@ -171,6 +171,14 @@ func (s *sink) commit(done *catalog.PartitionSnapshot) error {
 // records it as a snapshot of the manifest. An import that found nothing
 // new leaves the manifest as it was.
 func (s *sink) finish(from, logStart int64, imported string) error {
+	return s.finishNote(from, logStart, imported, "")
+}
+
+// len is the rows not yet handed to the file.
+func (s *sink) len() int { return len(s.batch) }
+
+// finishNote is finish with a note on what the source lacks.
+func (s *sink) finishNote(from, logStart int64, imported, note string) error {
 	if err := s.flush(); err != nil {
 		return err
 	}
@@ -178,9 +186,9 @@ func (s *sink) finish(from, logStart int64, imported string) error {
 		return nil
 	}
 	done := &catalog.PartitionSnapshot{ID: s.id, AsOf: time.Now().UTC(), LogStart: logStart, HighWatermark: -1, LastStable: -1,
-		From: from, Until: s.next, Complete: true, Imported: imported}
+		From: from, Until: s.next, Complete: true, Imported: imported, Note: note}
 	if s.unrecorded > 0 {
-		done.Note = fmt.Sprintf("%d more compacted holes (%d offsets) past the bound of %d lost ranges a manifest lists are not recorded one by one",
+		done.Note += fmt.Sprintf("%d more compacted holes (%d offsets) past the bound of %d lost ranges a manifest lists are not recorded one by one",
 			s.unrecordedRanges, s.unrecorded, catalog.MaxLostRanges)
 	}
 	s.sum.Partitions++

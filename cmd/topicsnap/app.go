@@ -17,6 +17,7 @@ import (
 	"github.com/topicsnap/topicsnap/queries"
 	"github.com/topicsnap/topicsnap/queries/spark"
 	"github.com/topicsnap/topicsnap/schemas"
+	"github.com/topicsnap/topicsnap/segments"
 )
 
 // Exit codes. They are part of the contract: scripts branch on them.
@@ -34,6 +35,7 @@ const (
 	exitTLS          = 10
 	exitNoCatalog    = 11 // --dir is missing, not a folder, or not a snapshot folder
 	exitTarget       = 12 // restore: the target topic has fewer partitions than the source, or another source's progress
+	exitBadInput     = 13 // import: a PATH or kcat file that is not Kafka's log (nor kcat -J output)
 	exitInterrupted  = 130
 )
 
@@ -218,12 +220,14 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitBadFolder, "put the file back from a backup (a regular file, not a FIFO, a device or a link out of the folder), or remove its partition folder and dump the partition again while Kafka still has its offsets; topicsnap catalog verify --dir DIR lists every damaged file"
 	case errors.Is(err, catalog.ErrBadManifest):
 		return exitBadFolder, "run: topicsnap catalog verify --dir DIR"
-	case errors.Is(err, catalog.ErrNoCatalog) && cmdPath == "topicsnap dump":
+	case errors.Is(err, catalog.ErrNoCatalog) && (cmdPath == "topicsnap dump" || cmdPath == "topicsnap import"):
 		return exitNoCatalog, "choose with --dir a new or empty folder, or a snapshot folder (one with a topicsnap.json)"
 	case errors.Is(err, catalog.ErrNoCatalog):
 		return exitNoCatalog, "point --dir (or TOPICSNAP_DIR) at a snapshot folder, or make one: topicsnap dump --brokers HOST:PORT --topic NAME --dir DIR"
 	case errors.As(err, &ce) && ce.Fix != "":
 		return exitError, ce.Fix
+	case errors.Is(err, segments.ErrBadInput):
+		return exitBadInput, "give a broker's log directory, a partition folder TOPIC-N or its NNNNNNNNNNNNNNNNNNNN.log files, or with --kcat a file of kcat -C -J -t TOPIC -e output"
 	case errors.Is(err, dump.ErrBadConfig), errors.Is(err, dump.ErrBadOption), errors.As(err, &ue):
 		return exitError, cmdPath + " --help"
 	}
@@ -262,7 +266,7 @@ questions about the copy: SQL, reconciliation checks, reports over HTTP.`,
 	}
 	root.SetVersionTemplate("topicsnap {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(a.dumpCmd(), a.restoreCmd(), a.catalogCmd(), a.lsCmd())
+	root.AddCommand(a.dumpCmd(), a.importCmd(), a.restoreCmd(), a.catalogCmd(), a.lsCmd())
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(a))
 	}
