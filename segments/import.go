@@ -218,14 +218,17 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			if logStart < 0 {
 				logStart = b.BaseOffset
 			}
+			// A segment's name is its base offset: the offsets from there
+			// to its first batch were in it (compacted away, or damaged);
+			// those before it were not imported.
+			segStart := min(seg.base, b.BaseOffset)
 			if s.next < 0 {
-				// The partition's first import: its log starts at the
-				// first offset present.
+				// The partition's first import.
 				s.next = 0
-				s.lose(catalog.LostBeforeFirst, "before the first offset in the imported segments", 0, b.BaseOffset-1)
-				from = b.BaseOffset
-			} else if first && b.BaseOffset > s.next && damage == nil {
-				s.lose(catalog.LostBetween, "not in the imported segments (deleted since the last import, or not given)", s.next, b.BaseOffset-1)
+				s.lose(catalog.LostBeforeFirst, "before the first segment imported", 0, segStart-1)
+				from = segStart
+			} else if first && segStart > s.next && damage == nil {
+				s.lose(catalog.LostBetween, "not in the imported segments (deleted since the last import, or not given)", s.next, segStart-1)
 			}
 			if b.BaseOffset > s.next {
 				if damage != nil {
