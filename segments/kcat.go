@@ -90,6 +90,13 @@ func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) 
 	// The first line is read before anything is written: a file that is
 	// not kcat -J output leaves --dir as it was.
 	br := bufio.NewReaderSize(f, 1<<20)
+	if err := checkFirstLine(br, opts.File); err != nil {
+		return sum, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return sum, fmt.Errorf("%w: %v", ErrBadInput, err)
+	}
+	br.Reset(f)
 	if err := catalog.CheckCreateAt(ctx, opts.Dir, opts.S3); err != nil {
 		return sum, err
 	}
@@ -206,6 +213,27 @@ func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) 
 		}
 	}
 	return sum, nil
+}
+
+// checkFirstLine reads the first line that is not blank: it must be a
+// line of kcat -C -J.
+func checkFirstLine(br *bufio.Reader, file string) error {
+	for lineNo := 1; ; lineNo++ {
+		line, err := readLine(br)
+		if len(bytes.TrimSpace(line)) > 0 {
+			var l kcatLine
+			if jerr := json.Unmarshal(bytes.TrimSpace(line), &l); jerr != nil || l.Partition == nil || l.Offset == nil {
+				return fmt.Errorf("%w: %s line %d is not a line of kcat -C -J; give kcat's -J output (kcat -C -J -t TOPIC -e), not its -f output", ErrBadInput, file, lineNo)
+			}
+			return nil
+		}
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("%w: %s is empty", ErrBadInput, file)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %s line %d: %v", ErrBadInput, file, lineNo, err)
+		}
+	}
 }
 
 // readLine reads one line, refusing one past MaxKcatLine.
