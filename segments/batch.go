@@ -133,6 +133,9 @@ type Scanner struct {
 	// HeadersOnly skips the records of data batches (control batches are
 	// still read): a cheap first pass that finds the transaction markers.
 	HeadersOnly bool
+	// SkipBelow skips the records (and the CRC check) of v2 batches whose
+	// last offset is below it: what an earlier import already has.
+	SkipBelow int64
 }
 
 // NewScanner reads the size bytes of r as a segment file.
@@ -207,9 +210,10 @@ func (s *Scanner) Next() (*Batch, *Damage, error) {
 		return nil, s.fatal(&Damage{Pos: s.pos, Size: left, From: -1, To: -1, Reason: "batch without a magic byte"}), nil
 	}
 	magic := int8(head[16])
-	if magic == 2 && s.HeadersOnly && length >= v2HeaderSize-logOverhead {
+	if magic == 2 && length >= v2HeaderSize-logOverhead {
 		attrs := int16(binary.BigEndian.Uint16(head[21:23]))
-		if attrs&0x20 == 0 { // not control: the header is enough
+		last := base + int64(int32(binary.BigEndian.Uint32(head[23:27])))
+		if s.HeadersOnly && attrs&0x20 == 0 || last < s.SkipBelow { // the header is enough
 			b := &Batch{}
 			fillV2(b, head[:])
 			b.Pos, b.Size = s.pos, total

@@ -181,6 +181,9 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		damage = nil
 	}
 	for si, seg := range segs {
+		if s.next >= 0 && si+1 < len(segs) && segs[si+1].base <= s.next && damage == nil {
+			continue // every offset it may hold was imported before
+		}
 		f, err := openSegment(seg.path)
 		if err != nil {
 			return err
@@ -195,6 +198,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 				f.Close()
 				return err
 			}
+			sc.SkipBelow = s.next
 			b, d, rerr := sc.Next()
 			if errors.Is(rerr, io.EOF) {
 				break

@@ -32,8 +32,16 @@ func TestImportBrokerConsumerOffsets(t *testing.T) {
 	adm := kadm.NewClient(cl)
 	var offs kadm.Offsets
 	offs.Add(kadm.Offset{Topic: topic, Partition: 0, At: 4242, LeaderEpoch: -1, Metadata: "import test"})
-	if err := adm.CommitAllOffsets(t.Context(), group, offs); err != nil {
-		t.Fatal(err)
+	// A topic just created may not be known to the coordinator yet.
+	for try := 0; ; try++ {
+		err := adm.CommitAllOffsets(t.Context(), group, offs)
+		if err == nil {
+			break
+		}
+		if try == 50 {
+			t.Fatal(err)
+		}
+		time.Sleep(200 * time.Millisecond) // polling the broker
 	}
 	dumpDir, impDir := t.TempDir(), t.TempDir()
 	dumpTopic(t, brokers, "__consumer_offsets", dumpDir)
