@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +49,8 @@ func TestImportErrors(t *testing.T) {
 }
 
 // TestImportCommand imports the real broker's __consumer_offsets folder
-// through the command line, and ls lists it.
+// through the command line, and ls lists it; then a copy of its segment
+// with its first batch damaged: check gaps fails and names the damage.
 func TestImportCommand(t *testing.T) {
 	data := os.Getenv("TOPICSNAP_TEST_KAFKA_DATA_DIR")
 	if data == "" {
@@ -66,5 +68,25 @@ func TestImportCommand(t *testing.T) {
 	code, stdout, stderr = cli(t, "ls", "--dir", dir)
 	if code != 0 || !strings.Contains(stdout, "__consumer_offsets") {
 		t.Fatalf("ls: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	seg := filepath.Join(folders[0], "00000000000000000000.log")
+	b, err := os.ReadFile(seg)
+	if err != nil || len(b) < 100 {
+		t.Fatalf("%s: %v (%d bytes)", seg, err, len(b))
+	}
+	first := 12 + int(binary.BigEndian.Uint32(b[8:12]))
+	b[first-1] ^= 0xff // inside the first batch's records: its CRC no longer matches
+	logs := filepath.Join(t.TempDir(), "damaged-0")
+	os.Mkdir(logs, 0o755)
+	os.WriteFile(filepath.Join(logs, "00000000000000000000.log"), b, 0o644)
+	dir = t.TempDir()
+	code, stdout, stderr = cli(t, "import", "--dir", dir, logs)
+	if code != 0 || !strings.Contains(stdout, "1 damaged batches") || !strings.Contains(stderr, "CRC mismatch") {
+		t.Fatalf("damaged import: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = cli(t, "check", "gaps", "--dir", dir, "--topic", "damaged")
+	if code != exitCheckFailed || !strings.Contains(stdout, "in batches the import could not read") {
+		t.Fatalf("check gaps: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
