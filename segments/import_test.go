@@ -186,3 +186,58 @@ func TestImportBadInput(t *testing.T) {
 		t.Fatalf("random bytes: %+v %v %q", sum, err, warns)
 	}
 }
+
+// TestImportV01 imports a segment of v0/v1 messages made by code (Kafka 4
+// cannot write them): no producer, no leader epoch, v0 without timestamp.
+func TestImportV01(t *testing.T) {
+	logs := t.TempDir()
+	pdir := filepath.Join(logs, "old-0")
+	os.Mkdir(pdir, 0o755)
+	var inner []byte
+	for i := int64(0); i < 2; i++ {
+		inner = append(inner, v01Message(i, 1, 0, 2000+i, nil, []byte{'v', byte('0' + i)})...)
+	}
+	writeSegment(t, pdir, 0,
+		v01Message(0, 0, 0, -1, []byte("k"), []byte("v0 message")),
+		v01Message(1, 1, 0x08, 1500, nil, nil),
+		v01Message(3, 1, CodecSnappy, 3000, nil, compress(CodecSnappy, inner)),
+	)
+	out := t.TempDir()
+	if _, err := Import(context.Background(), Options{Dir: out, Paths: []string{pdir}}); err != nil {
+		t.Fatal(err)
+	}
+	m, rows := readRows(t, out, catalog.TopicPartition{Topic: "old", Partition: 0})
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%d %s %d %q pid%d le%d", r.Offset, r.TimestampType, r.Timestamp, r.Value, r.ProducerID, r.LeaderEpoch))
+	}
+	want := `0 none -1 "v0 message" pid-1 le-1|1 log_append 1500 "" pid-1 le-1|2 create 2000 "v0" pid-1 le-1|3 create 2001 "v1" pid-1 le-1`
+	if strings.Join(got, "|") != want {
+		t.Fatalf("rows\n%s\nwant\n%s", strings.Join(got, "|"), want)
+	}
+	if rows[1].Value != nil || len(m.Lost) != 0 || m.NextOffset != 4 {
+		t.Fatalf("null value %q, lost %v, next %d", rows[1].Value, m.Lost, m.NextOffset)
+	}
+}
+
+// TestImportTxnAcrossSegments: a transaction's marker in the next segment
+// decides its records; one whose marker no segment holds stays open.
+func TestImportTxnAcrossSegments(t *testing.T) {
+	logs := t.TempDir()
+	pdir := filepath.Join(logs, "tx-0")
+	os.Mkdir(pdir, 0o755)
+	writeSegment(t, pdir, 0, data(0, 0x10, 5, "a", "b"), data(2, 0x10, 6, "c"))
+	writeSegment(t, pdir, 3, markerBatch(3, 5, 0))
+	out := t.TempDir()
+	if _, err := Import(context.Background(), Options{Dir: out, Paths: []string{pdir}}); err != nil {
+		t.Fatal(err)
+	}
+	m, rows := readRows(t, out, catalog.TopicPartition{Topic: "tx", Partition: 0})
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%d:%s", r.Offset, *r.TxnState))
+	}
+	if strings.Join(got, " ") != "0:aborted 1:aborted 2:open 3:aborted" || m.Files[0].OpenTxnRecords != 1 {
+		t.Fatalf("rows %v, open in first file %d", got, m.Files[0].OpenTxnRecords)
+	}
+}
