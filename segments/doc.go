@@ -19,4 +19,18 @@
 // the next one. Only a header that cannot say where the next batch starts
 // (a length shorter than any batch's, a file that ends inside a batch: a
 // crash mid-write) ends the file, as a fatal Damage (Torn for the latter).
+//
+// [Import] writes what a Scanner reads with the dump's commit protocol (a
+// Parquet file committed, then the manifest that lists it; see sink.go):
+// a first pass reads the markers (headers only for data batches) and the
+// .txnindex files, so the second can mark each transactional record
+// committed, aborted or, when no marker was imported, open. Offsets no
+// batch holds are lost ranges: damaged (with the reason), compacted, or
+// before the first segment. Each manifest entry names its source file and
+// byte range; a partition snapshot is recorded only when something changed,
+// so importing the same segments twice changes nothing. No watermark, group
+// state or cluster snapshot is invented.
+//
+// [ImportKcat] does the same for the lines of kcat -C -J, whose gaps are
+// lost ranges not-in-file and whose missing columns are said ([KcatLacks]).
 package segments

@@ -241,3 +241,18 @@ func TestImportTxnAcrossSegments(t *testing.T) {
 		t.Fatalf("rows %v, open in first file %d", got, m.Files[0].OpenTxnRecords)
 	}
 }
+
+func TestImportWarnsOfSegmentsNotGiven(t *testing.T) {
+	pdir := filepath.Join(t.TempDir(), "w-0")
+	os.Mkdir(pdir, 0o755)
+	a := writeSegment(t, pdir, 0, data(0, 0, -1, "a"))
+	writeSegment(t, pdir, 1, data(1, 0, -1, "b"))
+	c := writeSegment(t, pdir, 2, data(2, 0, -1, "c"))
+	var warns []string
+	if _, err := Import(context.Background(), Options{Dir: t.TempDir(), Paths: []string{a, c}, Warn: func(s string) { warns = append(warns, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "00000000000000000001.log was not given") {
+		t.Fatalf("warnings %q", warns)
+	}
+}

@@ -168,6 +168,32 @@ func resolve(paths []string, warn func(string)) (map[catalog.TopicPartition][]se
 	for tp, fs := range out {
 		slices.SortFunc(fs, func(a, b segFile) int { return cmpInt(a.base, b.base) })
 		out[tp] = fs
+		warnSkipped(fs, warn)
 	}
 	return out, nil
+}
+
+// warnSkipped warns of segment files beside those given, between the first
+// and the last of them, that were not given: the offsets they hold are
+// recorded as holes (compacted), which they are not.
+func warnSkipped(fs []segFile, warn func(string)) {
+	given := map[string]bool{}
+	dirs := map[string]bool{}
+	for _, f := range fs {
+		given[f.path] = true
+		dirs[filepath.Dir(f.path)] = true
+	}
+	for d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			base, ok := segmentBase(e.Name())
+			p := filepath.Join(d, e.Name())
+			if ok && !given[p] && base > fs[0].base && base < fs[len(fs)-1].base {
+				warn(fmt.Sprintf("%s was not given: the offsets it holds will be recorded as compacted holes; give the partition folder instead", p))
+			}
+		}
+	}
 }
