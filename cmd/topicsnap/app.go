@@ -241,6 +241,7 @@ var internalPrefixes = []string{
 	"run query: ",
 	queries.ErrBadCheck.Error() + ": ",
 	dump.ErrBadOption.Error() + ": ",
+	segments.ErrBadInput.Error() + ": ",
 }
 
 // message strips what a user cannot act on from an error's text.
