@@ -251,8 +251,11 @@ func (m *Manifest) validate() error {
 		if l.From <= prev {
 			return fmt.Errorf("lost range %d-%d overlaps or is out of order", l.From, l.To)
 		}
-		if l.Kind != LostBeforeFirst && l.Kind != LostBetween {
-			return fmt.Errorf("lost range %d-%d has kind %.100q (want %s or %s)", l.From, l.To, l.Kind, LostBeforeFirst, LostBetween)
+		switch l.Kind {
+		case LostBeforeFirst, LostBetween, LostCompacted, LostDamaged, LostNotInFile:
+		default:
+			return fmt.Errorf("lost range %d-%d has kind %.100q (want %s, %s, %s, %s or %s)", l.From, l.To, l.Kind,
+				LostBeforeFirst, LostBetween, LostCompacted, LostDamaged, LostNotInFile)
 		}
 		prev = l.To
 	}

@@ -40,11 +40,14 @@ type Header struct {
 const (
 	TimestampCreate    = "create"
 	TimestampLogAppend = "log_append"
-	ControlCommit      = "commit"
-	ControlAbort       = "abort"
-	TxnCommitted       = "committed"
-	TxnAborted         = "aborted"
-	TxnOpen            = "open" // no marker seen yet when the file was written
+	// TimestampNone is a v0 message's (Kafka before 0.10): it has no
+	// timestamp, and the row's timestamp is -1. Only imports write it.
+	TimestampNone = "none"
+	ControlCommit = "commit"
+	ControlAbort  = "abort"
+	TxnCommitted  = "committed"
+	TxnAborted    = "aborted"
+	TxnOpen       = "open" // no marker seen yet when the file was written
 )
 
 // Row is one Kafka record as stored in Parquet: data records and transaction
@@ -87,16 +90,29 @@ type Row struct {
 	KeyDecodeError *string `parquet:"key_decode_error,optional,dict"`
 }
 
-// Lost range kinds.
+// Lost range kinds. The first two are a dump's (and an import's before the
+// first offset present); the others only an import writes.
 const (
 	LostBeforeFirst = "expired-before-first-snapshot"
 	LostBetween     = "expired-between-snapshots"
+	// LostCompacted: offsets missing between or inside the batches of an
+	// imported segment (the log cleaner removed their records).
+	LostCompacted = "compacted"
+	// LostDamaged: a batch an import could not read (CRC mismatch, over a
+	// bound, torn by a crash mid-write); Reason says which.
+	LostDamaged = "damaged"
+	// LostNotInFile: offsets a kcat file passes over.
+	LostNotInFile = "not-in-file"
 )
 
 // LostRange is a range of offsets Kafka had deleted (by retention or
-// DeleteRecords) before topicsnap read them. It is recorded, never hidden.
+// DeleteRecords) before topicsnap read them, or that an import did not
+// find. It is recorded, never hidden.
 type LostRange struct {
-	Kind       string    `json:"kind"`
+	Kind string `json:"kind"`
+	// Reason says more where the kind alone does not (a damaged batch's
+	// cause, with its file and byte range).
+	Reason     string    `json:"reason,omitempty"`
 	From       int64     `json:"from"`
 	To         int64     `json:"to"` // inclusive
 	DetectedAt time.Time `json:"detected_at"`
@@ -134,6 +150,12 @@ type FileEntry struct {
 	Bytes     int64         `json:"bytes"`
 	Snapshot  string        `json:"snapshot"`
 	WrittenAt time.Time     `json:"written_at"`
+	// Source is where an imported file's records were read: a segment
+	// file's or a kcat file's path as given, and the byte range
+	// [SourceFrom, SourceUntil) of it. Empty for a dump's files.
+	Source      string `json:"source,omitempty"`
+	SourceFrom  int64  `json:"source_from,omitempty"`
+	SourceUntil int64  `json:"source_until,omitempty"`
 }
 
 // PartitionSnapshot records what one snapshot did to one partition.
@@ -146,6 +168,14 @@ type PartitionSnapshot struct {
 	From          int64     `json:"from"`  // first offset this snapshot asked for
 	Until         int64     `json:"until"` // exclusive end this snapshot dumped to
 	Complete      bool      `json:"complete"`
+	// Imported says an import, not a dump, wrote this snapshot, and from
+	// what ("segments", "kcat"). Its LogStart is the first offset present
+	// in what was imported; HighWatermark and LastStable are -1: no broker
+	// said them.
+	Imported string `json:"imported,omitempty"`
+	// Note says what the import could not record (compacted holes past
+	// the manifest's bound of lost ranges).
+	Note string `json:"note,omitempty"`
 }
 
 // Manifest is the committed state of one topic-partition.

@@ -134,6 +134,10 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 			missingBy[h.partition] += n
 		case "compacted":
 			sum["compacted"] += n
+		case catalog.LostDamaged:
+			sum["damaged"] += n
+		case catalog.LostNotInFile:
+			sum["notinfile"] += n
 		default:
 			sum["expired"] += n
 			if h.kind == catalog.LostBetween {
@@ -147,6 +151,13 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		Set("missing_offsets", sum["missing"]).Set("control_records", control).
 		Set("aborted_records", aborted).Set("compacted_offsets", sum["compacted"]).
 		Set("expired_offsets", sum["expired"]).Set("duplicated_offsets", duplicated)
+	// Only an import (topicsnap import) records these kinds.
+	if sum["damaged"] > 0 {
+		r.Summary.Set("damaged_offsets", sum["damaged"])
+	}
+	if sum["notinfile"] > 0 {
+		r.Summary.Set("not_in_file_offsets", sum["notinfile"])
+	}
 	for _, p := range parts {
 		pn := int32(asInt(p.Get("partition")))
 		first, last, n := asInt(p.Get("first_offset")), asInt(p.Get("last_offset")), asInt(p.Get("records"))
@@ -164,9 +175,15 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	case sum["missing"] > 0:
 		r.Status = StatusFail
 		r.Message = fmt.Sprintf("%s unexplained on %d of %d partitions", plural(sum["missing"], "missing offset", "missing offsets"), len(missingBy), nParts)
+	case sum["damaged"] > 0:
+		r.Status = StatusFail
+		r.Message = fmt.Sprintf("%s in batches the import could not read (the damaged rows name the file, bytes and reason)", plural(sum["damaged"], "offset", "offsets"))
 	case sum["between"] > 0:
 		r.Status = StatusFail
 		r.Message = fmt.Sprintf("%s deleted by Kafka between snapshots before they were dumped", plural(sum["between"], "offset was", "offsets were"))
+	case sum["notinfile"] > 0:
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("%s not in the imported kcat file (kcat prints no transaction markers nor, read_committed, aborted records; the rest it did not read)", plural(sum["notinfile"], "offset", "offsets"))
 	case duplicated > 0:
 		r.Status = StatusWarn
 		r.Message = fmt.Sprintf("0 missing offsets, but %s stored twice", plural(duplicated, "offset", "offsets"))

@@ -33,6 +33,7 @@ const (
 	exitTLS          = int(exit.TLS)
 	exitNoCatalog    = int(exit.NoCatalog)
 	exitTarget       = int(exit.Target)
+	exitBadInput     = int(exit.BadInput)
 	exitInterrupted  = int(exit.Interrupted)
 )
 

@@ -40,6 +40,7 @@ const (
 	TLS          Code = 10  // a TLS handshake failed
 	NoCatalog    Code = 11  // --dir is missing, not a folder, or not a snapshot folder
 	Target       Code = 12  // restore: the target topic refused
+	BadInput     Code = 13  // import: a PATH or file that is not Kafka's log nor kcat -J output
 	Interrupted  Code = 130 // Ctrl-C
 )
 
