@@ -174,6 +174,17 @@ func dumpHints(err error) error {
 	return err
 }
 
+// importHints: as a dump's, for what an import writes the same way.
+func importHints(err error) error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return exit.With(err, exit.Interrupted, "run the same command again: finished files are committed and the import resumes where it stopped")
+	case errors.Is(err, catalog.ErrNoCatalog):
+		return exit.With(err, exit.NoCatalog, "choose with --dir a new or empty folder, or a snapshot folder (one with a topicsnap.json)")
+	}
+	return err
+}
+
 // restoreHints: an interrupted restore resumes after its committed
 // transactions.
 func restoreHints(err error) error {
@@ -203,7 +214,7 @@ questions about the copy: SQL, reconciliation checks, reports over HTTP.`,
 	}
 	root.SetVersionTemplate("topicsnap {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(a.dumpCmd(), a.restoreCmd(), a.catalogCmd(), a.lsCmd())
+	root.AddCommand(a.dumpCmd(), a.importCmd(), a.restoreCmd(), a.catalogCmd(), a.lsCmd())
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(a))
 	}
