@@ -324,6 +324,7 @@ func (w *writer) writeBatch() error {
 		if err != nil {
 			return fmt.Errorf("write %s: %w", w.pl.tp, err)
 		}
+		fw.SetHistory(w.pl.manifest.History())
 		w.fw = fw
 	}
 	var fields []catalog.ValueFields
