@@ -46,8 +46,8 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	}
 	r := &Report{Summary: NewRow()}
 	var (
-		rewritten   int64
-		rewrittenOn []string
+		rewritten                                        int64
+		rewrittenOn                                      []string
 		atRisk, toWatch, records, nonIdem, leaderChanges int64
 		below                                            any
 		minRF                                            any
