@@ -335,3 +335,153 @@ func TestClusterUncleanElection(t *testing.T) {
 		t.Errorf("dump after the rewrite: %v, want 5 records and no rewrite", s)
 	}
 }
+
+// killOnFirstFile kills a broker (through the cluster script) when the dump
+// commits its first file, inside the Progress call: the writer waits for
+// the kill, so it lands while the rest of the partition is still to read.
+type killOnFirstFile struct {
+	c      *cluster
+	broker int32
+	done   bool
+	err    error
+}
+
+func (k *killOnFirstFile) Start(catalog.TopicPartition, int64, int64) {}
+func (k *killOnFirstFile) Advance(catalog.TopicPartition, int64, int64) {
+	if k.done {
+		return
+	}
+	k.done = true
+	if out, err := exec.Command(k.c.script, "kill-broker", strconv.Itoa(int(k.broker))).CombinedOutput(); err != nil {
+		k.err = fmt.Errorf("kill-broker %d: %v: %s", k.broker, err, out)
+	}
+}
+func (k *killOnFirstFile) Done(catalog.TopicPartition) {}
+func (k *killOnFirstFile) Waiting(string)              {}
+func (k *killOnFirstFile) Warn(string)                 {}
+
+// TestClusterLeaderKilledMidDump kills -9 the leader of a partition with
+// replication factor 3 and min.insync.replicas 2 while a dump reads it:
+// the dump rides through the election, and every offset is stored once.
+func TestClusterLeaderKilledMidDump(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("killed")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{1, 2, 3}, map[string]string{"min.insync.replicas": "2"})
+	const n = 20000
+	c.produce(topic, "rec", n, false)
+	p := c.waitFor("ISR of 3", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 3 }, topic)
+	k := &killOnFirstFile{c: c, broker: p.Leader}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	s, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
+		FileRows: 500, FetchMaxBytes: 64 << 10, Progress: k})
+	if err != nil {
+		t.Fatalf("dump with the leader killed: %v", err)
+	}
+	if k.err != nil || !k.done {
+		t.Fatalf("the leader was not killed mid-dump (done %v): %v", k.done, k.err)
+	}
+	t.Logf("dumped %d records in %s with broker %d killed after the first file", s.Records, time.Since(start).Round(time.Millisecond), p.Leader)
+	// The kill took: another broker leads the partition now.
+	after := c.waitFor("a new leader", func(q kadm.PartitionDetail) bool { return q.Leader >= 0 && q.Leader != p.Leader }, topic)
+	t.Logf("leader %d (epoch %d) after broker %d was killed (epoch %d)", after.Leader, after.LeaderEpoch, p.Leader, p.LeaderEpoch)
+	m, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := m.ReadManifest(catalog.TopicPartition{Topic: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	epochs := map[int32]bool{}
+	for _, f := range man.Files {
+		epochs[*f.LastLeaderEpoch] = true
+	}
+	t.Logf("%d files, leader epochs of their last records %v", len(man.Files), epochs)
+	c.run("start-broker", strconv.Itoa(int(p.Leader)))
+	if s.Records != n || s.Rewrites != 0 || s.Lost != 0 {
+		t.Fatalf("dump: %v, want %d records, no rewrite, nothing lost", s, n)
+	}
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	rows, err := e.Query(t.Context(), fmt.Sprintf(`SELECT count(*), count(DISTINCT "offset"), min("offset"), max("offset"),
+		count(DISTINCT value_raw) FROM %s`, quoteIdent(topic)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var cnt, distinct, lo, hi, values int64
+	if !rows.Next() {
+		t.Fatal(rows.Err())
+	}
+	if err := rows.Scan(&cnt, &distinct, &lo, &hi, &values); err != nil {
+		t.Fatal(err)
+	}
+	if cnt != n || distinct != n || lo != 0 || hi != n-1 || values != n {
+		t.Errorf("rows %d, offsets %d (%d-%d), values %d; want %d of each, 0-%d: records lost or duplicated", cnt, distinct, lo, hi, values, n, n-1)
+	}
+	if g := check(t, dir, "gaps", topic); g.Status != StatusOK {
+		t.Errorf("check gaps: %s: %s", g.Status, g.Message)
+	}
+}
+
+// TestClusterDurabilityVerdicts: a topic with replication factor 3 and
+// min.insync.replicas 2 (unclean election off, idempotent writes) is kept
+// safely (ok); one with replication factor 1 is not (fail); records of a
+// producer without idempotence (kcat's default, and franz-go with it
+// disabled) are counted as such.
+func TestClusterDurabilityVerdicts(t *testing.T) {
+	c := newCluster(t)
+	dir := filepath.Join(t.TempDir(), "snap")
+	safe, single, plain := uniqueTopic("rf3"), uniqueTopic("rf1"), uniqueTopic("plain")
+	c.createTopic(safe, []int32{1, 2, 3}, map[string]string{"min.insync.replicas": "2", "unclean.leader.election.enable": "false"})
+	c.createTopic(single, []int32{3}, map[string]string{"min.insync.replicas": "1"})
+	c.createTopic(plain, []int32{2, 3, 1}, map[string]string{"min.insync.replicas": "2", "unclean.leader.election.enable": "false"})
+	c.produce(safe, "safe", 20, false)
+	c.produce(single, "single", 20, false)
+	c.produce(plain, "idem", 10, false)
+	c.produce(plain, "plain", 5, true)
+	nonIdem := int64(5)
+	if kcat := os.Getenv("TOPICSNAP_KCAT"); kcat != "" {
+		cmd := exec.Command(kcat, "-b", strings.Join(c.brokers, ","), "-t", plain, "-p", "0", "-P", "-X", "acks=all")
+		cmd.Stdin = strings.NewReader(strings.Repeat("kcat\n", 10))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("kcat: %v: %s", err, out)
+		}
+		nonIdem += 10
+	} else {
+		t.Log("TOPICSNAP_KCAT not set: the records without idempotence come from franz-go alone")
+	}
+	for _, tp := range []string{safe, plain} {
+		c.waitFor("ISR of 3", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 3 }, tp)
+		c.dumpTopic(dir, tp)
+	}
+	c.dumpTopic(dir, single)
+
+	cases := []struct {
+		topic   string
+		status  string
+		nonIdem int64
+		says    string
+	}{
+		{safe, StatusOK, 0, "kept safely"},
+		{single, StatusFail, 0, "replication factor 1"},
+		{plain, StatusWarn, nonIdem, "without idempotence"},
+	}
+	for _, tc := range cases {
+		r := check(t, dir, "durability", tc.topic)
+		if r.Status != tc.status || r.Summary.Get("non_idempotent_records") != tc.nonIdem || r.Summary.Get("rewritten_offsets") != int64(0) ||
+			!strings.Contains(r.Message, tc.says) {
+			t.Errorf("%s: %s non_idempotent=%v rewritten=%v, want %s, %d, 0, saying %q: %s", tc.topic, r.Status,
+				r.Summary.Get("non_idempotent_records"), r.Summary.Get("rewritten_offsets"), tc.status, tc.nonIdem, tc.says, r.Message)
+		}
+		if u := r.Summary.Get("unclean_leader_election"); u != false {
+			t.Errorf("%s: unclean_leader_election %v, want false as the cut recorded it", tc.topic, u)
+		}
+	}
+}
