@@ -305,8 +305,8 @@ func validateRewrites(rs []Rewrite) error {
 	}
 	for i, r := range rs {
 		switch {
-		case r.Kind != RewriteTruncated && r.Kind != RewriteEndBack:
-			return fmt.Errorf("rewrite %d has kind %.100q (want %s or %s)", i, r.Kind, RewriteTruncated, RewriteEndBack)
+		case r.Kind != RewriteTruncated && r.Kind != RewriteEndBack && r.Kind != RewriteRecreated:
+			return fmt.Errorf("rewrite %d has kind %.100q (want %s, %s or %s)", i, r.Kind, RewriteTruncated, RewriteEndBack, RewriteRecreated)
 		case r.Redumped < 0 || r.First < r.Redumped || r.Last < r.First || r.Last == math.MaxInt64:
 			return fmt.Errorf("rewrite %d covers offsets %d-%d re-read from %d (want 0 <= redumped <= first <= last)", i, r.First, r.Last, r.Redumped)
 		case r.History != i+1:

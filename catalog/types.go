@@ -159,6 +159,10 @@ const (
 	// dump, or its start went back below where it was (a topic deleted
 	// and made again, its offsets reused).
 	RewriteEndBack = "end-moved-back"
+	// RewriteRecreated: the topic's id changed since the last dump: it
+	// was deleted and made again under the same name, and every offset
+	// the folder holds may be another record now.
+	RewriteRecreated = "topic-recreated"
 )
 
 // Rewrite is one divergence the dump noticed: offsets First..Last (both
@@ -202,6 +206,10 @@ type PartitionSnapshot struct {
 	From          int64     `json:"from"`  // first offset this snapshot asked for
 	Until         int64     `json:"until"` // exclusive end this snapshot dumped to
 	Complete      bool      `json:"complete"`
+	// TopicID is the topic's id at the cut (base64), empty when the
+	// cluster gave none: a topic made again under the same name has
+	// another one.
+	TopicID string `json:"topic_id,omitempty"`
 }
 
 // Manifest is the committed state of one topic-partition.
@@ -279,6 +287,8 @@ type ClusterSnapshot struct {
 	Brokers           []string          `json:"brokers"`
 	PartitionCount    int               `json:"partition_count"`
 	ReplicationFactor int               `json:"replication_factor"`
+	// TopicID is the topic's id (base64), empty when the cluster gave none.
+	TopicID string `json:"topic_id,omitempty"`
 	Configs           map[string]string `json:"configs"`
 	// ConfigsError says why Configs is empty or partial (e.g. the principal
 	// may not DESCRIBE_CONFIGS the topic); empty when they were read.

@@ -70,6 +70,9 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 		return nil, err
 	}
 	st := &catalog.ClusterSnapshot{ID: c.id, Topic: topic, AsOf: now, PartitionCount: len(td.Partitions), Configs: map[string]string{}}
+	if td.ID != (kadm.TopicID{}) {
+		st.TopicID = td.ID.String()
+	}
 	for _, b := range md.Brokers {
 		st.Brokers = append(st.Brokers, fmt.Sprintf("%d=%s:%d", b.NodeID, b.Host, b.Port))
 	}

@@ -29,9 +29,9 @@ type divergence struct {
 // (OffsetForLeaderEpoch). An end below the next offset to dump, or an
 // epoch the leader does not know, is a log truncated after the dump read
 // it (an unclean leader election, a leader that lost its tail); an end
-// offset of the log below the next offset to dump, or a log start below
-// where an earlier cut saw it, is a log whose offsets were reused (a topic
-// made again). Either way the records at those offsets now are another
+// offset of the log below the next offset to dump is a log whose offsets
+// will be reused; a topic id other than the last cut's is a topic deleted
+// and made again under its name. Either way the records at those offsets now are another
 // history: the files from the divergence on are moved to the manifest's
 // superseded files, the rewrite is recorded, and the manifest committed
 // with its next offset set back to where the dump reads again, before
@@ -97,9 +97,15 @@ func divergenceOf(c *cut, m *catalog.Manifest, ends map[int32]int64) *divergence
 			dv.first = to
 		}
 	}
+	// The log's end below the next offset: records the folder holds are
+	// gone, and the next ones will take their offsets. (A log start below
+	// the one the last cut saw is no such sign: each replica deletes its
+	// own segments, so a clean leader change can move it back.)
 	moved(c.ends[p])
-	if n := len(m.Snapshots); n > 0 && c.starts[p] < m.Snapshots[n-1].LogStart {
-		moved(c.starts[p])
+	// A topic made again under the same name has another id: none of the
+	// folder's offsets is known to be Kafka's record any more.
+	if n := len(m.Snapshots); n > 0 && m.Snapshots[n-1].TopicID != "" && c.state.TopicID != "" && m.Snapshots[n-1].TopicID != c.state.TopicID {
+		dv.kind, dv.first = catalog.RewriteRecreated, m.Files[0].FirstOffset
 	}
 	if dv.kind == "" {
 		return nil
@@ -159,6 +165,32 @@ func (d *dumper) epochEnds(ctx context.Context, topic string, req kadm.OffsetFor
 // read again) to m.Superseded, records the rewrite, and commits the
 // manifest with the next offset set back to where the dump reads again.
 func (d *dumper) recordRewrite(c *cut, m *catalog.Manifest, dv divergence) error {
+	rw, files, superseded := planRewrite(c, m, dv)
+	var lost []catalog.LostRange
+	for _, l := range m.Lost {
+		if l.To >= rw.Redumped {
+			rw.SupersededLost = append(rw.SupersededLost, l)
+		} else {
+			lost = append(lost, l)
+		}
+	}
+	m.Lost = lost
+	m.Superseded = append(m.Superseded, superseded...)
+	m.Files = files
+	m.Rewrites = append(m.Rewrites, rw)
+	m.NextOffset = rw.Redumped
+	if err := d.dir.WriteManifest(m); err != nil {
+		return fmt.Errorf("record the rewritten log of %s: %w", m.TP(), err)
+	}
+	d.warn(fmt.Sprintf("%s: the log was rewritten after it was dumped (%s): offsets %d-%d of the folder are another history than Kafka's now (leader epoch %d, the leader ends it at %d; epoch now %d); both versions are kept (check gaps, check durability)",
+		m.TP(), dv.kind, rw.First, rw.Last, rw.OldEpoch, rw.EpochEnd, rw.NewEpoch))
+	return nil
+}
+
+// planRewrite is the rewrite dv makes of m: the files kept (those ending
+// before dv.first) and the files superseded (whole: one dv.first falls in
+// has its earlier offsets read again).
+func planRewrite(c *cut, m *catalog.Manifest, dv divergence) (rw catalog.Rewrite, files, superseded []catalog.FileEntry) {
 	redump := dv.first
 	keep := len(m.Files)
 	for keep > 0 && m.Files[keep-1].LastOffset >= dv.first {
@@ -171,26 +203,8 @@ func (d *dumper) recordRewrite(c *cut, m *catalog.Manifest, dv divergence) error
 			newEpoch = ps.LeaderEpoch
 		}
 	}
-	rw := catalog.Rewrite{Kind: dv.kind, First: dv.first, Last: m.NextOffset - 1, Redumped: redump,
+	rw = catalog.Rewrite{Kind: dv.kind, First: dv.first, Last: m.NextOffset - 1, Redumped: redump,
 		OldEpoch: dv.oldEpoch, NewEpoch: newEpoch, EpochEnd: dv.epochEnd, History: m.History() + 1,
 		DetectedAt: c.asOf, Snapshot: c.id}
-	var lost []catalog.LostRange
-	for _, l := range m.Lost {
-		if l.To >= redump {
-			rw.SupersededLost = append(rw.SupersededLost, l)
-		} else {
-			lost = append(lost, l)
-		}
-	}
-	m.Lost = lost
-	m.Superseded = append(m.Superseded, m.Files[keep:]...)
-	m.Files = m.Files[:keep:keep]
-	m.Rewrites = append(m.Rewrites, rw)
-	m.NextOffset = redump
-	if err := d.dir.WriteManifest(m); err != nil {
-		return fmt.Errorf("record the rewritten log of %s: %w", m.TP(), err)
-	}
-	d.warn(fmt.Sprintf("%s: the log was rewritten after it was dumped (%s): offsets %d-%d of the folder are another history than Kafka's now (leader epoch %d, the leader ends it at %d; epoch now %d); both versions are kept (check gaps, check durability)",
-		m.TP(), dv.kind, rw.First, rw.Last, rw.OldEpoch, rw.EpochEnd, rw.NewEpoch))
-	return nil
+	return rw, m.Files[:keep:keep], append([]catalog.FileEntry(nil), m.Files[keep:]...)
 }

@@ -164,6 +164,7 @@ func (w *writer) run(ctx context.Context) (err error) {
 	done := &catalog.PartitionSnapshot{
 		ID: w.c.id, AsOf: w.c.asOf, LogStart: w.c.starts[tp.Partition], HighWatermark: w.c.ends[tp.Partition],
 		LastStable: w.c.stable[tp.Partition], From: w.pl.from, Until: w.pl.until, Complete: true,
+		TopicID: w.c.state.TopicID,
 	}
 	if err := w.commit(done); err != nil {
 		return err
