@@ -280,16 +280,16 @@ func (m *Manifest) Bytes() (n int64) {
 // ClusterSnapshot is the cluster's state for one topic at a snapshot's cut,
 // written to DIR/snapshots/ID.json.
 type ClusterSnapshot struct {
-	FormatVersion     int               `json:"format_version"`
-	ID                string            `json:"id"`
-	Topic             string            `json:"topic"`
-	AsOf              time.Time         `json:"as_of"`
-	Brokers           []string          `json:"brokers"`
-	PartitionCount    int               `json:"partition_count"`
-	ReplicationFactor int               `json:"replication_factor"`
+	FormatVersion     int       `json:"format_version"`
+	ID                string    `json:"id"`
+	Topic             string    `json:"topic"`
+	AsOf              time.Time `json:"as_of"`
+	Brokers           []string  `json:"brokers"`
+	PartitionCount    int       `json:"partition_count"`
+	ReplicationFactor int       `json:"replication_factor"`
 	// TopicID is the topic's id (base64), empty when the cluster gave none.
-	TopicID string `json:"topic_id,omitempty"`
-	Configs           map[string]string `json:"configs"`
+	TopicID string            `json:"topic_id,omitempty"`
+	Configs map[string]string `json:"configs"`
 	// ConfigsError says why Configs is empty or partial (e.g. the principal
 	// may not DESCRIBE_CONFIGS the topic); empty when they were read.
 	ConfigsError string           `json:"configs_error,omitempty"`
