@@ -29,7 +29,7 @@
 #   TOPICSNAP_KAFKA_CLUSTER_DIR      state dir (default /tmp/topicsnap-kafka-cluster)
 #   TOPICSNAP_KAFKA_CLUSTER_PORT     the controller's port; broker N gets PORT+N (default 39190)
 #   TOPICSNAP_KAFKA_CLUSTER_HEAP     a broker's heap (default "-Xms128m -Xmx384m")
-#   TOPICSNAP_KAFKA_START_TIMEOUT    seconds to wait for a node (default 90)
+#   TOPICSNAP_KAFKA_CLUSTER_START_TIMEOUT  seconds to wait for a node (default 240)
 set -euo pipefail
 
 KAFKA_VERSION="${TOPICSNAP_KAFKA_VERSION:-4.4.0}"
@@ -38,7 +38,8 @@ STATE_DIR="${TOPICSNAP_KAFKA_CLUSTER_DIR:-/tmp/topicsnap-kafka-cluster}"
 BASE_PORT="${TOPICSNAP_KAFKA_CLUSTER_PORT:-39190}"
 HEAP_OPTS="${TOPICSNAP_KAFKA_CLUSTER_HEAP:--Xms128m -Xmx384m}"
 CONTROLLER_HEAP="-Xms128m -Xmx256m"
-START_TIMEOUT="${TOPICSNAP_KAFKA_START_TIMEOUT:-90}"
+# Four JVMs starting at once on a small, busy machine: minutes, not seconds.
+START_TIMEOUT="${TOPICSNAP_KAFKA_CLUSTER_START_TIMEOUT:-240}"
 HOST=127.0.0.1
 BROKERS=(1 2 3)
 CONTROLLER_ID=9
@@ -215,8 +216,13 @@ stop_node() {
 }
 
 cmd_stop() {
-  local n
-  for n in "${BROKERS[@]}"; do stop_node "$n"; done
+  local n waits=()
+  # The brokers together (each shuts down on its own), then the controller.
+  for n in "${BROKERS[@]}"; do
+    stop_node "$n" &
+    waits+=($!)
+  done
+  wait "${waits[@]}"
   stop_node 0
   log "cluster stopped"
 }
