@@ -99,7 +99,11 @@ func (s Summary) String() string {
 		out += fmt.Sprintf(", %d values decoded with their schema, %d not decoded (kept as bytes; see check values)", s.Decoded, s.DecodeErrors)
 	}
 	if s.Rewrites > 0 {
-		out += fmt.Sprintf(", %d partitions found rewritten after an earlier dump (%d offsets of another history, both versions kept; see check gaps, check durability)", s.Rewrites, s.RewrittenOffsets)
+		parts := "partitions"
+		if s.Rewrites == 1 {
+			parts = "partition"
+		}
+		out += fmt.Sprintf(", %d %s found rewritten after an earlier dump (%d offsets of another history, both versions kept; see check gaps, check durability)", s.Rewrites, parts, s.RewrittenOffsets)
 	}
 	if s.KeysDecoded > 0 || s.KeyDecodeErrors > 0 {
 		out += fmt.Sprintf(", %d keys decoded with their schema, %d not decoded (kept as bytes; see key_error)", s.KeysDecoded, s.KeyDecodeErrors)

@@ -13,7 +13,7 @@ import (
 )
 
 // divergence is where a partition's log no longer is the history the
-// folder dumped, as checkRewrite finds it.
+// folder dumped, as divergenceOf finds it.
 type divergence struct {
 	kind     string
 	first    int64 // first offset that may differ
@@ -31,11 +31,11 @@ type divergence struct {
 // it (an unclean leader election, a leader that lost its tail); an end
 // offset of the log below the next offset to dump is a log whose offsets
 // will be reused; a topic id other than the last cut's is a topic deleted
-// and made again under its name. Either way the records at those offsets now are another
-// history: the files from the divergence on are moved to the manifest's
-// superseded files, the rewrite is recorded, and the manifest committed
-// with its next offset set back to where the dump reads again, before
-// anything is read. Two histories are never merged.
+// and made again under its name. Either way the records at those offsets
+// now are another history: the files from the divergence on are moved to
+// the manifest's superseded files, the rewrite is recorded, and the
+// manifest committed with its next offset set back to where the dump reads
+// again, before anything is read. Two histories are never merged.
 func (d *dumper) checkRewrites(ctx context.Context, c *cut, ms []*catalog.Manifest, sum *Summary) error {
 	var req kadm.OffsetForLeaderEpochRequest
 	var asked []*catalog.Manifest
