@@ -234,10 +234,14 @@ cmd_start() {
   rm -rf "$STATE_DIR"
   mkdir -p "$STATE_DIR"
   write_log4j
-  local n
+  local n formats=()
   for n in 0 "${BROKERS[@]}"; do
     write_config "$n"
-    format_node "$n"
+    format_node "$n" & # four JVMs: together
+    formats+=($!)
+  done
+  for n in "${formats[@]}"; do
+    wait "$n" || die "formatting the nodes' storage failed"
   done
   launch 0
   # The brokers start together: each waits for the others only to be
