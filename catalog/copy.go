@@ -161,7 +161,7 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 		return err
 	}
 	etags := map[string]string{}
-	for _, fe := range m.Files {
+	for _, fe := range m.AllFiles() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -266,7 +266,7 @@ func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntr
 func (d *Dir) Unlisted(m *Manifest) ([]string, error) {
 	tp := m.TP()
 	listed := map[string]bool{}
-	for _, f := range m.Files {
+	for _, f := range m.AllFiles() {
 		listed[f.Name] = true
 	}
 	var out []string

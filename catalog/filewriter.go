@@ -27,7 +27,13 @@ type FileWriter struct {
 	fe   FileEntry
 	data int64 // bytes of keys, values and headers written
 	open bool
+	// lastEpoch is the leader epoch of the last row written.
+	lastEpoch int32
 }
+
+// SetHistory makes the file one of the given history of the log (see
+// FileEntry.History): its entry says so, and Commit names it FileNameIn.
+func (w *FileWriter) SetHistory(h int) { w.fe.History = h }
 
 // NewFileWriter starts a data file of tp for the snapshot, with row groups
 // of RowGroupRows.
@@ -117,6 +123,7 @@ func (w *FileWriter) WriteTyped(rows []Row, fields []ValueFields, typed bool) er
 			return fmt.Errorf("write %s: offset %d after %d", w.tp, r.Offset, w.fe.LastOffset)
 		}
 		w.fe.LastOffset = r.Offset
+		w.lastEpoch = r.LeaderEpoch
 		w.fe.MinTimestamp = min(w.fe.MinTimestamp, r.Timestamp)
 		w.fe.MaxTimestamp = max(w.fe.MaxTimestamp, r.Timestamp)
 		if r.Control {
@@ -217,7 +224,9 @@ func (w *FileWriter) Commit() (FileEntry, error) {
 		return fail("close", err)
 	}
 	w.open = false
-	w.fe.Name = FileName(w.fe.FirstOffset, w.fe.LastOffset)
+	w.fe.Name = FileNameIn(w.fe.FirstOffset, w.fe.LastOffset, w.fe.History)
+	epoch := w.lastEpoch
+	w.fe.LastLeaderEpoch = &epoch
 	w.fe.Bytes = w.cw.n
 	w.fe.WrittenAt = time.Now().UTC()
 	if w.d.s3 != nil {

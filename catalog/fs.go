@@ -203,6 +203,15 @@ func FileName(first, last int64) string {
 	return fmt.Sprintf("%020d-%020d.parquet", first, last)
 }
 
+// FileNameIn is the name of a data file of the given history (see
+// FileEntry.History): FileName for history 0, FIRST-LAST.hN.parquet after.
+func FileNameIn(first, last int64, history int) string {
+	if history == 0 {
+		return FileName(first, last)
+	}
+	return fmt.Sprintf("%020d-%020d.h%d.parquet", first, last, history)
+}
+
 // FilePath is the absolute path of a committed file.
 func (d *Dir) FilePath(tp TopicPartition, name string) string {
 	if d.s3 != nil {
@@ -485,7 +494,7 @@ func (d *Dir) CleanPartition(m *Manifest) (removed []string, err error) {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
 	listed := map[string]bool{}
-	for _, f := range m.Files {
+	for _, f := range m.AllFiles() {
 		listed[f.Name] = true
 	}
 	for _, e := range entries {
@@ -624,7 +633,7 @@ func notAFolder(t os.FileMode) string {
 // The content is catalog verify's to check.
 func (d *Dir) checkFiles(m *Manifest) *ManifestError {
 	tp := m.TP()
-	for _, f := range m.Files {
+	for _, f := range m.AllFiles() {
 		err := d.CheckDataFileKind(tp, f.Name)
 		if err == nil && f.Bytes > 0 {
 			if st, serr := os.Stat(d.FilePath(tp, f.Name)); serr == nil && st.Size() != f.Bytes {

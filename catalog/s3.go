@@ -628,7 +628,7 @@ func (s *s3Store) cleanPartition(m *Manifest) ([]string, error) {
 		return nil, err
 	}
 	listed := map[string]bool{}
-	for _, f := range m.Files {
+	for _, f := range m.AllFiles() {
 		listed[f.Name] = true
 	}
 	var removed []string
@@ -883,7 +883,7 @@ func (s *s3Store) verify() (files int, problems []Problem, err error) {
 				}
 				return files, problems, err
 			}
-			for _, fe := range m.Files {
+			for _, fe := range m.AllFiles() {
 				files++
 				frel := rel + "/" + fe.Name
 				fix := fmt.Sprintf("restore the file from a backup, or re-dump offsets %d-%d while Kafka still has them", fe.FirstOffset, fe.LastOffset)

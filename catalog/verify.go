@@ -91,7 +91,7 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 			if rowsOf.Partition < 0 {
 				rowsOf = m.TP()
 			}
-			for _, fe := range m.Files {
+			for _, fe := range m.AllFiles() {
 				for _, id := range slices.Concat(fe.SchemaIDs, fe.KeySchemaIDs) {
 					if _, ok := schemaTopics[int(id)]; !ok {
 						schemaTopics[int(id)] = topic

@@ -82,7 +82,11 @@ type Summary struct {
 	// (key_decode_error).
 	KeysDecoded     int64
 	KeyDecodeErrors int64
-	Elapsed         time.Duration
+	// Rewrites counts the partitions this run found rewritten after an
+	// earlier dump (see catalog.Rewrite), RewrittenOffsets their offsets.
+	Rewrites         int
+	RewrittenOffsets int64
+	Elapsed          time.Duration
 }
 
 func (s Summary) String() string {
@@ -94,6 +98,13 @@ func (s Summary) String() string {
 		s.Records, humanBytes(s.Bytes), s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
 	if s.Decoded > 0 || s.DecodeErrors > 0 {
 		out += fmt.Sprintf(", %d values decoded with their schema, %d not decoded (kept as bytes; see check values)", s.Decoded, s.DecodeErrors)
+	}
+	if s.Rewrites > 0 {
+		parts := "partitions"
+		if s.Rewrites == 1 {
+			parts = "partition"
+		}
+		out += fmt.Sprintf(", %d %s found rewritten after an earlier dump (%d offsets of another history, both versions kept; see check gaps, check durability)", s.Rewrites, parts, s.RewrittenOffsets)
 	}
 	if s.KeysDecoded > 0 || s.KeyDecodeErrors > 0 {
 		out += fmt.Sprintf(", %d keys decoded with their schema, %d not decoded (kept as bytes; see key_error)", s.KeysDecoded, s.KeyDecodeErrors)
@@ -368,7 +379,7 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 	if err != nil {
 		return err
 	}
-	var plans []*plan
+	var ms []*catalog.Manifest
 	for _, ps := range c.state.Partitions {
 		p := ps.Partition
 		if d.parts != nil && !d.parts[p] {
@@ -389,6 +400,13 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 		if _, err := d.dir.CleanPartition(m); err != nil {
 			return err
 		}
+		ms = append(ms, m)
+	}
+	if err := d.checkRewrites(ctx, c, ms, sum); err != nil {
+		return err
+	}
+	var plans []*plan
+	for _, m := range ms {
 		pl, err := d.planPartition(ctx, c, m)
 		if err != nil {
 			return err

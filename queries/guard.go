@@ -128,7 +128,7 @@ func (e *Engine) isRelation(name string) bool {
 	}
 	for _, tf := range e.files {
 		l := strings.ToLower(tf.name)
-		if n == l || n == l+"$all" {
+		if n == l || n == l+"$all" || n == l+"$superseded" && len(tf.superseded) > 0 {
 			return true
 		}
 	}

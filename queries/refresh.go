@@ -70,6 +70,9 @@ type topicFiles struct {
 	keySchemas           []*catalog.Schema
 	keyPaths             []string // the files holding decoded keys, sampled for their structure
 	damaged              []int32  // partitions whose manifest could not be read (left out)
+	// superseded are the files of histories the dump found rewritten
+	// (catalog.Rewrite), read by the view "T$superseded" only.
+	superseded []string
 }
 
 // want names what a query needs built: everything, or the lower-case names
@@ -124,6 +127,9 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 		tf := topicFiles{name: n, manifests: ms, damaged: damaged}
 		ids, keyIDs := map[int]bool{}, map[int]bool{}
 		for _, m := range ms {
+			for _, f := range m.Superseded {
+				tf.superseded = append(tf.superseded, e.dir.FilePath(m.TP(), f.Name))
+			}
 			for _, f := range m.Files {
 				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
 				tf.plain = append(tf.plain, f.ControlRecords == 0 && f.OpenTxnRecords == 0)
@@ -357,7 +363,8 @@ func (e *Engine) missing(w want) bool {
 	}
 	for _, tf := range e.files {
 		n := strings.ToLower(tf.name)
-		if w.names[n] && !e.built[n] || w.names[n+"$all"] && !e.built[n+"$all"] {
+		if w.names[n] && !e.built[n] || w.names[n+"$all"] && !e.built[n+"$all"] ||
+			len(tf.superseded) > 0 && w.names[n+"$superseded"] && !e.built[n+"$superseded"] {
 			return true
 		}
 	}
@@ -419,7 +426,8 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		n := strings.ToLower(tf.name)
 		needData := (w.all || w.names[n]) && !e.built[n]
 		needAll := (w.all || w.names[n+"$all"]) && !e.built[n+"$all"]
-		if !needData && !needAll {
+		needSup := (w.all || w.names[n+"$superseded"]) && !e.built[n+"$superseded"] && len(tf.superseded) > 0
+		if !needData && !needAll && !needSup {
 			continue
 		}
 		t := e.topicLocked(tf.name)
@@ -479,6 +487,12 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		if needData {
 			ddl = append(ddl, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", quoteIdent(tf.name), data))
 			e.built[n] = true
+		}
+		if needSup {
+			// Every stored row of the superseded histories, typed as "T$all".
+			sup, _ := topicSelects(tf.superseded, make([]bool, len(tf.superseded)), e.viewCols(tf, *t, ""), true)
+			ddl = append(ddl, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", quoteIdent(tf.name+"$superseded"), sup))
+			e.built[n+"$superseded"] = true
 		}
 		for _, q := range ddl {
 			if _, err := tx.ExecContext(ctx, q); err != nil {

@@ -6,6 +6,7 @@
 #
 # Servers and tools, each from its package registry:
 #   scripts/kafka.sh     Apache Kafka (KRaft) from Maven Central
+#   scripts/kafka-cluster.sh  the same jars as a controller and three brokers
 #   scripts/chromium.sh  Debian's Chromium, for the browser tests
 #   scripts/kcat.sh      Debian's kcat, a real librdkafka producer
 #   scripts/s3.sh        Versity S3 Gateway (versitygw) from the Go proxy
@@ -43,6 +44,7 @@ start() {
 }
 
 start kafka
+start kafka-cluster
 start s3
 start registry
 start spark
@@ -72,6 +74,7 @@ TOPICSNAP_TEST_SSL_BROKERS=$KAFKA_SSL_BROKERS TOPICSNAP_TEST_SSL_CA=$KAFKA_SSL_C
 TOPICSNAP_TEST_NOACL_USER=$KAFKA_NOACL_USER TOPICSNAP_TEST_NOACL_PASSWORD=$KAFKA_NOACL_PASSWORD \
 TOPICSNAP_TEST_KAFKA_SCRIPT="$PWD/scripts/kafka.sh" TOPICSNAP_CHROMIUM="$c" TOPICSNAP_KCAT="$k" \
 TOPICSNAP_TEST_KAFKA_DATA_DIR="$KAFKA_STATE_DIR/data" \
+TOPICSNAP_TEST_CLUSTER_BROKERS=$KAFKA_CLUSTER_BROKERS TOPICSNAP_TEST_CLUSTER_SCRIPT=$KAFKA_CLUSTER_SCRIPT \
 TOPICSNAP_TEST_REGISTRY=$SCHEMA_REGISTRY_URL TOPICSNAP_TEST_REGISTRY_TLS=$SCHEMA_REGISTRY_TLS_URL \
 TOPICSNAP_TEST_REGISTRY_TLS_CA=$SCHEMA_REGISTRY_TLS_CA TOPICSNAP_TEST_SPARK_REMOTE=$TOPICSNAP_SPARK_REMOTE \
 	"$GO" test -json -count=1 -timeout 30m ./... | "$REPORT" -expect scripts/expected-skips.txt || status=1
