@@ -301,16 +301,29 @@ func (a *app) runDemo(ctx context.Context, o *demoOptions) error {
 }
 
 // demoVerdicts runs the checks and prints each verdict with the command
-// that gives it; it closes eng.
+// that gives it, then keeps the checks and their options in the folder's
+// checks file, where check, check all, serve and the overview find them;
+// it closes eng.
 func (a *app) demoVerdicts(ctx context.Context, eng *queries.Engine, dir string, cs []demoCheck) error {
 	defer eng.Close()
+	var keep []queries.ConfiguredCheck
 	for _, c := range cs {
 		r, err := eng.RunCheck(ctx, c.name, c.opts)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "%-5s %-10s %s\n      $ %s\n", r.Status, c.name, r.Message, c.command(dir))
+		k, err := queries.ConfiguredFrom(dir, c.name, c.opts)
+		if err != nil {
+			return err
+		}
+		keep = append(keep, k)
 	}
+	if err := queries.RememberChecks(dir, keep...); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "kept these checks and their options in %s: check all, serve and the overview run them so\n",
+		filepath.Join(dir, queries.ChecksFileName))
 	return nil
 }
 
