@@ -29,7 +29,7 @@ type checkOptions struct {
 	// remember saves the check's options in the folder's checks file.
 	remember bool
 	engine   engineOptions
-	raw    map[string]*string // each check option flag's text, by flag name
+	raw      map[string]*string // each check option flag's text, by flag name
 }
 
 // flagOf spells a check option as the command line's flag.
