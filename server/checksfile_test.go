@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"html"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -80,5 +81,37 @@ func TestOverviewShowsConfiguredChecks(t *testing.T) {
 	var api struct{ Status, Message string }
 	if err := json.Unmarshal([]byte(r.body), &api); err != nil || api.Status != want.Status || api.Message != want.Message {
 		t.Errorf("API %d %s %v, want %s %s", r.code, r.body[:min(len(r.body), 300)], err, want.Status, want.Message)
+	}
+}
+
+// TestChecksFileWithSQLOff: on a server with ad-hoc SQL off, an entry
+// whose option is an SQL expression is refused as the same option in a URL
+// is, and the tile says so; a damaged file is a problem on the overview.
+func TestChecksFileWithSQLOff(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tea")
+	if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 100, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	k, err := queries.ConfiguredFrom(dir, "duplicates", queries.CheckOptions{Topic: seeds.TopicAppEvents, ID: "value.event_id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queries.RememberChecks(dir, k); err != nil {
+		t.Fatal(err)
+	}
+	off := false
+	_, ts := newTestServer(t, Options{Dir: dir, SQL: &off, QueryTimeout: 20 * time.Second})
+	body := get(t, ts.URL+"/").body
+	if !strings.Contains(body, "id (from checks.json) is a SQL expression and ad-hoc SQL is off on this server") {
+		t.Errorf("the duplicates tile does not say why it did not run:\n%s", body)
+	}
+	if r := get(t, ts.URL+q("/api/checks/duplicates", "topic", seeds.TopicAppEvents)); r.code != 400 || !strings.Contains(r.body, "checks.json") {
+		t.Errorf("API with SQL off: %d %s", r.code, r.body)
+	}
+	if err := os.WriteFile(filepath.Join(dir, queries.ChecksFileName), []byte(`{"format_version":1,"checks":[{"check":"nope"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if body := get(t, ts.URL+"/").body; !strings.Contains(body, "checks.json") || !strings.Contains(body, "unknown check") {
+		t.Errorf("a damaged checks file is not said on the overview")
 	}
 }

@@ -145,6 +145,7 @@ type overviewData struct {
 	Checks    []string
 	Problems  []string // what the catalog had to skip (a damaged manifest), named
 	transient bool     // some tile timed out: do not cache
+	key       string   // the catalog version and the checks file it was built for
 }
 
 type topicView struct {
@@ -173,7 +174,7 @@ func (s *Server) handleOverview(w http.ResponseWriter, r *http.Request) {
 	s.overviewMu.Lock()
 	page := s.overviewPage
 	s.overviewMu.Unlock()
-	if page.version == d.Version && time.Since(page.at) < time.Second {
+	if page.version == d.key && time.Since(page.at) < time.Second {
 		s.metrics.cache("overview page", true)
 		writeHTML(w, http.StatusOK, page.html)
 		return
@@ -187,7 +188,7 @@ func (s *Server) handleOverview(w http.ResponseWriter, r *http.Request) {
 	}
 	if !d.transient {
 		s.overviewMu.Lock()
-		s.overviewPage.version, s.overviewPage.at, s.overviewPage.html = d.Version, time.Now(), html
+		s.overviewPage.version, s.overviewPage.at, s.overviewPage.html = d.key, time.Now(), html
 		s.overviewMu.Unlock()
 	}
 	writeHTML(w, http.StatusOK, html)
@@ -209,6 +210,7 @@ func (s *Server) overviewFor(ctx context.Context) (*overviewData, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.key = v
 	if !d.transient {
 		s.overviewMu.Lock()
 		s.overview = map[string]*overviewData{v: d}
