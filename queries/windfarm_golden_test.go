@@ -120,6 +120,14 @@ func num(v any) float64 {
 //     compares shares with a partition's fair share, which counts the three
 //     spare partitions too (620 / 24 = 25.8 a second, 5.81 times); both are
 //     asserted, and the check must call the partition hot.
+//     Kilmore Sands (70 a second, 2.4 times a farm's average in the story)
+//     is 2.7 times a partition's fair share, past skew's default 1.5, so
+//     the check names two hot partitions; the story calls neither number
+//     hot or cool, it only says Ardnave Point is "the one to look at".
+//   - 151,200 and 75,600 are exact only if every turbine has exactly one
+//     reading stamped in every two-second slot: the folder gives each
+//     turbine a phase under 1.5 s and an arrival 15–400 ms later (the old
+//     generator's jitter crossed minute boundaries: 151,198 and 75,563).
 //   - The reset re-reads the six partitions from 11:00 to 11:21: 360
 //     turbines × 630 readings = 226,800 = 151,200 (11:02–11:16, committed
 //     past by the watchers) + 75,600 (11:00–11:02 and 11:16–11:21, by the
