@@ -322,7 +322,7 @@ func (a *app) demoVerdicts(ctx context.Context, eng *queries.Engine, dir string,
 	if err := queries.RememberChecks(dir, keep...); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "kept these checks and their options in %s: check all, serve and the overview run them so\n",
+	fmt.Fprintf(a.stdout, "kept these checks and their options in %s (check, check all, serve and its overview run them with those options)\n",
 		filepath.Join(dir, queries.ChecksFileName))
 	return nil
 }
