@@ -46,7 +46,7 @@ import (
 const offsetsTopic = "__consumer_offsets"
 
 // logViews are the views over the log, in the order they are built.
-var logViews = []string{"group_log", "group_generations", "group_commit_log"}
+var logViews = []string{"group_log", "group_generations", "group_commit_log", "group_log_coverage", "group_log_history"}
 
 // LogViews lists the views an engine has when its folder holds a dump of
 // __consumer_offsets.
@@ -148,7 +148,7 @@ func msTime(col string) string {
 }
 
 // logViewDDL returns the CREATE VIEW statements of the log views.
-func logViewDDL() []string {
+func logViewDDL() ([]string, error) {
 	src := fmt.Sprintf(`(SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time, value_raw,
     from_json(kafka_offsets_record(key_raw, value_raw), %s) AS r FROM %s)`, quoteString(offsetsRecordStructure), quoteIdent(offsetsTopic))
 	// srcOf is src over the records of the given key type only: a key's
@@ -206,9 +206,19 @@ func logViewDDL() []string {
           r.member_metadata.rebalance_timeout_ms, r.member_metadata.server_assignor
         FROM ` + srcOf(5) + ` WHERE r.kind = 'consumer_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
     ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset`
+	coverage, err := render("group_log_coverage", sqlData{})
+	if err != nil {
+		return nil, err
+	}
+	history, err := render("group_log_history", sqlData{})
+	if err != nil {
+		return nil, err
+	}
 	return []string{
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_log AS %s", log),
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_generations AS %s\nUNION ALL BY NAME\n%s", classic, consumer),
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_commit_log AS %s", commits),
-	}
+		coverage,
+		history,
+	}, nil
 }
