@@ -222,3 +222,11 @@ func logViewDDL() ([]string, error) {
 		history,
 	}, nil
 }
+
+// HasCommitLog reports whether the folder holds a dump of
+// __consumer_offsets, and so the log views.
+func (e *Engine) HasCommitLog() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.hasOffsetsLogLocked()
+}

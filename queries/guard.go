@@ -492,14 +492,14 @@ func (e *Engine) guardTopicState(fn any) error {
 	return nil
 }
 
-// guardLagAt allows lag_at(group, time) with the group a string constant:
-// the macro reads the catalog tables, the commit log and the topics'
-// offsets and timestamps, nothing else.
+// guardLagAt allows lag_at(group, time): the macro reads the catalog
+// tables, the commit log and the topics' offsets and timestamps, whatever
+// its arguments (values, judged as any expression, bound parameters
+// included).
 func guardLagAt(fn any) error {
 	f, _ := fn.(map[string]any)
-	args, _ := f["children"].([]any)
-	if _, ok := constantArg(fn, 0); len(args) != 2 || !ok {
-		return fmt.Errorf("%w: lag_at takes a group's name as a string constant and a time, such as lag_at('billing', TIMESTAMPTZ '2026-07-16 11:00:00Z')", ErrRefused)
+	if args, _ := f["children"].([]any); len(args) != 2 {
+		return fmt.Errorf("%w: lag_at takes a group's name and a time, such as lag_at('billing', TIMESTAMPTZ '2026-07-16 11:00:00Z')", ErrRefused)
 	}
 	return nil
 }

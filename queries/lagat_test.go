@@ -136,7 +136,8 @@ func TestLagAt(t *testing.T) {
 	}
 }
 
-// TestLagAtGuard: lag_at's group is a string constant.
+// TestLagAtGuard: lag_at takes two arguments, each judged as any
+// expression (a subquery over a system table is refused).
 func TestLagAtGuard(t *testing.T) {
 	dir, _ := lagAtFixture(t, false)
 	e, err := Open(context.Background(), dir, Options{Locked: true})
@@ -144,11 +145,20 @@ func TestLagAtGuard(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	for _, q := range []string{`SELECT * FROM lag_at((SELECT 'wf'), now())`, `SELECT * FROM lag_at('wf')`} {
-		if _, err := e.Query(context.Background(), q); err == nil || !strings.Contains(err.Error(), "lag_at takes a group's name") {
-			t.Errorf("%s: %v, want refused", q, err)
+	for _, c := range []struct{ q, refusal string }{
+		{`SELECT * FROM lag_at('wf')`, "lag_at takes a group's name"},
+		{`SELECT * FROM lag_at((SELECT current_setting('threads')::VARCHAR), now())`, "current_setting"},
+		{`SELECT * FROM lag_at((SELECT any_value(value) FROM duckdb_settings()), now())`, "duckdb_settings"},
+	} {
+		if _, err := e.Query(context.Background(), c.q); err == nil || !strings.Contains(err.Error(), c.refusal) {
+			t.Errorf("%s: %v, want refused for %s", c.q, err, c.refusal)
 		}
 	}
+	rows, err := e.Query(context.Background(), `SELECT count(*) FROM lag_at(?, ?::TIMESTAMPTZ)`, "wf", "2026-01-01T00:00:50Z")
+	if err != nil {
+		t.Fatalf("lag_at with bound values: %v", err)
+	}
+	rows.Close()
 }
 
 // TestGroupLogCoverage: a log whose first offsets are gone is complete for
