@@ -75,3 +75,46 @@ func TestGroupLogHistory(t *testing.T) {
 		e.Close()
 	}
 }
+
+// TestConsumerProtocolCommitHolders: a consumer-protocol group's commits
+// name the member whose current assignment in force at the commit held
+// the partition, and its epoch as the generation; after the member's
+// tombstone, or for a commit naming no topic id, nobody.
+func TestConsumerProtocolCommitHolders(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const t0 = int64(1_767_225_600_000)
+	var rows []catalog.Row
+	add := func(key, value []byte) {
+		rows = append(rows, catalog.Row{Partition: 0, Offset: int64(len(rows)), Timestamp: t0 + int64(len(rows))*1000, TimestampType: catalog.TimestampCreate, Key: key, Value: value})
+	}
+	var id [16]byte
+	copy(id[:], "0123456789abcdef")
+	commit := func(p int32, off int64) { add(offsetstest.CommitWithTopicID("next", "t", id, p, off, t0)) }
+	add(offsetstest.Key848(5, "next", "m-1"), offsetstest.MemberMetadata(nil, "c-1", "/10.0.0.1", []string{"t"}, 30000, "uniform"))
+	add(offsetstest.Key848(8, "next", "m-1"), offsetstest.CurrentAssignment(1, 0, id, 0, 1))
+	commit(0, 10)
+	add(offsetstest.Key848(5, "next", "m-2"), offsetstest.MemberMetadata(nil, "c-2", "/10.0.0.2", []string{"t"}, 30000, "uniform"))
+	add(offsetstest.Key848(8, "next", "m-1"), offsetstest.CurrentAssignment(2, 1, id, 0))
+	add(offsetstest.Key848(8, "next", "m-2"), offsetstest.CurrentAssignment(2, 0, id, 1))
+	commit(1, 20)
+	commit(0, 30)
+	add(offsetstest.Key848(8, "next", "m-2"), nil)
+	commit(1, 40)
+	add(offsetstest.Commit("next", "t", 0, 50, -1, "", t0)) // version 3: no topic id
+	writePartition(t, d, offsetsTopic, 0, "s1", int64(len(rows)), rows)
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	got := queryRows(t, e, `SELECT concat_ws(' ', log_offset, "partition", committed_offset, coalesce(generation::VARCHAR, '-'), coalesce(member_id, '-'),
+		coalesce(client_id, '-'), coalesce(client_host, '-')) FROM group_commit_log ORDER BY log_offset`)
+	want := []string{"2 0 10 1 m-1 c-1 /10.0.0.1", "6 1 20 2 m-2 c-2 /10.0.0.2", "7 0 30 2 m-1 c-1 /10.0.0.1", "9 1 40 - - - -", "10 0 50 - - - -"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("group_commit_log\n got %q\nwant %q", got, want)
+	}
+}

@@ -512,6 +512,15 @@ func TestGroupLogMatchesKafkasTools(t *testing.T) {
 			t.Errorf("kafka-dump-log.sh shows no%s record: the comparison would prove nothing", kind)
 		}
 	}
+	// Each commit names the member that held its partition at the time:
+	// for the consumer-protocol group, by its current assignment records.
+	for g, client := range map[string]string{classic: "blade-classic", consumer: "blade-848"} {
+		got := queryRows(t, e, fmt.Sprintf(`SELECT DISTINCT coalesce(client_id, '-') || ' ' || (generation IS NOT NULL)
+			FROM group_commit_log WHERE group_id = %s AND NOT deleted`, quoteString(g)))
+		if want := []string{client + " true"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("group %s: commits made by %q, want %q", g, got, want)
+		}
+	}
 	td, err := adm.ListTopics(ctx, topic)
 	if err != nil {
 		t.Fatal(err)
