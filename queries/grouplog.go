@@ -177,19 +177,33 @@ func logViewDDL() ([]string, error) {
 	// by the topic id the commit names (Kafka 4's commit value version 4;
 	// an older commit without it: no holder, NULL), and the generation is
 	// that member's epoch.
-	current := fmt.Sprintf(`(SELECT group_id, member_id, log_partition, log_offset, member_epoch, a.topic_id, unnest(a.partitions) AS p,
-        lead_offset FROM (SELECT *, unnest(assigned) AS a FROM (
-          SELECT r."group" AS group_id, r.member AS member_id, r.tombstone, r."current".member_epoch, r."current".assigned, log_partition, log_offset,
-            lead(log_offset) OVER (PARTITION BY r."group", r.member, log_partition ORDER BY log_offset) AS lead_offset
-          FROM %s WHERE r.kind = 'consumer_group_current_member' AND r.error IS NULL)
-        WHERE NOT tombstone AND len(assigned) > 0))`, srcOf(8))
+	// A partition claimed by two members' records at once (never in a
+	// sound log) goes to the later claim: the ASOF join picks, per commit,
+	// the last record before it that assigned the partition, and that
+	// member held it if its next record (or tombstone) comes after the
+	// commit.
+	// The records in force come from group_generations' consumer rows
+	// (with the member's client id, host and instance id); a member's
+	// tombstones, which end its holding, from the log itself.
+	current := fmt.Sprintf(`(SELECT DISTINCT group_id, member_id, log_partition, log_offset, member_epoch, a.topic_id, unnest(a.partitions) AS p,
+        lead_offset, client_id, client_host, instance_id FROM (SELECT *, unnest(assignment) AS a FROM (
+          SELECT *, lead(log_offset) OVER (PARTITION BY group_id, member_id, log_partition ORDER BY log_offset) AS lead_offset FROM (
+            SELECT group_id, member_id, log_partition, log_offset, generation AS member_epoch, assignment, client_id, client_host, instance_id
+            FROM group_generations WHERE group_protocol = 'consumer'
+            UNION ALL
+            SELECT r."group", r.member, log_partition, log_offset, NULL, NULL, NULL, NULL, NULL
+            FROM %s WHERE value_raw IS NULL AND r.kind = 'consumer_group_current_member'))
+        WHERE len(assignment) > 0))`, srcOf(8))
+	held := `(k.lead_offset IS NULL OR c.log_offset < k.lead_offset)`
 	commits := fmt.Sprintf(`SELECT c.j."group" AS group_id, c.j.topic, c.j."partition" AS "partition", c.j."offset" AS committed_offset,
     CASE WHEN c.j.leader_epoch >= 0 THEN c.j.leader_epoch END AS leader_epoch, c.j.metadata,
     `+msTime("c.j.commit_ms")+` AS commit_time, `+msTime("c.j.expire_ms")+` AS expire_time,
     c.j.tombstone AS deleted, c.j.topic_id,
-    CASE WHEN h.member_id IS NULL AND k.member_id IS NOT NULL THEN k.member_epoch ELSE g.generation END AS generation,
-    coalesce(h.member_id, k.member_id) AS member_id, coalesce(h.client_id, km.client_id) AS client_id,
-    coalesce(h.client_host, km.client_host) AS client_host, coalesce(h.instance_id, km.instance_id) AS instance_id,
+    CASE WHEN h.member_id IS NULL AND k.member_id IS NOT NULL AND `+held+` THEN k.member_epoch ELSE g.generation END AS generation,
+    coalesce(h.member_id, CASE WHEN `+held+` THEN k.member_id END) AS member_id,
+    coalesce(h.client_id, CASE WHEN `+held+` THEN k.client_id END) AS client_id,
+    coalesce(h.client_host, CASE WHEN `+held+` THEN k.client_host END) AS client_host,
+    coalesce(h.instance_id, CASE WHEN `+held+` THEN k.instance_id END) AS instance_id,
     c.log_partition, c.log_offset, c.log_time
   FROM (SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time,
       from_json(kafka_offsets_commit(key_raw, value_raw), %s) AS j FROM %s
@@ -200,13 +214,9 @@ func logViewDDL() ([]string, error) {
         FROM (SELECT *, unnest(assignment) AS a FROM group_generations WHERE group_protocol = 'classic' AND len(assignment) > 0))
       QUALIFY row_number() OVER (PARTITION BY group_id, log_partition, log_offset, topic, p ORDER BY member_id) = 1) h
     ON h.group_id = g.group_id AND h.log_partition = g.log_partition AND h.log_offset = g.log_offset AND h.topic = c.j.topic AND h.p = c.j."partition"
-  LEFT JOIN %s k
-    ON k.group_id = c.j."group" AND k.log_partition = c.log_partition AND k.log_offset < c.log_offset
-    AND (k.lead_offset IS NULL OR c.log_offset < k.lead_offset) AND k.topic_id = c.j.topic_id AND k.p = c.j."partition"
-  LEFT JOIN (SELECT group_id, member_id, log_partition, log_offset, client_id, client_host, instance_id FROM group_generations WHERE group_protocol = 'consumer') km
-    ON km.group_id = k.group_id AND km.member_id = k.member_id AND km.log_partition = k.log_partition AND km.log_offset = k.log_offset
-  WHERE c.j IS NOT NULL
-  QUALIFY row_number() OVER (PARTITION BY c.log_partition, c.log_offset ORDER BY k.member_id NULLS LAST) = 1`, quoteString(commitStructure), quoteIdent(offsetsTopic), current)
+  ASOF LEFT JOIN %s k
+    ON k.group_id = c.j."group" AND k.log_partition = c.log_partition AND k.topic_id = c.j.topic_id AND k.p = c.j."partition" AND c.log_offset > k.log_offset
+  WHERE c.j IS NOT NULL`, quoteString(commitStructure), quoteIdent(offsetsTopic), current)
 	// Classic generations: a row per member, or one for a generation
 	// without members.
 	classic := `SELECT r."group" AS group_id, 'classic' AS group_protocol, r.classic.generation, r.classic.protocol_type,
