@@ -28,6 +28,10 @@ type sqlData struct {
 	// RowID: ID is the default id of duplicates, the key and value bytes
 	// together (a row of two BLOBs), which a dialect may show its own way.
 	RowID bool
+	// Records: every stored row of every topic (lag_at.sql); Log: the
+	// folder holds __consumer_offsets.
+	Records string
+	Log     bool
 }
 
 // loadTemplates parses the checks' SQL files. A file's comment lines

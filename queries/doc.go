@@ -35,8 +35,10 @@
 // group_members, lost_ranges, and the
 // membership history derived from the cuts, group_history and
 // group_commits (history.go). A folder holding a dump of __consumer_offsets
-// also has the views group_log, group_commit_log and group_generations, the
-// group coordinator's own log decoded (grouplog.go).
+// also has the views group_log, group_commit_log, group_generations,
+// group_log_coverage and group_log_history, the group coordinator's own log
+// decoded (grouplog.go). The table macro lag_at(group, time) gives a
+// group's lag at any moment the folder covers (sql/lag_at.sql).
 //
 // Kafka-aware scalar functions are registered from Go: murmur2(key),
 // kafka_partition(key, n) (the Java client's default partitioner),

@@ -70,7 +70,7 @@ func fixtureAt(t testing.TB, dir string) string {
 // writePartition commits rows (offsets in order, none if empty) as one data
 // file of topic's partition p, and a manifest listing it whose next offset
 // is next.
-func writePartition(t *testing.T, d *catalog.Dir, topic string, p int32, snapshot string, next int64, rows []catalog.Row) {
+func writePartition(t testing.TB, d *catalog.Dir, topic string, p int32, snapshot string, next int64, rows []catalog.Row) {
 	t.Helper()
 	m := &catalog.Manifest{Topic: topic, Partition: p, NextOffset: next}
 	if len(rows) > 0 {

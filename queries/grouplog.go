@@ -36,17 +36,19 @@ import (
 // this existed. The views read "__consumer_offsets" (committed data
 // records: a transactional commit that was aborted never took effect).
 //
-// group_commit_log also names, for a classic group, the generation current
-// at each commit and the member of it that held the partition; check reset
-// (reset_members_log.sql) and check members (members.sql) read it. Not yet:
-// that for consumer-protocol groups, topic ids resolved to names, and the
-// Spark engine (these views are DuckDB's only).
+// group_commit_log also names the generation current at each commit and the
+// member that held the partition: for a classic group, from the generation
+// record before it; for a consumer-protocol group, from the current
+// assignment records in force at the commit (matched by the topic id the
+// commit names). check reset (reset_members_log.sql) and check members
+// (members.sql) read it. Not yet: the Spark engine (these views are
+// DuckDB's only).
 
 // offsetsTopic is the internal topic the views read.
 const offsetsTopic = "__consumer_offsets"
 
 // logViews are the views over the log, in the order they are built.
-var logViews = []string{"group_log", "group_generations", "group_commit_log"}
+var logViews = []string{"group_log", "group_generations", "group_commit_log", "group_log_coverage", "group_log_history"}
 
 // LogViews lists the views an engine has when its folder holds a dump of
 // __consumer_offsets.
@@ -148,7 +150,7 @@ func msTime(col string) string {
 }
 
 // logViewDDL returns the CREATE VIEW statements of the log views.
-func logViewDDL() []string {
+func logViewDDL() ([]string, error) {
 	src := fmt.Sprintf(`(SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time, value_raw,
     from_json(kafka_offsets_record(key_raw, value_raw), %s) AS r FROM %s)`, quoteString(offsetsRecordStructure), quoteIdent(offsetsTopic))
 	// srcOf is src over the records of the given key type only: a key's
@@ -168,12 +170,40 @@ func logViewDDL() []string {
 	// generation, and writes both to the group's one partition of the
 	// log); its holder is the member of that generation assigned the
 	// commit's partition (one row a commit even where a damaged record
-	// assigns a partition twice: the first member by id). Consumer-protocol
-	// groups: not yet (NULL).
+	// assigns a partition twice: the first member by id).
+	// Consumer-protocol (KIP-848) groups: the holder is the member whose
+	// current assignment record in force at the commit (its last before
+	// the commit in the log, not a tombstone) holds the partition, matched
+	// by the topic id the commit names (Kafka 4's commit value version 4;
+	// an older commit without it: no holder, NULL), and the generation is
+	// that member's epoch.
+	// A partition claimed by two members' records at once (never in a
+	// sound log) goes to the later claim: the ASOF join picks, per commit,
+	// the last record before it that assigned the partition, and that
+	// member held it if its next record (or tombstone) comes after the
+	// commit.
+	// The records in force come from group_generations' consumer rows
+	// (with the member's client id, host and instance id); a member's
+	// tombstones, which end its holding, from the log itself.
+	current := fmt.Sprintf(`(SELECT DISTINCT group_id, member_id, log_partition, log_offset, member_epoch, a.topic_id, unnest(a.partitions) AS p,
+        lead_offset, client_id, client_host, instance_id FROM (SELECT *, unnest(assignment) AS a FROM (
+          SELECT *, lead(log_offset) OVER (PARTITION BY group_id, member_id, log_partition ORDER BY log_offset) AS lead_offset FROM (
+            SELECT group_id, member_id, log_partition, log_offset, generation AS member_epoch, assignment, client_id, client_host, instance_id
+            FROM group_generations WHERE group_protocol = 'consumer'
+            UNION ALL
+            SELECT r."group", r.member, log_partition, log_offset, NULL, NULL, NULL, NULL, NULL
+            FROM %s WHERE value_raw IS NULL AND r.kind = 'consumer_group_current_member'))
+        WHERE len(assignment) > 0))`, srcOf(8))
+	held := `(k.lead_offset IS NULL OR c.log_offset < k.lead_offset)`
 	commits := fmt.Sprintf(`SELECT c.j."group" AS group_id, c.j.topic, c.j."partition" AS "partition", c.j."offset" AS committed_offset,
     CASE WHEN c.j.leader_epoch >= 0 THEN c.j.leader_epoch END AS leader_epoch, c.j.metadata,
     `+msTime("c.j.commit_ms")+` AS commit_time, `+msTime("c.j.expire_ms")+` AS expire_time,
-    c.j.tombstone AS deleted, c.j.topic_id, g.generation, h.member_id, h.client_id, h.client_host, h.instance_id,
+    c.j.tombstone AS deleted, c.j.topic_id,
+    CASE WHEN h.member_id IS NULL AND k.member_id IS NOT NULL AND `+held+` THEN k.member_epoch ELSE g.generation END AS generation,
+    coalesce(h.member_id, CASE WHEN `+held+` THEN k.member_id END) AS member_id,
+    coalesce(h.client_id, CASE WHEN `+held+` THEN k.client_id END) AS client_id,
+    coalesce(h.client_host, CASE WHEN `+held+` THEN k.client_host END) AS client_host,
+    coalesce(h.instance_id, CASE WHEN `+held+` THEN k.instance_id END) AS instance_id,
     c.log_partition, c.log_offset, c.log_time
   FROM (SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time,
       from_json(kafka_offsets_commit(key_raw, value_raw), %s) AS j FROM %s
@@ -184,7 +214,9 @@ func logViewDDL() []string {
         FROM (SELECT *, unnest(assignment) AS a FROM group_generations WHERE group_protocol = 'classic' AND len(assignment) > 0))
       QUALIFY row_number() OVER (PARTITION BY group_id, log_partition, log_offset, topic, p ORDER BY member_id) = 1) h
     ON h.group_id = g.group_id AND h.log_partition = g.log_partition AND h.log_offset = g.log_offset AND h.topic = c.j.topic AND h.p = c.j."partition"
-  WHERE c.j IS NOT NULL`, quoteString(commitStructure), quoteIdent(offsetsTopic))
+  ASOF LEFT JOIN %s k
+    ON k.group_id = c.j."group" AND k.log_partition = c.log_partition AND k.topic_id = c.j.topic_id AND k.p = c.j."partition" AND c.log_offset > k.log_offset
+  WHERE c.j IS NOT NULL`, quoteString(commitStructure), quoteIdent(offsetsTopic), current)
 	// Classic generations: a row per member, or one for a generation
 	// without members.
 	classic := `SELECT r."group" AS group_id, 'classic' AS group_protocol, r.classic.generation, r.classic.protocol_type,
@@ -206,9 +238,27 @@ func logViewDDL() []string {
           r.member_metadata.rebalance_timeout_ms, r.member_metadata.server_assignor
         FROM ` + srcOf(5) + ` WHERE r.kind = 'consumer_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
     ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset`
+	coverage, err := render("group_log_coverage", sqlData{})
+	if err != nil {
+		return nil, err
+	}
+	history, err := render("group_log_history", sqlData{})
+	if err != nil {
+		return nil, err
+	}
 	return []string{
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_log AS %s", log),
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_generations AS %s\nUNION ALL BY NAME\n%s", classic, consumer),
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_commit_log AS %s", commits),
-	}
+		coverage,
+		history,
+	}, nil
+}
+
+// HasCommitLog reports whether the folder holds a dump of
+// __consumer_offsets, and so the log views.
+func (e *Engine) HasCommitLog() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.hasOffsetsLogLocked()
 }

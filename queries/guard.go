@@ -214,6 +214,10 @@ func (e *Engine) walkGuard(n any, ctes, system map[string]bool, spark bool) erro
 				if err := e.guardTopicState(v["function"]); err != nil {
 					return err
 				}
+			} else if strings.EqualFold(name, "lag_at") {
+				if err := guardLagAt(v["function"]); err != nil {
+					return err
+				}
 			} else if csvReaders[strings.ToLower(name)] {
 				if err := e.guardReadCSV(name, v["function"]); err != nil {
 					return err
@@ -485,6 +489,18 @@ func (e *Engine) guardTopicState(fn any) error {
 	}
 	if slices.Contains(metadataTables, strings.ToLower(name)) || !e.isRelation(name) {
 		return fmt.Errorf("%w: topic_state(%q, ...): no topic of that name in the snapshot folder", ErrRefused, name)
+	}
+	return nil
+}
+
+// guardLagAt allows lag_at(group, time): the macro reads the catalog
+// tables, the commit log and the topics' offsets and timestamps, whatever
+// its arguments (values, judged as any expression, bound parameters
+// included).
+func guardLagAt(fn any) error {
+	f, _ := fn.(map[string]any)
+	if args, _ := f["children"].([]any); len(args) != 2 {
+		return fmt.Errorf("%w: lag_at takes a group's name and a time, such as lag_at('billing', TIMESTAMPTZ '2026-07-16 11:00:00Z')", ErrRefused)
 	}
 	return nil
 }

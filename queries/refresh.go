@@ -407,6 +407,8 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		// The log views read the topic's view.
 		w.names = maps.Clone(w.names)
 		w.names[offsetsTopic] = true
+		w.names[offsetsTopic+"$all"] = true
+		w.names["snapshots"] = true
 	}
 	tables := map[string]bool{}
 	for _, t := range metadataTables {
@@ -501,7 +503,11 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		}
 	}
 	if wantLog {
-		for _, q := range logViewDDL() {
+		ddl, err := logViewDDL()
+		if err != nil {
+			return err
+		}
+		for _, q := range ddl {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("create the views of %s: %w", offsetsTopic, err)
 			}
@@ -511,9 +517,31 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		}
 	}
 	if w.all {
+		// lag_at reads every topic's stored offsets: it is made once
+		// every view is.
+		q, err := e.lagAtMacroLocked()
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("create macro lag_at: %w", err)
+		}
 		e.allBuilt = true
 	}
 	return nil
+}
+
+// lagAtMacroLocked renders sql/lag_at.sql over the folder's topics. e.mu
+// is held.
+func (e *Engine) lagAtMacroLocked() (string, error) {
+	var parts []string
+	for _, tf := range e.files {
+		parts = append(parts, fmt.Sprintf(`SELECT %s AS topic, "partition", "offset", "timestamp" FROM %s`, quoteString(tf.name), quoteIdent(tf.name+"$all")))
+	}
+	if len(parts) == 0 {
+		parts = []string{`SELECT NULL::VARCHAR AS topic, NULL::INTEGER AS "partition", NULL::BIGINT AS "offset", NULL::TIMESTAMPTZ AS "timestamp" WHERE false`}
+	}
+	return render("lag_at", sqlData{Records: strings.Join(parts, "\n  UNION ALL "), Log: e.hasOffsetsLogLocked()})
 }
 
 // viewCols are the value columns of tf's views; value, when set, is the

@@ -12,7 +12,12 @@ import (
 // selectRows runs one read-only query through the locked engine and calls
 // scan for each row.
 func (s *Server) selectRows(ctx context.Context, what, q string, scan func(*sql.Rows) error) error {
-	rows, err := s.engine.Query(ctx, q)
+	return s.selectRowsArgs(ctx, what, q, nil, scan)
+}
+
+// selectRowsArgs is selectRows with values bound to q's parameters.
+func (s *Server) selectRowsArgs(ctx context.Context, what, q string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := s.engine.Query(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", what, err)
 	}

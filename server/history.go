@@ -17,6 +17,13 @@ import (
 // who held it from cut to cut and how far their commits moved the group;
 // GET /api/history?topic=T&group=G is the same as JSON. Without a group,
 // both list the groups that have a history.
+//
+// Where the folder holds a dump of __consumer_offsets and the group is in
+// it, the runs come from the group's own log instead (group_log_history:
+// every join and leave it holds, not only what the cuts saw; source
+// "commit log"), with from when that history is complete
+// (group_log_coverage). Either way the page draws the group's lag on the
+// topic over the time the cuts cover (lag_at at evenly spaced moments).
 
 // historyRun is one row of group_history.
 type historyRun struct {
@@ -30,6 +37,9 @@ type historyRun struct {
 	Cuts        int64      `json:"cuts"`
 	FirstOffset *int64     `json:"first_committed_offset"`
 	LastOffset  *int64     `json:"last_committed_offset"`
+	// FromComplete: from the commit log, false when the log is not
+	// complete at the run's start (the member may have held it earlier).
+	FromComplete *bool `json:"from_complete,omitempty"`
 }
 
 // historyGroup names a group with a history on a topic.
@@ -46,6 +56,14 @@ type historyView struct {
 	Runs         []historyRun
 	Members      []historyMember
 	Chart        template.HTML
+	// Source is where the runs come from: "cuts" or "commit log";
+	// Coverage says from when the log's history is complete.
+	Source   string
+	Coverage []string
+	// LagChart draws lag_at over the cuts' time; LagNotes are the reasons
+	// lag_at gave for moments it could not answer.
+	LagChart template.HTML
+	LagNotes []string
 }
 
 // historyMember is one member in the legend, with what its commits moved.
@@ -57,7 +75,13 @@ type historyMember struct {
 
 func (s *Server) historyGroups(ctx context.Context) ([]historyGroup, error) {
 	out := []historyGroup{}
-	err := s.selectRows(ctx, "group history", `SELECT topic, group_id, count(DISTINCT from_snapshot_id) FROM group_history GROUP BY ALL ORDER BY ALL`,
+	q := `SELECT topic, group_id, count(DISTINCT from_snapshot_id) FROM group_history GROUP BY ALL ORDER BY ALL`
+	if s.engine.HasCommitLog() {
+		q = `SELECT topic, group_id, max(cuts) FROM (
+  SELECT topic, group_id, count(DISTINCT from_snapshot_id) AS cuts FROM group_history GROUP BY ALL
+  UNION ALL SELECT topic, group_id, 0 FROM group_log_history WHERE topic IS NOT NULL GROUP BY ALL) GROUP BY ALL ORDER BY ALL`
+	}
+	err := s.selectRows(ctx, "group history", q,
 		func(r *sql.Rows) error {
 			var g historyGroup
 			if err := r.Scan(&g.Topic, &g.Group, &g.Cuts); err != nil {
@@ -97,11 +121,136 @@ func (s *Server) historyFor(ctx context.Context, topic, group string) (*historyV
 	if group == "" {
 		return v, nil
 	}
-	if v.Runs, err = s.historyRuns(ctx, topic, group); err != nil {
-		return nil, err
+	v.Source = "cuts"
+	if s.engine.HasCommitLog() {
+		if v.Runs, err = s.logHistoryRuns(ctx, topic, group); err != nil {
+			return nil, err
+		}
+		if len(v.Runs) > 0 {
+			v.Source = "commit log"
+			if v.Coverage, err = s.logCoverage(ctx, group); err != nil {
+				return nil, err
+			}
+		}
 	}
-	v.Members, v.Chart = timelineSVG(topic, group, v.Runs)
+	if len(v.Runs) == 0 {
+		if v.Runs, err = s.historyRuns(ctx, topic, group); err != nil {
+			return nil, err
+		}
+	}
+	if len(v.Runs) > 0 {
+		unit := "cuts"
+		if v.Source == "commit log" {
+			unit = "generations"
+		}
+		v.Members, v.Chart = timelineSVG(topic, group, unit, v.Runs)
+		if v.LagChart, v.LagNotes, err = s.lagOverTime(ctx, topic, group); err != nil {
+			return nil, err
+		}
+	}
 	return v, nil
+}
+
+// logHistoryRuns reads a group's runs on topic from its commit log
+// (group_log_history); a run still going ends at its last record.
+func (s *Server) logHistoryRuns(ctx context.Context, topic, group string) ([]historyRun, error) {
+	out := []historyRun{}
+	rows, err := s.engine.Query(ctx, `SELECT "partition", member_id, coalesce(client_id, ''), coalesce(host, ''), joined_at,
+  coalesce(left_at, last_seen_at), left_at, generations, first_committed_offset, last_committed_offset, from_complete
+  FROM group_log_history WHERE topic = ? AND group_id = ? ORDER BY "partition", joined_at`, topic, group)
+	if err != nil {
+		return nil, fmt.Errorf("read the group's commit log history: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h historyRun
+		var complete sql.NullBool
+		if err := rows.Scan(&h.Partition, &h.MemberID, &h.ClientID, &h.Host, &h.FromAsOf, &h.ToAsOf, &h.UntilAsOf, &h.Cuts, &h.FirstOffset, &h.LastOffset, &complete); err != nil {
+			return nil, fmt.Errorf("read the group's commit log history: %w", err)
+		}
+		if complete.Valid {
+			h.FromComplete = &complete.Bool
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// logCoverage says from when the group's history in the log is complete.
+func (s *Server) logCoverage(ctx context.Context, group string) ([]string, error) {
+	var out []string
+	err := s.selectRowsArgs(ctx, "the commit log's coverage", `SELECT note FROM group_log_coverage WHERE group_id = ? ORDER BY log_partition`, []any{group}, func(r *sql.Rows) error {
+		var n string
+		if err := r.Scan(&n); err != nil {
+			return err
+		}
+		out = append(out, n)
+		return nil
+	})
+	return out, err
+}
+
+// lagPoints is how many moments the lag chart asks lag_at about.
+const lagPoints = 24
+
+// lagOverTime draws the group's lag on topic, one line per partition, at
+// lagPoints moments evenly spaced from the topic's first cut to its last;
+// a moment lag_at cannot answer is left out of its line and its reason
+// listed once.
+func (s *Server) lagOverTime(ctx context.Context, topic, group string) (template.HTML, []string, error) {
+	var lo, hi sql.NullTime
+	if err := s.selectRowsArgs(ctx, "the cuts of "+topic, `SELECT min(as_of), max(as_of) FROM partitions WHERE topic = ?`, []any{topic}, func(r *sql.Rows) error {
+		return r.Scan(&lo, &hi)
+	}); err != nil {
+		return "", nil, err
+	}
+	if !lo.Valid {
+		return "", []string{"no cut of " + topic + " in the folder: its end offsets are unknown"}, nil
+	}
+	byPart := map[int32]*series{}
+	var parts []int32
+	seen := map[string]bool{}
+	var notes []string
+	for i := range lagPoints {
+		at := lo.Time
+		if span := hi.Time.Sub(lo.Time); span > 0 {
+			at = lo.Time.Add(span * time.Duration(i) / (lagPoints - 1))
+		} else if i > 0 {
+			break
+		}
+		err := s.selectRowsArgs(ctx, "lag_at", `SELECT "partition", lag_records, reason FROM lag_at(?, ?::TIMESTAMPTZ) WHERE topic = ?`,
+			[]any{group, at.UTC().Format(time.RFC3339Nano), topic}, func(r *sql.Rows) error {
+				var p int32
+				var lag sql.NullInt64
+				var reason sql.NullString
+				if err := r.Scan(&p, &lag, &reason); err != nil {
+					return err
+				}
+				se := byPart[p]
+				if se == nil {
+					se = &series{Name: fmt.Sprintf("p%d", p)}
+					byPart[p] = se
+					parts = append(parts, p)
+				}
+				if lag.Valid {
+					se.Points = append(se.Points, point{T: at, V: float64(lag.Int64)})
+				}
+				if reason.Valid && !seen[reason.String] {
+					seen[reason.String] = true
+					notes = append(notes, reason.String)
+				}
+				return nil
+			})
+		if err != nil {
+			return "", nil, err
+		}
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	ss := make([]series, 0, len(parts))
+	for _, p := range parts {
+		ss = append(ss, *byPart[p])
+	}
+	return timeSVG(fmt.Sprintf("lag of group %s on %s over time", group, topic), "records behind", ss), notes, nil
 }
 
 func (s *Server) handleHistoryPage(w http.ResponseWriter, r *http.Request) {
@@ -133,13 +282,13 @@ func (s *Server) handleAPIHistory(w http.ResponseWriter, r *http.Request) {
 		httpError(w, r, http.StatusNotFound, fmt.Sprintf("group %q has no membership history on topic %q", v.Group, v.Topic))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"topic": v.Topic, "group_id": v.Group, "runs": v.Runs})
+	writeJSON(w, http.StatusOK, map[string]any{"topic": v.Topic, "group_id": v.Group, "runs": v.Runs, "source": v.Source, "coverage": v.Coverage})
 }
 
 // timelineSVG draws one row per partition: a bar per run, from its first
 // cut to its last, coloured by member, titled with who, when and how far
 // the group's committed offset moved while they held it.
-func timelineSVG(topic, group string, runs []historyRun) ([]historyMember, template.HTML) {
+func timelineSVG(topic, group, unit string, runs []historyRun) ([]historyMember, template.HTML) {
 	var parts []int32
 	seen := map[int32]bool{}
 	lo, hi := time.Time{}, time.Time{}
@@ -193,8 +342,8 @@ func timelineSVG(topic, group string, runs []historyRun) ([]historyMember, templ
 		if r.FirstOffset != nil && r.LastOffset != nil {
 			moved = fmt.Sprintf("committed offset %d → %d (%d records)", *r.FirstOffset, *r.LastOffset, *r.LastOffset-*r.FirstOffset)
 		}
-		title := fmt.Sprintf("p%d: %s (%s) from %s to %s, %d cuts; %s", r.Partition, r.ClientID, r.Host,
-			r.FromAsOf.UTC().Format(time.RFC3339), r.ToAsOf.UTC().Format(time.RFC3339), r.Cuts, moved)
+		title := fmt.Sprintf("p%d: %s (%s) from %s to %s, %d %s; %s", r.Partition, r.ClientID, r.Host,
+			r.FromAsOf.UTC().Format(time.RFC3339), r.ToAsOf.UTC().Format(time.RFC3339), r.Cuts, unit, moved)
 		w := math.Max(x(r.ToAsOf)-x(r.FromAsOf), 3)
 		s.rect(x(r.FromAsOf), y+3, w, rowH-8, members[r.MemberID].Class, title)
 	}

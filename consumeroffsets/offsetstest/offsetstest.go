@@ -16,6 +16,14 @@ func Commit(group, topic string, partition int32, offset int64, leaderEpoch int3
 	return k.AppendTo(nil), v.AppendTo(nil)
 }
 
+// CommitWithTopicID returns the key and value (version 4, as Kafka 4 writes
+// it) of an offset commit that names its topic's id.
+func CommitWithTopicID(group, topic string, topicID [16]byte, partition int32, offset int64, commitMs int64) (key, value []byte) {
+	k := kmsg.OffsetCommitKey{Version: 1, Group: group, Topic: topic, Partition: partition}
+	v := kmsg.OffsetCommitValue{Version: 4, Offset: offset, LeaderEpoch: -1, CommitTimestamp: commitMs, TopicID: topicID}
+	return k.AppendTo(nil), v.AppendTo(nil)
+}
+
 // CommitKey is the key of an offset commit, for a tombstone.
 func CommitKey(group, topic string, partition int32) []byte {
 	k := kmsg.OffsetCommitKey{Version: 1, Group: group, Topic: topic, Partition: partition}
