@@ -3,6 +3,7 @@ package queries
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -261,4 +262,14 @@ func (e *Engine) HasCommitLog() bool {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.hasOffsetsLogLocked()
+}
+
+// FolderWideNames are the names through which a query reads the whole
+// folder rather than one topic: the catalog tables, the group log views
+// and the table macros. An engine limited to some topics (Options.Topics)
+// answers such a query with fewer rows, not an error, so a caller that
+// limits an engine by the topics a query names must not limit it when the
+// query names one of these.
+func FolderWideNames() []string {
+	return slices.Concat(metadataTables, logViews, []string{"topic_state", "topic_state_unknown", "lag_at"})
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/catalog"
 	"io"
 	"os"
 	"os/signal"
@@ -109,7 +110,18 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	if err != nil {
 		return fmt.Errorf("open %s on spark: %w", o.dir, err)
 	}
-	eng, err := queries.Open(ctx, local, queries.Options{Lazy: text != "" && remote == nil && !hasDotCommand(text), Remote: remote, RemoteDir: rdir})
+	lazy := text != "" && remote == nil && !hasDotCommand(text)
+	var topics []string
+	if lazy {
+		// A one-shot query about one topic of a folder of thousands reads
+		// that topic's manifests only (topicsNamed).
+		if d, err := catalog.Open(local); err == nil {
+			if names, err := d.Topics(); err == nil {
+				topics = topicsNamed(text, names)
+			}
+		}
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{Lazy: lazy, Topics: topics, Remote: remote, RemoteDir: rdir})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
