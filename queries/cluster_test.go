@@ -23,7 +23,8 @@ import (
 
 // The tests on a real three-broker cluster (scripts/kafka-cluster.sh: one
 // KRaft controller, brokers 1, 2 and 3). They stop, kill and restart
-// brokers, so they run one at a time, and each leaves every broker running.
+// brokers and move leaders and replicas, so they run one at a time, and
+// each leaves every broker running.
 
 // cluster is the three-broker cluster the tests drive.
 type cluster struct {
@@ -500,5 +501,247 @@ func TestClusterDurabilityVerdicts(t *testing.T) {
 		if u := r.Summary.Get("unclean_leader_election"); u != false {
 			t.Errorf("%s: unclean_leader_election %v, want false as the cut recorded it", tc.topic, u)
 		}
+	}
+}
+
+// onFirstFile runs fn when the dump commits its first file, inside the
+// Progress call: the writer waits for fn, so what fn changes in the
+// cluster lands while the rest of the partition is still to read.
+type onFirstFile struct {
+	fn   func() error
+	done bool
+	err  error
+}
+
+func (h *onFirstFile) Start(catalog.TopicPartition, int64, int64) {}
+func (h *onFirstFile) Advance(catalog.TopicPartition, int64, int64) {
+	if h.done {
+		return
+	}
+	h.done = true
+	h.err = h.fn()
+}
+func (h *onFirstFile) Done(catalog.TopicPartition) {}
+func (h *onFirstFile) Waiting(string)              {}
+func (h *onFirstFile) Warn(string)                 {}
+
+// pollUntil polls cond every 200ms for up to a minute; it returns cond's
+// last error when the minute is up.
+func pollUntil(ctx context.Context, cond func() error) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		err := cond()
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// reassign moves partition 0 of topic to replicas and waits until Kafka
+// reports the reassignment finished: none listed, the metadata showing
+// exactly replicas.
+func (c *cluster) reassign(ctx context.Context, topic string, replicas []int32) error {
+	var req kadm.AlterPartitionAssignmentsReq
+	req.Assign(topic, 0, replicas)
+	rs, err := c.adm.AlterPartitionAssignments(ctx, req)
+	if err == nil {
+		err = rs.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("reassign %s-0 to %v: %w", topic, replicas, err)
+	}
+	return pollUntil(ctx, func() error {
+		l, err := c.adm.ListPartitionReassignments(ctx, kadm.TopicsSet{topic: {0: {}}})
+		if err != nil {
+			return fmt.Errorf("list reassignments of %s: %w", topic, err)
+		}
+		if r, ok := l[topic][0]; ok {
+			return fmt.Errorf("%s-0 still reassigning: adding %v, removing %v", topic, r.AddingReplicas, r.RemovingReplicas)
+		}
+		p, err := c.partition(topic)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(p.Replicas, replicas) || len(p.ISR) != len(replicas) {
+			return fmt.Errorf("%s-0 replicas %v, ISR %v; want %v, all in sync", topic, p.Replicas, p.ISR, replicas)
+		}
+		return nil
+	})
+}
+
+// electPreferred runs a preferred-leader election on partition 0 of topic
+// and waits until leader leads it. Kafka answering that no election was
+// needed is fine (the controller may have moved it already).
+func (c *cluster) electPreferred(ctx context.Context, topic string, leader int32) error {
+	rs, err := c.adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, kadm.TopicsSet{topic: {0: {}}})
+	if err != nil {
+		return fmt.Errorf("elect the preferred leader of %s-0: %w", topic, err)
+	}
+	if r, ok := rs[topic][0]; !ok {
+		return fmt.Errorf("elect the preferred leader of %s-0: no result for the partition (%+v)", topic, rs)
+	} else if r.Err != nil && r.Err != kerr.ElectionNotNeeded {
+		return fmt.Errorf("elect the preferred leader of %s-0: %w %s", topic, r.Err, r.ErrMessage)
+	}
+	return pollUntil(ctx, func() error {
+		p, err := c.partition(topic)
+		if err != nil {
+			return err
+		}
+		if p.Leader != leader {
+			return fmt.Errorf("%s-0 led by %d, want %d", topic, p.Leader, leader)
+		}
+		return nil
+	})
+}
+
+// lastFileEpochs lists the leader epochs of the last records of topic's
+// partition 0 files in dir, file by file.
+func (c *cluster) lastFileEpochs(dir, topic string) []int32 {
+	c.t.Helper()
+	m, err := catalog.Open(dir)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	man, err := m.ReadManifest(catalog.TopicPartition{Topic: topic})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var epochs []int32
+	for _, f := range man.Files {
+		if f.LastLeaderEpoch == nil {
+			c.t.Fatalf("%s: file %d-%d has no leader epoch", topic, f.FirstOffset, f.LastOffset)
+		}
+		epochs = append(epochs, *f.LastLeaderEpoch)
+	}
+	return epochs
+}
+
+// exactlyOnce asserts the snapshot of topic in dir has every offset
+// 0..n-1 exactly once with n distinct values, and that check gaps is ok.
+func exactlyOnce(t *testing.T, dir, topic string, n int64) {
+	t.Helper()
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	rows, err := e.Query(t.Context(), fmt.Sprintf(`SELECT count(*), count(DISTINCT "offset"), min("offset"), max("offset"),
+		count(DISTINCT value_raw) FROM %s`, quoteIdent(topic)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var cnt, distinct, lo, hi, values int64
+	if !rows.Next() {
+		t.Fatal(rows.Err())
+	}
+	if err := rows.Scan(&cnt, &distinct, &lo, &hi, &values); err != nil {
+		t.Fatal(err)
+	}
+	if cnt != n || distinct != n || lo != 0 || hi != n-1 || values != n {
+		t.Errorf("rows %d, offsets %d (%d-%d), values %d; want %d of each, 0-%d: records lost or duplicated", cnt, distinct, lo, hi, values, n, n-1)
+	}
+	if g := check(t, dir, "gaps", topic); g.Status != StatusOK {
+		t.Errorf("check gaps: %s: %s", g.Status, g.Message)
+	}
+}
+
+// rideThrough is the shape of the tests where the cluster changes under a
+// dump: produce n records to a topic on replicas, dump it with change run
+// after the first file, produce m more under the new leadership, dump
+// again, and require every offset exactly once. It returns the partition
+// before and after the change.
+func rideThrough(t *testing.T, c *cluster, topic string, replicas []int32, change func(context.Context) error) (before, after kadm.PartitionDetail) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, replicas, map[string]string{"min.insync.replicas": strconv.Itoa(len(replicas) - 1)})
+	const n, m = 20000, 1000
+	c.produce(topic, "rec", n, false)
+	before = c.waitFor(fmt.Sprintf("ISR of %d", len(replicas)), func(p kadm.PartitionDetail) bool { return len(p.ISR) == len(replicas) }, topic)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	h := &onFirstFile{fn: func() error { return change(ctx) }}
+	start := time.Now()
+	s, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
+		FileRows: 500, FetchMaxBytes: 64 << 10, Progress: h})
+	if err != nil {
+		t.Fatalf("dump while the cluster changed: %v", err)
+	}
+	if h.err != nil || !h.done {
+		t.Fatalf("the cluster did not change mid-dump (done %v): %v", h.done, h.err)
+	}
+	t.Logf("dumped %d records in %s with the change after the first file", s.Records, time.Since(start).Round(time.Millisecond))
+	if s.Records != n || s.Rewrites != 0 || s.Lost != 0 {
+		t.Fatalf("dump: %v, want %d records, no rewrite, nothing lost", s, n)
+	}
+	after, err = c.partition(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Leader == before.Leader || after.LeaderEpoch <= before.LeaderEpoch {
+		t.Fatalf("leadership did not change: leader %d epoch %d before, %d epoch %d after", before.Leader, before.LeaderEpoch, after.Leader, after.LeaderEpoch)
+	}
+	t.Logf("leader %d (epoch %d) before, %d (epoch %d) after; replicas %v → %v", before.Leader, before.LeaderEpoch, after.Leader, after.LeaderEpoch, before.Replicas, after.Replicas)
+	exactlyOnce(t, dir, topic, n)
+
+	// The next dump takes exactly what came after, from the new leader.
+	c.produce(topic, "more", m, false)
+	if s := c.dumpTopic(dir, topic); s.Records != m || s.Rewrites != 0 || s.Lost != 0 {
+		t.Fatalf("second dump: %v, want %d records, no rewrite, nothing lost", s, m)
+	}
+	exactlyOnce(t, dir, topic, n+m)
+	epochs := c.lastFileEpochs(dir, topic)
+	if first, last := epochs[0], epochs[len(epochs)-1]; first != before.LeaderEpoch || last != after.LeaderEpoch {
+		t.Errorf("leader epochs of the files' last records %d … %d, want %d (before) … %d (after)", first, last, before.LeaderEpoch, after.LeaderEpoch)
+	}
+	return before, after
+}
+
+// TestClusterPreferredLeaderElection: while a dump reads a partition on
+// brokers [1,2,3], its replicas are reordered to [2,3,1] and a
+// preferred-leader election (kadm's ElectLeaders, as
+// kafka-leader-election --election-type preferred) moves the leadership
+// to broker 2. The dump rides through it: every offset once.
+func TestClusterPreferredLeaderElection(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("preferred")
+	before, after := rideThrough(t, c, topic, []int32{1, 2, 3}, func(ctx context.Context) error {
+		if err := c.reassign(ctx, topic, []int32{2, 3, 1}); err != nil {
+			return err
+		}
+		return c.electPreferred(ctx, topic, 2)
+	})
+	if before.Leader != 1 || after.Leader != 2 {
+		t.Errorf("leader %d before, %d after; want 1, then 2", before.Leader, after.Leader)
+	}
+}
+
+// TestClusterReassignMidDump: while a dump reads a partition on brokers
+// [1,2], it is reassigned to [2,3]: broker 3 copies the log, broker 1
+// leaves, broker 2 leads. The dump rides through it: every offset once.
+func TestClusterReassignMidDump(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("reassign")
+	before, after := rideThrough(t, c, topic, []int32{1, 2}, func(ctx context.Context) error {
+		if err := c.reassign(ctx, topic, []int32{2, 3}); err != nil {
+			return err
+		}
+		return pollUntil(ctx, func() error {
+			p, err := c.partition(topic)
+			if err != nil {
+				return err
+			}
+			if p.Leader != 2 {
+				return fmt.Errorf("%s-0 led by %d after the reassignment, want 2", topic, p.Leader)
+			}
+			return nil
+		})
+	})
+	if before.Leader != 1 || after.Leader != 2 || !slices.Equal(after.Replicas, []int32{2, 3}) {
+		t.Errorf("leader %d before, %d on %v after; want 1, then 2 on [2 3]", before.Leader, after.Leader, after.Replicas)
 	}
 }
