@@ -243,6 +243,23 @@ func (m *Manifest) validate() error {
 		}
 		prev = f.LastOffset
 	}
+	if len(m.Retired) > MaxManifestFiles {
+		return fmt.Errorf("%d retired files, more than the %d a manifest may list", len(m.Retired), MaxManifestFiles)
+	}
+	listed := make(map[string]bool, len(m.Files))
+	for _, f := range m.Files {
+		listed[f.Name] = true
+	}
+	for _, r := range m.Retired {
+		// A retired file is removed by name: it must be a data file's name
+		// (one path element of the dump's shape), and not a listed one.
+		if !validDataFileName(r.Name) {
+			return fmt.Errorf("%w: retired file %.300q is not a data file's name", ErrBadName, r.Name)
+		}
+		if listed[r.Name] {
+			return fmt.Errorf("retired file %q is also listed", r.Name)
+		}
+	}
 	prev = -1
 	for i, l := range m.Lost {
 		if l.From < 0 || l.To < l.From || l.To == math.MaxInt64 {
@@ -322,4 +339,14 @@ func openRegular(dir, name string) (*os.File, error) {
 		return nil, fmt.Errorf("open %s: %w", filepath.Base(name), safefile.ErrNotRegular)
 	}
 	return f, nil
+}
+
+// validDataFileName reports whether name is FIRST-LAST.parquet as
+// FileName spells it.
+func validDataFileName(name string) bool {
+	var a, b int64
+	if n, err := fmt.Sscanf(name, "%020d-%020d.parquet", &a, &b); err != nil || n != 2 {
+		return false
+	}
+	return a >= 0 && b >= a && FileName(a, b) == name
 }

@@ -173,6 +173,29 @@ func (w *FileWriter) WriteTyped(rows []Row, fields []ValueFields, typed bool) er
 	return nil
 }
 
+// writeRaw appends rows read as Parquet rows from a file of the same
+// schema (Row's, or TypedRow's when typed): compaction's copy, which keeps
+// every column's value as it was. The caller sets the manifest entry.
+func (w *FileWriter) writeRaw(rows []parquet.Row, typed bool) error {
+	if w.pw == nil && w.tw == nil {
+		if typed {
+			w.tw = parquet.NewGenericWriter[TypedRow](w.cw, append(append([]parquet.WriterOption{typedSchema}, w.opts...), typedOpts()...)...)
+		} else {
+			w.pw = parquet.NewGenericWriter[Row](w.cw, append([]parquet.WriterOption{schema}, w.opts...)...)
+		}
+	}
+	var err error
+	if w.tw != nil {
+		_, err = w.tw.WriteRows(rows)
+	} else {
+		_, err = w.pw.WriteRows(rows)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", w.tp, classify(err))
+	}
+	return nil
+}
+
 // writeChunk is how many rows go to parquet-go at a time.
 const writeChunk = 1024
 
@@ -180,7 +203,9 @@ const writeChunk = 1024
 // typed columns hold.
 func (w *FileWriter) closeParquet() error {
 	if w.tw != nil {
-		w.fe.Typed = w.ts.entry()
+		if w.ts != nil { // else writeRaw's caller set it
+			w.fe.Typed = w.ts.entry()
+		}
 		return w.tw.Close()
 	}
 	if w.pw == nil {

@@ -1,0 +1,276 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+)
+
+// compactRows are n rows of partition p from offset first, of every kind a
+// dump writes: nulls and empties, headers (duplicate, null value),
+// transactions committed, aborted and left open, their markers, schema ids
+// and decoded text or decode errors.
+func compactRows(p int32, first int64, n int) []Row {
+	str := func(s string) *string { return &s }
+	id := func(i int32) *int32 { return &i }
+	var rows []Row
+	for i := range n {
+		off := first + int64(i)*2 // holes, as markers and compaction leave
+		r := Row{Partition: p, Offset: off, Timestamp: 1_700_000_000_000 + off, TimestampType: TimestampCreate,
+			LeaderEpoch: 3, ProducerID: -1, ProducerEpoch: -1}
+		switch i % 7 {
+		case 0:
+			r.Key, r.Value = nil, nil
+		case 1:
+			r.Key, r.Value = []byte{}, []byte{}
+			r.Headers = []Header{{Key: "h", Value: nil}, {Key: "h", Value: []byte{}}, {Key: "h", Value: []byte{0, 1}}}
+		case 2:
+			r.Key, r.Value = []byte(fmt.Sprint("k", off)), []byte{0, 0, 0, 0, 7, 2}
+			r.SchemaID, r.ValueDecoded = id(7), []byte(fmt.Sprintf(`{"n":%d}`, off))
+		case 3:
+			r.Value, r.SchemaID, r.ValueDecodeError = []byte{0, 0, 0, 0, 9}, id(9), str("schema 9 unknown")
+			r.KeySchemaID, r.KeyDecoded = id(8), []byte(`"k"`)
+		case 4:
+			r.Transactional, r.ProducerID, r.ProducerEpoch, r.TxnState = true, 42, 1, str(TxnOpen)
+			r.Value = []byte("in txn")
+		case 5:
+			r.Transactional, r.ProducerID, r.ProducerEpoch, r.TxnState = true, 43, 0, str(TxnAborted)
+			r.Value = []byte("aborted")
+			r.TimestampType = TimestampLogAppend
+		case 6:
+			r.Control, r.Transactional, r.ProducerID, r.ControlType, r.TxnState = true, true, 42, str(ControlCommit), str(TxnCommitted)
+			r.Key, r.Value = []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 0}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// writeSmallFiles commits files files of rows rows each to tp, one
+// snapshot each, with a lost range after the first half when lost.
+func writeSmallFiles(t *testing.T, d *Dir, tp TopicPartition, files, rows int, typed bool, lost bool) {
+	t.Helper()
+	l, err := d.LockPartition(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Unlock()
+	m, err := d.ReadManifest(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := max(m.NextOffset, 0)
+	for i := range files {
+		if lost && i == files/2 {
+			m.Lost = append(m.Lost, LostRange{Kind: LostBetween, From: off, To: off + 9, DetectedAt: time.Unix(1, 0).UTC(), Snapshot: "s-lost"})
+			off += 10
+		}
+		snap := fmt.Sprintf("s%03d", i)
+		w, err := d.NewFileWriter(tp, snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := compactRows(tp.Partition, off, rows)
+		if err := w.WriteTyped(rs, nil, typed); err != nil {
+			t.Fatal(err)
+		}
+		fe, err := w.Commit()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fe.WrittenAt = fe.WrittenAt.Add(-2 * time.Hour)
+		m.Files = append(m.Files, fe)
+		m.Snapshots = append(m.Snapshots, PartitionSnapshot{ID: snap, From: off, Until: rs[len(rs)-1].Offset + 1, Complete: true})
+		off = rs[len(rs)-1].Offset + 1
+		m.NextOffset = off
+		if err := d.WriteManifest(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rawRows reads every row of every file m lists, as Parquet values,
+// column by column: what compaction must keep bit for bit.
+func rawRows(t *testing.T, d *Dir, m *Manifest) []parquet.Row {
+	t.Helper()
+	var out []parquet.Row
+	for _, fe := range m.Files {
+		f, cleanup, err := d.localData(context.Background(), m.TP(), fe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := parquet.OpenFile(f, fe.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]parquet.Row, 100)
+		for _, rg := range pf.RowGroups() {
+			rows := rg.Rows()
+			for {
+				n, err := rows.ReadRows(buf)
+				for _, r := range buf[:n] {
+					out = append(out, r.Clone())
+				}
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			rows.Close()
+		}
+		cleanup()
+	}
+	return out
+}
+
+func TestCompactKeepsEveryRow(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		typed   bool
+		lost    bool
+		grace   time.Duration
+		target  int64
+		files   int
+		wantMax int // files listed after, at most
+	}{
+		{name: "plain", files: 40, target: DefaultCompactTarget, wantMax: 1},
+		{name: "typed", typed: true, files: 12, target: DefaultCompactTarget, wantMax: 1},
+		{name: "lost range splits runs", lost: true, files: 10, target: DefaultCompactTarget, wantMax: 2},
+		{name: "small target", files: 30, target: 20_000, wantMax: 15},
+		{name: "grace keeps old files", files: 8, grace: time.Hour, target: DefaultCompactTarget, wantMax: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			d, err := Create(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tp := TopicPartition{"events", 2}
+			writeSmallFiles(t, d, tp, tc.files, 60, tc.typed, tc.lost)
+			before, err := d.ReadManifest(tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rowsBefore := rawRows(t, d, before)
+			// The rows name schema ids the folder lacks: verify says so,
+			// the same before and after, and nothing else.
+			_, problemsBefore, err := d.Verify()
+			if err != nil || len(problemsBefore) != 3 {
+				t.Fatalf("verify before: %v %v", err, problemsBefore)
+			}
+			st, err := d.Compact(t.Context(), CompactOptions{TargetBytes: tc.target, MinAge: time.Hour, Grace: tc.grace})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(st.Skipped) > 0 {
+				t.Fatalf("skipped: %v", st.Skipped)
+			}
+			after, err := d.ReadManifest(tp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(after.Files) > tc.wantMax || len(after.Files) >= len(before.Files) {
+				t.Fatalf("%d files after, from %d (want at most %d)", len(after.Files), len(before.Files), tc.wantMax)
+			}
+			rowsAfter := rawRows(t, d, after)
+			if !reflect.DeepEqual(rowsBefore, rowsAfter) {
+				t.Fatalf("rows differ after compact: %d rows before, %d after", len(rowsBefore), len(rowsAfter))
+			}
+			// Every other field of the manifest is kept.
+			if !reflect.DeepEqual(before.Lost, after.Lost) || !reflect.DeepEqual(before.Snapshots, after.Snapshots) || before.NextOffset != after.NextOffset {
+				t.Fatalf("manifest changed beyond its files:\nbefore %+v\nafter  %+v", before, after)
+			}
+			if before.Records() != after.Records() {
+				t.Fatalf("records %d before, %d after", before.Records(), after.Records())
+			}
+			var sum = func(m *Manifest, f func(FileEntry) int64) (n int64) {
+				for _, fe := range m.Files {
+					n += f(fe)
+				}
+				return n
+			}
+			for name, f := range map[string]func(FileEntry) int64{
+				"control": func(fe FileEntry) int64 { return fe.ControlRecords }, "open": func(fe FileEntry) int64 { return fe.OpenTxnRecords },
+				"decoded": func(fe FileEntry) int64 { return fe.Decoded }, "decode errors": func(fe FileEntry) int64 { return fe.DecodeErrors },
+				"keys decoded": func(fe FileEntry) int64 { return fe.KeysDecoded },
+			} {
+				if a, b := sum(before, f), sum(after, f); a != b {
+					t.Errorf("%s: %d before, %d after", name, a, b)
+				}
+			}
+			if tc.typed && !reflect.DeepEqual(before.Files[0].Typed, after.Files[0].Typed) {
+				t.Errorf("typed columns %+v, were %+v", after.Files[0].Typed, before.Files[0].Typed)
+			}
+			_, problems, err := d.Verify()
+			if err != nil || !reflect.DeepEqual(problems, problemsBefore) {
+				t.Fatalf("verify: %v %v", err, problems)
+			}
+			left, err := d.Unlisted(after)
+			if err != nil || len(left) > 0 {
+				t.Fatalf("unlisted after compact: %v %v", left, err)
+			}
+			// Old files: removed at once, or kept (retired) through the
+			// grace period, through a dump's cleaning too, and removed by
+			// the compact after it.
+			old := filepath.Join(d.PartitionDir(tp), before.Files[0].Name)
+			_, serr := os.Stat(old)
+			if tc.grace == 0 {
+				if serr == nil || len(after.Retired) > 0 {
+					t.Fatalf("old file kept without a grace period (retired %v)", after.Retired)
+				}
+				return
+			}
+			if serr != nil || len(after.Retired) != len(before.Files) {
+				t.Fatalf("old file gone within the grace period (%v), retired %d", serr, len(after.Retired))
+			}
+			if removed, err := d.CleanPartition(after); err != nil || len(removed) > 0 {
+				t.Fatalf("a dump's cleaning removed retired files: %v %v", removed, err)
+			}
+			st, err = d.Compact(t.Context(), CompactOptions{MinAge: time.Hour, Grace: tc.grace, Now: func() time.Time { return time.Now().Add(2 * tc.grace) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(old); err == nil || st.Removed != len(before.Files) {
+				t.Fatalf("retired files not removed after the grace period (removed %d)", st.Removed)
+			}
+			final, _ := d.ReadManifest(tp)
+			if len(final.Retired) > 0 || !reflect.DeepEqual(final.Files, after.Files) {
+				t.Fatalf("manifest after removing retired files: %+v", final)
+			}
+		})
+	}
+}
+
+// TestCompactLeavesYoungAndLockedFiles: files younger than MinAge are not
+// merged, and a partition a dump holds is skipped and named.
+func TestCompactLeavesYoungAndLockedFiles(t *testing.T) {
+	d, err := Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := TopicPartition{"events", 0}
+	writeSmallFiles(t, d, tp, 5, 10, false, false)
+	st, err := d.Compact(t.Context(), CompactOptions{MinAge: 3 * time.Hour})
+	if err != nil || st.Written != 0 || st.FilesAfter != 5 {
+		t.Fatalf("young files merged: %+v %v", st, err)
+	}
+	l, err := d.LockPartition(tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err = d.Compact(t.Context(), CompactOptions{MinAge: time.Hour})
+	l.Unlock()
+	if err != nil || st.Written != 0 || len(st.Skipped) != 1 {
+		t.Fatalf("locked partition compacted: %+v %v", st, err)
+	}
+}
