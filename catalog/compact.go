@@ -168,22 +168,35 @@ func (d *Dir) compactPartition(ctx context.Context, tp TopicPartition, o Compact
 	st.Removed += len(removed)
 	compactPause("cleaned")
 
-	nm := *m
-	nm.Files = nil
-	nm.Retired = nil
-	var drop []string // old files to remove once the new manifest is committed
-	// Retired files whose grace has passed go now.
+	// Retired files whose grace has passed go first: out of the manifest,
+	// then off the disk.
+	var keep, expired []RetiredFile
 	for _, r := range m.Retired {
 		if now.Sub(r.RetiredAt) >= o.Grace {
-			drop = append(drop, r.Name)
+			expired = append(expired, r)
 		} else {
-			nm.Retired = append(nm.Retired, r)
+			keep = append(keep, r)
 		}
 	}
-	changed := len(drop) > 0
-	for _, run := range compactRuns(m, o, now) {
+	if len(expired) > 0 {
+		nm := *m
+		nm.Retired = keep
+		var names []string
+		for _, r := range expired {
+			names = append(names, r.Name)
+		}
+		if err := d.commitCompacted(tp, &nm, names, st); err != nil {
+			return err
+		}
+		m = &nm
+	}
+	// Then each run, merged, committed and its old files retired or
+	// removed before the next: a kill keeps the runs done.
+	runs := compactRuns(m, o, now)
+	var done []FileEntry // the files of the runs before the current one, as now listed
+	for i, run := range runs {
 		if len(run) < 2 {
-			nm.Files = append(nm.Files, run...)
+			done = append(done, run...)
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -195,45 +208,58 @@ func (d *Dir) compactPartition(ctx context.Context, tp TopicPartition, o Compact
 		}
 		if why != "" {
 			st.Skipped = append(st.Skipped, fmt.Sprintf("%s: files %s to %s left as they are: %s", tp, run[0].Name, run[len(run)-1].Name, why))
-			nm.Files = append(nm.Files, run...)
+			done = append(done, run...)
 			continue
 		}
-		nm.Files = append(nm.Files, fe)
-		changed = true
-		st.Written++
-		st.Merged += len(run)
-		st.BytesOut += fe.Bytes
+		nm := *m
+		nm.Files = slices.Concat(done, []FileEntry{fe}, slices.Concat(runs[i+1:]...))
+		nm.Retired = slices.Clone(m.Retired)
+		var drop []string
 		for _, f := range run {
-			st.BytesIn += f.Bytes
 			if o.Grace > 0 {
 				nm.Retired = append(nm.Retired, RetiredFile{Name: f.Name, RetiredAt: now})
 			} else {
 				drop = append(drop, f.Name)
 			}
 		}
+		if err := d.commitCompacted(tp, &nm, drop, st); err != nil {
+			return err
+		}
+		m = &nm
+		done = append(done, fe)
+		st.Written++
+		st.Merged += len(run)
+		st.BytesOut += fe.Bytes
+		for _, f := range run {
+			st.BytesIn += f.Bytes
+		}
 	}
-	st.FilesAfter += len(nm.Files)
-	if !changed {
-		return nil
-	}
+	st.FilesAfter += len(m.Files)
+	st.Retired += len(m.Retired)
+	return nil
+}
+
+// commitCompacted commits nm, then removes the data files drop names
+// (those nm lists aside: a listed file is never removed).
+func (d *Dir) commitCompacted(tp TopicPartition, nm *Manifest, drop []string, st *CompactStats) error {
 	compactPause("written")
-	if err := d.WriteManifest(&nm); err != nil {
+	if err := d.WriteManifest(nm); err != nil {
 		return err
 	}
 	compactPause("committed")
-	st.Retired += len(nm.Retired)
 	listed := map[string]bool{}
 	for _, f := range nm.Files {
 		listed[f.Name] = true
 	}
 	for _, name := range drop {
 		if listed[name] {
-			continue // never remove what the manifest lists
+			continue
 		}
 		if err := d.removeData(tp, name); err != nil {
 			return err
 		}
 		st.Removed++
+		compactPause("removed")
 	}
 	return nil
 }
@@ -315,6 +341,7 @@ func (d *Dir) mergeFiles(ctx context.Context, tp TopicPartition, run []FileEntry
 	if err != nil {
 		return FileEntry{}, "", err
 	}
+	compactPause("merged")
 	// Read the merged file's rows back against its entry before any
 	// manifest lists it.
 	if err := d.checkRowsOf(ctx, tp, fe); err != nil {
