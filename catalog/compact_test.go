@@ -274,3 +274,56 @@ func TestCompactLeavesYoungAndLockedFiles(t *testing.T) {
 		t.Fatalf("locked partition compacted: %+v %v", st, err)
 	}
 }
+
+// TestCompactBucket is compaction in a bucket (the real S3 server make
+// test starts): the same rows, bit for bit, the old objects removed or
+// retired, catalog verify as before, nothing unlisted.
+func TestCompactBucket(t *testing.T) {
+	loc, cfg := testBucket(t)
+	d := mustCreateAt(t, loc, cfg)
+	tp := TopicPartition{"events", 0}
+	writeSmallFiles(t, d, tp, 12, 40, false, false)
+	tpTyped := TopicPartition{"events", 1}
+	writeSmallFiles(t, d, tpTyped, 6, 40, true, true)
+	before := map[TopicPartition][]parquet.Row{}
+	var mb []*Manifest
+	for _, p := range []TopicPartition{tp, tpTyped} {
+		m, err := d.ReadManifest(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mb = append(mb, m)
+		before[p] = rawRows(t, d, m)
+	}
+	_, problemsBefore, err := d.Verify()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.Compact(t.Context(), CompactOptions{MinAge: time.Hour, Partitions: map[int32]bool{0: true}})
+	if err != nil || st.Written != 1 || st.Removed != 12 {
+		t.Fatalf("compact partition 0: %+v %v", st, err)
+	}
+	st, err = d.Compact(t.Context(), CompactOptions{MinAge: time.Hour, Grace: time.Hour, Partitions: map[int32]bool{1: true}})
+	if err != nil || st.Written != 2 || st.Retired != 6 {
+		t.Fatalf("compact partition 1: %+v %v", st, err)
+	}
+	for i, p := range []TopicPartition{tp, tpTyped} {
+		m, err := d.ReadManifest(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := rawRows(t, d, m); !reflect.DeepEqual(got, before[p]) {
+			t.Fatalf("%s: rows differ after compact", p)
+		}
+		if !reflect.DeepEqual(m.Lost, mb[i].Lost) || !reflect.DeepEqual(m.Snapshots, mb[i].Snapshots) {
+			t.Fatalf("%s: lost ranges or snapshots changed", p)
+		}
+		if u, err := d.Unlisted(m); err != nil || len(u) > 0 {
+			t.Fatalf("%s: unlisted: %v %v", p, u, err)
+		}
+	}
+	_, problems, err := d.Verify()
+	if err != nil || !reflect.DeepEqual(problems, problemsBefore) {
+		t.Fatalf("verify: %v %v (before %v)", err, problems, problemsBefore)
+	}
+}
