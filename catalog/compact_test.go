@@ -327,3 +327,34 @@ func TestCompactBucket(t *testing.T) {
 		t.Fatalf("verify: %v %v (before %v)", err, problems, problemsBefore)
 	}
 }
+
+// TestRetiredNamesAreDataFileNames: a retired file is removed by name, so
+// a manifest whose retired list names a path, another kind of file, or a
+// file it also lists is refused, by readers and by the writer.
+func TestRetiredNamesAreDataFileNames(t *testing.T) {
+	listed := FileName(0, 9)
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{FileName(10, 19), true},
+		{"../../topicsnap.json", false},
+		{"manifest.json", false},
+		{"00000000000000000010-00000000000000000019.parquet/../x", false},
+		{"10-19.parquet", false},
+		{FileName(19, 10), false},
+		{listed, false},
+	} {
+		m := &Manifest{FormatVersion: FormatVersion, Topic: "t", Partition: 0, NextOffset: 20,
+			Files:   []FileEntry{{Name: listed, FirstOffset: 0, LastOffset: 9, Records: 10}},
+			Retired: []RetiredFile{{Name: tc.name, RetiredAt: time.Unix(1, 0)}}}
+		err := m.validate()
+		if (err == nil) != tc.ok {
+			t.Errorf("retired %q: validate says %v", tc.name, err)
+		}
+		d, _ := Create(t.TempDir())
+		if werr := d.WriteManifest(m); (werr == nil) != tc.ok || !tc.ok && !errors.Is(werr, ErrBadManifest) {
+			t.Errorf("retired %q: WriteManifest says %v", tc.name, werr)
+		}
+	}
+}
