@@ -233,6 +233,11 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 			if serr != nil || len(after.Retired) != len(before.Files) {
 				t.Fatalf("old file gone within the grace period (%v), retired %d", serr, len(after.Retired))
 			}
+			// A reader that read the manifest before the compact reads
+			// every row it listed, as before.
+			if got := rawRows(t, d, before); !reflect.DeepEqual(got, rowsBefore) {
+				t.Fatal("a reader of the old manifest reads other rows within the grace period")
+			}
 			if removed, err := d.CleanPartition(after); err != nil || len(removed) > 0 {
 				t.Fatalf("a dump's cleaning removed retired files: %v %v", removed, err)
 			}
