@@ -60,6 +60,19 @@ func TestCompactKillNine(t *testing.T) {
 	compactKillNine(t, d, 3, 150, 20_000, 4*time.Millisecond, 600)
 }
 
+// TestCompactKillNineOnBucket is the kill test in a bucket (the real S3
+// server make test starts): kills mid-upload of a merged object, between
+// it and the conditional PUT of the manifest, between that and the
+// deletes, holding the lock object.
+func TestCompactKillNineOnBucket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills a compact 10 times")
+	}
+	loc, cfg := testBucket(t)
+	d := mustCreateAt(t, loc, cfg)
+	compactKillNine(t, d, 2, 40, 30_000, 20*time.Millisecond, 3000)
+}
+
 // compactKillNine writes files small files of each of parts partitions
 // into d, then kills compacts of it (merged files of up to target bytes,
 // pause between steps) ten times, kill instants drawn in 0..spread ms
