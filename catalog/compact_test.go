@@ -142,14 +142,22 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 		target  int64
 		files   int
 		wantMax int // files listed after, at most
+		// groupBytes, when set, closes the merged file's row groups
+		// after this many bytes of values.
+		groupBytes int64
 	}{
 		{name: "plain", files: 40, target: DefaultCompactTarget, wantMax: 1},
 		{name: "typed", typed: true, files: 12, target: DefaultCompactTarget, wantMax: 1},
 		{name: "lost range splits runs", lost: true, files: 10, target: DefaultCompactTarget, wantMax: 2},
 		{name: "small target", files: 30, target: 20_000, wantMax: 15},
 		{name: "grace keeps old files", files: 8, grace: time.Hour, target: DefaultCompactTarget, wantMax: 1},
+		{name: "row groups closed by size", files: 10, target: DefaultCompactTarget, wantMax: 1, groupBytes: 500},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.groupBytes > 0 {
+				defer func(n int64) { rawGroupBytes = n }(rawGroupBytes)
+				rawGroupBytes = tc.groupBytes
+			}
 			dir := t.TempDir()
 			d, err := Create(dir)
 			if err != nil {
@@ -183,6 +191,17 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 				t.Fatalf("%d files after, from %d (want at most %d)", len(after.Files), len(before.Files), tc.wantMax)
 			}
 			rowsAfter := rawRows(t, d, after)
+			if tc.groupBytes > 0 {
+				f, cleanup, err := d.localData(t.Context(), tp, after.Files[0])
+				if err != nil {
+					t.Fatal(err)
+				}
+				pf, err := parquet.OpenFile(f, after.Files[0].Bytes)
+				if err != nil || len(pf.RowGroups()) < 5 {
+					t.Fatalf("merged file has %d row groups (want several): %v", len(pf.RowGroups()), err)
+				}
+				cleanup()
+			}
 			if !reflect.DeepEqual(rowsBefore, rowsAfter) {
 				t.Fatalf("rows differ after compact: %d rows before, %d after", len(rowsBefore), len(rowsAfter))
 			}

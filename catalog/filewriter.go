@@ -26,7 +26,9 @@ type FileWriter struct {
 	opts []parquet.WriterOption
 	fe   FileEntry
 	data int64 // bytes of keys, values and headers written
-	open bool
+	// rawGroup is the bytes of values writeRaw put in the open row group.
+	rawGroup int64
+	open     bool
 }
 
 // NewFileWriter starts a data file of tp for the snapshot, with row groups
@@ -193,8 +195,32 @@ func (w *FileWriter) writeRaw(rows []parquet.Row, typed bool) error {
 	if err != nil {
 		return fmt.Errorf("write %s: %w", w.tp, classify(err))
 	}
+	// A row group is held in memory until it is flushed: rows of large
+	// values close it before RowGroupRows.
+	for _, r := range rows {
+		for _, v := range r {
+			if !v.IsNull() && v.Kind() == parquet.ByteArray {
+				w.rawGroup += int64(len(v.ByteArray()))
+			}
+		}
+	}
+	if w.rawGroup >= rawGroupBytes {
+		w.rawGroup = 0
+		if w.tw != nil {
+			err = w.tw.Flush()
+		} else {
+			err = w.pw.Flush()
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", w.tp, classify(err))
+		}
+	}
 	return nil
 }
+
+// rawGroupBytes closes a row group writeRaw writes once its values hold
+// this many bytes (a variable for tests).
+var rawGroupBytes int64 = 64 << 20
 
 // writeChunk is how many rows go to parquet-go at a time.
 const writeChunk = 1024
