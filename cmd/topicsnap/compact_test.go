@@ -211,3 +211,29 @@ func TestCompactAnswersIdentically(t *testing.T) {
 		t.Fatalf("verify at the end: %d %s", code, out)
 	}
 }
+
+// TestCompactUsageErrors: a flag compact cannot read is a usage error
+// naming it (exit 2), a folder that is not one is exit 11, and a folder
+// with nothing to merge says so and exits 0.
+func TestCompactUsageErrors(t *testing.T) {
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--target-size", "lots"}, 2, `--target-size "lots": use a size such as 128MiB`},
+		{[]string{"--target-size", "0"}, 2, `--target-size "0"`},
+		{[]string{"--min-age", "-1h"}, 2, "--min-age and --grace must not be negative"},
+		{[]string{"--partitions", "3-1"}, 2, "--partitions"},
+		{[]string{"--min-age", "soon"}, 2, "--min-age"},
+		{[]string{"--dir", filepath.Join(empty, "nosuch")}, exitNoCatalog, "does not exist"},
+		{nil, 0, "compact: 0 partitions, 0 files before, 0 after"},
+	} {
+		args := append([]string{"catalog", "compact", "--dir", empty}, tc.args...)
+		code, out, errs := cli(t, args...)
+		if code != tc.code || !strings.Contains(out+errs, tc.want) {
+			t.Errorf("%v: exit %d (want %d), %q %q (want %q)", tc.args, code, tc.code, out, errs, tc.want)
+		}
+	}
+}
