@@ -119,7 +119,9 @@ func (d *Dir) Compact(ctx context.Context, o CompactOptions) (CompactStats, erro
 			return st, err
 		}
 		for _, me := range tm.Damaged {
-			st.Skipped = append(st.Skipped, me.Error())
+			if o.Partitions == nil || o.Partitions[me.TP.Partition] {
+				st.Skipped = append(st.Skipped, me.Error())
+			}
 		}
 		for _, m := range tm.Manifests {
 			if o.Partitions != nil && !o.Partitions[m.Partition] {

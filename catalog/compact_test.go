@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -294,8 +295,18 @@ func TestCompactLeavesYoungAndLockedFiles(t *testing.T) {
 	}
 	st, err = d.Compact(t.Context(), CompactOptions{MinAge: time.Hour})
 	l.Unlock()
-	if err != nil || st.Written != 0 || len(st.Skipped) != 1 {
+	if err != nil || st.Written != 0 || len(st.Skipped) != 1 || !strings.Contains(st.Skipped[0], "locked") {
 		t.Fatalf("locked partition compacted: %+v %v", st, err)
+	}
+	// A damaged manifest costs its partition, named; the others are compacted.
+	damaged := TopicPartition{"events", 1}
+	writeSmallFiles(t, d, damaged, 3, 10, false, false)
+	if err := os.WriteFile(filepath.Join(d.PartitionDir(damaged), manifestName), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err = d.Compact(t.Context(), CompactOptions{MinAge: time.Hour})
+	if err != nil || st.Written != 1 || len(st.Skipped) != 1 || !strings.Contains(st.Skipped[0], "partition 1: manifest damaged") {
+		t.Fatalf("with a damaged manifest: %+v %v", st, err)
 	}
 }
 
