@@ -12,6 +12,8 @@ BIN := bin/topicsnap
 # format=arrow with 501.
 export GOFLAGS := $(strip $(shell $(GO) env GOFLAGS) -tags=duckdb_arrow)
 export TOPICSNAP_KAFKA_DIR ?= /tmp/topicsnap-kafka-test
+# The three-broker cluster of the durability tests: scripts/kafka-cluster.sh.
+export TOPICSNAP_KAFKA_CLUSTER_DIR ?= /tmp/topicsnap-kafka-cluster-test
 # The S3 server (versitygw) of the bucket tests: scripts/s3.sh.
 export TOPICSNAP_S3_DIR ?= /tmp/topicsnap-s3-test
 # The Schema Registry (Apicurio) and Spark Connect of the tests.

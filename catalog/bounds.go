@@ -39,6 +39,9 @@ const (
 	MaxManifestFiles     = 100_000
 	MaxManifestSnapshots = 100_000
 	MaxLostRanges        = 10_000
+	// MaxRewrites bounds the divergences one manifest records (a log
+	// truncated and rewritten under the dump, see Rewrite).
+	MaxRewrites = 1_000
 	// MaxSnapshotBytes caps a cluster snapshot (snapshots/ID.json): a
 	// partition's state takes about 0.25 KiB, a group's committed offset on
 	// one partition about 0.12 KiB, so 64 MiB holds a topic of 10,000
@@ -66,7 +69,7 @@ const (
 	// and a lost range for each of MaxLostRanges; MaxSnapshotObjects holds
 	// a partition state or a group's offset or member for each of a
 	// million; MaxSchemaObjects is a schema's references and versions.
-	MaxManifestObjects = 1 + 2*MaxManifestFiles + MaxManifestSnapshots + MaxLostRanges
+	MaxManifestObjects = 1 + 2*MaxManifestFiles + MaxManifestSnapshots + MaxLostRanges + MaxRewrites
 	MaxSnapshotObjects = 1_000_000
 	MaxSchemaObjects   = 100_000
 )
@@ -223,32 +226,40 @@ func (m *Manifest) validate() error {
 	case len(m.Lost) > MaxLostRanges:
 		return fmt.Errorf("%d lost ranges, more than the %d a manifest may list (a dump that keeps losing offsets to retention: start a new snapshot folder)", len(m.Lost), MaxLostRanges)
 	}
+	history := m.History()
 	prev := int64(-1)
 	for i, f := range m.Files {
-		if f.FirstOffset < 0 || f.LastOffset < f.FirstOffset || f.LastOffset == math.MaxInt64 {
-			return fmt.Errorf("file %d has offsets %d-%d (want 0 <= first <= last)", i, f.FirstOffset, f.LastOffset)
-		}
-		if f.Name != FileName(f.FirstOffset, f.LastOffset) {
-			return fmt.Errorf("%w: file %.300q does not match its range %d-%d (want %s)", ErrBadName, f.Name, f.FirstOffset, f.LastOffset, FileName(f.FirstOffset, f.LastOffset))
+		if err := f.validate(i, history); err != nil {
+			return err
 		}
 		if f.FirstOffset <= prev {
 			return fmt.Errorf("file %q overlaps or is out of order", f.Name)
 		}
-		span := f.LastOffset - f.FirstOffset + 1
-		if f.Records < 0 || f.Records > span || f.ControlRecords < 0 || f.ControlRecords > f.Records ||
-			f.OpenTxnRecords < 0 || f.OpenTxnRecords > f.Records || f.Bytes < 0 ||
-			f.Decoded < 0 || f.DecodeErrors < 0 || f.KeysDecoded < 0 || f.KeyDecodeErrors < 0 {
-			return fmt.Errorf("file %q has counts out of range (records %d for %d offsets, control %d, open %d, bytes %d)",
-				f.Name, f.Records, span, f.ControlRecords, f.OpenTxnRecords, f.Bytes)
-		}
 		prev = f.LastOffset
+	}
+	// Superseded files may overlap one another and the current ones (they
+	// are other versions of the same offsets), never share a name.
+	names := map[string]bool{}
+	for _, f := range m.Files {
+		names[f.Name] = true
+	}
+	for i, f := range m.Superseded {
+		if err := f.validate(i, history); err != nil {
+			return fmt.Errorf("superseded %w", err)
+		}
+		if f.History >= history {
+			return fmt.Errorf("superseded file %q is of history %d, not older than the current %d", f.Name, f.History, history)
+		}
+		if names[f.Name] {
+			return fmt.Errorf("superseded file %q is listed twice", f.Name)
+		}
+		names[f.Name] = true
+	}
+	if err := validateRewrites(m.Rewrites); err != nil {
+		return err
 	}
 	if len(m.Retired) > MaxManifestFiles {
 		return fmt.Errorf("%d retired files, more than the %d a manifest may list", len(m.Retired), MaxManifestFiles)
-	}
-	listed := make(map[string]bool, len(m.Files))
-	for _, f := range m.Files {
-		listed[f.Name] = true
 	}
 	for _, r := range m.Retired {
 		// A retired file is removed by name: it must be a data file's name
@@ -256,8 +267,8 @@ func (m *Manifest) validate() error {
 		if !validDataFileName(r.Name) {
 			return fmt.Errorf("%w: retired file %.300q is not a data file's name", ErrBadName, r.Name)
 		}
-		if listed[r.Name] {
-			return fmt.Errorf("retired file %q is also listed", r.Name)
+		if names[r.Name] {
+			return fmt.Errorf("retired file %q is also listed as current or superseded", r.Name)
 		}
 	}
 	prev = -1
@@ -268,10 +279,64 @@ func (m *Manifest) validate() error {
 		if l.From <= prev {
 			return fmt.Errorf("lost range %d-%d overlaps or is out of order", l.From, l.To)
 		}
-		if l.Kind != LostBeforeFirst && l.Kind != LostBetween {
-			return fmt.Errorf("lost range %d-%d has kind %.100q (want %s or %s)", l.From, l.To, l.Kind, LostBeforeFirst, LostBetween)
+		switch l.Kind {
+		case LostBeforeFirst, LostBetween, LostCompacted, LostDamaged, LostNotInFile:
+		default:
+			return fmt.Errorf("lost range %d-%d has kind %.100q (want %s, %s, %s, %s or %s)", l.From, l.To, l.Kind,
+				LostBeforeFirst, LostBetween, LostCompacted, LostDamaged, LostNotInFile)
 		}
 		prev = l.To
+	}
+	return nil
+}
+
+// validate checks one file entry (the i-th of its list) of a manifest
+// whose current history is history.
+func (f FileEntry) validate(i, history int) error {
+	if f.FirstOffset < 0 || f.LastOffset < f.FirstOffset || f.LastOffset == math.MaxInt64 {
+		return fmt.Errorf("file %d has offsets %d-%d (want 0 <= first <= last)", i, f.FirstOffset, f.LastOffset)
+	}
+	if f.History < 0 || f.History > history {
+		return fmt.Errorf("file %.300q is of history %d (the manifest knows histories 0-%d)", f.Name, f.History, history)
+	}
+	if want := FileNameIn(f.FirstOffset, f.LastOffset, f.History); f.Name != want {
+		return fmt.Errorf("%w: file %.300q does not match its range %d-%d (want %s)", ErrBadName, f.Name, f.FirstOffset, f.LastOffset, want)
+	}
+	span := f.LastOffset - f.FirstOffset + 1
+	if f.Records < 0 || f.Records > span || f.ControlRecords < 0 || f.ControlRecords > f.Records ||
+		f.OpenTxnRecords < 0 || f.OpenTxnRecords > f.Records || f.Bytes < 0 ||
+		f.Decoded < 0 || f.DecodeErrors < 0 || f.KeysDecoded < 0 || f.KeyDecodeErrors < 0 {
+		return fmt.Errorf("file %q has counts out of range (records %d for %d offsets, control %d, open %d, bytes %d)",
+			f.Name, f.Records, span, f.ControlRecords, f.OpenTxnRecords, f.Bytes)
+	}
+	return nil
+}
+
+// validateRewrites checks a manifest's rewrites: a known kind, offsets
+// 0 <= redumped <= first <= last (so that no length overflows), epochs of
+// -1 or more, and histories 1, 2, ... in order.
+func validateRewrites(rs []Rewrite) error {
+	if len(rs) > MaxRewrites {
+		return fmt.Errorf("%d rewrites, more than the %d a manifest may list (a log rewritten that often wants a new snapshot folder)", len(rs), MaxRewrites)
+	}
+	for i, r := range rs {
+		switch {
+		case r.Kind != RewriteTruncated && r.Kind != RewriteEndBack && r.Kind != RewriteRecreated:
+			return fmt.Errorf("rewrite %d has kind %.100q (want %s, %s or %s)", i, r.Kind, RewriteTruncated, RewriteEndBack, RewriteRecreated)
+		case r.Redumped < 0 || r.First < r.Redumped || r.Last < r.First || r.Last == math.MaxInt64:
+			return fmt.Errorf("rewrite %d covers offsets %d-%d re-read from %d (want 0 <= redumped <= first <= last)", i, r.First, r.Last, r.Redumped)
+		case r.History != i+1:
+			return fmt.Errorf("rewrite %d starts history %d (want %d)", i, r.History, i+1)
+		case r.OldEpoch < -1 || r.NewEpoch < -1 || r.EpochEnd < -1:
+			return fmt.Errorf("rewrite %d has leader epochs %d, %d and epoch end %d (want -1 or more)", i, r.OldEpoch, r.NewEpoch, r.EpochEnd)
+		case len(r.SupersededLost) > MaxLostRanges:
+			return fmt.Errorf("rewrite %d keeps %d lost ranges, more than %d", i, len(r.SupersededLost), MaxLostRanges)
+		}
+		for _, l := range r.SupersededLost {
+			if l.From < 0 || l.To < l.From || l.To == math.MaxInt64 {
+				return fmt.Errorf("rewrite %d keeps lost range %d-%d (want 0 <= from <= to)", i, l.From, l.To)
+			}
+		}
 	}
 	return nil
 }
@@ -341,12 +406,16 @@ func openRegular(dir, name string) (*os.File, error) {
 	return f, nil
 }
 
-// validDataFileName reports whether name is FIRST-LAST.parquet as
-// FileName spells it.
+// validDataFileName reports whether name is a data file's name as
+// FileNameIn spells it (FIRST-LAST.parquet, or FIRST-LAST.hN.parquet).
 func validDataFileName(name string) bool {
 	var a, b int64
-	if n, err := fmt.Sscanf(name, "%020d-%020d.parquet", &a, &b); err != nil || n != 2 {
-		return false
+	var h int
+	if n, err := fmt.Sscanf(name, "%020d-%020d.parquet", &a, &b); err == nil && n == 2 {
+		return a >= 0 && b >= a && FileName(a, b) == name
 	}
-	return a >= 0 && b >= a && FileName(a, b) == name
+	if n, err := fmt.Sscanf(name, "%020d-%020d.h%d.parquet", &a, &b, &h); err == nil && n == 3 {
+		return a >= 0 && b >= a && h > 0 && FileNameIn(a, b, h) == name
+	}
+	return false
 }

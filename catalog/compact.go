@@ -279,8 +279,10 @@ func compactRuns(m *Manifest, o CompactOptions, now time.Time) [][]FileEntry {
 		}
 		cur, size = nil, 0
 	}
+	// An imported file keeps its source (a segment file's name and range)
+	// in its entry, which a merged entry could not: it is left as it is.
 	small := func(f FileEntry) bool {
-		return f.Bytes < o.TargetBytes && now.Sub(f.WrittenAt) >= o.MinAge
+		return f.Bytes < o.TargetBytes && now.Sub(f.WrittenAt) >= o.MinAge && f.Source == ""
 	}
 	for _, f := range m.Files {
 		if !small(f) {
@@ -290,7 +292,7 @@ func compactRuns(m *Manifest, o CompactOptions, now time.Time) [][]FileEntry {
 		}
 		if len(cur) > 0 {
 			prev := cur[len(cur)-1]
-			if size+f.Bytes > o.TargetBytes || !reflect.DeepEqual(prev.Typed, f.Typed) ||
+			if size+f.Bytes > o.TargetBytes || !reflect.DeepEqual(prev.Typed, f.Typed) || prev.History != f.History ||
 				lostBetween(m.Lost, prev.LastOffset, f.FirstOffset) {
 				flush()
 			}
@@ -343,6 +345,9 @@ func (d *Dir) mergeFiles(ctx context.Context, tp TopicPartition, run []FileEntry
 	if err != nil {
 		return FileEntry{}, "", err
 	}
+	// The leader epoch of the last row is the last file's (the next dump
+	// compares it with the log's to notice a rewrite).
+	fe.LastLeaderEpoch = run[len(run)-1].LastLeaderEpoch
 	compactPause("merged")
 	// Read the merged file's rows back against its entry before any
 	// manifest lists it.
@@ -461,7 +466,7 @@ func mergedEntry(run []FileEntry) FileEntry {
 	first, last := run[0], run[len(run)-1]
 	fe := FileEntry{FirstOffset: first.FirstOffset, LastOffset: last.LastOffset,
 		MinTimestamp: first.MinTimestamp, MaxTimestamp: first.MaxTimestamp,
-		Snapshot: last.Snapshot, Typed: first.Typed}
+		Snapshot: last.Snapshot, Typed: first.Typed, History: first.History}
 	for _, f := range run {
 		fe.Records += f.Records
 		fe.ControlRecords += f.ControlRecords

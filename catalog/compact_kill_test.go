@@ -94,7 +94,7 @@ func compactKillNine(t *testing.T, d *Dir, parts, files int, target int64, pause
 		before[tp] = rawRows(t, d, m)
 		filesBefore += len(m.Files)
 	}
-	_, problemsBefore, err := d.Verify()
+	_, problemsBefore, err := d.Verify(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func compactKillNine(t *testing.T, d *Dir, parts, files int, target int64, pause
 			}
 		}
 	}
-	_, problems, err := d.Verify()
+	_, problems, err := d.Verify(t.Context())
 	if err != nil || !reflect.DeepEqual(problems, problemsBefore) {
 		t.Fatalf("verify after: %v %v (before: %v)", err, problems, problemsBefore)
 	}

@@ -173,7 +173,7 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 			rowsBefore := rawRows(t, d, before)
 			// The rows name schema ids the folder lacks: verify says so,
 			// the same before and after, and nothing else.
-			_, problemsBefore, err := d.Verify()
+			_, problemsBefore, err := d.Verify(t.Context())
 			if err != nil || len(problemsBefore) != 3 {
 				t.Fatalf("verify before: %v %v", err, problemsBefore)
 			}
@@ -231,7 +231,7 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 			if tc.typed && !reflect.DeepEqual(before.Files[0].Typed, after.Files[0].Typed) {
 				t.Errorf("typed columns %+v, were %+v", after.Files[0].Typed, before.Files[0].Typed)
 			}
-			_, problems, err := d.Verify()
+			_, problems, err := d.Verify(t.Context())
 			if err != nil || !reflect.DeepEqual(problems, problemsBefore) {
 				t.Fatalf("verify: %v %v", err, problems)
 			}
@@ -330,7 +330,7 @@ func TestCompactBucket(t *testing.T) {
 		mb = append(mb, m)
 		before[p] = rawRows(t, d, m)
 	}
-	_, problemsBefore, err := d.Verify()
+	_, problemsBefore, err := d.Verify(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestCompactBucket(t *testing.T) {
 			t.Fatalf("%s: unlisted: %v %v", p, u, err)
 		}
 	}
-	_, problems, err := d.Verify()
+	_, problems, err := d.Verify(t.Context())
 	if err != nil || !reflect.DeepEqual(problems, problemsBefore) {
 		t.Fatalf("verify: %v %v (before %v)", err, problems, problemsBefore)
 	}

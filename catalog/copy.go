@@ -161,7 +161,7 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 		return err
 	}
 	etags := map[string]string{}
-	for _, fe := range m.Files {
+	for _, fe := range m.AllFiles() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

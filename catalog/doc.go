@@ -17,7 +17,11 @@
 //     value, headers, ...) are the ones Spark's Kafka source and kcat use.
 //   - [Manifest] lists, per topic-partition, the committed files, the next
 //     offset to dump, the ranges Kafka had deleted before we read them
-//     ([LostRange]) and the snapshots that touched the partition.
+//     ([LostRange]) and the snapshots that touched the partition. Its Files
+//     are one version of each offset, Kafka's current history; when the dump
+//     found the log rewritten after it read it ([Rewrite]: a truncation, a
+//     topic made again), the old history's files are kept in Superseded and
+//     new files carry the next History (named FIRST-LAST.hN.parquet).
 //
 // Every write goes temp file → fsync → rename → fsync folder ([WriteFileAtomic]).
 // A Parquet file is renamed into place before the manifest that names it is

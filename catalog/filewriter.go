@@ -29,7 +29,13 @@ type FileWriter struct {
 	// rawGroup is the bytes of values writeRaw put in the open row group.
 	rawGroup int64
 	open     bool
+	// lastEpoch is the leader epoch of the last row written.
+	lastEpoch int32
 }
+
+// SetHistory makes the file one of the given history of the log (see
+// FileEntry.History): its entry says so, and Commit names it FileNameIn.
+func (w *FileWriter) SetHistory(h int) { w.fe.History = h }
 
 // NewFileWriter starts a data file of tp for the snapshot, with row groups
 // of RowGroupRows.
@@ -119,6 +125,7 @@ func (w *FileWriter) WriteTyped(rows []Row, fields []ValueFields, typed bool) er
 			return fmt.Errorf("write %s: offset %d after %d", w.tp, r.Offset, w.fe.LastOffset)
 		}
 		w.fe.LastOffset = r.Offset
+		w.lastEpoch = r.LeaderEpoch
 		w.fe.MinTimestamp = min(w.fe.MinTimestamp, r.Timestamp)
 		w.fe.MaxTimestamp = max(w.fe.MaxTimestamp, r.Timestamp)
 		if r.Control {
@@ -268,7 +275,9 @@ func (w *FileWriter) Commit() (FileEntry, error) {
 		return fail("close", err)
 	}
 	w.open = false
-	w.fe.Name = FileName(w.fe.FirstOffset, w.fe.LastOffset)
+	w.fe.Name = FileNameIn(w.fe.FirstOffset, w.fe.LastOffset, w.fe.History)
+	epoch := w.lastEpoch
+	w.fe.LastLeaderEpoch = &epoch
 	w.fe.Bytes = w.cw.n
 	w.fe.WrittenAt = time.Now().UTC()
 	if w.d.s3 != nil {

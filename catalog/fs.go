@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
 	"math"
 	"os"
@@ -22,14 +23,14 @@ import (
 
 // Errors a caller can tell apart with errors.Is.
 var (
-	ErrNewerFormat = errors.New("snapshot folder written by a newer topicsnap")
-	ErrLocked      = errors.New("partition is locked by another dumper")
-	ErrNotWritable = errors.New("snapshot folder is not writable")
-	ErrDiskFull    = errors.New("no space left on device")
-	ErrBadManifest = errors.New("manifest is not valid")
+	ErrNewerFormat = exit.New(exit.BadFolder, "snapshot folder written by a newer topicsnap", "use a newer topicsnap build for this folder")
+	ErrLocked      = exit.New(exit.Locked, "partition is locked by another dumper", "wait for the other dump to finish, or give each dumper its own --partitions")
+	ErrNotWritable = exit.New(exit.Disk, "snapshot folder is not writable", "choose with --dir a folder you can write (not on a read-only mount, not under a file), or fix its permissions")
+	ErrDiskFull    = exit.New(exit.Disk, "no space left on device", "free space in the snapshot folder, then run the same command: it resumes from the last committed file")
+	ErrBadManifest = exit.New(exit.BadFolder, "manifest is not valid", "run: topicsnap catalog verify --dir DIR")
 	// ErrNoCatalog is a path that holds no snapshot folder: it does not
 	// exist, is not a folder, or holds files topicsnap did not write.
-	ErrNoCatalog = errors.New("no snapshot folder")
+	ErrNoCatalog = exit.New(exit.NoCatalog, "no snapshot folder", "point --dir (or TOPICSNAP_DIR) at a snapshot folder, or make one: topicsnap dump --brokers HOST:PORT --topic NAME --dir DIR")
 )
 
 const (
@@ -200,6 +201,15 @@ func (d *Dir) PartitionDir(tp TopicPartition) string {
 // FileName is the name of a data file holding offsets first..last.
 func FileName(first, last int64) string {
 	return fmt.Sprintf("%020d-%020d.parquet", first, last)
+}
+
+// FileNameIn is the name of a data file of the given history (see
+// FileEntry.History): FileName for history 0, FIRST-LAST.hN.parquet after.
+func FileNameIn(first, last int64, history int) string {
+	if history == 0 {
+		return FileName(first, last)
+	}
+	return fmt.Sprintf("%020d-%020d.h%d.parquet", first, last, history)
 }
 
 // FilePath is the absolute path of a committed file.
@@ -498,10 +508,11 @@ func (d *Dir) CleanPartition(m *Manifest) (removed []string, err error) {
 	return removed, nil
 }
 
-// known is the set of data file names m lists or keeps as retired.
+// known is the set of data file names m lists (current or superseded) or
+// keeps as retired.
 func (m *Manifest) known() map[string]bool {
-	out := make(map[string]bool, len(m.Files)+len(m.Retired))
-	for _, f := range m.Files {
+	out := make(map[string]bool, len(m.Files)+len(m.Superseded)+len(m.Retired))
+	for _, f := range m.AllFiles() {
 		out[f.Name] = true
 	}
 	for _, r := range m.Retired {
@@ -634,7 +645,7 @@ func notAFolder(t os.FileMode) string {
 // The content is catalog verify's to check.
 func (d *Dir) checkFiles(m *Manifest) *ManifestError {
 	tp := m.TP()
-	for _, f := range m.Files {
+	for _, f := range m.AllFiles() {
 		err := d.CheckDataFileKind(tp, f.Name)
 		if err == nil && f.Bytes > 0 {
 			if st, serr := os.Stat(d.FilePath(tp, f.Name)); serr == nil && st.Size() != f.Bytes {

@@ -152,7 +152,7 @@ func TestDamagedManifestSkipsOnlyItsPartition(t *testing.T) {
 	if tm, err := d.ReadTopic("other"); err != nil || len(tm.Manifests) != 1 || len(tm.Damaged) != 0 {
 		t.Fatalf("other topic: %+v %v", tm, err)
 	}
-	files, problems, err := d.Verify()
+	files, problems, err := d.Verify(t.Context())
 	if err != nil || files != 3 || len(problems) != 1 || problems[0].Path != bad ||
 		!strings.Contains(problems[0].Detail, "topic orders partition 1: manifest damaged") {
 		t.Fatalf("verify: %d files, %+v, %v", files, problems, err)

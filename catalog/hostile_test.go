@@ -192,7 +192,50 @@ func damages() []damage {
 		{"partition of the manifest is another", asManifest(func(m map[string]any) { m["partition"] = 2 }), nil},
 		{"topic with ../", asManifest(func(m map[string]any) { m["topic"] = "../../etc" }), ErrBadName},
 		{"next offset below -1", asManifest(func(m map[string]any) { m["next_offset"] = -7 }), nil},
+		{"rewrite of an unknown kind", asManifest(func(m map[string]any) {
+			m["rewrites"] = []any{rewrite("whatever", 2, 5, 2, 1)}
+		}), nil},
+		{"rewrite ending before it starts", asManifest(func(m map[string]any) {
+			m["rewrites"] = []any{rewrite(RewriteTruncated, 5, 2, 2, 1)}
+		}), nil},
+		{"rewrite re-read after its first offset", asManifest(func(m map[string]any) {
+			m["rewrites"] = []any{rewrite(RewriteTruncated, 2, 5, 3, 1)}
+		}), nil},
+		{"rewrite up to max int64", asManifest(func(m map[string]any) {
+			m["rewrites"] = []any{rewrite(RewriteTruncated, 0, math.MaxInt64, 0, 1)}
+		}), nil},
+		{"rewrites skipping a history", asManifest(func(m map[string]any) {
+			m["rewrites"] = []any{rewrite(RewriteTruncated, 2, 5, 2, 2)}
+		}), nil},
+		{"file of a history the manifest does not know", asManifest(func(m map[string]any) {
+			f := fileEntry(FileNameIn(0, 9, 1), 0, 9, 10)
+			f["history"] = 1
+			m["files"] = []any{f}
+		}), nil},
+		{"file of history 1 named as history 0", asManifest(func(m map[string]any) {
+			f := fileEntry(FileName(6, 9), 6, 9, 4)
+			f["history"] = 1
+			m["files"] = []any{fileEntry(FileName(0, 5), 0, 5, 6), f}
+			m["rewrites"] = []any{rewrite(RewriteTruncated, 6, 9, 6, 1)}
+		}), ErrBadName},
+		{"superseded file of the current history", asManifest(func(m map[string]any) {
+			f := fileEntry(FileNameIn(6, 9, 1), 6, 9, 4)
+			f["history"] = 1
+			m["files"] = []any{fileEntry(FileName(0, 5), 0, 5, 6)}
+			m["superseded"] = []any{f}
+			m["rewrites"] = []any{rewrite(RewriteTruncated, 6, 9, 6, 1)}
+		}), nil},
+		{"superseded file named like a current one", asManifest(func(m map[string]any) {
+			m["files"] = []any{fileEntry(FileName(0, 9), 0, 9, 10)}
+			m["superseded"] = []any{fileEntry(FileName(0, 9), 0, 9, 10)}
+			m["rewrites"] = []any{rewrite(RewriteTruncated, 6, 9, 6, 1)}
+		}), nil},
 	}
+}
+
+func rewrite(kind string, first, last, redumped int64, history int) map[string]any {
+	return map[string]any{"kind": kind, "first": first, "last": last, "redumped": redumped, "old_leader_epoch": 0,
+		"new_leader_epoch": 1, "epoch_end_offset": first, "history": history}
 }
 
 // A damaged partition costs that partition: ReadTopic lists the others
@@ -703,7 +746,7 @@ func TestPartitionLinkIsNamed(t *testing.T) {
 			if msg := tm.Damaged[0].Error(); !strings.Contains(msg, c.want) || !strings.Contains(msg, "topic=t/partition=1") || strings.Contains(msg, dir) {
 				t.Fatalf("damaged partition's message: %s", msg)
 			}
-			files, problems, err := d.Verify()
+			files, problems, err := d.Verify(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -70,7 +70,7 @@ func TestVerifyChecksRows(t *testing.T) {
 			if tc.change != nil {
 				catalogtest.Rewrite(t, d, tp, name, tc.change)
 			}
-			files, problems, err := d.VerifyContext(context.Background())
+			files, problems, err := d.Verify(context.Background())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +160,7 @@ func TestVerifyNamesWhatIsNotAFile(t *testing.T) {
 			path := tc.replace(d)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			_, problems, err := d.VerifyContext(ctx)
+			_, problems, err := d.Verify(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}

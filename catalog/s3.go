@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
 	"net"
 	"net/http"
@@ -34,11 +35,13 @@ import (
 // ErrConflict is a manifest (or lock) that another writer replaced between
 // this writer's read and its conditional write: the other one committed
 // first, and this one must stop rather than overwrite it.
-var ErrConflict = errors.New("another writer committed first")
+var ErrConflict = exit.New(exit.Locked, "another writer committed first",
+	"another dumper committed this partition first; give each dumper its own --partitions, then run topicsnap ls to see what is committed")
 
 // ErrDenied is a bucket that refused these credentials: unknown key, bad
 // signature, or a policy that does not grant the request.
-var ErrDenied = errors.New("access denied by the bucket")
+var ErrDenied = exit.New(exit.Auth, "access denied by the bucket",
+	"check the AWS credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/credentials) and that their policy grants what README's \"Snapshots in a bucket\" lists")
 
 // S3Config says how to reach a bucket. Credentials, region and (unless
 // Endpoint is set) the endpoint come from the AWS SDK's default chain:
@@ -877,7 +880,7 @@ func (s *s3Store) verify() (files int, problems []Problem, err error) {
 				}
 				return files, problems, err
 			}
-			for _, fe := range m.Files {
+			for _, fe := range m.AllFiles() {
 				files++
 				frel := rel + "/" + fe.Name
 				fix := fmt.Sprintf("restore the file from a backup, or re-dump offsets %d-%d while Kafka still has them", fe.FirstOffset, fe.LastOffset)

@@ -98,7 +98,7 @@ func TestS3RoundTrip(t *testing.T) {
 	if err != nil || len(snaps) != 1 || snaps[0].ID != "s1" {
 		t.Fatalf("snapshots %+v, %v", snaps, err)
 	}
-	files, problems, err := r.Verify()
+	files, problems, err := r.Verify(t.Context())
 	if err != nil || files != 2 || len(problems) != 0 {
 		t.Fatalf("verify: %d files, %v, %v", files, problems, err)
 	}
@@ -111,7 +111,7 @@ func TestS3RoundTrip(t *testing.T) {
 	if err := st.del(partitionRel(big) + "/" + fe.Name); err != nil {
 		t.Fatal(err)
 	}
-	_, problems, err = r.Verify()
+	_, problems, err = r.Verify(t.Context())
 	if err != nil || len(problems) != 2 || !strings.Contains(problems[0].Detail, "size 4 bytes") || problems[1].Detail != "missing" {
 		t.Fatalf("verify after damage: %v, %v", problems, err)
 	}

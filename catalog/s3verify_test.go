@@ -48,7 +48,7 @@ func TestS3VerifyChecksRows(t *testing.T) {
 	if _, err := catalog.Copy(t.Context(), local, bucket); err != nil {
 		t.Fatal(err)
 	}
-	files, problems, err := bucket.VerifyContext(t.Context())
+	files, problems, err := bucket.Verify(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

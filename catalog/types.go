@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -40,11 +41,14 @@ type Header struct {
 const (
 	TimestampCreate    = "create"
 	TimestampLogAppend = "log_append"
-	ControlCommit      = "commit"
-	ControlAbort       = "abort"
-	TxnCommitted       = "committed"
-	TxnAborted         = "aborted"
-	TxnOpen            = "open" // no marker seen yet when the file was written
+	// TimestampNone is a v0 message's (Kafka before 0.10): it has no
+	// timestamp, and the row's timestamp is -1. Only imports write it.
+	TimestampNone = "none"
+	ControlCommit = "commit"
+	ControlAbort  = "abort"
+	TxnCommitted  = "committed"
+	TxnAborted    = "aborted"
+	TxnOpen       = "open" // no marker seen yet when the file was written
 )
 
 // Row is one Kafka record as stored in Parquet: data records and transaction
@@ -87,16 +91,29 @@ type Row struct {
 	KeyDecodeError *string `parquet:"key_decode_error,optional,dict"`
 }
 
-// Lost range kinds.
+// Lost range kinds. The first two are a dump's (and an import's before the
+// first offset present); the others only an import writes.
 const (
 	LostBeforeFirst = "expired-before-first-snapshot"
 	LostBetween     = "expired-between-snapshots"
+	// LostCompacted: offsets missing between or inside the batches of an
+	// imported segment (the log cleaner removed their records).
+	LostCompacted = "compacted"
+	// LostDamaged: a batch an import could not read (CRC mismatch, over a
+	// bound, torn by a crash mid-write); Reason says which.
+	LostDamaged = "damaged"
+	// LostNotInFile: offsets a kcat file passes over.
+	LostNotInFile = "not-in-file"
 )
 
 // LostRange is a range of offsets Kafka had deleted (by retention or
-// DeleteRecords) before topicsnap read them. It is recorded, never hidden.
+// DeleteRecords) before topicsnap read them, or that an import did not
+// find. It is recorded, never hidden.
 type LostRange struct {
-	Kind       string    `json:"kind"`
+	Kind string `json:"kind"`
+	// Reason says more where the kind alone does not (a damaged batch's
+	// cause, with its file and byte range).
+	Reason     string    `json:"reason,omitempty"`
 	From       int64     `json:"from"`
 	To         int64     `json:"to"` // inclusive
 	DetectedAt time.Time `json:"detected_at"`
@@ -134,7 +151,72 @@ type FileEntry struct {
 	Bytes     int64         `json:"bytes"`
 	Snapshot  string        `json:"snapshot"`
 	WrittenAt time.Time     `json:"written_at"`
+	// Source is where an imported file's records were read: a segment
+	// file's or a kcat file's path as given, and the byte range
+	// [SourceFrom, SourceUntil) of it. Empty for a dump's files.
+	Source      string `json:"source,omitempty"`
+	SourceFrom  int64  `json:"source_from,omitempty"`
+	SourceUntil int64  `json:"source_until,omitempty"`
+	// History is the version of the partition's log the file was dumped
+	// from: 0 until the dump first noticed the log rewritten under it (see
+	// Rewrite), then one more for each rewrite. A file of history N > 0 is
+	// named FIRST-LAST.hN.parquet (FileNameIn), so that the versions of the
+	// same offsets never share a name.
+	History int `json:"history,omitempty"`
+	// LastLeaderEpoch is the leader epoch of the file's last record, which
+	// the next dump asks the leader about (OffsetForLeaderEpoch, KIP-320)
+	// before it appends; nil in files written before it was recorded.
+	LastLeaderEpoch *int32 `json:"last_leader_epoch,omitempty"`
 }
+
+// Rewrite kinds.
+const (
+	// RewriteTruncated: the leader no longer has the history the folder
+	// holds: asked for the leader epoch of the last record dumped
+	// (OffsetForLeaderEpoch, KIP-320), it ends that epoch before the next
+	// offset to dump, or does not know the epoch. An unclean leader
+	// election, or a leader that lost its tail, did this.
+	RewriteTruncated = "truncated"
+	// RewriteEndBack: the log's end offset went below the next offset to
+	// dump, or its start went back below where it was (a topic deleted
+	// and made again, its offsets reused).
+	RewriteEndBack = "end-moved-back"
+	// RewriteRecreated: the topic's id changed since the last dump: it
+	// was deleted and made again under the same name, and every offset
+	// the folder holds may be another record now.
+	RewriteRecreated = "topic-recreated"
+)
+
+// Rewrite is one divergence the dump noticed: offsets First..Last (both
+// inclusive) were dumped from one history of the log, and Kafka now holds
+// other records at (some of) them. Both versions are kept: the files of
+// the old history at or after Redumped are moved to Manifest.Superseded,
+// and the dump reads the new history from Redumped on, in files of
+// history History.
+type Rewrite struct {
+	Kind  string `json:"kind"`
+	First int64  `json:"first"` // first offset the new history may differ at
+	Last  int64  `json:"last"`  // last offset the folder had dumped from the old history
+	// Redumped is where the dump read the log again: First, or the first
+	// offset of the file First fell in (a file is superseded whole).
+	Redumped int64 `json:"redumped"`
+	// OldEpoch is the leader epoch of the last record dumped (-1 when no
+	// file recorded it); NewEpoch the partition's leader epoch at the cut
+	// that noticed it; EpochEnd what the leader answered for OldEpoch (-1:
+	// unknown epoch).
+	OldEpoch   int32     `json:"old_leader_epoch"`
+	NewEpoch   int32     `json:"new_leader_epoch"`
+	EpochEnd   int64     `json:"epoch_end_offset"`
+	History    int       `json:"history"` // the history the new files belong to
+	DetectedAt time.Time `json:"detected_at"`
+	Snapshot   string    `json:"snapshot"`
+	// SupersededLost are the lost ranges recorded at or after Redumped in
+	// the old history, moved here from Manifest.Lost.
+	SupersededLost []LostRange `json:"superseded_lost,omitempty"`
+}
+
+// Len is the number of offsets the rewrite covers.
+func (r Rewrite) Len() int64 { return r.Last - r.First + 1 }
 
 // PartitionSnapshot records what one snapshot did to one partition.
 type PartitionSnapshot struct {
@@ -146,6 +228,18 @@ type PartitionSnapshot struct {
 	From          int64     `json:"from"`  // first offset this snapshot asked for
 	Until         int64     `json:"until"` // exclusive end this snapshot dumped to
 	Complete      bool      `json:"complete"`
+	// Imported says an import, not a dump, wrote this snapshot, and from
+	// what ("segments", "kcat"). Its LogStart is the first offset present
+	// in what was imported; HighWatermark and LastStable are -1: no broker
+	// said them.
+	Imported string `json:"imported,omitempty"`
+	// Note says what the import could not record (compacted holes past
+	// the manifest's bound of lost ranges).
+	Note string `json:"note,omitempty"`
+	// TopicID is the topic's id at the cut (base64), empty when the
+	// cluster gave none: a topic made again under the same name has
+	// another one.
+	TopicID string `json:"topic_id,omitempty"`
 }
 
 // Manifest is the committed state of one topic-partition.
@@ -157,6 +251,12 @@ type Manifest struct {
 	Files         []FileEntry         `json:"files"`
 	Lost          []LostRange         `json:"lost"`
 	Snapshots     []PartitionSnapshot `json:"snapshots"`
+	// Rewrites are the divergences the dump noticed (see Rewrite), in the
+	// order noticed; Superseded the files of the old histories, kept
+	// beside Files (which hold one version of each offset: the current
+	// history's).
+	Rewrites   []Rewrite   `json:"rewrites,omitempty"`
+	Superseded []FileEntry `json:"superseded,omitempty"`
 	// Retired are data files compaction merged into another: no longer
 	// listed in Files, never read by a reader that reads this manifest,
 	// kept for a grace period for readers that read an older one, then
@@ -168,6 +268,35 @@ type Manifest struct {
 type RetiredFile struct {
 	Name      string    `json:"name"`
 	RetiredAt time.Time `json:"retired_at"`
+}
+
+// History is the version of the log the next file belongs to.
+func (m *Manifest) History() int {
+	if n := len(m.Rewrites); n > 0 {
+		return m.Rewrites[n-1].History
+	}
+	return 0
+}
+
+// AllFiles are the current history's files and the superseded ones: every
+// data file the partition's folder holds.
+func (m *Manifest) AllFiles() []FileEntry {
+	if len(m.Superseded) == 0 {
+		return m.Files
+	}
+	return append(append([]FileEntry(nil), m.Files...), m.Superseded...)
+}
+
+// RewrittenOffsets is how many offsets the rewrites cover (an offset
+// rewritten twice counts twice; saturating, never overflowing).
+func (m *Manifest) RewrittenOffsets() (n int64) {
+	for _, r := range m.Rewrites {
+		if n > math.MaxInt64-r.Len() {
+			return math.MaxInt64
+		}
+		n += r.Len()
+	}
+	return n
 }
 
 // TP returns the manifest's topic-partition.
@@ -192,14 +321,16 @@ func (m *Manifest) Bytes() (n int64) {
 // ClusterSnapshot is the cluster's state for one topic at a snapshot's cut,
 // written to DIR/snapshots/ID.json.
 type ClusterSnapshot struct {
-	FormatVersion     int               `json:"format_version"`
-	ID                string            `json:"id"`
-	Topic             string            `json:"topic"`
-	AsOf              time.Time         `json:"as_of"`
-	Brokers           []string          `json:"brokers"`
-	PartitionCount    int               `json:"partition_count"`
-	ReplicationFactor int               `json:"replication_factor"`
-	Configs           map[string]string `json:"configs"`
+	FormatVersion     int       `json:"format_version"`
+	ID                string    `json:"id"`
+	Topic             string    `json:"topic"`
+	AsOf              time.Time `json:"as_of"`
+	Brokers           []string  `json:"brokers"`
+	PartitionCount    int       `json:"partition_count"`
+	ReplicationFactor int       `json:"replication_factor"`
+	// TopicID is the topic's id (base64), empty when the cluster gave none.
+	TopicID string            `json:"topic_id,omitempty"`
+	Configs map[string]string `json:"configs"`
 	// ConfigsError says why Configs is empty or partial (e.g. the principal
 	// may not DESCRIBE_CONFIGS the topic); empty when they were read.
 	ConfigsError string           `json:"configs_error,omitempty"`

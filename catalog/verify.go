@@ -14,13 +14,6 @@ import (
 	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
-// verifyManifestMax bounds the manifest verify reads: a partition's
-// manifest lists its files (about 500 bytes each) and lost ranges, and a
-// manifest past this is damaged, not read. Verify reads it as a regular
-// file inside its partition folder, non-blocking (safefile), so a FIFO or
-// a link to a device is a problem named, not a hang.
-const verifyManifestMax = 64 << 20
-
 // Problem is one thing wrong with a snapshot folder, named by path, with
 // what to do about it.
 type Problem struct {
@@ -31,12 +24,7 @@ type Problem struct {
 
 func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.Detail, p.Fix) }
 
-// Verify is VerifyContext without a deadline.
-func (d *Dir) Verify() (files int, problems []Problem, err error) {
-	return d.VerifyContext(context.Background())
-}
-
-// VerifyContext re-reads every committed file's footer and row count
+// Verify re-reads every committed file's footer and row count
 // against its manifest, and reports manifests that do not parse, files
 // that are missing, truncated or corrupt, and unlisted leftovers. In a
 // folder it also reads each file's partition and offset columns and holds
@@ -44,7 +32,7 @@ func (d *Dir) Verify() (files int, problems []Problem, err error) {
 // manifest's partition, offsets strictly increasing inside the file's
 // stated range, as many rows as it states. It reads every topic even when
 // one is broken, and stops when ctx ends.
-func (d *Dir) VerifyContext(ctx context.Context) (files int, problems []Problem, err error) {
+func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err error) {
 	if d.s3 != nil {
 		return d.s3.verify()
 	}
@@ -71,7 +59,7 @@ func (d *Dir) VerifyContext(ctx context.Context) (files int, problems []Problem,
 			}
 			pdir := filepath.Join(tdir, e.Name())
 			mpath := filepath.Join(pdir, manifestName)
-			b, err := safefile.ReadFileIn(pdir, manifestName, verifyManifestMax)
+			b, err := safefile.ReadFileIn(pdir, manifestName, MaxManifestBytes) // read as a regular file in its folder, non-blocking: a FIFO is a problem named, not a hang
 			if errors.Is(err, os.ErrNotExist) {
 				// Nothing committed yet (a first dump interrupted before its
 				// first file): fine, unless data files sit there unlisted.
@@ -103,7 +91,7 @@ func (d *Dir) VerifyContext(ctx context.Context) (files int, problems []Problem,
 			if rowsOf.Partition < 0 {
 				rowsOf = m.TP()
 			}
-			for _, fe := range m.Files {
+			for _, fe := range m.AllFiles() {
 				for _, id := range slices.Concat(fe.SchemaIDs, fe.KeySchemaIDs) {
 					if _, ok := schemaTopics[int(id)]; !ok {
 						schemaTopics[int(id)] = topic

@@ -3,8 +3,8 @@ package dump
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"net"
 	"net/url"
 	"os"
@@ -33,7 +33,7 @@ type Conn struct {
 }
 
 // ErrBadConfig marks a client configuration that cannot be used.
-var ErrBadConfig = errors.New("bad client configuration")
+var ErrBadConfig = exit.New(exit.Error, "bad client configuration", exit.HelpHint)
 
 // ConfigError is a properties file topicsnap cannot use: what is wrong with
 // it and, when known, the fix. errors.Is(err, ErrBadConfig) holds.
@@ -48,6 +48,17 @@ func (e *ConfigError) Error() string {
 }
 
 func (e *ConfigError) Unwrap() error { return ErrBadConfig }
+
+// ExitCode is exit.Error.
+func (e *ConfigError) ExitCode() exit.Code { return exit.Error }
+
+// Hint is what to write instead, else the command's --help.
+func (e *ConfigError) Hint() string {
+	if e.Fix != "" {
+		return e.Fix
+	}
+	return exit.HelpHint
+}
 
 // storeKeys are the Java clients' key and trust store settings. topicsnap
 // reads PEM files instead; each names the setting that takes its place.

@@ -70,6 +70,9 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 		return nil, err
 	}
 	st := &catalog.ClusterSnapshot{ID: c.id, Topic: topic, AsOf: now, PartitionCount: len(td.Partitions), Configs: map[string]string{}}
+	if td.ID != (kadm.TopicID{}) {
+		st.TopicID = td.ID.String()
+	}
 	for _, b := range md.Brokers {
 		st.Brokers = append(st.Brokers, fmt.Sprintf("%d=%s:%d", b.NodeID, b.Host, b.Port))
 	}
@@ -88,7 +91,7 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 			}
 			for _, cfg := range r.Configs {
 				switch cfg.Key {
-				case "cleanup.policy", "retention.ms", "retention.bytes", "min.insync.replicas", "segment.ms", "segment.bytes", "message.timestamp.type", "max.message.bytes":
+				case "cleanup.policy", "retention.ms", "retention.bytes", "min.insync.replicas", "unclean.leader.election.enable", "segment.ms", "segment.bytes", "message.timestamp.type", "max.message.bytes":
 					if cfg.Value != nil {
 						st.Configs[cfg.Key] = *cfg.Value
 					}

@@ -19,5 +19,14 @@
 // the reader uses NoResetOffset, and every such range is written to the
 // manifest as a catalog.LostRange.
 //
+// Two histories of a log are never merged: before appending to a partition
+// the folder already holds, the dump asks its leader where the leader epoch
+// of the last record dumped ends (OffsetForLeaderEpoch, KIP-320), compares
+// the cut's end offset with the next offset to dump and the topic's id with
+// the last cut's (rewrite.go). A log truncated after the dump (an unclean
+// leader election) or a topic made again gets a catalog.Rewrite: the files
+// of the old history from there on are kept as superseded, and the new
+// records are dumped at the same offsets.
+//
 // The Kafka client is created only in this package.
 package dump

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
 	"net"
 	"regexp"
@@ -81,7 +82,11 @@ type Summary struct {
 	// (key_decode_error).
 	KeysDecoded     int64
 	KeyDecodeErrors int64
-	Elapsed         time.Duration
+	// Rewrites counts the partitions this run found rewritten after an
+	// earlier dump (see catalog.Rewrite), RewrittenOffsets their offsets.
+	Rewrites         int
+	RewrittenOffsets int64
+	Elapsed          time.Duration
 }
 
 func (s Summary) String() string {
@@ -93,6 +98,13 @@ func (s Summary) String() string {
 		s.Records, humanBytes(s.Bytes), s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
 	if s.Decoded > 0 || s.DecodeErrors > 0 {
 		out += fmt.Sprintf(", %d values decoded with their schema, %d not decoded (kept as bytes; see check values)", s.Decoded, s.DecodeErrors)
+	}
+	if s.Rewrites > 0 {
+		parts := "partitions"
+		if s.Rewrites == 1 {
+			parts = "partition"
+		}
+		out += fmt.Sprintf(", %d %s found rewritten after an earlier dump (%d offsets of another history, both versions kept; see check gaps, check durability)", s.Rewrites, parts, s.RewrittenOffsets)
 	}
 	if s.KeysDecoded > 0 || s.KeyDecodeErrors > 0 {
 		out += fmt.Sprintf(", %d keys decoded with their schema, %d not decoded (kept as bytes; see key_error)", s.KeysDecoded, s.KeyDecodeErrors)
@@ -299,7 +311,7 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 	if regex != "" {
 		re, err := regexp.Compile(regex)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: --topic-regex: %v", ErrBadOption, err)
+			return nil, nil, exit.Errorf(ErrBadOption, "--topic-regex: %v", err)
 		}
 		n := 0
 		for _, t := range all.Names() {
@@ -316,7 +328,7 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 		}
 	}
 	if len(out) == 0 {
-		return nil, nil, fmt.Errorf("%w: name a topic with --topic NAME or --topic-regex", ErrBadOption)
+		return nil, nil, exit.Errorf(ErrBadOption, "name a topic with --topic NAME or --topic-regex")
 	}
 	sort.Strings(out)
 	return out, all, nil
@@ -367,7 +379,7 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 	if err != nil {
 		return err
 	}
-	var plans []*plan
+	var ms []*catalog.Manifest
 	for _, ps := range c.state.Partitions {
 		p := ps.Partition
 		if d.parts != nil && !d.parts[p] {
@@ -388,6 +400,13 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 		if _, err := d.dir.CleanPartition(m); err != nil {
 			return err
 		}
+		ms = append(ms, m)
+	}
+	if err := d.checkRewrites(ctx, c, ms, sum); err != nil {
+		return err
+	}
+	var plans []*plan
+	for _, m := range ms {
 		pl, err := d.planPartition(ctx, c, m)
 		if err != nil {
 			return err
@@ -395,7 +414,7 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 		plans = append(plans, pl)
 	}
 	if d.parts != nil && len(plans) == 0 {
-		return fmt.Errorf("%w: --partitions %q selects no partition of %s (it has %d)", ErrBadOption, d.opts.Partitions, topic, len(c.state.Partitions))
+		return exit.Errorf(ErrBadOption, "--partitions %q selects no partition of %s (it has %d)", d.opts.Partitions, topic, len(c.state.Partitions))
 	}
 	sum.Snapshots = append(sum.Snapshots, c.id)
 	if err := d.readAll(ctx, c, plans, sum); err != nil {

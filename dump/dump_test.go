@@ -158,7 +158,7 @@ func TestDumpKeepsEveryByteAndResumes(t *testing.T) {
 		t.Fatalf("third dump read %d", s.Records)
 	}
 	d, _ := catalog.Open(dir)
-	n, probs, err := d.Verify()
+	n, probs, err := d.Verify(t.Context())
 	if err != nil || len(probs) > 0 || n == 0 {
 		t.Fatalf("verify: %d files, %v, %v", n, probs, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
 	"net"
 	"strings"
@@ -15,23 +16,34 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// Errors a caller can tell apart with errors.Is.
+// Errors a caller can tell apart with errors.Is, each with the exit code
+// and the fix a user sees (package exit).
 var (
-	ErrUnreachable    = errors.New("cannot reach the Kafka cluster")
-	ErrUnknownTopic   = errors.New("unknown topic")
-	ErrAuthentication = errors.New("authentication failed")
-	ErrAuthorization  = errors.New("not authorized")
-	ErrTLS            = errors.New("TLS failed")
-	ErrBadOption      = errors.New("bad option")
+	ErrUnreachable = exit.New(exit.Unreachable, "cannot reach the Kafka cluster",
+		"check --brokers (HOST:PORT of a broker's listener) and that the broker runs and is reachable from here")
+	ErrUnknownTopic = exit.New(exit.UnknownTopic, "unknown topic",
+		"list the cluster's topics (kafka-topics --list) and pass one with --topic")
+	ErrAuthentication = exit.New(exit.Auth, "authentication failed",
+		"check sasl.mechanism, sasl.username and sasl.password in --config")
+	ErrAuthorization = exit.New(exit.NotAllowed, "not authorized",
+		"grant the principal Describe and Read on the topic (and Describe on the cluster and groups)")
+	ErrTLS = exit.New(exit.TLS, "TLS failed",
+		"set ssl.ca.location in --config to the PEM file of the CA that signed the broker's certificate")
+	ErrBadOption = exit.New(exit.Error, "bad option", exit.HelpHint)
 	// ErrTLSMismatch is a client with TLS meeting a listener without, or
 	// the other way round; errors.Is(err, ErrTLS) holds too.
-	ErrTLSMismatch = fmt.Errorf("%w: security.protocol does not match the listener", ErrTLS)
+	ErrTLSMismatch = exit.Narrow(ErrTLS, exit.TLS, "security.protocol does not match the listener",
+		"set security.protocol in --config to what the listener speaks: SSL (or SASL_SSL) for a TLS listener, PLAINTEXT (or SASL_PLAINTEXT) otherwise")
 	// ErrSASLMismatch is a SASL client meeting a listener that does not
 	// speak SASL; errors.Is(err, ErrAuthentication) holds too.
-	ErrSASLMismatch = fmt.Errorf("%w: the listener may not speak SASL", ErrAuthentication)
+	ErrSASLMismatch = exit.Narrow(ErrAuthentication, exit.Auth, "the listener may not speak SASL",
+		"set security.protocol in --config to what the listener speaks: PLAINTEXT (or SSL) for a listener without SASL; "+
+			"or point --brokers at the port of the broker's SASL listener")
 	// ErrSASLRequired is a client without SASL meeting a listener that
 	// expects it (SASL_PLAINTEXT); errors.Is(err, ErrAuthentication) holds too.
-	ErrSASLRequired = fmt.Errorf("%w: the listener expects SASL", ErrAuthentication)
+	ErrSASLRequired = exit.Narrow(ErrAuthentication, exit.Auth, "the listener expects SASL",
+		"set security.protocol=SASL_PLAINTEXT (SASL_SSL over TLS), sasl.mechanism, sasl.username and sasl.password in --config; "+
+			"or point --brokers at the port of the broker's PLAINTEXT listener")
 )
 
 // AuthzError is an authorization failure: who was refused what, and the
@@ -42,6 +54,8 @@ type AuthzError struct {
 	Topic     string // the topic the grant is on
 	Ops       string // the operations to grant on it, e.g. "READ and DESCRIBE"
 	Err       error  // the broker's error
+	// Restore: refused to a restore, whose grants are a producer's.
+	Restore bool
 }
 
 func (e *AuthzError) Error() string {
@@ -49,6 +63,22 @@ func (e *AuthzError) Error() string {
 }
 
 func (e *AuthzError) Unwrap() []error { return []error{ErrAuthorization, e.Err} }
+
+// ExitCode is exit.NotAllowed.
+func (e *AuthzError) ExitCode() exit.Code { return exit.NotAllowed }
+
+// Hint is the grant that would allow what was refused, as the operator
+// would type it.
+func (e *AuthzError) Hint() string {
+	if e.Restore {
+		return fmt.Sprintf("ask the cluster's operator for %[3]s on topic %[2]s for %[1]s (CREATE too when the topic does not exist), "+
+			"WRITE and DESCRIBE on transactional ids %[4]s (or the prefix %[5]s) and READ on group %[5]s",
+			e.Principal, e.Topic, e.Ops, strings.Join(RestoreTxnIDs(e.Topic), " and "), RestoreID(e.Topic))
+	}
+	return fmt.Sprintf("ask the cluster's operator for READ and DESCRIBE on topic %[2]s for %[1]s "+
+		"(kafka-acls.sh --bootstrap-server HOST:PORT --add --allow-principal %[1]s --operation Read --operation Describe --topic %[2]s), "+
+		"and DESCRIBE on the cluster to record every consumer group", e.Principal, e.Topic)
+}
 
 // classify wraps a Kafka or network error with the kind a user can act on.
 func classify(err error) error {

@@ -215,7 +215,7 @@ func TestDiskFullCommitsNothingPartialAndResumes(t *testing.T) {
 		t.Fatalf("want a disk-full error, got %v", err)
 	}
 	d, _ := catalog.Open(dir)
-	if _, probs, verr := d.Verify(); verr != nil || len(probs) > 0 {
+	if _, probs, verr := d.Verify(t.Context()); verr != nil || len(probs) > 0 {
 		t.Fatalf("after disk full the catalog does not verify: %v %v", probs, verr)
 	}
 	before, _ := coverage(t, dir, topic)

@@ -267,7 +267,7 @@ func killNine(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, probs, err := d.Verify(); err != nil || len(probs) > 0 {
+	if _, probs, err := d.Verify(t.Context()); err != nil || len(probs) > 0 {
 		t.Fatalf("verify: %v %v", probs, err)
 	}
 	if kills < 15 {

@@ -3,6 +3,7 @@ package dump
 import (
 	"context"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,14 +34,14 @@ func parsePosition(flag, v, word string) (position, error) {
 		if n < 0 {
 			// Kafka's offsets start at 0; a negative one would be recorded
 			// as offsets Kafka deleted, which it never had.
-			return position{}, fmt.Errorf("%w: %s %s: an offset is 0 or more; use %s, an offset, or an RFC3339 time", ErrBadOption, flag, v, word)
+			return position{}, exit.Errorf(ErrBadOption, "%s %s: an offset is 0 or more; use %s, an offset, or an RFC3339 time", flag, v, word)
 		}
 		return position{text: v, offset: n}, nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
 		return position{text: v, at: t}, nil
 	}
-	return position{}, fmt.Errorf("%w: %s %q: use %s, an offset, or an RFC3339 time such as 2026-09-14T08:47:00Z", ErrBadOption, flag, v, word)
+	return position{}, exit.Errorf(ErrBadOption, "%s %q: use %s, an offset, or an RFC3339 time such as 2026-09-14T08:47:00Z", flag, v, word)
 }
 
 // checkPositions refuses --from and --until that cannot be meant: each on
@@ -56,11 +57,11 @@ func checkPositions(opts Options) error {
 		return err
 	}
 	if opts.Follow && !until.word {
-		return fmt.Errorf("%w: --follow with --until %s: --follow dumps until interrupted and --until stops at one point; drop one of them", ErrBadOption, until.text)
+		return exit.Errorf(ErrBadOption, "--follow with --until %s: --follow dumps until interrupted and --until stops at one point; drop one of them", until.text)
 	}
 	if from.isOffset() && until.isOffset() && from.offset >= until.offset ||
 		from.isTime() && until.isTime() && !from.at.Before(until.at) {
-		return fmt.Errorf("%w: --from %s is not before --until %s (--until is exclusive), so nothing would be dumped; give a --from before --until", ErrBadOption, from.text, until.text)
+		return exit.Errorf(ErrBadOption, "--from %s is not before --until %s (--until is exclusive), so nothing would be dumped; give a --from before --until", from.text, until.text)
 	}
 	return nil
 }
@@ -91,7 +92,7 @@ func checkPartitions(flag string, parts map[int32]bool, topics []string, all kad
 		if n := len(have); n > 0 {
 			has = fmt.Sprintf("partitions 0-%d", n-1)
 		}
-		return fmt.Errorf("%w: --partitions %s: topic %s has no partition %s (it has %s)", ErrBadOption, flag, t, strings.Join(names, ", "), has)
+		return exit.Errorf(ErrBadOption, "--partitions %s: topic %s has no partition %s (it has %s)", flag, t, strings.Join(names, ", "), has)
 	}
 	return nil
 }
@@ -100,7 +101,7 @@ func checkPartitions(flag string, parts map[int32]bool, topics []string, all kad
 func parsePartitions(s string) (map[int32]bool, error) {
 	ps, err := catalog.ParsePartitions(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --partitions %w", ErrBadOption, err)
+		return nil, exit.Errorf(ErrBadOption, "--partitions %w", err)
 	}
 	return ps, nil
 }
@@ -217,6 +218,6 @@ func checkFromPastEnd(ctx context.Context, adm *kadm.Client, opts Options, topic
 		return nil
 	}
 	slices.Sort(bad)
-	return fmt.Errorf("%w: --from %s is past the end of %s: nothing is there yet, and starting there would skip the offsets written before it; give --from at most the end offset, or a time",
-		ErrBadOption, from.text, strings.Join(bad, ", "))
+	return exit.Errorf(ErrBadOption, "--from %s is past the end of %s: nothing is there yet, and starting there would skip the offsets written before it; give --from at most the end offset, or a time",
+		from.text, strings.Join(bad, ", "))
 }

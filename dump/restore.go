@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"slices"
 	"sort"
 	"strconv"
@@ -25,13 +26,14 @@ import (
 // Errors of a restore a caller can tell apart with errors.Is.
 var (
 	// ErrNotInCatalog is a topic the snapshot folder holds no data of.
-	ErrNotInCatalog = errors.New("topic not in the snapshot folder")
+	ErrNotInCatalog = exit.New(exit.UnknownTopic, "topic not in the snapshot folder", "topicsnap ls --dir DIR lists the topics the snapshot folder holds")
 	// ErrTarget is a target topic a restore will not write: fewer
 	// partitions than the source had, or progress of another source.
-	ErrTarget = errors.New("target topic refused")
+	ErrTarget = exit.New(exit.Target, "target topic refused", "restore into another topic with --to-topic")
 	// ErrFenced is a restore another restore into the same target took
 	// over (its transactional id fenced this one).
-	ErrFenced = errors.New("fenced by another restore into the same topic")
+	ErrFenced = exit.New(exit.Locked, "fenced by another restore into the same topic",
+		"another restore into the same topic took over; let it finish, or run this one again to take over (it resumes from the committed progress)")
 )
 
 // TargetError is a target topic with fewer partitions than the source:
@@ -49,6 +51,14 @@ func (e *TargetError) Error() string {
 }
 
 func (e *TargetError) Unwrap() error { return ErrTarget }
+
+// ExitCode is exit.Target.
+func (e *TargetError) ExitCode() exit.Code { return exit.Target }
+
+// Hint is the two ways to a target that keeps partition numbers.
+func (e *TargetError) Hint() string {
+	return "restore into a new topic with --to-topic (it is created with the source's partition count), or add partitions to the target (kafka-topics.sh --alter --partitions N)"
+}
 
 // RestoreOptions of one restore.
 type RestoreOptions struct {
@@ -208,10 +218,10 @@ func Restore(ctx context.Context, opts RestoreOptions) (RestoreSummary, error) {
 	}
 	sum := RestoreSummary{Source: opts.Topic, Target: opts.ToTopic, DryRun: opts.DryRun}
 	if opts.Topic == "" {
-		return sum, fmt.Errorf("%w: name the topic to restore with --topic", ErrBadOption)
+		return sum, exit.Errorf(ErrBadOption, "name the topic to restore with --topic")
 	}
 	if !catalog.ValidTopicName(opts.ToTopic) {
-		return sum, fmt.Errorf("%w: --to-topic %q is not a valid topic name", ErrBadOption, opts.ToTopic)
+		return sum, exit.Errorf(ErrBadOption, "--to-topic %q is not a valid topic name", opts.ToTopic)
 	}
 	codec, err := restoreCodec(opts.Compression)
 	if err != nil {
@@ -396,7 +406,7 @@ func CompressionCodec(name string) (kgo.CompressionCodec, error) {
 	case "gzip":
 		return kgo.GzipCompression(), nil
 	}
-	return kgo.CompressionCodec{}, fmt.Errorf("%w: --compression %q: use lz4, none, snappy, zstd or gzip", ErrBadOption, name)
+	return kgo.CompressionCodec{}, exit.Errorf(ErrBadOption, "--compression %q: use lz4, none, snappy, zstd or gzip", name)
 }
 
 // source is what the snapshot folder knows of the topic to restore.
@@ -462,8 +472,8 @@ func checkRestorePartitions(opts RestoreOptions, parts map[int32]bool, src *sour
 		return nil
 	}
 	sort.Strings(missing)
-	return fmt.Errorf("%w: --partitions %s: %s holds no partition %s of topic %s (it holds %d partitions)",
-		ErrBadOption, opts.Partitions, opts.Dir, strings.Join(missing, ", "), opts.Topic, len(src.manifests))
+	return exit.Errorf(ErrBadOption, "--partitions %s: %s holds no partition %s of topic %s (it holds %d partitions)",
+		opts.Partitions, opts.Dir, strings.Join(missing, ", "), opts.Topic, len(src.manifests))
 }
 
 // restorePositions parses --from and --until: a source offset (0 or more)
@@ -478,7 +488,7 @@ func restorePositions(from, until string) (position, position, error) {
 		return f, u, err
 	}
 	if f.isOffset() && u.isOffset() && f.offset >= u.offset || f.isTime() && u.isTime() && !f.at.Before(u.at) {
-		return f, u, fmt.Errorf("%w: --from %s is not before --until %s (--until is exclusive), so nothing would be restored; give a --from before --until", ErrBadOption, f.text, u.text)
+		return f, u, exit.Errorf(ErrBadOption, "--from %s is not before --until %s (--until is exclusive), so nothing would be restored; give a --from before --until", f.text, u.text)
 	}
 	return f, u, nil
 }
@@ -507,7 +517,7 @@ func describeTarget(ctx context.Context, adm *kadm.Client, topic, who string) (t
 	case !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition):
 		return t, nil
 	case isAuthz(td.Err):
-		return t, &AuthzError{Principal: who, Action: fmt.Sprintf("describe topic %q", topic), Topic: topic, Ops: "DESCRIBE and WRITE", Err: td.Err}
+		return t, &AuthzError{Principal: who, Action: fmt.Sprintf("describe topic %q", topic), Topic: topic, Ops: "DESCRIBE and WRITE", Err: td.Err, Restore: true}
 	case td.Err != nil:
 		return t, fmt.Errorf("describe topic %s: %w", topic, classify(td.Err))
 	}
@@ -1278,7 +1288,7 @@ func restoreErr(ctx context.Context, what, who, topic, txnID string, err error) 
 	if errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
 		ids := strings.Join(RestoreTxnIDs(topic), " and ")
 		return &AuthzError{Principal: who, Action: fmt.Sprintf("use transactional id %q", txnID), Topic: topic,
-			Ops: "WRITE (and WRITE and DESCRIBE on transactional ids " + ids + " or the prefix " + RestoreID(topic) + ", READ on group " + RestoreID(topic) + ")", Err: err}
+			Ops: "WRITE (and WRITE and DESCRIBE on transactional ids " + ids + " or the prefix " + RestoreID(topic) + ", READ on group " + RestoreID(topic) + ")", Err: err, Restore: true}
 	}
 	if ae := deniedErr(who, what+" to topic "+strconv.Quote(topic), topic, "WRITE and DESCRIBE", err); ae != nil {
 		return ae
@@ -1292,5 +1302,5 @@ func deniedErr(who, action, topic, ops string, err error) error {
 	if !isAuthz(err) {
 		return nil
 	}
-	return &AuthzError{Principal: who, Action: action, Topic: topic, Ops: ops, Err: err}
+	return &AuthzError{Principal: who, Action: action, Topic: topic, Ops: ops, Err: err, Restore: true}
 }

@@ -164,6 +164,7 @@ func (w *writer) run(ctx context.Context) (err error) {
 	done := &catalog.PartitionSnapshot{
 		ID: w.c.id, AsOf: w.c.asOf, LogStart: w.c.starts[tp.Partition], HighWatermark: w.c.ends[tp.Partition],
 		LastStable: w.c.stable[tp.Partition], From: w.pl.from, Until: w.pl.until, Complete: true,
+		TopicID: w.c.state.TopicID,
 	}
 	if err := w.commit(done); err != nil {
 		return err
@@ -324,6 +325,7 @@ func (w *writer) writeBatch() error {
 		if err != nil {
 			return fmt.Errorf("write %s: %w", w.pl.tp, err)
 		}
+		fw.SetHistory(w.pl.manifest.History())
 		w.fw = fw
 	}
 	var fields []catalog.ValueFields

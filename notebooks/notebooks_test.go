@@ -768,13 +768,13 @@ func TestListerReadsOnlyChanged(t *testing.T) {
 // members.
 func TestShippedGroupNotebookOnTheIncident(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+	if _, err := seeds.WriteWindFarmDayFolder(dir, 1); err != nil {
 		t.Fatal(err)
 	}
 	e := open(t, dir)
 	res := runShipped(t, e, "the-group-that-ate-six-partitions")
 	r, err := e.RunCheck(context.Background(), "reset", queries.CheckOptions{Topic: "readings", Group: seeds.IncidentGroup,
-		ToTime: seeds.DefaultWindFarmStart, Partitions: []int32{18, 19, 20, 21, 22, 23}})
+		ToTime: seeds.DayResetTo, Partitions: seeds.DayWatchedPartitions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -794,8 +794,8 @@ func TestShippedGroupNotebookOnTheIncident(t *testing.T) {
 		t.Fatalf("notebook %v, check reset %v", got, want)
 	}
 	held := column(t, cellByTitle(t, res, "Members that held the reset partitions, and for how long"), "client_id")
-	if strings.Join(held, " ") != "galewatch-writer-5 galewatch-writer-6 galewatch-watcher-1 galewatch-watcher-2" {
-		t.Fatalf("members that held 18-23: %v", held)
+	if strings.Join(held, " ") != "galewatch-writer-1 galewatch-writer-2 galewatch-watcher-1 galewatch-watcher-2" {
+		t.Fatalf("members that held 0-5: %v", held)
 	}
 }
 

@@ -9,7 +9,8 @@ import (
 func init() {
 	register(&Check{
 		Name:    "durability",
-		Summary: "could Kafka have lost records without a hole: replication factor, min.insync.replicas, unclean election, ISR below the minimum at a cut, leader changes, records without idempotence",
+		Empty:   EmptyNotedKeepsFail,
+		Summary: "could Kafka have lost records without a hole: replication factor, min.insync.replicas, unclean election, ISR below the minimum at a cut, leader changes, records without idempotence, offsets rewritten after a dump",
 		Order:   15,
 		run:     checkDurability,
 	})
@@ -19,9 +20,6 @@ func init() {
 const (
 	// notSeenAcks: acks is a producer's setting; no record says it.
 	notSeenAcks = "acks (a producer's setting, not in the log: with acks=1 a record the leader confirmed can vanish with it whatever the topic's settings)"
-	// notSeenRewritten: the dump does not yet notice a log rewritten under
-	// it (issue 29's second part), so rewritten_offsets is null.
-	notSeenRewritten = "rewritten offsets (the dump does not yet notice a log truncated and rewritten after it read it, so rewritten_offsets is null, not 0)"
 )
 
 // checkDurability judges, per partition, whether a path to silent loss was
@@ -40,8 +38,17 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	if len(parts) > 0 {
 		cuts = asInt(parts[0].Get("topic_cuts"))
 	}
+	// Offsets the dump found rewritten after it read them (a truncated
+	// log), from the manifests the engine loaded.
+	rewrittenBy := map[int64]int64{}
+	tf, _ := e.topicFilesOf(o.Topic)
+	for _, m := range tf.manifests {
+		rewrittenBy[int64(m.Partition)] = m.RewrittenOffsets()
+	}
 	r := &Report{Summary: NewRow()}
 	var (
+		rewritten                                        int64
+		rewrittenOn                                      []string
 		atRisk, toWatch, records, nonIdem, leaderChanges int64
 		below                                            any
 		minRF                                            any
@@ -134,6 +141,12 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		if ni > 0 {
 			warns = append(warns, fmt.Sprintf("%s without idempotence", plural(ni, "record", "records")))
 		}
+		rw := rewrittenBy[part]
+		if rw > 0 {
+			fails = append(fails, fmt.Sprintf("%s rewritten after they were dumped", plural(rw, "offset", "offsets")))
+			rewritten += rw
+			rewrittenOn = append(rewrittenOn, name)
+		}
 		risk := StatusOK
 		switch {
 		case len(fails) > 0:
@@ -149,14 +162,14 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 			Set("leader_changes", changes).Set("leader_epochs", intOrNil(p.Get("leader_epochs"))).
 			Set("first_leader_epoch", first).Set("last_leader_epoch", last).
 			Set("records", n).Set("non_idempotent_records", ni).Set("non_idempotent_share", share).
-			Set("rewritten_offsets", nil).Set("findings", strings.Join(append(fails, warns...), "; "))
+			Set("rewritten_offsets", rw).Set("findings", strings.Join(append(fails, warns...), "; "))
 		r.Rows = append(r.Rows, *row)
 	}
 	var share any
 	if records > 0 {
 		share = round4(float64(nonIdem) / float64(records))
 	}
-	notSeen := []string{"acks", "rewritten offsets"}
+	notSeen := []string{"acks"}
 	if unclean == nil {
 		notSeen = append(notSeen, "unclean.leader.election.enable")
 	}
@@ -167,7 +180,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		Set("cuts", cuts).Set("replication_factor", minRF).Set("min_insync_replicas", minISR).Set("unclean_leader_election", unclean).
 		Set("isr_below_min_cuts", below).Set("isr_unjudged_cuts", unjudged).Set("leader_changes", leaderChangesOrNil(epochsSeen, leaderChanges)).
 		Set("records", records).Set("non_idempotent_records", nonIdem).Set("non_idempotent_share", share).
-		Set("rewritten_offsets", nil).Set("not_seen", notSeen)
+		Set("rewritten_offsets", rewritten).Set("not_seen", notSeen)
 
 	// The verdict: what opened a path to silent loss, then the weaker
 	// findings, then what the check could not see.
@@ -180,6 +193,10 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	}
 	if len(uncleanOne) > 0 {
 		said = append(said, "min.insync.replicas 1 with unclean leader election on, "+on(uncleanOne)+": an out-of-sync replica may become leader and the next records take the lost ones' offsets")
+	}
+	if len(rewrittenOn) > 0 {
+		said = append(said, fmt.Sprintf("%s rewritten after they were dumped on %s: Kafka truncated its log there (an unclean leader election, a leader that lost its tail) and wrote other records at the same offsets; the records dumped from the old history are kept in the view %s, Kafka no longer has them",
+			plural(rewritten, "offset was", "offsets were"), on(rewrittenOn), quoteIdent(o.Topic+"$superseded")))
 	}
 	if len(lowISR) > 0 {
 		said = append(said, fmt.Sprintf("the ISR was below min.insync.replicas (%v) at %s on %s: writes with acks=all were refused then, writes with acks=1 were at risk", minISR, plural(below.(int64), "cut", "cuts"), on(lowISR)))
@@ -205,7 +222,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	switch {
 	case cuts == 0:
 	case unclean == nil:
-		weak = append(weak, "unclean.leader.election.enable not recorded by any cut (topicsnap's cuts do not record it yet)")
+		weak = append(weak, "unclean.leader.election.enable not recorded by any cut (cuts of dumps older than topicsnap's recording of it)")
 	case unclean == true && minISR != nil && minISR.(int64) > 1:
 		weak = append(weak, "unclean leader election on")
 	}
@@ -228,7 +245,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 			" not judged (topicsnap catalog verify names them)")
 		r.Summary.Set("unreadable_cuts", int64(bad))
 	}
-	cannot := "; not seen: " + notSeenAcks + "; " + notSeenRewritten
+	cannot := "; not seen: " + notSeenAcks
 	switch {
 	case atRisk > 0:
 		r.Status = StatusFail

@@ -19,10 +19,7 @@ func init() {
 
 func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
-	silence := o.Silence
-	if silence <= 0 {
-		silence = 300
-	}
+	silence := o.Silence // RunCheck gave every unset option its default
 	parts, err := e.run(ctx, "freshness", d, o.Topic)
 	if err != nil {
 		return nil, err
@@ -61,9 +58,6 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 			return nil, err
 		}
 		th := o.Late
-		if th <= 0 {
-			th = 60
-		}
 		lr, err := e.run(ctx, "freshness_late", d, th, o.Limit)
 		if err != nil {
 			return nil, err
@@ -93,9 +87,6 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 		r.Charts = append(r.Charts, c)
 	}
 	stale := o.Stale
-	if stale <= 0 {
-		stale = 3600
-	}
 	var staleParts []string
 	for _, p := range parts {
 		if asFloat(p.Get("staleness_seconds")) > stale {

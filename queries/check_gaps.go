@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
 )
@@ -12,6 +13,7 @@ import (
 func init() {
 	register(&Check{
 		Name:    "gaps",
+		Empty:   EmptyNoted,
 		Summary: "holes per partition, explained (markers, aborted, compaction, retention) or missing",
 		Order:   10,
 		Options: []string{"limit"},
@@ -133,6 +135,10 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 			missingBy[h.partition] += n
 		case "compacted":
 			sum["compacted"] += n
+		case catalog.LostDamaged:
+			sum["damaged"] += n
+		case catalog.LostNotInFile:
+			sum["notinfile"] += n
 		default:
 			sum["expired"] += n
 			if h.kind == catalog.LostBetween {
@@ -140,12 +146,36 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 			}
 		}
 	}
+	// Offsets Kafka rewrote after they were dumped (catalog.Rewrite): the
+	// views hold the current history, the superseded versions are kept;
+	// either way the log the folder dumped is not the log Kafka holds.
+	var rewritten int64
+	rewrittenParts := map[int32]bool{}
+	var rewrites []Row
+	for _, m := range ms {
+		for _, rw := range m.Rewrites {
+			rewritten += rw.Len()
+			rewrittenParts[m.Partition] = true
+			rewrites = append(rewrites, *NewRow().Set("kind", "rewritten").Set("partition", m.Partition).
+				Set("from_offset", rw.First).Set("to_offset", rw.Last).Set("offsets", rw.Len()).
+				Set("old_leader_epoch", rw.OldEpoch).Set("new_leader_epoch", rw.NewEpoch).Set("history", rw.History).
+				Set("detected_at", rw.DetectedAt.UTC().Format(time.RFC3339)))
+		}
+	}
 	r := &Report{Summary: NewRow()}
 	nParts := int64(len(ms))
 	r.Summary.Set("partitions", nParts).Set("records", records).
 		Set("missing_offsets", sum["missing"]).Set("control_records", control).
 		Set("aborted_records", aborted).Set("compacted_offsets", sum["compacted"]).
-		Set("expired_offsets", sum["expired"]).Set("duplicated_offsets", duplicated)
+		Set("expired_offsets", sum["expired"]).Set("duplicated_offsets", duplicated).
+		Set("rewritten_offsets", rewritten)
+	// Only an import (topicsnap import) records these kinds.
+	if sum["damaged"] > 0 {
+		r.Summary.Set("damaged_offsets", sum["damaged"])
+	}
+	if sum["notinfile"] > 0 {
+		r.Summary.Set("not_in_file_offsets", sum["notinfile"])
+	}
 	for _, p := range parts {
 		pn := int32(asInt(p.Get("partition")))
 		first, last, n := asInt(p.Get("first_offset")), asInt(p.Get("last_offset")), asInt(p.Get("records"))
@@ -159,13 +189,31 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		kind := h.kind
 		r.Rows = append(r.Rows, *NewRow().Set("kind", kind).Set("partition", h.partition).Set("from_offset", h.from).Set("to_offset", h.to).Set("offsets", h.to-h.from+1))
 	}
+	r.Rows = append(r.Rows, rewrites...)
+	rewrote := ""
+	if rewritten > 0 {
+		rewrote = fmt.Sprintf("%s on %d of %d partitions rewritten by Kafka after they were dumped (a truncated log, e.g. an unclean leader election: the records dumped there are not in Kafka any more; the views hold Kafka's current records, the superseded ones in the view %s)",
+			plural(rewritten, "offset", "offsets"), len(rewrittenParts), nParts, quoteIdent(o.Topic+"$superseded"))
+	}
 	switch {
 	case sum["missing"] > 0:
 		r.Status = StatusFail
 		r.Message = fmt.Sprintf("%s unexplained on %d of %d partitions", plural(sum["missing"], "missing offset", "missing offsets"), len(missingBy), nParts)
+		if rewrote != "" {
+			r.Message += "; " + rewrote
+		}
+	case sum["damaged"] > 0:
+		r.Status = StatusFail
+		r.Message = fmt.Sprintf("%s in batches the import could not read (the damaged rows name the file, bytes and reason)", plural(sum["damaged"], "offset", "offsets"))
+	case rewritten > 0:
+		r.Status = StatusFail
+		r.Message = "0 missing offsets, but " + rewrote
 	case sum["between"] > 0:
 		r.Status = StatusFail
 		r.Message = fmt.Sprintf("%s deleted by Kafka between snapshots before they were dumped", plural(sum["between"], "offset was", "offsets were"))
+	case sum["notinfile"] > 0:
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("%s not in the imported kcat file (kcat prints no transaction markers nor, read_committed, aborted records; the rest it did not read)", plural(sum["notinfile"], "offset", "offsets"))
 	case duplicated > 0:
 		r.Status = StatusWarn
 		r.Message = fmt.Sprintf("0 missing offsets, but %s stored twice", plural(duplicated, "offset", "offsets"))

@@ -32,10 +32,7 @@ func (e *Engine) partitionCount(ctx context.Context, topic string) (int64, error
 
 func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
-	hot := o.Hot
-	if hot <= 0 {
-		hot = 1.5
-	}
+	hot := o.Hot // RunCheck gave every unset option its default
 	parts, err := e.run(ctx, "skew", d, o.Topic)
 	if err != nil {
 		return nil, err

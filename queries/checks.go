@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"maps"
 	"math"
 	"slices"
@@ -43,9 +44,30 @@ type Check struct {
 	// yet, and why: there it fails with a *NotOnEngineError, never an
 	// answer it cannot stand by.
 	NotOn map[string]string
+	// Empty is what the check's answer is worth on a topic that holds no
+	// records: by default nothing (a warn, "nothing to judge").
+	Empty EmptyRule
 
 	run func(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 }
+
+// EmptyRule is what a check's answer is worth on a topic with no records.
+type EmptyRule int
+
+const (
+	// EmptyNothingToJudge: no share, staleness or order is invented for a
+	// topic that holds nothing; the check warns and says so.
+	EmptyNothingToJudge EmptyRule = iota
+	// EmptyNoted: the check's own finding stands beside "no records"
+	// (gaps: what Kafka deleted), the verdict at least a warn.
+	EmptyNoted
+	// EmptyNotedKeepsFail: as EmptyNoted, and a fail stays a fail
+	// (durability judges the cuts too: a path to silent loss they show).
+	EmptyNotedKeepsFail
+	// EmptyStands: the answer does not read the records (lag reads the
+	// groups' offsets, which an empty topic has too).
+	EmptyStands
+)
 
 // Takes reports whether the check takes the option named.
 func (c *Check) Takes(option string) bool { return slices.Contains(c.Options, option) }
@@ -129,7 +151,14 @@ var CheckOptionSet = buildOptions()
 
 func buildOptions() map[string]*Option {
 	set := map[string]*Option{}
-	opt := func(o Option) { set[o.Name] = &o }
+	opt := func(o Option) {
+		// A number's bounds are its range: zero values would refuse every
+		// number, so an option without them is a mistake made here.
+		if (o.Kind == KindNumber || o.Kind == KindInt || o.Kind == KindSeconds) && o.Min >= o.Max {
+			panic("option " + o.Name + ": a number option needs its Min and Max")
+		}
+		set[o.Name] = &o
+	}
 	str := func(f func(*CheckOptions) *string) func(*CheckOptions) any {
 		return func(c *CheckOptions) any { return f(c) }
 	}
@@ -162,6 +191,22 @@ func buildOptions() map[string]*Option {
 	opt(Option{Name: "partitions", Kind: KindList, Help: "the partitions, such as 0,3-5 (default every partition the group committed on)", field: func(c *CheckOptions) any { return &c.Partitions }})
 	opt(Option{Name: "limit", Kind: KindInt, Default: "50", Min: 1, Max: MaxLimit, Help: "example rows kept of each kind (counts are never limited)", field: whole(func(c *CheckOptions) *int { return &c.Limit })})
 	return set
+}
+
+// WithDefaults is o with every option it leaves unset (its zero value)
+// set to the option's Default: the one place a default is written is
+// CheckOptionSet, which the help, the form, the API and the engine read.
+func (o CheckOptions) WithDefaults() CheckOptions {
+	for _, name := range sortedOptionNames() {
+		op := CheckOptionSet[name]
+		if op.Default == "" || op.Text(o) != "" {
+			continue
+		}
+		if err := op.Set(&o, op.Default); err != nil {
+			panic("option " + name + ": its default " + op.Default + " is not a valid value: " + err.Error())
+		}
+	}
+	return o
 }
 
 // Text is the option's value in o as a user would type it; "" when unset.
@@ -301,11 +346,11 @@ func secondsText(f float64) string {
 const StatusSkipped = "skipped"
 
 // ErrBadCheck marks a check name or option that cannot be used.
-var ErrBadCheck = fmt.Errorf("bad check")
+var ErrBadCheck = exit.New(exit.Error, "bad check", "")
 
 // ErrUnknownTopic marks a topic the snapshot folder holds no snapshot of
 // (UnknownTopicError).
-var ErrUnknownTopic = errors.New("unknown topic")
+var ErrUnknownTopic = exit.New(exit.UnknownTopic, "unknown topic", "topicsnap ls --dir DIR lists the topics the snapshot folder holds")
 
 // UnknownTopicError is a topic the snapshot folder holds no snapshot of,
 // with the likely intended one (a near spelling), or what the folder holds
@@ -329,6 +374,12 @@ func (e *UnknownTopicError) Error() string {
 	return s
 }
 
+// ExitCode is ErrUnknownTopic's.
+func (e *UnknownTopicError) ExitCode() exit.Code { return ErrUnknownTopic.ExitCode() }
+
+// Hint is ErrUnknownTopic's.
+func (e *UnknownTopicError) Hint() string { return ErrUnknownTopic.Hint() }
+
 // Is makes errors.Is(err, ErrUnknownTopic) and, since a check cannot run
 // on it, errors.Is(err, ErrBadCheck) hold.
 func (e *UnknownTopicError) Is(target error) bool {
@@ -341,6 +392,11 @@ func (e *Engine) unknownTopic(name string) error {
 	for _, t := range e.Topics() {
 		names = append(names, t.Name)
 	}
+	e.mu.RLock()
+	if e.allNames != nil {
+		names = slices.Clone(e.allNames) // the engine is limited to some topics: match every one
+	}
+	e.mu.RUnlock()
 	u := &UnknownTopicError{Topic: name, Dir: e.dir.Path, Suggest: suggest.Closest(name, names)}
 	if u.Suggest == "" && len(names) > 0 && len(names) <= 10 {
 		u.Known = names
@@ -372,6 +428,14 @@ func (e *UnknownGroupError) Error() string {
 		s += fmt.Sprintf(" (no cut of %s recorded a group)", e.Topic)
 	}
 	return s
+}
+
+// ExitCode is exit.UnknownTopic: a group that is not there, as a topic.
+func (e *UnknownGroupError) ExitCode() exit.Code { return exit.UnknownTopic }
+
+// Hint is the command that lists the topic's groups.
+func (e *UnknownGroupError) Hint() string {
+	return fmt.Sprintf("topicsnap check lag --dir %s --topic %s lists the groups that committed offsets on the topic", ShellQuote(e.Dir), ShellQuote(e.Topic))
 }
 
 // Is makes errors.Is(err, ErrUnknownGroup) and, since a check cannot run
@@ -420,7 +484,7 @@ func (e *Engine) knownGroup(topic, group string) error {
 func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Report, error) {
 	c, ok := checks[name]
 	if !ok {
-		return nil, fmt.Errorf("%w: unknown check %q: use one of %s", ErrBadCheck, name, strings.Join(CheckNames, ", "))
+		return nil, exit.Errorf(ErrBadCheck, "unknown check %q: use one of %s", name, strings.Join(CheckNames, ", "))
 	}
 	t, ok := e.Topic(o.Topic)
 	if !ok {
@@ -442,8 +506,12 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	if r := e.opts.Remote; r != nil && c.NotOn[r.Dialect()] != "" {
 		return nil, &NotOnEngineError{Check: name, Engine: r.Dialect(), Why: c.NotOn[r.Dialect()]}
 	}
-	if o.Limit <= 0 {
-		o.Limit = 50
+	o = o.WithDefaults()
+	// A lazy engine builds the views of the topics a check reads before
+	// it starts: the check's own Go code reads their structure, and a
+	// check on one topic of a folder of thousands costs that topic.
+	if err := e.ensureTopics(ctx, o.Topic, o.AgainstTopic); err != nil {
+		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)
 	}
 	r, err := c.run(ctx, e, o)
 	if err != nil {
@@ -460,20 +528,16 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 			plural(int64(len(t.Damaged)), "partition", "partitions"))
 		r.Summary.Set("unreadable_partitions", t.Damaged)
 	}
-	if t.Records == 0 && name != "lag" {
-		// No records is said as such: no share, staleness or order is
-		// invented for a topic that holds nothing (lag reads the groups'
-		// offsets, which an empty topic has too).
-		// durability judges the cuts too: a path to silent loss they show
-		// stays a fail.
-		if name != "durability" || r.Status != StatusFail {
+	if t.Records == 0 && c.Empty != EmptyStands {
+		// No records is said as such (the check's Empty rule).
+		if c.Empty != EmptyNotedKeepsFail || r.Status != StatusFail {
 			r.Status = StatusWarn
 		}
 		msg := fmt.Sprintf("no records: the snapshot of %s holds none on its %s", o.Topic, plural(int64(t.Partitions), "partition", "partitions"))
-		if name == "gaps" || name == "durability" {
-			r.Message = msg + "; " + r.Message
-		} else {
+		if c.Empty == EmptyNothingToJudge {
 			r.Message = msg + ", so there is nothing to judge"
+		} else {
+			r.Message = msg + "; " + r.Message
 		}
 	}
 	if r.Rows == nil {

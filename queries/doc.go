@@ -12,6 +12,10 @@
 //   - "T": what a user means by the topic: committed data records once each
 //     (no control markers, no records of aborted transactions).
 //
+// Both read the current history of the log. A topic the dump found
+// rewritten under the folder (catalog.Rewrite) also has "T$superseded":
+// every stored row of the old histories' files (DuckDB only).
+//
 // A JSON topic's value is parsed at query time (from_json). Before a query
 // runs, its syntax tree (DuckDB's json_serialize_sql) is read and, when every
 // use of value is a field access such as value.event_id, the structure is
@@ -26,8 +30,9 @@
 // query then pays for DuckDB's start and the one view it reads, not for the
 // whole catalog.
 //
-// Metadata tables come from the catalog: snapshots, files, partitions,
-// topic_configs, group_offsets, group_members, lost_ranges, and the
+// Metadata tables come from the catalog: snapshots, files (with history and
+// superseded), rewrites, partitions, topic_configs, group_offsets,
+// group_members, lost_ranges, and the
 // membership history derived from the cuts, group_history and
 // group_commits (history.go). A folder holding a dump of __consumer_offsets
 // also has the views group_log, group_commit_log and group_generations, the

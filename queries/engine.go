@@ -40,6 +40,13 @@ type Options struct {
 	// that fails with a catalog error. Topics() lists every topic, but
 	// JSON and Structure are only known for built ones.
 	Lazy bool
+	// Topics, when set, limits the engine to these topics of the folder
+	// and __consumer_offsets (the group log views read it): only their
+	// manifests are read and only their rows are in the catalog tables,
+	// so a question about one topic of a folder of thousands costs that
+	// topic. Every cut is still read (a group is known by any topic's
+	// cuts), and a misspelt topic is matched against every topic's name.
+	Topics []string
 	// Remote, if set, is the engine the checks' statements run on (Spark
 	// Connect, package queries/spark); DuckDB keeps the catalog and judges
 	// expressions. The caller closes it.
@@ -91,6 +98,7 @@ type Engine struct {
 	snaps    []*catalog.ClusterSnapshot // cluster snapshots as of the last refresh
 	built    map[string]bool            // lower-case names of the views and tables built
 	allBuilt bool
+	allNames []string        // every topic of the folder, when Options.Topics limits the engine
 	system   map[string]bool // lower-case names of DuckDB's own tables and views (guard.go), read once when first needed
 	systemMu sync.Mutex
 	tempDir  string // this engine's private spill folder, removed at Close

@@ -205,7 +205,7 @@ func TestDamagedTopicDoesNotHideOthers(t *testing.T) {
 	if len(probs) != 1 || !strings.Contains(probs[0], "broken_topic") || !strings.Contains(probs[0], "manifest.json") {
 		t.Fatalf("problems: %v", probs)
 	}
-	files, vprobs, _ := d.Verify()
+	files, vprobs, _ := d.Verify(t.Context())
 	if files != 2 || len(vprobs) != 1 || !strings.Contains(vprobs[0].Path, "broken_topic") {
 		t.Fatalf("verify: %d files, %v", files, vprobs)
 	}
@@ -219,7 +219,7 @@ func TestVerifyNamesMissingAndForeignFiles(t *testing.T) {
 	p1 := d.FilePath(ms[1].TP(), ms[1].Files[0].Name)
 	os.Remove(p0)
 	os.WriteFile(p1, []byte("PAR1 this is not our parquet PAR1"), 0o644)
-	_, probs, err := d.Verify()
+	_, probs, err := d.Verify(t.Context())
 	if err != nil || len(probs) != 2 {
 		t.Fatalf("verify: %v %v", probs, err)
 	}

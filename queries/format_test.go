@@ -157,8 +157,8 @@ func TestOffsetHint(t *testing.T) {
 				t.Fatalf("%s: no error", c.q)
 			}
 			se, _ := CleanError(err).(*SQLError)
-			if got := se.Hint == OffsetHint; got != c.hint {
-				t.Fatalf("%s: %q gets hint %q", c.q, se.Msg, se.Hint)
+			if got := se.Fix == OffsetHint; got != c.hint {
+				t.Fatalf("%s: %q gets hint %q", c.q, se.Msg, se.Fix)
 			}
 		})
 	}

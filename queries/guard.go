@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"maps"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ import (
 
 // ErrBadOption marks a check option that cannot be used. Errors of this
 // kind are *OptionError values.
-var ErrBadOption = errors.New("bad option")
+var ErrBadOption = exit.New(exit.Error, "bad option", "")
 
 // OptionError is a check option that cannot be used: Option is its name
 // as the check knows it ("id", "what_if_partitions"), so the CLI can print
@@ -127,7 +128,7 @@ func (e *Engine) isRelation(name string) bool {
 	}
 	for _, tf := range e.files {
 		l := strings.ToLower(tf.name)
-		if n == l || n == l+"$all" {
+		if n == l || n == l+"$all" || n == l+"$superseded" && len(tf.superseded) > 0 {
 			return true
 		}
 	}

@@ -22,7 +22,7 @@ func catalogTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:0
 func CatalogTables() []string { return append([]string(nil), metadataTables...) }
 
 // metadataTables are the catalog tables, in the order they are built.
-var metadataTables = []string{"files", "lost_ranges", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members", "group_history", "group_commits"}
+var metadataTables = []string{"files", "rewrites", "lost_ranges", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members", "group_history", "group_commits"}
 
 type jsonRows struct {
 	table   string
@@ -89,6 +89,23 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		MaxTimestamp   int64  `json:"max_timestamp_ms"`
 		Snapshot       string `json:"snapshot_id"`
 		WrittenAt      string `json:"written_at"`
+		History        int    `json:"history"`
+		Superseded     bool   `json:"superseded"`
+	}
+	type rewriteRow struct {
+		Topic      string `json:"topic"`
+		Partition  int32  `json:"partition"`
+		Kind       string `json:"kind"`
+		From       int64  `json:"from_offset"`
+		To         int64  `json:"to_offset"`
+		Offsets    int64  `json:"offsets"`
+		Redumped   int64  `json:"redumped_from"`
+		OldEpoch   int32  `json:"old_leader_epoch"`
+		NewEpoch   int32  `json:"new_leader_epoch"`
+		EpochEnd   int64  `json:"epoch_end_offset"`
+		History    int    `json:"history"`
+		DetectedAt string `json:"detected_at"`
+		Snapshot   string `json:"snapshot_id"`
 	}
 	type lostRow struct {
 		Topic      string `json:"topic"`
@@ -154,12 +171,17 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		Assigned   []int32 `json:"assigned_partitions"`
 	}
 	ts := catalogTime
-	files, lost := []fileRow{}, []lostRow{}
+	files, lost, rewrites := []fileRow{}, []lostRow{}, []rewriteRow{}
 	for _, tf := range tfs {
 		for _, m := range tf.manifests {
-			for _, f := range m.Files {
+			for i, f := range m.AllFiles() {
 				files = append(files, fileRow{m.Topic, m.Partition, f.Name, catalog.RelFilePath(m.TP(), f.Name),
-					f.FirstOffset, f.LastOffset, f.Records, f.ControlRecords, f.Bytes, f.MinTimestamp, f.MaxTimestamp, f.Snapshot, ts(f.WrittenAt)})
+					f.FirstOffset, f.LastOffset, f.Records, f.ControlRecords, f.Bytes, f.MinTimestamp, f.MaxTimestamp, f.Snapshot, ts(f.WrittenAt),
+					f.History, i >= len(m.Files)})
+			}
+			for _, r := range m.Rewrites {
+				rewrites = append(rewrites, rewriteRow{m.Topic, m.Partition, r.Kind, r.First, r.Last, r.Len(), r.Redumped,
+					r.OldEpoch, r.NewEpoch, r.EpochEnd, r.History, ts(r.DetectedAt), r.Snapshot})
 			}
 			for _, l := range m.Lost {
 				lost = append(lost, lostRow{m.Topic, m.Partition, l.Kind, l.From, l.To, l.To - l.From + 1, ts(l.DetectedAt), l.Snapshot})
@@ -194,7 +216,9 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 	}
 	hist, commits := groupHistory(snaps)
 	return []jsonRows{
-		{"files", []string{"topic VARCHAR", "partition INTEGER", "file VARCHAR", "path VARCHAR", "first_offset BIGINT", "last_offset BIGINT", "records BIGINT", "control_records BIGINT", "bytes BIGINT", "min_timestamp_ms BIGINT", "max_timestamp_ms BIGINT", "snapshot_id VARCHAR", "written_at TIMESTAMPTZ"}, files},
+		{"files", []string{"topic VARCHAR", "partition INTEGER", "file VARCHAR", "path VARCHAR", "first_offset BIGINT", "last_offset BIGINT", "records BIGINT", "control_records BIGINT", "bytes BIGINT", "min_timestamp_ms BIGINT", "max_timestamp_ms BIGINT", "snapshot_id VARCHAR", "written_at TIMESTAMPTZ", "history INTEGER", "superseded BOOLEAN"}, files},
+		{"rewrites", []string{"topic VARCHAR", "partition INTEGER", "kind VARCHAR", "from_offset BIGINT", "to_offset BIGINT", "offsets BIGINT", "redumped_from BIGINT",
+			"old_leader_epoch INTEGER", "new_leader_epoch INTEGER", "epoch_end_offset BIGINT", "history INTEGER", "detected_at TIMESTAMPTZ", "snapshot_id VARCHAR"}, rewrites},
 		{"lost_ranges", []string{"topic VARCHAR", "partition INTEGER", "kind VARCHAR", "from_offset BIGINT", "to_offset BIGINT", "offsets BIGINT", "detected_at TIMESTAMPTZ", "snapshot_id VARCHAR"}, lost},
 		{"snapshots", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition_count INTEGER", "replication_factor INTEGER", "dumped_partitions INTEGER[]",
 			"groups_error VARCHAR", "configs_error VARCHAR"}, sn},

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/duckdb/duckdb-go/v2"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"regexp"
 	"strings"
 
@@ -148,13 +150,25 @@ var driverNoise = regexp.MustCompile(`^(?:duckdb: )?(?:[A-Za-z]+ Error: )?`)
 // SQLError is DuckDB's message without the driver's wrapping, and a hint
 // when the mistake is a known one (Hint, or "").
 type SQLError struct {
-	Msg, Hint string
+	Msg, Fix string
 	// UnknownTable: the query names a table (a topic's view) that does not
 	// exist; DuckDB's message says so and offers the nearest name.
 	UnknownTable bool
 }
 
 func (e *SQLError) Error() string { return e.Msg }
+
+// ExitCode is exit.UnknownTopic for a table that does not exist (a topic
+// misspelt), exit.Error otherwise.
+func (e *SQLError) ExitCode() exit.Code {
+	if e.UnknownTable {
+		return exit.UnknownTopic
+	}
+	return exit.Error
+}
+
+// Hint is the fix of a known mistake, or "".
+func (e *SQLError) Hint() string { return e.Fix }
 
 // UnknownTableHint is the fix for a table that does not exist.
 const UnknownTableHint = `topicsnap ls --dir DIR lists the topics; each is a view named after it, and a name with '-' or '.' is quoted ("app-events")`
@@ -166,11 +180,11 @@ func CleanError(err error) error {
 	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.TrimPrefix(msg, "duckdb: ")
-	se := &SQLError{Msg: msg, Hint: sqlHint(msg)}
+	se := &SQLError{Msg: msg, Fix: sqlHint(err, msg)}
 	// DuckDB's catalog errors are one type for every kind of name (tables,
 	// functions, types, schemas); its message tells a table apart.
 	if isCatalogError(err) && strings.Contains(msg, "Table with name ") {
-		se.UnknownTable, se.Hint = true, UnknownTableHint
+		se.UnknownTable, se.Fix = true, UnknownTableHint
 	}
 	return se
 }
@@ -210,9 +224,11 @@ func hasBareOffset(q string) bool {
 // OffsetHint is the hint of a parser error near an unquoted offset.
 const OffsetHint = `offset is a reserved word in DuckDB: write the column in double quotes, "offset" (SELECT "partition", "offset" FROM t)`
 
-// sqlHint names the fix of a known mistake from DuckDB's message.
-func sqlHint(msg string) string {
-	if !strings.HasPrefix(msg, "Parser Error:") {
+// sqlHint names the fix of a known mistake: a parser error (DuckDB's
+// error type) whose quoted query line uses offset unquoted.
+func sqlHint(err error, msg string) string {
+	var de *duckdb.Error
+	if !errors.As(err, &de) || de.Type != duckdb.ErrorTypeParser {
 		return ""
 	}
 	for _, l := range strings.Split(msg, "\n") {

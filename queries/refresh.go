@@ -70,6 +70,9 @@ type topicFiles struct {
 	keySchemas           []*catalog.Schema
 	keyPaths             []string // the files holding decoded keys, sampled for their structure
 	damaged              []int32  // partitions whose manifest could not be read (left out)
+	// superseded are the files of histories the dump found rewritten
+	// (catalog.Rewrite), read by the view "T$superseded" only.
+	superseded []string
 }
 
 // want names what a query needs built: everything, or the lower-case names
@@ -84,7 +87,8 @@ type catalogState struct {
 	files    []topicFiles
 	snaps    []*catalog.ClusterSnapshot
 	problems []string
-	badCuts  int // cluster snapshots that could not be read
+	badCuts  int      // cluster snapshots that could not be read
+	allNames []string // every topic's name, when Options.Topics limits what was read
 }
 
 // readCatalog reads the manifests and cluster snapshots. A damaged one is
@@ -93,6 +97,12 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 	names, err := e.dir.Topics()
 	if err != nil {
 		return nil, err
+	}
+	var all []string
+	if len(e.opts.Topics) > 0 {
+		all, names = names, slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+			return n != offsetsTopic && !slices.Contains(e.opts.Topics, n)
+		})
 	}
 	var tfs []topicFiles
 	var problems []string
@@ -117,6 +127,9 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 		tf := topicFiles{name: n, manifests: ms, damaged: damaged}
 		ids, keyIDs := map[int]bool{}, map[int]bool{}
 		for _, m := range ms {
+			for _, f := range m.Superseded {
+				tf.superseded = append(tf.superseded, e.dir.FilePath(m.TP(), f.Name))
+			}
 			for _, f := range m.Files {
 				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
 				tf.plain = append(tf.plain, f.ControlRecords == 0 && f.OpenTxnRecords == 0)
@@ -168,7 +181,7 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 		snaps = nil
 		badCuts++
 	}
-	return &catalogState{files: tfs, snaps: snaps, problems: problems, badCuts: badCuts}, nil
+	return &catalogState{files: tfs, snaps: snaps, problems: problems, badCuts: badCuts, allNames: all}, nil
 }
 
 // apply makes cat, read at catalog version v, the engine's catalog: it
@@ -193,6 +206,7 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	if e.version == "" && e.opts.Lazy {
 		// The first catalog of a lazy engine: nothing to drop, nothing to build.
 		e.problems, e.files, e.snaps, e.topics, e.version = cat.problems, tfs, cat.snaps, topics, v
+		e.allNames = cat.allNames
 		e.badCuts = cat.badCuts
 		return nil
 	}
@@ -232,7 +246,7 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	}
 	restore := e.checkpoint()
 	e.problems, e.files, e.snaps, e.topics = cat.problems, tfs, cat.snaps, topics
-	e.badCuts = cat.badCuts
+	e.badCuts, e.allNames = cat.badCuts, cat.allNames
 	e.built, e.allBuilt = map[string]bool{}, false
 	if !e.opts.Lazy {
 		if err := e.buildTx(ctx, tx, want{all: true}); err != nil {
@@ -273,6 +287,53 @@ func (e *Engine) ensure(ctx context.Context, conn *sql.Conn, w want) error {
 	return nil
 }
 
+// metadataSnaps are the cuts the catalog tables hold: those of the
+// engine's topics (Options.Topics), or all. e.mu is held.
+func (e *Engine) metadataSnaps() []*catalog.ClusterSnapshot {
+	if len(e.opts.Topics) == 0 {
+		return e.snaps
+	}
+	var out []*catalog.ClusterSnapshot
+	for _, s := range e.snaps {
+		if s.Topic == offsetsTopic || slices.Contains(e.opts.Topics, s.Topic) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// ensureTopics builds the views of the named topics ("" is none), the
+// catalog tables and the group log views on a lazy engine; a no-op on an
+// eager one.
+func (e *Engine) ensureTopics(ctx context.Context, topics ...string) error {
+	if !e.opts.Lazy {
+		return nil
+	}
+	// The catalog tables and the group log views too: a check's Go code
+	// queries some of them directly (not through the lazy path), and an
+	// engine limited to the check's topics (Options.Topics) fills them
+	// with those topics' rows only.
+	w := want{names: map[string]bool{}}
+	for _, t := range metadataTables {
+		w.names[t] = true
+	}
+	for _, v := range logViews {
+		w.names[v] = true
+	}
+	for _, t := range topics {
+		if t != "" {
+			n := strings.ToLower(t)
+			w.names[n], w.names[n+"$all"] = true, true
+		}
+	}
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	return e.ensure(ctx, conn, w)
+}
+
 // checkpoint records the engine's account of its catalog and returns the
 // function that puts it back: a build that fails is rolled back in DuckDB,
 // and so must be what the engine says was built. e.mu is held.
@@ -302,7 +363,8 @@ func (e *Engine) missing(w want) bool {
 	}
 	for _, tf := range e.files {
 		n := strings.ToLower(tf.name)
-		if w.names[n] && !e.built[n] || w.names[n+"$all"] && !e.built[n+"$all"] {
+		if w.names[n] && !e.built[n] || w.names[n+"$all"] && !e.built[n+"$all"] ||
+			len(tf.superseded) > 0 && w.names[n+"$superseded"] && !e.built[n+"$superseded"] {
 			return true
 		}
 	}
@@ -353,7 +415,7 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		}
 	}
 	if len(tables) > 0 {
-		if err := loadMetadata(ctx, tx, e.files, e.snaps, tables); err != nil {
+		if err := loadMetadata(ctx, tx, e.files, e.metadataSnaps(), tables); err != nil {
 			return err
 		}
 		for t := range tables {
@@ -364,7 +426,8 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		n := strings.ToLower(tf.name)
 		needData := (w.all || w.names[n]) && !e.built[n]
 		needAll := (w.all || w.names[n+"$all"]) && !e.built[n+"$all"]
-		if !needData && !needAll {
+		needSup := (w.all || w.names[n+"$superseded"]) && !e.built[n+"$superseded"] && len(tf.superseded) > 0
+		if !needData && !needAll && !needSup {
 			continue
 		}
 		t := e.topicLocked(tf.name)
@@ -424,6 +487,12 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		if needData {
 			ddl = append(ddl, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", quoteIdent(tf.name), data))
 			e.built[n] = true
+		}
+		if needSup {
+			// Every stored row of the superseded histories, typed as "T$all".
+			sup, _ := topicSelects(tf.superseded, make([]bool, len(tf.superseded)), e.viewCols(tf, *t, ""), true)
+			ddl = append(ddl, fmt.Sprintf("CREATE OR REPLACE VIEW %s AS %s", quoteIdent(tf.name+"$superseded"), sup))
+			e.built[n+"$superseded"] = true
 		}
 		for _, q := range ddl {
 			if _, err := tx.ExecContext(ctx, q); err != nil {

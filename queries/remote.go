@@ -4,8 +4,8 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -36,7 +36,7 @@ type Remote interface {
 
 // ErrNotOnEngine marks a check that has no statement for the engine it was
 // asked to run on: it says so rather than give an answer it cannot stand by.
-var ErrNotOnEngine = errors.New("not available on this engine")
+var ErrNotOnEngine = exit.New(exit.Error, "not available on this engine", "run the check on DuckDB (without --engine spark)")
 
 // NotOnEngineError is a check (or an option of one) that cannot run on
 // the remote engine, and why.
@@ -50,6 +50,12 @@ func (e *NotOnEngineError) Error() string {
 
 // Is makes errors.Is(err, ErrNotOnEngine) true.
 func (e *NotOnEngineError) Is(target error) bool { return target == ErrNotOnEngine }
+
+// ExitCode is ErrNotOnEngine's.
+func (e *NotOnEngineError) ExitCode() exit.Code { return ErrNotOnEngine.ExitCode() }
+
+// Hint is ErrNotOnEngine's.
+func (e *NotOnEngineError) Hint() string { return ErrNotOnEngine.Hint() }
 
 //go:embed sql/engine/*.sql
 var engineSQL embed.FS

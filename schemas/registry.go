@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"net"
 	"net/http"
 	"net/url"
@@ -52,7 +53,8 @@ func redactURL(u string) string {
 
 // ErrRegistryTLS marks a registry whose certificate the client does not
 // trust (or that does not speak TLS on an https URL); see RegistryTLSError.
-var ErrRegistryTLS = errors.New("schema registry TLS failed")
+var ErrRegistryTLS = exit.New(exit.TLS, "schema registry TLS failed",
+	"set schema.registry.ssl.truststore.location in --config (or --schema-registry-ca, or TOPICSNAP_SCHEMA_REGISTRY_CA) to the PEM file of the CA that signed the registry's certificate, and use https:// only where the registry serves TLS")
 
 // caOption names the settings that give the registry's CA, for messages.
 const caOption = "schema.registry.ssl.truststore.location (--schema-registry-ca, TOPICSNAP_SCHEMA_REGISTRY_CA)"

@@ -6,6 +6,7 @@
 #
 # Servers and tools, each from its package registry:
 #   scripts/kafka.sh     Apache Kafka (KRaft) from Maven Central
+#   scripts/kafka-cluster.sh  the same jars as a controller and three brokers
 #   scripts/chromium.sh  Debian's Chromium, for the browser tests
 #   scripts/kcat.sh      Debian's kcat, a real librdkafka producer
 #   scripts/s3.sh        Versity S3 Gateway (versitygw) from the Go proxy
@@ -24,13 +25,14 @@ cd "$(dirname "$0")/.."
 GO="${GO:-go}"
 ENV_FILE="$(mktemp /tmp/topicsnap-test-env.XXXXXX)"
 STARTED=()
+STARTED_FILES=()
 
 stop_all() {
 	local i
 	for ((i = ${#STARTED[@]} - 1; i >= 0; i--)); do
 		"scripts/${STARTED[i]}.sh" stop || true
 	done
-	rm -f "$ENV_FILE"
+	rm -f "$ENV_FILE" "${STARTED_FILES[@]}"
 }
 trap stop_all EXIT
 trap 'exit 130' INT TERM
@@ -42,6 +44,7 @@ start() {
 }
 
 start kafka
+start kafka-cluster
 start s3
 start registry
 start spark
@@ -56,16 +59,26 @@ while IFS='=' read -r key value; do
 	[[ "$key" == S3_* ]] && export "TOPICSNAP_TEST_$key=$value"
 done <"$ENV_FILE"
 
+# go test -json through scripts/testreport: a line per package, the output
+# of every failure, a line per skipped test with its reason; a skip that
+# scripts/expected-skips.txt does not name fails the run.
+REPORT="$(mktemp /tmp/topicsnap-testreport.XXXXXX)"
+"$GO" build -o "$REPORT" ./scripts/testreport || exit 1
+NOSKIPS="$(mktemp /tmp/topicsnap-noskips.XXXXXX)"
+STARTED_FILES=("$REPORT" "$NOSKIPS")
+
 status=0
 TOPICSNAP_TEST_BROKERS=$KAFKA_BROKERS TOPICSNAP_TEST_SASL_BROKERS=$KAFKA_SASL_BROKERS \
 TOPICSNAP_TEST_SASL_USER=$KAFKA_SASL_USER TOPICSNAP_TEST_SASL_PASSWORD=$KAFKA_SASL_PASSWORD \
 TOPICSNAP_TEST_SSL_BROKERS=$KAFKA_SSL_BROKERS TOPICSNAP_TEST_SSL_CA=$KAFKA_SSL_CA \
 TOPICSNAP_TEST_NOACL_USER=$KAFKA_NOACL_USER TOPICSNAP_TEST_NOACL_PASSWORD=$KAFKA_NOACL_PASSWORD \
 TOPICSNAP_TEST_KAFKA_SCRIPT="$PWD/scripts/kafka.sh" TOPICSNAP_CHROMIUM="$c" TOPICSNAP_KCAT="$k" \
+TOPICSNAP_TEST_KAFKA_DATA_DIR="$KAFKA_STATE_DIR/data" \
+TOPICSNAP_TEST_CLUSTER_BROKERS=$KAFKA_CLUSTER_BROKERS TOPICSNAP_TEST_CLUSTER_SCRIPT=$KAFKA_CLUSTER_SCRIPT \
 TOPICSNAP_TEST_REGISTRY=$SCHEMA_REGISTRY_URL TOPICSNAP_TEST_REGISTRY_TLS=$SCHEMA_REGISTRY_TLS_URL \
 TOPICSNAP_TEST_REGISTRY_TLS_CA=$SCHEMA_REGISTRY_TLS_CA TOPICSNAP_TEST_SPARK_REMOTE=$TOPICSNAP_SPARK_REMOTE \
-	"$GO" test -count=1 -timeout 30m ./... || status=$?
+	"$GO" test -json -count=1 -timeout 30m ./... | "$REPORT" -expect scripts/expected-skips.txt || status=1
 # Restarts the broker, so it runs alone, after the rest.
 TOPICSNAP_TEST_BROKERS=$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT="$PWD/scripts/kafka.sh" TOPICSNAP_TEST_RESTART=1 \
-	"$GO" test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1
+	"$GO" test -json -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' ./dump | "$REPORT" -expect "$NOSKIPS" || status=1
 exit "$status"

@@ -33,7 +33,10 @@
 // a page viewed again costs nothing until the catalog changes, and a new
 // version empties the cache. The cache is bounded in estimated bytes
 // (Options.MaxCacheBytes), oldest entries first. The overview, which runs
-// every check on every topic, is cached the same way as a whole. Computing
+// every check on every topic, is cached the same way as a whole (keyed
+// also by the folder's checks.json, whose entries lead a topic's tiles and,
+// as for every check request, fill the options a request leaves unset:
+// queries/checksfile.go). Computing
 // a check, its charts or a notebook takes one of MaxConcurrentChecks slots
 // (ad-hoc SQL has its own, MaxConcurrentSQL); with none free the answer is
 // 429. Answers keep to their deadline even while DuckDB finishes a step it

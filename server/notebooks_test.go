@@ -315,7 +315,7 @@ func TestShippedNotebooksOnTheDemoFolders(t *testing.T) {
 			}},
 		{"the-group-that-ate-six-partitions.md", "topicsnap demo --scenario windfarm --dir DIR", []string{seeds.IncidentGroup, "<table", "<svg"},
 			func(dir string) error {
-				_, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{})
+				_, err := seeds.WriteWindFarmDayFolder(dir, 1)
 				return err
 			}},
 	}

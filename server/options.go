@@ -29,6 +29,8 @@ type checkParam struct {
 	Label string
 	Help  string
 	Kind  string // queries.OptionKind: "text", "expr" (SQL), "number", "int", "bool", "file", "seconds", "time", "list"
+	// Min and Max bound a number's input as Option.Set bounds it.
+	Min, Max string
 }
 
 // paramOf is the form's view of an option.
@@ -37,11 +39,12 @@ func paramOf(op *queries.Option) checkParam {
 	if op.Default != "" {
 		help += " (default " + op.Default + ")"
 	}
-	return checkParam{Name: op.Name, Label: strings.ReplaceAll(op.Name, "_", " "), Help: help, Kind: string(op.Kind)}
+	p := checkParam{Name: op.Name, Label: strings.ReplaceAll(op.Name, "_", " "), Help: help, Kind: string(op.Kind)}
+	if op.Kind == queries.KindNumber || op.Kind == queries.KindInt {
+		p.Min, p.Max = strconv.FormatFloat(op.Min, 'f', -1, 64), strconv.FormatFloat(op.Max, 'f', -1, 64)
+	}
+	return p
 }
-
-// defaultLimit is the engine's example-row count when none is given.
-const defaultLimit = 50
 
 func knownCheck(name string) bool {
 	_, ok := queries.LookupCheck(name)
@@ -57,11 +60,7 @@ type checkQuery struct {
 
 // key is the normalized options: equal for requests that mean the same.
 func (q checkQuery) key(check string) string {
-	o := q.opts
-	if o.Limit == 0 {
-		o.Limit = defaultLimit // what the engine would use
-	}
-	b, _ := json.Marshal(o)
+	b, _ := json.Marshal(q.opts.WithDefaults()) // what the engine would use
 	return check + "\x00" + string(b)
 }
 
@@ -99,14 +98,10 @@ func (s *Server) parseCheckQuery(name string, v url.Values) (checkQuery, error) 
 			return q, badf("unknown option %s: check %s takes %s", k, name, strings.Join(append([]string{"topic"}, c.Options...), ", "))
 		}
 	}
-	for _, k := range c.Options {
+	set := func(k, raw, from string) error {
 		op := queries.CheckOptionSet[k]
-		raw := strings.TrimSpace(v.Get(k))
-		if raw == "" {
-			continue // an empty form field is no option
-		}
 		if op.Kind == queries.KindExpr && !s.sql {
-			return q, badf("%s is a SQL expression and ad-hoc SQL is off on this server", k)
+			return badf("%s%s is a SQL expression and ad-hoc SQL is off on this server", k, from)
 		}
 		q.params.Set(k, raw)
 		var err error
@@ -114,15 +109,40 @@ func (s *Server) parseCheckQuery(name string, v url.Values) (checkQuery, error) 
 		case op.Kind == queries.KindFile:
 			o.Against, err = s.resolveAgainst(raw)
 			if err != nil {
-				err = badf("%s: %s", k, err)
+				err = badf("%s%s: %s", k, from, err)
 			}
 		case op.Kind == queries.KindBool && raw == "on": // an HTML checkbox
 			err = op.Set(o, "true")
 		default:
 			err = op.Set(o, raw)
 		}
-		if err != nil {
+		return err
+	}
+	for _, k := range c.Options {
+		raw := strings.TrimSpace(v.Get(k))
+		if raw == "" {
+			continue // an empty form field is no option
+		}
+		if err := set(k, raw, ""); err != nil {
 			return q, err
+		}
+	}
+	// The folder's checks file fills in the options the request leaves
+	// unset, as on the command line (queries/checksfile.go); the
+	// parameters then carry them, so a tile's link gives its verdict.
+	cfgs, err := queries.ReadChecksFile(s.engine.Dir())
+	if err != nil {
+		return q, badf("%s", s.clean(err))
+	}
+	if cc, ok := queries.Configured(cfgs, name, o.Topic); ok {
+		for _, k := range c.Options {
+			raw, ok := cc.Options[k]
+			if !ok || q.params.Get(k) != "" {
+				continue
+			}
+			if err := set(k, raw, " (from "+queries.ChecksFileName+")"); err != nil {
+				return q, err
+			}
 		}
 	}
 	if o.Limit > s.opts.MaxRows {

@@ -11,6 +11,8 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -143,6 +145,7 @@ type overviewData struct {
 	Checks    []string
 	Problems  []string // what the catalog had to skip (a damaged manifest), named
 	transient bool     // some tile timed out: do not cache
+	key       string   // the catalog version and the checks file it was built for
 }
 
 type topicView struct {
@@ -171,7 +174,7 @@ func (s *Server) handleOverview(w http.ResponseWriter, r *http.Request) {
 	s.overviewMu.Lock()
 	page := s.overviewPage
 	s.overviewMu.Unlock()
-	if page.version == d.Version && time.Since(page.at) < time.Second {
+	if page.version == d.key && time.Since(page.at) < time.Second {
 		s.metrics.cache("overview page", true)
 		writeHTML(w, http.StatusOK, page.html)
 		return
@@ -185,16 +188,16 @@ func (s *Server) handleOverview(w http.ResponseWriter, r *http.Request) {
 	}
 	if !d.transient {
 		s.overviewMu.Lock()
-		s.overviewPage.version, s.overviewPage.at, s.overviewPage.html = d.Version, time.Now(), html
+		s.overviewPage.version, s.overviewPage.at, s.overviewPage.html = d.key, time.Now(), html
 		s.overviewMu.Unlock()
 	}
 	writeHTML(w, http.StatusOK, html)
 }
 
-// overviewFor returns the overview of the current catalog version, built
-// once per version.
+// overviewFor returns the overview of the current catalog version and
+// checks file, built once per version.
 func (s *Server) overviewFor(ctx context.Context) (*overviewData, error) {
-	v := s.engine.Version()
+	v := s.engine.Version() + "/" + s.checksFileStamp()
 	s.overviewMu.Lock()
 	d := s.overview[v]
 	s.overviewMu.Unlock()
@@ -207,12 +210,23 @@ func (s *Server) overviewFor(ctx context.Context) (*overviewData, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.key = v
 	if !d.transient {
 		s.overviewMu.Lock()
 		s.overview = map[string]*overviewData{v: d}
 		s.overviewMu.Unlock()
 	}
 	return d, nil
+}
+
+// checksFileStamp changes when the folder's checks file does: its size and
+// modification time ("" when there is none).
+func (s *Server) checksFileStamp() string {
+	st, err := os.Stat(filepath.Join(s.engine.Dir(), queries.ChecksFileName))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d.%d", st.Size(), st.ModTime().UnixNano())
 }
 
 func (s *Server) buildOverview(ctx context.Context) (*overviewData, error) {
@@ -228,6 +242,14 @@ func (s *Server) buildOverview(ctx context.Context) (*overviewData, error) {
 	cov, err := s.coverage(ctx)
 	if err != nil {
 		return nil, err
+	}
+	// The checks the folder's checks file configures for a topic lead
+	// its tiles, in the file's order (a file that cannot be read is a
+	// problem the overview shows, and the tiles run with defaults).
+	cfgs, err := queries.ReadChecksFile(s.engine.Dir())
+	if err != nil {
+		d.Problems = append(d.Problems, s.clean(err))
+		d.transient = true
 	}
 	// All tiles share one deadline; a check past it shows as "timeout" and
 	// the next view picks up where this one stopped (reports are cached).
@@ -248,7 +270,7 @@ func (s *Server) buildOverview(ctx context.Context) (*overviewData, error) {
 			}
 		}
 		tv.Coverage = coverageSVG(t.Name, cov[t.Name])
-		for _, name := range queries.CheckNames {
+		for _, name := range tileOrder(cfgs, t.Name) {
 			tl := s.tile(tctx, name, t.Name)
 			if tl.Status == "timeout" {
 				d.transient = true
@@ -260,14 +282,41 @@ func (s *Server) buildOverview(ctx context.Context) (*overviewData, error) {
 	return d, nil
 }
 
-// tile runs a check with default options for the overview.
+// tileOrder is the checks of topic's tiles: those the checks file
+// configures for it, in the file's order, then the others.
+func tileOrder(cfgs []queries.ConfiguredCheck, topic string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range cfgs {
+		if c.Topic == topic && !seen[c.Check] {
+			out = append(out, c.Check)
+			seen[c.Check] = true
+		}
+	}
+	for _, n := range queries.CheckNames {
+		if !seen[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// tile runs a check for the overview: with the options the folder's checks
+// file keeps for it on the topic, else its defaults.
 func (s *Server) tile(ctx context.Context, name, topic string) tile {
-	q := checkQuery{opts: queries.CheckOptions{Topic: topic}, params: url.Values{"topic": {topic}}}
-	t := tile{Check: name, Link: "/checks/" + name + "?" + q.params.Encode()}
-	rep, err := s.runCheck(ctx, name, q)
+	t := tile{Check: name, Link: "/checks/" + name + "?" + url.Values{"topic": {topic}}.Encode()}
+	q, err := s.parseCheckQuery(name, url.Values{"topic": {topic}})
+	var rep *queries.Report
+	if err == nil {
+		t.Link = "/checks/" + name + "?" + q.params.Encode()
+		rep, err = s.runCheck(ctx, name, q)
+	}
+	var bad *badRequest
 	switch {
 	case err == nil:
 		t.Status, t.Label, t.Message = rep.Status, rep.Status, rep.Message
+	case errors.As(err, &bad):
+		t.Status, t.Label, t.Message = "needs", "needs options", bad.msg
 	case errors.Is(err, queries.ErrTimeout):
 		t.Status, t.Label, t.Message = "timeout", "timeout", "the check ran past its time; open it to retry"
 	case errors.Is(err, errBusy):

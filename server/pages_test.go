@@ -6,11 +6,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/queries"
 )
 
 var (
@@ -183,5 +185,27 @@ func checkPageReads(t *testing.T, body string) {
 			}
 			seen[sig] = title
 		}
+	}
+}
+
+// TestFormBoundsAreTheOptions: a number's input is bounded as Option.Set
+// bounds it, from the registry, never a bound written in the template.
+func TestFormBoundsAreTheOptions(t *testing.T) {
+	for name, op := range queries.CheckOptionSet {
+		p := paramOf(op)
+		switch op.Kind {
+		case queries.KindNumber, queries.KindInt:
+			if p.Min != strconv.FormatFloat(op.Min, 'f', -1, 64) || p.Max != strconv.FormatFloat(op.Max, 'f', -1, 64) {
+				t.Errorf("%s: form bounds %q..%q, option bounds %v..%v", name, p.Min, p.Max, op.Min, op.Max)
+			}
+		default:
+			if p.Min != "" || p.Max != "" {
+				t.Errorf("%s (%s): bounds %q..%q on an input that is no number", name, op.Kind, p.Min, p.Max)
+			}
+		}
+	}
+	hot := paramOf(queries.CheckOptionSet["hot"])
+	if hot.Min != "1" {
+		t.Errorf("hot's form minimum is %q: a partition is hot at 1x its fair share at least", hot.Min)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
 	"os"
 	"runtime"
@@ -14,27 +15,26 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
-	"github.com/topicsnap/topicsnap/queries"
-	"github.com/topicsnap/topicsnap/queries/spark"
-	"github.com/topicsnap/topicsnap/schemas"
 )
 
-// Exit codes. They are part of the contract: scripts branch on them.
+// Exit codes, as ints for run: package exit declares them (and README's
+// "Exit codes" lists them); these names are the command line's.
 const (
-	exitOK           = 0
-	exitCheckFailed  = 1
-	exitError        = 2 // usage or runtime error
-	exitUnreachable  = 3
-	exitUnknownTopic = 4
-	exitAuth         = 5
-	exitNotAllowed   = 6
-	exitDisk         = 7 // folder not writable, disk full
-	exitLocked       = 8
-	exitBadFolder    = 9 // corrupt manifest, newer format
-	exitTLS          = 10
-	exitNoCatalog    = 11 // --dir is missing, not a folder, or not a snapshot folder
-	exitTarget       = 12 // restore: the target topic has fewer partitions than the source, or another source's progress
-	exitInterrupted  = 130
+	exitOK           = int(exit.OK)
+	exitCheckFailed  = int(exit.CheckFailed)
+	exitError        = int(exit.Error)
+	exitUnreachable  = int(exit.Unreachable)
+	exitUnknownTopic = int(exit.UnknownTopic)
+	exitAuth         = int(exit.Auth)
+	exitNotAllowed   = int(exit.NotAllowed)
+	exitDisk         = int(exit.Disk)
+	exitLocked       = int(exit.Locked)
+	exitBadFolder    = int(exit.BadFolder)
+	exitTLS          = int(exit.TLS)
+	exitNoCatalog    = int(exit.NoCatalog)
+	exitTarget       = int(exit.Target)
+	exitBadInput     = int(exit.BadInput)
+	exitInterrupted  = int(exit.Interrupted)
 )
 
 // app carries the streams and environment every command shares.
@@ -91,7 +91,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 
 // errCheckFailed is returned by a check whose verdict is fail; it is not
 // printed as an error (the verdict already was).
-var errCheckFailed = errors.New("check failed")
+var errCheckFailed = exit.New(exit.CheckFailed, "check failed", "")
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return newApp(stdin, stdout, stderr).run(ctx, args)
@@ -132,121 +132,73 @@ type usageError struct{ err error }
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
+// ExitCode is exit.Error.
+func (u usageError) ExitCode() exit.Code { return exit.Error }
+
+// Hint is the failing command's --help.
+func (u usageError) Hint() string { return exit.HelpHint }
+
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// classify is the one place where errors become exit codes and hints.
-// cmdPath is the command that failed ("topicsnap check"), for usage hints.
+// classify is the one place where an error becomes an exit code and a
+// hint: the error says both (package exit); cmdPath ("topicsnap check")
+// fills in a hint that names the command's --help.
 func classify(err error, cmdPath string) (int, string) {
-	var ue usageError
-	var ae *dump.AuthzError
-	var ce *dump.ConfigError
-	var se *queries.SQLError
-	var ge *queries.UnknownGroupError
+	code, hint := exit.Of(err)
+	if hint == exit.HelpHint {
+		hint = cmdPath + " --help"
+	}
+	return int(code), hint
+}
+
+// hinted gives a command's errors the hints only that command knows,
+// where the kind's own would mislead (package exit).
+func hinted(run func(*cobra.Command, []string) error, hints func(error) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := run(cmd, args); err != nil {
+			return hints(err)
+		}
+		return nil
+	}
+}
+
+// dumpHints: an interrupted dump resumes after its committed files; a
+// --dir that is not a snapshot folder may be a new one.
+func dumpHints(err error) error {
 	switch {
-	case errors.Is(err, errCheckFailed):
-		return exitCheckFailed, ""
-	case errors.As(err, &se) && se.UnknownTable:
-		return exitUnknownTopic, se.Hint
-	case errors.As(err, &se):
-		return exitError, se.Hint
-	case errors.Is(err, queries.ErrUnknownTopic):
-		return exitUnknownTopic, "topicsnap ls --dir DIR lists the topics the snapshot folder holds"
-	case errors.As(err, &ge):
-		return exitUnknownTopic, fmt.Sprintf("topicsnap check lag --dir %s --topic %s lists the groups that committed offsets on the topic",
-			queries.ShellQuote(ge.Dir), queries.ShellQuote(ge.Topic))
-	case errors.As(err, new(*spark.Error)):
-		return exitError, ""
-	case errors.Is(err, spark.ErrUnreachable):
-		return exitUnreachable, "start a Spark Connect server that sees this folder at the same path (scripts/spark.sh start runs one on this machine) and pass its address with --spark-remote sc://HOST:PORT"
-	case errors.Is(err, queries.ErrNotOnEngine):
-		return exitError, "run the check on DuckDB (without --engine spark)"
-	case errors.Is(err, context.Canceled) && cmdPath == "topicsnap restore":
-		return exitInterrupted, "run the same command again: committed transactions stay and the restore resumes after them"
 	case errors.Is(err, context.Canceled):
-		return exitInterrupted, "run the same command again: finished files are committed and the dump resumes where it stopped"
-	case errors.As(err, new(*dump.TargetError)):
-		return exitTarget, "restore into a new topic with --to-topic (it is created with the source's partition count), or add partitions to the target (kafka-topics.sh --alter --partitions N)"
-	case errors.Is(err, dump.ErrTarget):
-		return exitTarget, "restore into another topic with --to-topic"
-	case errors.Is(err, dump.ErrFenced):
-		return exitLocked, "another restore into the same topic took over; let it finish, or run this one again to take over (it resumes from the committed progress)"
-	case errors.Is(err, dump.ErrNotInCatalog):
-		return exitUnknownTopic, "topicsnap ls --dir DIR lists the topics the snapshot folder holds"
-	case errors.Is(err, schemas.ErrRegistryTLS):
-		return exitTLS, "set schema.registry.ssl.truststore.location in --config (or --schema-registry-ca, or TOPICSNAP_SCHEMA_REGISTRY_CA) to the PEM file of the CA that signed the registry's certificate, and use https:// only where the registry serves TLS"
-	case errors.Is(err, dump.ErrTLSMismatch):
-		return exitTLS, "set security.protocol in --config to what the listener speaks: SSL (or SASL_SSL) for a TLS listener, PLAINTEXT (or SASL_PLAINTEXT) otherwise"
-	case errors.Is(err, dump.ErrTLS):
-		return exitTLS, "set ssl.ca.location in --config to the PEM file of the CA that signed the broker's certificate"
-	case errors.Is(err, dump.ErrUnreachable):
-		return exitUnreachable, "check --brokers (HOST:PORT of a broker's listener) and that the broker runs and is reachable from here"
-	case errors.Is(err, dump.ErrUnknownTopic):
-		return exitUnknownTopic, "list the cluster's topics (kafka-topics --list) and pass one with --topic"
-	case errors.Is(err, dump.ErrSASLMismatch):
-		return exitAuth, "set security.protocol in --config to what the listener speaks: PLAINTEXT (or SSL) for a listener without SASL; " +
-			"or point --brokers at the port of the broker's SASL listener"
-	case errors.Is(err, dump.ErrSASLRequired):
-		return exitAuth, "set security.protocol=SASL_PLAINTEXT (SASL_SSL over TLS), sasl.mechanism, sasl.username and sasl.password in --config; " +
-			"or point --brokers at the port of the broker's PLAINTEXT listener"
-	case errors.Is(err, dump.ErrAuthentication):
-		return exitAuth, "check sasl.mechanism, sasl.username and sasl.password in --config"
-	case errors.As(err, &ae) && cmdPath == "topicsnap restore":
-		return exitNotAllowed, fmt.Sprintf("ask the cluster's operator for %[3]s on topic %[2]s for %[1]s (CREATE too when the topic does not exist), "+
-			"WRITE and DESCRIBE on transactional ids %[4]s (or the prefix %[5]s) and READ on group %[5]s",
-			ae.Principal, ae.Topic, ae.Ops, strings.Join(dump.RestoreTxnIDs(ae.Topic), " and "), dump.RestoreID(ae.Topic))
-	case errors.As(err, &ae):
-		return exitNotAllowed, fmt.Sprintf("ask the cluster's operator for READ and DESCRIBE on topic %[2]s for %[1]s "+
-			"(kafka-acls.sh --bootstrap-server HOST:PORT --add --allow-principal %[1]s --operation Read --operation Describe --topic %[2]s), "+
-			"and DESCRIBE on the cluster to record every consumer group", ae.Principal, ae.Topic)
-	case errors.Is(err, dump.ErrAuthorization):
-		return exitNotAllowed, "grant the principal Describe and Read on the topic (and Describe on the cluster and groups)"
-	case errors.Is(err, catalog.ErrDiskFull):
-		return exitDisk, "free space in the snapshot folder, then run the same command: it resumes from the last committed file"
-	case errors.Is(err, catalog.ErrNotWritable):
-		return exitDisk, "choose with --dir a folder you can write (not on a read-only mount, not under a file), or fix its permissions"
-	case errors.Is(err, catalog.ErrDenied):
-		return exitAuth, "check the AWS credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/credentials) and that their policy grants what README's \"Snapshots in a bucket\" lists"
-	case errors.Is(err, catalog.ErrConflict):
-		return exitLocked, "another dumper committed this partition first; give each dumper its own --partitions, then run topicsnap ls to see what is committed"
-	case errors.Is(err, catalog.ErrLocked):
-		return exitLocked, "wait for the other dump to finish, or give each dumper its own --partitions"
-	case errors.Is(err, catalog.ErrNewerFormat):
-		return exitBadFolder, "use a newer topicsnap build for this folder"
-	case errors.Is(err, catalog.ErrBadRows):
-		return exitBadFolder, "run topicsnap catalog verify --dir DIR to list every damaged file; put the file back from a backup, or remove its partition folder and dump the partition again while Kafka still has its offsets, then run the same restore again (it resumes after the committed progress)"
-	case errors.Is(err, catalog.ErrBadDataFile):
-		return exitBadFolder, "put the file back from a backup (a regular file, not a FIFO, a device or a link out of the folder), or remove its partition folder and dump the partition again while Kafka still has its offsets; topicsnap catalog verify --dir DIR lists every damaged file"
-	case errors.Is(err, catalog.ErrBadManifest):
-		return exitBadFolder, "run: topicsnap catalog verify --dir DIR"
-	case errors.Is(err, catalog.ErrNoCatalog) && cmdPath == "topicsnap dump":
-		return exitNoCatalog, "choose with --dir a new or empty folder, or a snapshot folder (one with a topicsnap.json)"
+		return exit.With(err, exit.Interrupted, "run the same command again: finished files are committed and the dump resumes where it stopped")
 	case errors.Is(err, catalog.ErrNoCatalog):
-		return exitNoCatalog, "point --dir (or TOPICSNAP_DIR) at a snapshot folder, or make one: topicsnap dump --brokers HOST:PORT --topic NAME --dir DIR"
-	case errors.As(err, &ce) && ce.Fix != "":
-		return exitError, ce.Fix
-	case errors.Is(err, dump.ErrBadConfig), errors.Is(err, dump.ErrBadOption), errors.As(err, &ue):
-		return exitError, cmdPath + " --help"
+		return exit.With(err, exit.NoCatalog, "choose with --dir a new or empty folder, or a snapshot folder (one with a topicsnap.json)")
 	}
-	return exitError, ""
+	return err
 }
 
-// internalPrefixes are the words of sentinel errors and of wrapping that
-// name a kind for the code, not for the user ("bad check: unknown check
-// ..."); message drops them.
-var internalPrefixes = []string{
-	"run query: ",
-	queries.ErrBadCheck.Error() + ": ",
-	dump.ErrBadOption.Error() + ": ",
+// importHints: as a dump's, for what an import writes the same way.
+func importHints(err error) error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return exit.With(err, exit.Interrupted, "run the same command again: finished files are committed and the import resumes where it stopped")
+	case errors.Is(err, catalog.ErrNoCatalog):
+		return exit.With(err, exit.NoCatalog, "choose with --dir a new or empty folder, or a snapshot folder (one with a topicsnap.json)")
+	}
+	return err
 }
 
-// message strips what a user cannot act on from an error's text.
+// restoreHints: an interrupted restore resumes after its committed
+// transactions.
+func restoreHints(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return exit.With(err, exit.Interrupted, "run the same command again: committed transactions stay and the restore resumes after them")
+	}
+	return err
+}
+
+// message is an error's text as a user reads it: one line's worth,
+// trimmed. The kinds' own words ("bad option") are not in it: package
+// exit's Errorf keeps them out of the text.
 func message(err error) string {
-	s := strings.TrimSpace(err.Error())
-	for _, p := range internalPrefixes {
-		s = strings.TrimPrefix(s, p)
-		s = strings.ReplaceAll(s, ": "+p, ": ")
-	}
-	return s
+	return strings.TrimSpace(err.Error())
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -262,7 +214,7 @@ questions about the copy: SQL, reconciliation checks, reports over HTTP.`,
 	}
 	root.SetVersionTemplate("topicsnap {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(a.dumpCmd(), a.restoreCmd(), a.catalogCmd(), a.lsCmd())
+	root.AddCommand(a.dumpCmd(), a.importCmd(), a.restoreCmd(), a.catalogCmd(), a.lsCmd())
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(a))
 	}

@@ -104,7 +104,7 @@ func (a *app) verifyCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			files, problems, err := d.VerifyContext(cmd.Context())
+			files, problems, err := d.Verify(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -25,8 +26,10 @@ type checkOptions struct {
 	strict bool
 	list   bool
 	plan   string
-	engine engineOptions
-	raw    map[string]*string // each check option flag's text, by flag name
+	// remember saves the check's options in the folder's checks file.
+	remember bool
+	engine   engineOptions
+	raw      map[string]*string // each check option flag's text, by flag name
 }
 
 // flagOf spells a check option as the command line's flag.
@@ -68,6 +71,12 @@ checks and the options each takes.`,
 			}
 			if o.plan != "" && name != "reset" {
 				return usagef("--plan: only check reset writes a reset plan")
+			}
+			if o.remember && name == "all" {
+				return usagef("--remember: name one check to remember its options (check NAME --topic T ... --remember)")
+			}
+			if o.remember && strings.HasPrefix(o.dir, "s3://") {
+				return usagef("--remember: the checks file is kept in a local folder, not in %s", o.dir)
 			}
 			if !contains([]string{"table", "json", "markdown"}, o.format) {
 				return usagef("--format %q: use table, json or markdown", o.format)
@@ -121,6 +130,7 @@ checks and the options each takes.`,
 	f.BoolVar(&o.strict, "strict", false, "exit 1 on warn too")
 	f.BoolVar(&o.list, "list", false, "list the checks and their options")
 	addEngineFlags(f, &o.engine)
+	f.BoolVar(&o.remember, "remember", false, "save this check's options for this topic in the folder's checks.json, where check, check all, serve and the overview find them")
 	f.StringVar(&o.plan, "plan", "", "reset: also write the reset plan to this file (topic,partition,offset: kafka-consumer-groups.sh --from-file)")
 	for _, flag := range flagNames() {
 		var helps []string
@@ -139,12 +149,48 @@ checks and the options each takes.`,
 			helps = append(helps, help)
 			isBool = isBool || op.Kind == queries.KindBool
 		}
-		o.raw[flag] = f.String(flag, "", strings.Join(helps, "; "))
+		raw := new(string)
+		o.raw[flag] = raw
+		f.Var(&optionFlag{s: raw, kind: flagKind(optionsOfFlag(flag))}, flag, strings.Join(helps, "; "))
 		if isBool {
 			f.Lookup(flag).NoOptDefVal = "true" // --reverse alone means true
 		}
 	}
 	return cmd
+}
+
+// optionFlag holds a check option's text as typed; Option.Set parses and
+// bounds it. Its Type is the option's kind, which --help shows
+// ("--silence duration", "--hot number").
+type optionFlag struct {
+	s    *string
+	kind string
+}
+
+func (f *optionFlag) String() string     { return *f.s }
+func (f *optionFlag) Set(v string) error { *f.s = v; return nil }
+func (f *optionFlag) Type() string       { return f.kind }
+
+// flagKind names what the options spelled by one flag take, for --help:
+// their kind when they share one.
+func flagKind(ops []*queries.Option) string {
+	names := map[queries.OptionKind]string{
+		queries.KindNumber: "number", queries.KindInt: "int", queries.KindSeconds: "duration",
+		queries.KindBool: "bool", queries.KindTime: "time", queries.KindList: "partitions",
+		queries.KindExpr: "expr", queries.KindFile: "file", queries.KindText: "text",
+	}
+	kind := ""
+	for _, op := range ops {
+		k, ok := names[op.Kind]
+		if !ok {
+			k = "value"
+		}
+		if kind != "" && kind != k {
+			return "value"
+		}
+		kind = k
+	}
+	return kind
 }
 
 // flagNames lists the check options' flags, each once, sorted.
@@ -230,7 +276,16 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	if err != nil {
 		return fmt.Errorf("open %s on spark: %w", o.dir, err)
 	}
-	eng, err := queries.Open(ctx, local, queries.Options{Remote: remote, RemoteDir: rdir})
+	// Lazy: a check on one topic builds that topic's views (and those its
+	// statements name), not every topic's of the folder.
+	// Topics: only the manifests of the topics the check reads.
+	var topics []string
+	for _, t := range []string{o.Topic, o.AgainstTopic} {
+		if t != "" {
+			topics = append(topics, t)
+		}
+	}
+	eng, err := queries.Open(ctx, local, queries.Options{Lazy: remote == nil, Remote: remote, RemoteDir: rdir, Topics: topics})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
@@ -240,15 +295,35 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	if name == "all" {
 		names = queries.CheckNames
 	}
+	// The folder's checks file fills in the options the command line
+	// leaves unset (queries/checksfile.go).
+	configured, err := queries.ReadChecksFile(local)
+	if err != nil {
+		return usageError{err}
+	}
 	worst := queries.StatusOK
 	var reports []*queries.Report
 	for _, n := range names {
-		if needs := queries.Needs(n, o.CheckOptions); name == "all" && len(needs) > 0 {
+		opts := o.CheckOptions
+		if c, ok := queries.Configured(configured, n, o.Topic); ok {
+			set, err := c.FillFrom(local, &opts)
+			if err != nil {
+				return usageError{err}
+			}
+			if len(set) > 0 && name != "all" {
+				var flags []string
+				for _, s := range set {
+					flags = append(flags, flagOf(s))
+				}
+				fmt.Fprintf(a.stderr, "%s on %s: %s from %s\n", n, o.Topic, strings.Join(flags, " "), filepath.Join(o.dir, queries.ChecksFileName))
+			}
+		}
+		if needs := queries.Needs(n, opts); name == "all" && len(needs) > 0 {
 			// Said, never silently left out.
 			reports = append(reports, queries.Skipped(n, o.Topic, needs, flagOf))
 			continue
 		}
-		r, err := eng.RunCheck(ctx, n, o.CheckOptions)
+		r, err := eng.RunCheck(ctx, n, opts)
 		var noe *queries.NotOnEngineError
 		if name == "all" && errors.As(err, &noe) {
 			// Said, never silently left out, and never "ok".
@@ -294,6 +369,16 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 		for _, r := range reports {
 			writeReport(a.stdout, r, o.format == "markdown")
 		}
+	}
+	if o.remember {
+		c, err := queries.ConfiguredFrom(o.dir, name, reportOptions(o, configured, local, name))
+		if err != nil {
+			return usageError{err}
+		}
+		if err := queries.RememberChecks(o.dir, c); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "remembered %s on %s in %s\n", name, o.Topic, filepath.Join(o.dir, queries.ChecksFileName))
 	}
 	if o.plan != "" {
 		if err := writeResetPlan(o.plan, reports[0]); err != nil {
@@ -400,4 +485,14 @@ func jsonText(v any) string {
 		return fmt.Sprint(v)
 	}
 	return strings.Trim(string(b), `"`)
+}
+
+// reportOptions are the options a single check ran with: the command
+// line's, filled in from the checks file.
+func reportOptions(o *checkOptions, configured []queries.ConfiguredCheck, local, name string) queries.CheckOptions {
+	opts := o.CheckOptions
+	if c, ok := queries.Configured(configured, name, o.Topic); ok {
+		c.FillFrom(local, &opts) // it filled them once already, without error
+	}
+	return opts
 }

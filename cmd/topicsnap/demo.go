@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,11 +50,15 @@ the orders file beside it, runs every check, prints the verdicts, each with the 
 that gives it, and serves the reports until Ctrl-C. The snapshot folder stays for
 topicsnap sql to explore.
 
---scenario windfarm writes the wind farm's Thursday instead: the readings topic
-(24 partitions, 60 turbines a farm) with a cut every minute from 11:00 to 11:21 and the
-writers' group at each, two watchers holding partitions 18-23 from 11:02 to 11:16.
-That folder is written by code, not through Kafka: twenty-one minutes of cuts cannot be
-replayed in seconds. It runs lag and the reset what-if, and serves the notebook
+--scenario windfarm writes Galewatch's July Thursday instead, with the story's figures:
+readings (twenty-one farms keyed by farm on twenty-four partitions through an explicit
+map, three spare; 1,240 turbines, 620 readings a second) from 10:58 to 11:21, a cut a
+minute with the writers' group at each, the group's commit log (__consumer_offsets, in
+Kafka's own format: two watchers holding partitions 0-5 from 11:02 to 11:16), the
+backfill lane readings-backfill and the compacted routing topic. That folder is written
+by code, not through Kafka: twenty-three minutes cannot be replayed in seconds. It runs
+members, the reset what-if, lag, skew and the backfill's lateness, answers "what did the
+routing table say last Tuesday?" with topic_state, and serves the notebook
 the-group-that-ate-six-partitions.md, which walks the day.
 
 With --format avro the tea shop's events are Avro in the Confluent wire format, their
@@ -202,16 +207,29 @@ func (c demoCheck) command(dir string) string {
 	return strings.Join(args, " ")
 }
 
-// windFarmChecks are the checks the wind farm scenario runs.
+// windFarmChecks are the checks the wind farm scenario runs: the unexpected
+// members first, then what the reset at 11:21 re-read, then lag (all
+// current: the story's trap), skew (Ardnave Point's partition) and the
+// backfill lane's lateness.
 func windFarmChecks() []demoCheck {
 	t := seeds.TopicReadings
 	return []demoCheck{
-		{"lag", queries.CheckOptions{Topic: t}},
-		{"reset", queries.CheckOptions{Topic: t, Group: seeds.IncidentGroup, ToTime: seeds.DefaultWindFarmStart, Partitions: []int32{18, 19, 20, 21, 22, 23},
+		{"members", queries.CheckOptions{Topic: t, Group: seeds.IncidentGroup}},
+		{"reset", queries.CheckOptions{Topic: t, Group: seeds.IncidentGroup, ToTime: seeds.DayResetTo, Partitions: seeds.DayWatchedPartitions,
 			ID: "value.turbine_id || value.recorded_at"}},
-		{"freshness", queries.CheckOptions{Topic: t}},
-		{"gaps", queries.CheckOptions{Topic: t}},
+		{"lag", queries.CheckOptions{Topic: t}},
+		{"skew", queries.CheckOptions{Topic: t}},
+		{"freshness", queries.CheckOptions{Topic: seeds.TopicReadingsBackfill, EventTime: "value.recorded_at", Late: 60}},
 	}
+}
+
+// routingQuestion is the SQL that answers "what did the routing table say
+// last Tuesday?" from the compacted routing topic's history: the table
+// then, beside the table at the folder's last cut.
+func routingQuestion() string {
+	return fmt.Sprintf("SELECT t.key AS farm, t.value.machines AS last_tuesday, n.value.machines AS now "+
+		"FROM topic_state('%[1]s', TIMESTAMPTZ '%[2]s') t FULL JOIN topic_state('%[1]s', TIMESTAMPTZ '%[3]s') n USING (key) ORDER BY farm",
+		seeds.TopicRouting, seeds.DayLastTuesday.Format("2006-01-02 15:04:05Z"), seeds.DayResetAt.Format("2006-01-02 15:04:05Z"))
 }
 
 // demoChecks are the checks the demo runs, with the options the tea shop needs.
@@ -283,16 +301,29 @@ func (a *app) runDemo(ctx context.Context, o *demoOptions) error {
 }
 
 // demoVerdicts runs the checks and prints each verdict with the command
-// that gives it; it closes eng.
+// that gives it, then keeps the checks and their options in the folder's
+// checks file, where check, check all, serve and the overview find them;
+// it closes eng.
 func (a *app) demoVerdicts(ctx context.Context, eng *queries.Engine, dir string, cs []demoCheck) error {
 	defer eng.Close()
+	var keep []queries.ConfiguredCheck
 	for _, c := range cs {
 		r, err := eng.RunCheck(ctx, c.name, c.opts)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stdout, "%-5s %-10s %s\n      $ %s\n", r.Status, c.name, r.Message, c.command(dir))
+		k, err := queries.ConfiguredFrom(dir, c.name, c.opts)
+		if err != nil {
+			return err
+		}
+		keep = append(keep, k)
 	}
+	if err := queries.RememberChecks(dir, keep...); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "kept these checks and their options in %s (check, check all, serve and its overview run them with those options)\n",
+		filepath.Join(dir, queries.ChecksFileName))
 	return nil
 }
 
@@ -310,21 +341,35 @@ func (a *app) demoServe(ctx context.Context, o *demoOptions, page string) error 
 	return err
 }
 
-// runWindFarmDemo writes the wind farm's incident folder, runs the checks
-// that tell the day and serves the notebook that walks it.
+// runWindFarmDemo writes seed 000's day (seeds.WriteWindFarmDayFolder), answers
+// the routing question, runs the checks that tell the day and serves the
+// notebook that walks it.
 func (a *app) runWindFarmDemo(ctx context.Context, o *demoOptions, start time.Time) error {
-	inc, err := seeds.WriteWindFarmIncidentFolder(o.dir, seeds.WindFarmConfig{TurbinesPerFarm: 60})
+	day, err := seeds.WriteWindFarmDayFolder(o.dir, 1)
 	if err != nil {
 		return fmt.Errorf("write the wind farm's folder: %w", err)
 	}
-	var n int
-	for _, rs := range inc.Records {
+	var n, b int
+	for _, rs := range day.Readings {
 		n += len(rs)
 	}
-	fmt.Fprintf(a.stdout, "wrote the wind farm's Thursday to %s (by code, not through Kafka): %d readings on %d partitions, %d cuts of group %s\n",
-		o.dir, n, len(inc.Records), len(inc.Cuts), seeds.IncidentGroup)
+	for _, rs := range day.Backfill {
+		b += len(rs)
+	}
+	turbines := 0
+	for _, f := range seeds.DayFarms {
+		turbines += f.Turbines
+	}
+	fmt.Fprintf(a.stdout, "wrote Galewatch's Thursday to %s (by code, not through Kafka): %s readings from %s turbines on %d farms (%d partitions), "+
+		"%s backfill readings, %d routing records, %s records of the group's commit log, %d cuts of group %s\n",
+		o.dir, thousands(int64(n)), thousands(int64(turbines)), len(seeds.DayFarms), seeds.ReadingsPartitions,
+		thousands(int64(b)), len(day.Routing), thousands(int64(len(day.Offsets))), len(day.Cuts), seeds.IncidentGroup)
 	eng, err := queries.Open(ctx, o.dir, queries.Options{})
 	if err != nil {
+		return err
+	}
+	if err := a.routingAnswer(ctx, eng, o.dir); err != nil {
+		eng.Close()
 		return err
 	}
 	if err := a.demoVerdicts(ctx, eng, o.dir, windFarmChecks()); err != nil {
@@ -332,6 +377,49 @@ func (a *app) runWindFarmDemo(ctx context.Context, o *demoOptions, start time.Ti
 	}
 	nb := "/notebooks/the-group-that-ate-six-partitions.md"
 	fmt.Fprintf(a.stdout, "done in %.1fs; the day, step by step: topicsnap notebook run the-group-that-ate-six-partitions.md --dir %s\n",
-		time.Since(start).Seconds(), o.dir)
+		time.Since(start).Seconds(), queries.ShellQuote(o.dir))
 	return a.demoServe(ctx, o, nb)
+}
+
+// routingAnswer prints what the routing table said last Tuesday, where it
+// differs from the table now, and the command that asks it.
+func (a *app) routingAnswer(ctx context.Context, eng *queries.Engine, dir string) error {
+	q := routingQuestion()
+	rows, err := eng.Query(ctx, q)
+	if err != nil {
+		return fmt.Errorf("ask the routing table: %w", err)
+	}
+	defer rows.Close()
+	var farms int
+	var changed []string
+	for rows.Next() {
+		var farm, then, now any
+		if err := rows.Scan(&farm, &then, &now); err != nil {
+			return fmt.Errorf("ask the routing table: %w", err)
+		}
+		farms++
+		if fmt.Sprint(then) != fmt.Sprint(now) {
+			changed = append(changed, fmt.Sprintf("%v on %v (now %v)", farm, then, now))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("ask the routing table: %w", err)
+	}
+	fmt.Fprintf(a.stdout, "what did the routing table say last Tuesday (%s)? %d farms, as today except %s\n      $ topicsnap sql --dir %s -c %s\n",
+		seeds.DayLastTuesday.Format("Mon 2 January 15:04 MST"), farms, strings.Join(changed, ", "), queries.ShellQuote(dir), queries.ShellQuote(q))
+	return nil
+}
+
+// thousands writes n with a comma between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
 }

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/topicsnap/topicsnap/queries"
 )
 
 // shellSplit splits a command line the demo printed: words separated by
@@ -52,7 +54,8 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 		want     []string
 	}{
 		{"teashop", []string{"--users", "200"}, []string{"missing", "duplicates", "--silence 30m"}},
-		{"windfarm", nil, []string{"reset", "lag", "by galewatch-watcher-1", "by galewatch-writer-6"}},
+		{"windfarm", nil, []string{"members", "reset", "lag", "skew", "58800 by galewatch-watcher-1", "92400 by galewatch-watcher-2",
+			"58800 by galewatch-writer-1", "16800 by galewatch-writer-2", "what did the routing table say last Tuesday", "ardnave-point on [pg-07 pg-08]"}},
 	} {
 		dir := filepath.Join(t.TempDir(), "snaps")
 		code, stdout, stderr := cli(t, append([]string{"demo", "--scenario", c.scenario, "--dir", dir, "--serve=false"}, c.args...)...)
@@ -71,9 +74,17 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 			if !ok {
 				continue
 			}
+			args := shellSplit(cmdline)
+			if args[0] == "sql" {
+				// The routing question: it runs as printed.
+				code, out, errs := cli(t, args...)
+				if code != 0 || !strings.Contains(out, "ardnave-point") {
+					t.Errorf("%s: %q exit %d:\n%s%s", c.scenario, cmdline, code, out, errs)
+				}
+				continue
+			}
 			verdicts++
 			status := strings.Fields(lines[i])[0]
-			args := shellSplit(cmdline)
 			_, out, errs := cli(t, args...)
 			if !strings.HasPrefix(out, strings.ToUpper(status)+" "+args[1]+" ") {
 				t.Errorf("%s: %q printed %s, the command says:\n%s%s", c.scenario, cmdline, status, out, errs)
@@ -81,6 +92,21 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 		}
 		if verdicts < 4 {
 			t.Errorf("%s: %d verdicts with a command:\n%s", c.scenario, verdicts, stdout)
+		}
+		// The folder keeps the checks the demo ran, in its order, for
+		// check all and the overview: the wind farm's leads with members.
+		kept, err := queries.ReadChecksFile(dir)
+		if err != nil || len(kept) != verdicts {
+			t.Errorf("%s: checks.json holds %d checks (%v), the demo ran %d", c.scenario, len(kept), err, verdicts)
+		} else if c.scenario == "windfarm" && (kept[0].Check != "members" || kept[1].Check != "reset" || kept[1].Options["partitions"] != "0,1,2,3,4,5") {
+			t.Errorf("windfarm: checks.json %+v", kept)
+		}
+		if c.scenario == "windfarm" {
+			// With the file, check reset needs no options and says the same.
+			_, out, _ := cli(t, "check", "reset", "--dir", dir, "--topic", "readings")
+			if !strings.Contains(out, "226800 records on 6 partitions: 58800 by galewatch-watcher-1, 92400 by galewatch-watcher-2") {
+				t.Errorf("check reset from checks.json:\n%s", out)
+			}
 		}
 	}
 	if code, _, stderr := cli(t, "demo", "--scenario", "moon", "--dir", t.TempDir(), "--serve=false"); code != 2 || !strings.Contains(stderr, `--scenario "moon": use teashop or windfarm`) {

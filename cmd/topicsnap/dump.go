@@ -90,6 +90,7 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 	f.StringVar(&o.regCA, "schema-registry-ca", "", "PEM file of the CAs the Schema Registry's certificate is checked against")
 	f.StringVar(&o.SchemaDir, "schema", "", "folder of schema files named by the id they stand for (ID.avsc, ID.proto, ID.json), for hosts without the registry")
 	f.StringVar(&o.memLimit, "memory-limit", "", "soft memory limit of the process (GOMEMLIMIT wins when set); 0 for none (default 448MiB, 768MiB for a dump that decodes values)")
+	cmd.RunE = hinted(cmd.RunE, dumpHints)
 	return cmd
 }
 

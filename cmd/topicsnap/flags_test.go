@@ -392,3 +392,17 @@ func TestDumpRefusesAFolderOfOtherFiles(t *testing.T) {
 		t.Fatalf("a new folder: exit %d %q %q", code, out, errs)
 	}
 }
+
+// TestCheckFlagsShowTheirKind: --help names what each check option takes
+// (a duration, a number, an expression), from the registry.
+func TestCheckFlagsShowTheirKind(t *testing.T) {
+	var out, errb strings.Builder
+	if code := run(t.Context(), []string{"check", "--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"--silence duration", "--hot number", "--limit int", "--id expr", "--to-time time", "--group text", "--against file"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("check --help lacks %q:\n%s", want, out.String())
+		}
+	}
+}

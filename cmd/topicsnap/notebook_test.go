@@ -26,7 +26,7 @@ var shippedNotebookData = []struct {
 	}},
 	{"the-group-that-ate-six-partitions", "topicsnap demo --scenario windfarm --dir DIR", func(t *testing.T) string {
 		dir := filepath.Join(t.TempDir(), "wind")
-		if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+		if _, err := seeds.WriteWindFarmDayFolder(dir, 1); err != nil {
 			t.Fatal(err)
 		}
 		return dir

@@ -71,6 +71,7 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 	f.StringVar(&o.Compression, "compression", "lz4", "compression of the produced batches: lz4, none (least CPU, most network and disk), snappy, zstd or gzip")
 	f.DurationVar(&o.Conn.DialTimeout, "timeout", 10*time.Second, "dial timeout per broker")
 	f.StringVar(&o.memLimit, "memory-limit", "448MiB", "soft memory limit of the process (GOMEMLIMIT wins when set); 0 for none")
+	cmd.RunE = hinted(cmd.RunE, restoreHints)
 	return cmd
 }
 

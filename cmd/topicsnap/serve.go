@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -25,7 +27,13 @@ func init() {
 		return
 	}
 	os.Unsetenv(workerEnv)
-	if err := server.ServeWorker(context.Background(), os.Stdin, os.Stdout, os.Stderr); err != nil {
+	// A Ctrl-C at the terminal reaches the whole process group: the
+	// worker's running statement is interrupted through its context, as
+	// in every other command, and the worker ends.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := server.ServeWorker(ctx, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
 		os.Exit(1)
 	}
 	os.Exit(0)

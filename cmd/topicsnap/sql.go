@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chzyer/readline"
+	"github.com/ergochat/readline"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -362,7 +362,7 @@ func splitStatements(text string, line int) ([]string, error) {
 	var ue *sqllex.UnterminatedError
 	if errors.As(err, &ue) {
 		ue.Line += line - 1
-		return stmts, &queries.SQLError{Msg: ue.Error(), Hint: "close it: a quote inside a string is written twice ('it''s'), a comment /* ... */ ends with */"}
+		return stmts, &queries.SQLError{Msg: ue.Error(), Fix: "close it: a quote inside a string is written twice ('it''s'), a comment /* ... */ ends with */"}
 	}
 	return stmts, err
 }
@@ -377,13 +377,13 @@ func (a *app) runOne(ctx context.Context, eng *queries.Engine, stmt, format stri
 		}
 		// DuckDB writes the file itself, to the same descriptor.
 		if err := eng.CopyParquet(ctx, stmt, fmt.Sprintf("/dev/fd/%d", f.Fd())); err != nil {
-			return fmt.Errorf("run query: %w", err)
+			return err
 		}
 		return nil
 	}
 	rows, err := eng.Query(ctx, stmt)
 	if err != nil {
-		return fmt.Errorf("run query: %w", err)
+		return err
 	}
 	defer rows.Close()
 	wo := queries.WriteOptions{Format: format, Width: tableWidth(w)}
@@ -399,7 +399,7 @@ func (a *app) runOne(ctx context.Context, eng *queries.Engine, stmt, format stri
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("run query: %w", queries.CleanError(err))
+		return queries.CleanError(err)
 	}
 	return nil
 }
@@ -460,8 +460,8 @@ func (a *app) repl(ctx context.Context, s *sqlSession) error {
 		case err == nil:
 		case errors.Is(err, errCancelled):
 			fmt.Fprintln(a.stderr, "cancelled")
-		case errors.As(err, &se) && se.Hint != "":
-			fmt.Fprintf(a.stderr, "Error: %s\nTry: %s\n", message(err), se.Hint)
+		case errors.As(err, &se) && se.Fix != "":
+			fmt.Fprintf(a.stderr, "Error: %s\nTry: %s\n", message(err), se.Fix)
 		default:
 			fmt.Fprintf(a.stderr, "Error: %s\n", message(err))
 		}
@@ -482,7 +482,7 @@ func (a *app) repl(ctx context.Context, s *sqlSession) error {
 			return nil
 		}
 		if isDotCommand(buf.String(), line) {
-			rl.SaveHistory(strings.TrimSpace(line))
+			rl.SaveToHistory(strings.TrimSpace(line))
 			quit, err := s.dot(ctx, line)
 			if quit {
 				return nil
@@ -497,7 +497,7 @@ func (a *app) repl(ctx context.Context, s *sqlSession) error {
 		}
 		text := buf.String()
 		buf.Reset()
-		rl.SaveHistory(historyEntry(text))
+		rl.SaveToHistory(historyEntry(text))
 		// A complete text leaves nothing open: splitting cannot fail.
 		stmts, _ := splitStatements(text, 1)
 		for _, st := range stmts {

@@ -50,6 +50,18 @@
 // Kilmore Sands' partition of readings, and a lateness check must find the
 // backfill records (broker time − recorded_at > 1 minute).
 //
+// # Wind farm: seed 000's day, with its figures ([WriteWindFarmDayFolder])
+//
+// The folder `topicsnap demo --scenario windfarm` writes: twenty-one farms
+// ([DayFarms]) keyed by farm on twenty-four partitions through an explicit
+// map, 1,240 turbines, the writers' group with two watchers holding
+// partitions 0–5 from 11:02 to 11:16, the group's commit log
+// (__consumer_offsets records in Kafka's format, built with
+// consumeroffsets/offsetstest), the backfill lane and the compacted routing
+// topic. Its comment lists every figure; queries' TestWindFarmDayStoryFigures
+// holds the checks to them. [WindFarm] and [WriteWindFarmIncidentFolder]
+// remain the smaller, configurable folders the mechanics tests use.
+//
 // Both generators take a seed: the same config gives byte-identical output
 // (math/rand/v2 with a PCG source, no map iteration, no wall clock).
 // All times are whole milliseconds, as Kafka stores them.

@@ -25,6 +25,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"math"
 	"math/big"
 	"net/url"
@@ -41,7 +42,8 @@ import (
 
 // ErrUnreachable marks a Spark Connect server that could not be reached
 // (nothing listening, a wrong address, a server that is not Spark Connect).
-var ErrUnreachable = errors.New("spark connect server unreachable")
+var ErrUnreachable = exit.New(exit.Unreachable, "spark connect server unreachable",
+	"start a Spark Connect server that sees this folder at the same path (scripts/spark.sh start runs one on this machine) and pass its address with --spark-remote sc://HOST:PORT")
 
 // ErrBadRemote marks a remote address that is not sc://HOST:PORT.
 var ErrBadRemote = errors.New("bad spark remote")

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/topicsnap/topicsnap/segments"
+)
+
+type importOptions struct {
+	dir       string
+	kcat      string
+	topic     string
+	fileRows  int
+	fileBytes int64
+	maxBatch  int32
+	maxInflat int
+}
+
+func (a *app) importCmd() *cobra.Command {
+	o := &importOptions{}
+	cmd := &cobra.Command{
+		Use:   "import --dir DIR PATH... | import --dir DIR --kcat FILE --topic NAME",
+		Short: "Import Kafka's own segment files, or kcat -C -J output, with no broker",
+		Long: `import reads evidence that outlived its broker into a snapshot folder, as a dump
+of the same partitions would have written it (manifests, Parquet files, lost ranges):
+
+  PATH is a broker's log directory (every TOPIC-N folder in it), a partition
+  folder TOPIC-N, or single .log segment files (in their TOPIC-N folder).
+  Every batch is decoded (magic 2, and the v0/v1 message sets of old
+  segments; gzip, snappy, lz4, zstd), its CRC checked; a batch that cannot be
+  read is a lost range of kind damaged with the reason, and the import goes
+  on. Transaction markers are kept, records of aborted transactions marked
+  from the .txnindex files and the markers; holes in the offsets (compaction)
+  are lost ranges of kind compacted. Each manifest entry names the segment
+  file and byte range it was read from. No watermark and no group state is
+  invented: the snapshot's high watermark is -1, and no cluster snapshot is
+  written. __consumer_offsets folders import like that topic dumps, so the
+  group views read them.
+
+  --kcat FILE --topic NAME reads the lines of kcat -C -J (topic, partition,
+  offset, tstype, ts, key, payload, headers). kcat prints no markers, producer
+  ids, epochs or transactional flag: those columns are -1 and false, and the
+  snapshot's note says so. Offsets the file passes over are lost ranges of
+  kind not-in-file.
+
+Importing the same input again changes nothing; newer segments (or a longer
+file) continue where the last import ended.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.dir == "" {
+				return usagef("name the snapshot folder: --dir DIR")
+			}
+			switch {
+			case o.kcat != "" && len(args) > 0:
+				return usagef("give PATHs of segment files or --kcat FILE, not both")
+			case o.kcat != "" && o.topic == "":
+				return usagef("--kcat needs --topic NAME: the topic whose lines to import")
+			case o.kcat == "" && o.topic != "":
+				return usagef("--topic goes with --kcat; segment files name their topic by their folder (TOPIC-N)")
+			case o.kcat == "" && len(args) == 0:
+				return usagef("name what to import: a log directory, a partition folder TOPIC-N or .log files, or --kcat FILE --topic NAME")
+			}
+			s3, err := a.s3Config("")
+			if err != nil {
+				return err
+			}
+			warn := func(s string) { fmt.Fprintf(a.stderr, "warning: %s\n", s) }
+			var sum segments.Summary
+			if o.kcat != "" {
+				sum, err = segments.ImportKcat(cmd.Context(), segments.KcatOptions{Dir: o.dir, S3: s3, File: o.kcat, Topic: o.topic,
+					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
+			} else {
+				sum, err = segments.Import(cmd.Context(), segments.Options{Dir: o.dir, S3: s3, Paths: args,
+					Limits:   segments.Limits{MaxBatchBytes: o.maxBatch, MaxDecompressed: o.maxInflat},
+					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
+			}
+			if err != nil {
+				return fmt.Errorf("import to %s: %w", o.dir, err)
+			}
+			fmt.Fprintln(a.stdout, sum.String())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
+	f.StringVar(&o.kcat, "kcat", "", "a file of kcat -C -J output to import instead of segment files")
+	f.StringVar(&o.topic, "topic", "", "with --kcat: the topic whose lines to import")
+	f.IntVar(&o.fileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
+	f.Int64Var(&o.fileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
+	f.Int32Var(&o.maxBatch, "max-batch-bytes", segments.DefaultLimits.MaxBatchBytes, "a batch larger on disk is a damaged range, not read")
+	f.IntVar(&o.maxInflat, "max-decompressed-bytes", segments.DefaultLimits.MaxDecompressed, "a batch decompressing past this is a damaged range (a zip bomb costs its batch)")
+	cmd.RunE = hinted(cmd.RunE, importHints)
+	return cmd
+}

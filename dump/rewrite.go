@@ -1,0 +1,210 @@
+package dump
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// divergence is where a partition's log no longer is the history the
+// folder dumped, as divergenceOf finds it.
+type divergence struct {
+	kind     string
+	first    int64 // first offset that may differ
+	oldEpoch int32 // leader epoch of the last record dumped, -1 unknown
+	epochEnd int64 // the leader's end offset of oldEpoch, -1 unknown
+}
+
+// checkRewrites looks, before an incremental dump appends to partitions
+// that already have records in the folder, whether Kafka still holds the
+// history the folder dumped, the way a consumer does after a leader change
+// (KIP-320): each partition's leader is asked (one request per leader) for
+// the end offset of the leader epoch of the last record dumped
+// (OffsetForLeaderEpoch). An end below the next offset to dump, or an
+// epoch the leader does not know, is a log truncated after the dump read
+// it (an unclean leader election, a leader that lost its tail); an end
+// offset of the log below the next offset to dump is a log whose offsets
+// will be reused; a topic id other than the last cut's is a topic deleted
+// and made again under its name. Either way the records at those offsets
+// now are another history: the files from the divergence on are moved to
+// the manifest's superseded files, the rewrite is recorded, and the
+// manifest committed with its next offset set back to where the dump reads
+// again, before anything is read. Two histories are never merged.
+func (d *dumper) checkRewrites(ctx context.Context, c *cut, ms []*catalog.Manifest, sum *Summary) error {
+	var req kadm.OffsetForLeaderEpochRequest
+	var asked []*catalog.Manifest
+	for _, m := range ms {
+		if m.NextOffset <= 0 || len(m.Files) == 0 {
+			continue
+		}
+		asked = append(asked, m)
+		if e := m.Files[len(m.Files)-1].LastLeaderEpoch; e != nil && *e >= 0 {
+			req.Add(m.Topic, m.Partition, *e)
+		}
+	}
+	if len(asked) == 0 {
+		return nil
+	}
+	ends := map[int32]int64{}
+	if len(req) > 0 {
+		var err error
+		if ends, err = d.epochEnds(ctx, c.state.Topic, req); err != nil {
+			return err
+		}
+	}
+	for _, m := range asked {
+		if dv := divergenceOf(c, m, ends); dv != nil {
+			if err := d.recordRewrite(c, m, *dv); err != nil {
+				return err
+			}
+			sum.Rewrites++
+			sum.RewrittenOffsets += m.Rewrites[len(m.Rewrites)-1].Len()
+		}
+	}
+	return nil
+}
+
+// divergenceOf finds where the log diverged from the folder's history, or
+// nil when it did not; ends are the leader's end offsets of the epochs
+// asked (-1: an epoch it does not know).
+func divergenceOf(c *cut, m *catalog.Manifest, ends map[int32]int64) *divergence {
+	p := m.Partition
+	next := m.NextOffset
+	last := m.Files[len(m.Files)-1]
+	dv := divergence{first: next, oldEpoch: -1, epochEnd: -1}
+	if end, ok := ends[p]; ok && last.LastLeaderEpoch != nil {
+		dv.oldEpoch, dv.epochEnd = *last.LastLeaderEpoch, end
+		switch {
+		case end < 0:
+			// The leader does not know the epoch: its log holds none of
+			// the last file's history, which is read again whole.
+			dv.kind, dv.first = catalog.RewriteTruncated, last.FirstOffset
+		case end < next:
+			dv.kind, dv.first = catalog.RewriteTruncated, end
+		}
+	}
+	moved := func(to int64) {
+		if to < dv.first {
+			if dv.kind == "" {
+				dv.kind = catalog.RewriteEndBack
+			}
+			dv.first = to
+		}
+	}
+	// The log's end below the next offset: records the folder holds are
+	// gone, and the next ones will take their offsets. (A log start below
+	// the one the last cut saw is no such sign: each replica deletes its
+	// own segments, so a clean leader change can move it back.)
+	moved(c.ends[p])
+	// A topic made again under the same name has another id: none of the
+	// folder's offsets is known to be Kafka's record any more.
+	if n := len(m.Snapshots); n > 0 && m.Snapshots[n-1].TopicID != "" && c.state.TopicID != "" && m.Snapshots[n-1].TopicID != c.state.TopicID {
+		dv.kind, dv.first = catalog.RewriteRecreated, m.Files[0].FirstOffset
+	}
+	if dv.kind == "" {
+		return nil
+	}
+	dv.first = max(dv.first, m.Files[0].FirstOffset)
+	if dv.first >= next {
+		return nil
+	}
+	return &dv
+}
+
+// epochEnds asks the leaders for the end offsets of the epochs in req; -1
+// is an epoch the leader does not know. Retriable answers (a leader
+// moving) are asked again for a while.
+func (d *dumper) epochEnds(ctx context.Context, topic string, req kadm.OffsetForLeaderEpochRequest) (map[int32]int64, error) {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out := map[int32]int64{}
+		res, err := d.adm.OffsetForLeaderEpoch(ctx, req)
+		perr := err
+		if err == nil {
+			for p := range req[topic] {
+				r, ok := res[topic][p]
+				switch {
+				case !ok:
+					perr = fmt.Errorf("no answer for partition %d", p)
+				case r.Err != nil:
+					perr = fmt.Errorf("partition %d: %w", p, r.Err)
+				case r.LeaderEpoch < 0 || r.EndOffset < 0:
+					out[p] = -1
+				default:
+					out[p] = r.EndOffset
+				}
+			}
+		}
+		if perr == nil {
+			return out, nil
+		}
+		if ae := d.denied(fmt.Sprintf("ask the leaders of topic %q for the end of a leader epoch", topic), topic, "DESCRIBE", perr); ae != nil {
+			return nil, ae
+		}
+		var ke *kerr.Error
+		retriable := errors.As(perr, &ke) && ke.Retriable || transient(perr)
+		if !retriable || time.Now().After(deadline) || ctx.Err() != nil {
+			return nil, fmt.Errorf("check that %s still holds the history dumped (OffsetForLeaderEpoch): %w", topic, classify(perr))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+// recordRewrite moves the files of the old history from dv.first on
+// (whole: a file dv.first falls in is superseded and its earlier offsets
+// read again) to m.Superseded, records the rewrite, and commits the
+// manifest with the next offset set back to where the dump reads again.
+func (d *dumper) recordRewrite(c *cut, m *catalog.Manifest, dv divergence) error {
+	rw, files, superseded := planRewrite(c, m, dv)
+	var lost []catalog.LostRange
+	for _, l := range m.Lost {
+		if l.To >= rw.Redumped {
+			rw.SupersededLost = append(rw.SupersededLost, l)
+		} else {
+			lost = append(lost, l)
+		}
+	}
+	m.Lost = lost
+	m.Superseded = append(m.Superseded, superseded...)
+	m.Files = files
+	m.Rewrites = append(m.Rewrites, rw)
+	m.NextOffset = rw.Redumped
+	if err := d.dir.WriteManifest(m); err != nil {
+		return fmt.Errorf("record the rewritten log of %s: %w", m.TP(), err)
+	}
+	d.warn(fmt.Sprintf("%s: the log was rewritten after it was dumped (%s): offsets %d-%d of the folder are another history than Kafka's now (leader epoch %d, the leader ends it at %d; epoch now %d); both versions are kept (check gaps, check durability)",
+		m.TP(), dv.kind, rw.First, rw.Last, rw.OldEpoch, rw.EpochEnd, rw.NewEpoch))
+	return nil
+}
+
+// planRewrite is the rewrite dv makes of m: the files kept (those ending
+// before dv.first) and the files superseded (whole: one dv.first falls in
+// has its earlier offsets read again).
+func planRewrite(c *cut, m *catalog.Manifest, dv divergence) (rw catalog.Rewrite, files, superseded []catalog.FileEntry) {
+	redump := dv.first
+	keep := len(m.Files)
+	for keep > 0 && m.Files[keep-1].LastOffset >= dv.first {
+		keep--
+		redump = min(redump, m.Files[keep].FirstOffset)
+	}
+	newEpoch := int32(-1)
+	for _, ps := range c.state.Partitions {
+		if ps.Partition == m.Partition {
+			newEpoch = ps.LeaderEpoch
+		}
+	}
+	rw = catalog.Rewrite{Kind: dv.kind, First: dv.first, Last: m.NextOffset - 1, Redumped: redump,
+		OldEpoch: dv.oldEpoch, NewEpoch: newEpoch, EpochEnd: dv.epochEnd, History: m.History() + 1,
+		DetectedAt: c.asOf, Snapshot: c.id}
+	return rw, m.Files[:keep:keep], append([]catalog.FileEntry(nil), m.Files[keep:]...)
+}

@@ -1,0 +1,123 @@
+package queries
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestChecksFileHostile: a checks file is read as hostile input; each
+// breach is ErrChecksFile naming the file and what is wrong, never a
+// partial list.
+func TestChecksFileHostile(t *testing.T) {
+	entry := func(s string) string { return `{"format_version":1,"checks":[` + s + `]}` }
+	cases := []struct {
+		name, body, want string
+	}{
+		{"not json", `{`, "not the JSON"},
+		{"unknown field", `{"format_version":1,"checks":[],"extra":1}`, "unknown field"},
+		{"two documents", entry(``) + entry(``), "more than one JSON document"},
+		{"wrong version", `{"format_version":9,"checks":[]}`, "format_version 9"},
+		{"unknown check", entry(`{"check":"nope","topic":"t","options":{}}`), `unknown check "nope"`},
+		{"bad topic", entry(`{"check":"lag","topic":"../x","options":{}}`), "not a topic name"},
+		{"option not taken", entry(`{"check":"gaps","topic":"t","options":{"group":"g"}}`), "takes no option"},
+		{"out of bounds", entry(`{"check":"skew","topic":"t","options":{"hot":"0.5"}}`), "hot"},
+		{"bad time", entry(`{"check":"reset","topic":"t","options":{"group":"g","to_time":"yesterday"}}`), "to_time"},
+		{"against outside", entry(`{"check":"missing","topic":"t","options":{"against":"../orders.csv"}}`), "inside the snapshot folder"},
+		{"against absolute", entry(`{"check":"missing","topic":"t","options":{"against":"/etc/passwd"}}`), "inside the snapshot folder"},
+		{"twice", entry(`{"check":"lag","topic":"t","options":{}},{"check":"lag","topic":"t","options":{}}`), "configured twice"},
+		{"long option", entry(`{"check":"reset","topic":"t","options":{"group":"` + strings.Repeat("g", MaxOptionText+1) + `"}}`), "at most"},
+		{"too many", entry(strings.Repeat(`{"check":"lag","topic":"t","options":{}},`, MaxConfiguredChecks) + `{"check":"lag","topic":"u","options":{}}`), "at most"},
+		{"too large", entry(`{"check":"lag","topic":"t","options":{}}`) + strings.Repeat(" ", MaxChecksFileBytes), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, ChecksFileName), []byte(c.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cs, err := ReadChecksFile(dir)
+			if !errors.Is(err, ErrChecksFile) || cs != nil || !strings.Contains(err.Error(), filepath.Join(dir, ChecksFileName)) {
+				t.Fatalf("got %v, %v; want ErrChecksFile naming the file", cs, err)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %q does not say %q", err, c.want)
+			}
+			// A file that cannot be read is never overwritten.
+			if err := RememberChecks(dir, ConfiguredCheck{Check: "lag", Topic: "t", Options: map[string]string{}}); !errors.Is(err, ErrChecksFile) {
+				t.Fatalf("remember over a bad file: %v", err)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, ChecksFileName)); string(b) != c.body {
+				t.Fatal("the bad file was changed")
+			}
+		})
+	}
+	// A directory, a FIFO or a symlink out of the folder named checks.json
+	// is not read.
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ChecksFileName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadChecksFile(dir); !errors.Is(err, ErrChecksFile) {
+		t.Errorf("a directory: %v", err)
+	}
+	dir = t.TempDir()
+	out := filepath.Join(t.TempDir(), "outside.json")
+	os.WriteFile(out, []byte(`{"format_version":1,"checks":[]}`), 0o644)
+	if err := os.Symlink(out, filepath.Join(dir, ChecksFileName)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadChecksFile(dir); !errors.Is(err, ErrChecksFile) {
+		t.Errorf("a symlink out of the folder: %v", err)
+	}
+}
+
+// TestChecksFileRemember: remembering writes the options as a user types
+// them (a file as its path in the folder), replaces the entry of the same
+// check and topic in its place, and filling in sets only what is unset.
+func TestChecksFileRemember(t *testing.T) {
+	dir := t.TempDir()
+	if cs, err := ReadChecksFile(dir); cs != nil || err != nil {
+		t.Fatalf("no file: %v %v", cs, err)
+	}
+	to := time.Date(2026, 7, 16, 11, 0, 0, 0, time.UTC)
+	reset, err := ConfiguredFrom(dir, "reset", CheckOptions{Topic: "readings", Group: "w", ToTime: to, Partitions: []int32{0, 1, 2, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing, err := ConfiguredFrom(dir, "missing", CheckOptions{Topic: "app_events", Match: "value.order_id", Against: filepath.Join(dir, "orders.csv"), AgainstKey: "order_id"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing.Options["against"] != "orders.csv" || reset.Options["partitions"] != "0,1,2,5" || reset.Options["to_time"] != "2026-07-16T11:00:00Z" {
+		t.Fatalf("options as typed: %v %v", reset.Options, missing.Options)
+	}
+	if _, err := ConfiguredFrom(dir, "missing", CheckOptions{Topic: "t", Match: "x", Against: filepath.Join(t.TempDir(), "o.csv")}); err == nil {
+		t.Fatal("a file outside the folder was remembered")
+	}
+	if err := RememberChecks(dir, reset, missing); err != nil {
+		t.Fatal(err)
+	}
+	reset2 := reset
+	reset2.Options = map[string]string{"group": "w2", "to_time": "2026-07-16T11:00:00Z"}
+	if err := RememberChecks(dir, reset2); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := ReadChecksFile(dir)
+	if err != nil || len(cs) != 2 || cs[0].Check != "reset" || cs[0].Options["group"] != "w2" || cs[1].Check != "missing" {
+		t.Fatalf("after replacing: %+v %v", cs, err)
+	}
+	// Filling in: the request's own options win, the rest come from the file.
+	c, _ := Configured(cs, "missing", "app_events")
+	o := CheckOptions{Topic: "app_events", AgainstKey: "id"}
+	set, err := c.FillFrom(dir, &o)
+	if err != nil || o.AgainstKey != "id" || o.Match != "value.order_id" || o.Against != filepath.Join(dir, "orders.csv") || len(set) != 2 {
+		t.Fatalf("filled %v: %+v %v", set, o, err)
+	}
+	if _, ok := Configured(cs, "missing", "other"); ok {
+		t.Fatal("an entry of another topic applies")
+	}
+}

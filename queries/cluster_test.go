@@ -1,0 +1,504 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/dump"
+)
+
+// The tests on a real three-broker cluster (scripts/kafka-cluster.sh: one
+// KRaft controller, brokers 1, 2 and 3). They stop, kill and restart
+// brokers, so they run one at a time, and each leaves every broker running.
+
+// cluster is the three-broker cluster the tests drive.
+type cluster struct {
+	t       *testing.T
+	brokers []string
+	script  string
+	adm     *kadm.Client
+	cl      *kgo.Client
+}
+
+func newCluster(t *testing.T) *cluster {
+	t.Helper()
+	b := os.Getenv("TOPICSNAP_TEST_CLUSTER_BROKERS")
+	if b == "" {
+		t.Skip("TOPICSNAP_TEST_CLUSTER_BROKERS not set (scripts/kafka-cluster.sh start prints it; make test sets it)")
+	}
+	script := os.Getenv("TOPICSNAP_TEST_CLUSTER_SCRIPT")
+	if script == "" {
+		t.Fatal("TOPICSNAP_TEST_CLUSTER_BROKERS is set but TOPICSNAP_TEST_CLUSTER_SCRIPT is not: the tests stop and start brokers with it")
+	}
+	brokers := strings.Split(b, ",")
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cluster{t: t, brokers: brokers, script: script, adm: kadm.NewClient(cl), cl: cl}
+	t.Cleanup(func() {
+		// Whatever a test stopped comes back for the next one.
+		for n := 1; n <= 3; n++ {
+			c.run("start-broker", strconv.Itoa(n))
+		}
+		cl.Close()
+	})
+	return c
+}
+
+// run runs the cluster script; a failure fails the test.
+func (c *cluster) run(args ...string) string {
+	c.t.Helper()
+	out, err := exec.Command(c.script, args...).CombinedOutput()
+	if err != nil {
+		c.t.Fatalf("%s %s: %v\n%s", c.script, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// createTopic makes topic with one partition on replicas (the first one
+// its preferred leader) and configs, and waits until it has its leader.
+func (c *cluster) createTopic(topic string, replicas []int32, configs map[string]string) {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(c.t.Context(), 30*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrCreateTopicsRequest()
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = topic, -1, -1
+	a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+	a.Partition, a.Replicas = 0, replicas
+	rt.ReplicaAssignment = append(rt.ReplicaAssignment, a)
+	for k, v := range configs {
+		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
+		cfg.Name, cfg.Value = k, kmsg.StringPtr(v)
+		rt.Configs = append(rt.Configs, cfg)
+	}
+	req.Topics = append(req.Topics, rt)
+	req.TimeoutMillis = 20000
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err == nil {
+		err = kerr.ErrorForCode(resp.Topics[0].ErrorCode)
+	}
+	if err != nil {
+		c.t.Fatalf("create topic %s: %v", topic, err)
+	}
+	c.waitLeader(topic, replicas[0])
+}
+
+// partition is partition 0 of topic as the metadata says.
+func (c *cluster) partition(topic string) (kadm.PartitionDetail, error) {
+	ctx, cancel := context.WithTimeout(c.t.Context(), 10*time.Second)
+	defer cancel()
+	md, err := c.adm.Metadata(ctx, topic)
+	if err != nil {
+		return kadm.PartitionDetail{}, err
+	}
+	p, ok := md.Topics[topic].Partitions[0]
+	if !ok {
+		return kadm.PartitionDetail{}, fmt.Errorf("%s has no partition 0 yet", topic)
+	}
+	return p, nil
+}
+
+// waitFor polls what until it holds (a broker's view of the cluster
+// changing, not goroutines).
+func (c *cluster) waitFor(what string, cond func(kadm.PartitionDetail) bool, topic string) kadm.PartitionDetail {
+	c.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		p, err := c.partition(topic)
+		if err == nil && cond(p) {
+			return p
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%s: %s never happened (last: %+v, %v)", topic, what, p, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func (c *cluster) waitLeader(topic string, leader int32) kadm.PartitionDetail {
+	c.t.Helper()
+	return c.waitFor(fmt.Sprintf("leader %d", leader), func(p kadm.PartitionDetail) bool { return p.Leader == leader }, topic)
+}
+
+// produce writes n records (values prefix-0, prefix-1, ...) to partition 0
+// of topic with acks=all, from an idempotent producer unless plain.
+func (c *cluster) produce(topic, prefix string, n int, plain bool) {
+	c.t.Helper()
+	opts := []kgo.Opt{kgo.SeedBrokers(c.brokers...), kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerLinger(0)}
+	if plain {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(c.t.Context(), 60*time.Second)
+	defer cancel()
+	var recs []*kgo.Record
+	for i := range n {
+		recs = append(recs, &kgo.Record{Partition: 0, Value: []byte(fmt.Sprintf("%s-%d", prefix, i))})
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		c.t.Fatalf("produce %d records to %s: %v", n, topic, err)
+	}
+}
+
+// dumpTopic dumps topic into dir.
+func (c *cluster) dumpTopic(dir, topic string) dump.Summary {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(c.t.Context(), 2*time.Minute)
+	defer cancel()
+	sum, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic}})
+	if err != nil {
+		c.t.Fatalf("dump %s: %v", topic, err)
+	}
+	return sum
+}
+
+// check runs a check on dir's topic.
+func check(t *testing.T, dir, name, topic string) *Report {
+	t.Helper()
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(t.Context(), name, CheckOptions{Topic: topic})
+	if err != nil {
+		t.Fatalf("check %s: %v", name, err)
+	}
+	return r
+}
+
+// uniqueTopic names a topic of this run.
+func uniqueTopic(name string) string {
+	return fmt.Sprintf("cluster-%s-%d", name, time.Now().UnixNano())
+}
+
+// TestClusterUncleanElection is issue 29's finding, on a real cluster: a
+// partition on brokers 1 and 2 is dumped, broker 2 stops, broker 1 takes
+// 50 more records that are dumped too, broker 1 stops, broker 2 is
+// elected with the real kafka-leader-election --election-type unclean and
+// takes 60 new records at offsets 100-159, broker 1 comes back (and
+// truncates its log to broker 2's). The next dump must notice offsets
+// 100-149 are another history, keep both versions, and the checks must
+// fail on it.
+func TestClusterUncleanElection(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("unclean")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{1, 2}, map[string]string{"min.insync.replicas": "1", "unclean.leader.election.enable": "false"})
+
+	c.produce(topic, "first", 100, false)
+	if s := c.dumpTopic(dir, topic); s.Records != 100 || s.Rewrites != 0 {
+		t.Fatalf("first dump: %v", s)
+	}
+	c.run("stop-broker", "2")
+	c.waitFor("ISR [1]", func(p kadm.PartitionDetail) bool { return slices.Equal(p.ISR, []int32{1}) }, topic)
+	c.produce(topic, "lost", 50, false) // offsets 100-149, on broker 1 alone
+	if s := c.dumpTopic(dir, topic); s.Records != 50 || s.Rewrites != 0 {
+		t.Fatalf("second dump: %v", s)
+	}
+	before, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m0, err := before.ReadManifest(catalog.TopicPartition{Topic: topic, Partition: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldEpoch := *m0.Files[len(m0.Files)-1].LastLeaderEpoch
+
+	c.run("stop-broker", "1")
+	c.run("start-broker", "2")
+	// Broker 2 is not in the ISR: only an unclean election makes it leader.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, err := exec.Command(c.script, "run", "org.apache.kafka.tools.LeaderElectionCommand",
+			"--bootstrap-server", strings.Join(c.brokers, ","), "--election-type", "unclean",
+			"--topic", topic, "--partition", "0").CombinedOutput()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("unclean election of broker 2: %v\n%s", err, out)
+		}
+		time.Sleep(time.Second) // broker 2 registering with the controller
+	}
+	c.waitLeader(topic, 2)
+	c.produce(topic, "second", 60, false) // offsets 100-159 of the new history
+	c.run("start-broker", "1")
+
+	s := c.dumpTopic(dir, topic)
+	if s.Rewrites != 1 || s.RewrittenOffsets != 50 {
+		t.Fatalf("the dump after the unclean election did not report 50 rewritten offsets: %v", s)
+	}
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := d.ReadManifest(catalog.TopicPartition{Topic: topic, Partition: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Rewrites) != 1 {
+		t.Fatalf("manifest rewrites %+v, want one", m.Rewrites)
+	}
+	rw := m.Rewrites[0]
+	if rw.Kind != catalog.RewriteTruncated || rw.First != 100 || rw.Last != 149 || rw.OldEpoch != oldEpoch || rw.NewEpoch <= oldEpoch || rw.EpochEnd != 100 || rw.History != 1 {
+		t.Errorf("rewrite %+v, want truncated 100-149 from epoch %d to a later one, the leader ending it at 100, history 1", rw, oldEpoch)
+	}
+	if m.NextOffset != 160 || len(m.Superseded) != 1 || m.Superseded[0].FirstOffset != 100 || m.Superseded[0].LastOffset != 149 {
+		t.Errorf("next offset %d, superseded %+v; want 160 and the old file 100-149", m.NextOffset, m.Superseded)
+	}
+
+	// SQL: one row per offset of Kafka's history in the view, the old
+	// version in "T$superseded".
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	// ints runs a query of one row of whole numbers.
+	ints := func(sql string, args ...any) []int64 {
+		t.Helper()
+		rows, err := e.Query(t.Context(), sql, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		defer rows.Close()
+		cols, _ := rows.Columns()
+		out := make([]int64, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range out {
+			ptrs[i] = &out[i]
+		}
+		if !rows.Next() {
+			t.Fatalf("%s: no row (%v)", sql, rows.Err())
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+		return out
+	}
+	view := quoteIdent(topic)
+	got := ints(fmt.Sprintf(`SELECT count(*), count(DISTINCT "offset"), max("offset"),
+		count(*) FILTER (WHERE starts_with(CAST(value_raw AS VARCHAR), 'second-')),
+		count(*) FILTER (WHERE starts_with(CAST(value_raw AS VARCHAR), 'lost-')) FROM %s`, view))
+	if want := []int64{160, 160, 159, 60, 0}; !slices.Equal(got, want) {
+		t.Errorf("view %s: rows, offsets, last offset, new history, old history = %v, want %v", view, got, want)
+	}
+	got = ints(fmt.Sprintf(`SELECT count(*), min("offset"), max("offset"),
+		count(*) FILTER (WHERE starts_with(CAST(value_raw AS VARCHAR), 'lost-')) FROM %s`, quoteIdent(topic+"$superseded")))
+	if want := []int64{50, 100, 149, 50}; !slices.Equal(got, want) {
+		t.Errorf("superseded view: rows, first, last, old history = %v, want %v (the 50 records Kafka lost)", got, want)
+	}
+	got = ints(`SELECT count(*), min(from_offset), max(to_offset), sum(offsets) FROM rewrites WHERE topic = ?`, topic)
+	if want := []int64{1, 100, 149, 50}; !slices.Equal(got, want) {
+		t.Errorf("rewrites table: %v, want %v", got, want)
+	}
+	got = ints(`SELECT count(*) FILTER (WHERE superseded), count(*) FILTER (WHERE NOT superseded AND history = 1) FROM files WHERE topic = ?`, topic)
+	if want := []int64{1, 1}; !slices.Equal(got, want) {
+		t.Errorf("files table: superseded files, files of history 1 = %v, want %v", got, want)
+	}
+
+	// The same on an engine that builds views as queries name them and
+	// guards untrusted SQL (topicsnap sql -c, the server).
+	lazy, err := Open(t.Context(), dir, Options{Lazy: true, Locked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lazy.Close()
+	lr, err := lazy.Query(t.Context(), fmt.Sprintf(`SELECT count(*) FROM %s WHERE "offset" BETWEEN 100 AND 149`, quoteIdent(topic+"$superseded")))
+	if err != nil {
+		t.Fatalf("superseded view on a lazy, locked engine: %v", err)
+	}
+	var lazyN int64
+	if !lr.Next() || lr.Scan(&lazyN) != nil || lazyN != 50 {
+		t.Errorf("superseded view on a lazy, locked engine: %d rows, want 50 (%v)", lazyN, lr.Err())
+	}
+	lr.Close()
+
+	g := check(t, dir, "gaps", topic)
+	if g.Status != StatusFail || g.Summary.Get("rewritten_offsets") != int64(50) || g.Summary.Get("missing_offsets") != int64(0) {
+		t.Errorf("check gaps: %s rewritten=%v missing=%v: %s", g.Status, g.Summary.Get("rewritten_offsets"), g.Summary.Get("missing_offsets"), g.Message)
+	}
+	du := check(t, dir, "durability", topic)
+	if du.Status != StatusFail || du.Summary.Get("rewritten_offsets") != int64(50) || !strings.Contains(du.Message, "50 offsets were rewritten") {
+		t.Errorf("check durability: %s rewritten=%v: %s", du.Status, du.Summary.Get("rewritten_offsets"), du.Message)
+	}
+
+	// A dump after that appends to the new history and finds nothing new.
+	c.produce(topic, "third", 5, false)
+	if s := c.dumpTopic(dir, topic); s.Records != 5 || s.Rewrites != 0 {
+		t.Errorf("dump after the rewrite: %v, want 5 records and no rewrite", s)
+	}
+}
+
+// killOnFirstFile kills a broker (through the cluster script) when the dump
+// commits its first file, inside the Progress call: the writer waits for
+// the kill, so it lands while the rest of the partition is still to read.
+type killOnFirstFile struct {
+	c      *cluster
+	broker int32
+	done   bool
+	err    error
+}
+
+func (k *killOnFirstFile) Start(catalog.TopicPartition, int64, int64) {}
+func (k *killOnFirstFile) Advance(catalog.TopicPartition, int64, int64) {
+	if k.done {
+		return
+	}
+	k.done = true
+	if out, err := exec.Command(k.c.script, "kill-broker", strconv.Itoa(int(k.broker))).CombinedOutput(); err != nil {
+		k.err = fmt.Errorf("kill-broker %d: %v: %s", k.broker, err, out)
+	}
+}
+func (k *killOnFirstFile) Done(catalog.TopicPartition) {}
+func (k *killOnFirstFile) Waiting(string)              {}
+func (k *killOnFirstFile) Warn(string)                 {}
+
+// TestClusterLeaderKilledMidDump kills -9 the leader of a partition with
+// replication factor 3 and min.insync.replicas 2 while a dump reads it:
+// the dump rides through the election, and every offset is stored once.
+func TestClusterLeaderKilledMidDump(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("killed")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{1, 2, 3}, map[string]string{"min.insync.replicas": "2"})
+	const n = 20000
+	c.produce(topic, "rec", n, false)
+	p := c.waitFor("ISR of 3", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 3 }, topic)
+	k := &killOnFirstFile{c: c, broker: p.Leader}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	s, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
+		FileRows: 500, FetchMaxBytes: 64 << 10, Progress: k})
+	if err != nil {
+		t.Fatalf("dump with the leader killed: %v", err)
+	}
+	if k.err != nil || !k.done {
+		t.Fatalf("the leader was not killed mid-dump (done %v): %v", k.done, k.err)
+	}
+	t.Logf("dumped %d records in %s with broker %d killed after the first file", s.Records, time.Since(start).Round(time.Millisecond), p.Leader)
+	// The kill took: another broker leads the partition now.
+	after := c.waitFor("a new leader", func(q kadm.PartitionDetail) bool { return q.Leader >= 0 && q.Leader != p.Leader }, topic)
+	t.Logf("leader %d (epoch %d) after broker %d was killed (epoch %d)", after.Leader, after.LeaderEpoch, p.Leader, p.LeaderEpoch)
+	m, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := m.ReadManifest(catalog.TopicPartition{Topic: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	epochs := map[int32]bool{}
+	for _, f := range man.Files {
+		epochs[*f.LastLeaderEpoch] = true
+	}
+	t.Logf("%d files, leader epochs of their last records %v", len(man.Files), epochs)
+	c.run("start-broker", strconv.Itoa(int(p.Leader)))
+	if s.Records != n || s.Rewrites != 0 || s.Lost != 0 {
+		t.Fatalf("dump: %v, want %d records, no rewrite, nothing lost", s, n)
+	}
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	rows, err := e.Query(t.Context(), fmt.Sprintf(`SELECT count(*), count(DISTINCT "offset"), min("offset"), max("offset"),
+		count(DISTINCT value_raw) FROM %s`, quoteIdent(topic)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var cnt, distinct, lo, hi, values int64
+	if !rows.Next() {
+		t.Fatal(rows.Err())
+	}
+	if err := rows.Scan(&cnt, &distinct, &lo, &hi, &values); err != nil {
+		t.Fatal(err)
+	}
+	if cnt != n || distinct != n || lo != 0 || hi != n-1 || values != n {
+		t.Errorf("rows %d, offsets %d (%d-%d), values %d; want %d of each, 0-%d: records lost or duplicated", cnt, distinct, lo, hi, values, n, n-1)
+	}
+	if g := check(t, dir, "gaps", topic); g.Status != StatusOK {
+		t.Errorf("check gaps: %s: %s", g.Status, g.Message)
+	}
+}
+
+// TestClusterDurabilityVerdicts: a topic with replication factor 3 and
+// min.insync.replicas 2 (unclean election off, idempotent writes) is kept
+// safely (ok); one with replication factor 1 is not (fail); records of a
+// producer without idempotence (kcat's default, and franz-go with it
+// disabled) are counted as such.
+func TestClusterDurabilityVerdicts(t *testing.T) {
+	c := newCluster(t)
+	dir := filepath.Join(t.TempDir(), "snap")
+	safe, single, plain := uniqueTopic("rf3"), uniqueTopic("rf1"), uniqueTopic("plain")
+	c.createTopic(safe, []int32{1, 2, 3}, map[string]string{"min.insync.replicas": "2", "unclean.leader.election.enable": "false"})
+	c.createTopic(single, []int32{3}, map[string]string{"min.insync.replicas": "1"})
+	c.createTopic(plain, []int32{2, 3, 1}, map[string]string{"min.insync.replicas": "2", "unclean.leader.election.enable": "false"})
+	c.produce(safe, "safe", 20, false)
+	c.produce(single, "single", 20, false)
+	c.produce(plain, "idem", 10, false)
+	c.produce(plain, "plain", 5, true)
+	nonIdem := int64(5)
+	if kcat := os.Getenv("TOPICSNAP_KCAT"); kcat != "" {
+		cmd := exec.Command(kcat, "-b", strings.Join(c.brokers, ","), "-t", plain, "-p", "0", "-P", "-X", "acks=all")
+		cmd.Stdin = strings.NewReader(strings.Repeat("kcat\n", 10))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("kcat: %v: %s", err, out)
+		}
+		nonIdem += 10
+	} else {
+		t.Log("TOPICSNAP_KCAT not set: the records without idempotence come from franz-go alone")
+	}
+	for _, tp := range []string{safe, plain} {
+		c.waitFor("ISR of 3", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 3 }, tp)
+		c.dumpTopic(dir, tp)
+	}
+	c.dumpTopic(dir, single)
+
+	cases := []struct {
+		topic   string
+		status  string
+		nonIdem int64
+		says    string
+	}{
+		{safe, StatusOK, 0, "kept safely"},
+		{single, StatusFail, 0, "replication factor 1"},
+		{plain, StatusWarn, nonIdem, "without idempotence"},
+	}
+	for _, tc := range cases {
+		r := check(t, dir, "durability", tc.topic)
+		if r.Status != tc.status || r.Summary.Get("non_idempotent_records") != tc.nonIdem || r.Summary.Get("rewritten_offsets") != int64(0) ||
+			!strings.Contains(r.Message, tc.says) {
+			t.Errorf("%s: %s non_idempotent=%v rewritten=%v, want %s, %d, 0, saying %q: %s", tc.topic, r.Status,
+				r.Summary.Get("non_idempotent_records"), r.Summary.Get("rewritten_offsets"), tc.status, tc.nonIdem, tc.says, r.Message)
+		}
+		if u := r.Summary.Get("unclean_leader_election"); u != false {
+			t.Errorf("%s: unclean_leader_election %v, want false as the cut recorded it", tc.topic, u)
+		}
+	}
+}

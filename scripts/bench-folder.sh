@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A question about one topic in a folder of a whole cluster against the
+# same question in a folder that holds that topic alone (issue 32's
+# "a question about one topic costs what that topic costs"). Both folders
+# are written by code (scripts/benchtools/mkcluster: T topics of P
+# partitions, R records a partition, one cut a topic); each command runs
+# RUNS times, the two folders alternated, and the table gives medians.
+#
+#   scripts/bench-folder.sh [TOPICS] [PARTITIONS]      (default 1000 12)
+#
+# Environment: RUNS (5), RECORDS (50 a partition), BENCH_DIR
+# (/tmp/topicsnap-bench-folder), BIN (a topicsnap binary to measure
+# instead of building this tree's).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GOFLAGS="$(go env GOFLAGS)"
+[[ " ${GOFLAGS:-} " == *duckdb_arrow* ]] || export GOFLAGS="$GOFLAGS -tags=duckdb_arrow"
+TOPICS="${1:-1000}"
+PARTS="${2:-12}"
+RUNS="${RUNS:-5}"
+RECORDS="${RECORDS:-50}"
+DIR="${BENCH_DIR:-/tmp/topicsnap-bench-folder}"
+ONE=t-0007
+mkdir -p "$DIR"
+if [[ -z "${BIN:-}" ]]; then
+	BIN="$DIR/topicsnap"
+	go build -o "$BIN" ./cmd/topicsnap
+fi
+go build -o "$DIR/mkcluster" ./scripts/benchtools/mkcluster
+whole="$DIR/whole-$TOPICS-$PARTS" alone="$DIR/alone-$TOPICS-$PARTS"
+[[ -d "$whole" ]] || "$DIR/mkcluster" -topics "$TOPICS" -partitions "$PARTS" -records "$RECORDS" "$whole"
+[[ -d "$alone" ]] || "$DIR/mkcluster" -topics "$TOPICS" -partitions "$PARTS" -records "$RECORDS" -only "$ONE" "$alone"
+
+# secs CMD...: wall seconds of one run (output discarded; exit 0 or 1, a check's verdict).
+secs() {
+	local t0 t1
+	t0=$(date +%s.%N)
+	"$@" >/dev/null 2>&1 || [[ $? -eq 1 ]] || { echo "bench-folder: failed: $*" >&2; exit 1; }
+	t1=$(date +%s.%N)
+	echo "$t1 - $t0" | bc -l
+}
+median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
+
+questions=(
+	"sql -c SELECT count(*) FROM \"$ONE\""
+	"check gaps --topic $ONE"
+	"check skew --topic $ONE"
+	"check duplicates --topic $ONE"
+	"check lag --topic $ONE"
+)
+echo "| question (topic $ONE) | alone s | in $TOPICS topics × $PARTS s | ratio | within 1.5x + 50 ms |"
+echo "|---|---:|---:|---:|---|"
+for q in "${questions[@]}"; do
+	read -r -a words <<<"$q"
+	if [[ "${words[0]}" == sql ]]; then words=(sql -c "SELECT count(*) FROM \"$ONE\""); fi
+	a=() w=()
+	for ((i = 0; i < RUNS; i++)); do
+		a+=("$(secs "$BIN" "${words[@]}" --dir "$alone")")
+		w+=("$(secs "$BIN" "${words[@]}" --dir "$whole")")
+	done
+	ma=$(printf '%s\n' "${a[@]}" | median)
+	mw=$(printf '%s\n' "${w[@]}" | median)
+	ok=$(echo "$mw <= 1.5 * $ma + 0.05" | bc -l)
+	printf '| %s | %s | %s | %.2fx | %s |\n' "$q" "$ma" "$mw" "$(echo "$mw / $ma" | bc -l)" "$([[ $ok == 1 ]] && echo met || echo missed)"
+done
+m=()
+for ((i = 0; i < RUNS; i++)); do m+=("$(secs "$BIN" ls --dir "$whole")"); done
+echo
+echo "ls of the whole folder ($TOPICS topics): $(printf '%s\n' "${m[@]}" | median) s (median of $RUNS; target within 1 s)"

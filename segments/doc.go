@@ -1,0 +1,36 @@
+// Package segments reads Kafka's own on-disk log, with no broker: the
+// .log segment files of a partition folder (TOPIC-N/) and their
+// .txnindex, and the lines of kcat -C -J, and imports them into a
+// snapshot folder as a dump would have written them.
+//
+// A [Scanner] decodes one segment file batch by batch: record batches of
+// magic 2 (header read with franz-go's kmsg.RecordBatch, CRC-32C checked,
+// records decompressed with the libraries franz-go uses: gzip, snappy raw
+// or xerial-framed, lz4, zstd) and the message sets of magic 0 and 1 that
+// Kafka before 0.11 wrote (CRC-32 checked; compressed wrappers unwrapped,
+// their relative offsets made absolute). Kafka 4 cannot write v0/v1, so
+// their tests use segments made by code.
+//
+// Every byte is read as hostile. A batch longer than the file or than
+// Limits.MaxBatchBytes, a CRC that does not match, a record count, header
+// count or field length past the bytes that hold it, offsets out of their
+// batch, or a decompression past Limits.MaxDecompressed (a zip bomb) is a
+// [Damage]: that batch is lost, with its reason, and the scan goes on with
+// the next one. Only a header that cannot say where the next batch starts
+// (a length shorter than any batch's, a file that ends inside a batch: a
+// crash mid-write) ends the file, as a fatal Damage (Torn for the latter).
+//
+// [Import] writes what a Scanner reads with the dump's commit protocol (a
+// Parquet file committed, then the manifest that lists it; see sink.go):
+// a first pass reads the markers (headers only for data batches) and the
+// .txnindex files, so the second can mark each transactional record
+// committed, aborted or, when no marker was imported, open. Offsets no
+// batch holds are lost ranges: damaged (with the reason), compacted, or
+// before the first segment. Each manifest entry names its source file and
+// byte range; a partition snapshot is recorded only when something changed,
+// so importing the same segments twice changes nothing. No watermark, group
+// state or cluster snapshot is invented.
+//
+// [ImportKcat] does the same for the lines of kcat -C -J, whose gaps are
+// lost ranges not-in-file and whose missing columns are said ([KcatLacks]).
+package segments

@@ -1,0 +1,408 @@
+package segments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
+	"io"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/safefile"
+)
+
+// Options of one import.
+type Options struct {
+	Dir       string           // the snapshot folder, or s3://bucket/prefix
+	S3        catalog.S3Config // how to reach Dir when it is a bucket
+	Paths     []string         // log directories, partition folders, .log files
+	Limits    Limits
+	FileRows  int   // roll a file after this many rows (default 512k)
+	FileBytes int64 // or this many bytes of keys, values and headers (default 48 MiB)
+	// Warn, if set, is told what was left out or could not be read.
+	Warn func(string)
+}
+
+// Summary of one import.
+type Summary struct {
+	Partitions  int // partitions the import changed
+	Records     int64
+	Files       int
+	Bytes       int64
+	Lost        int
+	LostOffsets int64
+	Damaged     int // batches that could not be read
+	Elapsed     time.Duration
+}
+
+func (s Summary) String() string {
+	rate := 0.0
+	if s.Elapsed > 0 {
+		rate = float64(s.Records) / s.Elapsed.Seconds()
+	}
+	out := fmt.Sprintf("imported %d records in %d files into %d partitions in %.1fs, %.0f records/s, %d lost ranges (%d offsets)",
+		s.Records, s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
+	if s.Damaged > 0 {
+		out += fmt.Sprintf(", %d damaged batches (lost ranges of kind damaged say where and why)", s.Damaged)
+	}
+	if s.Partitions == 0 {
+		out += " (nothing new: every offset was already imported)"
+	}
+	return out
+}
+
+func (o *Options) defaults() {
+	if o.FileRows <= 0 {
+		o.FileRows = 512 * 1024
+	}
+	if o.FileBytes <= 0 {
+		o.FileBytes = 48 << 20
+	}
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+}
+
+// Import reads the segment files under opts.Paths into opts.Dir, as a dump
+// of the same partitions would have written them. It resumes from each
+// partition's manifest: offsets already there are skipped, so importing
+// the same segments again changes nothing and newer segments continue
+// where the last import ended.
+func Import(ctx context.Context, opts Options) (Summary, error) {
+	start := time.Now()
+	opts.defaults()
+	var sum Summary
+	parts, err := resolve(opts.Paths, opts.Warn)
+	if err != nil {
+		return sum, err
+	}
+	if len(parts) == 0 {
+		return sum, exit.Errorf(ErrBadInput, "no segment file under %s", strings.Join(opts.Paths, ", "))
+	}
+	if err := catalog.CheckCreateAt(ctx, opts.Dir, opts.S3); err != nil {
+		return sum, err
+	}
+	dir, err := catalog.CreateAt(ctx, opts.Dir, opts.S3)
+	if err != nil {
+		return sum, err
+	}
+	tps := make([]catalog.TopicPartition, 0, len(parts))
+	for tp := range parts {
+		tps = append(tps, tp)
+	}
+	slices.SortFunc(tps, func(a, b catalog.TopicPartition) int {
+		if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+			return c
+		}
+		return int(a.Partition - b.Partition)
+	})
+	id := catalog.NewSnapshotID(start)
+	for _, tp := range tps {
+		if err := ctx.Err(); err != nil {
+			sum.Elapsed = time.Since(start)
+			return sum, err
+		}
+		if err := importPartition(ctx, dir, id, tp, parts[tp], opts, &sum); err != nil {
+			sum.Elapsed = time.Since(start)
+			return sum, err
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}
+
+// marker is a transaction marker found by the first pass.
+type marker struct {
+	offset int64
+	commit bool
+}
+
+// txnStates says the fate of a transactional record: from the aborted
+// transactions of the .txnindex files, else from the first marker of its
+// producer after it, else open (its marker is not in what was imported).
+type txnStates struct {
+	markers map[int64][]marker     // producer id -> markers in offset order
+	aborted map[int64][]AbortedTxn // producer id -> aborted transactions
+}
+
+func (t *txnStates) state(pid, off int64) string {
+	as := t.aborted[pid] // sorted by First, not overlapping
+	if i := sort.Search(len(as), func(i int) bool { return as[i].First > off }); i > 0 && off <= as[i-1].Last {
+		return catalog.TxnAborted
+	}
+	ms := t.markers[pid]
+	i := sort.Search(len(ms), func(i int) bool { return ms[i].offset >= off })
+	if i == len(ms) {
+		return catalog.TxnOpen
+	}
+	if ms[i].commit {
+		return catalog.TxnCommitted
+	}
+	return catalog.TxnAborted
+}
+
+func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalog.TopicPartition, segs []segFile, opts Options, sum *Summary) (err error) {
+	lock, err := dir.LockPartition(tp)
+	if err != nil {
+		return fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
+	}
+	defer lock.Unlock()
+	m, err := dir.ReadManifest(tp)
+	if err != nil {
+		return err
+	}
+	if _, err := dir.CleanPartition(m); err != nil {
+		return err
+	}
+	txn, err := firstPass(ctx, segs, opts)
+	if err != nil {
+		return err
+	}
+	s := newSink(dir, id, m, opts.FileRows, opts.FileBytes, sum)
+	defer func() {
+		if err != nil {
+			s.abort()
+		}
+	}()
+	from := m.NextOffset
+	logStart := int64(-1)
+	first := true      // no new batch yet in this run
+	var damage *Damage // the last damage not yet followed by a good batch
+	var damageAt string
+	loseDamage := func(upTo int64) {
+		if damage == nil {
+			return
+		}
+		s.lose(catalog.LostDamaged, fmt.Sprintf("%s, %s", damageAt, damage.Error()), s.next, upTo)
+		damage = nil
+	}
+	for si, seg := range segs {
+		if s.next >= 0 && si+1 < len(segs) && segs[si+1].base <= s.next && damage == nil {
+			continue // every offset it may hold was imported before
+		}
+		f, err := openSegment(seg.path)
+		if err != nil {
+			return err
+		}
+		sc := NewScanner(f, seg.size, opts.Limits)
+		if err := s.setSource(seg.path, 0); err != nil {
+			f.Close()
+			return err
+		}
+		for {
+			if err := ctx.Err(); err != nil {
+				f.Close()
+				return err
+			}
+			sc.SkipBelow = s.next
+			b, d, rerr := sc.Next()
+			if errors.Is(rerr, io.EOF) {
+				break
+			}
+			if rerr != nil {
+				f.Close()
+				return exit.Errorf(ErrBadInput, "%s: %v", seg.path, rerr)
+			}
+			if d != nil {
+				sum.Damaged++
+				opts.Warn(fmt.Sprintf("%s: %s", seg.path, d.Error()))
+				if damage == nil {
+					damage, damageAt = d, seg.path
+				}
+				continue
+			}
+			if b.LastOffset < s.next {
+				damage = nil
+				continue // imported before
+			}
+			if logStart < 0 {
+				logStart = b.BaseOffset
+			}
+			// A segment's name is its base offset: the offsets from there
+			// to its first batch were in it (compacted away, or damaged);
+			// those before it were not imported.
+			segStart := min(seg.base, b.BaseOffset)
+			if s.next < 0 {
+				// The partition's first import.
+				s.next = 0
+				s.lose(catalog.LostBeforeFirst, "before the first segment imported", 0, segStart-1)
+				from = segStart
+			} else if first && segStart > s.next && damage == nil {
+				s.lose(catalog.LostBetween, "not in the imported segments (deleted since the last import, or not given)", s.next, segStart-1)
+			}
+			if b.BaseOffset > s.next {
+				if damage != nil {
+					loseDamage(b.BaseOffset - 1)
+				} else {
+					s.lose(catalog.LostCompacted, "", s.next, b.BaseOffset-1)
+				}
+			}
+			damage = nil
+			first = false
+			if err := addBatch(s, tp, b, txn); err != nil {
+				f.Close()
+				return err
+			}
+		}
+		f.Close()
+		// A damaged tail of a segment with a later one: the offsets up to
+		// that segment's base were in it.
+		if damage != nil && si+1 < len(segs) && s.next >= 0 {
+			loseDamage(segs[si+1].base - 1)
+		}
+		if err := s.flush(); err != nil {
+			return err
+		}
+	}
+	if damage != nil && s.next >= 0 && damage.From == s.next && damage.To >= damage.From && damage.To-damage.From < 1<<31 {
+		// The last batch is damaged: its header's offsets, unchecked, are
+		// the best there is.
+		loseDamage(damage.To)
+	} else if damage != nil {
+		opts.Warn(fmt.Sprintf("%s: %s: the offsets it held are unknown, so no lost range is recorded for it", damageAt, damage.Error()))
+	}
+	if s.next < 0 {
+		return nil // nothing readable at all
+	}
+	return s.finish(from, logStart, "segments")
+}
+
+// addBatch turns a batch's records into rows; holes inside the batch (the
+// cleaner removed records) are compacted.
+func addBatch(s *sink, tp catalog.TopicPartition, b *Batch, txn *txnStates) error {
+	tsType := catalog.TimestampCreate
+	switch {
+	case b.NoTimestamp:
+		tsType = catalog.TimestampNone
+	case b.LogAppendTime:
+		tsType = catalog.TimestampLogAppend
+	}
+	for _, r := range b.Records {
+		if r.Offset < s.next {
+			continue
+		}
+		s.lose(catalog.LostCompacted, "", s.next, r.Offset-1)
+		row := catalog.Row{
+			Partition: tp.Partition, Offset: r.Offset, Timestamp: r.Timestamp, TimestampType: tsType,
+			Key: r.Key, Value: r.Value, LeaderEpoch: b.LeaderEpoch, ProducerID: b.ProducerID, ProducerEpoch: int32(b.ProducerEpoch),
+			Transactional: b.Transactional, Control: b.Control,
+		}
+		if len(r.Headers) > 0 {
+			row.Headers = make([]catalog.Header, len(r.Headers))
+			for i, h := range r.Headers {
+				row.Headers[i] = catalog.Header{Key: h.Key, Value: h.Value}
+			}
+		}
+		switch {
+		case b.Control && b.ControlType >= 0:
+			kind, state := catalog.ControlAbort, catalog.TxnAborted
+			if b.ControlType == ControlCommit {
+				kind, state = catalog.ControlCommit, catalog.TxnCommitted
+			}
+			row.ControlType, row.TxnState = &kind, &state
+		case b.Transactional && !b.Control:
+			st := txn.state(b.ProducerID, r.Offset)
+			row.TxnState = &st
+		}
+		if err := s.add(row, b.Pos+b.Size); err != nil {
+			return fmt.Errorf("%s: %w", tp, err)
+		}
+	}
+	s.lose(catalog.LostCompacted, "", s.next, b.LastOffset)
+	s.srcUntil = max(s.srcUntil, b.Pos+b.Size)
+	return nil
+}
+
+// firstPass reads the markers of every segment (headers only for data
+// batches) and the aborted transactions of their .txnindex files.
+func firstPass(ctx context.Context, segs []segFile, opts Options) (*txnStates, error) {
+	t := &txnStates{markers: map[int64][]marker{}, aborted: map[int64][]AbortedTxn{}}
+	for _, seg := range segs {
+		f, err := openSegment(seg.path)
+		if err != nil {
+			return nil, err
+		}
+		sc := NewScanner(f, seg.size, opts.Limits)
+		sc.HeadersOnly = true
+		for ctx.Err() == nil {
+			b, _, err := sc.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				f.Close()
+				return nil, exit.Errorf(ErrBadInput, "%s: %v", seg.path, err)
+			}
+			if b != nil && b.Control && b.ControlType >= 0 {
+				t.markers[b.ProducerID] = append(t.markers[b.ProducerID], marker{b.BaseOffset, b.ControlType == ControlCommit})
+			}
+		}
+		f.Close()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		idx := strings.TrimSuffix(seg.path, ".log") + ".txnindex"
+		raw, err := safefile.ReadFile(idx, MaxTxnIndexBytes)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			opts.Warn(fmt.Sprintf("%s: %v; the markers in the segments decide alone", idx, err))
+			continue
+		}
+		es, tail, err := ParseTxnIndex(raw)
+		if err != nil {
+			opts.Warn(fmt.Sprintf("%s: %v; the markers in the segments decide alone", idx, err))
+			continue
+		}
+		if tail != "" {
+			opts.Warn(fmt.Sprintf("%s: %s", idx, tail))
+		}
+		for _, e := range es {
+			t.aborted[e.ProducerID] = append(t.aborted[e.ProducerID], e)
+		}
+	}
+	for _, as := range t.aborted {
+		slices.SortFunc(as, func(a, b AbortedTxn) int { return cmpInt(a.First, b.First) })
+	}
+	// The index and the markers must agree: an aborted transaction's
+	// marker (at its last offset) is an abort.
+	for pid, as := range t.aborted {
+		for _, a := range as {
+			ms := t.markers[pid]
+			i := sort.Search(len(ms), func(i int) bool { return ms[i].offset >= a.Last })
+			if i < len(ms) && ms[i].offset == a.Last && ms[i].commit {
+				opts.Warn(fmt.Sprintf("producer %d: the transaction index says %d-%d aborted, its marker at %d says commit; marked aborted, as the index says", pid, a.First, a.Last, a.Last))
+			}
+		}
+	}
+	return t, nil
+}
+
+// openSegment opens a segment file that must be a regular file.
+func openSegment(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, exit.Errorf(ErrBadInput, "%v", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, exit.Errorf(ErrBadInput, "%s is not a regular file", path)
+	}
+	return f, nil
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

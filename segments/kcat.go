@@ -1,0 +1,288 @@
+package segments
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// MaxKcatLine bounds one line of a kcat -J file (a record's key, value and
+// headers, escaped): a longer line is refused, not read into memory.
+const MaxKcatLine = 64 << 20
+
+// KcatOptions of an import of a kcat -C -J file.
+type KcatOptions struct {
+	Dir       string
+	S3        catalog.S3Config
+	File      string // the kcat output, one JSON object a line
+	Topic     string // the topic its lines must name
+	FileRows  int
+	FileBytes int64
+	Warn      func(string)
+}
+
+// KcatLacks is what a kcat -J line does not carry, so an import from one
+// cannot know it: said in each partition snapshot's note, never invented.
+const KcatLacks = "kcat -J carries no transaction markers, producer ids or epochs, leader epochs, nor whether a record was transactional " +
+	"(columns -1 and false: not read); kcat reads read_committed by default, so aborted records and markers are offsets not in the file"
+
+// kcatLine is one line of kcat -C -J. Key and payload stay raw so that
+// null (absent) and "" (empty) stay apart.
+type kcatLine struct {
+	Topic     string            `json:"topic"`
+	Partition *int32            `json:"partition"`
+	Offset    *int64            `json:"offset"`
+	TSType    string            `json:"tstype"`
+	TS        int64             `json:"ts"`
+	Key       json.RawMessage   `json:"key"`
+	Payload   json.RawMessage   `json:"payload"`
+	Headers   []json.RawMessage `json:"headers"`
+}
+
+// rawBytes reads a JSON string as bytes; null (or absent) is nil.
+func rawBytes(r json.RawMessage) ([]byte, error) {
+	if len(r) == 0 || string(r) == "null" {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(r, &s); err != nil {
+		return nil, fmt.Errorf("not a string: %v", err)
+	}
+	return []byte(s), nil
+}
+
+type kcatPart struct {
+	s       *sink
+	lock    *catalog.Lock
+	from    int64
+	first   int64
+	skipped int64 // lines at offsets already imported (or repeated)
+}
+
+// ImportKcat reads a kcat -C -J file into opts.Dir. Offsets the file
+// passes over are lost ranges "not-in-file"; what kcat does not print is
+// said (KcatLacks), not invented. It resumes from the manifests as Import
+// does: the same file twice changes nothing.
+func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) {
+	start := time.Now()
+	o := Options{FileRows: opts.FileRows, FileBytes: opts.FileBytes, Warn: opts.Warn}
+	o.defaults()
+	if !catalog.ValidTopicName(opts.Topic) {
+		return sum, exit.Errorf(ErrBadInput, "--topic %q is no topic name", opts.Topic)
+	}
+	f, err := os.Open(opts.File)
+	if err != nil {
+		return sum, exit.Errorf(ErrBadInput, "%v", err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return sum, exit.Errorf(ErrBadInput, "%s is not a regular file", opts.File)
+	}
+	// The first line is read before anything is written: a file that is
+	// not kcat -J output leaves --dir as it was.
+	br := bufio.NewReaderSize(f, 1<<20)
+	if err := checkFirstLine(br, opts.File); err != nil {
+		return sum, err
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return sum, exit.Errorf(ErrBadInput, "%v", err)
+	}
+	br.Reset(f)
+	if err := catalog.CheckCreateAt(ctx, opts.Dir, opts.S3); err != nil {
+		return sum, err
+	}
+	dir, err := catalog.CreateAt(ctx, opts.Dir, opts.S3)
+	if err != nil {
+		return sum, err
+	}
+	id := catalog.NewSnapshotID(start)
+	parts := map[int32]*kcatPart{}
+	defer func() {
+		for _, p := range parts {
+			if err != nil {
+				p.s.abort()
+			}
+			p.lock.Unlock()
+		}
+		sum.Elapsed = time.Since(start)
+	}()
+	var pos int64
+	otherTopics := 0
+	for lineNo := 1; ; lineNo++ {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		line, rerr := readLine(br)
+		if errors.Is(rerr, io.EOF) && len(line) == 0 {
+			break
+		}
+		if rerr != nil && !errors.Is(rerr, io.EOF) {
+			return sum, exit.Errorf(ErrBadInput, "%s line %d: %v", opts.File, lineNo, rerr)
+		}
+		lineStart := pos
+		pos += int64(len(line))
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
+			continue
+		}
+		var l kcatLine
+		if err := json.Unmarshal(trimmed, &l); err != nil || l.Partition == nil || l.Offset == nil {
+			why := "it lacks partition or offset"
+			if err != nil {
+				why = err.Error()
+			}
+			return sum, exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J (%s); give kcat's -J output (kcat -C -J -t TOPIC -e), not its -f output", opts.File, lineNo, why)
+		}
+		if l.Topic != opts.Topic {
+			otherTopics++
+			continue
+		}
+		if *l.Partition < 0 || *l.Offset < 0 {
+			return sum, exit.Errorf(ErrBadInput, "%s line %d: partition %d offset %d", opts.File, lineNo, *l.Partition, *l.Offset)
+		}
+		row, err := kcatRow(&l)
+		if err != nil {
+			return sum, exit.Errorf(ErrBadInput, "%s line %d: %v", opts.File, lineNo, err)
+		}
+		p := parts[*l.Partition]
+		if p == nil {
+			tp := catalog.TopicPartition{Topic: opts.Topic, Partition: *l.Partition}
+			lock, err := dir.LockPartition(tp)
+			if err != nil {
+				return sum, fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
+			}
+			m, err := dir.ReadManifest(tp)
+			if err == nil {
+				_, err = dir.CleanPartition(m)
+			}
+			if err != nil {
+				lock.Unlock()
+				return sum, err
+			}
+			p = &kcatPart{s: newSink(dir, id, m, o.FileRows, o.FileBytes, &sum), lock: lock, from: m.NextOffset, first: -1}
+			p.s.source, p.s.srcFrom = opts.File, lineStart
+			parts[*l.Partition] = p
+		}
+		s := p.s
+		if row.Offset < s.next {
+			p.skipped++
+			continue
+		}
+		if p.first < 0 {
+			p.first = row.Offset
+		}
+		if s.next < 0 {
+			s.next = 0
+			p.from = row.Offset
+		}
+		if s.len() == 0 && s.fw == nil {
+			s.srcFrom = lineStart
+		}
+		s.lose(catalog.LostNotInFile, "", s.next, row.Offset-1)
+		if err := s.add(row, pos); err != nil {
+			return sum, err
+		}
+	}
+	if otherTopics > 0 {
+		o.Warn(fmt.Sprintf("%s: %d lines of other topics than %s left out", opts.File, otherTopics, opts.Topic))
+	}
+	if len(parts) == 0 {
+		return sum, exit.Errorf(ErrBadInput, "%s holds no line of topic %s", opts.File, opts.Topic)
+	}
+	ps := make([]int32, 0, len(parts))
+	for n := range parts {
+		ps = append(ps, n)
+	}
+	slices.Sort(ps)
+	for _, n := range ps {
+		p := parts[n]
+		if p.skipped > 0 {
+			o.Warn(fmt.Sprintf("%s/%d: %d lines at offsets already imported (or repeated in the file) left out", opts.Topic, n, p.skipped))
+		}
+		if err := p.s.finishNote(p.from, p.first, "kcat", KcatLacks); err != nil {
+			return sum, err
+		}
+	}
+	return sum, nil
+}
+
+// checkFirstLine reads the first line that is not blank: it must be a
+// line of kcat -C -J.
+func checkFirstLine(br *bufio.Reader, file string) error {
+	for lineNo := 1; ; lineNo++ {
+		line, err := readLine(br)
+		if len(bytes.TrimSpace(line)) > 0 {
+			var l kcatLine
+			if jerr := json.Unmarshal(bytes.TrimSpace(line), &l); jerr != nil || l.Partition == nil || l.Offset == nil {
+				return exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J; give kcat's -J output (kcat -C -J -t TOPIC -e), not its -f output", file, lineNo)
+			}
+			return nil
+		}
+		if errors.Is(err, io.EOF) {
+			return exit.Errorf(ErrBadInput, "%s is empty", file)
+		}
+		if err != nil {
+			return exit.Errorf(ErrBadInput, "%s line %d: %v", file, lineNo, err)
+		}
+	}
+}
+
+// readLine reads one line, refusing one past MaxKcatLine.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var out []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		out = append(out, chunk...)
+		if len(out) > MaxKcatLine {
+			return nil, fmt.Errorf("a line past %d bytes", MaxKcatLine)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return out, err
+	}
+}
+
+func kcatRow(l *kcatLine) (catalog.Row, error) {
+	row := catalog.Row{Partition: *l.Partition, Offset: *l.Offset, Timestamp: l.TS, LeaderEpoch: -1, ProducerID: -1, ProducerEpoch: -1}
+	switch l.TSType {
+	case "create":
+		row.TimestampType = catalog.TimestampCreate
+	case "logappend":
+		row.TimestampType = catalog.TimestampLogAppend
+	default:
+		row.TimestampType = catalog.TimestampNone
+	}
+	var err error
+	if row.Key, err = rawBytes(l.Key); err != nil {
+		return row, fmt.Errorf("key: %v", err)
+	}
+	if row.Value, err = rawBytes(l.Payload); err != nil {
+		return row, fmt.Errorf("payload: %v", err)
+	}
+	if len(l.Headers)%2 != 0 {
+		return row, fmt.Errorf("%d header fields: kcat -J writes key and value pairs", len(l.Headers))
+	}
+	for i := 0; i < len(l.Headers); i += 2 {
+		k, err := rawBytes(l.Headers[i])
+		if err != nil || k == nil {
+			return row, fmt.Errorf("header %d: its key is not a string", i/2)
+		}
+		v, err := rawBytes(l.Headers[i+1])
+		if err != nil {
+			return row, fmt.Errorf("header %q: %v", k, err)
+		}
+		row.Headers = append(row.Headers, catalog.Header{Key: string(k), Value: v})
+	}
+	return row, nil
+}

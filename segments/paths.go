@@ -1,0 +1,200 @@
+package segments
+
+import (
+	"fmt"
+	"github.com/topicsnap/topicsnap/internal/exit"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// ErrBadInput marks a PATH or file an import cannot read as Kafka's: not
+// there, not a segment, not a partition folder, not a kcat line.
+var ErrBadInput = exit.New(exit.BadInput, "not Kafka's log",
+	"give a broker's log directory, a partition folder TOPIC-N or its NNNNNNNNNNNNNNNNNNNN.log files, or with --kcat a file of kcat -C -J -t TOPIC -e output")
+
+// segFile is one .log segment file of a partition.
+type segFile struct {
+	path string
+	base int64 // from its name: the first offset it may hold
+	size int64
+}
+
+// partitionFolder reads a folder name TOPIC-N into its partition; false
+// when it is not one.
+func partitionFolder(name string) (catalog.TopicPartition, bool) {
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 {
+		return catalog.TopicPartition{}, false
+	}
+	n, err := strconv.ParseInt(name[i+1:], 10, 32)
+	if err != nil || n < 0 || name[i+1] == '+' || !catalog.ValidTopicName(name[:i]) {
+		return catalog.TopicPartition{}, false
+	}
+	return catalog.TopicPartition{Topic: name[:i], Partition: int32(n)}, true
+}
+
+// segmentBase reads a segment file name (20 digits, .log) into its base
+// offset.
+func segmentBase(name string) (int64, bool) {
+	stem, ok := strings.CutSuffix(name, ".log")
+	if !ok || len(stem) != 20 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(stem, 10, 64)
+	return n, err == nil && n >= 0
+}
+
+// resolve turns the PATHs given (a broker's log directory, partition
+// folders, single .log files) into each partition's segment files, in
+// offset order. What it leaves out and why goes to warn.
+func resolve(paths []string, warn func(string)) (map[catalog.TopicPartition][]segFile, error) {
+	out := map[catalog.TopicPartition][]segFile{}
+	seen := map[string]bool{}
+	addFile := func(tp catalog.TopicPartition, path string, base int64) error {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return exit.Errorf(ErrBadInput, "%v", err)
+		}
+		if !fi.Mode().IsRegular() {
+			return exit.Errorf(ErrBadInput, "%s is not a regular file", path)
+		}
+		if seen[path] {
+			return nil
+		}
+		seen[path] = true
+		out[tp] = append(out[tp], segFile{path: path, base: base, size: fi.Size()})
+		return nil
+	}
+	addFolder := func(tp catalog.TopicPartition, dir string, explicit bool) error {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return exit.Errorf(ErrBadInput, "%v", err)
+		}
+		logs := map[string]bool{}
+		for _, e := range ents {
+			if base, ok := segmentBase(e.Name()); ok && e.Type().IsRegular() {
+				logs[strings.TrimSuffix(e.Name(), ".log")] = true
+				if err := addFile(tp, filepath.Join(dir, e.Name()), base); err != nil {
+					return err
+				}
+			}
+		}
+		for _, e := range ents {
+			name := e.Name()
+			for _, ext := range []string{".index", ".timeindex", ".txnindex"} {
+				if stem, ok := strings.CutSuffix(name, ext); ok && !logs[stem] {
+					warn(fmt.Sprintf("%s: an index without its log (%s.log); nothing to import from it", filepath.Join(dir, name), stem))
+				}
+			}
+			if strings.HasSuffix(name, ".deleted") || strings.HasSuffix(name, ".cleaned") || strings.HasSuffix(name, ".swap") {
+				warn(fmt.Sprintf("%s: a file the broker was deleting or cleaning; not imported (the segment it stands for is)", filepath.Join(dir, name)))
+			}
+		}
+		if len(logs) == 0 && explicit {
+			return exit.Errorf(ErrBadInput, "%s holds no segment file (NNNNNNNNNNNNNNNNNNNN.log)", dir)
+		}
+		if len(logs) == 0 {
+			warn(fmt.Sprintf("%s: no segment file; partition %s not imported", dir, tp))
+		}
+		return nil
+	}
+	for _, p := range paths {
+		if strings.HasPrefix(p, "s3://") {
+			return nil, exit.Errorf(ErrBadInput, "%s: segment files in a bucket are not supported yet; copy them to a folder first (aws s3 cp --recursive)", p)
+		}
+		p = filepath.Clean(p)
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, exit.Errorf(ErrBadInput, "%v", err)
+		}
+		name := filepath.Base(p)
+		switch {
+		case fi.Mode().IsRegular():
+			base, ok := segmentBase(name)
+			if !ok {
+				return nil, exit.Errorf(ErrBadInput, "%s is not a segment file (its name is 20 digits and .log, such as 00000000000000000000.log; an index is read with its log)", p)
+			}
+			tp, ok := partitionFolder(filepath.Base(filepath.Dir(p)))
+			if !ok {
+				return nil, exit.Errorf(ErrBadInput, "%s is not in a partition folder (TOPIC-N), so its topic and partition are unknown", p)
+			}
+			if err := addFile(tp, p, base); err != nil {
+				return nil, err
+			}
+		case !fi.IsDir():
+			return nil, exit.Errorf(ErrBadInput, "%s is neither a folder nor a regular file", p)
+		default:
+			if tp, ok := partitionFolder(name); ok {
+				if err := addFolder(tp, p, true); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			// A broker's log directory: its partition folders.
+			ents, err := os.ReadDir(p)
+			if err != nil {
+				return nil, exit.Errorf(ErrBadInput, "%v", err)
+			}
+			n := 0
+			for _, e := range ents {
+				if !e.IsDir() {
+					continue
+				}
+				tp, ok := partitionFolder(e.Name())
+				switch {
+				case !ok && (strings.HasSuffix(e.Name(), "-delete") || strings.HasSuffix(e.Name(), "-future") || strings.HasSuffix(e.Name(), "-stray")):
+					warn(fmt.Sprintf("%s: a partition folder the broker was deleting or moving; not imported", filepath.Join(p, e.Name())))
+					continue
+				case !ok:
+					continue
+				case tp.Topic == "__cluster_metadata":
+					warn(fmt.Sprintf("%s: KRaft's metadata log, not a topic; not imported", filepath.Join(p, e.Name())))
+					continue
+				}
+				n++
+				if err := addFolder(tp, filepath.Join(p, e.Name()), false); err != nil {
+					return nil, err
+				}
+			}
+			if n == 0 {
+				return nil, exit.Errorf(ErrBadInput, "%s is neither a partition folder (TOPIC-N) nor a log directory holding some", p)
+			}
+		}
+	}
+	for tp, fs := range out {
+		slices.SortFunc(fs, func(a, b segFile) int { return cmpInt(a.base, b.base) })
+		out[tp] = fs
+		warnSkipped(fs, warn)
+	}
+	return out, nil
+}
+
+// warnSkipped warns of segment files beside those given, between the first
+// and the last of them, that were not given: the offsets they hold are
+// recorded as holes (compacted), which they are not.
+func warnSkipped(fs []segFile, warn func(string)) {
+	given := map[string]bool{}
+	dirs := map[string]bool{}
+	for _, f := range fs {
+		given[f.path] = true
+		dirs[filepath.Dir(f.path)] = true
+	}
+	for d := range dirs {
+		ents, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			base, ok := segmentBase(e.Name())
+			p := filepath.Join(d, e.Name())
+			if ok && !given[p] && base > fs[0].base && base < fs[len(fs)-1].base {
+				warn(fmt.Sprintf("%s was not given: the offsets it holds will be recorded as compacted holes; give the partition folder instead", p))
+			}
+		}
+	}
+}

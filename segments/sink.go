@@ -1,0 +1,204 @@
+package segments
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// sink writes one partition's imported rows into committed Parquet files
+// with the dump's commit protocol: a file is committed (footer, fsync,
+// rename), then the manifest that lists it. Every offset below next is in
+// a committed file, in the batch being written, or in a pending lost range
+// committed with the next manifest.
+type sink struct {
+	dir       *catalog.Dir
+	id        string
+	m         *catalog.Manifest
+	fileRows  int
+	fileBytes int64
+	sum       *Summary
+
+	fw      *catalog.FileWriter
+	batch   []catalog.Row
+	next    int64
+	pending []catalog.LostRange
+	changed bool
+
+	source            string
+	srcFrom, srcUntil int64
+	lostBudget        int
+	unrecorded        int64 // compacted offsets past the manifest's bound of lost ranges
+	unrecordedRanges  int64
+}
+
+const sinkBatchRows = 4096
+
+func newSink(dir *catalog.Dir, id string, m *catalog.Manifest, fileRows int, fileBytes int64, sum *Summary) *sink {
+	return &sink{dir: dir, id: id, m: m, fileRows: fileRows, fileBytes: fileBytes, sum: sum, next: m.NextOffset,
+		lostBudget: catalog.MaxLostRanges - 100 - len(m.Lost)}
+}
+
+// setSource names where the rows that follow come from; a new source
+// starts a new file, so that each manifest entry names one.
+func (s *sink) setSource(name string, from int64) error {
+	if s.source != name {
+		if err := s.flush(); err != nil {
+			return err
+		}
+	}
+	s.source, s.srcFrom, s.srcUntil = name, from, from
+	return nil
+}
+
+// lose records offsets from..to as lost; next moves past them.
+func (s *sink) lose(kind, reason string, from, to int64) {
+	if to < from || to < s.next {
+		return
+	}
+	from = max(from, s.next)
+	s.next = to + 1
+	s.changed = true
+	if n := len(s.pending); n > 0 {
+		p := &s.pending[n-1]
+		if p.Kind == kind && p.Reason == reason && p.To+1 == from {
+			p.To = to
+			return
+		}
+	}
+	if kind == catalog.LostCompacted && s.lostBudget <= 0 {
+		s.unrecorded += to - from + 1
+		s.unrecordedRanges++
+		return
+	}
+	s.lostBudget--
+	s.pending = append(s.pending, catalog.LostRange{Kind: kind, Reason: reason, From: from, To: to, DetectedAt: time.Now().UTC(), Snapshot: s.id})
+}
+
+// add appends a row at offset next (holes before it already lost), and
+// extends the source's byte range to until.
+func (s *sink) add(r catalog.Row, until int64) error {
+	if r.Offset < s.next {
+		return fmt.Errorf("offset %d after %d: out of order", r.Offset, s.next-1)
+	}
+	s.batch = append(s.batch, r)
+	s.next = r.Offset + 1
+	s.srcUntil = max(s.srcUntil, until)
+	s.changed = true
+	if len(s.batch) >= sinkBatchRows {
+		return s.writeBatch()
+	}
+	return nil
+}
+
+// writeBatch hands the batch to the file, starting one if needed, and
+// commits the file once it is full.
+func (s *sink) writeBatch() error {
+	if err := s.writeRows(); err != nil {
+		return err
+	}
+	if s.fw != nil && (s.fw.Rows() >= int64(s.fileRows) || s.fw.DataBytes() >= s.fileBytes) {
+		return s.flush()
+	}
+	return nil
+}
+
+func (s *sink) writeRows() error {
+	if len(s.batch) == 0 {
+		return nil
+	}
+	if s.fw == nil {
+		fw, err := s.dir.NewFileWriter(s.m.TP(), s.id)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", s.m.TP(), err)
+		}
+		s.fw = fw
+	}
+	if err := s.fw.Write(s.batch); err != nil {
+		return err
+	}
+	clear(s.batch) // drop references into the segment's buffers
+	s.batch = s.batch[:0]
+	return nil
+}
+
+// flush commits the file being written, then the manifest.
+func (s *sink) flush() error {
+	if err := s.writeRows(); err != nil {
+		return err
+	}
+	wrote := false
+	if s.fw != nil {
+		fe, err := s.fw.Commit()
+		s.fw = nil
+		if err != nil {
+			return fmt.Errorf("write %s: %w", s.m.TP(), err)
+		}
+		fe.Source, fe.SourceFrom, fe.SourceUntil = s.source, s.srcFrom, s.srcUntil
+		s.srcFrom = s.srcUntil
+		s.m.Files = append(s.m.Files, fe)
+		s.sum.Files++
+		s.sum.Bytes += fe.Bytes
+		s.sum.Records += fe.Records
+		wrote = true
+	}
+	if !wrote && len(s.pending) == 0 && s.m.NextOffset >= s.next {
+		return nil
+	}
+	return s.commit(nil)
+}
+
+func (s *sink) commit(done *catalog.PartitionSnapshot) error {
+	m := s.m
+	m.NextOffset = max(m.NextOffset, s.next)
+	for _, l := range s.pending {
+		m.Lost = append(m.Lost, l)
+		s.sum.Lost++
+		s.sum.LostOffsets += l.To - l.From + 1
+	}
+	s.pending = nil
+	if done != nil {
+		m.Snapshots = append(m.Snapshots, *done)
+	}
+	if err := s.dir.WriteManifest(m); err != nil {
+		return fmt.Errorf("commit manifest of %s: %w", m.TP(), err)
+	}
+	return nil
+}
+
+// finish commits what is left and, if this import changed the partition,
+// records it as a snapshot of the manifest. An import that found nothing
+// new leaves the manifest as it was.
+func (s *sink) finish(from, logStart int64, imported string) error {
+	return s.finishNote(from, logStart, imported, "")
+}
+
+// len is the rows not yet handed to the file.
+func (s *sink) len() int { return len(s.batch) }
+
+// finishNote is finish with a note on what the source lacks.
+func (s *sink) finishNote(from, logStart int64, imported, note string) error {
+	if err := s.flush(); err != nil {
+		return err
+	}
+	if !s.changed {
+		return nil
+	}
+	done := &catalog.PartitionSnapshot{ID: s.id, AsOf: time.Now().UTC(), LogStart: logStart, HighWatermark: -1, LastStable: -1,
+		From: from, Until: s.next, Complete: true, Imported: imported, Note: note}
+	if s.unrecorded > 0 {
+		done.Note += fmt.Sprintf("%d more compacted holes (%d offsets) past the bound of %d lost ranges a manifest lists are not recorded one by one",
+			s.unrecordedRanges, s.unrecorded, catalog.MaxLostRanges)
+	}
+	s.sum.Partitions++
+	return s.commit(done)
+}
+
+// abort drops the file being written (its rows were never listed).
+func (s *sink) abort() {
+	if s.fw != nil {
+		s.fw.Abort()
+		s.fw = nil
+	}
+}
