@@ -373,6 +373,8 @@ func TestRetiredNamesAreDataFileNames(t *testing.T) {
 		ok   bool
 	}{
 		{FileName(10, 19), true},
+		{FileNameIn(10, 19, 2), true},
+		{"00000000000000000010-00000000000000000019.h0.parquet", false},
 		{"../../topicsnap.json", false},
 		{"manifest.json", false},
 		{"00000000000000000010-00000000000000000019.parquet/../x", false},
@@ -390,6 +392,47 @@ func TestRetiredNamesAreDataFileNames(t *testing.T) {
 		d, _ := Create(t.TempDir())
 		if werr := d.WriteManifest(m); (werr == nil) != tc.ok || !tc.ok && !errors.Is(werr, ErrBadManifest) {
 			t.Errorf("retired %q: WriteManifest says %v", tc.name, werr)
+		}
+	}
+}
+
+// TestCompactRuns: a run holds consecutive small, old enough files of one
+// history and one typed-column map, with no lost range between them, up
+// to the target; an imported file (its source in its entry) stays alone.
+func TestCompactRuns(t *testing.T) {
+	old := time.Now().Add(-2 * time.Hour)
+	f := func(first, last int64, bytes int64, mod func(*FileEntry)) FileEntry {
+		fe := FileEntry{Name: FileName(first, last), FirstOffset: first, LastOffset: last, Bytes: bytes, WrittenAt: old}
+		if mod != nil {
+			mod(&fe)
+		}
+		return fe
+	}
+	h1 := func(fe *FileEntry) { fe.History = 1 }
+	for _, tc := range []struct {
+		name  string
+		files []FileEntry
+		lost  []LostRange
+		want  []int // run lengths
+	}{
+		{"all small", []FileEntry{f(0, 9, 10, nil), f(10, 19, 10, nil), f(20, 29, 10, nil)}, nil, []int{3}},
+		{"target", []FileEntry{f(0, 9, 60, nil), f(10, 19, 60, nil), f(20, 29, 60, nil)}, nil, nil},
+		{"histories", []FileEntry{f(0, 9, 10, nil), f(10, 19, 10, nil), f(20, 29, 10, h1), f(30, 39, 10, h1)}, nil, []int{2, 2}},
+		{"imported", []FileEntry{f(0, 9, 10, nil), f(10, 19, 10, func(fe *FileEntry) { fe.Source = "00.log" }), f(20, 29, 10, nil)}, nil, []int{1, 1, 1}},
+		{"young", []FileEntry{f(0, 9, 10, nil), f(10, 19, 10, func(fe *FileEntry) { fe.WrittenAt = time.Now() }), f(20, 29, 10, nil)}, nil, []int{1, 1, 1}},
+		{"lost between", []FileEntry{f(0, 9, 10, nil), f(20, 29, 10, nil)}, []LostRange{{From: 10, To: 19}}, []int{1, 1}},
+		{"typed maps", []FileEntry{f(0, 9, 10, nil), f(10, 19, 10, func(fe *FileEntry) { fe.Typed = &TypedColumns{Opaque: true} })}, nil, []int{1, 1}},
+	} {
+		if tc.name == "target" {
+			tc.want = []int{1, 1, 1} // 60 + 60 > 100: each alone
+		}
+		runs := compactRuns(&Manifest{Files: tc.files, Lost: tc.lost}, CompactOptions{TargetBytes: 100, MinAge: time.Hour}, time.Now())
+		var got []int
+		for _, r := range runs {
+			got = append(got, len(r))
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: runs of %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }
