@@ -258,6 +258,19 @@ func (m *Manifest) validate() error {
 	if err := validateRewrites(m.Rewrites); err != nil {
 		return err
 	}
+	if len(m.Retired) > MaxManifestFiles {
+		return fmt.Errorf("%d retired files, more than the %d a manifest may list", len(m.Retired), MaxManifestFiles)
+	}
+	for _, r := range m.Retired {
+		// A retired file is removed by name: it must be a data file's name
+		// (one path element of the dump's shape), and not a listed one.
+		if !validDataFileName(r.Name) {
+			return fmt.Errorf("%w: retired file %.300q is not a data file's name", ErrBadName, r.Name)
+		}
+		if names[r.Name] {
+			return fmt.Errorf("retired file %q is also listed as current or superseded", r.Name)
+		}
+	}
 	prev = -1
 	for i, l := range m.Lost {
 		if l.From < 0 || l.To < l.From || l.To == math.MaxInt64 {
@@ -391,4 +404,18 @@ func openRegular(dir, name string) (*os.File, error) {
 		return nil, fmt.Errorf("open %s: %w", filepath.Base(name), safefile.ErrNotRegular)
 	}
 	return f, nil
+}
+
+// validDataFileName reports whether name is a data file's name as
+// FileNameIn spells it (FIRST-LAST.parquet, or FIRST-LAST.hN.parquet).
+func validDataFileName(name string) bool {
+	var a, b int64
+	var h int
+	if n, err := fmt.Sscanf(name, "%020d-%020d.parquet", &a, &b); err == nil && n == 2 {
+		return a >= 0 && b >= a && FileName(a, b) == name
+	}
+	if n, err := fmt.Sscanf(name, "%020d-%020d.h%d.parquet", &a, &b, &h); err == nil && n == 3 {
+		return a >= 0 && b >= a && h > 0 && FileNameIn(a, b, h) == name
+	}
+	return false
 }

@@ -193,6 +193,7 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 		}
 	}
 	cp := *m
+	cp.Retired = nil // not copied: dst's readers never read an older manifest
 	if err := dst.WriteManifest(&cp); err != nil {
 		return err
 	}
@@ -265,10 +266,7 @@ func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntr
 // never read them; CleanPartition removes them.
 func (d *Dir) Unlisted(m *Manifest) ([]string, error) {
 	tp := m.TP()
-	listed := map[string]bool{}
-	for _, f := range m.AllFiles() {
-		listed[f.Name] = true
-	}
+	listed := m.known()
 	var out []string
 	if d.s3 == nil {
 		entries, err := os.ReadDir(d.PartitionDir(tp))

@@ -80,5 +80,11 @@
 // while held and taken over when stale. [Copy] moves a catalog between a
 // folder and a bucket.
 //
+// [Dir.Compact] merges a partition's small files into large ones under its
+// lock, every row copied column by column by the dump's writer, the merged
+// file read back, then one manifest write (compact.go). The files it
+// replaced are listed as [RetiredFile] for a grace period, so a reader of
+// the older manifest still finds them; [Dir.CleanPartition] leaves them.
+//
 // This package is pure Go and never imports DuckDB or the Kafka client.
 package catalog

@@ -26,7 +26,9 @@ type FileWriter struct {
 	opts []parquet.WriterOption
 	fe   FileEntry
 	data int64 // bytes of keys, values and headers written
-	open bool
+	// rawGroup is the bytes of values writeRaw put in the open row group.
+	rawGroup int64
+	open     bool
 	// lastEpoch is the leader epoch of the last row written.
 	lastEpoch int32
 }
@@ -180,6 +182,53 @@ func (w *FileWriter) WriteTyped(rows []Row, fields []ValueFields, typed bool) er
 	return nil
 }
 
+// writeRaw appends rows read as Parquet rows from a file of the same
+// schema (Row's, or TypedRow's when typed): compaction's copy, which keeps
+// every column's value as it was. The caller sets the manifest entry.
+func (w *FileWriter) writeRaw(rows []parquet.Row, typed bool) error {
+	if w.pw == nil && w.tw == nil {
+		if typed {
+			w.tw = parquet.NewGenericWriter[TypedRow](w.cw, append(append([]parquet.WriterOption{typedSchema}, w.opts...), typedOpts()...)...)
+		} else {
+			w.pw = parquet.NewGenericWriter[Row](w.cw, append([]parquet.WriterOption{schema}, w.opts...)...)
+		}
+	}
+	var err error
+	if w.tw != nil {
+		_, err = w.tw.WriteRows(rows)
+	} else {
+		_, err = w.pw.WriteRows(rows)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", w.tp, classify(err))
+	}
+	// A row group is held in memory until it is flushed: rows of large
+	// values close it before RowGroupRows.
+	for _, r := range rows {
+		for _, v := range r {
+			if !v.IsNull() && v.Kind() == parquet.ByteArray {
+				w.rawGroup += int64(len(v.ByteArray()))
+			}
+		}
+	}
+	if w.rawGroup >= rawGroupBytes {
+		w.rawGroup = 0
+		if w.tw != nil {
+			err = w.tw.Flush()
+		} else {
+			err = w.pw.Flush()
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", w.tp, classify(err))
+		}
+	}
+	return nil
+}
+
+// rawGroupBytes closes a row group writeRaw writes once its values hold
+// this many bytes (a variable for tests).
+var rawGroupBytes int64 = 64 << 20
+
 // writeChunk is how many rows go to parquet-go at a time.
 const writeChunk = 1024
 
@@ -187,7 +236,9 @@ const writeChunk = 1024
 // typed columns hold.
 func (w *FileWriter) closeParquet() error {
 	if w.tw != nil {
-		w.fe.Typed = w.ts.entry()
+		if w.ts != nil { // else writeRaw's caller set it
+			w.fe.Typed = w.ts.entry()
+		}
 		return w.tw.Close()
 	}
 	if w.pw == nil {

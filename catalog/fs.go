@@ -480,7 +480,9 @@ func (l *Lock) Unlock() {
 }
 
 // CleanPartition removes leftovers of an interrupted writer: temp files, and
-// data files the manifest does not list. Call it only while holding the lock.
+// data files the manifest does not list (as a file or as retired: those
+// stay for readers of an older manifest until a compact removes them).
+// Call it only while holding the lock.
 func (d *Dir) CleanPartition(m *Manifest) (removed []string, err error) {
 	if d.s3 != nil {
 		return d.s3.cleanPartition(m)
@@ -493,10 +495,7 @@ func (d *Dir) CleanPartition(m *Manifest) (removed []string, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
-	listed := map[string]bool{}
-	for _, f := range m.AllFiles() {
-		listed[f.Name] = true
-	}
+	listed := m.known()
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, tmpPrefix) || (strings.HasSuffix(name, ".parquet") && !listed[name]) {
@@ -507,6 +506,19 @@ func (d *Dir) CleanPartition(m *Manifest) (removed []string, err error) {
 		}
 	}
 	return removed, nil
+}
+
+// known is the set of data file names m lists (current or superseded) or
+// keeps as retired.
+func (m *Manifest) known() map[string]bool {
+	out := make(map[string]bool, len(m.Files)+len(m.Superseded)+len(m.Retired))
+	for _, f := range m.AllFiles() {
+		out[f.Name] = true
+	}
+	for _, r := range m.Retired {
+		out[r.Name] = true
+	}
+	return out
 }
 
 // Topics lists the topics that have a folder.

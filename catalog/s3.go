@@ -627,10 +627,7 @@ func (s *s3Store) cleanPartition(m *Manifest) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	listed := map[string]bool{}
-	for _, f := range m.AllFiles() {
-		listed[f.Name] = true
-	}
+	listed := m.known()
 	var removed []string
 	for _, o := range objs {
 		if strings.HasPrefix(o.Name, tmpPrefix) || strings.HasSuffix(o.Name, ".parquet") && !listed[o.Name] {

@@ -257,6 +257,17 @@ type Manifest struct {
 	// history's).
 	Rewrites   []Rewrite   `json:"rewrites,omitempty"`
 	Superseded []FileEntry `json:"superseded,omitempty"`
+	// Retired are data files compaction merged into another: no longer
+	// listed in Files, never read by a reader that reads this manifest,
+	// kept for a grace period for readers that read an older one, then
+	// removed by a later compact. A dump's cleaning leaves them alone.
+	Retired []RetiredFile `json:"retired,omitempty"`
+}
+
+// RetiredFile is a data file compaction replaced, and since when.
+type RetiredFile struct {
+	Name      string    `json:"name"`
+	RetiredAt time.Time `json:"retired_at"`
 }
 
 // History is the version of the log the next file belongs to.

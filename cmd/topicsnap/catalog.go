@@ -12,8 +12,8 @@ import (
 )
 
 func (a *app) catalogCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "catalog", Short: "Inspect, verify and copy a snapshot folder or bucket", RunE: groupRunE}
-	cmd.AddCommand(a.lsCmd(), a.verifyCmd(), a.copyCmd())
+	cmd := &cobra.Command{Use: "catalog", Short: "Inspect, verify, copy and compact a snapshot folder or bucket", RunE: groupRunE}
+	cmd.AddCommand(a.lsCmd(), a.verifyCmd(), a.copyCmd(), a.compactCmd(nil))
 	return cmd
 }
 

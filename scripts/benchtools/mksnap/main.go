@@ -1,13 +1,14 @@
 // Command mksnap writes a snapshot folder by code, without a broker: topic
 // "bench", 6 partitions placed by the Java partitioner, N records made by
 // the same generator scripts/benchtools/produce sends (benchevent: ~200 B
-// JSON events keyed by user), files of 200,000 records, one cluster
+// JSON events keyed by user), files of 200,000 records (or FILE_RECORDS:
+// scripts/bench-compact.sh writes thousands of small files), one cluster
 // snapshot with one consumer group ("bench-readers", one member) whose
 // committed offset is 10% of each partition's records behind its end, so
 // that lag looks records up. scripts/bench-ab.sh uses it to compare two
 // builds on the same files.
 //
-//	go run ./scripts/benchtools/mksnap DIR N
+//	go run ./scripts/benchtools/mksnap DIR N [FILE_RECORDS]
 package main
 
 import (
@@ -22,22 +23,29 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: mksnap DIR N")
+	if len(os.Args) != 3 && len(os.Args) != 4 {
+		fmt.Fprintln(os.Stderr, "usage: mksnap DIR N [FILE_RECORDS]")
 		os.Exit(2)
+	}
+	fileRecords := 200_000
+	if len(os.Args) == 4 {
+		if fileRecords, _ = strconv.Atoi(os.Args[3]); fileRecords <= 0 {
+			fmt.Fprintln(os.Stderr, "mksnap: FILE_RECORDS is a positive number of records")
+			os.Exit(2)
+		}
 	}
 	n, err := strconv.Atoi(os.Args[2])
 	if err != nil || n <= 0 {
 		fmt.Fprintln(os.Stderr, "mksnap: N is a positive number of records")
 		os.Exit(2)
 	}
-	if err := write(os.Args[1], n); err != nil {
+	if err := write(os.Args[1], n, fileRecords); err != nil {
 		fmt.Fprintln(os.Stderr, "mksnap:", err)
 		os.Exit(1)
 	}
 }
 
-func write(dir string, n int) error {
+func write(dir string, n, fileRecords int) error {
 	const parts = 6
 	d, err := catalog.Create(dir)
 	if err != nil {
@@ -67,7 +75,7 @@ func write(dir string, n int) error {
 		byPart[p] = append(byPart[p], catalog.Row{Partition: int32(p), Offset: next[p], Timestamp: now.UnixMilli(),
 			TimestampType: catalog.TimestampCreate, Key: key, Value: buf})
 		next[p]++
-		if len(byPart[p]) >= 200_000 {
+		if len(byPart[p]) >= fileRecords {
 			if err := flush(p); err != nil {
 				return err
 			}
