@@ -117,6 +117,11 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 	} else if err := notebooks.RenderMarkdown(w, res); err != nil {
 		return err
 	}
+	for i, c := range res.Cells {
+		for _, n := range c.Notes {
+			fmt.Fprintf(a.stderr, "warning: cell %d: %s\n", i+1, n)
+		}
+	}
 	if res.Failed() > 0 {
 		fmt.Fprintf(a.stderr, "%d of %d cells failed (shown in place)\n", res.Failed(), len(res.Cells))
 		return errCheckFailed

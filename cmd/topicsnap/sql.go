@@ -401,6 +401,9 @@ func (a *app) runOne(ctx context.Context, eng *queries.Engine, stmt, format stri
 		}
 		return fmt.Errorf("run query: %w", queries.CleanError(err))
 	}
+	for _, n := range rows.Notes {
+		fmt.Fprintf(a.stderr, "warning: %s\n", n)
+	}
 	return nil
 }
 
