@@ -160,7 +160,25 @@ func (e *Engine) brokersOf(topic string) []string {
 			best, at = s.Brokers, s.AsOf
 		}
 	}
-	return best
+	// A cut records each broker as ID=HOST:PORT; --bootstrap-server takes
+	// HOST:PORT.
+	out := make([]string, 0, len(best))
+	for _, b := range best {
+		if id, addr, ok := strings.Cut(b, "="); ok && isDigits(id) {
+			b = addr
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // resetCommand is the kafka-consumer-groups.sh command line that performs

@@ -168,7 +168,7 @@ type SQLError struct {
 func (e *SQLError) Error() string { return e.Msg }
 
 // UnknownTableHint is the fix for a table that does not exist.
-const UnknownTableHint = `topicsnap ls --dir DIR lists the topics; each is a view named after it, and a name with '-' or '.' is quoted ("app-events")`
+const UnknownTableHint = `topicsnap ls --dir DIR (lists the topics); each is a view named after it, and a name with '-' or '.' is quoted ("app-events")`
 
 // CleanError strips driver noise from a DuckDB error.
 func CleanError(err error) error {

@@ -116,6 +116,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 		path = cmd.CommandPath()
 	}
 	code, hint := classify(err, path)
+	hint = fillHint(hint, cmd)
 	if code == exitCheckFailed && errors.Is(err, errCheckFailed) {
 		return code
 	}
@@ -132,6 +133,22 @@ type usageError struct{ err error }
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
+// fillHint puts the command line's own --dir and --brokers into the
+// commands a hint prints (written with DIR and HOST:PORT), so each runs as
+// printed; a value the command line did not give stays a placeholder.
+func fillHint(hint string, cmd *cobra.Command) string {
+	if cmd == nil || hint == "" {
+		return hint
+	}
+	if f := cmd.Flags().Lookup("dir"); f != nil && f.Value.String() != "" {
+		hint = strings.ReplaceAll(hint, "--dir DIR", "--dir "+queries.ShellQuote(f.Value.String()))
+	}
+	if f := cmd.Flags().Lookup("brokers"); f != nil && f.Value.String() != "" {
+		hint = strings.ReplaceAll(hint, "--bootstrap-server HOST:PORT", "--bootstrap-server "+queries.ShellQuote(f.Value.String()))
+	}
+	return hint
+}
+
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
 // classify is the one place where errors become exit codes and hints.
@@ -142,6 +159,7 @@ func classify(err error, cmdPath string) (int, string) {
 	var ce *dump.ConfigError
 	var se *queries.SQLError
 	var ge *queries.UnknownGroupError
+	var te *dump.TargetError
 	switch {
 	case errors.Is(err, errCheckFailed):
 		return exitCheckFailed, ""
@@ -150,9 +168,9 @@ func classify(err error, cmdPath string) (int, string) {
 	case errors.As(err, &se):
 		return exitError, se.Hint
 	case errors.Is(err, queries.ErrUnknownTopic):
-		return exitUnknownTopic, "topicsnap ls --dir DIR lists the topics the snapshot folder holds"
+		return exitUnknownTopic, "topicsnap ls --dir DIR (lists the topics the snapshot folder holds)"
 	case errors.As(err, &ge):
-		return exitUnknownTopic, fmt.Sprintf("topicsnap check lag --dir %s --topic %s lists the groups that committed offsets on the topic",
+		return exitUnknownTopic, fmt.Sprintf("topicsnap check lag --dir %s --topic %s (lists the groups that committed offsets on the topic)",
 			queries.ShellQuote(ge.Dir), queries.ShellQuote(ge.Topic))
 	case errors.As(err, new(*spark.Error)):
 		return exitError, ""
@@ -164,14 +182,15 @@ func classify(err error, cmdPath string) (int, string) {
 		return exitInterrupted, "run the same command again: committed transactions stay and the restore resumes after them"
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted, "run the same command again: finished files are committed and the dump resumes where it stopped"
-	case errors.As(err, new(*dump.TargetError)):
-		return exitTarget, "restore into a new topic with --to-topic (it is created with the source's partition count), or add partitions to the target (kafka-topics.sh --alter --partitions N)"
+	case errors.As(err, &te):
+		return exitTarget, fmt.Sprintf("restore into a new topic with --to-topic (it is created with the source's partition count), or add partitions to the target: kafka-topics.sh --bootstrap-server HOST:PORT --alter --topic %s --partitions %d",
+			queries.ShellQuote(te.Target), te.Needs)
 	case errors.Is(err, dump.ErrTarget):
 		return exitTarget, "restore into another topic with --to-topic"
 	case errors.Is(err, dump.ErrFenced):
 		return exitLocked, "another restore into the same topic took over; let it finish, or run this one again to take over (it resumes from the committed progress)"
 	case errors.Is(err, dump.ErrNotInCatalog):
-		return exitUnknownTopic, "topicsnap ls --dir DIR lists the topics the snapshot folder holds"
+		return exitUnknownTopic, "topicsnap ls --dir DIR (lists the topics the snapshot folder holds)"
 	case errors.Is(err, schemas.ErrRegistryTLS):
 		return exitTLS, "set schema.registry.ssl.truststore.location in --config (or --schema-registry-ca, or TOPICSNAP_SCHEMA_REGISTRY_CA) to the PEM file of the CA that signed the registry's certificate, and use https:// only where the registry serves TLS"
 	case errors.Is(err, dump.ErrTLSMismatch):
@@ -207,15 +226,15 @@ func classify(err error, cmdPath string) (int, string) {
 	case errors.Is(err, catalog.ErrDenied):
 		return exitAuth, "check the AWS credentials (AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, ~/.aws/credentials) and that their policy grants what README's \"Snapshots in a bucket\" lists"
 	case errors.Is(err, catalog.ErrConflict):
-		return exitLocked, "another dumper committed this partition first; give each dumper its own --partitions, then run topicsnap ls to see what is committed"
+		return exitLocked, "another dumper committed this partition first; give each dumper its own --partitions, then see what is committed: topicsnap ls --dir DIR"
 	case errors.Is(err, catalog.ErrLocked):
 		return exitLocked, "wait for the other dump to finish, or give each dumper its own --partitions"
 	case errors.Is(err, catalog.ErrNewerFormat):
 		return exitBadFolder, "use a newer topicsnap build for this folder"
 	case errors.Is(err, catalog.ErrBadRows):
-		return exitBadFolder, "run topicsnap catalog verify --dir DIR to list every damaged file; put the file back from a backup, or remove its partition folder and dump the partition again while Kafka still has its offsets, then run the same restore again (it resumes after the committed progress)"
+		return exitBadFolder, "run topicsnap catalog verify --dir DIR (lists every damaged file); put the file back from a backup, or remove its partition folder and dump the partition again while Kafka still has its offsets, then run the same restore again (it resumes after the committed progress)"
 	case errors.Is(err, catalog.ErrBadDataFile):
-		return exitBadFolder, "put the file back from a backup (a regular file, not a FIFO, a device or a link out of the folder), or remove its partition folder and dump the partition again while Kafka still has its offsets; topicsnap catalog verify --dir DIR lists every damaged file"
+		return exitBadFolder, "put the file back from a backup (a regular file, not a FIFO, a device or a link out of the folder), or remove its partition folder and dump the partition again while Kafka still has its offsets; topicsnap catalog verify --dir DIR (lists every damaged file)"
 	case errors.Is(err, catalog.ErrBadManifest):
 		return exitBadFolder, "run: topicsnap catalog verify --dir DIR"
 	case errors.Is(err, catalog.ErrNoCatalog) && cmdPath == "topicsnap dump":

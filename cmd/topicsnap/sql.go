@@ -568,6 +568,6 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 // warnProblems tells the user, on stderr, what the engine had to skip.
 func (a *app) warnProblems(eng *queries.Engine) {
 	for _, p := range eng.Problems() {
-		fmt.Fprintf(a.stderr, "warning: %s (run: topicsnap catalog verify)\n", p)
+		fmt.Fprintf(a.stderr, "warning: %s (run: topicsnap catalog verify --dir %s)\n", p, queries.ShellQuote(eng.Dir()))
 	}
 }
