@@ -109,7 +109,7 @@ func (s RestoreSummary) String() string {
 	if s.DryRun {
 		var b strings.Builder
 		for _, p := range s.Partitions {
-			fmt.Fprintf(&b, "partition %d: source offsets %d-%d: %d records", p.Partition, p.From, p.Until, p.Records)
+			fmt.Fprintf(&b, "partition %d: source offsets [%d,%d): %d records", p.Partition, p.From, p.Until, p.Records)
 			if p.Resumed {
 				b.WriteString(" (after the progress a previous restore committed)")
 			}
