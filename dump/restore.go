@@ -134,8 +134,30 @@ func (s RestoreSummary) String() string {
 	if s.Created {
 		created = " (created)"
 	}
-	return fmt.Sprintf("restored %d records (%s) of %s into %s%s from %d partitions in %d transactions in %.1fs, %.0f records/s, leaving out %d markers and %d records of aborted transactions",
+	out := fmt.Sprintf("restored %d records (%s) of %s into %s%s from %d partitions in %d transactions in %.1fs, %.0f records/s, leaving out %d markers and %d records of aborted transactions",
 		s.Records, humanBytes(s.Bytes), s.Source, s.Target, created, len(s.Partitions), s.Transactions, s.Elapsed.Seconds(), rate, s.Markers, s.Aborted)
+	if s.Records == 0 {
+		out += ": " + s.whyNothing()
+	}
+	return out
+}
+
+// whyNothing says why a restore produced no record.
+func (s RestoreSummary) whyNothing() string {
+	resumed := 0
+	for _, p := range s.Partitions {
+		if p.Resumed {
+			resumed++
+		}
+	}
+	switch {
+	case len(s.Partitions) == 0:
+		return "no partition to restore"
+	case resumed == len(s.Partitions):
+		return fmt.Sprintf("everything was already restored (the progress group %s has committed every partition to the end; restore into another --to-topic, or delete that group to restore again)", RestoreID(s.Target))
+	default:
+		return "the snapshot holds no data record in the range asked (--from, --until)"
+	}
 }
 
 // RestoreID is the consumer group whose committed offsets on target are

@@ -89,7 +89,7 @@ func isSeconds(c string) bool {
 
 func isShare(c string) bool {
 	c = strings.ToLower(c)
-	return c == "share" || strings.HasSuffix(c, "_share")
+	return c == "share" || strings.HasSuffix(c, "_share") || strings.HasPrefix(c, "share_")
 }
 
 func isAddress(c string) bool {

@@ -30,6 +30,7 @@ func TestDisplay(t *testing.T) {
 		{"duplicate_share", 0.0032, "0.32%"},
 		{"share", 0.0007, "0.07%"},
 		{"share", 1.0, "100%"},
+		{"share_of_missing", 0.9831, "98.31%"},
 		{"first_offset", int64(1234567), "1234567"},
 		{"partition", int64(23), "23"},
 		{"producer_epoch", int64(12000), "12000"},

@@ -120,7 +120,12 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if code == exitCheckFailed && errors.Is(err, errCheckFailed) {
 		return code
 	}
-	fmt.Fprintf(stderr, "Error: %s\n", message(err))
+	if code == exitInterrupted {
+		// Ctrl-C (or SIGTERM): say so, not Go's "context canceled".
+		fmt.Fprintln(stderr, "interrupted")
+	} else {
+		fmt.Fprintf(stderr, "Error: %s\n", message(err))
+	}
 	if hint != "" {
 		fmt.Fprintf(stderr, "Try: %s\n", hint)
 	}

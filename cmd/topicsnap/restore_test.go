@@ -69,6 +69,9 @@ func TestRestoreCommand(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", s, errs)
 				}
 			}
+			if tc.name == "again" && !strings.Contains(out, "everything was already restored (the progress group topicsnap-restore-"+target+" ") {
+				t.Errorf("a second restore does not say why it restored nothing: %q", out)
+			}
 			if tc.name == "dry run" && !strings.Contains(out, "new topic "+target+" (4 partitions") {
 				t.Errorf("dry run does not say it would create the target: %q", out)
 			}

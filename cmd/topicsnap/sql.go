@@ -456,7 +456,11 @@ func (a *app) repl(ctx context.Context, s *sqlSession) error {
 		return fmt.Errorf("start the REPL: %w", err)
 	}
 	defer rl.Close()
-	fmt.Fprintf(a.stdout, "topicsnap sql on %s: %d topics. .help for commands, Ctrl-D to leave.\n", s.eng.Dir(), len(s.eng.Topics()))
+	topics := "topics"
+	if len(s.eng.Topics()) == 1 {
+		topics = "topic"
+	}
+	fmt.Fprintf(a.stdout, "topicsnap sql on %s: %d %s. .help for commands, Ctrl-D to leave.\n", s.eng.Dir(), len(s.eng.Topics()), topics)
 	report := func(err error) {
 		var se *queries.SQLError
 		switch {
