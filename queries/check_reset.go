@@ -103,7 +103,7 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		if c, ok := m.Get("client_id").(string); ok {
 			who = c
 		}
-		by = append(by, fmt.Sprintf("%d by %s", asInt(m.Get("records")), who))
+		by = append(by, fmt.Sprintf("%s by %s", FormatNumber(float64(asInt(m.Get("records")))), who))
 	}
 	r.Summary.Set("group", o.Group).Set("to_time", o.ToTime.UTC().Format(time.RFC3339Nano)).Set("as_of", asOf).
 		Set("partitions", int64(len(rows))).Set("records_to_reread", total)
@@ -134,8 +134,8 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		r.Message = fmt.Sprintf("a reset of %s to %s would re-read nothing on %s", o.Group, o.ToTime.UTC().Format(time.RFC3339), plural(int64(len(rows)), "partition", "partitions"))
 	default:
 		r.Status = StatusWarn
-		r.Message = fmt.Sprintf("a reset of %s to %s would re-read %d records on %s: %s", o.Group, o.ToTime.UTC().Format(time.RFC3339),
-			total, plural(int64(len(rows)), "partition", "partitions"), strings.Join(by, ", "))
+		r.Message = fmt.Sprintf("a reset of %s to %s would re-read %s records on %s: %s", o.Group, o.ToTime.UTC().Format(time.RFC3339),
+			FormatNumber(float64(total)), plural(int64(len(rows)), "partition", "partitions"), strings.Join(by, ", "))
 	}
 	if len(inexact) > 0 {
 		r.Status = StatusWarn

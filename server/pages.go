@@ -31,6 +31,7 @@ type pages struct{ sets map[string]*template.Template }
 var pageFiles = []string{"overview.html", "check.html", "sql.html", "login.html", "error.html", "history.html"}
 
 var templateFuncs = template.FuncMap{
+	"host": func(h string) string { return queries.Display("host", h) },
 	"number": func(n any) string {
 		switch x := n.(type) {
 		case int:
