@@ -26,9 +26,11 @@ build:
 	$(GO) build -o $(BIN) ./cmd/topicsnap
 
 # The demo's folder is its own: each `make demo` starts from a fresh one.
+# Where it serves: make demo ADDR=127.0.0.1:8081.
+ADDR ?= 127.0.0.1:8080
 demo: build
 	rm -rf demo-snapshots
-	./$(BIN) demo --dir demo-snapshots
+	./$(BIN) demo --dir demo-snapshots --addr $(ADDR)
 
 # The whole suite: vet, the cgo-free build of dump and catalog, then every
 # test against the real servers scripts/test.sh installs, starts once on

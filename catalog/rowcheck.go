@@ -16,12 +16,12 @@ var (
 	// ErrBadRows is a data file whose rows contradict its manifest entry.
 	// Restore refuses such a file, and catalog verify names it.
 	ErrBadRows = exit.New(exit.BadFolder, "data file contradicts its manifest",
-		"run topicsnap catalog verify --dir DIR to list every damaged file; put the file back from a backup, or remove its partition folder and dump the partition again while Kafka still has its offsets, then run the same restore again (it resumes after the committed progress)")
+		"run topicsnap catalog verify --dir DIR (lists every damaged file); put the file back from a backup, or remove its partition folder and dump the partition again while Kafka still has its offsets, then run the same restore again (it resumes after the committed progress)")
 	// ErrBadDataFile is a data file its manifest lists that is missing, or
 	// something other than a regular file (a FIFO, a device, a link out of
 	// the folder) in its place.
 	ErrBadDataFile = exit.New(exit.BadFolder, "unreadable data file",
-		"put the file back from a backup (a regular file, not a FIFO, a device or a link out of the folder), or remove its partition folder and dump the partition again while Kafka still has its offsets; topicsnap catalog verify --dir DIR lists every damaged file")
+		"put the file back from a backup (a regular file, not a FIFO, a device or a link out of the folder), or remove its partition folder and dump the partition again while Kafka still has its offsets; topicsnap catalog verify --dir DIR (lists every damaged file)")
 )
 
 // RowError is a data file whose rows contradict its manifest entry: a row

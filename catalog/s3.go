@@ -36,7 +36,7 @@ import (
 // this writer's read and its conditional write: the other one committed
 // first, and this one must stop rather than overwrite it.
 var ErrConflict = exit.New(exit.Locked, "another writer committed first",
-	"another dumper committed this partition first; give each dumper its own --partitions, then run topicsnap ls to see what is committed")
+	"another dumper committed this partition first; give each dumper its own --partitions, then see what is committed: topicsnap ls --dir DIR")
 
 // ErrDenied is a bucket that refused these credentials: unknown key, bad
 // signature, or a policy that does not grant the request.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/topicsnap/topicsnap/internal/exit"
+	"github.com/topicsnap/topicsnap/internal/shell"
 	"slices"
 	"sort"
 	"strconv"
@@ -26,7 +27,7 @@ import (
 // Errors of a restore a caller can tell apart with errors.Is.
 var (
 	// ErrNotInCatalog is a topic the snapshot folder holds no data of.
-	ErrNotInCatalog = exit.New(exit.UnknownTopic, "topic not in the snapshot folder", "topicsnap ls --dir DIR lists the topics the snapshot folder holds")
+	ErrNotInCatalog = exit.New(exit.UnknownTopic, "topic not in the snapshot folder", "topicsnap ls --dir DIR (lists the topics the snapshot folder holds)")
 	// ErrTarget is a target topic a restore will not write: fewer
 	// partitions than the source had, or progress of another source.
 	ErrTarget = exit.New(exit.Target, "target topic refused", "restore into another topic with --to-topic")
@@ -57,7 +58,8 @@ func (e *TargetError) ExitCode() exit.Code { return exit.Target }
 
 // Hint is the two ways to a target that keeps partition numbers.
 func (e *TargetError) Hint() string {
-	return "restore into a new topic with --to-topic (it is created with the source's partition count), or add partitions to the target (kafka-topics.sh --alter --partitions N)"
+	return fmt.Sprintf("restore into a new topic with --to-topic (it is created with the source's partition count), or add partitions to the target: kafka-topics.sh --bootstrap-server HOST:PORT --alter --topic %s --partitions %d",
+		shell.Quote(e.Target), e.Needs)
 }
 
 // RestoreOptions of one restore.
@@ -119,7 +121,7 @@ func (s RestoreSummary) String() string {
 	if s.DryRun {
 		var b strings.Builder
 		for _, p := range s.Partitions {
-			fmt.Fprintf(&b, "partition %d: source offsets %d-%d: %d records", p.Partition, p.From, p.Until, p.Records)
+			fmt.Fprintf(&b, "partition %d: source offsets [%d,%d): %d records", p.Partition, p.From, p.Until, p.Records)
 			if p.Resumed {
 				b.WriteString(" (after the progress a previous restore committed)")
 			}
@@ -144,8 +146,30 @@ func (s RestoreSummary) String() string {
 	if s.Created {
 		created = " (created)"
 	}
-	return fmt.Sprintf("restored %d records (%s) of %s into %s%s from %d partitions in %d transactions in %.1fs, %.0f records/s, leaving out %d markers and %d records of aborted transactions",
+	out := fmt.Sprintf("restored %d records (%s) of %s into %s%s from %d partitions in %d transactions in %.1fs, %.0f records/s, leaving out %d markers and %d records of aborted transactions",
 		s.Records, humanBytes(s.Bytes), s.Source, s.Target, created, len(s.Partitions), s.Transactions, s.Elapsed.Seconds(), rate, s.Markers, s.Aborted)
+	if s.Records == 0 {
+		out += ": " + s.whyNothing()
+	}
+	return out
+}
+
+// whyNothing says why a restore produced no record.
+func (s RestoreSummary) whyNothing() string {
+	resumed := 0
+	for _, p := range s.Partitions {
+		if p.Resumed {
+			resumed++
+		}
+	}
+	switch {
+	case len(s.Partitions) == 0:
+		return "no partition to restore"
+	case resumed == len(s.Partitions):
+		return fmt.Sprintf("everything was already restored (the progress group %s has committed every partition to the end; restore into another --to-topic, or delete that group to restore again)", RestoreID(s.Target))
+	default:
+		return "the snapshot holds no data record in the range asked (--from, --until)"
+	}
 }
 
 // RestoreID is the consumer group whose committed offsets on target are

@@ -341,7 +341,7 @@ func TestRestoreDryRun(t *testing.T) {
 	if !s.Created || s.Records != 3007 || per[0] != 1004 || per[1] != 1002 || per[2] != 1001 || s.Aborted != 2 || s.Markers != 4 {
 		t.Fatalf("dry run: %+v", s)
 	}
-	if !strings.Contains(s.String(), "would restore 3007 records") || !strings.Contains(s.String(), "partition 1: source offsets 0-") {
+	if !strings.Contains(s.String(), "would restore 3007 records") || !strings.Contains(s.String(), "partition 1: source offsets [0,") {
 		t.Errorf("dry run says:\n%s", s)
 	}
 	cl, _ := kgo.NewClient(kgo.SeedBrokers(brokers...))

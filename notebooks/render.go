@@ -31,6 +31,7 @@ type blockView struct {
 }
 
 type cellView struct {
+	Notes    []string
 	ID       string
 	Line     int
 	Title    string
@@ -104,7 +105,7 @@ func viewOf(res *Result) pageView {
 		if c == nil {
 			cv.Err = "not run"
 		} else {
-			cv.Err, cv.ChartErr = c.Err, c.ChartErr
+			cv.Err, cv.ChartErr, cv.Notes = c.Err, c.ChartErr, c.Notes
 			if c.SQL != "" && c.SQL != b.Text {
 				cv.Ran = c.SQL
 			}
@@ -204,6 +205,7 @@ td.right, th.right { text-align: right; } td.center, th.center { text-align: cen
 .cell pre.sql { margin: 6px 0 10px; font-size: 13px; }
 .result { overflow-x: auto; }
 .foot { color: var(--muted); font-size: 12.5px; margin: 4px 0 0; }
+.warning { background: var(--warnbg, #fff4d6); border-radius: 4px; padding: 8px 12px; }
 .error { background: var(--badbg); color: var(--bad); border-radius: 4px; padding: 8px 12px; }
 .error pre { background: none; margin: 4px 0 0; padding: 0; white-space: pre-wrap; color: var(--bad); }
 .charterr { color: var(--bad); font-size: 13px; }
@@ -233,7 +235,8 @@ details.data summary { cursor: pointer; color: var(--muted); font-size: 13px; }
 <details class="sql" open><summary>SQL · line {{.Line}}{{if .Options}} · {{.Options}}{{end}}</summary><pre class="sql"><code>{{.Source}}</code></pre>
 {{if .Ran}}<details class="sql"><summary>as run, parameters substituted</summary><pre class="sql"><code>{{.Ran}}</code></pre></details>{{end}}</details>
 {{if .Err}}<div class="error" role="alert"><strong>This cell failed</strong><pre>{{.Err}}</pre></div>
-{{else}}{{if .Chart}}<figure>{{template "chart" .Chart}}</figure>
+{{else}}{{range .Notes}}<p class="warning" role="note"><strong>Warning:</strong> {{.}}</p>
+{{end}}{{if .Chart}}<figure>{{template "chart" .Chart}}</figure>
 <details class="data"><summary>show data</summary>
 <div class="result">{{template "table" .}}</div>
 </details>
@@ -302,6 +305,9 @@ func RenderMarkdown(w io.Writer, res *Result) error {
 		case c.Err != "":
 			b.WriteString("> **Error:** " + strings.ReplaceAll(mdEscape(c.Err, false), "\n", "\n> ") + "\n")
 		default:
+			for _, n := range c.Notes {
+				b.WriteString("> **Warning:** " + mdEscape(n, false) + "\n\n")
+			}
 			if c.ChartErr != "" {
 				b.WriteString("> " + mdEscape(c.ChartErr, false) + "\n\n")
 			}

@@ -58,6 +58,9 @@ type Cell struct {
 	ErrKind ErrKind
 	// ChartErr is why the chart could not be drawn (the table is shown).
 	ChartErr string
+	// Notes are what must be read with the result (queries.Rows.Notes:
+	// what a topic_state call cannot know at its time).
+	Notes []string
 }
 
 // Failed counts the cells that ended in an error.
@@ -133,6 +136,7 @@ func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
 		return
 	}
 	defer rows.Close()
+	c.Notes = rows.Notes
 	cols, err := rows.Columns()
 	if err != nil {
 		c.Err, c.ErrKind = err.Error(), kindOf(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/topicsnap/topicsnap/internal/shell"
 	"strings"
 	"time"
 )
@@ -103,7 +104,7 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		if c, ok := m.Get("client_id").(string); ok {
 			who = c
 		}
-		by = append(by, fmt.Sprintf("%d by %s", asInt(m.Get("records")), who))
+		by = append(by, fmt.Sprintf("%s by %s", FormatNumber(float64(asInt(m.Get("records")))), who))
 	}
 	r.Summary.Set("group", o.Group).Set("to_time", o.ToTime.UTC().Format(time.RFC3339Nano)).Set("as_of", asOf).
 		Set("partitions", int64(len(rows))).Set("records_to_reread", total)
@@ -134,8 +135,8 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		r.Message = fmt.Sprintf("a reset of %s to %s would re-read nothing on %s", o.Group, o.ToTime.UTC().Format(time.RFC3339), plural(int64(len(rows)), "partition", "partitions"))
 	default:
 		r.Status = StatusWarn
-		r.Message = fmt.Sprintf("a reset of %s to %s would re-read %d records on %s: %s", o.Group, o.ToTime.UTC().Format(time.RFC3339),
-			total, plural(int64(len(rows)), "partition", "partitions"), strings.Join(by, ", "))
+		r.Message = fmt.Sprintf("a reset of %s to %s would re-read %s records on %s: %s", o.Group, o.ToTime.UTC().Format(time.RFC3339),
+			FormatNumber(float64(total)), plural(int64(len(rows)), "partition", "partitions"), strings.Join(by, ", "))
 	}
 	if len(inexact) > 0 {
 		r.Status = StatusWarn
@@ -160,7 +161,25 @@ func (e *Engine) brokersOf(topic string) []string {
 			best, at = s.Brokers, s.AsOf
 		}
 	}
-	return best
+	// A cut records each broker as ID=HOST:PORT; --bootstrap-server takes
+	// HOST:PORT.
+	out := make([]string, 0, len(best))
+	for _, b := range best {
+		if id, addr, ok := strings.Cut(b, "="); ok && isDigits(id) {
+			b = addr
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // resetCommand is the kafka-consumer-groups.sh command line that performs
@@ -174,18 +193,6 @@ func resetCommand(brokers []string, group, topic string, parts []string, to time
 		ShellQuote(bs), ShellQuote(group), ShellQuote(topic+":"+strings.Join(parts, ",")), to.UTC().Format(ResetTimeLayout))
 }
 
-// ShellQuote quotes s for a POSIX shell when it needs it: the commands
-// topicsnap prints for users to run (the reset's, the demo's).
-func ShellQuote(s string) string {
-	safe := s != ""
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_.,:/@=+", c)) {
-			safe = false
-			break
-		}
-	}
-	if safe {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// ShellQuote quotes s for a POSIX shell when it needs it (package
+// internal/shell): the commands topicsnap prints for users to run.
+func ShellQuote(s string) string { return shell.Quote(s) }

@@ -350,7 +350,7 @@ var ErrBadCheck = exit.New(exit.Error, "bad check", "")
 
 // ErrUnknownTopic marks a topic the snapshot folder holds no snapshot of
 // (UnknownTopicError).
-var ErrUnknownTopic = exit.New(exit.UnknownTopic, "unknown topic", "topicsnap ls --dir DIR lists the topics the snapshot folder holds")
+var ErrUnknownTopic = exit.New(exit.UnknownTopic, "unknown topic", "topicsnap ls --dir DIR (lists the topics the snapshot folder holds)")
 
 // UnknownTopicError is a topic the snapshot folder holds no snapshot of,
 // with the likely intended one (a near spelling), or what the folder holds
@@ -435,7 +435,7 @@ func (e *UnknownGroupError) ExitCode() exit.Code { return exit.UnknownTopic }
 
 // Hint is the command that lists the topic's groups.
 func (e *UnknownGroupError) Hint() string {
-	return fmt.Sprintf("topicsnap check lag --dir %s --topic %s lists the groups that committed offsets on the topic", ShellQuote(e.Dir), ShellQuote(e.Topic))
+	return fmt.Sprintf("topicsnap check lag --dir %s --topic %s (lists the groups that committed offsets on the topic)", ShellQuote(e.Dir), ShellQuote(e.Topic))
 }
 
 // Is makes errors.Is(err, ErrUnknownGroup) and, since a check cannot run

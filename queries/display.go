@@ -22,6 +22,9 @@ import (
 //   - NULL as NULL, times in UTC, BLOBs as \xHH escapes, nested values as
 //     JSON with UTF-8 BLOBs (a header's value) as their text.
 func Display(column string, v any) string {
+	if h, ok := hostText(column, v); ok {
+		return h
+	}
 	f, isNum := number(v)
 	switch {
 	case v == nil:
@@ -89,7 +92,7 @@ func isSeconds(c string) bool {
 
 func isShare(c string) bool {
 	c = strings.ToLower(c)
-	return c == "share" || strings.HasSuffix(c, "_share")
+	return c == "share" || strings.HasSuffix(c, "_share") || strings.HasPrefix(c, "share_")
 }
 
 func isAddress(c string) bool {
@@ -185,3 +188,38 @@ func FormatShare(f float64) string {
 // BLOB inside them (a header's value) as its text. The SQL page and the
 // notebooks show results so.
 func Text(v any) string { return textOf(v, true) }
+
+// hostText writes a client's host as a person reads it: the Java client
+// reports "/10.20.3.40", shown 10.20.3.40; a list of them (a column named
+// hosts) is joined with ", ". The JSON keeps the broker's text.
+func hostText(column string, v any) (string, bool) {
+	c := strings.ToLower(column)
+	if c != "host" && c != "hosts" && !strings.HasSuffix(c, "_host") && !strings.HasSuffix(c, "_hosts") {
+		return "", false
+	}
+	one := func(x any) (string, bool) {
+		s, ok := x.(string)
+		return strings.TrimPrefix(s, "/"), ok
+	}
+	switch x := v.(type) {
+	case string:
+		return one(x)
+	case []string:
+		out := make([]string, len(x))
+		for i, h := range x {
+			out[i], _ = one(h)
+		}
+		return strings.Join(out, ", "), true
+	case []any:
+		out := make([]string, len(x))
+		for i, h := range x {
+			s, ok := one(h)
+			if !ok {
+				return "", false
+			}
+			out[i] = s
+		}
+		return strings.Join(out, ", "), true
+	}
+	return "", false
+}

@@ -216,14 +216,17 @@ func (e *Engine) setup(ctx context.Context) error {
 	if err := registerFunctions(conn); err != nil {
 		return err
 	}
-	// Table macros (sql/topic_state.sql): the guard lets untrusted SQL
-	// call them on a topic view only.
-	q, err := render("topic_state", sqlData{})
-	if err != nil {
-		return err
-	}
-	if _, err := conn.ExecContext(ctx, q); err != nil {
-		return fmt.Errorf("create macro topic_state: %w", err)
+	// Table macros (sql/topic_state_unknown.sql, sql/topic_state.sql,
+	// which calls the first): the guard lets untrusted SQL call them on a
+	// topic view only.
+	for _, m := range []string{"topic_state_unknown", "topic_state"} {
+		q, err := render(m, sqlData{})
+		if err != nil {
+			return err
+		}
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("create macro %s: %w", m, err)
+		}
 	}
 	return nil
 }

@@ -210,8 +210,8 @@ func (e *Engine) walkGuard(n any, ctes, system map[string]bool, spark bool) erro
 		switch v["type"] {
 		case "TABLE_FUNCTION":
 			name := functionName(v["function"])
-			if strings.EqualFold(name, "topic_state") {
-				if err := e.guardTopicState(v["function"]); err != nil {
+			if strings.EqualFold(name, "topic_state") || strings.EqualFold(name, "topic_state_unknown") {
+				if err := e.guardTopicState(name, v["function"]); err != nil {
 					return err
 				}
 			} else if strings.EqualFold(name, "lag_at") {
@@ -477,10 +477,12 @@ func withoutLocations(n any) any {
 	return n
 }
 
-// guardTopicState allows topic_state(topic, time) only over a topic's view:
-// its first argument is a string constant naming one.
-func (e *Engine) guardTopicState(fn any) error {
-	refuse := fmt.Errorf("%w: topic_state's first argument is a topic's name as a string constant, such as topic_state('routing', TIMESTAMPTZ '2026-07-16 11:00:00Z')", ErrRefused)
+// guardTopicState allows topic_state(topic, time) and
+// topic_state_unknown(topic, time) only over a topic's view: the first
+// argument is a string constant naming one.
+func (e *Engine) guardTopicState(fname string, fn any) error {
+	fname = strings.ToLower(fname)
+	refuse := fmt.Errorf("%w: %s's first argument is a topic's name as a string constant, such as %s('routing', TIMESTAMPTZ '2026-07-16 11:00:00Z')", ErrRefused, fname, fname)
 	f, _ := fn.(map[string]any)
 	args, _ := f["children"].([]any)
 	name, ok := constantArg(fn, 0)
@@ -488,7 +490,7 @@ func (e *Engine) guardTopicState(fn any) error {
 		return refuse
 	}
 	if slices.Contains(metadataTables, strings.ToLower(name)) || !e.isRelation(name) {
-		return fmt.Errorf("%w: topic_state(%q, ...): no topic of that name in the snapshot folder", ErrRefused, name)
+		return fmt.Errorf("%w: %s(%q, ...): no topic of that name in the snapshot folder", ErrRefused, fname, name)
 	}
 	return nil
 }

@@ -55,13 +55,17 @@ func collectNames(n any, names map[string]bool) bool {
 			names[strings.ToLower(name)] = true
 		case "TABLE_FUNCTION":
 			fn := strings.ToLower(functionName(v["function"]))
-			if fn == "topic_state" {
-				// topic_state('T', time) reads topic T's view.
+			if fn == "topic_state" || fn == "topic_state_unknown" {
+				// topic_state('T', time) reads topic T's two views and the
+				// catalog tables topic_state_unknown reads.
 				name, ok := constantArg(v["function"], 0)
 				if !ok {
 					return false
 				}
-				names[strings.ToLower(name)] = true
+				n := strings.ToLower(name)
+				for _, t := range []string{n, n + "$all", "partition_dumps", "lost_ranges", "topic_configs"} {
+					names[t] = true
+				}
 			} else if fn == "lag_at" {
 				// lag_at reads every topic: it exists once all is built.
 				return false

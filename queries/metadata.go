@@ -22,7 +22,7 @@ func catalogTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:0
 func CatalogTables() []string { return append([]string(nil), metadataTables...) }
 
 // metadataTables are the catalog tables, in the order they are built.
-var metadataTables = []string{"files", "rewrites", "lost_ranges", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members", "group_history", "group_commits"}
+var metadataTables = []string{"files", "rewrites", "lost_ranges", "partition_dumps", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members", "group_history", "group_commits"}
 
 type jsonRows struct {
 	table   string
@@ -117,6 +117,14 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		DetectedAt string `json:"detected_at"`
 		Snapshot   string `json:"snapshot_id"`
 	}
+	type dumpRow struct {
+		Topic     string `json:"topic"`
+		Partition int32  `json:"partition"`
+		Snapshot  string `json:"snapshot_id"`
+		AsOf      string `json:"as_of"`
+		From      int64  `json:"from_offset"`
+		Until     int64  `json:"until_offset"`
+	}
 	type snapRow struct {
 		Snapshot          string  `json:"snapshot_id"`
 		Topic             string  `json:"topic"`
@@ -171,7 +179,7 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		Assigned   []int32 `json:"assigned_partitions"`
 	}
 	ts := catalogTime
-	files, lost, rewrites := []fileRow{}, []lostRow{}, []rewriteRow{}
+	files, lost, rewrites, dumps := []fileRow{}, []lostRow{}, []rewriteRow{}, []dumpRow{}
 	for _, tf := range tfs {
 		for _, m := range tf.manifests {
 			for i, f := range m.AllFiles() {
@@ -185,6 +193,9 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 			}
 			for _, l := range m.Lost {
 				lost = append(lost, lostRow{m.Topic, m.Partition, l.Kind, l.From, l.To, l.To - l.From + 1, ts(l.DetectedAt), l.Snapshot})
+			}
+			for _, s := range m.Snapshots {
+				dumps = append(dumps, dumpRow{m.Topic, m.Partition, s.ID, ts(s.AsOf), s.From, s.Until})
 			}
 		}
 	}
@@ -220,6 +231,7 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		{"rewrites", []string{"topic VARCHAR", "partition INTEGER", "kind VARCHAR", "from_offset BIGINT", "to_offset BIGINT", "offsets BIGINT", "redumped_from BIGINT",
 			"old_leader_epoch INTEGER", "new_leader_epoch INTEGER", "epoch_end_offset BIGINT", "history INTEGER", "detected_at TIMESTAMPTZ", "snapshot_id VARCHAR"}, rewrites},
 		{"lost_ranges", []string{"topic VARCHAR", "partition INTEGER", "kind VARCHAR", "from_offset BIGINT", "to_offset BIGINT", "offsets BIGINT", "detected_at TIMESTAMPTZ", "snapshot_id VARCHAR"}, lost},
+		{"partition_dumps", []string{"topic VARCHAR", "partition INTEGER", "snapshot_id VARCHAR", "as_of TIMESTAMPTZ", "from_offset BIGINT", "until_offset BIGINT"}, dumps},
 		{"snapshots", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition_count INTEGER", "replication_factor INTEGER", "dumped_partitions INTEGER[]",
 			"groups_error VARCHAR", "configs_error VARCHAR"}, sn},
 		{"partitions", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition INTEGER", "log_start_offset BIGINT", "high_watermark BIGINT", "last_stable_offset BIGINT", "leader INTEGER", "leader_epoch INTEGER", "replicas INTEGER[]", "isr INTEGER[]"}, parts},

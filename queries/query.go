@@ -16,6 +16,9 @@ import (
 // Rows is a running query's result. Close releases its connection.
 type Rows struct {
 	*sql.Rows
+	// Notes are what a caller must show beside the result: today, what a
+	// topic_state call cannot know at its time (topicstate.go).
+	Notes  []string
 	conn   *sql.Conn
 	cancel context.CancelFunc
 	reset  func()
@@ -40,6 +43,14 @@ var ErrTimeout = errors.New("query ran past its timeout")
 // Query runs one query on its own connection. On a locked engine the query
 // is checked first (CheckReadOnly) and bounded by the timeout.
 func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error) {
+	notes, err := e.topicStateNotes(ctx, q)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		// The query itself says what is wrong with it, if anything.
+		notes = []string{"could not tell what topic_state cannot know at that time: " + CleanError(err).Error()}
+	}
 	qctx, conn, doc, cancel, err := e.begin(ctx, q)
 	if err != nil {
 		return nil, err
@@ -51,7 +62,7 @@ func (e *Engine) Query(ctx context.Context, q string, args ...any) (*Rows, error
 		conn.Close()
 		return nil, err
 	}
-	return &Rows{Rows: rows, conn: conn, cancel: cancel, reset: reset}, nil
+	return &Rows{Rows: rows, Notes: notes, conn: conn, cancel: cancel, reset: reset}, nil
 }
 
 // begin pins a connection for q, under the timeout on a locked engine, and
@@ -171,7 +182,7 @@ func (e *SQLError) ExitCode() exit.Code {
 func (e *SQLError) Hint() string { return e.Fix }
 
 // UnknownTableHint is the fix for a table that does not exist.
-const UnknownTableHint = `topicsnap ls --dir DIR lists the topics; each is a view named after it, and a name with '-' or '.' is quoted ("app-events")`
+const UnknownTableHint = `topicsnap ls --dir DIR (lists the topics); each is a view named after it, and a name with '-' or '.' is quoted ("app-events")`
 
 // CleanError strips driver noise from a DuckDB error.
 func CleanError(err error) error {

@@ -184,10 +184,10 @@ func TestGroupHistoryRunsAndSteps(t *testing.T) {
 // order, a partition with nothing at or after the time, and a group behind
 // the target included.
 func TestResetTargetsMatchKafkaConsumerGroups(t *testing.T) {
-	script := os.Getenv("TOPICSNAP_TEST_KAFKA_SCRIPT")
+	script, bin := os.Getenv("TOPICSNAP_TEST_KAFKA_SCRIPT"), os.Getenv("TOPICSNAP_TEST_KAFKA_BIN")
 	bs := brokers(t)
-	if script == "" {
-		t.Skip("needs kafka-consumer-groups.sh from scripts/kafka.sh (make test sets TOPICSNAP_TEST_KAFKA_SCRIPT)")
+	if script == "" || bin == "" {
+		t.Skip("needs kafka-consumer-groups.sh from scripts/kafka.sh (make test sets TOPICSNAP_TEST_KAFKA_SCRIPT and TOPICSNAP_TEST_KAFKA_BIN)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -240,18 +240,21 @@ func TestResetTargetsMatchKafkaConsumerGroups(t *testing.T) {
 	if err != nil {
 		t.Fatalf("kafka-consumer-groups: %v\n%s", err, out)
 	}
-	theirs := map[int32]int64{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 4 && f[0] == group && f[1] == topic {
-			p, _ := strconv.Atoi(f[2])
-			o, _ := strconv.ParseInt(f[3], 10, 64)
-			theirs[int32(p)] = o
-		}
-	}
+	theirs := dryRunTargets(out, group, topic)
 	if len(theirs) != 3 || fmt.Sprint(ours) != fmt.Sprint(theirs) {
 		t.Fatalf("targets: ours %v, kafka-consumer-groups.sh's %v\n%s", ours, theirs, out)
+	}
+	// The command the check prints runs as printed, in a shell, with
+	// Kafka's commands on PATH, and chooses the same targets.
+	printed, _ := r.Summary.Get("command").(string)
+	sh := exec.CommandContext(ctx, "sh", "-c", printed)
+	sh.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"))
+	out, err = sh.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the printed command failed: %s: %v\n%s", printed, err, out)
+	}
+	if got := dryRunTargets(out, group, topic); fmt.Sprint(got) != fmt.Sprint(ours) {
+		t.Fatalf("the printed command %s chose %v, the check %v\n%s", printed, got, ours, out)
 	}
 	// Out of order: partition 0's first record at or after 11:05 is offset 2
 	// (11:07), though offset 3 is 11:03; partition 2 has none: its end.
@@ -264,4 +267,20 @@ func TestResetTargetsMatchKafkaConsumerGroups(t *testing.T) {
 		t.Fatalf("records_to_reread %d, want 7: %s", got, r.Message)
 	}
 	t.Logf("ours = kafka-consumer-groups.sh = %v; %s", ours, r.Message)
+}
+
+// dryRunTargets reads the targets kafka-consumer-groups.sh --dry-run
+// prints (GROUP TOPIC PARTITION NEW-OFFSET).
+func dryRunTargets(out []byte, group, topic string) map[int32]int64 {
+	theirs := map[int32]int64{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 4 && f[0] == group && f[1] == topic {
+			p, _ := strconv.Atoi(f[2])
+			o, _ := strconv.ParseInt(f[3], 10, 64)
+			theirs[int32(p)] = o
+		}
+	}
+	return theirs
 }

@@ -261,3 +261,249 @@ func sorted(m map[string]string) []string {
 	sort.Strings(out)
 	return strings.Fields(strings.Join(out, " "))
 }
+
+// compactedRoutingFolder writes a compacted topic whose cleaner removed
+// records before they were dumped: the first dump (10:00) started at offset
+// 0 but found offsets 0-2 gone (older values of T-01, T-02 and T-03), and
+// the second (11:00) found offset 8 gone (a T-01 value rewritten at 9).
+func compactedRoutingFolder(t *testing.T) (string, func(h, m int) time.Time) {
+	t.Helper()
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(h, m int) time.Time { return time.Date(2026, 7, 14, h, m, 0, 0, time.UTC) }
+	row := func(off int64, h, m int, key, farm string) catalog.Row {
+		return catalog.Row{Partition: 0, Offset: off, Timestamp: at(h, m).UnixMilli(), TimestampType: catalog.TimestampCreate,
+			Key: []byte(key), Value: []byte(`{"farm":"` + farm + `"}`)}
+	}
+	tp := catalog.TopicPartition{Topic: "routing", Partition: 0}
+	f1, err := d.WriteDataFile(tp, []catalog.Row{
+		row(3, 9, 3, "T-04", "stromay"),
+		row(4, 9, 30, "T-01", "kilmore-sands"),
+		row(5, 9, 40, "T-02", "carrick-head"),
+		row(6, 9, 50, "T-03", "yell-sound"),
+	}, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f2, err := d.WriteDataFile(tp, []catalog.Row{
+		row(7, 10, 30, "T-04", "ardnave-point"),
+		row(9, 10, 50, "T-01", "dunmore-moss"),
+	}, "s2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &catalog.Manifest{Topic: "routing", Partition: 0, NextOffset: 10, Files: []catalog.FileEntry{f1, f2},
+		Snapshots: []catalog.PartitionSnapshot{
+			{ID: "s1", AsOf: at(10, 0), HighWatermark: 7, LastStable: 7, From: 0, Until: 7, Complete: true},
+			{ID: "s2", AsOf: at(11, 0), HighWatermark: 10, LastStable: 10, From: 7, Until: 10, Complete: true},
+		}}
+	if err := d.WriteManifest(m); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		id string
+		at time.Time
+	}{{"s1", at(10, 0)}, {"s2", at(11, 0)}} {
+		if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: s.id, Topic: "routing", AsOf: s.at, PartitionCount: 1,
+			Configs: map[string]string{"cleanup.policy": "compact"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, at
+}
+
+// TestTopicStateSaysWhatTheCleanerRemoved: where the cleaner removed
+// records before a dump read them, topic_state marks the keys whose value
+// at the time may be one of them (known false, and from when each is
+// known), and topic_state_unknown lists the spans, on every engine kind;
+// once every removed record is superseded the table is whole again.
+func TestTopicStateSaysWhatTheCleanerRemoved(t *testing.T) {
+	dir, at := compactedRoutingFolder(t)
+	ts := func(h, m int) string { return at(h, m).Format("15:04") }
+	for _, opts := range []Options{{}, {Lazy: true}, {Locked: true, Timeout: 10 * time.Second}} {
+		e, err := Open(context.Background(), dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		query := func(q string) string {
+			rows, err := e.Query(context.Background(), q)
+			if err != nil {
+				t.Fatalf("%+v: %s: %v", opts, q, err)
+			}
+			return allRows(t, rows)
+		}
+		for _, c := range []struct {
+			h, m           int
+			state, unknown string
+		}{
+			// Three keys had values at 09:05; only T-04's is stored.
+			{9, 5, "T-01 NULL false 09:30;T-02 NULL false 09:40;T-03 NULL false 09:50;T-04 stromay true NULL",
+				"0 2 3 compacted NULL 10:00"},
+			{9, 45, "T-01 kilmore-sands true NULL;T-02 carrick-head true NULL;T-03 NULL false 09:50;T-04 stromay true NULL",
+				"0 2 3 compacted NULL 10:00"},
+			{10, 5, "T-01 kilmore-sands true NULL;T-02 carrick-head true NULL;T-03 yell-sound true NULL;T-04 stromay true NULL", ""},
+			// Offset 8 (after 10:30) may have rewritten any key stored before it.
+			{10, 45, "T-01 NULL false 10:50;T-02 NULL false 11:00;T-03 NULL false 11:00;T-04 NULL false 11:00",
+				"8 8 1 compacted 10:30 11:00"},
+			{11, 30, "T-01 dunmore-moss true NULL;T-02 carrick-head true NULL;T-03 yell-sound true NULL;T-04 ardnave-point true NULL", ""},
+		} {
+			lit := fmt.Sprintf("TIMESTAMPTZ '%s'", at(c.h, c.m).Format(time.RFC3339))
+			state := query(`SELECT key, coalesce(value.farm, 'NULL'), known, coalesce(strftime(known_from AT TIME ZONE 'UTC', '%H:%M'), 'NULL')
+				FROM topic_state('routing', ` + lit + `) ORDER BY key`)
+			if state != c.state {
+				t.Errorf("%+v: topic_state at %s:\n got %s\nwant %s", opts, ts(c.h, c.m), state, c.state)
+			}
+			unknown := query(`SELECT from_offset, to_offset, offsets, kind, coalesce(strftime(written_after AT TIME ZONE 'UTC', '%H:%M'), 'NULL'),
+				coalesce(strftime(known_from AT TIME ZONE 'UTC', '%H:%M'), 'NULL') FROM topic_state_unknown('routing', ` + lit + `) ORDER BY ALL`)
+			if unknown != c.unknown {
+				t.Errorf("%+v: topic_state_unknown at %s:\n got %s\nwant %s", opts, ts(c.h, c.m), unknown, c.unknown)
+			}
+			// Every caller gets the warning with the rows.
+			rows, err := e.Query(context.Background(), `SELECT key FROM topic_state('routing', `+lit+`)`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			notes := rows.Notes
+			rows.Close()
+			if (c.unknown == "") != (len(notes) == 0) {
+				t.Errorf("%+v: notes at %s: %q, want one when spans are unknown (%q)", opts, ts(c.h, c.m), notes, c.unknown)
+			}
+			if c.h == 9 && (len(notes) != 1 || !strings.Contains(notes[0], "3 offsets the snapshot never held") ||
+				!strings.Contains(notes[0], "whole from 2026-07-14T10:00:00Z")) {
+				t.Errorf("%+v: notes at %s: %q", opts, ts(c.h, c.m), notes)
+			}
+		}
+		e.Close()
+	}
+}
+
+// TestTopicStateWhenTheCleanerRanBeforeTheFirstDump: on the real broker, a
+// compacted topic is rewritten in rounds and its cleaner runs before the
+// first dump. topic_state at a time inside the early rounds marks the keys
+// whose values the cleaner removed (known false, known from their stored
+// record's time), topic_state_unknown's spans add up to what check gaps
+// counts as compacted, and after the dump's time the table is whole and
+// equals what a consumer of the compacted topic reads. Bounded: the test
+// fails if the cleaner has not run within 90 seconds.
+func TestTopicStateWhenTheCleanerRanBeforeTheFirstDump(t *testing.T) {
+	if os.Getenv("TOPICSNAP_TEST_BROKERS") == "" {
+		t.Skip("needs the real broker's log cleaner (TOPICSNAP_TEST_BROKERS)")
+	}
+	bs := brokers(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn := dump.Conn{Brokers: bs}
+	topic := fmt.Sprintf("routing-early-%d", time.Now().UnixNano())
+	cfg := map[string]*string{"cleanup.policy": ptr("compact"), "segment.ms": ptr("100"),
+		"min.cleanable.dirty.ratio": ptr("0.01"), "delete.retention.ms": ptr("100"), "min.compaction.lag.ms": ptr("0")}
+	if err := dump.CreateTopic(ctx, conn, topic, 1, cfg); err != nil {
+		t.Fatal(err)
+	}
+	const keys, rounds = 6, 10
+	var early time.Time
+	for round := 0; round < rounds; round++ {
+		var recs []dump.Record
+		for k := 0; k < keys; k++ {
+			recs = append(recs, dump.Record{Topic: topic, Key: []byte(fmt.Sprintf("farm-%d", k)), Value: []byte(fmt.Sprintf(`{"round":%d}`, round))})
+		}
+		if err := dump.Produce(ctx, conn, recs); err != nil {
+			t.Fatal(err)
+		}
+		if round == 1 {
+			early = time.Now()
+		}
+		time.Sleep(150 * time.Millisecond)
+	}
+	// Keep the active segment rolling so the cleaner has closed segments.
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		_, n := consumeAll(ctx, t, bs, topic)
+		if n < keys*rounds {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cleaner did not compact %s within 90 s (%d records still)", topic, n)
+		}
+		if err := dump.Produce(ctx, conn, []dump.Record{{Topic: topic, Key: []byte("tick"), Value: []byte(`{"round":-1}`)}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Second)
+	}
+	dir := t.TempDir()
+	if _, err := dump.Run(ctx, dump.Options{Conn: conn, Dir: dir, Topics: []string{topic}}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	// The dump's time: its cut, as partition_dumps records it.
+	var dumped time.Time
+	if err := e.DB().QueryRowContext(ctx, `SELECT max(as_of) FROM partition_dumps`).Scan(&dumped); err != nil {
+		t.Fatal(err)
+	}
+	lit := func(at time.Time) string { return "TIMESTAMPTZ '" + at.UTC().Format(time.RFC3339Nano) + "'" }
+	q := func(s string) string {
+		rows, err := e.Query(ctx, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return allRows(t, rows)
+	}
+	gaps, err := e.RunCheck(ctx, "gaps", CheckOptions{Topic: topic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	compacted := asInt(gaps.Summary.Get("compacted_offsets"))
+	if compacted == 0 {
+		t.Fatalf("check gaps counts no compacted offsets: %s", gaps.Message)
+	}
+	// Just before the dump every span may still hold a live value: they add
+	// up to what gaps calls compacted.
+	if got := q(`SELECT coalesce(sum(offsets), 0) FROM topic_state_unknown('` + topic + `', ` + lit(dumped.Add(-10*time.Millisecond)) + `) WHERE kind = 'compacted'`); got != fmt.Sprint(compacted) {
+		t.Errorf("topic_state_unknown just before the dump: %s compacted offsets, check gaps says %d", got, compacted)
+	}
+	// In the early rounds, every farm had a value; those the cleaner
+	// removed are marked, none is left out, none shown as known wrongly.
+	got := q(`SELECT count(*) FILTER (WHERE known), count(*) FILTER (WHERE NOT known AND known_from > ` + lit(early) + `), count(*)
+		FROM topic_state('` + topic + `', ` + lit(early) + `) WHERE key LIKE 'farm-%'`)
+	var known, marked, all int
+	fmt.Sscan(strings.ReplaceAll(got, " ", "\n"), &known, &marked, &all)
+	if all != keys || marked == 0 || known+marked != keys {
+		t.Errorf("topic_state in round 1: %d known, %d marked unknown (of %d rows), want %d keys, some unknown: %s", known, marked, all, keys, got)
+	}
+	// After the dump: whole, and equal to the compacted topic.
+	read, _ := consumeAll(ctx, t, bs, topic)
+	consumed := map[string]string{}
+	for _, r := range read {
+		consumed[string(r.Key)] = string(r.Value)
+	}
+	rows, err := e.Query(ctx, `SELECT key, decode(value_raw), known FROM topic_state('`+topic+`', `+lit(dumped.Add(time.Hour))+`)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows.Notes) != 0 {
+		t.Errorf("notes after the dump: %q", rows.Notes)
+	}
+	ours := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		var ok bool
+		if err := rows.Scan(&k, &v, &ok); err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			t.Errorf("key %s unknown after the dump", k)
+		}
+		ours[k] = v
+	}
+	rows.Close()
+	if fmt.Sprint(sorted(ours)) != fmt.Sprint(sorted(consumed)) {
+		t.Errorf("state after the dump:\n topic_state %v\n   consumer  %v", sorted(ours), sorted(consumed))
+	}
+	t.Logf("cleaner removed %d offsets before the first dump; round 1: %d farms known, %d marked unknown", compacted, known, marked)
+}

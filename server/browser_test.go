@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,11 @@ func TestBrowser(t *testing.T) {
 		if n := count(dom, `<rect[^>]*class="bar"`); n == 0 {
 			t.Errorf("the skew chart has no bars")
 		}
+		// Column names break after their underscores, so a wide report
+		// (reset's ten columns, snapshot_id last) fits its page.
+		if !strings.Contains(dom, "<th>fair_<wbr>share</th>") {
+			t.Errorf("the table's column names cannot break: no fair_<wbr>share header")
+		}
 	})
 
 	t.Run("sql page runs its query", func(t *testing.T) {
@@ -87,6 +93,16 @@ func TestBrowser(t *testing.T) {
 		}
 		if n := count(dom, `<table`); n < 4 {
 			t.Errorf("%d tables, want at least 4", n)
+		}
+		// Parameter inputs are wide enough for their whole value.
+		inputs := regexp.MustCompile(`<input name="[^"]*" type="text" value="([^"]*)" placeholder="([^"]*)" size="(\d+)"`).FindAllStringSubmatch(dom, -1)
+		if len(inputs) == 0 {
+			t.Errorf("no parameter input with a size in the DOM")
+		}
+		for _, in := range inputs {
+			if size, _ := strconv.Atoi(in[3]); size <= len(in[1]) || size <= len(in[2]) {
+				t.Errorf("the input of %q (placeholder %q) is %d characters wide: it cuts its value", in[1], in[2], size)
+			}
 		}
 	})
 

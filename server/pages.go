@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/topicsnap/topicsnap/queries"
 )
@@ -33,6 +34,22 @@ type pages struct{ sets map[string]*template.Template }
 var pageFiles = []string{"overview.html", "check.html", "sql.html", "login.html", "error.html", "history.html"}
 
 var templateFuncs = template.FuncMap{
+	// wbr lets a column name (committed_offset) break after its
+	// underscores, so a wide report's table fits its page instead of
+	// pushing its last columns out of view.
+	"wbr": func(s string) template.HTML {
+		parts := strings.Split(s, "_")
+		for i, p := range parts {
+			parts[i] = template.HTMLEscapeString(p)
+		}
+		return template.HTML(strings.Join(parts, "_<wbr>"))
+	},
+	// inputsize is a text input's width in characters: its whole value
+	// (or placeholder) shown, never cut (at least 10, at most 60).
+	"inputsize": func(value, placeholder string) int {
+		return min(max(utf8.RuneCountInString(value), utf8.RuneCountInString(placeholder), 9)+1, 60)
+	},
+	"host": func(h string) string { return queries.Display("host", h) },
 	"number": func(n any) string {
 		switch x := n.(type) {
 		case int:

@@ -82,6 +82,12 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", out.contentType)
 	h.Set("X-Topicsnap-Rows", strconv.Itoa(out.rows))
 	h.Set("X-Topicsnap-Truncated", strconv.FormatBool(out.truncated))
+	if len(out.notes) > 0 {
+		// What the result cannot say by itself (a topic_state call's
+		// unknown keys): a JSON list of strings, percent-encoded.
+		b, _ := json.Marshal(out.notes)
+		h.Set("X-Topicsnap-Warnings", url.PathEscape(string(b)))
+	}
 	w.WriteHeader(http.StatusOK)
 	w.Write(out.buf.Bytes())
 }
@@ -89,6 +95,7 @@ func (s *Server) handleAPISQL(w http.ResponseWriter, r *http.Request) {
 // sqlOut is an encoded result: rows of them, and whether more were left
 // out.
 type sqlOut struct {
+	notes       []string // queries.Rows.Notes: shown beside the result
 	rows        int
 	truncated   bool
 	buf         *bytes.Buffer
@@ -111,7 +118,7 @@ func (s *Server) runSQL(ctx context.Context, q string, write resultWriter) (sqlO
 	if err != nil {
 		return sqlOut{}, err
 	}
-	return sqlOut{len(res.rows), res.truncated, &buf, contentType}, nil
+	return sqlOut{rows.Notes, len(res.rows), res.truncated, &buf, contentType}, nil
 }
 
 // readSQLRequest reads a JSON body, or a form.

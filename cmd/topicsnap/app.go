@@ -15,6 +15,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/queries"
 )
 
 // Exit codes, as ints for run: package exit declares them (and README's
@@ -116,10 +117,16 @@ func (a *app) run(ctx context.Context, args []string) int {
 		path = cmd.CommandPath()
 	}
 	code, hint := classify(err, path)
+	hint = fillHint(hint, cmd)
 	if code == exitCheckFailed && errors.Is(err, errCheckFailed) {
 		return code
 	}
-	fmt.Fprintf(stderr, "Error: %s\n", message(err))
+	if code == exitInterrupted {
+		// Ctrl-C (or SIGTERM): say so, not Go's "context canceled".
+		fmt.Fprintln(stderr, "interrupted")
+	} else {
+		fmt.Fprintf(stderr, "Error: %s\n", message(err))
+	}
 	if hint != "" {
 		fmt.Fprintf(stderr, "Try: %s\n", hint)
 	}
@@ -137,6 +144,22 @@ func (u usageError) ExitCode() exit.Code { return exit.Error }
 
 // Hint is the failing command's --help.
 func (u usageError) Hint() string { return exit.HelpHint }
+
+// fillHint puts the command line's own --dir and --brokers into the
+// commands a hint prints (written with DIR and HOST:PORT), so each runs as
+// printed; a value the command line did not give stays a placeholder.
+func fillHint(hint string, cmd *cobra.Command) string {
+	if cmd == nil || hint == "" {
+		return hint
+	}
+	if f := cmd.Flags().Lookup("dir"); f != nil && f.Value.String() != "" {
+		hint = strings.ReplaceAll(hint, "--dir DIR", "--dir "+queries.ShellQuote(f.Value.String()))
+	}
+	if f := cmd.Flags().Lookup("brokers"); f != nil && f.Value.String() != "" {
+		hint = strings.ReplaceAll(hint, "--bootstrap-server HOST:PORT", "--bootstrap-server "+queries.ShellQuote(f.Value.String()))
+	}
+	return hint
+}
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 

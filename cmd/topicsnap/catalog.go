@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/queries"
 )
 
 func (a *app) catalogCmd() *cobra.Command {
@@ -56,17 +58,71 @@ func (a *app) lsCmd() *cobra.Command {
 				fmt.Fprintf(a.stdout, "%s holds no snapshots yet (run: topicsnap dump --dir %s ...)\n", dir, dir)
 				return nil
 			}
+			// Data records and their times: from the manifests, except for
+			// files with markers or open transactions, read with DuckDB.
+			data := map[catalog.TopicPartition]queries.PartitionRecords{}
+			var withTxn []string
+			for _, m := range all {
+				for _, f := range m.Files {
+					if f.ControlRecords > 0 || f.OpenTxnRecords > 0 {
+						if !slices.Contains(withTxn, m.Topic) {
+							withTxn = append(withTxn, m.Topic)
+						}
+						break
+					}
+				}
+			}
+			if len(withTxn) > 0 {
+				local, err := a.localDir(cmd.Context(), dir, withTxn...)
+				if err != nil {
+					return err
+				}
+				eng, err := queries.Open(cmd.Context(), local, queries.Options{Lazy: true})
+				if err != nil {
+					return err
+				}
+				defer eng.Close()
+				for _, t := range withTxn {
+					prs, err := eng.PartitionRecords(cmd.Context(), t)
+					if err != nil {
+						return fmt.Errorf("count the data records of %s: %w", t, err)
+					}
+					for _, pr := range prs {
+						data[catalog.TopicPartition{Topic: t, Partition: pr.Partition}] = pr
+					}
+				}
+			}
+			cuts := map[catalog.TopicPartition]map[string]bool{}
+			snaps, err := d.ClusterSnapshots()
+			if err != nil {
+				return err
+			}
+			for _, s := range snaps {
+				for _, p := range s.Partitions {
+					tp := catalog.TopicPartition{Topic: s.Topic, Partition: p.Partition}
+					if cuts[tp] == nil {
+						cuts[tp] = map[string]bool{}
+					}
+					cuts[tp][s.ID] = true
+				}
+			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "TOPIC\tPARTITION\tOFFSETS\tRECORDS\tFIRST TIME\tLAST TIME\tFILES\tBYTES\tSNAPSHOTS\tLOST")
+			fmt.Fprintln(tw, "TOPIC\tPARTITION\tOFFSETS [FROM,UNTIL)\tDATA RECORDS\tMARKERS\tABORTED\tFIRST DATA TIME\tLAST DATA TIME\tFILES\tBYTES\tSNAPSHOTS\tLOST")
 			for _, m := range all {
 				offs, t0, t1 := "-", "-", "-"
+				records, markers, aborted := m.Records(), int64(0), int64(0)
 				if len(m.Files) > 0 {
-					offs = fmt.Sprintf("%d-%d", m.Files[0].FirstOffset, m.Files[len(m.Files)-1].LastOffset)
+					offs = fmt.Sprintf("[%d,%d)", m.Files[0].FirstOffset, max(m.NextOffset, m.Files[len(m.Files)-1].LastOffset+1))
 					lo, hi := m.Files[0].MinTimestamp, m.Files[0].MaxTimestamp
 					for _, f := range m.Files {
 						lo, hi = min(lo, f.MinTimestamp), max(hi, f.MaxTimestamp)
 					}
-					t0, t1 = msTime(lo), msTime(hi)
+					if pr, ok := data[m.TP()]; ok {
+						records, markers, aborted, lo, hi = pr.Records, pr.Markers, pr.Aborted, pr.FirstMs, pr.LastMs
+					}
+					if records > 0 {
+						t0, t1 = msTime(lo), msTime(hi)
+					}
 				}
 				lost := "0"
 				if len(m.Lost) > 0 {
@@ -76,7 +132,14 @@ func (a *app) lsCmd() *cobra.Command {
 					}
 					lost = fmt.Sprintf("%d ranges, %d offsets", len(m.Lost), n)
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", m.Topic, m.Partition, offs, m.Records(), t0, t1, len(m.Files), m.Bytes(), len(m.Snapshots), lost)
+				ids := map[string]bool{}
+				for _, s := range m.Snapshots {
+					ids[s.ID] = true
+				}
+				for id := range cuts[m.TP()] {
+					ids[id] = true
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", m.Topic, m.Partition, offs, records, markers, aborted, t0, t1, len(m.Files), m.Bytes(), len(ids), lost)
 			}
 			return tw.Flush()
 		},

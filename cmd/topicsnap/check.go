@@ -416,7 +416,16 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 	}
 	var parts []string
 	for _, k := range r.Summary.Keys {
-		parts = append(parts, fmt.Sprintf("%s=%v", k, jsonText(r.Summary.Get(k))))
+		v := r.Summary.Get(k)
+		text := jsonText(v)
+		switch v.(type) {
+		case float64, float32:
+			// A fraction as people read it (a share as 15.15%, seconds
+			// as 2m 29s); counts keep their plain digits, and --format
+			// json the raw numbers.
+			text = strings.ReplaceAll(queries.Display(k, v), ",", "")
+		}
+		parts = append(parts, fmt.Sprintf("%s=%s", k, text))
 	}
 	if md {
 		fmt.Fprintf(w, "`%s`\n\n", strings.Join(parts, " "))
@@ -425,7 +434,8 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 	}
 	// Rows grouped by kind, each as its own table, values as the pages
 	// show them (queries.Display: 37,789 records, 3m 20s, 16.56%); the
-	// summary line above and --format json keep the raw numbers.
+	// summary line above keeps counts' plain digits and --format json the
+	// raw numbers.
 	byKind := map[string][]queries.Row{}
 	var kinds []string
 	for _, row := range r.Rows {

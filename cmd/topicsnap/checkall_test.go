@@ -109,6 +109,14 @@ func TestCheckResetWritesThePlan(t *testing.T) {
 		!strings.Contains(stdout, "--topic readings:18,19,20,23 --reset-offsets --to-datetime 2026-07-16T11:00:00.000Z --dry-run") {
 		t.Fatalf("exit %d:\n%s%s", code, stdout, stderr)
 	}
+	// Hosts as people read them, not the client's "/10.20.3.40" in a list.
+	if strings.Contains(stdout, `"/10.`) || !strings.Contains(stdout, " 10.20.3.40") {
+		t.Errorf("hosts:\n%s", stdout)
+	}
+	// Counts in the WARN line with thousands separators.
+	if !strings.Contains(stdout, "would re-read 10,079 records on 4 partitions: 5,040 by galewatch-watcher-1") {
+		t.Errorf("WARN line:\n%s", stdout)
+	}
 	b, err := os.ReadFile(plan)
 	if err != nil {
 		t.Fatal(err)

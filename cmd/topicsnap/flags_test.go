@@ -192,7 +192,7 @@ func TestUnknownGroupIsExitFourWithDidYouMean(t *testing.T) {
 	if _, err := seeds.WriteWindFarmFolder(dir, seeds.WindFarmConfig{Farms: 4, TurbinesPerFarm: 1, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
-	try := "Try: topicsnap check lag --dir " + dir + " --topic readings lists the groups"
+	try := "Try: topicsnap check lag --dir " + dir + " --topic readings (lists the groups"
 	cases := []struct {
 		args []string
 		err  string // a substring of the Error: line
@@ -231,11 +231,11 @@ func TestUnknownTopicIsExitFourWithDidYouMean(t *testing.T) {
 		args     []string
 		err, try string // substrings of the Error: and Try: lines
 	}{
-		{[]string{"check", "gaps", "--dir", dir, "--topic", "app_event"}, `topic "app_event" has no snapshot in ` + dir + ` (did you mean "app_events"?)`, "topicsnap ls --dir DIR"},
-		{[]string{"check", "all", "--dir", dir, "--topic", "App_Events"}, `(did you mean "app_events"?)`, "topicsnap ls --dir DIR"},
-		{[]string{"check", "gaps", "--dir", dir, "--topic", "payments"}, `topic "payments" has no snapshot in ` + dir + ` (it holds app_events)`, "topicsnap ls --dir DIR"},
-		{[]string{"sql", "--dir", dir, "-c", "SELECT count(*) FROM app_event"}, `Did you mean "app_events"`, "topicsnap ls --dir DIR lists the topics"},
-		{[]string{"sql", "--dir", dir, "-c", "SELECT 1; SELECT * FROM nope"}, `Table with name nope does not exist`, "topicsnap ls --dir DIR lists the topics"},
+		{[]string{"check", "gaps", "--dir", dir, "--topic", "app_event"}, `topic "app_event" has no snapshot in ` + dir + ` (did you mean "app_events"?)`, "topicsnap ls --dir " + dir},
+		{[]string{"check", "all", "--dir", dir, "--topic", "App_Events"}, `(did you mean "app_events"?)`, "topicsnap ls --dir " + dir},
+		{[]string{"check", "gaps", "--dir", dir, "--topic", "payments"}, `topic "payments" has no snapshot in ` + dir + ` (it holds app_events)`, "topicsnap ls --dir " + dir},
+		{[]string{"sql", "--dir", dir, "-c", "SELECT count(*) FROM app_event"}, `Did you mean "app_events"`, "topicsnap ls --dir " + dir + " (lists the topics)"},
+		{[]string{"sql", "--dir", dir, "-c", "SELECT 1; SELECT * FROM nope"}, `Table with name nope does not exist`, "topicsnap ls --dir " + dir + " (lists the topics)"},
 	}
 	for _, c := range cases {
 		code, _, errs := cli(t, c.args...)

@@ -40,8 +40,9 @@ FILE may be one of the shipped notebooks by name (see: topicsnap notebook ls).`,
 	runCmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	runCmd.Flags().StringVar(&o.out, "out", "", "write the rendered notebook here (.html or .md)")
 	runCmd.Flags().StringArrayVar(&o.params, "param", nil, "override a front-matter parameter, key=value (repeatable)")
+	var lsDir string
 	lsCmd := &cobra.Command{
-		Use:   "ls",
+		Use:   "ls [--dir DIR]",
 		Short: "List the shipped notebooks and the data each needs",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -51,10 +52,13 @@ FILE may be one of the shipped notebooks by name (see: topicsnap notebook ls).`,
 					fmt.Fprintf(a.stdout, "%-40s needs %s\n", "", e.Needs)
 				}
 			}
-			fmt.Fprintln(a.stdout, "run one: topicsnap notebook run NAME.md --dir DIR")
+			fmt.Fprintf(a.stdout, "run one: topicsnap notebook run NAME.md --dir %s\n", queries.ShellQuote(lsDir))
 			return nil
 		},
 	}
+	// The folder the notebooks would run on: accepted as run takes it, and
+	// named in the command printed.
+	lsCmd.Flags().StringVar(&lsDir, "dir", a.defaultDir(), "snapshot folder the notebooks would run on")
 	cmd.AddCommand(runCmd, lsCmd)
 	return cmd
 }
@@ -116,6 +120,11 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 		fmt.Fprintf(a.stdout, "wrote %s: %d cells, %d failed\n", o.out, len(res.Cells), res.Failed())
 	} else if err := notebooks.RenderMarkdown(w, res); err != nil {
 		return err
+	}
+	for i, c := range res.Cells {
+		for _, n := range c.Notes {
+			fmt.Fprintf(a.stderr, "warning: cell %d: %s\n", i+1, n)
+		}
 	}
 	if res.Failed() > 0 {
 		fmt.Fprintf(a.stderr, "%d of %d cells failed (shown in place)\n", res.Failed(), len(res.Cells))

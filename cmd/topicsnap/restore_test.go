@@ -51,7 +51,7 @@ func TestRestoreCommand(t *testing.T) {
 		stderr []string
 	}{
 		{"no topic", []string{"restore", "--brokers", b, "--dir", dir}, exitError, "", []string{"Error: name the topic to restore", "Try: topicsnap restore --help"}},
-		{"not in the folder", []string{"restore", "--brokers", b, "--dir", dir, "--topic", "nope"}, exitUnknownTopic, "", []string{"holds no snapshot of topic \"nope\"", "Try: topicsnap ls --dir DIR"}},
+		{"not in the folder", []string{"restore", "--brokers", b, "--dir", dir, "--topic", "nope"}, exitUnknownTopic, "", []string{"holds no snapshot of topic \"nope\"", "Try: topicsnap ls --dir " + dir}},
 		{"bad partitions", []string{"restore", "--brokers", b, "--dir", dir, "--topic", src, "--partitions", "7"}, exitError, "", []string{"holds no partition 7"}},
 		{"fewer partitions", []string{"restore", "--brokers", b, "--dir", dir, "--topic", src, "--to-topic", small}, exitTarget, "", []string{"has 2 partitions, the source had 4", "nothing was produced", "Try: restore into a new topic with --to-topic"}},
 		{"dry run", []string{"restore", "--brokers", b, "--dir", dir, "--topic", src, "--to-topic", target, "--dry-run"}, exitOK, "dry run: would restore 400 records", nil},
@@ -68,6 +68,9 @@ func TestRestoreCommand(t *testing.T) {
 				if !strings.Contains(errs, s) {
 					t.Errorf("stderr lacks %q:\n%s", s, errs)
 				}
+			}
+			if tc.name == "again" && !strings.Contains(out, "everything was already restored (the progress group topicsnap-restore-"+target+" ") {
+				t.Errorf("a second restore does not say why it restored nothing: %q", out)
 			}
 			if tc.name == "dry run" && !strings.Contains(out, "new topic "+target+" (4 partitions") {
 				t.Errorf("dry run does not say it would create the target: %q", out)

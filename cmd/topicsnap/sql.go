@@ -413,6 +413,9 @@ func (a *app) runOne(ctx context.Context, eng *queries.Engine, stmt, format stri
 		}
 		return queries.CleanError(err)
 	}
+	for _, n := range rows.Notes {
+		fmt.Fprintf(a.stderr, "warning: %s\n", n)
+	}
 	return nil
 }
 
@@ -465,7 +468,11 @@ func (a *app) repl(ctx context.Context, s *sqlSession) error {
 		return fmt.Errorf("start the REPL: %w", err)
 	}
 	defer rl.Close()
-	fmt.Fprintf(a.stdout, "topicsnap sql on %s: %d topics. .help for commands, Ctrl-D to leave.\n", s.eng.Dir(), len(s.eng.Topics()))
+	topics := "topics"
+	if len(s.eng.Topics()) == 1 {
+		topics = "topic"
+	}
+	fmt.Fprintf(a.stdout, "topicsnap sql on %s: %d %s. .help for commands, Ctrl-D to leave.\n", s.eng.Dir(), len(s.eng.Topics()), topics)
 	report := func(err error) {
 		var se *queries.SQLError
 		switch {
@@ -577,6 +584,6 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 // warnProblems tells the user, on stderr, what the engine had to skip.
 func (a *app) warnProblems(eng *queries.Engine) {
 	for _, p := range eng.Problems() {
-		fmt.Fprintf(a.stderr, "warning: %s (run: topicsnap catalog verify)\n", p)
+		fmt.Fprintf(a.stderr, "warning: %s (run: topicsnap catalog verify --dir %s)\n", p, queries.ShellQuote(eng.Dir()))
 	}
 }

@@ -58,6 +58,12 @@
         }, function () { status.textContent = res.status + " " + res.statusText; });
       }
       status.textContent = n + " rows" + (cut ? " (more were left out)" : "") + " in " + ms + " ms";
+      var warn = res.headers.get("X-Topicsnap-Warnings");
+      if (warn) {
+        JSON.parse(decodeURIComponent(warn)).forEach(function (w) {
+          var p = el("p", "Warning: " + w); p.className = "warning"; p.setAttribute("role", "note"); out.appendChild(p);
+        });
+      }
       if (format.value === "csv") {
         return res.text().then(function (t) { var pre = el("pre", t); pre.className = "csv scroll"; out.appendChild(pre); });
       }

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/internal/seeds"
+)
+
+// lsRow returns the cells of ls's line for topic and partition, by header.
+func lsRow(t *testing.T, out, topic string, partition int) map[string]string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	header := lines[0]
+	// Columns start where the header's names start (tabwriter aligns them).
+	var starts []int
+	var names []string
+	for i := 0; i < len(header); {
+		j := strings.Index(header[i:], "  ")
+		name := header[i:]
+		if j >= 0 {
+			name = header[i : i+j]
+		}
+		starts, names = append(starts, i), append(names, name)
+		if j < 0 {
+			break
+		}
+		i += j
+		for i < len(header) && header[i] == ' ' {
+			i++
+		}
+	}
+	for _, l := range lines[1:] {
+		cells := map[string]string{}
+		for k, s := range starts {
+			end := len(l)
+			if k+1 < len(starts) && starts[k+1] < len(l) {
+				end = starts[k+1]
+			}
+			if s < len(l) {
+				cells[names[k]] = strings.TrimSpace(l[s:end])
+			}
+		}
+		if cells["TOPIC"] == topic && cells["PARTITION"] == fmt.Sprint(partition) {
+			return cells
+		}
+	}
+	t.Fatalf("no line for %s/%d in\n%s", topic, partition, out)
+	return nil
+}
+
+// TestLsCountsDataRecordsAndCuts: on the real broker, a partition with an
+// aborted transaction (dumped while open) and a committed one, dumped twice: ls counts the data
+// records apart from markers and aborted records (as check gaps does),
+// gives the last data record's time (not the markers' broker time), counts
+// the cuts, and writes the offset range as restore --dry-run does, [FROM,UNTIL).
+func TestLsCountsDataRecordsAndCuts(t *testing.T) {
+	bs := brokers(t)
+	b := strings.Join(bs, ",")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	topic := fmt.Sprintf("ls-txn-%d", time.Now().UnixNano())
+	conn := dump.Conn{Brokers: bs}
+	// Kept forever: the records' times are in the past.
+	forever := "-1"
+	if err := dump.CreateTopic(ctx, conn, topic, 1, map[string]*string{"retention.ms": &forever}); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bs...), kgo.TransactionalID("tx-"+topic), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	at := time.Date(2026, 7, 16, 11, 0, 0, 0, time.UTC)
+	dir := t.TempDir()
+	for i, commit := range []bool{false, true} {
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		for j := 0; j < 2; j++ {
+			r := &kgo.Record{Value: []byte(fmt.Sprintf(`{"n":%d}`, j)), Timestamp: at.Add(time.Duration(i*2+j) * time.Second)}
+			if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !commit {
+			// Dumped while open, then aborted: the snapshot holds the
+			// aborted records.
+			if code, _, errs := cli(t, "dump", "--brokers", b, "--topic", topic, "--dir", dir); code != 0 {
+				t.Fatalf("dump: %d %s", code, errs)
+			}
+		}
+		if err := cl.EndTransaction(ctx, kgo.TransactionEndTry(commit)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dumptest.WaitStable(t, bs, topic)
+	if code, _, errs := cli(t, "dump", "--brokers", b, "--topic", topic, "--dir", dir); code != 0 {
+		t.Fatalf("dump: %d %s", code, errs)
+	}
+	code, out, errs := cli(t, "ls", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("ls: %d %s", code, errs)
+	}
+	row := lsRow(t, out, topic, 0)
+	want := map[string]string{"OFFSETS [FROM,UNTIL)": "[0,6)", "DATA RECORDS": "2", "MARKERS": "2", "ABORTED": "2",
+		"FIRST DATA TIME": "2026-07-16T11:00:02Z", "LAST DATA TIME": "2026-07-16T11:00:03Z", "SNAPSHOTS": "2"}
+	for k, v := range want {
+		if row[k] != v {
+			t.Errorf("ls %s = %q, want %q\n%s", k, row[k], v, out)
+		}
+	}
+	// check gaps counts the same data records.
+	if code, out, errs := cli(t, "check", "gaps", "--dir", dir, "--topic", topic, "--format", "json"); code != 0 || !strings.Contains(out, `"records": 2,`) {
+		t.Errorf("check gaps: %d %s %s", code, out, errs)
+	}
+	// restore --dry-run writes the range the same way.
+	code, out, errs = cli(t, "restore", "--brokers", b, "--dir", dir, "--topic", topic, "--to-topic", topic+"-copy", "--dry-run")
+	if code != 0 || !strings.Contains(out, "partition 0: source offsets [0,6)") {
+		t.Errorf("restore --dry-run: %d %s %s", code, out, errs)
+	}
+}
+
+// TestLsCountsTheCuts: the wind farm's incident folder, written by code,
+// has a cut every minute and manifests that list none: SNAPSHOTS counts the cuts.
+func TestLsCountsTheCuts(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{Farms: 4, TurbinesPerFarm: 1, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := d.ClusterSnapshots()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []*catalog.ClusterSnapshot
+	for _, s := range all {
+		if s.Topic == "readings" {
+			snaps = append(snaps, s)
+		}
+	}
+	code, out, errs := cli(t, "ls", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("ls: %d %s", code, errs)
+	}
+	if got := lsRow(t, out, "readings", 0)["SNAPSHOTS"]; got != fmt.Sprint(len(snaps)) || len(snaps) < 2 {
+		t.Errorf("SNAPSHOTS %s, the folder has %d cuts of readings\n%s", got, len(snaps), out)
+	}
+}
