@@ -79,7 +79,7 @@ func stamp(v any) string {
 // newcomerText says who a new member was, what it held and what it committed past.
 func newcomerText(r Row, joined, left string) string {
 	c, _ := r.Get("client_id").(string)
-	h, _ := r.Get("host").(string)
+	h := Display("host", r.Get("host")) // 10.20.3.40, not the client's /10.20.3.40
 	l := "still in the group"
 	if s := stamp(r.Get(left)); s != "-" {
 		l = "left by " + s
@@ -87,8 +87,8 @@ func newcomerText(r Row, joined, left string) string {
 	if r.Get("records_committed_past") == nil {
 		return fmt.Sprintf("%s on %s joined %s (partitions held and records committed past not known)", c, h, stamp(r.Get(joined)))
 	}
-	return fmt.Sprintf("%s on %s joined %s (%s), held partitions %v and committed past %d records",
-		c, h, stamp(r.Get(joined)), l, r.Get("partitions"), asInt(r.Get("records_committed_past")))
+	return fmt.Sprintf("%s on %s joined %s (%s), held partitions %v and committed past %s records",
+		c, h, stamp(r.Get(joined)), l, r.Get("partitions"), FormatNumber(float64(asInt(r.Get("records_committed_past")))))
 }
 
 func membersFromLog(ctx context.Context, e *Engine, o CheckOptions, s Row) (*Report, error) {

@@ -301,7 +301,7 @@ func TestMembersGolden(t *testing.T) {
 			continue
 		}
 		if r.Status != StatusWarn || asInt(r.Summary.Get("new_client_ids")) != 2 ||
-			!strings.Contains(r.Message, "galewatch-watcher-1 on /10.0.0.9") || !strings.Contains(r.Message, "galewatch-watcher-2 on /10.0.0.10") {
+			!strings.Contains(r.Message, "galewatch-watcher-1 on 10.0.0.9") || !strings.Contains(r.Message, "galewatch-watcher-2 on 10.0.0.10") {
 			t.Errorf("%s: %s %s", src, r.Status, r.Message)
 		}
 		// The watchers' records, exactly: what their own commits moved.

@@ -238,7 +238,7 @@ func TestWindFarmDayStoryFigures(t *testing.T) {
 	mb := storyJSON(t, e, "members", CheckOptions{Topic: seeds.TopicReadings, Group: seeds.IncidentGroup})
 	msum := mb["summary"].(map[string]any)
 	if mb["status"] != "warn" || msum["source"] != "commit log" || num(msum["new_client_ids"]) != 2 ||
-		!strings.Contains(fmt.Sprint(mb["message"]), "galewatch-watcher-1 on /10.20.3.40") || !strings.Contains(fmt.Sprint(mb["message"]), "galewatch-watcher-2 on /10.20.3.41") {
+		!strings.Contains(fmt.Sprint(mb["message"]), "galewatch-watcher-1 on 10.20.3.40") || !strings.Contains(fmt.Sprint(mb["message"]), "galewatch-watcher-2 on 10.20.3.41") {
 		t.Errorf("members: %v %v %v", mb["status"], msum, mb["message"])
 	}
 	held := map[string]int64{}
