@@ -270,7 +270,7 @@ func execScript(ctx context.Context, r Remote, name string) error {
 }
 
 // sparkTypes are the catalog tables' column types in Spark, by DuckDB's.
-var sparkTypes = map[string]string{"VARCHAR": "STRING", "INTEGER": "INT", "BIGINT": "BIGINT", "TIMESTAMPTZ": "TIMESTAMP", "INTEGER[]": "ARRAY<INT>"}
+var sparkTypes = map[string]string{"VARCHAR": "STRING", "INTEGER": "INT", "BIGINT": "BIGINT", "BOOLEAN": "BOOLEAN", "TIMESTAMPTZ": "TIMESTAMP", "INTEGER[]": "ARRAY<INT>"}
 
 // sparkTable is the view of a catalog table on Spark: its rows as one JSON
 // literal, read with the table's columns and types.

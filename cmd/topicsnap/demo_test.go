@@ -54,8 +54,8 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 		want     []string
 	}{
 		{"teashop", []string{"--users", "200"}, []string{"missing", "duplicates", "--silence 30m"}},
-		{"windfarm", nil, []string{"members", "reset", "lag", "skew", "58800 by galewatch-watcher-1", "92400 by galewatch-watcher-2",
-			"58800 by galewatch-writer-1", "16800 by galewatch-writer-2", "what did the routing table say last Tuesday", "ardnave-point on [pg-07 pg-08]"}},
+		{"windfarm", nil, []string{"members", "reset", "lag", "skew", "58,800 by galewatch-watcher-1", "92,400 by galewatch-watcher-2",
+			"58,800 by galewatch-writer-1", "16,800 by galewatch-writer-2", "what did the routing table say last Tuesday", "ardnave-point on [pg-07 pg-08]"}},
 	} {
 		dir := filepath.Join(t.TempDir(), "snaps")
 		code, stdout, stderr := cli(t, append([]string{"demo", "--scenario", c.scenario, "--dir", dir, "--serve=false"}, c.args...)...)
@@ -104,7 +104,7 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 		if c.scenario == "windfarm" {
 			// With the file, check reset needs no options and says the same.
 			_, out, _ := cli(t, "check", "reset", "--dir", dir, "--topic", "readings")
-			if !strings.Contains(out, "226800 records on 6 partitions: 58800 by galewatch-watcher-1, 92400 by galewatch-watcher-2") {
+			if !strings.Contains(out, "226,800 records on 6 partitions: 58,800 by galewatch-watcher-1, 92,400 by galewatch-watcher-2") {
 				t.Errorf("check reset from checks.json:\n%s", out)
 			}
 		}
