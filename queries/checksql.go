@@ -190,11 +190,13 @@ func humanSeconds(s float64) string {
 	return fmt.Sprintf("%.1f days", s/86400)
 }
 
+// plural writes a count with its noun, the count with thousands
+// separators (18,000 late records), as the tables write counts.
 func plural(n int64, one, many string) string {
 	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
+		return "1 " + one
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return FormatNumber(float64(n)) + " " + many
 }
 
 func rowsTable(title string, rows []Row) Table {
