@@ -16,15 +16,22 @@ import (
 func init() { extraCommands = append(extraCommands, (*app).serveCmd) }
 
 // workerEnv, set to 1, makes this program one of serve's query workers
-// (server.ServeWorker) from init, before anything else runs: serve starts
-// its workers as copies of itself with it set. It is internal, and an
-// environment variable rather than a subcommand so that a test binary of
-// this package, started the same way, is a worker too.
+// (server.ServeWorker): serve starts its workers as copies of itself with
+// it set. It is internal, and an environment variable rather than a
+// subcommand so that a test binary of this package, started the same way,
+// is a worker too (its TestMain asks serveWorker first, as main does).
 const workerEnv = "TOPICSNAP_INTERNAL_SERVE_WORKER"
 
-func init() {
+// serveWorker runs this process as a query worker when workerEnv says so,
+// and returns its exit code and true; otherwise 0 and false. It must run
+// from main (or TestMain), never from an init function: DuckDB calls the
+// engine's Go functions (json_bound, kafka_offsets_record, ...) from its
+// own threads, and Go holds such calls until package initialization is
+// done, so a worker serving from init waits forever on any statement that
+// runs one of them on more than the calling thread.
+func serveWorker() (int, bool) {
 	if os.Getenv(workerEnv) != "1" {
-		return
+		return 0, false
 	}
 	os.Unsetenv(workerEnv)
 	// A Ctrl-C at the terminal reaches the whole process group: the
@@ -34,9 +41,9 @@ func init() {
 	err := server.ServeWorker(ctx, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
-		os.Exit(1)
+		return 1, true
 	}
-	os.Exit(0)
+	return 0, true
 }
 
 // workerEnviron is a query worker's environment: this process's, marked

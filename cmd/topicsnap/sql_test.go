@@ -38,6 +38,9 @@ func teaFolder(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	if code, ok := serveWorker(); ok { // serve's tests start this binary as a worker
+		os.Exit(code)
+	}
 	code := m.Run()
 	if teaOnce.dir != "" {
 		os.RemoveAll(teaOnce.dir)
