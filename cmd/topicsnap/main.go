@@ -11,10 +11,11 @@ import (
 )
 
 func main() {
-	if code, ok := serveWorker(); ok {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if code, ok := serveWorker(ctx); ok {
+		stop()
 		os.Exit(code)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

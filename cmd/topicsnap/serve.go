@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,17 +27,16 @@ const workerEnv = "TOPICSNAP_INTERNAL_SERVE_WORKER"
 // own threads, and Go holds such calls until package initialization is
 // done, so a worker serving from init waits forever on any statement that
 // runs one of them on more than the calling thread.
-func serveWorker() (int, bool) {
+//
+// ctx is main's: a Ctrl-C at the terminal reaches the whole process
+// group, so the worker's running statement is interrupted through it, as
+// in every other command, and the worker ends.
+func serveWorker(ctx context.Context) (int, bool) {
 	if os.Getenv(workerEnv) != "1" {
 		return 0, false
 	}
 	os.Unsetenv(workerEnv)
-	// A Ctrl-C at the terminal reaches the whole process group: the
-	// worker's running statement is interrupted through its context, as
-	// in every other command, and the worker ends.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := server.ServeWorker(ctx, os.Stdin, os.Stdout, os.Stderr)
-	stop()
 	if err != nil {
 		return 1, true
 	}

@@ -38,7 +38,7 @@ func teaFolder(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
-	if code, ok := serveWorker(); ok { // serve's tests start this binary as a worker
+	if code, ok := serveWorker(context.Background()); ok { // serve's tests start this binary as a worker
 		os.Exit(code)
 	}
 	code := m.Run()

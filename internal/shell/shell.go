@@ -7,7 +7,8 @@ import "strings"
 
 // Quote quotes s for a POSIX shell when it needs it: a word of letters,
 // digits and -_.,:/@=+ stays as it is; anything else goes in single
-// quotes, a single quote in it written '\''.
+// quotes, where a single quote is written by closing the quotes, a
+// backslash-escaped quote, and opening them again.
 func Quote(s string) string {
 	safe := s != ""
 	for _, c := range s {
