@@ -337,10 +337,10 @@ func (p *pool) start(ctx context.Context) (*worker, error) {
 	p.started.Add(1)
 
 	b, _ := json.Marshal(cfg)
-	if _, err := inW.Write(append(b, '\n')); err != nil {
-		p.drop(w)
-		return nil, fmt.Errorf("start a query worker: %w", err)
-	}
+	// A worker that failed at once may be gone before it reads its
+	// configuration: the write then fails, but why it failed is the line
+	// it wrote on stdout, read below.
+	_, werr := inW.Write(append(b, '\n'))
 	said := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(outR).ReadString('\n')
@@ -356,7 +356,7 @@ func (p *pool) start(ctx context.Context) (*worker, error) {
 	case <-ctx.Done():
 		msg = "error: " + ctx.Err().Error()
 	}
-	if msg != "ready" {
+	if msg != "ready" || werr != nil {
 		p.drop(w)
 		if e, ok := strings.CutPrefix(msg, "error: "); ok {
 			return nil, &WorkerError{Msg: e}
