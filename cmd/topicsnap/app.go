@@ -217,6 +217,22 @@ func restoreHints(err error) error {
 	return err
 }
 
+// compactHints: an interrupted compaction keeps the runs it committed.
+func compactHints(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return exit.With(err, exit.Interrupted, "run the same command again: merged runs are committed, and it goes on with the files it had not merged")
+	}
+	return err
+}
+
+// copyHints: an interrupted copy keeps the files it copied whole.
+func copyHints(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return exit.With(err, exit.Interrupted, "run the same command again: the files already copied whole are kept and the copy resumes after them")
+	}
+	return err
+}
+
 // message is an error's text as a user reads it: one line's worth,
 // trimmed. The kinds' own words ("bad option") are not in it: package
 // exit's Errorf keeps them out of the text.

@@ -190,7 +190,7 @@ func (a *app) verifyCmd() *cobra.Command {
 // folder): what the manifests list, each file before the manifest that
 // lists it, resumable, every file checked against the manifest's size.
 func (a *app) copyCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "copy SRC DST",
 		Short: "Copy a snapshot folder to a bucket or back (s3://BUCKET/PREFIX or a folder), resumable",
 		Long: `Copies what SRC's manifests list into DST: for each partition the files, then the
@@ -226,4 +226,6 @@ Do not copy into a folder or prefix a dumper is writing.`,
 			return nil
 		},
 	}
+	cmd.RunE = hinted(cmd.RunE, copyHints)
+	return cmd
 }

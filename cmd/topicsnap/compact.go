@@ -49,6 +49,7 @@ removes them at once. A partition a dump is writing is skipped and named.`,
 	cmd.Flags().StringVar(&o.TargetSize, "target-size", "128MiB", "largest merged file (sum of the sizes of the files merged into it)")
 	cmd.Flags().DurationVar(&o.MinAge, "min-age", time.Hour, "leave files written less than this long ago")
 	cmd.Flags().DurationVar(&o.Grace, "grace", time.Hour, "keep replaced files this long for readers of the old manifest (0: remove at once)")
+	cmd.RunE = hinted(cmd.RunE, compactHints)
 	return cmd
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,8 +23,24 @@ func TestSmallThingsSaidRight(t *testing.T) {
 	cancel() // as Ctrl-C does, through signal.NotifyContext
 	var out, errb bytes.Buffer
 	code := run(ctx, []string{"check", "gaps", "--dir", dir, "--topic", "app_events"}, strings.NewReader(""), &out, &errb)
-	if code != exitInterrupted || !strings.HasPrefix(errb.String(), "interrupted\n") || strings.Contains(errb.String(), "context canceled") {
-		t.Errorf("interrupted: exit %d, stderr %q; want %d and \"interrupted\"", code, errb.String(), exitInterrupted)
+	// A query that stopped has nothing to resume: no "run it again" hint
+	// (a dump's, an import's, a restore's, a compaction's and a copy's say
+	// what they kept).
+	if code != exitInterrupted || errb.String() != "interrupted\n" {
+		t.Errorf("interrupted: exit %d, stderr %q; want %d and only \"interrupted\"", code, errb.String(), exitInterrupted)
+	}
+	for _, c := range []struct {
+		args []string
+		hint string
+	}{
+		{[]string{"catalog", "compact", "--dir", dir, "--min-age", "0s"}, "Try: run the same command again: merged runs are committed"},
+		{[]string{"catalog", "copy", dir, filepath.Join(t.TempDir(), "copy")}, "Try: run the same command again: the files already copied whole are kept"},
+	} {
+		errb.Reset()
+		code := run(ctx, c.args, strings.NewReader(""), &out, &errb)
+		if code != exitInterrupted || !strings.HasPrefix(errb.String(), "interrupted\n"+c.hint) {
+			t.Errorf("%s interrupted: exit %d, stderr %q; want %d and %q", c.args[:2], code, errb.String(), exitInterrupted, c.hint)
+		}
 	}
 	code, ls, errs := cli(t, "notebook", "ls", "--dir", dir)
 	if code != 0 || !strings.Contains(ls, "run one: topicsnap notebook run NAME.md --dir "+dir+"\n") {

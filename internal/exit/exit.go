@@ -112,14 +112,12 @@ func (c *coded) Unwrap() error  { return c.err }
 func (c *coded) ExitCode() Code { return c.code }
 func (c *coded) Hint() string   { return c.hint }
 
-// InterruptedHint is what to do after Ctrl-C, when the command said
-// nothing of its own.
-const InterruptedHint = "run the same command again: what was committed stays, and it resumes after it"
-
 // Of is the exit code and hint of err. An interrupt (context.Canceled
 // anywhere in the chain: a Ctrl-C that reached a fetch or a query, whatever
 // error it surfaced as) is Interrupted, with the hint of a With(...,
-// Interrupted, ...) in the chain if there is one; otherwise the code and
+// Interrupted, ...) in the chain if there is one and none otherwise: only
+// a command that writes knows what an interrupt left behind and whether
+// running it again resumes (a query just stopped); otherwise the code and
 // hint of the outermost error of the chain that carries one; otherwise
 // Error with no hint.
 func Of(err error) (Code, string) {
@@ -132,7 +130,7 @@ func Of(err error) (Code, string) {
 		if found && c.ExitCode() == Interrupted {
 			return Interrupted, c.Hint()
 		}
-		return Interrupted, InterruptedHint
+		return Interrupted, ""
 	}
 	if found {
 		return c.ExitCode(), c.Hint()

@@ -35,8 +35,8 @@ func TestOf(t *testing.T) {
 		{"fields", fmt.Errorf("describe: %w", &fields{"alice"}), NotAllowed, "grant alice", "describe: refused alice"},
 		{"outermost wins", fmt.Errorf("%w: %w", errBroad, &fields{"bob"}), Auth, "check the password", "authentication failed: refused bob"},
 		{"errorf keeps the kind's words out", Errorf(errOption, "--from %s is after --until", "9"), Error, HelpHint, "--from 9 is after --until"},
-		{"interrupt", fmt.Errorf("fetch: %w", context.Canceled), Interrupted, InterruptedHint, "fetch: context canceled"},
-		{"interrupt beats a kind", fmt.Errorf("%w: %w", errBroad, context.Canceled), Interrupted, InterruptedHint, ""},
+		{"interrupt", fmt.Errorf("fetch: %w", context.Canceled), Interrupted, "", "fetch: context canceled"},
+		{"interrupt beats a kind", fmt.Errorf("%w: %w", errBroad, context.Canceled), Interrupted, "", ""},
 		{"interrupt with the command's hint", With(fmt.Errorf("%w: %w", errBroad, context.Canceled), Interrupted, "run it again"), Interrupted, "run it again", ""},
 		{"with overrides", With(errBroad, NoCatalog, "choose a new folder"), NoCatalog, "choose a new folder", "authentication failed"},
 	}
