@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
@@ -42,8 +43,10 @@ const (
 	MaxOptionText       = 4096
 )
 
-// ErrChecksFile marks a checks file that cannot be read or used.
-var ErrChecksFile = errors.New("bad checks file")
+// ErrChecksFile marks a checks file that cannot be read or used: a
+// damaged file of the folder's, exit 9 as a damaged manifest is.
+var ErrChecksFile = exit.New(exit.BadFolder, "bad checks file",
+	"fix or remove the folder's checks.json; topicsnap check NAME --topic T ... --remember writes a good one")
 
 // ConfiguredCheck is one entry: a check, its topic, and its options as a
 // user would type them, by option name (CheckOptionSet).
@@ -63,8 +66,7 @@ type checksFile struct {
 const checksFileVersion = 1
 
 func checksFileErr(dir, format string, args ...any) error {
-	return fmt.Errorf("%w: %s: %s; fix or remove it (topicsnap check NAME ... --remember writes a good one)",
-		ErrChecksFile, filepath.Join(dir, ChecksFileName), fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s: %s", ErrChecksFile, filepath.Join(dir, ChecksFileName), fmt.Sprintf(format, args...))
 }
 
 // ReadChecksFile reads dir's checks file; none is no entries and no error.

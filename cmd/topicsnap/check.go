@@ -299,7 +299,7 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	// leaves unset (queries/checksfile.go).
 	configured, err := queries.ReadChecksFile(local)
 	if err != nil {
-		return usageError{err}
+		return err // queries.ErrChecksFile: the folder's file, exit 9
 	}
 	worst := queries.StatusOK
 	var reports []*queries.Report
@@ -308,7 +308,7 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 		if c, ok := queries.Configured(configured, n, o.Topic); ok {
 			set, err := c.FillFrom(local, &opts)
 			if err != nil {
-				return usageError{err}
+				return err
 			}
 			if len(set) > 0 && name != "all" {
 				var flags []string

@@ -62,7 +62,7 @@ func TestCheckRemember(t *testing.T) {
 	}
 	// A damaged file is said, never half used nor overwritten.
 	os.WriteFile(filepath.Join(dir, queries.ChecksFileName), []byte(`{"format_version":1,"checks":[{"check":"missing","topic":"app_events","options":{"against":"../../etc/passwd"}}]}`), 0o644)
-	if code, _, stderr := cli(t, "check", "lag", "--dir", dir, "--topic", seeds.TopicAppEvents); code != 2 || !strings.Contains(stderr, "checks.json") || !strings.Contains(stderr, "inside the snapshot folder") {
+	if code, _, stderr := cli(t, "check", "lag", "--dir", dir, "--topic", seeds.TopicAppEvents); code != exitBadFolder || !strings.Contains(stderr, "checks.json") || !strings.Contains(stderr, "inside the snapshot folder") || !strings.Contains(stderr, "Try: fix or remove the folder's checks.json") {
 		t.Errorf("damaged checks file: exit %d %s", code, stderr)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/queries"
 	"github.com/topicsnap/topicsnap/queries/hostile"
 )
 
@@ -175,6 +176,60 @@ func TestDamagedFolderCorpus(t *testing.T) {
 			}
 			if peak := peakRSS(t); peak > 1<<30 {
 				t.Errorf("peak resident memory %d MiB", peak>>20)
+			}
+		})
+	}
+}
+
+// TestDamagedChecksFile: a checks.json that is a FIFO, a link to
+// /dev/zero, larger than its bound, or not JSON: check and serve's API say
+// so (exit 9, naming the file and the fix) without blocking or reading it
+// whole; sql, which does not need it, answers; nothing is written.
+func TestDamagedChecksFile(t *testing.T) {
+	src := t.TempDir()
+	if _, err := seeds.WriteTeaShopFolder(src, seeds.TeaShopConfig{Users: 20, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		damage func(path string) error
+		says   string
+	}{
+		{"a FIFO", func(p string) error { return syscall.Mkfifo(p, 0o644) }, "not a regular file"},
+		{"a link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }, "a link that leads outside the folder"},
+		{"larger than its bound", func(p string) error {
+			return os.WriteFile(p, bytes.Repeat([]byte(" "), int(queries.MaxChecksFileBytes)+1), 0o644)
+		}, "larger than 256 KiB"},
+		{"not JSON", func(p string) error { return os.WriteFile(p, []byte("{\"format_version\": 1, \"checks\": [ {"), 0o644) }, "not the JSON of a checks file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			top := t.TempDir()
+			dir := filepath.Join(top, "snap")
+			if code, _, errs := cli(t, "catalog", "copy", src, dir); code != 0 {
+				t.Fatalf("copy: %d %s", code, errs)
+			}
+			if err := c.damage(filepath.Join(dir, queries.ChecksFileName)); err != nil {
+				t.Fatal(err)
+			}
+			before := hostile.FolderHash(t, top)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				code, _, errs := cli(t, "check", "gaps", "--dir", dir, "--topic", "app_events")
+				if code != exitBadFolder || !strings.Contains(errs, queries.ChecksFileName) || !strings.Contains(errs, c.says) || !strings.Contains(errs, "Try: fix or remove the folder's checks.json") {
+					t.Errorf("check gaps: exit %d %q; want %d naming checks.json, %q and the fix", code, errs, exitBadFolder, c.says)
+				}
+				if code, out, errs := cli(t, "sql", "--dir", dir, "-c", "SELECT count(*) > 0 AS any FROM app_events", "--format", "csv"); code != 0 || out != "any\ntrue\n" {
+					t.Errorf("sql: exit %d %q %s", code, out, errs)
+				}
+			}()
+			select {
+			case <-done:
+			case <-time.After(90 * time.Second):
+				t.Fatal("blocked on the checks file")
+			}
+			if after := hostile.FolderHash(t, top); after != before {
+				t.Errorf("the commands wrote into or beside the folder")
 			}
 		})
 	}

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -64,6 +65,11 @@ func ReadFileIn(dir, name string, max int64) ([]byte, error) {
 	defer root.Close()
 	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
+		// os.Root refuses a link that leads outside the folder; say that,
+		// not openat's "path escapes from parent".
+		if fi, lerr := root.Lstat(name); lerr == nil && fi.Mode()&os.ModeSymlink != 0 && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read %s: a link that leads outside the folder: %w", name, ErrNotRegular)
+		}
 		return nil, err
 	}
 	defer f.Close()
