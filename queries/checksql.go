@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math"
-	"path"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 )
@@ -16,7 +17,52 @@ import (
 //go:embed sql/*.sql
 var sqlFS embed.FS
 
-var sqlTemplates = loadTemplates()
+// sqlTemplates are DuckDB's statements, each file parsed the first time
+// it is rendered: a one-shot command renders a few of the 70 files, and
+// parsing them all cost every process's start-up ~2 ms.
+var sqlTemplates = newTemplateCache(func(name string) (string, error) {
+	if strings.Count(name, ".") > 1 {
+		return "", fs.ErrNotExist // NAME.DIALECT.sql: another engine's variant (remote.go)
+	}
+	b, err := sqlFS.ReadFile("sql/" + name)
+	if err != nil {
+		return "", err
+	}
+	return stripComments(string(b)), nil
+})
+
+// templateCache parses a statement's template once, when first asked.
+type templateCache struct {
+	text   func(name string) (string, error)
+	mu     sync.Mutex
+	parsed map[string]*template.Template
+}
+
+func newTemplateCache(text func(name string) (string, error)) *templateCache {
+	return &templateCache{text: text, parsed: map[string]*template.Template{}}
+}
+
+// lookup is the parsed template of file name (NAME.sql), nil when there
+// is none. A file that does not parse is a bug of this package's: it
+// panics, and TestEverySQLFileParses fails first.
+func (c *templateCache) lookup(name string) *template.Template {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.parsed[name]; ok {
+		return t
+	}
+	text, err := c.text(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		c.parsed[name] = nil
+		return nil
+	}
+	if err != nil {
+		panic(err)
+	}
+	t := template.Must(template.New(name).Option("missingkey=error").Parse(text))
+	c.parsed[name] = t
+	return t
+}
 
 // sqlData fills a check's SQL template. Every field is either a quoted
 // identifier or DuckDB's own rendering of a parsed expression (Engine.Expr).
@@ -34,28 +80,6 @@ type sqlData struct {
 	Log     bool
 }
 
-// loadTemplates parses the checks' SQL files. A file's comment lines
-// document it and are never a template: they are dropped before parsing,
-// so no value reaches a comment.
-func loadTemplates() *template.Template {
-	t := template.New("").Option("missingkey=error")
-	files, err := fs.Glob(sqlFS, "sql/*.sql")
-	if err != nil {
-		panic(err)
-	}
-	for _, f := range files {
-		if strings.Count(path.Base(f), ".") > 1 {
-			continue // NAME.DIALECT.sql: another engine's variant (remote.go)
-		}
-		b, err := sqlFS.ReadFile(f)
-		if err != nil {
-			panic(err)
-		}
-		template.Must(t.New(path.Base(f)).Parse(stripComments(string(b))))
-	}
-	return t
-}
-
 // stripComments drops the lines of a check's SQL that are only a comment.
 func stripComments(s string) string {
 	var out []string
@@ -69,7 +93,11 @@ func stripComments(s string) string {
 
 func render(name string, d sqlData) (string, error) {
 	var b bytes.Buffer
-	if err := sqlTemplates.ExecuteTemplate(&b, name+".sql", d); err != nil {
+	t := sqlTemplates.lookup(name + ".sql")
+	if t == nil {
+		return "", fmt.Errorf("render %s: no such statement", name)
+	}
+	if err := t.Execute(&b, d); err != nil {
 		return "", fmt.Errorf("render %s: %w", name, err)
 	}
 	return b.String(), nil

@@ -5,13 +5,14 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"github.com/topicsnap/topicsnap/internal/exit"
+	"io/fs"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"text/template"
 
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/jsonbound"
 )
 
@@ -72,7 +73,7 @@ func (e *Engine) EngineName() string {
 // dialectTemplates are each dialect's checks' SQL: NAME.DIALECT.sql where
 // the check keeps a variant beside NAME.sql, NAME.sql otherwise, with the
 // positional parameters $N rendered as literals ({{index .Args N-1}}).
-var dialectTemplates = map[string]*template.Template{"spark": loadDialect("spark")}
+var dialectTemplates = map[string]*templateCache{"spark": newTemplateCache(func(name string) (string, error) { return dialectText("spark", name) })}
 
 var paramRE = regexp.MustCompile(`\$([0-9]+)`)
 
@@ -82,39 +83,32 @@ var typeRE = regexp.MustCompile(`\b(VARCHAR|TIMESTAMPTZ)\b`)
 
 var dialectTypes = map[string]map[string]string{"spark": {"VARCHAR": "STRING", "TIMESTAMPTZ": "TIMESTAMP"}}
 
-func loadDialect(dialect string) *template.Template {
-	t := template.New("").Option("missingkey=error")
-	files, err := sqlFS.ReadDir("sql")
+// dialectText is the text of statement name (NAME.sql) in dialect: its
+// NAME.DIALECT.sql variant, or NAME.sql with DuckDB's type names the
+// dialect's; its parameters as {{index .Args N-1}}.
+func dialectText(dialect, name string) (string, error) {
+	if strings.Count(name, ".") > 1 {
+		return "", fs.ErrNotExist // a variant is read through its NAME.sql
+	}
+	src := "sql/" + name
+	if v := "sql/" + strings.TrimSuffix(name, ".sql") + "." + dialect + ".sql"; fileExists(v) {
+		src = v
+	}
+	b, err := sqlFS.ReadFile(src)
 	if err != nil {
-		panic(err)
+		return "", err
 	}
-	for _, f := range files {
-		name := f.Name()
-		if f.IsDir() || !strings.HasSuffix(name, ".sql") || strings.Count(name, ".") > 1 {
-			continue
-		}
-		src := "sql/" + name
-		if v := "sql/" + strings.TrimSuffix(name, ".sql") + "." + dialect + ".sql"; fileExists(v) {
-			src = v
-		}
-		b, err := sqlFS.ReadFile(src)
-		if err != nil {
-			panic(err)
-		}
-		text := stripComments(string(b))
-		if src == "sql/"+name {
-			// A file both engines read: DuckDB's type names are Spark's.
-			text = typeRE.ReplaceAllStringFunc(text, func(m string) string { return dialectTypes[dialect][m] })
-		}
-		// Only the file's own text is rewritten, before any value is in it.
-		text = paramRE.ReplaceAllStringFunc(text, func(m string) string {
-			var n int
-			fmt.Sscan(m[1:], &n)
-			return fmt.Sprintf("{{index .Args %d}}", n-1)
-		})
-		template.Must(t.New(name).Parse(text))
+	text := stripComments(string(b))
+	if src == "sql/"+name {
+		// A file both engines read: DuckDB's type names are Spark's.
+		text = typeRE.ReplaceAllStringFunc(text, func(m string) string { return dialectTypes[dialect][m] })
 	}
-	return t
+	// Only the file's own text is rewritten, before any value is in it.
+	return paramRE.ReplaceAllStringFunc(text, func(m string) string {
+		var n int
+		fmt.Sscan(m[1:], &n)
+		return fmt.Sprintf("{{index .Args %d}}", n-1)
+	}), nil
 }
 
 func fileExists(name string) bool {
@@ -126,8 +120,12 @@ func fileExists(name string) bool {
 // arguments as literals, and runs it there.
 func (e *Engine) runRemote(ctx context.Context, name string, d sqlData, args []any) ([]Row, error) {
 	r := e.opts.Remote
-	t := dialectTemplates[r.Dialect()]
-	if t == nil || t.Lookup(name+".sql") == nil {
+	c := dialectTemplates[r.Dialect()]
+	var t *template.Template
+	if c != nil {
+		t = c.lookup(name + ".sql")
+	}
+	if t == nil {
 		return nil, fmt.Errorf("render %s: no %s statement", name, r.Dialect())
 	}
 	for _, a := range args {
@@ -138,7 +136,7 @@ func (e *Engine) runRemote(ctx context.Context, name string, d sqlData, args []a
 		d.Args = append(d.Args, lit)
 	}
 	var b strings.Builder
-	if err := t.ExecuteTemplate(&b, name+".sql", d); err != nil {
+	if err := t.Execute(&b, d); err != nil {
 		return nil, fmt.Errorf("render %s: %w", name, err)
 	}
 	return e.queryRemote(ctx, b.String())
