@@ -142,6 +142,29 @@ func (d *Dir) Compact(ctx context.Context, o CompactOptions) (CompactStats, erro
 	return st, nil
 }
 
+// CompactHeld compacts partitions whose locks the caller holds: a
+// --follow dump, which holds its partitions' locks for its whole run,
+// compacts them between rounds with it. The merge, its commit protocol and
+// what a kill leaves are Compact's; only the lock is the caller's.
+func (d *Dir) CompactHeld(ctx context.Context, tps []TopicPartition, o CompactOptions) (CompactStats, error) {
+	var st CompactStats
+	if o.TargetBytes <= 0 {
+		o.TargetBytes = DefaultCompactTarget
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	for _, tp := range tps {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		if err := d.compactLocked(ctx, tp, o, &st); err != nil {
+			return st, fmt.Errorf("compact %s: %w", tp, err)
+		}
+	}
+	return st, nil
+}
+
 // compactPartition compacts one partition under its lock.
 func (d *Dir) compactPartition(ctx context.Context, tp TopicPartition, o CompactOptions, st *CompactStats) error {
 	l, err := d.LockPartition(tp)
@@ -149,6 +172,11 @@ func (d *Dir) compactPartition(ctx context.Context, tp TopicPartition, o Compact
 		return err
 	}
 	defer l.Unlock()
+	return d.compactLocked(ctx, tp, o, st)
+}
+
+// compactLocked compacts one partition whose lock is held.
+func (d *Dir) compactLocked(ctx context.Context, tp TopicPartition, o CompactOptions, st *CompactStats) error {
 	m, err := d.ReadManifest(tp) // under the lock: what a dump may have committed since
 	if err != nil {
 		var me *ManifestError

@@ -35,6 +35,9 @@ type Options struct {
 	Until      string // now | OFFSET (exclusive) | RFC3339 time
 	Follow     bool
 	Interval   time.Duration // pause between snapshots with Follow
+	// Compact, with Follow, compacts the dump's own files between rounds
+	// (followcompact.go); nil never does.
+	Compact *FollowCompact
 	FileRows   int           // roll a file after this many rows
 	FileBytes  int64         // or this many bytes of keys, values and headers
 	// FetchMaxBytes bounds one fetch response (default 16 MiB; a partition's
@@ -239,6 +242,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		locks: map[catalog.TopicPartition]*catalog.Lock{}, warned: map[string]bool{}, res: res}
 	res.SetWarn(d.warn)
 	defer d.unlockAll()
+	var compacted time.Time
 	for {
 		for _, topic := range topics {
 			err := d.snapshot(ctx, topic, &sum)
@@ -258,6 +262,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		if !opts.Follow {
 			break
 		}
+		compacted = d.compactHeld(ctx, compacted, time.Now())
 		select {
 		case <-ctx.Done():
 			sum.Elapsed = time.Since(start)

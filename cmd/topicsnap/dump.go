@@ -21,6 +21,9 @@ type dumpOptions struct {
 	memLimit string
 	registry string // --schema-registry
 	regCA    string // --schema-registry-ca
+	// --compact-target and its companions: --follow compacts as it goes.
+	compactTarget string
+	compact       dump.FollowCompact
 }
 
 func (a *app) dumpCmd() *cobra.Command {
@@ -69,6 +72,9 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 				// --until now would be each snapshot's own now: --follow never stops.
 				return usagef("--follow with --until %s: --follow dumps until interrupted (Ctrl-C) and --until stops at one point; drop one of them", o.Until)
 			}
+			if err := followCompact(cmd, o); err != nil {
+				return err
+			}
 			return a.runDump(cmd, o)
 		},
 	}
@@ -82,6 +88,10 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 	f.StringVar(&o.Until, "until", "now", "where to stop: now (the high watermark at start), OFFSET (exclusive), or an RFC3339 time")
 	f.BoolVar(&o.Follow, "follow", false, "keep taking snapshots until interrupted (Ctrl-C: exit 0 with the summary); not with --until")
 	f.DurationVar(&o.Interval, "interval", 30*time.Second, "with --follow, the pause between snapshots")
+	f.StringVar(&o.compactTarget, "compact-target", "", "with --follow, merge the dump's small files into files of up to this size as it goes (e.g. 128MiB; default: no compaction)")
+	f.DurationVar(&o.compact.MinAge, "compact-min-age", time.Hour, "with --compact-target, leave files written less than this long ago")
+	f.DurationVar(&o.compact.Grace, "compact-grace", time.Hour, "with --compact-target, keep replaced files this long for readers of the old manifest")
+	f.DurationVar(&o.compact.Every, "compact-every", 15*time.Minute, "with --compact-target, at most one compaction pass per this long, between snapshots")
 	f.StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.IntVar(&o.FileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
 	f.Int64Var(&o.FileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
@@ -92,6 +102,36 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 	f.StringVar(&o.memLimit, "memory-limit", "", "soft memory limit of the process (GOMEMLIMIT wins when set); 0 for none (default 448MiB, 768MiB for a dump that decodes values)")
 	cmd.RunE = hinted(cmd.RunE, dumpHints)
 	return cmd
+}
+
+// followCompact checks the --compact-* flags and sets o.Compact: they
+// need --follow (a one-shot dump is followed by catalog compact).
+func followCompact(cmd *cobra.Command, o *dumpOptions) error {
+	set := ""
+	for _, n := range []string{"compact-target", "compact-min-age", "compact-grace", "compact-every"} {
+		if cmd.Flags().Changed(n) && set == "" {
+			set = n
+		}
+	}
+	if set == "" {
+		return nil
+	}
+	if !o.Follow {
+		return usagef("--%s compacts as a --follow dump goes: add --follow, or run topicsnap catalog compact --dir DIR after the dump", set)
+	}
+	if o.compactTarget == "" {
+		return usagef("--%s needs --compact-target SIZE (e.g. 128MiB), the largest merged file", set)
+	}
+	target, err := parseBytes(o.compactTarget)
+	if err != nil || target <= 0 {
+		return usagef("--compact-target %q: use a size such as 128MiB, 1GiB or a number of bytes", o.compactTarget)
+	}
+	if o.compact.MinAge < 0 || o.compact.Grace < 0 || o.compact.Every < 0 {
+		return usagef("--compact-min-age, --compact-grace and --compact-every are durations of 0 or more")
+	}
+	o.compact.Target = target
+	o.Compact = &o.compact
+	return nil
 }
 
 // dumpMemoryLimit is the dump's soft memory limit when --memory-limit is

@@ -57,6 +57,9 @@ func TestDumpOptionsRefusedBeforeAnythingIsWritten(t *testing.T) {
 		{"--partitions the topic lacks", []string{"--partitions", "0,7"}, []string{"--partitions 0,7", "no partition 7", "0-2"}},
 		{"--follow --until now", []string{"--follow", "--until", "now"}, []string{"--follow", "--until"}},
 		{"--follow --until an offset", []string{"--follow", "--until", "100"}, []string{"--follow", "--until 100"}},
+		{"--compact-target without --follow", []string{"--compact-target", "128MiB"}, []string{"--compact-target", "--follow", "catalog compact"}},
+		{"--compact-every without a target", []string{"--follow", "--compact-every", "1m"}, []string{"--compact-every", "--compact-target SIZE"}},
+		{"--compact-target not a size", []string{"--follow", "--compact-target", "big"}, []string{`--compact-target "big"`, "128MiB"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
