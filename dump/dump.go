@@ -35,9 +35,6 @@ type Options struct {
 	Until      string // now | OFFSET (exclusive) | RFC3339 time
 	Follow     bool
 	Interval   time.Duration // pause between snapshots with Follow
-	// Compact, with Follow, compacts the dump's own files between rounds
-	// (followcompact.go); nil never does.
-	Compact *FollowCompact
 	FileRows   int           // roll a file after this many rows
 	FileBytes  int64         // or this many bytes of keys, values and headers
 	// FetchMaxBytes bounds one fetch response (default 16 MiB; a partition's
@@ -54,6 +51,9 @@ type Options struct {
 	// Progress, if set, is told about every committed file and finished
 	// partition; it must be safe for concurrent use.
 	Progress Progress
+	// Compact, with Follow, compacts the dump's own files between rounds
+	// (followcompact.go); nil never does.
+	Compact *FollowCompact
 }
 
 // Progress receives events while a dump runs.
