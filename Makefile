@@ -61,7 +61,7 @@ faults:
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KILL_RECORDS=$(KILL_RECORDS) \
 	$(GO) test -count=1 -timeout 30m -run 'TestKillNineResumesExactly' -v ./dump || status=1; \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_RESTORE_KILL_RECORDS=$(RESTORE_KILL_RECORDS) \
-	$(GO) test -count=1 -timeout 30m -run 'TestRestoreKillNineExactlyOnce' -v ./dump || status=1; \
+	$(GO) test -count=1 -timeout 30m -run 'TestRestoreKillNineExactlyOnce' -v ./restore || status=1; \
 	TOPICSNAP_TEST_BROKERS=$$KAFKA_BROKERS TOPICSNAP_TEST_KAFKA_SCRIPT=$(CURDIR)/scripts/kafka.sh TOPICSNAP_TEST_RESTART=1 TOPICSNAP_TEST_OUTAGE=$(OUTAGE) \
 	$(GO) test -count=1 -timeout 10m -run 'TestBrokerRestartMidDump' -v ./dump || status=1; \
 	scripts/kafka.sh stop; exit $$status
@@ -72,8 +72,8 @@ unit:
 
 # dump, catalog and schemas never need cgo (no DuckDB): prove it.
 nocgo:
-	CGO_ENABLED=0 $(GO) build ./dump ./catalog ./schemas
-	CGO_ENABLED=0 $(GO) vet ./dump ./catalog ./schemas
+	CGO_ENABLED=0 $(GO) build ./dump ./restore ./kafkaconn ./catalog ./schemas
+	CGO_ENABLED=0 $(GO) vet ./dump ./restore ./kafkaconn ./catalog ./schemas
 
 vet:
 	$(GO) mod tidy -diff

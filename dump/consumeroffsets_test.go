@@ -13,6 +13,7 @@ import (
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/consumeroffsets"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 const offsetsTopic = "__consumer_offsets"
@@ -181,7 +182,7 @@ func TestTopicRegexSkipsInternalTopics(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := Run(ctx, Options{Conn: Conn{Brokers: brokers}, Dir: t.TempDir(), TopicRegex: "^__consumer_offsets$"})
-	if !errors.Is(err, ErrUnknownTopic) {
+	if !errors.Is(err, kafkaconn.ErrUnknownTopic) {
 		t.Fatalf("--topic-regex ^__consumer_offsets$: %v, want no topic matched", err)
 	}
 }

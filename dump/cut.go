@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -34,14 +35,14 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 		return nil, ae
 	}
 	if err != nil {
-		return nil, fmt.Errorf("describe topic %s: %w", topic, classify(err))
+		return nil, fmt.Errorf("describe topic %s: %w", topic, kafkaconn.Classify(err))
 	}
 	td, ok := md.Topics[topic]
 	if !ok || td.Err != nil {
 		if td.Err != nil && !errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
-			return nil, fmt.Errorf("describe topic %s: %w", topic, classify(td.Err))
+			return nil, fmt.Errorf("describe topic %s: %w", topic, kafkaconn.Classify(td.Err))
 		}
-		return nil, fmt.Errorf("%w: topic %q is gone from the cluster", ErrUnknownTopic, topic)
+		return nil, fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic)
 	}
 	list := func(what string, f func(context.Context, ...string) (kadm.ListedOffsets, error), into map[int32]int64) error {
 		lo, err := f(ctx, topic)
@@ -49,12 +50,12 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 			return ae
 		}
 		if err != nil {
-			return fmt.Errorf("list %s offsets of %s: %w", what, topic, classify(err))
+			return fmt.Errorf("list %s offsets of %s: %w", what, topic, kafkaconn.Classify(err))
 		}
 		var ferr error
 		lo.Each(func(o kadm.ListedOffset) {
 			if o.Err != nil && ferr == nil {
-				ferr = fmt.Errorf("list %s offset of %s/%d: %w", what, topic, o.Partition, classify(o.Err))
+				ferr = fmt.Errorf("list %s offset of %s/%d: %w", what, topic, o.Partition, kafkaconn.Classify(o.Err))
 			}
 			into[o.Partition] = o.Offset
 		})
@@ -98,10 +99,10 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 				}
 			}
 		}
-	} else if isAuthz(err) {
+	} else if kafkaconn.IsAuthz(err) {
 		st.ConfigsError = fmt.Sprintf("%s may not read the configs of topic %s (DESCRIBE_CONFIGS): %v", d.who, topic, err)
 	} else {
-		return nil, fmt.Errorf("describe configs of %s: %w", topic, classify(err))
+		return nil, fmt.Errorf("describe configs of %s: %w", topic, kafkaconn.Classify(err))
 	}
 	if st.ConfigsError != "" {
 		d.warn(st.ConfigsError + "; the snapshot records no configs")
@@ -127,11 +128,11 @@ func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState
 		unknown = append(unknown, fmt.Sprintf("%s lacks DESCRIBE on the cluster, so the broker lists only the consumer groups it may describe", d.who))
 	}
 	listed, err := d.adm.ListGroups(ctx)
-	if isAuthz(err) {
+	if kafkaconn.IsAuthz(err) {
 		return nil, fmt.Sprintf("%s may not list the consumer groups: %v", d.who, err), nil
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("list groups: %w", classify(err))
+		return nil, "", fmt.Errorf("list groups: %w", kafkaconn.Classify(err))
 	}
 	names := listed.Groups()
 	if len(names) == 0 {
@@ -139,8 +140,8 @@ func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState
 	}
 	offs := d.adm.FetchManyOffsets(ctx, names...)
 	desc, err := d.adm.DescribeGroups(ctx, names...)
-	if err != nil && len(desc) == 0 && !isAuthz(err) {
-		return nil, "", fmt.Errorf("describe groups: %w", classify(err))
+	if err != nil && len(desc) == 0 && !kafkaconn.IsAuthz(err) {
+		return nil, "", fmt.Errorf("describe groups: %w", kafkaconn.Classify(err))
 	}
 	var unread []string
 	var out []catalog.GroupState

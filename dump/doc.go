@@ -28,5 +28,9 @@
 // of the old history from there on are kept as superseded, and the new
 // records are dumped at the same offsets.
 //
-// The Kafka client is created only in this package.
+// How to reach the cluster (Conn, the client, the errors a user sees) is
+// package kafkaconn's, shared with package restore, which does the way
+// back: a snapshot folder produced into a topic. dump never imports
+// restore. CreateTopic, Produce and CommitGroupOffsets (produce.go) make
+// fixtures for the demo and the tests.
 package dump

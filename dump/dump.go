@@ -20,8 +20,15 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/suggest"
+	"github.com/topicsnap/topicsnap/internal/units"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/schemas"
+	"slices"
 )
+
+// Conn says how to reach the cluster (kafkaconn.Conn: restore takes the
+// same).
+type Conn = kafkaconn.Conn
 
 // Options of one dump.
 type Options struct {
@@ -50,21 +57,10 @@ type Options struct {
 	SchemaDir string
 	// Progress, if set, is told about every committed file and finished
 	// partition; it must be safe for concurrent use.
-	Progress Progress
+	Progress kafkaconn.Progress
 	// Compact, with Follow, compacts the dump's own files between rounds
 	// (followcompact.go); nil never does.
 	Compact *FollowCompact
-}
-
-// Progress receives events while a dump runs.
-type Progress interface {
-	Start(tp catalog.TopicPartition, from, until int64)
-	Advance(tp catalog.TopicPartition, records, bytes int64)
-	Done(tp catalog.TopicPartition)
-	Waiting(what string)
-	// Warn tells of something the dump could not do but did not need,
-	// such as reading the consumer groups; it is also in the snapshot.
-	Warn(what string)
 }
 
 // Summary of one run.
@@ -98,7 +94,7 @@ func (s Summary) String() string {
 		rate = float64(s.Records) / s.Elapsed.Seconds()
 	}
 	out := fmt.Sprintf("dumped %d records (%s) in %d files from %d partitions in %.1fs, %.0f records/s, %d lost ranges (%d offsets)",
-		s.Records, humanBytes(s.Bytes), s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
+		s.Records, units.Bytes(s.Bytes), s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
 	if s.Decoded > 0 || s.DecodeErrors > 0 {
 		out += fmt.Sprintf(", %d values decoded with their schema, %d not decoded (kept as bytes; see check values)", s.Decoded, s.DecodeErrors)
 	}
@@ -113,62 +109,6 @@ func (s Summary) String() string {
 		out += fmt.Sprintf(", %d keys decoded with their schema, %d not decoded (kept as bytes; see key_error)", s.KeysDecoded, s.KeyDecodeErrors)
 	}
 	return out
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
-
-// NewClient makes a Kafka client from a connection's settings. Extra
-// options are appended.
-func NewClient(c Conn, extra ...kgo.Opt) (*kgo.Client, error) {
-	s, err := resolve(c)
-	if err != nil {
-		return nil, err
-	}
-	opts, err := s.clientOpts(c.DialTimeout)
-	if err != nil {
-		return nil, err
-	}
-	cl, err := kgo.NewClient(append(opts, extra...)...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadConfig, err)
-	}
-	return cl, nil
-}
-
-// connect makes an admin client and proves the cluster answers.
-func connect(ctx context.Context, c Conn) (*kgo.Client, *kadm.Client, error) {
-	s, err := resolve(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	cl, err := NewClient(c)
-	if err != nil {
-		return nil, nil, err
-	}
-	timeout := c.DialTimeout
-	if timeout == 0 {
-		timeout = 10 * time.Second
-	}
-	pctx, cancel := context.WithTimeout(ctx, 2*timeout)
-	defer cancel()
-	if err := cl.Ping(pctx); err != nil {
-		cl.Close()
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		return nil, nil, connectError(s, 2*timeout, err)
-	}
-	return cl, kadm.NewClient(cl), nil
 }
 
 // Run dumps the selected topics into opts.Dir. With Follow it repeats until
@@ -187,7 +127,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	// Every option is checked, against the cluster where it takes one,
 	// before anything is written: a refused dump leaves DIR as it was.
-	parts, err := parsePartitions(opts.Partitions)
+	parts, err := kafkaconn.ParsePartitions(opts.Partitions)
 	if err != nil {
 		return sum, err
 	}
@@ -199,14 +139,14 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	// The registry's settings and the --schema files are read before
 	// anything is written: bad ones leave DIR as it was.
-	reg, err := RegistryOf(opts.Conn.ConfigFile, opts.Registry)
+	reg, err := kafkaconn.RegistryOf(opts.Conn.ConfigFile, opts.Registry)
 	if err != nil {
 		return sum, err
 	}
 	var res *schemas.Resolver
 	if reg != nil || opts.SchemaDir != "" {
 		if res, err = schemas.NewResolver(schemas.Options{Folder: &catalog.Dir{Path: opts.Dir}, Registry: reg, SchemaDir: opts.SchemaDir}); err != nil {
-			return sum, fmt.Errorf("%w: %w", ErrBadConfig, err)
+			return sum, fmt.Errorf("%w: %w", kafkaconn.ErrBadConfig, err)
 		}
 	}
 	if reg != nil {
@@ -217,12 +157,12 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 			return sum, err
 		}
 	}
-	cl, adm, err := connect(ctx, opts.Conn)
+	cl, adm, err := kafkaconn.Connect(ctx, opts.Conn)
 	if err != nil {
 		return sum, err
 	}
 	defer cl.Close()
-	who := principal(opts.Conn)
+	who := kafkaconn.Principal(opts.Conn)
 	topics, all, err := resolveTopics(ctx, adm, opts.Topics, opts.TopicRegex, who)
 	if err != nil {
 		return sum, err
@@ -282,7 +222,7 @@ func transient(err error) bool {
 		return ke.Retriable
 	}
 	var ne net.Error
-	return errors.Is(err, ErrUnreachable) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) ||
+	return errors.Is(err, kafkaconn.ErrUnreachable) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
@@ -295,28 +235,28 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 	// kadm's ListTopics leaves the internal topics out of a full listing.
 	all, err := adm.ListTopicsWithInternal(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("list topics: %w", classify(err))
+		return nil, nil, fmt.Errorf("list topics: %w", kafkaconn.Classify(err))
 	}
 	var out []string
 	for _, n := range names {
 		if _, ok := all[n]; !ok {
 			// The broker leaves out of the list the topics the principal
 			// may not describe; asked by name, it says so.
-			if _, err := adm.Metadata(ctx, n); isAuthz(err) {
-				return nil, nil, &AuthzError{Principal: who, Action: fmt.Sprintf("describe topic %q", n), Topic: n, Ops: "DESCRIBE and READ", Err: err}
+			if _, err := adm.Metadata(ctx, n); kafkaconn.IsAuthz(err) {
+				return nil, nil, &kafkaconn.AuthzError{Principal: who, Action: fmt.Sprintf("describe topic %q", n), Topic: n, Ops: "DESCRIBE and READ", Err: err}
 			}
 			msg := fmt.Sprintf("topic %q does not exist on the cluster", n)
 			if c := suggest.Closest(n, all.Names()); c != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", c)
 			}
-			return nil, nil, fmt.Errorf("%w: %s", ErrUnknownTopic, msg)
+			return nil, nil, fmt.Errorf("%w: %s", kafkaconn.ErrUnknownTopic, msg)
 		}
 		out = append(out, n)
 	}
 	if regex != "" {
 		re, err := regexp.Compile(regex)
 		if err != nil {
-			return nil, nil, exit.Errorf(ErrBadOption, "--topic-regex: %v", err)
+			return nil, nil, exit.Errorf(kafkaconn.ErrBadOption, "--topic-regex: %v", err)
 		}
 		n := 0
 		for _, t := range all.Names() {
@@ -324,16 +264,16 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 				continue
 			}
 			n++ // a topic also named with --topic still matches
-			if !contains(out, t) {
+			if !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}
 		if n == 0 {
-			return nil, nil, fmt.Errorf("%w: no topic matches --topic-regex %q", ErrUnknownTopic, regex)
+			return nil, nil, fmt.Errorf("%w: no topic matches --topic-regex %q", kafkaconn.ErrUnknownTopic, regex)
 		}
 	}
 	if len(out) == 0 {
-		return nil, nil, exit.Errorf(ErrBadOption, "name a topic with --topic NAME or --topic-regex")
+		return nil, nil, exit.Errorf(kafkaconn.ErrBadOption, "name a topic with --topic NAME or --topic-regex")
 	}
 	sort.Strings(out)
 	return out, all, nil
@@ -365,12 +305,12 @@ func (d *dumper) warn(msg string) {
 	d.opts.Progress.Warn(msg)
 }
 
-// denied turns an authorization failure on topic into an AuthzError.
+// denied turns an authorization failure on topic into a kafkaconn.AuthzError.
 func (d *dumper) denied(action, topic, ops string, err error) error {
-	if !isAuthz(err) {
+	if !kafkaconn.IsAuthz(err) {
 		return nil
 	}
-	return &AuthzError{Principal: d.who, Action: action, Topic: topic, Ops: ops, Err: err}
+	return &kafkaconn.AuthzError{Principal: d.who, Action: action, Topic: topic, Ops: ops, Err: err}
 }
 
 func (d *dumper) unlockAll() {
@@ -419,7 +359,7 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 		plans = append(plans, pl)
 	}
 	if d.parts != nil && len(plans) == 0 {
-		return exit.Errorf(ErrBadOption, "--partitions %q selects no partition of %s (it has %d)", d.opts.Partitions, topic, len(c.state.Partitions))
+		return exit.Errorf(kafkaconn.ErrBadOption, "--partitions %q selects no partition of %s (it has %d)", d.opts.Partitions, topic, len(c.state.Partitions))
 	}
 	sum.Snapshots = append(sum.Snapshots, c.id)
 	if err := d.readAll(ctx, c, plans, sum); err != nil {

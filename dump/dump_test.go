@@ -17,6 +17,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 func testCluster(t *testing.T) []string { return dumptest.Brokers(t) }
@@ -24,66 +25,17 @@ func testCluster(t *testing.T) []string { return dumptest.Brokers(t) }
 func realBroker() bool { return dumptest.Real() }
 
 func newTopic(t *testing.T, brokers []string, partitions int32, configs map[string]*string) string {
-	t.Helper()
-	name := fmt.Sprintf("t-%s-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), time.Now().UnixNano()%1e9)
-	if len(name) > 200 {
-		name = name[:200]
-	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	r, err := adm.CreateTopic(ctx, partitions, 1, configs, name)
-	if err != nil || r.Err != nil {
-		t.Fatalf("create topic %s: %v %v", name, err, r.Err)
-	}
-	return name
+	return dumptest.NewTopic(t, brokers, partitions, configs)
 }
 
 func producer(t *testing.T, brokers []string, opts ...kgo.Opt) *kgo.Client {
-	t.Helper()
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner())}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	return cl
+	return dumptest.Producer(t, brokers, opts...)
 }
 
-func produce(t *testing.T, cl *kgo.Client, recs ...*kgo.Record) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatalf("produce: %v", err)
-	}
-}
+func produce(t *testing.T, cl *kgo.Client, recs ...*kgo.Record) { dumptest.Produce(t, cl, recs...) }
 
 func readAllRows(t *testing.T, dir string, topic string) map[int32][]catalog.Row {
-	t.Helper()
-	d, err := catalog.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, err := d.Manifests(topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[int32][]catalog.Row{}
-	for _, m := range ms {
-		for _, f := range m.Files {
-			rows, err := catalog.ReadDataFile(d.FilePath(m.TP(), f.Name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out[m.Partition] = append(out[m.Partition], rows...)
-		}
-	}
-	return out
+	return dumptest.ReadAllRows(t, dir, topic)
 }
 
 func dumpOnce(t *testing.T, brokers []string, dir, topic string, mod ...func(*Options)) Summary {
@@ -178,7 +130,7 @@ func TestDumpTransactionsKeepsMarkersAndFlagsAborted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitStable(t, brokers, topic) // the last marker is written after EndTransaction returns
+	dumptest.WaitStable(t, brokers, topic) // the last marker is written after EndTransaction returns
 	dir := t.TempDir()
 	dumpOnce(t, brokers, dir, topic)
 	rows := readAllRows(t, dir, topic)[0]
@@ -271,7 +223,7 @@ func TestDumpOverSASLSCRAM(t *testing.T) {
 		// A wrong password is an authentication error that never shows the password.
 		os.WriteFile(cfg, []byte(fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=%s\nsasl.username=topicsnap\nsasl.password=hunter2-wrong\n", sasl, mech)), 0o600)
 		_, err = Run(context.Background(), Options{Conn: Conn{ConfigFile: cfg}, Dir: filepath.Join(dir, "snap2"), Topics: []string{topic}})
-		if !errors.Is(err, ErrAuthentication) {
+		if !errors.Is(err, kafkaconn.ErrAuthentication) {
 			t.Fatalf("%s wrong password: %v", mech, err)
 		}
 		if strings.Contains(err.Error(), "hunter2") {
@@ -290,11 +242,11 @@ func TestDumpErrorsNameTheThing(t *testing.T) {
 		want error
 		text string
 	}{
-		{"unreachable", Options{Conn: Conn{Brokers: []string{"127.0.0.1:1"}, DialTimeout: 500 * time.Millisecond}, Topics: []string{topic}}, ErrUnreachable, "127.0.0.1:1"},
-		{"unknown topic", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic + "x"}}, ErrUnknownTopic, "did you mean"},
-		{"bad from", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic}, From: "yesterday"}, ErrBadOption, "--from"},
-		{"bad partitions", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic}, Partitions: "3-1"}, ErrBadOption, "--partitions"},
-		{"bad address", Options{Conn: Conn{Brokers: []string{"nohostport"}}, Topics: []string{topic}}, ErrBadConfig, "HOST:PORT"},
+		{"unreachable", Options{Conn: Conn{Brokers: []string{"127.0.0.1:1"}, DialTimeout: 500 * time.Millisecond}, Topics: []string{topic}}, kafkaconn.ErrUnreachable, "127.0.0.1:1"},
+		{"unknown topic", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic + "x"}}, kafkaconn.ErrUnknownTopic, "did you mean"},
+		{"bad from", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic}, From: "yesterday"}, kafkaconn.ErrBadOption, "--from"},
+		{"bad partitions", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic}, Partitions: "3-1"}, kafkaconn.ErrBadOption, "--partitions"},
+		{"bad address", Options{Conn: Conn{Brokers: []string{"nohostport"}}, Topics: []string{topic}}, kafkaconn.ErrBadConfig, "HOST:PORT"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -304,13 +256,6 @@ func TestDumpErrorsNameTheThing(t *testing.T) {
 				t.Fatalf("got %v, want %v containing %q", err, c.want, c.text)
 			}
 		})
-	}
-}
-
-func TestPropertiesNameMisspelledKeys(t *testing.T) {
-	_, err := parseProperties("c.properties", "bootstrap.server=x:1\nsasl.mechanism=PLAIN\n")
-	if !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), `did you mean "bootstrap.servers"`) {
-		t.Fatalf("got %v", err)
 	}
 }
 

@@ -3,7 +3,6 @@ package dump
 import (
 	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // A flag must never put into the catalog what Kafka did not say: options
@@ -50,7 +49,7 @@ func TestOptionsThatWouldWriteFalseHistoryAreRefused(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			_, err := Run(ctx, o)
-			if !errors.Is(err, ErrBadOption) {
+			if !errors.Is(err, kafkaconn.ErrBadOption) {
 				t.Fatalf("got %v, want ErrBadOption", err)
 			}
 			for _, s := range c.text {
@@ -99,35 +98,6 @@ func TestTopicAndTopicRegexAreAUnion(t *testing.T) {
 	}
 }
 
-// Java key and trust stores are named with what topicsnap reads instead.
-func TestPropertiesNameThePEMSettings(t *testing.T) {
-	cases := []struct {
-		key, fix string
-	}{
-		{"ssl.truststore.location", "ssl.ca.location"},
-		{"ssl.truststore.password", "ssl.ca.location"},
-		{"ssl.keystore.location", "ssl.certificate.location and ssl.key.location"},
-		{"ssl.key.password", "ssl.certificate.location and ssl.key.location"},
-	}
-	for _, c := range cases {
-		t.Run(c.key, func(t *testing.T) {
-			_, err := parseProperties("c.properties", "security.protocol=SSL\n"+c.key+"=/etc/kafka/x.jks\n")
-			var ce *ConfigError
-			if !errors.Is(err, ErrBadConfig) || !errors.As(err, &ce) || !strings.Contains(ce.Fix, c.fix) || !strings.Contains(ce.Fix, "PEM") ||
-				!strings.Contains(err.Error(), c.key) {
-				t.Fatalf("got %v (fix %q), want the key named and a fix naming %s", err, fixOf(ce), c.fix)
-			}
-		})
-	}
-}
-
-func fixOf(ce *ConfigError) string {
-	if ce == nil {
-		return ""
-	}
-	return ce.Fix
-}
-
 // A SASL client meeting a listener without SASL is told so, not "cannot
 // reach the cluster: EOF".
 func TestSASLOnAPlaintextListenerIsNamed(t *testing.T) {
@@ -138,36 +108,7 @@ func TestSASLOnAPlaintextListenerIsNamed(t *testing.T) {
 	os.WriteFile(cfg, []byte("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\nsasl.username=u\nsasl.password=hunter2\n"), 0o600)
 	_, err := Run(context.Background(), Options{Conn: Conn{Brokers: brokers, ConfigFile: cfg, DialTimeout: 5 * time.Second},
 		Dir: filepath.Join(dir, "snaps"), Topics: []string{topic}})
-	if !errors.Is(err, ErrSASLMismatch) || !strings.Contains(err.Error(), "SASL") || strings.Contains(err.Error(), "hunter2") {
-		t.Fatalf("got %v, want ErrSASLMismatch", err)
-	}
-}
-
-// The two ways a listener without SASL answers a SASL client: kfake (and a
-// broker that drops the connection) ends it with EOF after ApiVersions;
-// Apache Kafka answers the handshake with ILLEGAL_SASL_STATE. Both name the
-// listener, not the cluster's reachability or the credentials.
-func TestConnectErrorNamesASASLMismatch(t *testing.T) {
-	cases := []struct {
-		name     string
-		protocol string
-		err      error
-		want     error
-	}{
-		{"EOF after ApiVersions", "SASL_PLAINTEXT", io.EOF, ErrSASLMismatch},
-		{"ILLEGAL_SASL_STATE", "SASL_PLAINTEXT", kerr.IllegalSaslState, ErrSASLMismatch},
-		{"a wrong password is not a mismatch", "SASL_PLAINTEXT", kerr.SaslAuthenticationFailed, ErrAuthentication},
-		{"EOF without SASL is not a SASL mismatch", "PLAINTEXT", io.EOF, ErrUnreachable},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			err := connectError(&settings{brokers: []string{"h:1"}, protocol: c.protocol}, time.Second, c.err)
-			if !errors.Is(err, c.want) {
-				t.Fatalf("got %v, want %v", err, c.want)
-			}
-			if c.want != ErrSASLMismatch && errors.Is(err, ErrSASLMismatch) {
-				t.Fatalf("%v taken for a SASL mismatch", err)
-			}
-		})
+	if !errors.Is(err, kafkaconn.ErrSASLMismatch) || !strings.Contains(err.Error(), "SASL") || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("got %v, want kafkaconn.ErrSASLMismatch", err)
 	}
 }

@@ -10,58 +10,28 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
-
-// position is a parsed --from or --until: its word (earliest, now), an
-// offset, or a time.
-type position struct {
-	text   string
-	word   bool
-	offset int64 // when !word and at is zero
-	at     time.Time
-}
-
-func (p position) isOffset() bool { return !p.word && p.at.IsZero() }
-
-func (p position) isTime() bool { return !p.word && !p.at.IsZero() }
-
-func parsePosition(flag, v, word string) (position, error) {
-	if v == "" || v == word {
-		return position{text: v, word: true}, nil
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			// Kafka's offsets start at 0; a negative one would be recorded
-			// as offsets Kafka deleted, which it never had.
-			return position{}, exit.Errorf(ErrBadOption, "%s %s: an offset is 0 or more; use %s, an offset, or an RFC3339 time", flag, v, word)
-		}
-		return position{text: v, offset: n}, nil
-	}
-	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
-		return position{text: v, at: t}, nil
-	}
-	return position{}, exit.Errorf(ErrBadOption, "%s %q: use %s, an offset, or an RFC3339 time such as 2026-09-14T08:47:00Z", flag, v, word)
-}
 
 // checkPositions refuses --from and --until that cannot be meant: each on
 // its own, a --from that is not before --until (which is exclusive), and an
 // --until with --follow, which only an interrupt stops.
 func checkPositions(opts Options) error {
-	from, err := parsePosition("--from", opts.From, "earliest")
+	from, err := kafkaconn.ParsePosition("--from", opts.From, "earliest")
 	if err != nil {
 		return err
 	}
-	until, err := parsePosition("--until", opts.Until, "now")
+	until, err := kafkaconn.ParsePosition("--until", opts.Until, "now")
 	if err != nil {
 		return err
 	}
-	if opts.Follow && !until.word {
-		return exit.Errorf(ErrBadOption, "--follow with --until %s: --follow dumps until interrupted and --until stops at one point; drop one of them", until.text)
+	if opts.Follow && !until.Word {
+		return exit.Errorf(kafkaconn.ErrBadOption, "--follow with --until %s: --follow dumps until interrupted and --until stops at one point; drop one of them", until.Text)
 	}
-	if from.isOffset() && until.isOffset() && from.offset >= until.offset ||
-		from.isTime() && until.isTime() && !from.at.Before(until.at) {
-		return exit.Errorf(ErrBadOption, "--from %s is not before --until %s (--until is exclusive), so nothing would be dumped; give a --from before --until", from.text, until.text)
+	if from.IsOffset() && until.IsOffset() && from.Offset >= until.Offset ||
+		from.IsTime() && until.IsTime() && !from.At.Before(until.At) {
+		return exit.Errorf(kafkaconn.ErrBadOption, "--from %s is not before --until %s (--until is exclusive), so nothing would be dumped; give a --from before --until", from.Text, until.Text)
 	}
 	return nil
 }
@@ -92,18 +62,9 @@ func checkPartitions(flag string, parts map[int32]bool, topics []string, all kad
 		if n := len(have); n > 0 {
 			has = fmt.Sprintf("partitions 0-%d", n-1)
 		}
-		return exit.Errorf(ErrBadOption, "--partitions %s: topic %s has no partition %s (it has %s)", flag, t, strings.Join(names, ", "), has)
+		return exit.Errorf(kafkaconn.ErrBadOption, "--partitions %s: topic %s has no partition %s (it has %s)", flag, t, strings.Join(names, ", "), has)
 	}
 	return nil
-}
-
-// parsePartitions reads "0,3-5" into a set; nil means all.
-func parsePartitions(s string) (map[int32]bool, error) {
-	ps, err := catalog.ParsePartitions(s)
-	if err != nil {
-		return nil, exit.Errorf(ErrBadOption, "--partitions %w", err)
-	}
-	return ps, nil
 }
 
 // plan is what one partition will do in this snapshot.
@@ -178,7 +139,7 @@ func (d *dumper) planPartition(ctx context.Context, c *cut, m *catalog.Manifest)
 func (d *dumper) offsetAfter(ctx context.Context, tp catalog.TopicPartition, t time.Time) (int64, error) {
 	lo, err := d.adm.ListOffsetsAfterMilli(ctx, t.UnixMilli(), tp.Topic)
 	if err != nil {
-		return 0, fmt.Errorf("list offsets of %s after %s: %w", tp.Topic, t.Format(time.RFC3339), classify(err))
+		return 0, fmt.Errorf("list offsets of %s after %s: %w", tp.Topic, t.Format(time.RFC3339), kafkaconn.Classify(err))
 	}
 	o, ok := lo.Lookup(tp.Topic, tp.Partition)
 	if !ok || o.Err != nil {
@@ -193,18 +154,18 @@ func (d *dumper) offsetAfter(ctx context.Context, tp catalog.TopicPartition, t t
 // Kafka never reached, and the offsets written before it would never be
 // dumped nor reported lost.
 func checkFromPastEnd(ctx context.Context, adm *kadm.Client, opts Options, topics []string, parts map[int32]bool) error {
-	from, err := parsePosition("--from", opts.From, "earliest")
-	if err != nil || !from.isOffset() {
+	from, err := kafkaconn.ParsePosition("--from", opts.From, "earliest")
+	if err != nil || !from.IsOffset() {
 		return err
 	}
 	ends, err := adm.ListEndOffsets(ctx, topics...)
 	if err != nil {
-		return fmt.Errorf("list end offsets: %w", classify(err))
+		return fmt.Errorf("list end offsets: %w", kafkaconn.Classify(err))
 	}
 	existing, _ := catalog.OpenAt(ctx, opts.Dir, opts.S3) // nil: a new folder or bucket, nothing dumped yet
 	var bad []string
 	ends.Each(func(o kadm.ListedOffset) {
-		if o.Err != nil || (parts != nil && !parts[o.Partition]) || from.offset <= o.Offset {
+		if o.Err != nil || (parts != nil && !parts[o.Partition]) || from.Offset <= o.Offset {
 			return
 		}
 		if existing != nil {
@@ -218,6 +179,6 @@ func checkFromPastEnd(ctx context.Context, adm *kadm.Client, opts Options, topic
 		return nil
 	}
 	slices.Sort(bad)
-	return exit.Errorf(ErrBadOption, "--from %s is past the end of %s: nothing is there yet, and starting there would skip the offsets written before it; give --from at most the end offset, or a time",
-		from.text, strings.Join(bad, ", "))
+	return exit.Errorf(kafkaconn.ErrBadOption, "--from %s is past the end of %s: nothing is there yet, and starting there would skip the offsets written before it; give --from at most the end offset, or a time",
+		from.Text, strings.Join(bad, ", "))
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -24,7 +25,7 @@ type Record struct {
 // CreateTopic creates topic with partitions and configs; it is not an
 // error if it exists.
 func CreateTopic(ctx context.Context, c Conn, topic string, partitions int32, configs map[string]*string) error {
-	cl, adm, err := connect(ctx, c)
+	cl, adm, err := kafkaconn.Connect(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -34,7 +35,7 @@ func CreateTopic(ctx context.Context, c Conn, topic string, partitions int32, co
 		err = r.Err
 	}
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
-		return fmt.Errorf("create topic %s: %w", topic, classify(err))
+		return fmt.Errorf("create topic %s: %w", topic, kafkaconn.Classify(err))
 	}
 	return nil
 }
@@ -42,7 +43,7 @@ func CreateTopic(ctx context.Context, c Conn, topic string, partitions int32, co
 // Produce writes recs in order, each to its own partition, and waits until
 // all are acknowledged.
 func Produce(ctx context.Context, c Conn, recs []Record) error {
-	cl, err := NewClient(c, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(5*time.Millisecond),
+	cl, err := kafkaconn.NewClient(c, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(5*time.Millisecond),
 		kgo.MaxBufferedRecords(1<<16))
 	if err != nil {
 		return err
@@ -66,7 +67,7 @@ func Produce(ctx context.Context, c Conn, recs []Record) error {
 	}
 	<-done
 	if first != nil {
-		return fmt.Errorf("produce: %w", classify(first))
+		return fmt.Errorf("produce: %w", kafkaconn.Classify(first))
 	}
 	return nil
 }
@@ -75,7 +76,7 @@ func Produce(ctx context.Context, c Conn, recs []Record) error {
 // members (as `kafka-consumer-groups --reset-offsets` does). The demo uses
 // it to leave a group behind; dump itself never commits.
 func CommitGroupOffsets(ctx context.Context, c Conn, group, topic string, offsets map[int32]int64) error {
-	cl, adm, err := connect(ctx, c)
+	cl, adm, err := kafkaconn.Connect(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func CommitGroupOffsets(ctx context.Context, c Conn, group, topic string, offset
 		os.Add(kadm.Offset{Topic: topic, Partition: p, At: o, LeaderEpoch: -1})
 	}
 	if err := adm.CommitAllOffsets(ctx, group, os); err != nil {
-		return fmt.Errorf("commit offsets of group %s: %w", group, classify(err))
+		return fmt.Errorf("commit offsets of group %s: %w", group, kafkaconn.Classify(err))
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -81,7 +82,7 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 	if fetchMax <= 0 {
 		fetchMax = 16 << 20
 	}
-	cl, err := NewClient(d.conn,
+	cl, err := kafkaconn.NewClient(d.conn,
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
@@ -89,7 +90,7 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		kgo.FetchMaxBytes(fetchMax),
 		kgo.FetchMaxPartitionBytes(min(fetchMax, 4<<20)),
 		kgo.FetchMaxWait(500*time.Millisecond),
-		kgo.WithHooks(&waitHook{p: d.opts.Progress}),
+		kafkaconn.WaitHook(d.opts.Progress),
 	)
 	if err != nil {
 		return err
@@ -142,8 +143,8 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 				ferr = ae
 				return
 			}
-			cerr := classify(err)
-			if errors.Is(cerr, ErrAuthentication) || errors.Is(cerr, ErrAuthorization) {
+			cerr := kafkaconn.Classify(err)
+			if errors.Is(cerr, kafkaconn.ErrAuthentication) || errors.Is(cerr, kafkaconn.ErrAuthorization) {
 				ferr = fmt.Errorf("read %s/%d: %w", t, p, cerr)
 				return
 			}
@@ -194,7 +195,7 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 	// that fails is waited out like the fetches, never a reason to stop.
 	waiting := func(err error) error {
 		if d.opts.Progress != nil {
-			d.opts.Progress.Waiting(fmt.Sprintf("%s: no records for %s, and its offsets cannot be listed (%v); retrying", topic, stallCheck, classify(err)))
+			d.opts.Progress.Waiting(fmt.Sprintf("%s: no records for %s, and its offsets cannot be listed (%v); retrying", topic, stallCheck, kafkaconn.Classify(err)))
 		}
 		return nil
 	}
@@ -244,7 +245,7 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 func (d *dumper) handleOutOfRange(ctx context.Context, cl *kgo.Client, c *cut, w *writer) error {
 	lo, err := d.adm.ListStartOffsets(ctx, w.pl.tp.Topic)
 	if err != nil {
-		return fmt.Errorf("list start offsets of %s after offset out of range: %w", w.pl.tp.Topic, classify(err))
+		return fmt.Errorf("list start offsets of %s after offset out of range: %w", w.pl.tp.Topic, kafkaconn.Classify(err))
 	}
 	o, ok := lo.Lookup(w.pl.tp.Topic, w.pl.tp.Partition)
 	if !ok || o.Err != nil {

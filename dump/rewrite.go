@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // divergence is where a partition's log no longer is the history the
@@ -150,7 +151,7 @@ func (d *dumper) epochEnds(ctx context.Context, topic string, req kadm.OffsetFor
 		var ke *kerr.Error
 		retriable := errors.As(perr, &ke) && ke.Retriable || transient(perr)
 		if !retriable || time.Now().After(deadline) || ctx.Err() != nil {
-			return nil, fmt.Errorf("check that %s still holds the history dumped (OffsetForLeaderEpoch): %w", topic, classify(perr))
+			return nil, fmt.Errorf("check that %s still holds the history dumped (OffsetForLeaderEpoch): %w", topic, kafkaconn.Classify(perr))
 		}
 		select {
 		case <-ctx.Done():

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/catalog"
-	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -46,7 +46,7 @@ type app struct {
 	isTTY          bool
 	// progress, when set, receives a dump's progress instead of the
 	// terminal's bars or the quiet default (tests set it).
-	progress dump.Progress
+	progress kafkaconn.Progress
 	// bucket holds the --s3-* flags, for --dir s3://bucket/prefix.
 	bucket bucketFlags
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/catalog"
-	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // bucketFlags are the root's flags for --dir s3://bucket/prefix.
@@ -38,7 +38,7 @@ func (a *app) s3Config(configFile string) (catalog.S3Config, error) {
 		configFile = a.getenv("TOPICSNAP_CONFIG")
 	}
 	if cfg.Endpoint == "" && configFile != "" {
-		ep, err := dump.S3Endpoint(configFile)
+		ep, err := kafkaconn.S3Endpoint(configFile)
 		if err != nil {
 			return cfg, err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/schemas"
 )
 
@@ -143,7 +144,7 @@ func dumpMemoryLimit(o *dumpOptions) string {
 	if o.SchemaDir != "" {
 		return "768MiB"
 	}
-	if reg, err := dump.RegistryOf(o.Conn.ConfigFile, o.Registry); err == nil && reg != nil {
+	if reg, err := kafkaconn.RegistryOf(o.Conn.ConfigFile, o.Registry); err == nil && reg != nil {
 		return "768MiB"
 	}
 	return "448MiB"

@@ -8,11 +8,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/restore"
 )
 
 type restoreOptions struct {
-	dump.RestoreOptions
+	restore.Options
 	brokers  string
 	memLimit string
 }
@@ -105,9 +105,9 @@ func (a *app) runRestore(cmd *cobra.Command, o *restoreOptions) error {
 	if err != nil {
 		return fmt.Errorf("restore %s from %s: %w", o.Topic, o.Dir, err)
 	}
-	ro := o.RestoreOptions
+	ro := o.Options
 	ro.Dir = local
-	sum, err := dump.Restore(cmd.Context(), ro)
+	sum, err := restore.Run(cmd.Context(), ro)
 	if prog != nil {
 		prog.Wait()
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"fmt"
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -68,4 +70,74 @@ func WaitStable(t testing.TB, brokers []string, topic string) {
 		case <-time.After(20 * time.Millisecond): // polling the broker, not synchronizing goroutines
 		}
 	}
+}
+
+// NewTopic creates a topic named after the test, with partitions and
+// configs, and returns its name.
+func NewTopic(t testing.TB, brokers []string, partitions int32, configs map[string]*string) string {
+	t.Helper()
+	name := fmt.Sprintf("t-%s-%d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), time.Now().UnixNano()%1e9)
+	if len(name) > 200 {
+		name = name[:200]
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := adm.CreateTopic(ctx, partitions, 1, configs, name)
+	if err != nil || r.Err != nil {
+		t.Fatalf("create topic %s: %v %v", name, err, r.Err)
+	}
+	return name
+}
+
+// Producer is a client producing to the partition each record names; it
+// closes when the test ends.
+func Producer(t testing.TB, brokers []string, opts ...kgo.Opt) *kgo.Client {
+	t.Helper()
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner())}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+// Produce produces recs and waits for their acknowledgements.
+func Produce(t testing.TB, cl *kgo.Client, recs ...*kgo.Record) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatalf("produce: %v", err)
+	}
+}
+
+// ReadAllRows reads every row of topic in the snapshot folder dir, per
+// partition in file order.
+func ReadAllRows(t testing.TB, dir string, topic string) map[int32][]catalog.Row {
+	t.Helper()
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := d.Manifests(topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int32][]catalog.Row{}
+	for _, m := range ms {
+		for _, f := range m.Files {
+			rows, err := catalog.ReadDataFile(d.FilePath(m.TP(), f.Name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[m.Partition] = append(out[m.Partition], rows...)
+		}
+	}
+	return out
 }

@@ -32,7 +32,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sr"
 
-	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/restore"
 	"github.com/topicsnap/topicsnap/scripts/benchtools/benchevent"
 )
 
@@ -56,7 +56,7 @@ func main() {
 		fatalf("unknown --format %q", *format)
 	}
 
-	codec, err := dump.CompressionCodec(*compression)
+	codec, err := restore.CompressionCodec(*compression)
 	if err != nil {
 		fatalf("%v", err)
 	}

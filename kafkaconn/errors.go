@@ -1,4 +1,4 @@
-package dump
+package kafkaconn
 
 import (
 	"crypto/tls"
@@ -54,8 +54,9 @@ type AuthzError struct {
 	Topic     string // the topic the grant is on
 	Ops       string // the operations to grant on it, e.g. "READ and DESCRIBE"
 	Err       error  // the broker's error
-	// Restore: refused to a restore, whose grants are a producer's.
-	Restore bool
+	// Grant, when set, is the hint in full: the grants a caller other
+	// than a dump needs (a restore's are a producer's). Empty: a dump's.
+	Grant string
 }
 
 func (e *AuthzError) Error() string {
@@ -70,18 +71,16 @@ func (e *AuthzError) ExitCode() exit.Code { return exit.NotAllowed }
 // Hint is the grant that would allow what was refused, as the operator
 // would type it.
 func (e *AuthzError) Hint() string {
-	if e.Restore {
-		return fmt.Sprintf("ask the cluster's operator for %[3]s on topic %[2]s for %[1]s (CREATE too when the topic does not exist), "+
-			"WRITE and DESCRIBE on transactional ids %[4]s (or the prefix %[5]s) and READ on group %[5]s",
-			e.Principal, e.Topic, e.Ops, strings.Join(RestoreTxnIDs(e.Topic), " and "), RestoreID(e.Topic))
+	if e.Grant != "" {
+		return e.Grant
 	}
 	return fmt.Sprintf("ask the cluster's operator for READ and DESCRIBE on topic %[2]s for %[1]s "+
 		"(kafka-acls.sh --bootstrap-server HOST:PORT --add --allow-principal %[1]s --operation Read --operation Describe --topic %[2]s), "+
 		"and DESCRIBE on the cluster to record every consumer group", e.Principal, e.Topic)
 }
 
-// classify wraps a Kafka or network error with the kind a user can act on.
-func classify(err error) error {
+// Classify wraps a Kafka or network error with the kind a user can act on.
+func Classify(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -90,7 +89,7 @@ func classify(err error) error {
 	case errors.Is(err, kerr.SaslAuthenticationFailed), errors.Is(err, kerr.IllegalSaslState),
 		errors.Is(err, kerr.UnsupportedSaslMechanism):
 		return fmt.Errorf("%w: %w", ErrAuthentication, err)
-	case isAuthz(err):
+	case IsAuthz(err):
 		return fmt.Errorf("%w: %w", ErrAuthorization, err)
 	case errors.As(err, &ke):
 		return err
@@ -106,7 +105,9 @@ func classify(err error) error {
 	return err
 }
 
-func isAuthz(err error) bool {
+// IsAuthz reports whether err is the broker refusing an operation to the
+// client's principal (a topic, the cluster, a group or a transactional id).
+func IsAuthz(err error) bool {
 	return errors.Is(err, kerr.TopicAuthorizationFailed) || errors.Is(err, kerr.ClusterAuthorizationFailed) ||
 		errors.Is(err, kerr.GroupAuthorizationFailed) || errors.Is(err, kerr.TransactionalIDAuthorizationFailed)
 }
@@ -136,7 +137,7 @@ func connectError(s *settings, within time.Duration, err error) error {
 	tlsClient := strings.HasSuffix(s.protocol, "SSL")
 	var eof *kgo.ErrFirstReadEOF
 	isEOF := errors.As(err, &eof)
-	switch cerr := classify(err); {
+	switch cerr := Classify(err); {
 	case errors.Is(cerr, ErrTLS):
 		why := "the broker's certificate does not verify"
 		var uae x509.UnknownAuthorityError

@@ -1,4 +1,4 @@
-package dump
+package restore
 
 import (
 	"bytes"
@@ -14,8 +14,25 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
+
+// dumpOnce dumps topic into dir with dump.Run, as a user's dump would make
+// the folder a restore reads; mod changes the dump's options.
+func dumpOnce(t *testing.T, brokers []string, dir, topic string, mod ...func(*dump.Options)) {
+	t.Helper()
+	o := dump.Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}
+	for _, f := range mod {
+		f(&o)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	if _, err := dump.Run(ctx, o); err != nil {
+		t.Fatalf("dump %s: %v", topic, err)
+	}
+}
 
 // restored is a committed data record as a consumer sees it: what a
 // restore must reproduce.
@@ -97,15 +114,15 @@ func compareRestored(t *testing.T, want, got map[int32][]restored) (n int) {
 	return n
 }
 
-func restoreOnce(t *testing.T, brokers []string, dir, topic, to string, mod ...func(*RestoreOptions)) RestoreSummary {
+func restoreOnce(t *testing.T, brokers []string, dir, topic, to string, mod ...func(*Options)) Summary {
 	t.Helper()
-	o := RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: dir, Topic: topic, ToTopic: to}
+	o := Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topic: topic, ToTopic: to}
 	for _, f := range mod {
 		f(&o)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	s, err := Restore(ctx, o)
+	s, err := Run(ctx, o)
 	if err != nil {
 		t.Fatalf("restore: %v", err)
 	}
@@ -116,7 +133,7 @@ func restoreOnce(t *testing.T, brokers []string, dir, topic, to string, mod ...f
 // producer and commits or aborts it.
 func txnProduce(t *testing.T, brokers []string, commit bool, recs ...*kgo.Record) {
 	t.Helper()
-	cl := producer(t, brokers, kgo.TransactionalID(fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())))
+	cl := dumptest.Producer(t, brokers, kgo.TransactionalID(fmt.Sprintf("%s-%d", t.Name(), time.Now().UnixNano())))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := cl.BeginTransaction(); err != nil {
@@ -130,17 +147,11 @@ func txnProduce(t *testing.T, brokers []string, commit bool, recs ...*kgo.Record
 	}
 }
 
-// waitStable: see dumptest.WaitStable.
-func waitStable(t *testing.T, brokers []string, topic string) {
-	t.Helper()
-	dumptest.WaitStable(t, brokers, topic)
-}
-
 // dumpTarget dumps a restore's target into a new folder with topicsnap's
 // own dump, once its last transaction's markers are written.
 func dumpTarget(t *testing.T, brokers []string, target string) string {
 	t.Helper()
-	waitStable(t, brokers, target)
+	dumptest.WaitStable(t, brokers, target)
 	dir := t.TempDir()
 	dumpOnce(t, brokers, dir, target)
 	return dir
@@ -159,11 +170,11 @@ func sourceWithEverything(t *testing.T, brokers []string, configs map[string]*st
 		configs = map[string]*string{}
 	}
 	configs["retention.ms"] = &keep
-	topic = newTopic(t, brokers, 3, configs)
-	p := producer(t, brokers)
+	topic = dumptest.NewTopic(t, brokers, 3, configs)
+	p := dumptest.Producer(t, brokers)
 	ts := func(ms int64) time.Time { return time.UnixMilli(ms) }
 	hdrs := []kgo.RecordHeader{{Key: "h", Value: []byte("1")}, {Key: "h", Value: nil}, {Key: "b", Value: []byte{0, 1}}, {Key: "h", Value: []byte{}}}
-	produce(t, p,
+	dumptest.Produce(t, p,
 		&kgo.Record{Topic: topic, Partition: 0, Key: nil, Value: nil, Timestamp: ts(1)},
 		&kgo.Record{Topic: topic, Partition: 0, Key: []byte{}, Value: []byte{}, Timestamp: ts(1_600_000_000_000)},
 		&kgo.Record{Topic: topic, Partition: 0, Key: []byte{0xff, 0xfe, 0}, Value: bytes.Repeat([]byte("v"), 300_000), Timestamp: ts(253_402_300_799_000)},
@@ -182,10 +193,10 @@ func sourceWithEverything(t *testing.T, brokers []string, configs map[string]*st
 	for i := 0; i < 3000; i++ {
 		more = append(more, &kgo.Record{Topic: topic, Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprintf(`{"n":%d}`, i)), Timestamp: ts(1_700_000_003_000 + int64(i))})
 	}
-	produce(t, p, more...)
-	waitStable(t, brokers, topic)
+	dumptest.Produce(t, p, more...)
+	dumptest.WaitStable(t, brokers, topic)
 	dir = t.TempDir()
-	dumpOnce(t, brokers, dir, topic, func(o *Options) { o.FileRows = 700 })
+	dumpOnce(t, brokers, dir, topic, func(o *dump.Options) { o.FileRows = 700 })
 	return topic, dir
 }
 
@@ -193,16 +204,16 @@ func sourceWithEverything(t *testing.T, brokers []string, configs map[string]*st
 // exist, dumps that topic with topicsnap's own dump, and compares every
 // committed data record; a second run restores nothing more.
 func TestRestoreRoundTrip(t *testing.T) {
-	if !realBroker() {
+	if !dumptest.Real() {
 		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS): transactions and created-topic configs")
 	}
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	ms, maxBytes := "-1", "2000000"
 	topic, dir := sourceWithEverything(t, brokers, map[string]*string{"retention.ms": &ms, "max.message.bytes": &maxBytes})
 	want := committedRecords(t, dir, topic)
 	target := topic + "-restored"
 
-	s := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) { o.TxnRecords = 500 })
+	s := restoreOnce(t, brokers, dir, topic, target, func(o *Options) { o.TxnRecords = 500 })
 	if !s.Created || s.Records != 3007 || s.Markers != 4 || s.Aborted != 2 || s.Transactions < 3 {
 		t.Fatalf("summary %+v", s)
 	}
@@ -246,18 +257,18 @@ func TestRestoreRoundTrip(t *testing.T) {
 // --compression into its own target and finds every record byte for byte;
 // an unknown one is refused before anything is read or produced.
 func TestRestoreCompressions(t *testing.T) {
-	if _, err := Restore(context.Background(), RestoreOptions{Dir: t.TempDir(), Topic: "t", Compression: "brotli"}); !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), "brotli") {
+	if _, err := Run(context.Background(), Options{Dir: t.TempDir(), Topic: "t", Compression: "brotli"}); !errors.Is(err, kafkaconn.ErrBadOption) || !strings.Contains(err.Error(), "brotli") {
 		t.Fatalf("--compression brotli: %v", err)
 	}
-	if !realBroker() {
+	if !dumptest.Real() {
 		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS): transactions")
 	}
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	topic, dir := sourceWithEverything(t, brokers, nil)
 	want := committedRecords(t, dir, topic)
 	for _, c := range []string{"none", "snappy", "zstd", "gzip", "lz4"} {
 		target := topic + "-" + c
-		s := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) { o.Compression = c })
+		s := restoreOnce(t, brokers, dir, topic, target, func(o *Options) { o.Compression = c })
 		if s.Records != 3007 {
 			t.Fatalf("%s: summary %+v", c, s)
 		}
@@ -268,15 +279,15 @@ func TestRestoreCompressions(t *testing.T) {
 // TestRestoreResumesByRange restores a snapshot in three runs (--until an
 // offset, --until a time, then the rest) and finds every record once.
 func TestRestoreResumesByRange(t *testing.T) {
-	if !realBroker() {
+	if !dumptest.Real() {
 		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS)")
 	}
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	topic, dir := sourceWithEverything(t, brokers, nil)
 	want := committedRecords(t, dir, topic)
 	target := topic + "-r"
-	a := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) { o.Until = "500" })
-	b := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) {
+	a := restoreOnce(t, brokers, dir, topic, target, func(o *Options) { o.Until = "500" })
+	b := restoreOnce(t, brokers, dir, topic, target, func(o *Options) {
 		o.Until = time.UnixMilli(1_700_000_003_000 + 2000).UTC().Format(time.RFC3339Nano)
 	})
 	c := restoreOnce(t, brokers, dir, topic, target)
@@ -295,13 +306,13 @@ func TestRestoreResumesByRange(t *testing.T) {
 // TestRestoreRefusesSmallerTarget: a target with fewer partitions than the
 // source is refused before anything is produced.
 func TestRestoreRefusesSmallerTarget(t *testing.T) {
-	if !realBroker() {
+	if !dumptest.Real() {
 		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS)")
 	}
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	topic, dir := sourceWithEverything(t, brokers, nil)
-	small := newTopic(t, brokers, 2, nil)
-	_, err := Restore(context.Background(), RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: dir, Topic: topic, ToTopic: small})
+	small := dumptest.NewTopic(t, brokers, 2, nil)
+	_, err := Run(context.Background(), Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topic: topic, ToTopic: small})
 	var te *TargetError
 	if !errors.Is(err, ErrTarget) || !errors.As(err, &te) || te.Has != 2 || te.Needs != 3 {
 		t.Fatalf("restore into 2 partitions: %v", err)
@@ -326,13 +337,13 @@ func TestRestoreRefusesSmallerTarget(t *testing.T) {
 // TestRestoreDryRun says what a restore would produce, creates nothing and
 // produces nothing.
 func TestRestoreDryRun(t *testing.T) {
-	if !realBroker() {
+	if !dumptest.Real() {
 		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS)")
 	}
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	topic, dir := sourceWithEverything(t, brokers, nil)
 	target := topic + "-dry"
-	s := restoreOnce(t, brokers, dir, topic, target, func(o *RestoreOptions) { o.DryRun = true })
+	s := restoreOnce(t, brokers, dir, topic, target, func(o *Options) { o.DryRun = true })
 	per := map[int32]int64{}
 	for _, p := range s.Partitions {
 		per[p.Partition] = p.Records
@@ -359,14 +370,14 @@ func TestRestoreDryRun(t *testing.T) {
 // stops its partition there, as a read_committed consumer would; once a
 // later dump has its marker, the next restore goes on from there.
 func TestRestoreStopsAtOpenTransaction(t *testing.T) {
-	if !realBroker() {
+	if !dumptest.Real() {
 		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS)")
 	}
-	brokers := testCluster(t)
-	topic := newTopic(t, brokers, 1, nil)
-	p := producer(t, brokers)
-	produce(t, p, &kgo.Record{Topic: topic, Value: []byte("before")})
-	tx := producer(t, brokers, kgo.TransactionalID(t.Name()+fmt.Sprint(time.Now().UnixNano())))
+	brokers := dumptest.Brokers(t)
+	topic := dumptest.NewTopic(t, brokers, 1, nil)
+	p := dumptest.Producer(t, brokers)
+	dumptest.Produce(t, p, &kgo.Record{Topic: topic, Value: []byte("before")})
+	tx := dumptest.Producer(t, brokers, kgo.TransactionalID(t.Name()+fmt.Sprint(time.Now().UnixNano())))
 	ctx := context.Background()
 	if err := tx.BeginTransaction(); err != nil {
 		t.Fatal(err)
@@ -374,7 +385,7 @@ func TestRestoreStopsAtOpenTransaction(t *testing.T) {
 	if err := tx.ProduceSync(ctx, &kgo.Record{Topic: topic, Value: []byte("in txn")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	produce(t, p, &kgo.Record{Topic: topic, Value: []byte("after")})
+	dumptest.Produce(t, p, &kgo.Record{Topic: topic, Value: []byte("after")})
 	dir := t.TempDir()
 	dumpOnce(t, brokers, dir, topic)
 	target := topic + "-r"
@@ -387,7 +398,7 @@ func TestRestoreStopsAtOpenTransaction(t *testing.T) {
 	}
 	// EndTxn answers once the commit is prepared; the coordinator writes
 	// the marker after: wait for it, or the dump may still see it open.
-	waitStable(t, brokers, topic)
+	dumptest.WaitStable(t, brokers, topic)
 	dumpOnce(t, brokers, dir, topic)
 	s = restoreOnce(t, brokers, dir, topic, target)
 	if s.Records != 2 || s.Partitions[0].OpenAt != -1 {
@@ -404,20 +415,20 @@ func TestRestoreStopsAtOpenTransaction(t *testing.T) {
 // progress: their records end aborted, their progress never counts, every
 // record is in the target once, and the old producers are fenced.
 func TestRestoreFencesEveryProducer(t *testing.T) {
-	if !realBroker() {
+	if !dumptest.Real() {
 		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS): transactions")
 	}
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	topic, dir := sourceWithEverything(t, brokers, nil)
 	want := committedRecords(t, dir, topic)
 	target := topic + "-restored"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	conn := Conn{Brokers: brokers}
-	if err := CreateTopic(ctx, conn, target, 3, nil); err != nil {
+	conn := kafkaconn.Conn{Brokers: brokers}
+	if err := dump.CreateTopic(ctx, conn, target, 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	cl, adm, err := connect(ctx, conn)
+	cl, adm, err := kafkaconn.Connect(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +445,7 @@ func TestRestoreFencesEveryProducer(t *testing.T) {
 	for part := range int32(3) {
 		zero.Add(kadm.Offset{Topic: target, Partition: part, At: 0, LeaderEpoch: -1, Metadata: progressMeta(topic, tg.id)})
 	}
-	r, err := adm.CommitOffsets(ctx, RestoreID(target), zero)
+	r, err := adm.CommitOffsets(ctx, ID(target), zero)
 	if err == nil {
 		err = r.Error()
 	}
@@ -442,8 +453,8 @@ func TestRestoreFencesEveryProducer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stale []*kgo.Client
-	for i := range restoreProducers {
-		p := producer(t, brokers, kgo.TransactionalID(RestoreTxnID(target, i)))
+	for i := range producerCount {
+		p := dumptest.Producer(t, brokers, kgo.TransactionalID(TxnID(target, i)))
 		if err := p.BeginTransaction(); err != nil {
 			t.Fatal(err)
 		}
@@ -452,7 +463,7 @@ func TestRestoreFencesEveryProducer(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		skip := &txnProducer{cl: p, txnID: RestoreTxnID(target, i), opts: RestoreOptions{Topic: topic, ToTopic: target}, t: tg,
+		skip := &txnProducer{cl: p, txnID: TxnID(target, i), opts: Options{Topic: topic, ToTopic: target}, t: tg,
 			next: map[int32]int64{0: 1 << 40, 1: 1 << 40, 2: 1 << 40}}
 		if err := skip.commitProgress(ctx); err != nil {
 			t.Fatal(err)
@@ -479,23 +490,23 @@ func TestRestoreFencesEveryProducer(t *testing.T) {
 			t.Errorf("aborted record %q at %d is not a stale one", r.Value, r.Offset)
 		}
 	}
-	if len(aborted) != 3*restoreProducers {
-		t.Errorf("%d aborted records in the target, want the %d the stale transactions held", len(aborted), 3*restoreProducers)
+	if len(aborted) != 3*producerCount {
+		t.Errorf("%d aborted records in the target, want the %d the stale transactions held", len(aborted), 3*producerCount)
 	}
 	for i, p := range stale {
 		if err := p.EndTransaction(ctx, kgo.TryCommit); err == nil {
-			t.Errorf("stale producer %s committed after the restore: it was not fenced", RestoreTxnID(target, i))
+			t.Errorf("stale producer %s committed after the restore: it was not fenced", TxnID(target, i))
 		}
 	}
-	t.Logf("%d records restored once after fencing %d open transactions (%d stale records aborted)", n, restoreProducers, len(aborted))
+	t.Logf("%d records restored once after fencing %d open transactions (%d stale records aborted)", n, producerCount, len(aborted))
 }
 
 func TestShareOut(t *testing.T) {
-	mk := func(ws ...int64) ([]*restorePlan, map[*restorePlan]int64) {
-		var pls []*restorePlan
-		w := map[*restorePlan]int64{}
+	mk := func(ws ...int64) ([]*plan, map[*plan]int64) {
+		var pls []*plan
+		w := map[*plan]int64{}
 		for i, x := range ws {
-			pl := &restorePlan{m: &catalog.Manifest{Partition: int32(i)}}
+			pl := &plan{m: &catalog.Manifest{Partition: int32(i)}}
 			pls = append(pls, pl)
 			w[pl] = x
 		}
@@ -513,7 +524,7 @@ func TestShareOut(t *testing.T) {
 		{[]int64{3, 3, 2, 2, 2}, 2, [][]int32{{0, 2, 4}, {1, 3}}},
 	} {
 		pls, w := mk(tc.weights...)
-		shares := shareOut(pls, tc.n, func(pl *restorePlan) int64 { return w[pl] })
+		shares := shareOut(pls, tc.n, func(pl *plan) int64 { return w[pl] })
 		var got [][]int32
 		for _, sh := range shares {
 			var ps []int32
@@ -551,10 +562,10 @@ func (h *holdAfterCommit) Warn(string)                 {}
 // the second restores what the first had not, and the target holds every
 // record once.
 func TestRestoreSecondRunFencesFirst(t *testing.T) {
-	if !realBroker() {
+	if !dumptest.Real() {
 		t.Skip("needs a real broker (TOPICSNAP_TEST_BROKERS): transactions")
 	}
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	topic, dir := sourceWithEverything(t, brokers, nil)
 	want := committedRecords(t, dir, topic)
 	target := topic + "-restored"
@@ -563,7 +574,7 @@ func TestRestoreSecondRunFencesFirst(t *testing.T) {
 	defer cancel()
 	firstErr := make(chan error, 1)
 	go func() {
-		_, err := Restore(ctx, RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: dir, Topic: topic, ToTopic: target, TxnRecords: 200, Progress: hold})
+		_, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topic: topic, ToTopic: target, TxnRecords: 200, Progress: hold})
 		firstErr <- err
 	}()
 	select {
@@ -589,7 +600,7 @@ func TestRestoreSecondRunFencesFirst(t *testing.T) {
 func abortedRecords(t *testing.T, dir, topic string) []catalog.Row {
 	t.Helper()
 	var out []catalog.Row
-	for _, rows := range readAllRows(t, dir, topic) {
+	for _, rows := range dumptest.ReadAllRows(t, dir, topic) {
 		for _, r := range rows {
 			if !r.Control && r.TxnState != nil && *r.TxnState == "aborted" {
 				out = append(out, r)

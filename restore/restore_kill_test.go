@@ -1,4 +1,4 @@
-package dump
+package restore
 
 import (
 	"bufio"
@@ -16,6 +16,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // TestHelperRestorer is not a test: it is the restore process that
@@ -25,8 +28,8 @@ func TestHelperRestorer(t *testing.T) {
 		t.Skip("helper process for TestRestoreKillNineExactlyOnce")
 	}
 	txnRecords, _ := strconv.Atoi(os.Getenv("TOPICSNAP_HELPER_TXN_RECORDS"))
-	_, err := Restore(context.Background(), RestoreOptions{
-		Conn: Conn{Brokers: strings.Split(os.Getenv("TOPICSNAP_HELPER_BROKERS"), ",")},
+	_, err := Run(context.Background(), Options{
+		Conn: kafkaconn.Conn{Brokers: strings.Split(os.Getenv("TOPICSNAP_HELPER_BROKERS"), ",")},
 		Dir:  os.Getenv("TOPICSNAP_HELPER_DIR"), Topic: os.Getenv("TOPICSNAP_HELPER_TOPIC"),
 		ToTopic: os.Getenv("TOPICSNAP_HELPER_TO_TOPIC"), TxnRecords: txnRecords,
 		Progress: commitLines{},
@@ -53,17 +56,17 @@ func (commitLines) Warn(string)                                  {}
 // order, byte for byte. `make test` restores 100k records; `make faults`
 // 500k (TOPICSNAP_TEST_RESTORE_KILL_RECORDS=500000).
 func TestRestoreKillNineExactlyOnce(t *testing.T) {
-	if testing.Short() || !realBroker() {
+	if testing.Short() || !dumptest.Real() {
 		t.Skip("kills a restore ten times; needs a real broker (TOPICSNAP_TEST_BROKERS)")
 	}
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	total := 100_000
 	if n, err := strconv.Atoi(os.Getenv("TOPICSNAP_TEST_RESTORE_KILL_RECORDS")); err == nil && n > 0 {
 		total = n
 	}
 	keep := "-1"
-	topic := newTopic(t, brokers, 3, map[string]*string{"retention.ms": &keep})
-	p := producer(t, brokers)
+	topic := dumptest.NewTopic(t, brokers, 3, map[string]*string{"retention.ms": &keep})
+	p := dumptest.Producer(t, brokers)
 	for from := 0; from < total; from += 50_000 {
 		var recs []*kgo.Record
 		for i := from; i < min(total, from+50_000); i++ {
@@ -79,17 +82,17 @@ func TestRestoreKillNineExactlyOnce(t *testing.T) {
 			}
 			recs = append(recs, r)
 		}
-		produce(t, p, recs...)
+		dumptest.Produce(t, p, recs...)
 		// A committed and an aborted transaction in every 50k.
 		txnProduce(t, brokers, true, &kgo.Record{Topic: topic, Partition: 0, Value: []byte("committed")}, &kgo.Record{Topic: topic, Partition: 2, Value: []byte("committed")})
 		txnProduce(t, brokers, false, &kgo.Record{Topic: topic, Partition: 1, Value: []byte("aborted")})
 	}
-	waitStable(t, brokers, topic)
+	dumptest.WaitStable(t, brokers, topic)
 	dir := t.TempDir()
 	// Files of total/300 rows: a transaction commits only once the files
 	// it holds records of are read to their ends (restore's fileGate), so
 	// small files keep the commit points many.
-	dumpOnce(t, brokers, dir, topic, func(o *Options) { o.FileRows = max(total/300, 100) })
+	dumpOnce(t, brokers, dir, topic, func(o *dump.Options) { o.FileRows = max(total/300, 100) })
 	want := committedRecords(t, dir, topic)
 	target := topic + "-restored"
 

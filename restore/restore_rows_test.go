@@ -1,4 +1,4 @@
-package dump
+package restore
 
 import (
 	"context"
@@ -16,6 +16,9 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/catalog/catalogtest"
+	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // tamperedFolder is a snapshot folder made by code: partition 0 one file
@@ -47,7 +50,7 @@ func tamperedFolder(t *testing.T, topic string, change func(rs []catalog.Row, i 
 func keepForever(t *testing.T, brokers []string, target string, n int32) {
 	t.Helper()
 	keep := "-1"
-	if err := CreateTopic(t.Context(), Conn{Brokers: brokers}, target, n, map[string]*string{"retention.ms": &keep}); err != nil {
+	if err := dump.CreateTopic(t.Context(), kafkaconn.Conn{Brokers: brokers}, target, n, map[string]*string{"retention.ms": &keep}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -73,7 +76,7 @@ func targetState(t *testing.T, brokers []string, target string) (values map[int3
 	progress = map[int32]int64{}
 	var offs kadm.OffsetResponses
 	for {
-		offs, err = kadm.NewClient(cl).FetchOffsets(kadm.RequireStable(ctx), RestoreID(target))
+		offs, err = kadm.NewClient(cl).FetchOffsets(kadm.RequireStable(ctx), ID(target))
 		if err == nil {
 			err = offs.Error()
 		}
@@ -119,7 +122,7 @@ func inOrderOnce(t *testing.T, p int32, values []string) {
 // restore goes on from the progress and the target holds every record
 // once, in order. A dry run refuses the file too.
 func TestRestoreRefusesTamperedRows(t *testing.T) {
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	for _, tc := range []struct {
 		name   string
 		change func(rs []catalog.Row, i int) []catalog.Row
@@ -138,18 +141,18 @@ func TestRestoreRefusesTamperedRows(t *testing.T) {
 			tp1 := catalog.TopicPartition{Topic: topic, Partition: 1}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			opts := RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: target, TxnRecords: 100}
+			opts := Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: target, TxnRecords: 100}
 			keepForever(t, brokers, target, 2)
 
 			dry := opts
 			dry.DryRun = true
-			_, err := Restore(ctx, dry)
+			_, err := Run(ctx, dry)
 			var re *catalog.RowError
 			if !errors.As(err, &re) || re.Path != catalog.RelFilePath(tp1, bad.Name) {
 				t.Fatalf("dry run: %v, want a *catalog.RowError naming %s", err, catalog.RelFilePath(tp1, bad.Name))
 			}
 
-			_, err = Restore(ctx, opts)
+			_, err = Run(ctx, opts)
 			re = nil
 			if !errors.Is(err, catalog.ErrBadRows) || !errors.As(err, &re) || re.Path != catalog.RelFilePath(tp1, bad.Name) || tc.row && re.Row < 4096 || !tc.row && re.Row != -1 {
 				t.Fatalf("restore: %v, want a *catalog.RowError naming %s past its first two batches", err, catalog.RelFilePath(tp1, bad.Name))
@@ -167,7 +170,7 @@ func TestRestoreRefusesTamperedRows(t *testing.T) {
 			}
 
 			catalogtest.Rewrite(t, d, tp1, bad.Name, func([]catalog.Row) []catalog.Row { return catalogtest.Rows(1, 3000, 5000) })
-			s, err := Restore(ctx, opts)
+			s, err := Run(ctx, opts)
 			if err != nil {
 				t.Fatalf("restore of the mended folder: %v", err)
 			}
@@ -187,7 +190,7 @@ func TestRestoreRefusesTamperedRows(t *testing.T) {
 // files still runs to its end in many transactions, and the target holds
 // every record once, in order, with the progress at each partition's end.
 func TestRestoreCommitsWholeFiles(t *testing.T) {
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	topic := fmt.Sprintf("whole-files-%d", time.Now().UnixNano())
 	files := map[int32][][]catalog.Row{}
 	const parts, perPart, rows = 2*maxOpenFiles + 3, 6, 50
@@ -201,7 +204,7 @@ func TestRestoreCommitsWholeFiles(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	keepForever(t, brokers, target, parts)
-	s, err := Restore(ctx, RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: target, TxnRecords: 30, TxnInterval: 5 * time.Millisecond})
+	s, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: target, TxnRecords: 30, TxnInterval: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +328,7 @@ func TestFileGate(t *testing.T) {
 // catalog.ErrBadDataFile naming the file, before any file is read (it
 // never hangs on a FIFO) and before the target is created.
 func TestRestoreRefusesWhatIsNotAFile(t *testing.T) {
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	for _, tc := range []struct {
 		name    string
 		replace func(t *testing.T, path string)
@@ -350,7 +353,7 @@ func TestRestoreRefusesWhatIsNotAFile(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			for _, dry := range []bool{true, false} {
-				_, err := Restore(ctx, RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: topic + "-restored", DryRun: dry})
+				_, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: topic + "-restored", DryRun: dry})
 				if !errors.Is(err, catalog.ErrBadDataFile) || !strings.Contains(err.Error(), catalog.RelFilePath(tp1, bad.Name)) || !strings.Contains(err.Error(), tc.text) {
 					t.Fatalf("restore (dry run %v): %v, want ErrBadDataFile naming %s: %q", dry, err, catalog.RelFilePath(tp1, bad.Name), tc.text)
 				}
@@ -376,7 +379,7 @@ func TestRestoreRefusesWhatIsNotAFile(t *testing.T) {
 // its manifest's row count: a row taken out of it (its size made to
 // match) fails a dry run and a restore with a *catalog.RowError.
 func TestRestoreCountsTheLastFile(t *testing.T) {
-	brokers := testCluster(t)
+	brokers := dumptest.Brokers(t)
 	topic := fmt.Sprintf("last-file-%d", time.Now().UnixNano())
 	d, _ := tamperedFolder(t, topic, nil)
 	tp1 := catalog.TopicPartition{Topic: topic, Partition: 1}
@@ -385,7 +388,7 @@ func TestRestoreCountsTheLastFile(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, dry := range []bool{true, false} {
-		_, err := Restore(ctx, RestoreOptions{Conn: Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: topic + "-restored", DryRun: dry})
+		_, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: d.Path, Topic: topic, ToTopic: topic + "-restored", DryRun: dry})
 		var re *catalog.RowError
 		if !errors.As(err, &re) || re.Path != catalog.RelFilePath(tp1, last) || !strings.Contains(re.Detail, "99 rows, its manifest says 100") {
 			t.Fatalf("restore (dry run %v): %v, want a *catalog.RowError counting the rows of %s", dry, err, last)

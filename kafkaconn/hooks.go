@@ -1,4 +1,4 @@
-package dump
+package kafkaconn
 
 import (
 	"context"
@@ -11,9 +11,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// waitHook tells the user, at most every few seconds, what the client is
-// waiting for when a broker cannot be reached: kgo retries with backoff on
-// its own, and silence would look like a hang.
+// WaitHook is the client option that tells p, at most every few seconds,
+// what the client is waiting for when a broker cannot be reached: kgo
+// retries with backoff on its own, and silence would look like a hang. A
+// nil p is told nothing.
+func WaitHook(p Progress) kgo.Opt {
+	return kgo.WithHooks(&waitHook{p: p})
+}
+
+// waitHook is WaitHook's hook.
 type waitHook struct {
 	p    Progress
 	mu   sync.Mutex
@@ -24,7 +30,7 @@ var _ kgo.HookBrokerConnect = (*waitHook)(nil)
 
 func (h *waitHook) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
 	if err == nil || h.p == nil || errors.Is(err, kgo.ErrClientClosed) || errors.Is(err, context.Canceled) {
-		return // nothing to wait for: the dump is over
+		return // nothing to wait for: the run is over
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -1,4 +1,4 @@
-package dump
+package kafkaconn
 
 import (
 	"crypto/tls"
@@ -143,11 +143,11 @@ func parseProperties(path, text string) (map[string]string, error) {
 	var fixes []string
 	for _, k := range p.Keys() {
 		v, _ := p.Get(k)
-		if contains(knownKeys, k) || contains(registryKeys, k) {
+		if slices.Contains(knownKeys, k) || slices.Contains(registryKeys, k) {
 			out[k] = strings.TrimSpace(v)
 			continue
 		}
-		if contains(ignoredKeys, k) {
+		if slices.Contains(ignoredKeys, k) {
 			continue
 		}
 		msg := fmt.Sprintf("unknown key %q", k)
@@ -157,7 +157,7 @@ func parseProperties(path, text string) (map[string]string, error) {
 			if strings.HasPrefix(k, "ssl.truststore.") {
 				fix = fixTrustStore
 			}
-			if !contains(fixes, fix) {
+			if !slices.Contains(fixes, fix) {
 				fixes = append(fixes, fix)
 			}
 			continue
@@ -173,15 +173,6 @@ func parseProperties(path, text string) (map[string]string, error) {
 		return nil, &ConfigError{Path: path, Problems: bad, Fix: strings.Join(fixes, "; ")}
 	}
 	return out, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 var jaasRE = regexp.MustCompile(`(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"`)
@@ -253,8 +244,8 @@ func resolveProps(c Conn, props map[string]string) (*settings, error) {
 	return s, nil
 }
 
-// principal is who the broker will take the client for, as ACLs name it.
-func principal(c Conn) string {
+// Principal is who the broker will take the client for, as ACLs name it.
+func Principal(c Conn) string {
 	s, err := resolve(c)
 	switch {
 	case err != nil:

@@ -1,7 +1,8 @@
-package dump
+package kafkaconn
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,7 +27,7 @@ func FuzzProperties(f *testing.F) {
 			return
 		}
 		for k := range m {
-			if !contains(knownKeys, k) {
+			if !slices.Contains(knownKeys, k) {
 				t.Fatalf("unknown key %q accepted", k)
 			}
 		}

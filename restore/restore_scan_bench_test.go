@@ -1,4 +1,4 @@
-package dump
+package restore
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func BenchmarkScanPlan(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		pl := &restorePlan{m: m, part: &RestorePartition{Partition: 0, From: 0, Until: m.NextOffset, OpenAt: -1}}
+		pl := &plan{m: m, part: &Partition{Partition: 0, From: 0, Until: m.NextOffset, OpenAt: -1}}
 		var n int
 		err := scanPlan(context.Background(), d, pl, "bench", nil, func(recs []*kgo.Record, _ int64, _ bool, _ int64) error {
 			n += len(recs)

@@ -1,8 +1,10 @@
-package dump
+package restore
 
 import (
 	"context"
 	"fmt"
+	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"os"
 	"strings"
 	"testing"
@@ -22,28 +24,28 @@ func BenchmarkRestore(b *testing.B) {
 	brokers := strings.Split(bs, ",")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	conn := Conn{Brokers: brokers}
+	conn := kafkaconn.Conn{Brokers: brokers}
 	src := fmt.Sprintf("bench-rsrc-%d", time.Now().UnixNano())
-	if err := CreateTopic(ctx, conn, src, 6, nil); err != nil {
+	if err := dump.CreateTopic(ctx, conn, src, 6, nil); err != nil {
 		b.Fatal(err)
 	}
 	const n = 200_000
-	recs := make([]Record, n)
+	recs := make([]dump.Record, n)
 	pad := strings.Repeat("x", 120)
 	for i := range recs {
-		recs[i] = Record{Topic: src, Partition: int32(i % 6), Key: []byte(fmt.Sprintf("user-%06d", i%5000)),
+		recs[i] = dump.Record{Topic: src, Partition: int32(i % 6), Key: []byte(fmt.Sprintf("user-%06d", i%5000)),
 			Value: []byte(fmt.Sprintf(`{"event_id":"e%09d","n":%d,"pad":"%s"}`, i, i, pad))}
 	}
-	if err := Produce(ctx, conn, recs); err != nil {
+	if err := dump.Produce(ctx, conn, recs); err != nil {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
-	if _, err := Run(ctx, Options{Conn: conn, Dir: dir, Topics: []string{src}}); err != nil {
+	if _, err := dump.Run(ctx, dump.Options{Conn: conn, Dir: dir, Topics: []string{src}}); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := Restore(ctx, RestoreOptions{Conn: conn, Dir: dir, Topic: src, ToTopic: fmt.Sprintf("%s-to-%d", src, i)})
+		s, err := Run(ctx, Options{Conn: conn, Dir: dir, Topic: src, ToTopic: fmt.Sprintf("%s-to-%d", src, i)})
 		if err != nil {
 			b.Fatal(err)
 		}

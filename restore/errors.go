@@ -1,0 +1,92 @@
+package restore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/topicsnap/topicsnap/internal/exit"
+	"github.com/topicsnap/topicsnap/internal/shell"
+	"github.com/topicsnap/topicsnap/kafkaconn"
+)
+
+// Errors of a restore a caller can tell apart with errors.Is.
+var (
+	// ErrNotInCatalog is a topic the snapshot folder holds no data of.
+	ErrNotInCatalog = exit.New(exit.UnknownTopic, "topic not in the snapshot folder", "topicsnap ls --dir DIR (lists the topics the snapshot folder holds)")
+	// ErrTarget is a target topic a restore will not write: fewer
+	// partitions than the source had, or progress of another source.
+	ErrTarget = exit.New(exit.Target, "target topic refused", "restore into another topic with --to-topic")
+	// ErrFenced is a restore another restore into the same target took
+	// over (its transactional id fenced this one).
+	ErrFenced = exit.New(exit.Locked, "fenced by another restore into the same topic",
+		"another restore into the same topic took over; let it finish, or run this one again to take over (it resumes from the committed progress)")
+)
+
+// TargetError is a target topic with fewer partitions than the source:
+// records could not go to their own partition numbers, so nothing is
+// produced. errors.Is(err, ErrTarget) holds.
+type TargetError struct {
+	Target string
+	Has    int // partitions the target has
+	Needs  int // partitions the source had
+}
+
+func (e *TargetError) Error() string {
+	return fmt.Sprintf("%v: topic %s has %d partitions, the source had %d, so records could not keep their partition numbers; nothing was produced",
+		ErrTarget, e.Target, e.Has, e.Needs)
+}
+
+func (e *TargetError) Unwrap() error { return ErrTarget }
+
+// ExitCode is exit.Target.
+func (e *TargetError) ExitCode() exit.Code { return exit.Target }
+
+// Hint is the two ways to a target that keeps partition numbers.
+func (e *TargetError) Hint() string {
+	return fmt.Sprintf("restore into a new topic with --to-topic (it is created with the source's partition count), or add partitions to the target: kafka-topics.sh --bootstrap-server HOST:PORT --alter --topic %s --partitions %d",
+		shell.Quote(e.Target), e.Needs)
+}
+
+// restoreErr names what failed: a fence by another restore, an
+// authorization, or the broker's error.
+func restoreErr(ctx context.Context, what, who, topic, txnID string, err error) error {
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return ctx.Err()
+	}
+	if errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) {
+		return fmt.Errorf("%s: %w: another topicsnap restore into %s started and took over its transactional id %s: %v", what, ErrFenced, topic, txnID, err)
+	}
+	if errors.Is(err, kerr.TransactionalIDAuthorizationFailed) {
+		ids := strings.Join(TxnIDs(topic), " and ")
+		return denied(who, fmt.Sprintf("use transactional id %q", txnID), topic,
+			"WRITE (and WRITE and DESCRIBE on transactional ids "+ids+" or the prefix "+ID(topic)+", READ on group "+ID(topic)+")", err)
+	}
+	if ae := deniedErr(who, what+" to topic "+strconv.Quote(topic), topic, "WRITE and DESCRIBE", err); ae != nil {
+		return ae
+	}
+	return fmt.Errorf("%s: %w", what, kafkaconn.Classify(err))
+}
+
+// deniedErr turns an authorization failure into an AuthzError; nil if err
+// is not one.
+func deniedErr(who, action, topic, ops string, err error) error {
+	if !kafkaconn.IsAuthz(err) {
+		return nil
+	}
+	return denied(who, action, topic, ops, err)
+}
+
+// denied is a restore's AuthzError: who was refused what, and as its hint
+// the grants a restore needs (a producer's, on its transactional ids and
+// its progress group).
+func denied(who, action, topic, ops string, err error) *kafkaconn.AuthzError {
+	return &kafkaconn.AuthzError{Principal: who, Action: action, Topic: topic, Ops: ops, Err: err,
+		Grant: fmt.Sprintf("ask the cluster's operator for %[3]s on topic %[2]s for %[1]s (CREATE too when the topic does not exist), "+
+			"WRITE and DESCRIBE on transactional ids %[4]s (or the prefix %[5]s) and READ on group %[5]s",
+			who, topic, ops, strings.Join(TxnIDs(topic), " and "), ID(topic))}
+}

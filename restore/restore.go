@@ -1,0 +1,198 @@
+package restore
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/exit"
+	"github.com/topicsnap/topicsnap/kafkaconn"
+)
+
+// Run produces the committed data records of opts.Topic in opts.Dir
+// into opts.ToTopic, each to its own partition number, exactly once: a
+// transactional producer commits, with each batch of records, the next
+// source offset of every partition as the offsets of the consumer group
+// ID(target) on the target, in the same transaction. A run killed
+// at any instant leaves its last transaction open; the next run's producer
+// (the same transactional id) fences it, the broker aborts it, and the run
+// continues after the committed progress.
+func Run(ctx context.Context, opts Options) (Summary, error) {
+	start := time.Now()
+	if opts.ToTopic == "" {
+		opts.ToTopic = opts.Topic
+	}
+	if opts.TxnRecords <= 0 {
+		opts.TxnRecords = 500_000
+	}
+	if opts.TxnInterval <= 0 {
+		opts.TxnInterval = time.Second
+	}
+	sum := Summary{Source: opts.Topic, Target: opts.ToTopic, DryRun: opts.DryRun}
+	if opts.Topic == "" {
+		return sum, exit.Errorf(kafkaconn.ErrBadOption, "name the topic to restore with --topic")
+	}
+	if !catalog.ValidTopicName(opts.ToTopic) {
+		return sum, exit.Errorf(kafkaconn.ErrBadOption, "--to-topic %q is not a valid topic name", opts.ToTopic)
+	}
+	codec, err := restoreCodec(opts.Compression)
+	if err != nil {
+		return sum, err
+	}
+	parts, err := kafkaconn.ParsePartitions(opts.Partitions)
+	if err != nil {
+		return sum, err
+	}
+	from, until, err := restorePositions(opts.From, opts.Until)
+	if err != nil {
+		return sum, err
+	}
+	dir, err := catalog.Open(opts.Dir)
+	if err != nil {
+		return sum, err
+	}
+	src, err := readSource(dir, opts.Topic)
+	if err != nil {
+		return sum, err
+	}
+	var plans []*plan
+	for _, m := range src.manifests {
+		if parts == nil || parts[m.Partition] {
+			plans = append(plans, &plan{m: m, part: &Partition{Partition: m.Partition, OpenAt: -1}})
+		}
+	}
+	if err := checkRestorePartitions(opts, parts, src); err != nil {
+		return sum, err
+	}
+	for _, pl := range plans {
+		// A FIFO or a device in a data file's place would hang its
+		// reader: refused before anything is created or produced.
+		for _, f := range pl.m.Files {
+			if err := dir.CheckDataFileKind(pl.m.TP(), f.Name); err != nil {
+				return sum, err // names the file
+			}
+		}
+	}
+
+	cl, adm, err := kafkaconn.Connect(ctx, opts.Conn)
+	if err != nil {
+		return sum, err
+	}
+	defer cl.Close()
+	who := kafkaconn.Principal(opts.Conn)
+	target, err := describeTarget(ctx, adm, opts.ToTopic, who)
+	if err != nil {
+		return sum, err
+	}
+	if target.exists && target.partitions < src.partitions {
+		return sum, &TargetError{Target: opts.ToTopic, Has: target.partitions, Needs: src.partitions}
+	}
+	warn := func(msg string) {
+		if opts.Progress != nil {
+			opts.Progress.Warn(msg)
+		}
+	}
+	configs, rf, how := createPlan(src, target.brokers, warn)
+	if target.exists {
+		if target.logAppendTime {
+			warn(fmt.Sprintf("topic %s has message.timestamp.type=LogAppendTime: the broker stamps restored records with its own time instead of the snapshot's", opts.ToTopic))
+		}
+	} else {
+		sum.Created, sum.CreatePlan = true, fmt.Sprintf("%d partitions, %s", src.partitions, how)
+		if !opts.DryRun {
+			r, err := adm.CreateTopic(ctx, int32(src.partitions), int16(rf), configs, opts.ToTopic)
+			if err == nil {
+				err = r.Err
+			}
+			if ae := deniedErr(who, fmt.Sprintf("create topic %q", opts.ToTopic), opts.ToTopic, "CREATE", err); ae != nil {
+				return sum, ae
+			}
+			if err != nil {
+				return sum, fmt.Errorf("create topic %s: %w", opts.ToTopic, kafkaconn.Classify(err))
+			}
+			// The client's metadata of the topic may be older than the
+			// topic: the response says what was created.
+			target.exists, target.partitions, target.id = true, src.partitions, r.ID
+		}
+	}
+
+	var producers []*kgo.Client
+	if !opts.DryRun {
+		// The transactional ids are the target's: the first request of
+		// each producer fences every earlier one of its id, and the broker
+		// aborts (or, if it was deciding to commit, completes) the
+		// transaction a killed run left open, before the progress below
+		// is read. Every run starts all producerCount of them, whatever
+		// partitions it restores, so no earlier run's transaction stays
+		// open behind this one.
+		for i := range producerCount {
+			cl, err := kafkaconn.NewClient(opts.Conn,
+				kgo.TransactionalID(TxnID(opts.ToTopic, i)),
+				kgo.TransactionTimeout(60*time.Second),
+				kgo.RecordPartitioner(kgo.ManualPartitioner()),
+				codec,
+				kgo.ProducerLinger(5*time.Millisecond),
+				kgo.MaxBufferedRecords(64*1024),
+				kgo.MaxBufferedBytes(32<<20),
+				kafkaconn.WaitHook(opts.Progress),
+			)
+			if err != nil {
+				return sum, err
+			}
+			defer cl.Close()
+			producers = append(producers, cl)
+		}
+		for i, cl := range producers {
+			if _, _, err := cl.ProducerID(ctx); err != nil {
+				return sum, restoreErr(ctx, "start the transactional producer", who, opts.ToTopic, TxnID(opts.ToTopic, i), err)
+			}
+		}
+	}
+	progress := map[int32]int64{}
+	if target.exists {
+		if progress, err = readProgress(ctx, adm, opts, target, !opts.DryRun, warn); err != nil {
+			return sum, err
+		}
+	}
+	for _, pl := range plans {
+		if err := planRestore(ctx, dir, pl, from, until, progress); err != nil {
+			return sum, err
+		}
+	}
+	if opts.DryRun {
+		for _, pl := range plans {
+			err := scanPlan(ctx, dir, pl, opts.ToTopic, nil, func([]*kgo.Record, int64, bool, int64) error { return nil })
+			if err != nil {
+				return sum, err
+			}
+		}
+	} else {
+		if err := produceAll(ctx, dir, producers, opts, target, plans, &sum); err != nil {
+			sum.Elapsed = time.Since(start)
+			return sum, err
+		}
+		for _, pl := range plans {
+			if opts.Progress != nil {
+				opts.Progress.Done(catalog.TopicPartition{Topic: opts.ToTopic, Partition: pl.m.Partition})
+			}
+		}
+	}
+	for _, pl := range plans {
+		p := pl.part
+		sum.Partitions = append(sum.Partitions, *p)
+		if opts.DryRun {
+			sum.Records += p.Records
+			sum.Bytes += p.Bytes
+		}
+		sum.Markers += p.Markers
+		sum.Aborted += p.Aborted
+		if p.OpenAt >= 0 {
+			warn(fmt.Sprintf("%s/%d stops at source offset %d: its transaction was still open at the last snapshot; dump the topic again, then restore again to continue", opts.Topic, p.Partition, p.OpenAt))
+		}
+	}
+	sum.Elapsed = time.Since(start)
+	return sum, nil
+}

@@ -1,0 +1,200 @@
+package restore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/suggest"
+)
+
+// source is what the snapshot folder knows of the topic to restore.
+type source struct {
+	manifests  []*catalog.Manifest
+	partitions int // partition count at the newest cut
+	snap       *catalog.ClusterSnapshot
+}
+
+func readSource(dir *catalog.Dir, topic string) (*source, error) {
+	tm, err := dir.ReadTopic(topic)
+	if err != nil {
+		return nil, err
+	}
+	if err := tm.Err(); err != nil {
+		return nil, err
+	}
+	if len(tm.Manifests) == 0 {
+		msg := fmt.Sprintf("%s holds no snapshot of topic %q", dir.Path, topic)
+		if names, _ := dir.Topics(); len(names) > 0 {
+			if c := suggest.Closest(topic, names); c != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", c)
+			} else {
+				msg += fmt.Sprintf(" (it holds %s)", strings.Join(names, ", "))
+			}
+		}
+		return nil, fmt.Errorf("%w: %s", ErrNotInCatalog, msg)
+	}
+	s := &source{manifests: tm.Manifests}
+	snaps, err := dir.ClusterSnapshots()
+	if err != nil {
+		return nil, err
+	}
+	for _, cs := range snaps { // oldest first: the last one wins
+		if cs.Topic == topic {
+			s.snap = cs
+		}
+	}
+	for _, m := range tm.Manifests {
+		s.partitions = max(s.partitions, int(m.Partition)+1)
+	}
+	if s.snap != nil {
+		s.partitions = max(s.partitions, s.snap.PartitionCount)
+	}
+	return s, nil
+}
+
+// offsetAtTime is, as Kafka's offsets-for-times, the offset of the first
+// stored data record whose timestamp is t or later; the end of the stored
+// data if none is.
+func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t time.Time) (int64, error) {
+	ms := t.UnixMilli()
+	errFound := errors.New("found")
+	for _, f := range m.Files {
+		if f.MaxTimestamp < ms {
+			continue
+		}
+		var at int64
+		err := catalog.ScanDataFileColumns(ctx, dir.FilePath(m.TP(), f.Name), 4096, columns, func(rows []catalog.Row) error {
+			for i := range rows {
+				if !rows[i].Control && rows[i].Timestamp >= ms { // a marker has the time it was written
+					at = rows[i].Offset
+					return errFound
+				}
+			}
+			return nil
+		})
+		if errors.Is(err, errFound) {
+			return at, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	return m.NextOffset, nil
+}
+
+// columns are the columns of a data file restore reads: what a
+// produced record is made of (partition, key, value, headers, timestamp)
+// and what decides whether it is produced (offset, is_control, txn_state,
+// producer_id for catalog.Committed). The others (decoded values, epochs,
+// schema ids, ...) are not read at all.
+var columns = []string{"partition", "offset", "timestamp", "key", "value", "headers", "producer_id", "is_control", "txn_state"}
+
+// scanPlan reads the partition's planned range and calls emit with each
+// batch of records to produce and the next source offset after it (-1:
+// none), and done with the file's rows (as its manifest counts them) on
+// the last batch of each file it reads (which may be empty). It counts what it leaves out, and stops at a transaction still
+// open. Every row it reads is held to its file's manifest entry
+// (catalog.RowCheck) before anything of its batch is emitted: a file that
+// contradicts it ends the scan with a *catalog.RowError before the file's
+// done. Before it hands over a file's first batch it enters gate (nil:
+// none), so no transaction commits part of a file not yet read through.
+func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *fileGate, emit func(recs []*kgo.Record, next int64, done bool, fileRows int64) error) error {
+	p := pl.part
+	if p.From >= p.Until {
+		return nil
+	}
+	errStop := errors.New("stop")
+	part := pl.m.Partition // the folder's, never a row's column
+	for _, f := range pl.m.Files {
+		if f.LastOffset < p.From || f.FirstOffset >= p.Until {
+			continue
+		}
+		if err := gate.enter(ctx, f.Records); err != nil {
+			return err
+		}
+		check := catalog.NewRowCheck(pl.m.TP(), f)
+		err := catalog.ScanDataFileColumnsReused(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, columns, func(rows []catalog.Row) error {
+			// One allocation for the batch's records, one for their
+			// headers: the producer holds them until they are acknowledged.
+			recs := make([]*kgo.Record, 0, len(rows))
+			slab := make([]kgo.Record, len(rows))
+			nh := 0
+			for i := range rows {
+				nh += len(rows[i].Headers)
+			}
+			hslab := make([]kgo.RecordHeader, nh)
+			next := int64(-1)
+			past := false // a row at or after p.Until: the rest is not read
+			for i := range rows {
+				row := &rows[i]
+				if err := check.Row(row.Partition, row.Offset); err != nil {
+					return err
+				}
+				if row.Offset < p.From {
+					continue
+				}
+				if row.Offset >= p.Until {
+					past = true
+					break
+				}
+				ok, decided := catalog.Committed(row, pl.markers)
+				if !decided {
+					p.OpenAt = row.Offset
+					break
+				}
+				next = row.Offset + 1
+				switch {
+				case row.Control:
+					p.Markers++
+					continue
+				case !ok:
+					p.Aborted++
+					continue
+				}
+				r := &slab[len(recs)]
+				*r = kgo.Record{Topic: to, Partition: part, Key: row.Key, Value: row.Value, Timestamp: time.UnixMilli(row.Timestamp)}
+				if n := len(row.Headers); n > 0 {
+					r.Headers, hslab = hslab[:n:n], hslab[n:]
+					for j, h := range row.Headers {
+						r.Headers[j] = kgo.RecordHeader{Key: h.Key, Value: h.Value}
+					}
+				}
+				recs = append(recs, r)
+				p.Records++
+				p.Bytes += int64(len(row.Key) + len(row.Value))
+			}
+			if next >= 0 {
+				if err := emit(recs, next, false, 0); err != nil {
+					return err
+				}
+			}
+			if past || p.OpenAt >= 0 || next >= p.Until {
+				return errStop
+			}
+			return nil
+		})
+		stopped := errors.Is(err, errStop)
+		if err == nil || stopped && check.AtEnd() {
+			// Read to its end: its last offset and row count.
+			if err := check.End(); err != nil {
+				return err
+			}
+		}
+		if err != nil && !stopped {
+			return err
+		}
+		if err := emit(nil, -1, true, f.Records); err != nil {
+			return err
+		}
+		if stopped {
+			return nil
+		}
+	}
+	return nil
+}

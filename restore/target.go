@@ -1,0 +1,120 @@
+package restore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/topicsnap/topicsnap/kafkaconn"
+)
+
+// target is what the cluster says of the target topic.
+type target struct {
+	exists        bool
+	partitions    int
+	id            kadm.TopicID
+	brokers       int
+	logAppendTime bool
+}
+
+func describeTarget(ctx context.Context, adm *kadm.Client, topic, who string) (target, error) {
+	var t target
+	md, err := adm.Metadata(ctx, topic)
+	if ae := deniedErr(who, fmt.Sprintf("describe topic %q", topic), topic, "DESCRIBE and WRITE", err); ae != nil {
+		return t, ae
+	}
+	if err != nil {
+		return t, fmt.Errorf("describe topic %s: %w", topic, kafkaconn.Classify(err))
+	}
+	t.brokers = len(md.Brokers)
+	td, ok := md.Topics[topic]
+	switch {
+	case !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition):
+		return t, nil
+	case kafkaconn.IsAuthz(td.Err):
+		return t, denied(who, fmt.Sprintf("describe topic %q", topic), topic, "DESCRIBE and WRITE", td.Err)
+	case td.Err != nil:
+		return t, fmt.Errorf("describe topic %s: %w", topic, kafkaconn.Classify(td.Err))
+	}
+	t.exists, t.partitions, t.id = true, len(td.Partitions), td.ID
+	if rc, err := adm.DescribeTopicConfigs(ctx, topic); err == nil {
+		for _, r := range rc {
+			for _, c := range r.Configs {
+				if c.Key == "message.timestamp.type" && c.Value != nil && *c.Value == "LogAppendTime" {
+					t.logAppendTime = true
+				}
+			}
+		}
+	}
+	return t, nil
+}
+
+// createPlan is how a missing target is created: the source's configs at
+// its newest cut, with what would change the records or fail on this
+// cluster adjusted (and said): LogAppendTime would restamp every record,
+// so the target takes CreateTime; the replication factor is at most the
+// cluster's broker count, min.insync.replicas at most that factor.
+func createPlan(src *source, brokers int, warn func(string)) (map[string]*string, int, string) {
+	configs := map[string]*string{}
+	rf := -1
+	if src.snap == nil {
+		warn(fmt.Sprintf("the snapshot folder has no cluster snapshot of the topic; a new target gets %d partitions and the cluster's default configs", src.partitions))
+		return configs, rf, "the cluster's default configs"
+	}
+	if src.snap.ConfigsError != "" {
+		warn("the snapshot could not read the source's configs (" + src.snap.ConfigsError + "); a new target gets the cluster's defaults for them")
+	}
+	rf = src.snap.ReplicationFactor
+	if rf <= 0 {
+		rf = -1
+	} else if brokers > 0 && rf > brokers {
+		warn(fmt.Sprintf("the source had replication factor %d; this cluster has %d brokers, so the target gets %d", rf, brokers, brokers))
+		rf = brokers
+	}
+	keys := make([]string, 0, len(src.snap.Configs))
+	for k := range src.snap.Configs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var shown []string
+	for _, k := range keys {
+		v := src.snap.Configs[k]
+		switch {
+		case k == "message.timestamp.type" && v == "LogAppendTime":
+			warn("the source had message.timestamp.type=LogAppendTime; the target is created with CreateTime so restored records keep the snapshot's timestamps")
+			v = "CreateTime"
+		case k == "min.insync.replicas" && rf > 0:
+			if n, err := strconv.Atoi(v); err == nil && n > rf {
+				v = strconv.Itoa(rf)
+			}
+		case k == "retention.ms":
+			if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
+				oldest := int64(-1)
+				for _, m := range src.manifests {
+					for _, f := range m.Files {
+						if oldest < 0 || f.MinTimestamp < oldest {
+							oldest = f.MinTimestamp
+						}
+					}
+				}
+				if oldest >= 0 && time.Now().UnixMilli()-oldest > ms {
+					warn(fmt.Sprintf("retention.ms=%s is copied from the source, and the oldest record is from %s: the broker may delete restored records older than that soon after; create the target yourself with a longer retention.ms to keep them",
+						v, time.UnixMilli(oldest).UTC().Format(time.RFC3339)))
+				}
+			}
+		}
+		configs[k] = &v
+		shown = append(shown, k+"="+v)
+	}
+	if rf > 0 {
+		shown = append([]string{fmt.Sprintf("replication factor %d", rf)}, shown...)
+	}
+	return configs, rf, strings.Join(shown, ", ")
+}
