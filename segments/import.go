@@ -21,6 +21,7 @@ type Options struct {
 	Dir       string           // the snapshot folder, or s3://bucket/prefix
 	S3        catalog.S3Config // how to reach Dir when it is a bucket
 	Paths     []string         // log directories, partition folders, .log files
+	Topics    []string         // if set, only these topics' partitions are imported
 	Limits    Limits
 	FileRows  int   // roll a file after this many rows (default 512k)
 	FileBytes int64 // or this many bytes of keys, values and headers (default 48 MiB)
@@ -77,9 +78,12 @@ func Import(ctx context.Context, opts Options) (Summary, error) {
 	start := time.Now()
 	opts.defaults()
 	var sum Summary
-	parts, err := resolve(opts.Paths, opts.Warn)
+	parts, err := resolve(opts.Paths, opts.Topics, opts.Warn)
 	if err != nil {
 		return sum, err
+	}
+	if len(parts) == 0 && len(opts.Topics) > 0 {
+		return sum, exit.Errorf(ErrBadInput, "no segment file of topic %s under %s", strings.Join(opts.Topics, ", "), strings.Join(opts.Paths, ", "))
 	}
 	if len(parts) == 0 {
 		return sum, exit.Errorf(ErrBadInput, "no segment file under %s", strings.Join(opts.Paths, ", "))

@@ -51,11 +51,16 @@ func segmentBase(name string) (int64, bool) {
 
 // resolve turns the PATHs given (a broker's log directory, partition
 // folders, single .log files) into each partition's segment files, in
-// offset order. What it leaves out and why goes to warn.
-func resolve(paths []string, warn func(string)) (map[catalog.TopicPartition][]segFile, error) {
+// offset order; with topics, only theirs (the others are left out without
+// a word). What it leaves out otherwise and why goes to warn.
+func resolve(paths, topics []string, warn func(string)) (map[catalog.TopicPartition][]segFile, error) {
 	out := map[catalog.TopicPartition][]segFile{}
 	seen := map[string]bool{}
+	wanted := func(tp catalog.TopicPartition) bool { return len(topics) == 0 || slices.Contains(topics, tp.Topic) }
 	addFile := func(tp catalog.TopicPartition, path string, base int64) error {
+		if !wanted(tp) {
+			return nil
+		}
 		fi, err := os.Stat(path)
 		if err != nil {
 			return exit.Errorf(ErrBadInput, "%v", err)
@@ -71,6 +76,9 @@ func resolve(paths []string, warn func(string)) (map[catalog.TopicPartition][]se
 		return nil
 	}
 	addFolder := func(tp catalog.TopicPartition, dir string, explicit bool) error {
+		if !wanted(tp) {
+			return nil
+		}
 		ents, err := os.ReadDir(dir)
 		if err != nil {
 			return exit.Errorf(ErrBadInput, "%v", err)
@@ -147,6 +155,9 @@ func resolve(paths []string, warn func(string)) (map[catalog.TopicPartition][]se
 				}
 				tp, ok := partitionFolder(e.Name())
 				switch {
+				case ok && !wanted(tp):
+					n++
+					continue
 				case !ok && (strings.HasSuffix(e.Name(), "-delete") || strings.HasSuffix(e.Name(), "-future") || strings.HasSuffix(e.Name(), "-stray")):
 					warn(fmt.Sprintf("%s: a partition folder the broker was deleting or moving; not imported", filepath.Join(p, e.Name())))
 					continue

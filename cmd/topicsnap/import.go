@@ -11,7 +11,7 @@ import (
 type importOptions struct {
 	dir       string
 	kcat      string
-	topic     string
+	topics    []string
 	fileRows  int
 	fileBytes int64
 	maxBatch  int32
@@ -26,8 +26,9 @@ func (a *app) importCmd() *cobra.Command {
 		Long: `import reads evidence that outlived its broker into a snapshot folder, as a dump
 of the same partitions would have written it (manifests, Parquet files, lost ranges):
 
-  PATH is a broker's log directory (every TOPIC-N folder in it), a partition
-  folder TOPIC-N, or single .log segment files (in their TOPIC-N folder).
+  PATH is a broker's log directory (every TOPIC-N folder in it, or only those
+  of the --topic NAMEs given), a partition folder TOPIC-N, or single .log
+  segment files (in their TOPIC-N folder).
   Every batch is decoded (magic 2, and the v0/v1 message sets of old
   segments; gzip, snappy, lz4, zstd), its CRC checked; a batch that cannot be
   read is a lost range of kind damaged with the reason, and the import goes
@@ -54,10 +55,8 @@ file) continue where the last import ended.`,
 			switch {
 			case o.kcat != "" && len(args) > 0:
 				return usagef("give PATHs of segment files or --kcat FILE, not both")
-			case o.kcat != "" && o.topic == "":
-				return usagef("--kcat needs --topic NAME: the topic whose lines to import")
-			case o.kcat == "" && o.topic != "":
-				return usagef("--topic goes with --kcat; segment files name their topic by their folder (TOPIC-N)")
+			case o.kcat != "" && len(o.topics) != 1:
+				return usagef("--kcat needs one --topic NAME: the topic whose lines to import")
 			case o.kcat == "" && len(args) == 0:
 				return usagef("name what to import: a log directory, a partition folder TOPIC-N or .log files, or --kcat FILE --topic NAME")
 			}
@@ -68,10 +67,10 @@ file) continue where the last import ended.`,
 			warn := func(s string) { fmt.Fprintf(a.stderr, "warning: %s\n", s) }
 			var sum segments.Summary
 			if o.kcat != "" {
-				sum, err = segments.ImportKcat(cmd.Context(), segments.KcatOptions{Dir: o.dir, S3: s3, File: o.kcat, Topic: o.topic,
+				sum, err = segments.ImportKcat(cmd.Context(), segments.KcatOptions{Dir: o.dir, S3: s3, File: o.kcat, Topic: o.topics[0],
 					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
 			} else {
-				sum, err = segments.Import(cmd.Context(), segments.Options{Dir: o.dir, S3: s3, Paths: args,
+				sum, err = segments.Import(cmd.Context(), segments.Options{Dir: o.dir, S3: s3, Paths: args, Topics: o.topics,
 					Limits:   segments.Limits{MaxBatchBytes: o.maxBatch, MaxDecompressed: o.maxInflat},
 					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
 			}
@@ -85,7 +84,7 @@ file) continue where the last import ended.`,
 	f := cmd.Flags()
 	f.StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.StringVar(&o.kcat, "kcat", "", "a file of kcat -C -J output to import instead of segment files")
-	f.StringVar(&o.topic, "topic", "", "with --kcat: the topic whose lines to import")
+	f.StringArrayVar(&o.topics, "topic", nil, "with --kcat: the topic whose lines to import; with PATHs: import only this topic's partitions (repeat for more)")
 	f.IntVar(&o.fileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
 	f.Int64Var(&o.fileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
 	f.Int32Var(&o.maxBatch, "max-batch-bytes", segments.DefaultLimits.MaxBatchBytes, "a batch larger on disk is a damaged range, not read")

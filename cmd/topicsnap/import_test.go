@@ -23,7 +23,7 @@ func TestImportErrors(t *testing.T) {
 		want []string
 	}{
 		{"nothing to import", []string{"import", "--dir", dir}, exitError, []string{"name what to import"}},
-		{"kcat without topic", []string{"import", "--dir", dir, "--kcat", notKcat}, exitError, []string{"--kcat needs --topic"}},
+		{"kcat without topic", []string{"import", "--dir", dir, "--kcat", notKcat}, exitError, []string{"--kcat needs one --topic"}},
 		{"both", []string{"import", "--dir", dir, "--kcat", notKcat, "--topic", "t", pdir}, exitError, []string{"not both"}},
 		{"missing path", []string{"import", "--dir", dir, filepath.Join(tmp, "nope")}, exitBadInput, []string{"no such file", "Try: give a broker's log directory"}},
 		{"index without log", []string{"import", "--dir", dir, pdir}, exitBadInput, []string{"holds no segment file"}},
