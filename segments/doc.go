@@ -26,7 +26,11 @@
 // .txnindex files, so the second can mark each transactional record
 // committed, aborted or, when no marker was imported, open. Offsets no
 // batch holds are lost ranges: damaged (with the reason), compacted, or
-// before the first segment. Each manifest entry names its source file and
+// before the first segment. The log start a log directory's
+// log-start-offset-checkpoint records ([ParseCheckpoint]) ends what is
+// imported from below: records under it (DeleteRecords, retention) may
+// still be on disk, but their offsets are a lost range whose reason says
+// deleted and names the file. Each manifest entry names its source file and
 // byte range; a partition snapshot is recorded only when something changed,
 // so importing the same segments twice changes nothing. No watermark, group
 // state or cluster snapshot is invented.

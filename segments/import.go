@@ -105,13 +105,14 @@ func Import(ctx context.Context, opts Options) (Summary, error) {
 		}
 		return int(a.Partition - b.Partition)
 	})
+	starts := readLogStarts(parts, func(p string) ([]byte, error) { return safefile.ReadFile(p, MaxCheckpointBytes) }, opts.Warn)
 	id := catalog.NewSnapshotID(start)
 	for _, tp := range tps {
 		if err := ctx.Err(); err != nil {
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}
-		if err := importPartition(ctx, dir, id, tp, parts[tp], opts, &sum); err != nil {
+		if err := importPartition(ctx, dir, id, tp, parts[tp], starts[tp], opts, &sum); err != nil {
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}
@@ -150,7 +151,10 @@ func (t *txnStates) state(pid, off int64) string {
 	return catalog.TxnAborted
 }
 
-func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalog.TopicPartition, segs []segFile, opts Options, sum *Summary) (err error) {
+// importPartition imports one partition's segments. Offsets below ls, the
+// log start its log directory's checkpoint recorded, are lost (deleted),
+// not imported, though their records may still be on disk.
+func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalog.TopicPartition, segs []segFile, ls logStart, opts Options, sum *Summary) (err error) {
 	lock, err := dir.LockPartition(tp)
 	if err != nil {
 		return fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
@@ -203,7 +207,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 				f.Close()
 				return err
 			}
-			sc.SkipBelow = s.next
+			sc.SkipBelow = max(s.next, ls.offset)
 			b, d, rerr := sc.Next()
 			if errors.Is(rerr, io.EOF) {
 				break
@@ -220,17 +224,30 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 				}
 				continue
 			}
-			if b.LastOffset < s.next {
+			if b.LastOffset < s.next || b.LastOffset < ls.offset {
 				damage = nil
-				continue // imported before
+				continue // imported before, or below the log start
 			}
 			if logStart < 0 {
-				logStart = b.BaseOffset
+				logStart = max(b.BaseOffset, ls.offset)
 			}
 			// A segment's name is its base offset: the offsets from there
 			// to its first batch were in it (compacted away, or damaged);
 			// those before it were not imported.
 			segStart := min(seg.base, b.BaseOffset)
+			// Offsets below the log start the broker recorded are deleted,
+			// as a dump of the broker would have found them: lost ranges of
+			// the dump's kinds, with the checkpoint as their reason, though
+			// their records may still be on disk (this batch's below it too:
+			// addBatch leaves out what lies below next).
+			switch {
+			case s.next < 0 && ls.offset > segStart:
+				s.next = 0
+				s.lose(catalog.LostBeforeFirst, ls.reason(), 0, ls.offset-1)
+				from = ls.offset
+			case s.next >= 0 && ls.offset > s.next:
+				s.lose(catalog.LostBetween, ls.reason(), s.next, ls.offset-1)
+			}
 			if s.next < 0 {
 				// The partition's first import.
 				s.next = 0
@@ -269,6 +286,16 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		loseDamage(damage.To)
 	} else if damage != nil {
 		opts.Warn(fmt.Sprintf("%s: %s: the offsets it held are unknown, so no lost range is recorded for it", damageAt, damage.Error()))
+	}
+	// Every batch on disk lies below the log start (a DeleteRecords up to
+	// the high watermark): all of it deleted.
+	switch {
+	case s.next < 0 && ls.offset > 0:
+		s.next = 0
+		s.lose(catalog.LostBeforeFirst, ls.reason(), 0, ls.offset-1)
+		from, logStart = ls.offset, ls.offset
+	case s.next >= 0 && ls.offset > s.next:
+		s.lose(catalog.LostBetween, ls.reason(), s.next, ls.offset-1)
 	}
 	if s.next < 0 {
 		return nil // nothing readable at all
