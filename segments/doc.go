@@ -36,5 +36,12 @@
 // state or cluster snapshot is invented.
 //
 // [ImportKcat] does the same for the lines of kcat -C -J, whose gaps are
-// lost ranges not-in-file and whose missing columns are said ([KcatLacks]).
+// lost ranges not-in-file and whose missing columns are said ([KcatLacks]),
+// and for the output of kcat -C -f FORMAT: [ParseKcatFormat] makes the
+// format a reader, refusing one whose output cannot be read back without
+// guessing; a message's key or value is read by the length before it, or
+// up to the text after it (one such field at most, each place that text
+// occurs tried until the rest of the message reads); lines that do not
+// match are counted; [KcatFormat.Lacks] says what the format does not
+// carry.
 package segments

@@ -38,6 +38,7 @@ type Summary struct {
 	Lost        int
 	LostOffsets int64
 	Damaged     int // batches that could not be read
+	Unmatched   int // lines of a kcat -f file that did not match its format
 	Elapsed     time.Duration
 }
 
@@ -50,6 +51,9 @@ func (s Summary) String() string {
 		s.Records, s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
 	if s.Damaged > 0 {
 		out += fmt.Sprintf(", %d damaged batches (lost ranges of kind damaged say where and why)", s.Damaged)
+	}
+	if s.Unmatched > 0 {
+		out += fmt.Sprintf(", %d lines that did not match the format (not imported; the warnings name the first)", s.Unmatched)
 	}
 	if s.Partitions == 0 {
 		out += " (nothing new: every offset was already imported)"
