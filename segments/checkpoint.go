@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -81,23 +80,24 @@ func ParseCheckpoint(b []byte) (map[catalog.TopicPartition]int64, error) {
 }
 
 // readLogStarts finds the log start checkpoint of the log directory each
-// partition's segments lie in (the folder above its TOPIC-N folder), read
-// through read (a local file or a bucket's object), and returns the log
+// partition's segments lie in (the folder above its TOPIC-N folder, on
+// the disk or in the bucket the segments are in), and returns the log
 // start it records for each partition. A log directory without one, or
 // with one that does not read, is a warning: the log start is then the
 // first offset present.
-func readLogStarts(parts map[catalog.TopicPartition][]segFile, read func(path string) ([]byte, error), warn func(string)) map[catalog.TopicPartition]logStart {
+func readLogStarts(parts map[catalog.TopicPartition][]segFile, warn func(string)) map[catalog.TopicPartition]logStart {
 	files := map[string]map[catalog.TopicPartition]int64{} // log dir -> its checkpoint, nil when none
 	out := map[catalog.TopicPartition]logStart{}
 	for tp, segs := range parts {
 		for _, seg := range segs {
-			logDir := filepath.Dir(filepath.Dir(seg.path))
-			file := filepath.Join(logDir, LogStartCheckpoint)
+			logDir := seg.fs.dir(seg.fs.dir(seg.path))
+			file := seg.fs.join(logDir, LogStartCheckpoint)
+			read := func(p string) ([]byte, error) { return seg.fs.readFile(p, MaxCheckpointBytes) }
 			cp, ok := files[logDir]
 			if !ok {
 				b, err := read(file)
 				switch {
-				case errors.Is(err, os.ErrNotExist) && !isLogDir(logDir, read):
+				case errors.Is(err, os.ErrNotExist) && !isLogDir(seg.fs, logDir):
 					// A partition folder copied alone: nothing to say.
 				case errors.Is(err, os.ErrNotExist):
 					warn(fmt.Sprintf("%s has no %s: the log start of its partitions is their first offset present (records a DeleteRecords left on disk below the broker's log start would be imported as rows)", logDir, LogStartCheckpoint))
@@ -120,7 +120,7 @@ func readLogStarts(parts map[catalog.TopicPartition][]segFile, read func(path st
 
 // isLogDir says whether dir is a broker's log directory (its
 // meta.properties is there), not a folder a partition was copied into.
-func isLogDir(dir string, read func(string) ([]byte, error)) bool {
-	_, err := read(filepath.Join(dir, "meta.properties"))
+func isLogDir(fsys fileSystem, dir string) bool {
+	_, err := fsys.readFile(fsys.join(dir, "meta.properties"), 64<<10)
 	return err == nil
 }

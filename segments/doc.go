@@ -3,6 +3,10 @@
 // .txnindex, and the lines of kcat -C -J, and imports them into a
 // snapshot folder as a dump would have written them.
 //
+// The segments lie on the disk or in a bucket (s3:// PATHs, read through
+// a [Bucket]: its objects listed once under the prefix, each segment read
+// by 8 MiB ranges).
+//
 // A [Scanner] decodes one segment file batch by batch: record batches of
 // magic 2 (header read with franz-go's kmsg.RecordBatch, CRC-32C checked,
 // records decompressed with the libraries franz-go uses: gzip, snappy raw

@@ -13,18 +13,20 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
-	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // Options of one import.
 type Options struct {
-	Dir       string           // the snapshot folder, or s3://bucket/prefix
-	S3        catalog.S3Config // how to reach Dir when it is a bucket
-	Paths     []string         // log directories, partition folders, .log files
-	Topics    []string         // if set, only these topics' partitions are imported
-	Limits    Limits
-	FileRows  int   // roll a file after this many rows (default 512k)
-	FileBytes int64 // or this many bytes of keys, values and headers (default 48 MiB)
+	Dir    string           // the snapshot folder, or s3://bucket/prefix
+	S3     catalog.S3Config // how to reach Dir when it is a bucket
+	Paths  []string         // log directories, partition folders, .log files
+	Topics []string         // if set, only these topics' partitions are imported
+	// OpenBucket reaches the bucket of an s3:// PATH (nil: such PATHs
+	// are refused).
+	OpenBucket OpenBucket
+	Limits     Limits
+	FileRows   int   // roll a file after this many rows (default 512k)
+	FileBytes  int64 // or this many bytes of keys, values and headers (default 48 MiB)
 	// Warn, if set, is told what was left out or could not be read.
 	Warn func(string)
 }
@@ -82,7 +84,7 @@ func Import(ctx context.Context, opts Options) (Summary, error) {
 	start := time.Now()
 	opts.defaults()
 	var sum Summary
-	parts, err := resolve(opts.Paths, opts.Topics, opts.Warn)
+	parts, err := resolve(ctx, opts.Paths, opts.Topics, opts.OpenBucket, opts.Warn)
 	if err != nil {
 		return sum, err
 	}
@@ -109,7 +111,7 @@ func Import(ctx context.Context, opts Options) (Summary, error) {
 		}
 		return int(a.Partition - b.Partition)
 	})
-	starts := readLogStarts(parts, func(p string) ([]byte, error) { return safefile.ReadFile(p, MaxCheckpointBytes) }, opts.Warn)
+	starts := readLogStarts(parts, opts.Warn)
 	id := catalog.NewSnapshotID(start)
 	for _, tp := range tps {
 		if err := ctx.Err(); err != nil {
@@ -197,11 +199,11 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		if s.next >= 0 && si+1 < len(segs) && segs[si+1].base <= s.next && damage == nil {
 			continue // every offset it may hold was imported before
 		}
-		f, err := openSegment(seg.path)
+		r, f, err := seg.fs.open(seg.path)
 		if err != nil {
 			return err
 		}
-		sc := NewScanner(f, seg.size, opts.Limits)
+		sc := NewScanner(r, seg.size, opts.Limits)
 		if err := s.setSource(seg.path, 0); err != nil {
 			f.Close()
 			return err
@@ -218,7 +220,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			}
 			if rerr != nil {
 				f.Close()
-				return exit.Errorf(ErrBadInput, "%s: %v", seg.path, rerr)
+				return readErr(seg.path, rerr)
 			}
 			if d != nil {
 				sum.Damaged++
@@ -358,11 +360,11 @@ func addBatch(s *sink, tp catalog.TopicPartition, b *Batch, txn *txnStates) erro
 func firstPass(ctx context.Context, segs []segFile, opts Options) (*txnStates, error) {
 	t := &txnStates{markers: map[int64][]marker{}, aborted: map[int64][]AbortedTxn{}}
 	for _, seg := range segs {
-		f, err := openSegment(seg.path)
+		r, f, err := seg.fs.open(seg.path)
 		if err != nil {
 			return nil, err
 		}
-		sc := NewScanner(f, seg.size, opts.Limits)
+		sc := NewScanner(r, seg.size, opts.Limits)
 		sc.HeadersOnly = true
 		for ctx.Err() == nil {
 			b, _, err := sc.Next()
@@ -371,7 +373,7 @@ func firstPass(ctx context.Context, segs []segFile, opts Options) (*txnStates, e
 			}
 			if err != nil {
 				f.Close()
-				return nil, exit.Errorf(ErrBadInput, "%s: %v", seg.path, err)
+				return nil, readErr(seg.path, err)
 			}
 			if b != nil && b.Control && b.ControlType >= 0 {
 				t.markers[b.ProducerID] = append(t.markers[b.ProducerID], marker{b.BaseOffset, b.ControlType == ControlCommit})
@@ -382,7 +384,7 @@ func firstPass(ctx context.Context, segs []segFile, opts Options) (*txnStates, e
 			return nil, err
 		}
 		idx := strings.TrimSuffix(seg.path, ".log") + ".txnindex"
-		raw, err := safefile.ReadFile(idx, MaxTxnIndexBytes)
+		raw, err := seg.fs.readFile(idx, MaxTxnIndexBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -417,19 +419,6 @@ func firstPass(ctx context.Context, segs []segFile, opts Options) (*txnStates, e
 		}
 	}
 	return t, nil
-}
-
-// openSegment opens a segment file that must be a regular file.
-func openSegment(path string) (*os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, exit.Errorf(ErrBadInput, "%v", err)
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, exit.Errorf(ErrBadInput, "%s is not a regular file", path)
-	}
-	return f, nil
 }
 
 func cmpInt(a, b int64) int {

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/segments"
 )
 
@@ -29,7 +31,10 @@ of the same partitions would have written it (manifests, Parquet files, lost ran
 
   PATH is a broker's log directory (every TOPIC-N folder in it, or only those
   of the --topic NAMEs given), a partition folder TOPIC-N, or single .log
-  segment files (in their TOPIC-N folder).
+  segment files (in their TOPIC-N folder), on the disk or in a bucket
+  (s3://BUCKET/PREFIX, reached as --dir s3:// is: --s3-endpoint, the AWS
+  credentials chain; the prefix listed once, at most 200,000 objects, each
+  segment read by ranged GETs of 8 MiB).
   Every batch is decoded (magic 2, and the v0/v1 message sets of old
   segments; gzip, snappy, lz4, zstd), its CRC checked; a batch that cannot be
   read is a lost range of kind damaged with the reason, and the import goes
@@ -83,6 +88,9 @@ file) continue where the last import ended.`,
 					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
 			} else {
 				sum, err = segments.Import(cmd.Context(), segments.Options{Dir: o.dir, S3: s3, Paths: args, Topics: o.topics,
+					OpenBucket: func(ctx context.Context, bucket string) (segments.Bucket, error) {
+						return catalog.OpenS3Source(ctx, s3, bucket)
+					},
 					Limits:   segments.Limits{MaxBatchBytes: o.maxBatch, MaxDecompressed: o.maxInflat},
 					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
 			}

@@ -29,6 +29,9 @@ func TestImportErrors(t *testing.T) {
 		{"index without log", []string{"import", "--dir", dir, pdir}, exitBadInput, []string{"holds no segment file"}},
 		{"an index", []string{"import", "--dir", dir, filepath.Join(pdir, "00000000000000000000.index")}, exitBadInput, []string{"is not a segment file"}},
 		{"not kcat -J", []string{"import", "--dir", dir, "--kcat", notKcat, "--topic", "orders"}, exitBadInput, []string{"line 1 is not a line of kcat -C -J"}},
+		{"kcat-format without kcat", []string{"import", "--dir", dir, "--kcat-format", `%p %o %s\n`, pdir}, exitError, []string{"--kcat-format goes with --kcat"}},
+		{"unreadable kcat format", []string{"import", "--dir", dir, "--kcat", notKcat, "--kcat-format", `%o %s\n`, "--topic", "t"}, exitError, []string{"lacks %o or %p", "Try: give the -f FORMAT"}},
+		{"not this kcat format", []string{"import", "--dir", dir, "--kcat", notKcat, "--kcat-format", `%p %o %s\n`, "--topic", "t"}, exitBadInput, []string{"does not match --kcat-format"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
