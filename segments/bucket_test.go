@@ -52,7 +52,14 @@ func TestImportBucketSegments(t *testing.T) {
 	var rnd [4]byte
 	rand.Read(rnd[:])
 	prefix := "segments-" + hex.EncodeToString(rnd[:]) + "/kafka-data"
+	var keys []string
+	t.Cleanup(func() {
+		for _, k := range keys {
+			cl.DeleteObject(context.Background(), &s3.DeleteObjectInput{Bucket: &bucket, Key: aws.String(k)})
+		}
+	})
 	put := func(rel string, b []byte) {
+		keys = append(keys, prefix+"/"+rel)
 		if _, err := cl.PutObject(t.Context(), &s3.PutObjectInput{Bucket: &bucket, Key: aws.String(prefix + "/" + rel), Body: bytes.NewReader(b)}); err != nil {
 			t.Fatal(err)
 		}
