@@ -44,11 +44,14 @@ const (
 	// TimestampNone is a v0 message's (Kafka before 0.10): it has no
 	// timestamp, and the row's timestamp is -1. Only imports write it.
 	TimestampNone = "none"
-	ControlCommit = "commit"
-	ControlAbort  = "abort"
-	TxnCommitted  = "committed"
-	TxnAborted    = "aborted"
-	TxnOpen       = "open" // no marker seen yet when the file was written
+	// TimestampUnknown is an import's that read the timestamp, or not even
+	// that, without its type (kcat -f prints %T alone).
+	TimestampUnknown = "unknown"
+	ControlCommit    = "commit"
+	ControlAbort     = "abort"
+	TxnCommitted     = "committed"
+	TxnAborted       = "aborted"
+	TxnOpen          = "open" // no marker seen yet when the file was written
 )
 
 // Row is one Kafka record as stored in Parquet: data records and transaction

@@ -13,17 +13,20 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
-	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // Options of one import.
 type Options struct {
-	Dir       string           // the snapshot folder, or s3://bucket/prefix
-	S3        catalog.S3Config // how to reach Dir when it is a bucket
-	Paths     []string         // log directories, partition folders, .log files
-	Limits    Limits
-	FileRows  int   // roll a file after this many rows (default 512k)
-	FileBytes int64 // or this many bytes of keys, values and headers (default 48 MiB)
+	Dir    string           // the snapshot folder, or s3://bucket/prefix
+	S3     catalog.S3Config // how to reach Dir when it is a bucket
+	Paths  []string         // log directories, partition folders, .log files
+	Topics []string         // if set, only these topics' partitions are imported
+	// OpenBucket reaches the bucket of an s3:// PATH (nil: such PATHs
+	// are refused).
+	OpenBucket OpenBucket
+	Limits     Limits
+	FileRows   int   // roll a file after this many rows (default 512k)
+	FileBytes  int64 // or this many bytes of keys, values and headers (default 48 MiB)
 	// Warn, if set, is told what was left out or could not be read.
 	Warn func(string)
 }
@@ -37,6 +40,7 @@ type Summary struct {
 	Lost        int
 	LostOffsets int64
 	Damaged     int // batches that could not be read
+	Unmatched   int // lines of a kcat -f file that did not match its format
 	Elapsed     time.Duration
 }
 
@@ -49,6 +53,9 @@ func (s Summary) String() string {
 		s.Records, s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
 	if s.Damaged > 0 {
 		out += fmt.Sprintf(", %d damaged batches (lost ranges of kind damaged say where and why)", s.Damaged)
+	}
+	if s.Unmatched > 0 {
+		out += fmt.Sprintf(", %d lines that did not match the format (not imported; the warnings name the first)", s.Unmatched)
 	}
 	if s.Partitions == 0 {
 		out += " (nothing new: every offset was already imported)"
@@ -77,9 +84,12 @@ func Import(ctx context.Context, opts Options) (Summary, error) {
 	start := time.Now()
 	opts.defaults()
 	var sum Summary
-	parts, err := resolve(opts.Paths, opts.Warn)
+	parts, err := resolve(ctx, opts.Paths, opts.Topics, opts.OpenBucket, opts.Warn)
 	if err != nil {
 		return sum, err
+	}
+	if len(parts) == 0 && len(opts.Topics) > 0 {
+		return sum, exit.Errorf(ErrBadInput, "no segment file of topic %s under %s", strings.Join(opts.Topics, ", "), strings.Join(opts.Paths, ", "))
 	}
 	if len(parts) == 0 {
 		return sum, exit.Errorf(ErrBadInput, "no segment file under %s", strings.Join(opts.Paths, ", "))
@@ -101,13 +111,14 @@ func Import(ctx context.Context, opts Options) (Summary, error) {
 		}
 		return int(a.Partition - b.Partition)
 	})
+	starts := readLogStarts(parts, opts.Warn)
 	id := catalog.NewSnapshotID(start)
 	for _, tp := range tps {
 		if err := ctx.Err(); err != nil {
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}
-		if err := importPartition(ctx, dir, id, tp, parts[tp], opts, &sum); err != nil {
+		if err := importPartition(ctx, dir, id, tp, parts[tp], starts[tp], opts, &sum); err != nil {
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}
@@ -146,7 +157,10 @@ func (t *txnStates) state(pid, off int64) string {
 	return catalog.TxnAborted
 }
 
-func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalog.TopicPartition, segs []segFile, opts Options, sum *Summary) (err error) {
+// importPartition imports one partition's segments. Offsets below ls, the
+// log start its log directory's checkpoint recorded, are lost (deleted),
+// not imported, though their records may still be on disk.
+func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalog.TopicPartition, segs []segFile, ls logStart, opts Options, sum *Summary) (err error) {
 	lock, err := dir.LockPartition(tp)
 	if err != nil {
 		return fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
@@ -185,11 +199,11 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		if s.next >= 0 && si+1 < len(segs) && segs[si+1].base <= s.next && damage == nil {
 			continue // every offset it may hold was imported before
 		}
-		f, err := openSegment(seg.path)
+		r, f, err := seg.fs.open(seg.path)
 		if err != nil {
 			return err
 		}
-		sc := NewScanner(f, seg.size, opts.Limits)
+		sc := NewScanner(r, seg.size, opts.Limits)
 		if err := s.setSource(seg.path, 0); err != nil {
 			f.Close()
 			return err
@@ -199,14 +213,14 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 				f.Close()
 				return err
 			}
-			sc.SkipBelow = s.next
+			sc.SkipBelow = max(s.next, ls.offset)
 			b, d, rerr := sc.Next()
 			if errors.Is(rerr, io.EOF) {
 				break
 			}
 			if rerr != nil {
 				f.Close()
-				return exit.Errorf(ErrBadInput, "%s: %v", seg.path, rerr)
+				return readErr(seg.path, rerr)
 			}
 			if d != nil {
 				sum.Damaged++
@@ -216,17 +230,30 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 				}
 				continue
 			}
-			if b.LastOffset < s.next {
+			if b.LastOffset < s.next || b.LastOffset < ls.offset {
 				damage = nil
-				continue // imported before
+				continue // imported before, or below the log start
 			}
 			if logStart < 0 {
-				logStart = b.BaseOffset
+				logStart = max(b.BaseOffset, ls.offset)
 			}
 			// A segment's name is its base offset: the offsets from there
 			// to its first batch were in it (compacted away, or damaged);
 			// those before it were not imported.
 			segStart := min(seg.base, b.BaseOffset)
+			// Offsets below the log start the broker recorded are deleted,
+			// as a dump of the broker would have found them: lost ranges of
+			// the dump's kinds, with the checkpoint as their reason, though
+			// their records may still be on disk (this batch's below it too:
+			// addBatch leaves out what lies below next).
+			switch {
+			case s.next < 0 && ls.offset > segStart:
+				s.next = 0
+				s.lose(catalog.LostBeforeFirst, ls.reason(), 0, ls.offset-1)
+				from = ls.offset
+			case s.next >= 0 && ls.offset > s.next:
+				s.lose(catalog.LostBetween, ls.reason(), s.next, ls.offset-1)
+			}
 			if s.next < 0 {
 				// The partition's first import.
 				s.next = 0
@@ -265,6 +292,16 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		loseDamage(damage.To)
 	} else if damage != nil {
 		opts.Warn(fmt.Sprintf("%s: %s: the offsets it held are unknown, so no lost range is recorded for it", damageAt, damage.Error()))
+	}
+	// Every batch on disk lies below the log start (a DeleteRecords up to
+	// the high watermark): all of it deleted.
+	switch {
+	case s.next < 0 && ls.offset > 0:
+		s.next = 0
+		s.lose(catalog.LostBeforeFirst, ls.reason(), 0, ls.offset-1)
+		from, logStart = ls.offset, ls.offset
+	case s.next >= 0 && ls.offset > s.next:
+		s.lose(catalog.LostBetween, ls.reason(), s.next, ls.offset-1)
 	}
 	if s.next < 0 {
 		return nil // nothing readable at all
@@ -323,11 +360,11 @@ func addBatch(s *sink, tp catalog.TopicPartition, b *Batch, txn *txnStates) erro
 func firstPass(ctx context.Context, segs []segFile, opts Options) (*txnStates, error) {
 	t := &txnStates{markers: map[int64][]marker{}, aborted: map[int64][]AbortedTxn{}}
 	for _, seg := range segs {
-		f, err := openSegment(seg.path)
+		r, f, err := seg.fs.open(seg.path)
 		if err != nil {
 			return nil, err
 		}
-		sc := NewScanner(f, seg.size, opts.Limits)
+		sc := NewScanner(r, seg.size, opts.Limits)
 		sc.HeadersOnly = true
 		for ctx.Err() == nil {
 			b, _, err := sc.Next()
@@ -336,7 +373,7 @@ func firstPass(ctx context.Context, segs []segFile, opts Options) (*txnStates, e
 			}
 			if err != nil {
 				f.Close()
-				return nil, exit.Errorf(ErrBadInput, "%s: %v", seg.path, err)
+				return nil, readErr(seg.path, err)
 			}
 			if b != nil && b.Control && b.ControlType >= 0 {
 				t.markers[b.ProducerID] = append(t.markers[b.ProducerID], marker{b.BaseOffset, b.ControlType == ControlCommit})
@@ -347,7 +384,7 @@ func firstPass(ctx context.Context, segs []segFile, opts Options) (*txnStates, e
 			return nil, err
 		}
 		idx := strings.TrimSuffix(seg.path, ".log") + ".txnindex"
-		raw, err := safefile.ReadFile(idx, MaxTxnIndexBytes)
+		raw, err := seg.fs.readFile(idx, MaxTxnIndexBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -382,19 +419,6 @@ func firstPass(ctx context.Context, segs []segFile, opts Options) (*txnStates, e
 		}
 	}
 	return t, nil
-}
-
-// openSegment opens a segment file that must be a regular file.
-func openSegment(path string) (*os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, exit.Errorf(ErrBadInput, "%v", err)
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, exit.Errorf(ErrBadInput, "%s is not a regular file", path)
-	}
-	return f, nil
 }
 
 func cmpInt(a, b int64) int {

@@ -22,10 +22,13 @@ const MaxKcatLine = 64 << 20
 
 // KcatOptions of an import of a kcat -C -J file.
 type KcatOptions struct {
-	Dir       string
-	S3        catalog.S3Config
-	File      string // the kcat output, one JSON object a line
-	Topic     string // the topic its lines must name
+	Dir   string
+	S3    catalog.S3Config
+	File  string // the kcat output, one JSON object a line
+	Topic string // the topic its lines must name
+	// Format, if set, is the -f FORMAT the file was written with (kcat -C
+	// -f), read instead of -J lines: see ParseKcatFormat.
+	Format    string
 	FileRows  int
 	FileBytes int64
 	Warn      func(string)
@@ -69,16 +72,24 @@ type kcatPart struct {
 	skipped int64 // lines at offsets already imported (or repeated)
 }
 
-// ImportKcat reads a kcat -C -J file into opts.Dir. Offsets the file
-// passes over are lost ranges "not-in-file"; what kcat does not print is
-// said (KcatLacks), not invented. It resumes from the manifests as Import
+// ImportKcat reads a kcat -C -J file into opts.Dir, or with opts.Format
+// the output of kcat -C -f FORMAT. Offsets the file passes over are lost
+// ranges "not-in-file"; what kcat does not print is said (KcatLacks, or
+// the format's), not invented. It resumes from the manifests as Import
 // does: the same file twice changes nothing.
 func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) {
 	start := time.Now()
 	o := Options{FileRows: opts.FileRows, FileBytes: opts.FileBytes, Warn: opts.Warn}
 	o.defaults()
+	opts.Warn = o.Warn
 	if !catalog.ValidTopicName(opts.Topic) {
 		return sum, exit.Errorf(ErrBadInput, "--topic %q is no topic name", opts.Topic)
+	}
+	var format *KcatFormat
+	if opts.Format != "" {
+		if format, err = ParseKcatFormat(opts.Format); err != nil {
+			return sum, err
+		}
 	}
 	f, err := os.Open(opts.File)
 	if err != nil {
@@ -88,10 +99,15 @@ func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) 
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return sum, exit.Errorf(ErrBadInput, "%s is not a regular file", opts.File)
 	}
-	// The first line is read before anything is written: a file that is
-	// not kcat -J output leaves --dir as it was.
+	// The first record is read before anything is written: a file that is
+	// not kcat's output leaves --dir as it was.
 	br := bufio.NewReaderSize(f, 1<<20)
-	if err := checkFirstLine(br, opts.File); err != nil {
+	if format != nil {
+		err = format.checkFirst(br, opts.File)
+	} else {
+		err = checkFirstLine(br, opts.File)
+	}
+	if err != nil {
 		return sum, err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
@@ -105,29 +121,129 @@ func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) 
 	if err != nil {
 		return sum, err
 	}
-	id := catalog.NewSnapshotID(start)
-	parts := map[int32]*kcatPart{}
+	w := &kcatWriter{dir: dir, id: catalog.NewSnapshotID(start), opts: opts, o: o, sum: &sum, parts: map[int32]*kcatPart{}}
 	defer func() {
-		for _, p := range parts {
-			if err != nil {
-				p.s.abort()
-			}
-			p.lock.Unlock()
-		}
+		w.close(err)
 		sum.Elapsed = time.Since(start)
 	}()
+	note := KcatLacks
+	if format != nil {
+		if err := format.read(ctx, br, w); err != nil {
+			return sum, err
+		}
+		note = format.Lacks()
+		if w.unmatched > 0 {
+			note += fmt.Sprintf("; %d lines of the file did not match the format and were not imported (the import's warnings name the first)", w.unmatched)
+			sum.Unmatched = w.unmatched
+		}
+	} else if err := readKcatJSON(ctx, br, w); err != nil {
+		return sum, err
+	}
+	return sum, w.finish(note)
+}
+
+// kcatWriter is the partitions of one kcat import: a sink each, met in
+// the file's order.
+type kcatWriter struct {
+	dir         *catalog.Dir
+	id          string
+	opts        KcatOptions
+	o           Options
+	sum         *Summary
+	parts       map[int32]*kcatPart
+	otherTopics int
+	unmatched   int
+}
+
+// add writes a row read from the file's bytes lineStart..pos.
+func (w *kcatWriter) add(row catalog.Row, lineStart, pos int64) error {
+	p := w.parts[row.Partition]
+	if p == nil {
+		tp := catalog.TopicPartition{Topic: w.opts.Topic, Partition: row.Partition}
+		lock, err := w.dir.LockPartition(tp)
+		if err != nil {
+			return fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
+		}
+		m, err := w.dir.ReadManifest(tp)
+		if err == nil {
+			_, err = w.dir.CleanPartition(m)
+		}
+		if err != nil {
+			lock.Unlock()
+			return err
+		}
+		p = &kcatPart{s: newSink(w.dir, w.id, m, w.o.FileRows, w.o.FileBytes, w.sum), lock: lock, from: m.NextOffset, first: -1}
+		p.s.source, p.s.srcFrom = w.opts.File, lineStart
+		w.parts[row.Partition] = p
+	}
+	s := p.s
+	if row.Offset < s.next {
+		p.skipped++
+		return nil
+	}
+	if p.first < 0 {
+		p.first = row.Offset
+	}
+	if s.next < 0 {
+		s.next = 0
+		p.from = row.Offset
+	}
+	if s.len() == 0 && s.fw == nil {
+		s.srcFrom = lineStart
+	}
+	s.lose(catalog.LostNotInFile, "", s.next, row.Offset-1)
+	return s.add(row, pos)
+}
+
+// finish commits every partition, each with the note of what the file
+// lacks.
+func (w *kcatWriter) finish(note string) error {
+	if w.otherTopics > 0 {
+		w.o.Warn(fmt.Sprintf("%s: %d lines of other topics than %s left out", w.opts.File, w.otherTopics, w.opts.Topic))
+	}
+	if len(w.parts) == 0 {
+		return exit.Errorf(ErrBadInput, "%s holds no line of topic %s", w.opts.File, w.opts.Topic)
+	}
+	ps := make([]int32, 0, len(w.parts))
+	for n := range w.parts {
+		ps = append(ps, n)
+	}
+	slices.Sort(ps)
+	for _, n := range ps {
+		p := w.parts[n]
+		if p.skipped > 0 {
+			w.o.Warn(fmt.Sprintf("%s/%d: %d lines at offsets already imported (or repeated in the file) left out", w.opts.Topic, n, p.skipped))
+		}
+		if err := p.s.finishNote(p.from, p.first, "kcat", note); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close drops what a failed import was writing and unlocks.
+func (w *kcatWriter) close(err error) {
+	for _, p := range w.parts {
+		if err != nil {
+			p.s.abort()
+		}
+		p.lock.Unlock()
+	}
+}
+
+// readKcatJSON reads the lines of kcat -C -J.
+func readKcatJSON(ctx context.Context, br *bufio.Reader, w *kcatWriter) error {
 	var pos int64
-	otherTopics := 0
 	for lineNo := 1; ; lineNo++ {
 		if err := ctx.Err(); err != nil {
-			return sum, err
+			return err
 		}
 		line, rerr := readLine(br)
 		if errors.Is(rerr, io.EOF) && len(line) == 0 {
-			break
+			return nil
 		}
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
-			return sum, exit.Errorf(ErrBadInput, "%s line %d: %v", opts.File, lineNo, rerr)
+			return exit.Errorf(ErrBadInput, "%s line %d: %v", w.opts.File, lineNo, rerr)
 		}
 		lineStart := pos
 		pos += int64(len(line))
@@ -141,79 +257,23 @@ func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) 
 			if err != nil {
 				why = err.Error()
 			}
-			return sum, exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J (%s); give kcat's -J output (kcat -C -J -t TOPIC -e), not its -f output", opts.File, lineNo, why)
+			return exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J (%s); give kcat's -J output (kcat -C -J -t TOPIC -e), or with --kcat-format the -f FORMAT it was written with", w.opts.File, lineNo, why)
 		}
-		if l.Topic != opts.Topic {
-			otherTopics++
+		if l.Topic != w.opts.Topic {
+			w.otherTopics++
 			continue
 		}
 		if *l.Partition < 0 || *l.Offset < 0 {
-			return sum, exit.Errorf(ErrBadInput, "%s line %d: partition %d offset %d", opts.File, lineNo, *l.Partition, *l.Offset)
+			return exit.Errorf(ErrBadInput, "%s line %d: partition %d offset %d", w.opts.File, lineNo, *l.Partition, *l.Offset)
 		}
 		row, err := kcatRow(&l)
 		if err != nil {
-			return sum, exit.Errorf(ErrBadInput, "%s line %d: %v", opts.File, lineNo, err)
+			return exit.Errorf(ErrBadInput, "%s line %d: %v", w.opts.File, lineNo, err)
 		}
-		p := parts[*l.Partition]
-		if p == nil {
-			tp := catalog.TopicPartition{Topic: opts.Topic, Partition: *l.Partition}
-			lock, err := dir.LockPartition(tp)
-			if err != nil {
-				return sum, fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
-			}
-			m, err := dir.ReadManifest(tp)
-			if err == nil {
-				_, err = dir.CleanPartition(m)
-			}
-			if err != nil {
-				lock.Unlock()
-				return sum, err
-			}
-			p = &kcatPart{s: newSink(dir, id, m, o.FileRows, o.FileBytes, &sum), lock: lock, from: m.NextOffset, first: -1}
-			p.s.source, p.s.srcFrom = opts.File, lineStart
-			parts[*l.Partition] = p
-		}
-		s := p.s
-		if row.Offset < s.next {
-			p.skipped++
-			continue
-		}
-		if p.first < 0 {
-			p.first = row.Offset
-		}
-		if s.next < 0 {
-			s.next = 0
-			p.from = row.Offset
-		}
-		if s.len() == 0 && s.fw == nil {
-			s.srcFrom = lineStart
-		}
-		s.lose(catalog.LostNotInFile, "", s.next, row.Offset-1)
-		if err := s.add(row, pos); err != nil {
-			return sum, err
+		if err := w.add(row, lineStart, pos); err != nil {
+			return err
 		}
 	}
-	if otherTopics > 0 {
-		o.Warn(fmt.Sprintf("%s: %d lines of other topics than %s left out", opts.File, otherTopics, opts.Topic))
-	}
-	if len(parts) == 0 {
-		return sum, exit.Errorf(ErrBadInput, "%s holds no line of topic %s", opts.File, opts.Topic)
-	}
-	ps := make([]int32, 0, len(parts))
-	for n := range parts {
-		ps = append(ps, n)
-	}
-	slices.Sort(ps)
-	for _, n := range ps {
-		p := parts[n]
-		if p.skipped > 0 {
-			o.Warn(fmt.Sprintf("%s/%d: %d lines at offsets already imported (or repeated in the file) left out", opts.Topic, n, p.skipped))
-		}
-		if err := p.s.finishNote(p.from, p.first, "kcat", KcatLacks); err != nil {
-			return sum, err
-		}
-	}
-	return sum, nil
 }
 
 // checkFirstLine reads the first line that is not blank: it must be a
@@ -224,7 +284,7 @@ func checkFirstLine(br *bufio.Reader, file string) error {
 		if len(bytes.TrimSpace(line)) > 0 {
 			var l kcatLine
 			if jerr := json.Unmarshal(bytes.TrimSpace(line), &l); jerr != nil || l.Partition == nil || l.Offset == nil {
-				return exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J; give kcat's -J output (kcat -C -J -t TOPIC -e), not its -f output", file, lineNo)
+				return exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J; give kcat's -J output (kcat -C -J -t TOPIC -e), or with --kcat-format the -f FORMAT it was written with", file, lineNo)
 			}
 			return nil
 		}

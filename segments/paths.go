@@ -1,24 +1,24 @@
 package segments
 
 import (
+	"context"
 	"fmt"
-	"github.com/topicsnap/topicsnap/internal/exit"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/exit"
 )
 
 // ErrBadInput marks a PATH or file an import cannot read as Kafka's: not
 // there, not a segment, not a partition folder, not a kcat line.
 var ErrBadInput = exit.New(exit.BadInput, "not Kafka's log",
-	"give a broker's log directory, a partition folder TOPIC-N or its NNNNNNNNNNNNNNNNNNNN.log files, or with --kcat a file of kcat -C -J -t TOPIC -e output")
+	"give a broker's log directory, a partition folder TOPIC-N or its NNNNNNNNNNNNNNNNNNNN.log files (on the disk or s3://BUCKET/PREFIX), or with --kcat a file of kcat -C -J -t TOPIC -e output (or of -f FORMAT, with --kcat-format)")
 
 // segFile is one .log segment file of a partition.
 type segFile struct {
+	fs   fileSystem
 	path string
 	base int64 // from its name: the first offset it may hold
 	size int64
@@ -50,49 +50,58 @@ func segmentBase(name string) (int64, bool) {
 }
 
 // resolve turns the PATHs given (a broker's log directory, partition
-// folders, single .log files) into each partition's segment files, in
-// offset order. What it leaves out and why goes to warn.
-func resolve(paths []string, warn func(string)) (map[catalog.TopicPartition][]segFile, error) {
+// folders, single .log files, on the disk or s3://) into each partition's
+// segment files, in offset order; with topics, only theirs (the others are
+// left out without a word). What it leaves out otherwise and why goes to
+// warn.
+func resolve(ctx context.Context, paths, topics []string, openBucket OpenBucket, warn func(string)) (map[catalog.TopicPartition][]segFile, error) {
 	out := map[catalog.TopicPartition][]segFile{}
 	seen := map[string]bool{}
-	addFile := func(tp catalog.TopicPartition, path string, base int64) error {
-		fi, err := os.Stat(path)
+	wanted := func(tp catalog.TopicPartition) bool { return len(topics) == 0 || slices.Contains(topics, tp.Topic) }
+	addFile := func(fsys fileSystem, tp catalog.TopicPartition, path string, base int64) error {
+		if !wanted(tp) {
+			return nil
+		}
+		fi, err := fsys.stat(path)
 		if err != nil {
 			return exit.Errorf(ErrBadInput, "%v", err)
 		}
-		if !fi.Mode().IsRegular() {
+		if !fi.regular {
 			return exit.Errorf(ErrBadInput, "%s is not a regular file", path)
 		}
 		if seen[path] {
 			return nil
 		}
 		seen[path] = true
-		out[tp] = append(out[tp], segFile{path: path, base: base, size: fi.Size()})
+		out[tp] = append(out[tp], segFile{fs: fsys, path: path, base: base, size: fi.size})
 		return nil
 	}
-	addFolder := func(tp catalog.TopicPartition, dir string, explicit bool) error {
-		ents, err := os.ReadDir(dir)
+	addFolder := func(fsys fileSystem, tp catalog.TopicPartition, dir string, explicit bool) error {
+		if !wanted(tp) {
+			return nil
+		}
+		ents, err := fsys.readDir(dir)
 		if err != nil {
 			return exit.Errorf(ErrBadInput, "%v", err)
 		}
 		logs := map[string]bool{}
 		for _, e := range ents {
-			if base, ok := segmentBase(e.Name()); ok && e.Type().IsRegular() {
-				logs[strings.TrimSuffix(e.Name(), ".log")] = true
-				if err := addFile(tp, filepath.Join(dir, e.Name()), base); err != nil {
+			if base, ok := segmentBase(e.name); ok && e.regular {
+				logs[strings.TrimSuffix(e.name, ".log")] = true
+				if err := addFile(fsys, tp, fsys.join(dir, e.name), base); err != nil {
 					return err
 				}
 			}
 		}
 		for _, e := range ents {
-			name := e.Name()
+			name := e.name
 			for _, ext := range []string{".index", ".timeindex", ".txnindex"} {
 				if stem, ok := strings.CutSuffix(name, ext); ok && !logs[stem] {
-					warn(fmt.Sprintf("%s: an index without its log (%s.log); nothing to import from it", filepath.Join(dir, name), stem))
+					warn(fmt.Sprintf("%s: an index without its log (%s.log); nothing to import from it", fsys.join(dir, name), stem))
 				}
 			}
 			if strings.HasSuffix(name, ".deleted") || strings.HasSuffix(name, ".cleaned") || strings.HasSuffix(name, ".swap") {
-				warn(fmt.Sprintf("%s: a file the broker was deleting or cleaning; not imported (the segment it stands for is)", filepath.Join(dir, name)))
+				warn(fmt.Sprintf("%s: a file the broker was deleting or cleaning; not imported (the segment it stands for is)", fsys.join(dir, name)))
 			}
 		}
 		if len(logs) == 0 && explicit {
@@ -104,60 +113,68 @@ func resolve(paths []string, warn func(string)) (map[catalog.TopicPartition][]se
 		return nil
 	}
 	for _, p := range paths {
+		var fsys fileSystem = osFS{}
 		if strings.HasPrefix(p, "s3://") {
-			return nil, exit.Errorf(ErrBadInput, "%s: segment files in a bucket are not supported yet; copy them to a folder first (aws s3 cp --recursive)", p)
+			bfs, bp, err := newBucketFS(ctx, p, openBucket)
+			if err != nil {
+				return nil, err
+			}
+			fsys, p = bfs, bp
 		}
-		p = filepath.Clean(p)
-		fi, err := os.Stat(p)
+		p = fsys.clean(p)
+		fi, err := fsys.stat(p)
 		if err != nil {
 			return nil, exit.Errorf(ErrBadInput, "%v", err)
 		}
-		name := filepath.Base(p)
+		name := fsys.base(p)
 		switch {
-		case fi.Mode().IsRegular():
+		case fi.regular:
 			base, ok := segmentBase(name)
 			if !ok {
 				return nil, exit.Errorf(ErrBadInput, "%s is not a segment file (its name is 20 digits and .log, such as 00000000000000000000.log; an index is read with its log)", p)
 			}
-			tp, ok := partitionFolder(filepath.Base(filepath.Dir(p)))
+			tp, ok := partitionFolder(fsys.base(fsys.dir(p)))
 			if !ok {
 				return nil, exit.Errorf(ErrBadInput, "%s is not in a partition folder (TOPIC-N), so its topic and partition are unknown", p)
 			}
-			if err := addFile(tp, p, base); err != nil {
+			if err := addFile(fsys, tp, p, base); err != nil {
 				return nil, err
 			}
-		case !fi.IsDir():
+		case !fi.dir:
 			return nil, exit.Errorf(ErrBadInput, "%s is neither a folder nor a regular file", p)
 		default:
 			if tp, ok := partitionFolder(name); ok {
-				if err := addFolder(tp, p, true); err != nil {
+				if err := addFolder(fsys, tp, p, true); err != nil {
 					return nil, err
 				}
 				continue
 			}
 			// A broker's log directory: its partition folders.
-			ents, err := os.ReadDir(p)
+			ents, err := fsys.readDir(p)
 			if err != nil {
 				return nil, exit.Errorf(ErrBadInput, "%v", err)
 			}
 			n := 0
 			for _, e := range ents {
-				if !e.IsDir() {
+				if !e.dir {
 					continue
 				}
-				tp, ok := partitionFolder(e.Name())
+				tp, ok := partitionFolder(e.name)
 				switch {
-				case !ok && (strings.HasSuffix(e.Name(), "-delete") || strings.HasSuffix(e.Name(), "-future") || strings.HasSuffix(e.Name(), "-stray")):
-					warn(fmt.Sprintf("%s: a partition folder the broker was deleting or moving; not imported", filepath.Join(p, e.Name())))
+				case ok && !wanted(tp):
+					n++
+					continue
+				case !ok && (strings.HasSuffix(e.name, "-delete") || strings.HasSuffix(e.name, "-future") || strings.HasSuffix(e.name, "-stray")):
+					warn(fmt.Sprintf("%s: a partition folder the broker was deleting or moving; not imported", fsys.join(p, e.name)))
 					continue
 				case !ok:
 					continue
 				case tp.Topic == "__cluster_metadata":
-					warn(fmt.Sprintf("%s: KRaft's metadata log, not a topic; not imported", filepath.Join(p, e.Name())))
+					warn(fmt.Sprintf("%s: KRaft's metadata log, not a topic; not imported", fsys.join(p, e.name)))
 					continue
 				}
 				n++
-				if err := addFolder(tp, filepath.Join(p, e.Name()), false); err != nil {
+				if err := addFolder(fsys, tp, fsys.join(p, e.name), false); err != nil {
 					return nil, err
 				}
 			}
@@ -179,19 +196,19 @@ func resolve(paths []string, warn func(string)) (map[catalog.TopicPartition][]se
 // recorded as holes (compacted), which they are not.
 func warnSkipped(fs []segFile, warn func(string)) {
 	given := map[string]bool{}
-	dirs := map[string]bool{}
+	dirs := map[string]fileSystem{}
 	for _, f := range fs {
 		given[f.path] = true
-		dirs[filepath.Dir(f.path)] = true
+		dirs[f.fs.dir(f.path)] = f.fs
 	}
-	for d := range dirs {
-		ents, err := os.ReadDir(d)
+	for d, fsys := range dirs {
+		ents, err := fsys.readDir(d)
 		if err != nil {
 			continue
 		}
 		for _, e := range ents {
-			base, ok := segmentBase(e.Name())
-			p := filepath.Join(d, e.Name())
+			base, ok := segmentBase(e.name)
+			p := fsys.join(d, e.name)
 			if ok && !given[p] && base > fs[0].base && base < fs[len(fs)-1].base {
 				warn(fmt.Sprintf("%s was not given: the offsets it holds will be recorded as compacted holes; give the partition folder instead", p))
 			}

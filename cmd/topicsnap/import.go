@@ -1,17 +1,20 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/segments"
 )
 
 type importOptions struct {
 	dir       string
 	kcat      string
-	topic     string
+	kcatFmt   string
+	topics    []string
 	fileRows  int
 	fileBytes int64
 	maxBatch  int32
@@ -21,13 +24,17 @@ type importOptions struct {
 func (a *app) importCmd() *cobra.Command {
 	o := &importOptions{}
 	cmd := &cobra.Command{
-		Use:   "import --dir DIR PATH... | import --dir DIR --kcat FILE --topic NAME",
+		Use:   "import --dir DIR PATH... | import --dir DIR --kcat FILE [--kcat-format FORMAT] --topic NAME",
 		Short: "Import Kafka's own segment files, or kcat -C -J output, with no broker",
 		Long: `import reads evidence that outlived its broker into a snapshot folder, as a dump
 of the same partitions would have written it (manifests, Parquet files, lost ranges):
 
-  PATH is a broker's log directory (every TOPIC-N folder in it), a partition
-  folder TOPIC-N, or single .log segment files (in their TOPIC-N folder).
+  PATH is a broker's log directory (every TOPIC-N folder in it, or only those
+  of the --topic NAMEs given), a partition folder TOPIC-N, or single .log
+  segment files (in their TOPIC-N folder), on the disk or in a bucket
+  (s3://BUCKET/PREFIX, reached as --dir s3:// is: --s3-endpoint, the AWS
+  credentials chain; the prefix listed once, at most 200,000 objects, each
+  segment read by ranged GETs of 8 MiB).
   Every batch is decoded (magic 2, and the v0/v1 message sets of old
   segments; gzip, snappy, lz4, zstd), its CRC checked; a batch that cannot be
   read is a lost range of kind damaged with the reason, and the import goes
@@ -45,6 +52,15 @@ of the same partitions would have written it (manifests, Parquet files, lost ran
   snapshot's note says so. Offsets the file passes over are lost ranges of
   kind not-in-file.
 
+  --kcat FILE --kcat-format FORMAT --topic NAME reads what kcat -C -f FORMAT
+  wrote (the same FORMAT, as given to kcat: %t %p %o %k %K %s %S %R %T %h, \n
+  \t \xHH). It needs %o and %p; a key or value is read exactly when its
+  length comes before it (%K %k, %S %s), and only one of %k, %s, %h may go
+  without, ended by the text after it. A format that cannot be read back is
+  refused, naming what to add. A line that does not match is counted, the
+  first named, and not imported; what the format lacks (headers, timestamps,
+  null against empty) is said in the summary and the snapshot's note.
+
 Importing the same input again changes nothing; newer segments (or a longer
 file) continue where the last import ended.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -54,10 +70,10 @@ file) continue where the last import ended.`,
 			switch {
 			case o.kcat != "" && len(args) > 0:
 				return usagef("give PATHs of segment files or --kcat FILE, not both")
-			case o.kcat != "" && o.topic == "":
-				return usagef("--kcat needs --topic NAME: the topic whose lines to import")
-			case o.kcat == "" && o.topic != "":
-				return usagef("--topic goes with --kcat; segment files name their topic by their folder (TOPIC-N)")
+			case o.kcatFmt != "" && o.kcat == "":
+				return usagef("--kcat-format goes with --kcat FILE: the -f FORMAT that file was written with")
+			case o.kcat != "" && len(o.topics) != 1:
+				return usagef("--kcat needs one --topic NAME: the topic whose lines to import")
 			case o.kcat == "" && len(args) == 0:
 				return usagef("name what to import: a log directory, a partition folder TOPIC-N or .log files, or --kcat FILE --topic NAME")
 			}
@@ -68,10 +84,13 @@ file) continue where the last import ended.`,
 			warn := func(s string) { fmt.Fprintf(a.stderr, "warning: %s\n", s) }
 			var sum segments.Summary
 			if o.kcat != "" {
-				sum, err = segments.ImportKcat(cmd.Context(), segments.KcatOptions{Dir: o.dir, S3: s3, File: o.kcat, Topic: o.topic,
+				sum, err = segments.ImportKcat(cmd.Context(), segments.KcatOptions{Dir: o.dir, S3: s3, File: o.kcat, Format: o.kcatFmt, Topic: o.topics[0],
 					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
 			} else {
-				sum, err = segments.Import(cmd.Context(), segments.Options{Dir: o.dir, S3: s3, Paths: args,
+				sum, err = segments.Import(cmd.Context(), segments.Options{Dir: o.dir, S3: s3, Paths: args, Topics: o.topics,
+					OpenBucket: func(ctx context.Context, bucket string) (segments.Bucket, error) {
+						return catalog.OpenS3Source(ctx, s3, bucket)
+					},
 					Limits:   segments.Limits{MaxBatchBytes: o.maxBatch, MaxDecompressed: o.maxInflat},
 					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
 			}
@@ -79,13 +98,19 @@ file) continue where the last import ended.`,
 				return fmt.Errorf("import to %s: %w", o.dir, err)
 			}
 			fmt.Fprintln(a.stdout, sum.String())
+			if o.kcatFmt != "" {
+				if f, err := segments.ParseKcatFormat(o.kcatFmt); err == nil {
+					fmt.Fprintf(a.stdout, "not in the file (each partition's note says it too): %s\n", f.Lacks())
+				}
+			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.StringVar(&o.kcat, "kcat", "", "a file of kcat -C -J output to import instead of segment files")
-	f.StringVar(&o.topic, "topic", "", "with --kcat: the topic whose lines to import")
+	f.StringVar(&o.kcatFmt, "kcat-format", "", "with --kcat: the file is kcat -C -f FORMAT output, written with this FORMAT (else kcat -J lines)")
+	f.StringArrayVar(&o.topics, "topic", nil, "with --kcat: the topic whose lines to import; with PATHs: import only this topic's partitions (repeat for more)")
 	f.IntVar(&o.fileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
 	f.Int64Var(&o.fileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
 	f.Int32Var(&o.maxBatch, "max-batch-bytes", segments.DefaultLimits.MaxBatchBytes, "a batch larger on disk is a damaged range, not read")

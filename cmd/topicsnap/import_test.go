@@ -23,12 +23,15 @@ func TestImportErrors(t *testing.T) {
 		want []string
 	}{
 		{"nothing to import", []string{"import", "--dir", dir}, exitError, []string{"name what to import"}},
-		{"kcat without topic", []string{"import", "--dir", dir, "--kcat", notKcat}, exitError, []string{"--kcat needs --topic"}},
+		{"kcat without topic", []string{"import", "--dir", dir, "--kcat", notKcat}, exitError, []string{"--kcat needs one --topic"}},
 		{"both", []string{"import", "--dir", dir, "--kcat", notKcat, "--topic", "t", pdir}, exitError, []string{"not both"}},
 		{"missing path", []string{"import", "--dir", dir, filepath.Join(tmp, "nope")}, exitBadInput, []string{"no such file", "Try: give a broker's log directory"}},
 		{"index without log", []string{"import", "--dir", dir, pdir}, exitBadInput, []string{"holds no segment file"}},
 		{"an index", []string{"import", "--dir", dir, filepath.Join(pdir, "00000000000000000000.index")}, exitBadInput, []string{"is not a segment file"}},
 		{"not kcat -J", []string{"import", "--dir", dir, "--kcat", notKcat, "--topic", "orders"}, exitBadInput, []string{"line 1 is not a line of kcat -C -J"}},
+		{"kcat-format without kcat", []string{"import", "--dir", dir, "--kcat-format", `%p %o %s\n`, pdir}, exitError, []string{"--kcat-format goes with --kcat"}},
+		{"unreadable kcat format", []string{"import", "--dir", dir, "--kcat", notKcat, "--kcat-format", `%o %s\n`, "--topic", "t"}, exitError, []string{"lacks %o or %p", "Try: give the -f FORMAT"}},
+		{"not this kcat format", []string{"import", "--dir", dir, "--kcat", notKcat, "--kcat-format", `%p %o %s\n`, "--topic", "t"}, exitBadInput, []string{"does not match --kcat-format"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
