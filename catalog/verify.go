@@ -114,6 +114,12 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 				continue
 			}
 			m, err := parseManifest(mpath, b)
+			if err == nil && tp.Partition >= 0 {
+				// The manifest must be its folder's, as ReadTopic holds it.
+				if ferr := m.checkFolder(tp); ferr != nil {
+					err = &ManifestError{Path: mpath, Err: ErrBadManifest, Detail: ferr.Error()}
+				}
+			}
 			if err != nil {
 				me := err.(*ManifestError)
 				me.TP = tp
