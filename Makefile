@@ -72,8 +72,8 @@ unit:
 
 # dump, catalog and schemas never need cgo (no DuckDB): prove it.
 nocgo:
-	CGO_ENABLED=0 $(GO) build ./dump ./restore ./kafkaconn ./catalog ./schemas
-	CGO_ENABLED=0 $(GO) vet ./dump ./restore ./kafkaconn ./catalog ./schemas
+	CGO_ENABLED=0 $(GO) build ./dump ./restore ./kafkaconn ./catalog/... ./schemas
+	CGO_ENABLED=0 $(GO) vet ./dump ./restore ./kafkaconn ./catalog/... ./schemas
 
 vet:
 	$(GO) mod tidy -diff

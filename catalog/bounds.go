@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 
-	"github.com/topicsnap/topicsnap/internal/safefile"
+	"github.com/topicsnap/topicsnap/catalog/store"
 )
 
 // Bounds on the folder's metadata. A snapshot folder is often handed over
@@ -352,58 +350,16 @@ func (m *Manifest) checkFolder(tp TopicPartition) error {
 // manifestRel is a manifest's path relative to the snapshot folder.
 func manifestRel(tp TopicPartition) string { return RelPartitionDir(tp) + "/" + manifestName }
 
-// readErr is why a metadata file could not be read: a damaged folder
+// readErr is why a metadata object could not be read: a damaged folder
 // (ErrBadManifest, with the cause: safefile.ErrNotRegular,
-// safefile.ErrTooLarge, a link leading out of the folder) unless this
-// process may not read it, which is said as it is.
+// safefile.ErrTooLarge, a link leading out of the folder) when the store
+// marked it the object's own (store.Damaged), unless this process may not
+// read it, which is said as it is, as is a request that failed.
 func readErr(err error) error {
-	if errors.Is(err, os.ErrPermission) {
+	if errors.Is(err, os.ErrPermission) || !store.IsDamaged(err) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrBadManifest, err)
-}
-
-// objectErr is readErr for a bucket's object: only one past its cap is a
-// damaged folder; a request that failed is said as it is.
-func objectErr(err error) error {
-	if errors.Is(err, safefile.ErrTooLarge) {
-		return fmt.Errorf("%w: %w", ErrBadManifest, err)
-	}
-	return err
-}
-
-// openRegular opens a data file for reading: non-blocking, so a FIFO in
-// its place is refused rather than waited on, and only a regular file
-// (safefile.ErrNotRegular otherwise). With a folder (dir != ""), name is
-// opened inside it through os.Root, so a link leading out of the folder is
-// refused too: a handed-over folder cannot make a copy upload a file of
-// this machine.
-func openRegular(dir, name string) (*os.File, error) {
-	var f *os.File
-	var err error
-	if dir == "" {
-		f, err = os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	} else {
-		var root *os.Root
-		if root, err = os.OpenRoot(dir); err != nil {
-			return nil, err
-		}
-		defer root.Close()
-		f, err = root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	}
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("open %s: %w", filepath.Base(name), safefile.ErrNotRegular)
-	}
-	return f, nil
 }
 
 // validDataFileName reports whether name is a data file's name as

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"time"
@@ -434,16 +433,12 @@ func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, wan
 // localData opens a committed file for reading at random: in a folder the
 // file itself, from a bucket a local temp copy removed by cleanup.
 func (d *Dir) localData(ctx context.Context, tp TopicPartition, fe FileEntry) (*os.File, func(), error) {
-	if d.s3 == nil {
-		f, err := openRegular(d.Path, filepath.FromSlash(RelFilePath(tp, fe.Name)))
-		if err != nil {
-			return nil, nil, fmt.Errorf("open %s: %w", RelFilePath(tp, fe.Name), err)
-		}
-		return f, func() { f.Close() }, nil
-	}
-	r, err := d.openData(ctx, tp, fe.Name)
+	r, err := d.store().Open(ctx, RelFilePath(tp, fe.Name))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("open %s: %w", RelFilePath(tp, fe.Name), err)
+	}
+	if f, ok := r.(*os.File); ok {
+		return f, func() { f.Close() }, nil
 	}
 	defer r.Close()
 	tmp, err := os.CreateTemp("", tmpPrefix+"compact-*.parquet")
@@ -477,14 +472,10 @@ func (d *Dir) checkRowsOf(ctx context.Context, tp TopicPartition, fe FileEntry) 
 
 // removeData deletes a data file of tp (gone already is fine).
 func (d *Dir) removeData(tp TopicPartition, name string) error {
-	if d.s3 != nil {
-		return d.s3.del(partitionRel(tp) + "/" + name)
-	}
-	dir := d.PartitionDir(tp)
-	if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := d.store().Delete(d.bg(), RelFilePath(tp, name)); err != nil {
 		return fmt.Errorf("remove %s: %w", RelFilePath(tp, name), err)
 	}
-	return syncDir(dir)
+	return nil
 }
 
 // mergedEntry is the manifest entry of run's files merged: its range,

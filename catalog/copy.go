@@ -7,14 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
-	"path/filepath"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-
-	"github.com/topicsnap/topicsnap/internal/safefile"
+	"github.com/topicsnap/topicsnap/catalog/store"
 )
 
 // etagsName is the file, in a local partition folder copied from a
@@ -115,51 +110,52 @@ func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error)
 	return st, nil
 }
 
-// listData lists the objects or files of tp's folder by name.
-func (d *Dir) listData(tp TopicPartition) (map[string]object, error) {
-	out := map[string]object{}
-	if d.s3 != nil {
-		_, objs, err := d.s3.list(partitionRel(tp))
-		for _, o := range objs {
-			out[o.Name] = o
-		}
-		return out, err
-	}
-	dir := d.PartitionDir(tp)
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return out, nil
-	}
+// listData lists the data files of tp's folder (or under its prefix) by
+// name. hinted says the store lists no ETags of its own (a folder): the
+// ETags given are those a copy from a bucket recorded in .etags.json.
+func (d *Dir) listData(ctx context.Context, tp TopicPartition) (out map[string]store.Entry, hinted bool, err error) {
+	out = map[string]store.Entry{}
+	rel := RelPartitionDir(tp)
+	entries, err := d.store().List(ctx, rel)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", dir, err)
+		return nil, false, err
+	}
+	hinted = !d.store().Traits().ETags
+	for _, e := range entries {
+		if e.Dir || !strings.HasSuffix(e.Name, ".parquet") || strings.HasPrefix(e.Name, tmpPrefix) {
+			continue
+		}
+		out[e.Name] = e
+	}
+	if !hinted || len(out) == 0 {
+		return out, hinted, nil
 	}
 	// The ETags are a hint (a file whose ETag is unknown is copied again),
 	// so one that cannot be read, or is past its cap, is not an error.
 	var etags map[string]string
-	if b, err := safefile.ReadFileIn(d.Path, filepath.FromSlash(RelPartitionDir(tp)+"/"+etagsName), MaxETagsBytes); err == nil {
+	if b, _, err := d.store().Get(ctx, rel+"/"+etagsName, MaxETagsBytes); err == nil {
 		json.Unmarshal(b, &etags)
 	}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".parquet") || strings.HasPrefix(e.Name(), tmpPrefix) {
-			continue
-		}
-		if fi, err := e.Info(); err == nil {
-			out[e.Name()] = object{Name: e.Name(), Size: fi.Size(), ETag: etags[e.Name()]}
-		}
+	for name, e := range out {
+		e.ETag = etags[name]
+		out[name] = e
 	}
-	return out, nil
+	return out, true, nil
 }
 
 func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStats) error {
 	tp := m.TP()
-	from, err := src.listData(tp)
+	from, srcHinted, err := src.listData(ctx, tp)
 	if err != nil {
 		return err
 	}
-	to, err := dst.listData(tp)
+	to, dstHinted, err := dst.listData(ctx, tp)
 	if err != nil {
 		return err
 	}
+	// Copied from a bucket into a folder, a file is kept only with the
+	// bucket's ETag, which the folder records as a hint.
+	byETag := !srcHinted && dstHinted
 	etags := map[string]string{}
 	for _, fe := range m.AllFiles() {
 		if err := ctx.Err(); err != nil {
@@ -170,7 +166,7 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 			return fmt.Errorf("copy %s: %s is missing or not the manifest's size in the source (catalog verify says more)", tp, src.FilePath(tp, fe.Name))
 		}
 		etags[fe.Name] = o.ETag
-		if t, ok := to[fe.Name]; ok && t.Size == fe.Bytes && (src.s3 == nil || dst.s3 != nil || t.ETag == o.ETag) {
+		if t, ok := to[fe.Name]; ok && t.Size == fe.Bytes && (!byETag || t.ETag == o.ETag) {
 			st.Kept++
 			continue
 		}
@@ -180,9 +176,9 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 		st.Files++
 		st.Bytes += fe.Bytes
 	}
-	if dst.s3 == nil && src.s3 != nil {
+	if byETag {
 		b, _ := json.Marshal(etags)
-		if err := WriteFileAtomic(filepath.Join(dst.PartitionDir(tp), etagsName), func(w io.Writer) error { _, err := w.Write(b); return err }); err != nil {
+		if _, err := dst.store().Put(ctx, RelPartitionDir(tp)+"/"+etagsName, b, store.Cond{}); err != nil {
 			return err
 		}
 	}
@@ -201,63 +197,49 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 	return nil
 }
 
-// openData opens a committed data file for reading.
-func (d *Dir) openData(ctx context.Context, tp TopicPartition, name string) (io.ReadCloser, error) {
-	if d.s3 == nil {
-		return openRegular(d.Path, filepath.FromSlash(RelFilePath(tp, name)))
-	}
-	rel := partitionRel(tp) + "/" + name
-	out, err := d.s3.cl.GetObject(ctx, &s3.GetObjectInput{Bucket: &d.s3.bucket, Key: aws.String(d.s3.key(rel))})
-	if err != nil {
-		return nil, d.s3.s3Error("read", rel, err)
-	}
-	return out.Body, nil
-}
-
 // copyFile copies one data file, complete or not at all, and checks its size.
 func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntry) error {
-	r, err := src.openData(ctx, tp, fe.Name)
+	rel := RelFilePath(tp, fe.Name)
+	r, err := src.store().Open(ctx, rel)
 	if err != nil {
-		return err
+		return fmt.Errorf("read %s: %w", src.FilePath(tp, fe.Name), err)
 	}
 	defer r.Close()
 	short := func(n int64) error {
 		return fmt.Errorf("copy %s: %d bytes read, the manifest says %d", src.FilePath(tp, fe.Name), n, fe.Bytes)
 	}
-	if dst.s3 == nil {
-		if err := os.MkdirAll(dst.PartitionDir(tp), 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", dst.PartitionDir(tp), classify(err))
-		}
-		return WriteFileAtomic(dst.FilePath(tp, fe.Name), func(w io.Writer) error {
-			n, err := io.Copy(w, io.LimitReader(r, fe.Bytes+1)) // a file that grows stops here
-			if err == nil && n != fe.Bytes {
-				err = short(n)
-			}
-			return err
-		})
-	}
-	// Into a bucket: from a local file as it is, else spooled to a temp file.
-	f, ok := r.(*os.File)
-	if !ok {
-		tmp, err := os.CreateTemp("", tmpPrefix+"copy-*.parquet")
-		if err != nil {
-			return fmt.Errorf("create temp file: %w", err)
-		}
-		defer os.Remove(tmp.Name())
-		defer tmp.Close()
-		n, err := io.Copy(tmp, io.LimitReader(r, fe.Bytes+1))
+	// A local file goes as it is (a bucket uploads it without a copy),
+	// once its size is the manifest's; anything else is read through a
+	// reader that holds it to that size.
+	if f, ok := r.(*os.File); ok {
+		fi, err := f.Stat()
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", src.FilePath(tp, fe.Name), err)
 		}
-		if n != fe.Bytes {
-			return short(n)
+		if fi.Size() != fe.Bytes {
+			return short(fi.Size())
 		}
-		f = tmp
+		return dst.store().Upload(ctx, rel, f, fe.Bytes)
 	}
-	if fi, err := f.Stat(); err != nil || fi.Size() != fe.Bytes {
-		return short(fi.Size())
+	return dst.store().Upload(ctx, rel, &exactReader{r: io.LimitReader(r, fe.Bytes+1), want: fe.Bytes, short: short}, fe.Bytes)
+}
+
+// exactReader reads r, which must yield want bytes: fewer or more is the
+// error short says, in place of io.EOF (a file that grows stops at want+1).
+type exactReader struct {
+	r     io.Reader
+	n     int64
+	want  int64
+	short func(n int64) error
+}
+
+func (e *exactReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	e.n += int64(n)
+	if e.n > e.want || err == io.EOF && e.n != e.want {
+		return n, e.short(e.n)
 	}
-	return dst.s3.upload(partitionRel(tp)+"/"+fe.Name, f, fe.Bytes)
+	return n, err
 }
 
 // Unlisted names what lies in tp's folder (or under its prefix) that m
@@ -265,36 +247,19 @@ func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntr
 // temp files, and, in a bucket, incomplete multipart uploads. Readers
 // never read them; CleanPartition removes them.
 func (d *Dir) Unlisted(m *Manifest) ([]string, error) {
-	tp := m.TP()
+	st, ctx := d.store(), d.bg()
+	rel := RelPartitionDir(m.TP())
 	listed := m.known()
-	var out []string
-	if d.s3 == nil {
-		entries, err := os.ReadDir(d.PartitionDir(tp))
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("list %s: %w", d.PartitionDir(tp), err)
-		}
-		for _, e := range entries {
-			if n := e.Name(); strings.HasPrefix(n, tmpPrefix) || strings.HasSuffix(n, ".parquet") && !listed[n] {
-				out = append(out, n)
-			}
-		}
-		return out, nil
-	}
-	objs, err := d.listData(tp)
+	entries, err := st.List(ctx, rel)
 	if err != nil {
 		return nil, err
 	}
-	for n := range objs {
-		if strings.HasPrefix(n, tmpPrefix) || strings.HasSuffix(n, ".parquet") && !listed[n] {
+	var out []string
+	for _, e := range entries {
+		if n := e.Name; !e.Dir && (strings.HasPrefix(n, tmpPrefix) || strings.HasSuffix(n, ".parquet") && !listed[n]) {
 			out = append(out, n)
 		}
 	}
-	ups, err := d.s3.cl.ListMultipartUploads(d.s3.ctx, &s3.ListMultipartUploadsInput{Bucket: &d.s3.bucket, Prefix: aws.String(d.s3.key(partitionRel(tp)) + "/")})
-	if err != nil {
-		return out, d.s3.s3Error("list uploads of", partitionRel(tp), err)
-	}
-	for _, u := range ups.Uploads {
-		out = append(out, path.Base(aws.ToString(u.Key))+" (incomplete upload)")
-	}
-	return out, nil
+	unfinished, err := st.Unfinished(ctx, rel, false)
+	return append(out, unfinished...), err
 }

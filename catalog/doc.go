@@ -43,7 +43,7 @@
 // leading out of it is refused; non-blocking, so a FIFO never hangs a
 // reader; regular files only; size-capped before and during the read),
 // and a bucket's objects by a capped GET (ContentLength, then a
-// LimitReader), with the same cap per kind:
+// LimitReader): Store.Get takes the cap, the same per kind:
 //
 //	topicsnap.json        64 KiB   MaxFolderFileBytes
 //	manifest.json         64 MiB   MaxManifestBytes (MaxManifestFiles, MaxManifestSnapshots, MaxLostRanges entries)
@@ -70,15 +70,52 @@
 // manifest is refused, never overwritten. The writers keep the same
 // bounds, so a dump never commits a file the next reader refuses.
 //
-// The same layout lives in a bucket, under s3://BUCKET/PREFIX ([OpenAt],
-// [CreateAt]; s3.go), with the same promises kept by other means: a data
-// file is uploaded whole (multipart above 16 MiB) before the manifest that
-// lists it is replaced; a manifest is replaced only by a conditional PUT on
-// the ETag this Dir read (If-Match; If-None-Match: * to create), so of two
-// writers one commits and the other gets [ErrConflict]; the partition lock
-// is an object created only if absent, with an owner and an expiry, renewed
-// while held and taken over when stale. [Copy] moves a catalog between a
-// folder and a bucket.
+// # Where the objects live: one store interface
+//
+// A Dir knows the layout and the promises; where the bytes live is a
+// [Store] (package catalog/store), one interface whose calls each take a
+// context: Get (a small object whole, capped), Put (replace, or
+// create-if-absent / replace-if-matching: store.Cond), List, Delete, Lock
+// (the partition lock), TempFile + Place (a data file written locally,
+// then committed whole), Upload (a data file streamed), Open (read a data
+// file as a stream or at random), CheckData, Unfinished, and Vacant,
+// Writable, Create for the root. Two backends implement it, each a package
+// of its own:
+//
+//   - catalog/folder, a local folder: every write temp file → fsync →
+//     rename → fsync folder, the lock a flock, every file read inside the
+//     root through os.Root ([Open], [Create], or a Dir{Path: p} literal).
+//   - catalog/bucket, s3://BUCKET/PREFIX ([OpenAt], [CreateAt]), the one
+//     package that imports the AWS SDK. The same promises are kept by
+//     other means: a data file is uploaded whole (multipart above 16 MiB)
+//     before the manifest that lists it is replaced; a manifest is
+//     replaced only by a conditional PUT on the ETag this Dir read
+//     (If-Match; If-None-Match: * to create), so of two writers one
+//     commits and the other gets [ErrConflict]; the partition lock is an
+//     object created only if absent, with an owner and an expiry, renewed
+//     while held and taken over when stale. It registers itself for s3://
+//     when a program imports it ([Register], as a database/sql driver
+//     does): cmd/topicsnap does, and so does each test that uses a bucket.
+//     A program that does not (queries, server, dump) does not link the
+//     SDK, and an s3:// location there is [ErrNoCatalog] saying so.
+//
+// A store's errors say their kind: a missing object wraps os.ErrNotExist;
+// one that is there but unusable (not a regular file, past its cap, a
+// link out) is marked store.Damaged, so the Dir names it as damaged and
+// goes on; anything else (a bucket unreachable, access denied) stops the
+// call. The Dir's methods that take no context run under the one OpenAt or
+// CreateAt was given, for the Dir's life (context.Background() for Open
+// and Create); those that take one (Verify, Compact, Copy, ReadMarkers)
+// pass theirs to the store.
+//
+// To add a backend (another object store, say): a package implementing
+// store.Store over the same names (forward slashes, relative to its root),
+// whose Put honours store.Cond if its writers are not kept apart by Lock,
+// whose Lock fails at once with store.ErrLocked when held, and whose
+// Place and Upload make a data file appear whole or not at all; then
+// catalog.Register("scheme", open) in its init, and a test that runs the
+// catalog's bucket tests (s3_test.go, compact_kill_test.go) against it.
+// [Copy] moves a catalog between any two stores.
 //
 // [Dir.Compact] merges a partition's small files into large ones under its
 // lock, every row copied column by column by the dump's writer, the merged
@@ -86,5 +123,6 @@
 // replaced are listed as [RetiredFile] for a grace period, so a reader of
 // the older manifest still finds them; [Dir.CleanPartition] leaves them.
 //
-// This package is pure Go and never imports DuckDB or the Kafka client.
+// This package is pure Go and never imports DuckDB, the Kafka client or
+// the AWS SDK.
 package catalog

@@ -3,7 +3,6 @@ package catalog
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -47,17 +46,12 @@ func (d *Dir) NewFileWriter(tp TopicPartition, snapshot string) (*FileWriter, er
 // writer holds one row group in memory, so a dump writing many partitions
 // at once chooses smaller groups to stay within its memory budget.
 func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows int) (*FileWriter, error) {
-	dir := d.PartitionDir(tp)
-	if d.s3 != nil {
-		// For a bucket the file is written to local temp space, then
-		// uploaded whole by Commit.
-		dir = os.TempDir()
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, classify(err))
-	}
-	f, err := os.CreateTemp(dir, tmpPrefix+"data-*.parquet")
+	// In a folder the file is written under a temp name in its
+	// partition's folder; for a bucket in local temp space, then uploaded
+	// whole by Commit.
+	f, err := d.store().TempFile(d.bg(), RelPartitionDir(tp), tmpPrefix+"data-*.parquet")
 	if err != nil {
-		return nil, fmt.Errorf("create temp file in %s: %w", dir, classify(err))
+		return nil, err
 	}
 	cw := &countingWriter{w: f}
 	opts := []parquet.WriterOption{
@@ -254,7 +248,7 @@ func (w *FileWriter) Rows() int64 { return w.fe.Records }
 func (w *FileWriter) DataBytes() int64 { return w.data }
 
 // Commit finishes the file: footer, fsync, rename to FIRST-LAST.parquet,
-// fsync of the folder. It returns the entry to list in the manifest.
+// fsync of the folder (in a bucket: uploaded whole under that name). It returns the entry to list in the manifest.
 func (w *FileWriter) Commit() (FileEntry, error) {
 	if w.fe.Records == 0 {
 		w.Abort()
@@ -280,15 +274,7 @@ func (w *FileWriter) Commit() (FileEntry, error) {
 	w.fe.LastLeaderEpoch = &epoch
 	w.fe.Bytes = w.cw.n
 	w.fe.WrittenAt = time.Now().UTC()
-	if w.d.s3 != nil {
-		return w.upload(tmp)
-	}
-	final := filepath.Join(filepath.Dir(tmp), w.fe.Name)
-	if err := os.Rename(tmp, final); err != nil {
-		os.Remove(tmp)
-		return FileEntry{}, fmt.Errorf("rename %s: %w", final, classify(err))
-	}
-	if err := syncDir(filepath.Dir(final)); err != nil {
+	if err := w.d.store().Place(w.d.bg(), tmp, RelFilePath(w.tp, w.fe.Name)); err != nil {
 		return FileEntry{}, err
 	}
 	return w.fe, nil
@@ -301,20 +287,4 @@ func (w *FileWriter) Abort() {
 		w.open = false
 	}
 	os.Remove(w.f.Name())
-}
-
-// upload puts the finished temp file into the bucket under its final
-// name, complete (see s3Store.upload) before Commit returns, and removes
-// the temp file.
-func (w *FileWriter) upload(tmp string) (FileEntry, error) {
-	defer os.Remove(tmp)
-	f, err := os.Open(tmp)
-	if err != nil {
-		return FileEntry{}, fmt.Errorf("open %s: %w", tmp, err)
-	}
-	defer f.Close()
-	if err := w.d.s3.upload(partitionRel(w.tp)+"/"+w.fe.Name, f, w.fe.Bytes); err != nil {
-		return FileEntry{}, err
-	}
-	return w.fe, nil
 }

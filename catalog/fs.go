@@ -7,195 +7,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/topicsnap/topicsnap/internal/exit"
-	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/topicsnap/topicsnap/catalog/store"
 	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
-// Errors a caller can tell apart with errors.Is.
-var (
-	ErrNewerFormat = exit.New(exit.BadFolder, "snapshot folder written by a newer topicsnap", "use a newer topicsnap build for this folder")
-	ErrLocked      = exit.New(exit.Locked, "partition is locked by another dumper", "wait for the other dump to finish, or give each dumper its own --partitions")
-	ErrNotWritable = exit.New(exit.Disk, "snapshot folder is not writable", "choose with --dir a folder you can write (not on a read-only mount, not under a file), or fix its permissions")
-	ErrDiskFull    = exit.New(exit.Disk, "no space left on device", "free space in the snapshot folder, then run the same command: it resumes from the last committed file")
-	ErrBadManifest = exit.New(exit.BadFolder, "manifest is not valid", "run: topicsnap catalog verify --dir DIR")
-	// ErrNoCatalog is a path that holds no snapshot folder: it does not
-	// exist, is not a folder, or holds files topicsnap did not write.
-	ErrNoCatalog = exit.New(exit.NoCatalog, "no snapshot folder", "point --dir (or TOPICSNAP_DIR) at a snapshot folder, or make one: topicsnap dump --brokers HOST:PORT --topic NAME --dir DIR")
-)
-
-const (
-	folderFile   = "topicsnap.json"
-	manifestName = "manifest.json"
-	tmpPrefix    = ".tmp-"
-	lockName     = ".lock"
-	snapshotsDir = "snapshots"
-)
-
-// Dir is a snapshot folder.
-type Dir struct {
-	// Path is the folder, or s3://bucket/prefix for a bucket.
-	Path string
-	s3   *s3Store // nil: a local folder
-}
-
-type folderInfo struct {
-	FormatVersion int    `json:"format_version"`
-	CreatedBy     string `json:"created_by"`
-}
-
-// Open checks that path is a snapshot folder this build can read: a folder
-// with a topicsnap.json, or an empty folder (an empty catalog). A path that
-// does not exist, is not a folder, or holds other files is ErrNoCatalog:
-// reading it as empty would answer questions about a catalog that is not
-// there. Open never writes.
-func Open(path string) (*Dir, error) {
-	d := &Dir{Path: path}
-	if st, err := os.Stat(path); err != nil || !st.IsDir() {
-		if err := isEmptyFolder(path); err != nil { // names what it is instead
-			return nil, err
-		}
-	}
-	b, err := safefile.ReadFileIn(path, folderFile, MaxFolderFileBytes)
-	switch {
-	case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		if err := isEmptyFolder(path); err != nil {
-			return nil, err
-		}
-		return d, nil
-	case err != nil:
-		return nil, fmt.Errorf("open %s: %w", path, readErr(err))
-	}
-	var fi folderInfo
-	if err := json.Unmarshal(b, &fi); err != nil {
-		return nil, fmt.Errorf("read %s: %w: %v", filepath.Join(path, folderFile), ErrBadManifest, err)
-	}
-	if fi.FormatVersion > FormatVersion {
-		return nil, fmt.Errorf("%s has format version %d, this build reads up to %d: %w",
-			path, fi.FormatVersion, FormatVersion, ErrNewerFormat)
-	}
-	return d, nil
-}
-
-// isEmptyFolder accepts a folder without topicsnap.json when it is empty
-// (dot files aside) or already holds topic folders, and names what is
-// wrong otherwise, with ErrNoCatalog.
-func isEmptyFolder(path string) error {
-	st, err := os.Stat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		return fmt.Errorf("%w: %s does not exist", ErrNoCatalog, path)
-	case err != nil:
-		return fmt.Errorf("open %s: %w", path, err)
-	case !st.IsDir():
-		return fmt.Errorf("%w: %s is a file, not a folder", ErrNoCatalog, path)
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return fmt.Errorf("list %s: %w", path, err)
-	}
-	var other []string
-	for _, e := range entries {
-		name := e.Name()
-		switch {
-		case strings.HasPrefix(name, "."):
-		case e.IsDir() && (strings.HasPrefix(name, "topic=") || name == snapshotsDir):
-			return nil // topic folders without a version file: read them
-		default:
-			other = append(other, name)
-		}
-	}
-	if len(other) == 0 {
-		return nil
-	}
-	shown := other
-	if len(shown) > 3 {
-		shown = append(shown[:3:3], "...")
-	}
-	return fmt.Errorf("%w: %s has no %s and holds other files (%s)", ErrNoCatalog, path, folderFile, strings.Join(shown, ", "))
-}
-
-// CheckCreate tells, without writing anything, whether Create(path) could
-// make or reuse a snapshot folder there: ErrNotWritable for a path under a
-// file or on a folder this process may not write, ErrNoCatalog for a
-// folder that holds other files. A dump calls it before it checks its
-// other options, so that nothing is written until they all are right.
-func CheckCreate(path string) error {
-	p := filepath.Clean(path)
-	for {
-		st, err := os.Stat(p)
-		if errors.Is(err, os.ErrNotExist) && filepath.Dir(p) != p {
-			p = filepath.Dir(p) // the folder will be created: check its nearest existing parent
-			continue
-		}
-		if errors.Is(err, syscall.ENOTDIR) || err == nil && !st.IsDir() {
-			return fmt.Errorf("create %s: %w: %s is a file, not a folder", path, ErrNotWritable, p)
-		}
-		if err != nil {
-			return fmt.Errorf("create %s: %w", path, classify(err))
-		}
-		break
-	}
-	if err := syscall.Access(p, 2 /* W_OK */); err != nil {
-		return fmt.Errorf("create %s: %w: %s: %w", path, ErrNotWritable, p, err)
-	}
-	if p == filepath.Clean(path) {
-		if _, err := os.Stat(filepath.Join(p, folderFile)); errors.Is(err, os.ErrNotExist) {
-			return isEmptyFolder(p)
-		}
-	}
-	return nil
-}
-
-// Create opens path for writing, creating the folder and its version file.
-func Create(path string) (*Dir, error) {
-	// First the folder, so that a path that cannot be one (a file on the
-	// way) is named as not writable rather than unreadable.
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, classify(err))
-	}
-	d, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(filepath.Join(path, folderFile)); errors.Is(err, os.ErrNotExist) {
-		b, _ := json.MarshalIndent(folderInfo{FormatVersion, "topicsnap"}, "", "  ")
-		if err := WriteFileAtomic(filepath.Join(path, folderFile), func(w io.Writer) error {
-			_, err := w.Write(append(b, '\n'))
-			return err
-		}); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
-}
-
-// classify maps OS errors to the catalog's error kinds.
-func classify(err error) error {
-	switch {
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return fmt.Errorf("%w: %w", ErrDiskFull, err)
-	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.ENOTDIR):
-		return fmt.Errorf("%w: %w", ErrNotWritable, err)
-	}
-	return err
-}
-
-// PartitionDir is the folder of one topic-partition.
+// PartitionDir is the folder of one topic-partition: a path, or the
+// partition's s3:// URL in a bucket.
 func (d *Dir) PartitionDir(tp TopicPartition) string {
-	if d.s3 != nil {
-		return d.Path + "/" + partitionRel(tp)
-	}
-	return filepath.Join(d.Path, "topic="+tp.Topic, "partition="+strconv.Itoa(int(tp.Partition)))
+	return d.where(RelPartitionDir(tp))
 }
 
 // FileName is the name of a data file holding offsets first..last.
@@ -212,55 +38,10 @@ func FileNameIn(first, last int64, history int) string {
 	return fmt.Sprintf("%020d-%020d.h%d.parquet", first, last, history)
 }
 
-// FilePath is the absolute path of a committed file.
+// FilePath is the absolute path of a committed file (its s3:// URL in a
+// bucket).
 func (d *Dir) FilePath(tp TopicPartition, name string) string {
-	if d.s3 != nil {
-		return d.PartitionDir(tp) + "/" + name
-	}
-	return filepath.Join(d.PartitionDir(tp), name)
-}
-
-// WriteFileAtomic writes path through fill: to a temp file in the same folder,
-// fsynced, renamed over path, and the folder fsynced. On any error nothing is
-// left behind and path is untouched.
-func WriteFileAtomic(path string, fill func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, tmpPrefix+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("create temp file in %s: %w", dir, classify(err))
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = fill(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, classify(err))
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", path, classify(err))
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, classify(err))
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("rename %s: %w", path, classify(err))
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("open folder %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync folder %s: %w", dir, classify(err))
-	}
-	return nil
+	return d.where(RelFilePath(tp, name))
 }
 
 // NewSnapshotID returns a sortable, unique snapshot id for a cut at t.
@@ -274,22 +55,48 @@ func NewSnapshotID(t time.Time) string {
 // empty manifest with NextOffset -1. A manifest that cannot be read is a
 // *ManifestError.
 func (d *Dir) ReadManifest(tp TopicPartition) (*Manifest, error) {
-	if d.s3 != nil {
-		return d.s3.readManifest(tp)
-	}
+	m, _, err := d.readManifestIf(tp)
+	return m, err
+}
+
+// readManifestIf is ReadManifest that also says whether the manifest
+// exists, and keeps the version read for the next WriteManifest.
+func (d *Dir) readManifestIf(tp TopicPartition) (*Manifest, bool, error) {
 	if !ValidTopicName(tp.Topic) || tp.Partition < 0 {
-		return nil, fmt.Errorf("read manifest of %s: %w: not a topic-partition", tp, ErrBadName)
+		return nil, false, fmt.Errorf("read manifest of %s: %w: not a topic-partition", tp, ErrBadName)
 	}
 	rel := manifestRel(tp)
-	path := filepath.Join(d.Path, filepath.FromSlash(rel))
-	b, err := safefile.ReadFileIn(d.Path, filepath.FromSlash(rel), MaxManifestBytes)
+	path := d.where(rel)
+	b, version, err := d.store().Get(d.bg(), rel, MaxManifestBytes)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Manifest{FormatVersion: FormatVersion, Topic: tp.Topic, Partition: tp.Partition, NextOffset: -1}, nil
+		d.setVersion(tp, "")
+		return &Manifest{FormatVersion: FormatVersion, Topic: tp.Topic, Partition: tp.Partition, NextOffset: -1}, false, nil
 	}
 	if err != nil {
-		return nil, &ManifestError{TP: tp, Path: path, Rel: rel, Err: readErr(err), Detail: err.Error()}
+		return nil, false, &ManifestError{TP: tp, Path: path, Rel: rel, Err: readErr(err), Detail: err.Error()}
 	}
-	return parseManifestAt(tp, path, rel, b)
+	m, err := parseManifestAt(tp, path, rel, b)
+	if err != nil {
+		return nil, true, err
+	}
+	d.setVersion(tp, version)
+	return m, true, nil
+}
+
+func (d *Dir) setVersion(tp TopicPartition, v string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.versions == nil {
+		d.versions = map[TopicPartition]string{}
+	}
+	d.versions[tp] = v
+}
+
+func (d *Dir) version(tp TopicPartition) (string, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	v, ok := d.versions[tp]
+	return v, ok
 }
 
 // parseManifestAt decodes and validates the manifest read from tp's
@@ -394,23 +201,33 @@ func ValidTopicName(name string) bool {
 // manifest that a reader would refuse (see Manifest.validate and the
 // bounds in bounds.go), so that a dump never commits what the next reader
 // rejects.
+//
+// In a bucket the manifest is replaced only if it is still the version
+// this Dir last read or wrote (If-Match on its ETag; If-None-Match: *
+// when there was none): of two writers, one commits and the other gets
+// ErrConflict and must stop. In a folder the partition's lock keeps
+// writers apart, and the rename replaces the manifest atomically.
 func (d *Dir) WriteManifest(m *Manifest) error {
 	m.FormatVersion = FormatVersion
 	b, err := encodeManifest(m)
 	if err != nil {
 		return err
 	}
-	if d.s3 != nil {
-		return d.s3.writeManifest(m, b)
+	tp := m.TP()
+	cond := store.Cond{Unread: true}
+	if v, read := d.version(tp); read {
+		cond = store.Cond{IfMatch: v, IfAbsent: v == ""}
 	}
-	dir := d.PartitionDir(m.TP())
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, classify(err))
-	}
-	return WriteFileAtomic(filepath.Join(dir, manifestName), func(w io.Writer) error {
-		_, err := w.Write(b)
+	rel := manifestRel(tp)
+	next, err := d.store().Put(d.bg(), rel, b, cond)
+	if err != nil {
+		if errors.Is(err, ErrConflict) {
+			return fmt.Errorf("commit manifest of %s: the manifest changed since this writer read it (another dumper wrote %s); this one stops without overwriting it: %w", tp, d.where(rel), ErrConflict)
+		}
 		return err
-	})
+	}
+	d.setVersion(tp, next)
+	return nil
 }
 
 // encodeManifest is m as written, once it is known to be valid and within
@@ -434,8 +251,7 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 // Lock is an exclusive hold on one partition's folder: a flock on disk, a
 // lock object with an owner and an expiry in a bucket.
 type Lock struct {
-	f  *os.File
-	s3 *s3Lock
+	h store.Held
 }
 
 // LockPartition takes the writer's lock on tp, or fails at once with
@@ -446,66 +262,49 @@ type Lock struct {
 // renews it, and a holder killed lets it expire (S3Config.LockTTL), after
 // which the next dumper takes it over.
 func (d *Dir) LockPartition(tp TopicPartition) (*Lock, error) {
-	if d.s3 != nil {
-		return d.s3.lockPartition(tp)
-	}
-	dir := d.PartitionDir(tp)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, classify(err))
-	}
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
+	h, err := d.store().Lock(d.bg(), RelPartitionDir(tp)+"/"+lockName, tp.String())
 	if err != nil {
-		return nil, fmt.Errorf("open lock of %s: %w", tp, classify(err))
+		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("lock %s in %s: %w", tp, d.Path, ErrLocked)
-		}
-		return nil, fmt.Errorf("lock %s: %w", tp, err)
-	}
-	return &Lock{f: f}, nil
+	return &Lock{h: h}, nil
 }
 
 // Unlock releases the lock.
 func (l *Lock) Unlock() {
-	if l != nil && l.s3 != nil {
-		l.s3.unlock()
-		return
-	}
-	if l != nil && l.f != nil {
-		syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
-		l.f.Close()
+	if l != nil && l.h != nil {
+		l.h.Unlock()
+		l.h = nil
 	}
 }
 
-// CleanPartition removes leftovers of an interrupted writer: temp files, and
+// CleanPartition removes leftovers of an interrupted writer: temp files,
 // data files the manifest does not list (as a file or as retired: those
-// stay for readers of an older manifest until a compact removes them).
+// stay for readers of an older manifest until a compact removes them),
+// and, in a bucket, multipart uploads never completed (they are not
+// objects, so no reader lists them, but they cost storage until aborted).
 // Call it only while holding the lock.
 func (d *Dir) CleanPartition(m *Manifest) (removed []string, err error) {
-	if d.s3 != nil {
-		return d.s3.cleanPartition(m)
-	}
-	dir := d.PartitionDir(m.TP())
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	st, ctx := d.store(), d.bg()
+	rel := RelPartitionDir(m.TP())
+	entries, err := st.List(ctx, rel)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", dir, err)
+		return nil, err
 	}
 	listed := m.known()
 	for _, e := range entries {
-		name := e.Name()
+		if e.Dir {
+			continue
+		}
+		name := e.Name
 		if strings.HasPrefix(name, tmpPrefix) || (strings.HasSuffix(name, ".parquet") && !listed[name]) {
-			if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			if err := st.Delete(ctx, rel+"/"+name); err != nil {
 				return removed, fmt.Errorf("remove leftover %s: %w", name, err)
 			}
 			removed = append(removed, name)
 		}
 	}
-	return removed, nil
+	unfinished, err := st.Unfinished(ctx, rel, true)
+	return append(removed, unfinished...), err
 }
 
 // known is the set of data file names m lists (current or superseded) or
@@ -523,19 +322,13 @@ func (m *Manifest) known() map[string]bool {
 
 // Topics lists the topics that have a folder.
 func (d *Dir) Topics() ([]string, error) {
-	if d.s3 != nil {
-		return d.s3.topics()
-	}
-	entries, err := os.ReadDir(d.Path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	entries, err := d.store().List(d.bg(), "")
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", d.Path, err)
+		return nil, err
 	}
 	var out []string
 	for _, e := range entries {
-		if name, ok := strings.CutPrefix(e.Name(), "topic="); ok && e.IsDir() && ValidTopicName(name) {
+		if name, ok := strings.CutPrefix(e.Name, "topic="); ok && e.Dir && ValidTopicName(name) {
 			out = append(out, name)
 		}
 	}
@@ -575,19 +368,12 @@ func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
 	if !ValidTopicName(topic) {
 		return tm, nil // no folder can hold it: the folder holds nothing of it
 	}
-	if d.s3 != nil {
-		return d.s3.readTopic(topic)
-	}
-	tdir := filepath.Join(d.Path, "topic="+topic)
-	entries, err := os.ReadDir(tdir)
-	if errors.Is(err, os.ErrNotExist) {
-		return tm, nil
-	}
+	entries, err := d.store().List(d.bg(), "topic="+topic)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", tdir, err)
+		return nil, err
 	}
 	for _, e := range entries {
-		ps, ok := strings.CutPrefix(e.Name(), "partition=")
+		ps, ok := strings.CutPrefix(e.Name, "partition=")
 		if !ok {
 			continue
 		}
@@ -595,21 +381,18 @@ func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
 		if err != nil || p < 0 || p > math.MaxInt32 || strconv.Itoa(p) != ps {
 			continue // not a folder the dump writes (partition=07 would read partition=7's)
 		}
-		if !e.IsDir() {
+		tp := TopicPartition{topic, int32(p)}
+		if !e.Dir {
 			// A partition's name on a link or a file is not read (a link
 			// could lead out of the folder), and it is named, not silently
 			// left out: the checks would judge the other partitions as if
 			// they were the whole topic.
-			tp := TopicPartition{topic, int32(p)}
 			rel := RelPartitionDir(tp)
-			tm.Damaged = append(tm.Damaged, &ManifestError{TP: tp, Path: filepath.Join(tdir, e.Name()), Rel: rel,
-				Err: ErrBadManifest, Detail: notAFolder(e.Type())})
+			tm.Damaged = append(tm.Damaged, &ManifestError{TP: tp, Path: d.where(rel), Rel: rel,
+				Err: ErrBadManifest, Detail: notAFolder(e.Mode)})
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(tdir, e.Name(), manifestName)); errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		m, err := d.ReadManifest(TopicPartition{topic, int32(p)})
+		m, exists, err := d.readManifestIf(tp)
 		var me *ManifestError
 		switch {
 		case errors.As(err, &me):
@@ -617,6 +400,8 @@ func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
 			continue
 		case err != nil:
 			return nil, err
+		case !exists:
+			continue // nothing committed yet (a lock, or a first dump killed before its first file)
 		}
 		if me := d.checkFiles(m); me != nil {
 			tm.Damaged = append(tm.Damaged, me)
@@ -642,19 +427,18 @@ func notAFolder(t os.FileMode) string {
 // device) of the size the manifest recorded: a file missing, replaced or
 // cut short would otherwise fail every query on the whole topic. The
 // error wraps ErrBadDataFile and names the file by its path in the folder.
-// The content is catalog verify's to check.
+// The content is catalog verify's to check. A bucket's objects are plain
+// and their sizes are not known without a request: verify checks them.
 func (d *Dir) checkFiles(m *Manifest) *ManifestError {
 	tp := m.TP()
 	for _, f := range m.AllFiles() {
-		err := d.CheckDataFileKind(tp, f.Name)
-		if err == nil && f.Bytes > 0 {
-			if st, serr := os.Stat(d.FilePath(tp, f.Name)); serr == nil && st.Size() != f.Bytes {
-				err = fmt.Errorf("%s: %w: %d bytes where the manifest says %d (cut short or rewritten)", RelFilePath(tp, f.Name), ErrBadDataFile, st.Size(), f.Bytes)
-			}
+		size, err := d.checkData(tp, f.Name)
+		if err == nil && f.Bytes > 0 && size >= 0 && size != f.Bytes {
+			err = fmt.Errorf("%s: %w: %d bytes where the manifest says %d (cut short or rewritten)", RelFilePath(tp, f.Name), ErrBadDataFile, size, f.Bytes)
 		}
 		if err != nil {
 			rel := manifestRel(tp)
-			return &ManifestError{TP: tp, Path: filepath.Join(d.Path, filepath.FromSlash(rel)), Rel: rel, Err: err, Detail: err.Error()}
+			return &ManifestError{TP: tp, Path: d.where(rel), Rel: rel, Err: err, Detail: err.Error()}
 		}
 	}
 	return nil
@@ -673,7 +457,8 @@ func (d *Dir) Manifests(topic string) ([]*Manifest, error) {
 
 // WriteClusterSnapshot commits the cluster state of a snapshot. Its id
 // names the file: one that is not a valid snapshot id (ValidSnapshotID) is
-// refused with ErrBadName, as is a snapshot past MaxSnapshotBytes.
+// refused with ErrBadName, as is a snapshot past MaxSnapshotBytes. In a
+// bucket it is created only if no object of its id exists.
 func (d *Dir) WriteClusterSnapshot(s *ClusterSnapshot) error {
 	s.FormatVersion = FormatVersion
 	if err := s.validate(); err != nil {
@@ -687,17 +472,11 @@ func (d *Dir) WriteClusterSnapshot(s *ClusterSnapshot) error {
 		return fmt.Errorf("write snapshot %s: %s, past the %s a snapshot may take: %w",
 			s.ID, safefile.Size(int64(len(b)+1)), safefile.Size(MaxSnapshotBytes), safefile.ErrTooLarge)
 	}
-	if d.s3 != nil {
-		return d.s3.writeClusterSnapshot(s, append(b, '\n'))
+	_, err = d.store().Put(d.bg(), snapshotsDir+"/"+s.ID+".json", append(b, '\n'), store.Cond{IfAbsent: true})
+	if errors.Is(err, ErrConflict) {
+		return fmt.Errorf("write snapshot %s: an object of that id exists: %w", s.ID, err)
 	}
-	dir := filepath.Join(d.Path, snapshotsDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, classify(err))
-	}
-	return WriteFileAtomic(filepath.Join(dir, s.ID+".json"), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
+	return err
 }
 
 // ClusterSnapshots reads every committed cluster snapshot, oldest first.
@@ -706,31 +485,27 @@ func (d *Dir) WriteClusterSnapshot(s *ClusterSnapshot) error {
 // of *SnapshotError (errors.Is(err, ErrBadManifest)), returned beside the
 // snapshots that could be read: a caller may go on with those and warn.
 func (d *Dir) ClusterSnapshots() ([]*ClusterSnapshot, error) {
-	if d.s3 != nil {
-		return d.s3.clusterSnapshots()
-	}
-	dir := filepath.Join(d.Path, snapshotsDir)
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	st, ctx := d.store(), d.bg()
+	entries, err := st.List(ctx, snapshotsDir)
 	if err != nil {
-		return nil, fmt.Errorf("list %s: %w", dir, err)
+		return nil, err
 	}
 	var out []*ClusterSnapshot
 	var damaged []error
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
+		if !strings.HasSuffix(e.Name, ".json") || strings.HasPrefix(e.Name, ".") {
 			continue
 		}
-		rel := snapshotsDir + "/" + e.Name()
-		b, err := safefile.ReadFileIn(d.Path, filepath.FromSlash(rel), MaxSnapshotBytes)
-		if errors.Is(err, os.ErrNotExist) {
+		rel := snapshotsDir + "/" + e.Name
+		b, _, err := st.Get(ctx, rel, MaxSnapshotBytes)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
 			continue // removed since listed
-		}
-		if err != nil {
+		case store.IsDamaged(err):
 			damaged = append(damaged, &SnapshotError{Rel: rel, Err: readErr(err)})
 			continue
+		case err != nil:
+			return nil, fmt.Errorf("read snapshot %s: %w", st.Where(rel), err)
 		}
 		s, err := ParseSnapshot(rel, b)
 		if err != nil {

@@ -158,3 +158,28 @@ func TestDamagedManifestSkipsOnlyItsPartition(t *testing.T) {
 		t.Fatalf("verify: %d files, %+v, %v", files, problems, err)
 	}
 }
+
+// TestVerifyNamesAManifestOfAnotherPartition: a manifest in a partition's
+// folder that is another partition's is a problem catalog verify names,
+// as ReadTopic does, in a folder as in a bucket (one Verify for both).
+func TestVerifyNamesAManifestOfAnotherPartition(t *testing.T) {
+	d, err := Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeManifest(t, d, TopicPartition{"orders", 0}, 0, 9)
+	writeManifest(t, d, TopicPartition{"orders", 2}, 0, 9)
+	b, err := os.ReadFile(filepath.Join(d.PartitionDir(TopicPartition{"orders", 2}), manifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(d.PartitionDir(TopicPartition{"orders", 1}), manifestName)
+	os.MkdirAll(filepath.Dir(moved), 0o755)
+	if err := os.WriteFile(moved, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems, err := d.Verify(t.Context())
+	if err != nil || len(problems) != 1 || problems[0].Path != moved || !strings.Contains(problems[0].Detail, "not of the folder's") {
+		t.Fatalf("Verify = %+v, %v; want the manifest of partition=1 named", problems, err)
+	}
+}

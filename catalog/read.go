@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"sort"
 
 	"github.com/parquet-go/parquet-go"
@@ -60,7 +59,7 @@ func (d *Dir) ReadMarkers(ctx context.Context, m *Manifest, from int64) (Markers
 			return nil, err
 		}
 		path := d.FilePath(m.TP(), fe.Name)
-		f, err := openRegular(d.Path, filepath.FromSlash(RelFilePath(m.TP(), fe.Name)))
+		f, err := d.store().Open(ctx, RelFilePath(m.TP(), fe.Name))
 		if err != nil {
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}

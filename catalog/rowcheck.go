@@ -7,8 +7,6 @@ import (
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
 	"os"
-
-	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // Errors of a data file a reader refuses, told apart with errors.Is.
@@ -160,51 +158,22 @@ func checkRows(ctx context.Context, tp TopicPartition, fe FileEntry, scan func(f
 // a link out of the folder in its place would hang a reader or feed it
 // without end. The error names the file by its relative path and wraps
 // ErrBadDataFile and safefile.ErrNotRegular, or why it could not be looked
-// at (os.ErrNotExist for a missing one). A bucket's
-// objects are always plain.
+// at (os.ErrNotExist for a missing one). A bucket's objects are always
+// plain.
 func (d *Dir) CheckDataFileKind(tp TopicPartition, name string) error {
-	if d.s3 != nil {
-		return nil
-	}
-	err := regularIn(d.PartitionDir(tp), name)
+	_, err := d.checkData(tp, name)
+	return err
+}
+
+// checkData is CheckDataFileKind that also says the file's size (-1 when
+// the store does not know it without a request: a bucket).
+func (d *Dir) checkData(tp TopicPartition, name string) (int64, error) {
+	size, err := d.store().CheckData(d.bg(), RelFilePath(tp, name))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("%s: %w: missing: %w", RelFilePath(tp, name), ErrBadDataFile, err)
+		return 0, fmt.Errorf("%s: %w: missing: %w", RelFilePath(tp, name), ErrBadDataFile, err)
 	case err != nil:
-		return fmt.Errorf("%s: %w: %w", RelFilePath(tp, name), ErrBadDataFile, err)
+		return 0, fmt.Errorf("%s: %w: %w", RelFilePath(tp, name), ErrBadDataFile, err)
 	}
-	return nil
-}
-
-// regularIn is nil when name is a regular file inside folder dir (a link
-// is followed only while it stays inside), without opening it.
-func regularIn(dir, name string) error {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	st, err := root.Stat(name)
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s, %w", kindOf(st.Mode()), safefile.ErrNotRegular)
-	}
-	return nil
-}
-
-// kindOf names what a file that is not regular is.
-func kindOf(m os.FileMode) string {
-	switch {
-	case m&os.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&os.ModeDevice != 0:
-		return "a device"
-	case m&os.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a folder"
-	}
-	return "a " + m.Type().String()
+	return size, nil
 }

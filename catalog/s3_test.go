@@ -16,9 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
-
+	"github.com/topicsnap/topicsnap/catalog/store"
 	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
@@ -41,6 +39,22 @@ func testBucket(t *testing.T) (loc string, cfg S3Config) {
 	return loc, S3Config{Endpoint: ep, Log: func(s string) { t.Log(s) }}
 }
 
+// putObject writes rel in d's store as it is, whatever is there.
+func putObject(t *testing.T, d *Dir, rel string, b []byte) {
+	t.Helper()
+	if _, err := d.Store().Put(t.Context(), rel, b, store.Cond{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testLock is a bucket's lock object as catalog/bucket writes it.
+type testLock struct {
+	Owner   string    `json:"owner"`
+	Host    string    `json:"host"`
+	PID     int       `json:"pid"`
+	Expires time.Time `json:"expires"`
+}
+
 func mustCreateAt(t *testing.T, loc string, cfg S3Config) *Dir {
 	t.Helper()
 	d, err := CreateAt(t.Context(), loc, cfg)
@@ -52,9 +66,7 @@ func mustCreateAt(t *testing.T, loc string, cfg S3Config) *Dir {
 
 func TestS3RoundTrip(t *testing.T) {
 	loc, cfg := testBucket(t)
-	old := partSize
-	partSize = 5 << 20 // the smallest part S3 allows, so a 6 MB file goes in two parts
-	t.Cleanup(func() { partSize = old })
+	cfg.PartSize = 5 << 20 // the smallest part S3 allows, so a 6 MB file goes in two parts
 	d := mustCreateAt(t, loc, cfg)
 	tp := TopicPartition{"orders", 3}
 	writeManifest(t, d, tp, 0, 99)
@@ -71,8 +83,8 @@ func TestS3RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fe.Bytes <= partSize {
-		t.Fatalf("file of %d bytes is not larger than a part (%d)", fe.Bytes, partSize)
+	if fe.Bytes <= cfg.PartSize {
+		t.Fatalf("file of %d bytes is not larger than a part (%d)", fe.Bytes, cfg.PartSize)
 	}
 	if err := d.WriteManifest(&Manifest{Topic: "orders", Partition: 4, NextOffset: 100, Files: []FileEntry{fe}}); err != nil {
 		t.Fatal(err)
@@ -104,11 +116,8 @@ func TestS3RoundTrip(t *testing.T) {
 	}
 
 	// Verify finds a truncated file and a missing one, by name.
-	st := r.s3
-	if _, err := st.put(partitionRel(tp)+"/"+ms[0].Files[0].Name, []byte("PAR1"), "", false); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.del(partitionRel(big) + "/" + fe.Name); err != nil {
+	putObject(t, r, RelFilePath(tp, ms[0].Files[0].Name), []byte("PAR1"))
+	if err := r.Store().Delete(t.Context(), RelFilePath(big, fe.Name)); err != nil {
 		t.Fatal(err)
 	}
 	_, problems, err = r.Verify(t.Context())
@@ -123,9 +132,7 @@ func TestS3OpenRefusesForeignPrefixAndMissingBucket(t *testing.T) {
 	if err != nil {
 		t.Fatalf("empty prefix: %v", err)
 	}
-	if _, err := d.s3.put("notes.txt", []byte("mine"), "", false); err != nil {
-		t.Fatal(err)
-	}
+	putObject(t, d, "notes.txt", []byte("mine"))
 	if _, err := OpenAt(t.Context(), loc, cfg); !errors.Is(err, ErrNoCatalog) || !strings.Contains(err.Error(), "notes.txt") {
 		t.Fatalf("foreign prefix: %v", err)
 	}
@@ -225,10 +232,8 @@ func TestS3StaleLockExpires(t *testing.T) {
 	d := mustCreateAt(t, loc, cfg)
 	tp := TopicPartition{"locks", 0}
 	// A holder killed with kill -9 leaves its lock object as it was.
-	dead, _ := json.Marshal(lockInfo{Owner: "otherhost pid 42 dead", Expires: time.Now().Add(cfg.LockTTL).UTC()})
-	if _, err := d.s3.put(partitionRel(tp)+"/"+lockName, dead, "", true); err != nil {
-		t.Fatal(err)
-	}
+	dead, _ := json.Marshal(testLock{Owner: "otherhost pid 42 dead", Expires: time.Now().Add(cfg.LockTTL).UTC()})
+	putObject(t, d, RelPartitionDir(tp)+"/"+lockName, dead)
 	if _, err := d.LockPartition(tp); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "otherhost pid 42") {
 		t.Fatalf("lock held by a live-looking owner: %v", err)
 	}
@@ -261,62 +266,13 @@ func TestS3StaleLockExpires(t *testing.T) {
 	}
 	host, _ := os.Hostname()
 	tp2 := TopicPartition{"locks", 1}
-	dead, _ = json.Marshal(lockInfo{Owner: "a killed dumper", Host: host, PID: gone.Process.Pid, Expires: time.Now().Add(time.Hour).UTC()})
-	if _, err := d.s3.put(partitionRel(tp2)+"/"+lockName, dead, "", true); err != nil {
-		t.Fatal(err)
-	}
+	dead, _ = json.Marshal(testLock{Owner: "a killed dumper", Host: host, PID: gone.Process.Pid, Expires: time.Now().Add(time.Hour).UTC()})
+	putObject(t, d, RelPartitionDir(tp2)+"/"+lockName, dead)
 	l3, err := d.LockPartition(tp2)
 	if err != nil {
 		t.Fatalf("lock of a dead process on this host: %v", err)
 	}
 	l3.Unlock()
-}
-
-// What a killed writer leaves (an unlisted file, an incomplete multipart
-// upload) is never listed by readers and is removed by the next writer.
-func TestS3CleanRemovesLeftovers(t *testing.T) {
-	loc, cfg := testBucket(t)
-	d := mustCreateAt(t, loc, cfg)
-	tp := TopicPartition{"left", 0}
-	writeManifest(t, d, tp, 0, 9)
-	st := d.s3
-	stray := FileName(10, 19)
-	if _, err := st.put(partitionRel(tp)+"/"+stray, []byte("half"), "", false); err != nil {
-		t.Fatal(err)
-	}
-	key := aws.String(st.key(partitionRel(tp) + "/" + FileName(20, 29)))
-	cu, err := st.cl.CreateMultipartUpload(t.Context(), &s3.CreateMultipartUploadInput{Bucket: &st.bucket, Key: key})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.cl.UploadPart(t.Context(), &s3.UploadPartInput{Bucket: &st.bucket, Key: key, UploadId: cu.UploadId,
-		PartNumber: aws.Int32(1), Body: bytes.NewReader(make([]byte, 1024))}); err != nil {
-		t.Fatal(err)
-	}
-	ms, err := d.Manifests("left")
-	if err != nil || len(ms) != 1 || len(ms[0].Files) != 1 {
-		t.Fatalf("readers list only the manifest's file: %+v %v", ms, err)
-	}
-	removed, err := d.CleanPartition(ms[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(removed) != 2 || removed[0] != stray || !strings.Contains(removed[1], "incomplete upload") {
-		t.Fatalf("removed %v", removed)
-	}
-	ups, err := st.cl.ListMultipartUploads(t.Context(), &s3.ListMultipartUploadsInput{Bucket: &st.bucket, Prefix: aws.String(st.key(""))})
-	if err != nil || len(ups.Uploads) != 0 {
-		t.Fatalf("uploads left: %v %v", ups, err)
-	}
-	_, objs, err := st.list(partitionRel(tp))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range objs {
-		if o.Name == stray {
-			t.Fatalf("stray file still there: %v", objs)
-		}
-	}
 }
 
 // A server that does not answer is retried with backoff, said on the
@@ -356,17 +312,11 @@ func TestS3HostileObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := goodManifest(TopicPartition{"orders", 2})
-	if _, err := d.s3.put(manifestRel(TopicPartition{"orders", 1}), mustJSON(t, other), "", false); err != nil {
-		t.Fatal(err)
-	}
+	putObject(t, d, manifestRel(TopicPartition{"orders", 1}), mustJSON(t, other))
 	big := bytes.Repeat([]byte(" "), MaxManifestBytes+1)
-	if _, err := d.s3.put(manifestRel(TopicPartition{"orders", 3}), big, "", false); err != nil {
-		t.Fatal(err)
-	}
+	putObject(t, d, manifestRel(TopicPartition{"orders", 3}), big)
 	evil := mustJSON(t, ClusterSnapshot{FormatVersion: 1, ID: "../../x", Topic: "orders"})
-	if _, err := d.s3.put(snapshotsDir+"/x.json", evil, "", false); err != nil {
-		t.Fatal(err)
-	}
+	putObject(t, d, snapshotsDir+"/x.json", evil)
 	big = nil
 
 	var tm *TopicManifests

@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/topicsnap/topicsnap/catalog/store"
 	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
@@ -62,9 +61,9 @@ type Schema struct {
 }
 
 // SchemaPath is where the schema of id is stored.
-func (d *Dir) SchemaPath(id int) string {
-	return filepath.Join(d.Path, schemasDir, strconv.Itoa(id)+".json")
-}
+func (d *Dir) SchemaPath(id int) string { return d.where(schemaRel(id)) }
+
+func schemaRel(id int) string { return schemasDir + "/" + strconv.Itoa(id) + ".json" }
 
 // WriteSchema stores s (temp file, fsync, rename, fsync of the folder). A
 // schema past MaxSchemaBytes as written is refused (safefile.ErrTooLarge):
@@ -79,14 +78,8 @@ func (d *Dir) WriteSchema(s *Schema) error {
 		return fmt.Errorf("write schema %d: %s, past the %s a stored schema may take: %w",
 			s.ID, safefile.Size(int64(len(b)+1)), safefile.Size(MaxSchemaBytes), safefile.ErrTooLarge)
 	}
-	dir := filepath.Join(d.Path, schemasDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, classify(err))
-	}
-	return WriteFileAtomic(d.SchemaPath(s.ID), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
+	_, err = d.store().Put(d.bg(), schemaRel(s.ID), append(b, '\n'), store.Cond{})
+	return err
 }
 
 // ReadSchema reads the stored schema of id; os.ErrNotExist when the folder
@@ -94,8 +87,8 @@ func (d *Dir) WriteSchema(s *Schema) error {
 // inside the folder, at most MaxSchemaBytes); one that is not is
 // ErrBadManifest, with the cause (safefile.ErrNotRegular, ErrTooLarge).
 func (d *Dir) ReadSchema(id int) (*Schema, error) {
-	rel := schemasDir + "/" + strconv.Itoa(id) + ".json"
-	b, err := safefile.ReadFileIn(d.Path, filepath.FromSlash(rel), MaxSchemaBytes)
+	rel := schemaRel(id)
+	b, _, err := d.store().Get(d.bg(), rel, MaxSchemaBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read schema %d: %w", id, err)
 	}
@@ -120,17 +113,14 @@ func (d *Dir) ReadSchema(id int) (*Schema, error) {
 
 // SchemaIDs lists the ids of the stored schemas, in order.
 func (d *Dir) SchemaIDs() ([]int, error) {
-	entries, err := os.ReadDir(filepath.Join(d.Path, schemasDir))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
+	entries, err := d.store().List(d.bg(), schemasDir)
 	if err != nil {
 		return nil, fmt.Errorf("list schemas: %w", err)
 	}
 	var ids []int
 	for _, e := range entries {
-		n, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || strings.HasPrefix(e.Name(), tmpPrefix) {
+		n, ok := strings.CutSuffix(e.Name, ".json")
+		if !ok || strings.HasPrefix(e.Name, tmpPrefix) {
 			continue
 		}
 		if id, err := strconv.Atoi(n); err == nil {
@@ -144,7 +134,7 @@ func (d *Dir) SchemaIDs() ([]int, error) {
 // TopicSchemaPath is where the one schema of a topic of bare values
 // (registry-less Avro, --schema TOPIC.avsc) is stored.
 func (d *Dir) TopicSchemaPath(topic string) string {
-	return filepath.Join(d.Path, schemasDir, "topic="+topic+".json")
+	return d.where(schemasDir + "/topic=" + topic + ".json")
 }
 
 // WriteTopicSchema stores the one schema of a topic of bare values (its ID
@@ -158,12 +148,6 @@ func (d *Dir) WriteTopicSchema(topic string, s *Schema) error {
 	if err != nil {
 		return fmt.Errorf("encode the schema of %s: %w", topic, err)
 	}
-	dir := filepath.Join(d.Path, schemasDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, classify(err))
-	}
-	return WriteFileAtomic(d.TopicSchemaPath(topic), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	})
+	_, err = d.store().Put(d.bg(), schemasDir+"/topic="+topic+".json", append(b, '\n'), store.Cond{})
+	return err
 }

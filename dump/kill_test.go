@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	_ "github.com/topicsnap/topicsnap/catalog/bucket" // s3:// for the kill tests on a bucket
 )
 
 // TestHelperDumper is not a test: it is the dumper process that

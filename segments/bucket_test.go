@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	s3bucket "github.com/topicsnap/topicsnap/catalog/bucket"
 	"github.com/topicsnap/topicsnap/segments"
 )
 
@@ -92,7 +93,7 @@ func TestImportBucketSegments(t *testing.T) {
 	if _, err := segments.Import(t.Context(), segments.Options{Dir: local, Paths: folders}); err != nil {
 		t.Fatal(err)
 	}
-	open := func(ctx context.Context, b string) (segments.Bucket, error) { return catalog.OpenS3Source(ctx, cfg, b) }
+	open := func(ctx context.Context, b string) (segments.Bucket, error) { return s3bucket.OpenSource(ctx, cfg, b) }
 	var warns []string
 	sum, err := segments.Import(t.Context(), segments.Options{Dir: remote, Paths: []string{"s3://" + bucket + "/" + prefix}, OpenBucket: open,
 		Warn: func(s string) { warns = append(warns, s) }})

@@ -19,7 +19,7 @@ import (
 // Bucket is a bucket's objects as an import reads them: listed under a
 // prefix and read by byte ranges, each call with its context. A key or
 // bucket that is not there is an error wrapping fs.ErrNotExist.
-// catalog.S3Source is one.
+// bucket.Source (catalog/bucket) is one.
 type Bucket interface {
 	// List calls fn with each object whose key starts with prefix, in key
 	// order; past max objects it fails.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	_ "github.com/topicsnap/topicsnap/catalog/bucket" // registers s3:// with catalog: --dir s3://BUCKET/PREFIX
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/bucket"
 	"github.com/topicsnap/topicsnap/queries"
 	"github.com/topicsnap/topicsnap/queries/spark"
 )
@@ -63,7 +64,7 @@ func (a *app) remoteDir(ctx context.Context, remote queries.Remote, dir string) 
 	if err != nil {
 		return "", err
 	}
-	acc, err := catalog.ResolveS3(ctx, dir, cfg)
+	acc, err := bucket.Resolve(ctx, dir, cfg)
 	if err != nil {
 		return "", err
 	}

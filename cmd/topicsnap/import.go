@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/bucket"
 	"github.com/topicsnap/topicsnap/segments"
 )
 
@@ -88,8 +88,8 @@ file) continue where the last import ended.`,
 					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
 			} else {
 				sum, err = segments.Import(cmd.Context(), segments.Options{Dir: o.dir, S3: s3, Paths: args, Topics: o.topics,
-					OpenBucket: func(ctx context.Context, bucket string) (segments.Bucket, error) {
-						return catalog.OpenS3Source(ctx, s3, bucket)
+					OpenBucket: func(ctx context.Context, name string) (segments.Bucket, error) {
+						return bucket.OpenSource(ctx, s3, name)
 					},
 					Limits:   segments.Limits{MaxBatchBytes: o.maxBatch, MaxDecompressed: o.maxInflat},
 					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})

@@ -92,7 +92,30 @@ func NewTopic(t testing.TB, brokers []string, partitions int32, configs map[stri
 	if err != nil || r.Err != nil {
 		t.Fatalf("create topic %s: %v %v", name, err, r.Err)
 	}
-	return name
+	// CreateTopic returns once the controller committed the topic; the
+	// broker's metadata can lag it, and a dump or produce right after then
+	// meets UNKNOWN_TOPIC_OR_PARTITION: wait until every partition has a
+	// leader.
+	for {
+		td, err := adm.ListTopics(ctx, name)
+		if err == nil {
+			if d, ok := td[name]; ok && d.Err == nil && len(d.Partitions) == int(partitions) && func() bool {
+				for _, p := range d.Partitions {
+					if p.Err != nil || p.Leader < 0 {
+						return false
+					}
+				}
+				return true
+			}() {
+				return name
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("topic %s created but not served within 30s: %v", name, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // Producer is a client producing to the partition each record names; it

@@ -1,4 +1,4 @@
-package catalog
+package bucket
 
 import (
 	"context"
@@ -6,14 +6,16 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
-// S3Access is how this process reaches a bucket, resolved from an
-// S3Config and the AWS SDK's chain exactly as a bucket Dir resolves it:
+// Access is how this process reaches a bucket, resolved from an
+// S3Config and the AWS SDK's chain exactly as a bucket Store resolves it:
 // for another reader of the same bucket that must use the same endpoint
 // and credentials (Spark's s3a:// file system, which topicsnap hands them
 // to as session settings). Its String never shows the keys.
-type S3Access struct {
+type Access struct {
 	Bucket, Prefix string
 	// Endpoint is the S3-compatible server's URL, "" for AWS's own.
 	Endpoint string
@@ -24,12 +26,12 @@ type S3Access struct {
 	AccessKeyID, SecretAccessKey, SessionToken string
 }
 
-func (a S3Access) String() string {
+func (a Access) String() string {
 	return fmt.Sprintf("s3://%s/%s (endpoint %q, region %s, path-style %v, key id %s…)", a.Bucket, a.Prefix, a.Endpoint, a.Region, a.PathStyle, shortKeyID(a.AccessKeyID))
 }
 
 // GoString keeps %#v from printing the secret too.
-func (a S3Access) GoString() string { return a.String() }
+func (a Access) GoString() string { return a.String() }
 
 func shortKeyID(id string) string {
 	if len(id) > 4 {
@@ -38,34 +40,30 @@ func shortKeyID(id string) string {
 	return ""
 }
 
-// ResolveS3 resolves the bucket at loc (s3://bucket/prefix), its endpoint,
-// region and credentials, as OpenAt would reach it. It sends no request
-// to the bucket; credentials that the chain cannot give are an error that
-// names the chain, never the keys.
-func ResolveS3(ctx context.Context, loc string, cfg S3Config) (S3Access, error) {
-	bucket, prefix, err := parseS3URL(loc)
+// Resolve resolves the bucket at loc (s3://bucket/prefix), its endpoint,
+// region and credentials, as a bucket Store would reach it. It sends no
+// request to the bucket; credentials that the chain cannot give are an
+// error that names the chain, never the keys.
+func Resolve(ctx context.Context, loc string, cfg catalog.S3Config) (Access, error) {
+	bucket, prefix, err := ParseURL(loc)
 	if err != nil {
-		return S3Access{}, err
+		return Access{}, err
 	}
-	log := cfg.Log
-	if log == nil {
-		log = func(string) {}
-	}
-	cl, err := newS3Client(ctx, cfg, log)
+	cl, err := NewClient(ctx, cfg)
 	if err != nil {
-		return S3Access{}, err
+		return Access{}, err
 	}
 	o := cl.Options()
-	a := S3Access{Bucket: bucket, Prefix: prefix, Region: o.Region, PathStyle: o.UsePathStyle}
+	a := Access{Bucket: bucket, Prefix: prefix, Region: o.Region, PathStyle: o.UsePathStyle}
 	if o.BaseEndpoint != nil {
 		a.Endpoint = strings.TrimRight(aws.ToString(o.BaseEndpoint), "/")
 	}
 	if o.Credentials == nil {
-		return S3Access{}, fmt.Errorf("resolve credentials for %s: %w: the AWS chain gave none (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or run where an instance role applies)", loc, ErrDenied)
+		return Access{}, fmt.Errorf("resolve credentials for %s: %w: the AWS chain gave none (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or run where an instance role applies)", loc, catalog.ErrDenied)
 	}
 	c, err := o.Credentials.Retrieve(ctx)
 	if err != nil {
-		return S3Access{}, fmt.Errorf("resolve credentials for %s: %w: %v", loc, ErrDenied, err)
+		return Access{}, fmt.Errorf("resolve credentials for %s: %w: %v", loc, catalog.ErrDenied, err)
 	}
 	a.AccessKeyID, a.SecretAccessKey, a.SessionToken = c.AccessKeyID, c.SecretAccessKey, c.SessionToken
 	return a, nil

@@ -1,4 +1,4 @@
-package catalog
+package bucket
 
 import (
 	"context"
@@ -11,30 +11,32 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
-// S3Source reads objects of one bucket that are not a snapshot folder:
+// Source reads objects of one bucket that are not a snapshot folder:
 // the segment files `topicsnap import` reads from s3:// PATHs (it is a
 // segments.Bucket). Every call takes its own context; nothing is written.
-type S3Source struct {
+type Source struct {
 	cl     *s3.Client
 	bucket string
 }
 
-// OpenS3Source reaches bucket with cfg (the same credentials, endpoint and
+// OpenSource reaches bucket with cfg (the same credentials, endpoint and
 // retries as a snapshot folder in a bucket). A bucket that is not there
 // is an error wrapping fs.ErrNotExist; one that refuses these
-// credentials, ErrDenied.
-func OpenS3Source(ctx context.Context, cfg S3Config, bucket string) (*S3Source, error) {
+// credentials, catalog.ErrDenied.
+func OpenSource(ctx context.Context, cfg catalog.S3Config, bucket string) (*Source, error) {
 	log := cfg.Log
 	if log == nil {
 		log = func(s string) { fmt.Fprintln(os.Stderr, s) }
 	}
-	cl, err := newS3Client(ctx, cfg, log)
+	cl, err := newClient(ctx, cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	s := &S3Source{cl: cl, bucket: bucket}
+	s := &Source{cl: cl, bucket: bucket}
 	if _, err := cl.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &bucket}); err != nil {
 		return nil, s.err("open", "", err)
 	}
@@ -42,8 +44,8 @@ func OpenS3Source(ctx context.Context, cfg S3Config, bucket string) (*S3Source, 
 }
 
 // err maps a bucket error: a missing bucket or key wraps fs.ErrNotExist,
-// a refusal ErrDenied.
-func (s *S3Source) err(verb, key string, err error) error {
+// a refusal catalog.ErrDenied.
+func (s *Source) err(verb, key string, err error) error {
 	url := "s3://" + s.bucket + "/" + key
 	switch {
 	case codeOf(err) == "NoSuchBucket" || key == "" && statusOf(err) == http.StatusNotFound:
@@ -51,14 +53,14 @@ func (s *S3Source) err(verb, key string, err error) error {
 	case isNotFound(err):
 		return fmt.Errorf("%s %s: %w", verb, url, fs.ErrNotExist)
 	case statusOf(err) == http.StatusForbidden || codeOf(err) == "AccessDenied" || codeOf(err) == "InvalidAccessKeyId" || codeOf(err) == "SignatureDoesNotMatch":
-		return fmt.Errorf("%s %s: %w (%s)", verb, url, ErrDenied, codeOf(err))
+		return fmt.Errorf("%s %s: %w (%s)", verb, url, catalog.ErrDenied, codeOf(err))
 	}
-	return fmt.Errorf("%s %s: %s", verb, url, shortS3Error(err))
+	return fmt.Errorf("%s %s: %s", verb, url, shortError(err))
 }
 
 // List calls fn with each object under prefix (every page), in key
 // order; more than max objects is an error, before fn has seen more.
-func (s *S3Source) List(ctx context.Context, prefix string, max int, fn func(key string, size int64)) error {
+func (s *Source) List(ctx context.Context, prefix string, max int, fn func(key string, size int64)) error {
 	p := s3.NewListObjectsV2Paginator(s.cl, &s3.ListObjectsV2Input{Bucket: &s.bucket, Prefix: aws.String(prefix)})
 	n := 0
 	for p.HasMorePages() {
@@ -78,7 +80,7 @@ func (s *S3Source) List(ctx context.Context, prefix string, max int, fn func(key
 
 // ReadRange reads len(p) bytes of object key from off: exactly, or an
 // error (io.ErrUnexpectedEOF when the object is shorter).
-func (s *S3Source) ReadRange(ctx context.Context, key string, off int64, p []byte) error {
+func (s *Source) ReadRange(ctx context.Context, key string, off int64, p []byte) error {
 	if len(p) == 0 {
 		return nil
 	}

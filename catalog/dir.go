@@ -1,0 +1,276 @@
+package catalog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog/folder"
+	"github.com/topicsnap/topicsnap/catalog/store"
+	"github.com/topicsnap/topicsnap/internal/exit"
+)
+
+// Errors a caller can tell apart with errors.Is. Those a backend returns
+// too are declared in catalog/store and are the same values.
+var (
+	ErrNewerFormat = exit.New(exit.BadFolder, "snapshot folder written by a newer topicsnap", "use a newer topicsnap build for this folder")
+	ErrLocked      = store.ErrLocked
+	ErrNotWritable = store.ErrNotWritable
+	ErrDiskFull    = store.ErrDiskFull
+	ErrBadManifest = exit.New(exit.BadFolder, "manifest is not valid", "run: topicsnap catalog verify --dir DIR")
+	// ErrNoCatalog is a path that holds no snapshot folder: it does not
+	// exist, is not a folder, or holds files topicsnap did not write.
+	ErrNoCatalog = store.ErrNoCatalog
+	// ErrConflict is a manifest (or lock) that another writer replaced
+	// between this writer's read and its conditional write: the other one
+	// committed first, and this one must stop rather than overwrite it.
+	ErrConflict = store.ErrConflict
+	// ErrDenied is a bucket that refused these credentials: unknown key,
+	// bad signature, or a policy that does not grant the request.
+	ErrDenied = store.ErrDenied
+)
+
+const (
+	folderFile   = "topicsnap.json"
+	manifestName = "manifest.json"
+	tmpPrefix    = ".tmp-"
+	lockName     = ".lock"
+	snapshotsDir = "snapshots"
+)
+
+// Store is where a Dir's objects live (catalog/store): a local folder
+// (catalog/folder) or a bucket (catalog/bucket, registered for s3://).
+type Store = store.Store
+
+// Dir is a snapshot folder.
+type Dir struct {
+	// Path is the folder, or s3://bucket/prefix for a bucket.
+	Path string
+	// st holds the objects; nil (a Dir{Path: p} literal) is the folder p.
+	st store.Store
+	// ctx bounds the calls of the methods that take none, for the life
+	// of the Dir: the one OpenAt or CreateAt was given (a bucket's
+	// requests end with it); context.Background() for a folder opened by
+	// Open or Create.
+	ctx context.Context
+	// versions is the version (a bucket's ETag) of each manifest this Dir
+	// read or wrote, so that its next write of it is conditional on it;
+	// "" = read as absent (create only if still absent).
+	mu       sync.Mutex
+	versions map[TopicPartition]string
+}
+
+func newDir(ctx context.Context, st store.Store) *Dir {
+	return &Dir{Path: st.Root(), st: st, ctx: ctx, versions: map[TopicPartition]string{}}
+}
+
+// Store is the store d reads and writes.
+func (d *Dir) Store() Store { return d.store() }
+
+func (d *Dir) store() store.Store {
+	if d.st == nil {
+		return folder.New(d.Path)
+	}
+	return d.st
+}
+
+// bg is the context of a call that takes none (see Dir.ctx).
+func (d *Dir) bg() context.Context {
+	if d.ctx == nil {
+		return context.Background()
+	}
+	return d.ctx
+}
+
+// where names rel in d for messages and readers: a path or a URL.
+func (d *Dir) where(rel string) string { return d.store().Where(rel) }
+
+// S3Config says how to reach a bucket. Credentials, region and (unless
+// Endpoint is set) the endpoint come from the AWS SDK's default chain:
+// the environment (AWS_ACCESS_KEY_ID, AWS_PROFILE, AWS_ENDPOINT_URL_S3,
+// ...), then the shared config and credentials files, then the instance's
+// role. Secrets are never printed: errors name the bucket and the key.
+// It is read by the backend registered for s3:// (catalog/bucket).
+type S3Config struct {
+	// Endpoint is an S3-compatible server's URL (http://127.0.0.1:9000);
+	// set, it is addressed path-style (bucket in the path, not the host).
+	Endpoint string
+	// LockTTL is how long a partition lock lives without being renewed:
+	// a dumper killed while holding it blocks the next one for at most
+	// this long. The holder renews it every LockTTL/3. Default 2 minutes.
+	LockTTL time.Duration
+	// Log receives what the bucket client retries (a server down, slow or
+	// answering 503 SlowDown); nil writes to os.Stderr.
+	Log func(string)
+	// PartSize is the size of each part of a multipart upload; a file up
+	// to it goes in one PUT. 0: 16 MiB (S3 takes no part under 5 MiB).
+	PartSize int64
+}
+
+// Opener makes the Store of a location of its scheme (s3://BUCKET/PREFIX),
+// sending no request: Open and Create ask it what they need.
+type Opener func(ctx context.Context, loc string, cfg S3Config) (Store, error)
+
+var (
+	backendsMu sync.RWMutex
+	backends   = map[string]Opener{}
+)
+
+// Register makes open the backend of locations scheme://...; a program
+// registers the bucket backend by importing catalog/bucket (as a
+// database/sql driver registers itself). A second registration of a
+// scheme panics.
+func Register(scheme string, open Opener) {
+	backendsMu.Lock()
+	defer backendsMu.Unlock()
+	if _, dup := backends[scheme]; dup {
+		panic("catalog: Register called twice for " + scheme)
+	}
+	backends[scheme] = open
+}
+
+// IsURL reports whether loc names a bucket (s3://bucket/prefix), not a folder.
+func IsURL(loc string) bool { return strings.HasPrefix(loc, "s3://") }
+
+// storeAt is the store of loc: a registered backend's for a URL, else the
+// folder loc.
+func storeAt(ctx context.Context, loc string, cfg S3Config) (store.Store, error) {
+	if !IsURL(loc) {
+		return folder.New(loc), nil
+	}
+	scheme, _, _ := strings.Cut(loc, "://")
+	backendsMu.RLock()
+	open := backends[scheme]
+	backendsMu.RUnlock()
+	if open == nil {
+		return nil, fmt.Errorf("open %s: %w: this program reads no %s:// location (it registers one by importing github.com/topicsnap/topicsnap/catalog/bucket)", loc, ErrNoCatalog, scheme)
+	}
+	return open(ctx, loc, cfg)
+}
+
+type folderInfo struct {
+	FormatVersion int    `json:"format_version"`
+	CreatedBy     string `json:"created_by"`
+}
+
+// Open checks that path is a snapshot folder this build can read: a folder
+// with a topicsnap.json, or an empty folder (an empty catalog). A path that
+// does not exist, is not a folder, or holds other files is ErrNoCatalog:
+// reading it as empty would answer questions about a catalog that is not
+// there. Open never writes.
+func Open(path string) (*Dir, error) {
+	return OpenAt(context.Background(), path, S3Config{})
+}
+
+// OpenAt opens loc, a local folder or s3://bucket/prefix, as Open does.
+// ctx bounds the calls of the Dir's methods that take no context, for the
+// life of the Dir.
+func OpenAt(ctx context.Context, loc string, cfg S3Config) (*Dir, error) {
+	st, err := storeAt(ctx, loc, cfg)
+	if err != nil {
+		return nil, err
+	}
+	d := newDir(ctx, st)
+	if _, err := d.open(ctx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// open checks the root as Open describes; found says whether it holds a
+// topicsnap.json.
+func (d *Dir) open(ctx context.Context) (found bool, err error) {
+	st := d.store()
+	b, _, err := st.Get(ctx, folderFile, MaxFolderFileBytes)
+	switch {
+	case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return false, st.Vacant(ctx)
+	case err != nil:
+		return false, fmt.Errorf("open %s: %w", d.Path, readErr(err))
+	}
+	var fi folderInfo
+	if err := json.Unmarshal(b, &fi); err != nil {
+		return true, fmt.Errorf("read %s: %w: %v", st.Where(folderFile), ErrBadManifest, err)
+	}
+	if fi.FormatVersion > FormatVersion {
+		return true, fmt.Errorf("%s has format version %d, this build reads up to %d: %w",
+			d.Path, fi.FormatVersion, FormatVersion, ErrNewerFormat)
+	}
+	return true, nil
+}
+
+// CheckCreate tells, without writing anything, whether Create(path) could
+// make or reuse a snapshot folder there: ErrNotWritable for a path under a
+// file or on a folder this process may not write, ErrNoCatalog for a
+// folder that holds other files. A dump calls it before it checks its
+// other options, so that nothing is written until they all are right.
+func CheckCreate(path string) error {
+	return CheckCreateAt(context.Background(), path, S3Config{})
+}
+
+// CheckCreateAt is CheckCreate for a local folder or s3://bucket/prefix:
+// for a bucket, that it exists, can be reached with these credentials, and
+// holds no foreign files under the prefix. It writes nothing.
+func CheckCreateAt(ctx context.Context, loc string, cfg S3Config) error {
+	st, err := storeAt(ctx, loc, cfg)
+	if err != nil {
+		return err
+	}
+	exists, err := st.Writable(ctx)
+	if err != nil || !exists {
+		return err
+	}
+	_, err = newDir(ctx, st).open(ctx)
+	return err
+}
+
+// Create opens path for writing, creating the folder and its version file.
+func Create(path string) (*Dir, error) {
+	return CreateAt(context.Background(), path, S3Config{})
+}
+
+// CreateAt is Create for a local folder or s3://bucket/prefix.
+func CreateAt(ctx context.Context, loc string, cfg S3Config) (*Dir, error) {
+	st, err := storeAt(ctx, loc, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// First the folder, so that a path that cannot be one (a file on the
+	// way) is named as not writable rather than unreadable.
+	if err := st.Create(ctx); err != nil {
+		return nil, err
+	}
+	d := newDir(ctx, st)
+	found, err := d.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		b, _ := json.MarshalIndent(folderInfo{FormatVersion, "topicsnap"}, "", "  ")
+		_, err := st.Put(ctx, folderFile, append(b, '\n'), store.Cond{IfAbsent: true})
+		if err != nil && !errors.Is(err, ErrConflict) { // made by another since: fine
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// WriteFileAtomic writes path through fill: to a temp file in the same folder,
+// fsynced, renamed over path, and the folder fsynced. On any error nothing is
+// left behind and path is untouched.
+func WriteFileAtomic(path string, fill func(w io.Writer) error) error {
+	return folder.WriteFileAtomic(path, fill)
+}
+
+// classify maps OS errors to the catalog's error kinds.
+func classify(err error) error { return store.Classify(err) }
+
+// openRegular opens a data file for reading (folder.OpenRegular).
+func openRegular(dir, name string) (*os.File, error) { return folder.OpenRegular(dir, name) }
