@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 // Limits of a chart, past which the cell says so and shows its table.
@@ -109,20 +111,20 @@ func buildChart(c *Cell, o CellOptions) (*chart, error) {
 		}
 		y, ok := numeric(r[yi])
 		if !ok {
-			return nil, fmt.Errorf("chart: y=%s is not a number (a value is %s)", o.Y, FormatValue(r[yi]))
+			return nil, fmt.Errorf("chart: y=%s is not a number (a value is %s)", o.Y, display.Text(r[yi]))
 		}
 		if math.IsNaN(y) || math.IsInf(y, 0) {
 			continue
 		}
 		s := ""
 		if si >= 0 {
-			s = FormatValue(r[si])
+			s = display.Text(r[si])
 		}
 		if !seenSeries[s] {
 			seenSeries[s] = true
 			seriesNames = append(seriesNames, s)
 		}
-		pts = append(pts, rawPoint{x: r[xi], xs: FormatValue(r[xi]), series: s, y: y})
+		pts = append(pts, rawPoint{x: r[xi], xs: display.Text(r[xi]), series: s, y: y})
 	}
 	if len(pts) == 0 {
 		return nil, nil

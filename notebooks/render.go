@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 // view models for the page template: everything the template prints is a
@@ -115,7 +117,7 @@ func viewOf(res *Result) pageView {
 				for _, r := range rows {
 					vals := make([]cellValue, len(r))
 					for i, x := range r {
-						vals[i] = cellValue{Text: FormatValue(x)}
+						vals[i] = cellValue{Text: display.Text(x)}
 						if x == nil {
 							vals[i].Class = "null"
 						} else if _, ok := numeric(x); ok {
@@ -318,7 +320,7 @@ func RenderMarkdown(w io.Writer, res *Result) error {
 				for _, r := range rows {
 					cells := make([]string, len(r))
 					for i, x := range r {
-						cells[i] = mdEscape(FormatValue(x), true)
+						cells[i] = mdEscape(display.Text(x), true)
 					}
 					b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 				}

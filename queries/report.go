@@ -1,6 +1,10 @@
 package queries
 
-import "time"
+import (
+	"time"
+
+	"github.com/topicsnap/topicsnap/internal/display"
+)
 
 // Statuses of a check.
 const (
@@ -116,9 +120,9 @@ func (m *orderedMap) Get(k string) any { return m.Vals[k] }
 
 // MarshalJSON writes keys in order.
 func (m orderedMap) MarshalJSON() ([]byte, error) {
-	o := orderedObject{keys: m.Keys, vals: make([]any, len(m.Keys))}
+	o := display.Object{Keys: m.Keys, Vals: make([]any, len(m.Keys))}
 	for i, k := range m.Keys {
-		o.vals[i] = JSONValue(m.Vals[k])
+		o.Vals[i] = display.JSON(m.Vals[k])
 	}
 	return o.MarshalJSON()
 }

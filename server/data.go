@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -170,9 +171,9 @@ type series struct {
 	Points []point
 }
 
-// number writes a count with thousands separators (queries.FormatNumber:
+// number writes a count with thousands separators (display.Number:
 // the pages' one number format).
-func number(f float64) string { return queries.FormatNumber(f) }
+func number(f float64) string { return display.Number(f) }
 
 // toInt64 is a scanned integer of any width as an int64.
 func toInt64(v any) (int64, error) {

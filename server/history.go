@@ -11,7 +11,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/topicsnap/topicsnap/queries"
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 // The membership history of a consumer group (queries' group_history and
@@ -342,9 +342,9 @@ func timelineSVG(topic, group, unit string, runs []historyRun) ([]historyMember,
 		y := float64(row[r.Partition])*rowH + 4
 		moved := "no committed offset"
 		if r.FirstOffset != nil && r.LastOffset != nil {
-			moved = fmt.Sprintf("committed offset %d → %d (%s records)", *r.FirstOffset, *r.LastOffset, queries.FormatNumber(float64(*r.LastOffset-*r.FirstOffset)))
+			moved = fmt.Sprintf("committed offset %d → %d (%s records)", *r.FirstOffset, *r.LastOffset, display.Number(float64(*r.LastOffset-*r.FirstOffset)))
 		}
-		title := fmt.Sprintf("p%d: %s (%s) from %s to %s, %d %s; %s", r.Partition, r.ClientID, queries.Display("host", r.Host),
+		title := fmt.Sprintf("p%d: %s (%s) from %s to %s, %d %s; %s", r.Partition, r.ClientID, display.Column("host", r.Host),
 			r.FromAsOf.UTC().Format(time.RFC3339), r.ToAsOf.UTC().Format(time.RFC3339), r.Cuts, unit, moved)
 		w := math.Max(x(r.ToAsOf)-x(r.FromAsOf), 3)
 		s.rect(x(r.FromAsOf), y+3, w, rowH-8, members[r.MemberID].Class, title)
@@ -358,8 +358,8 @@ func timelineSVG(topic, group, unit string, runs []historyRun) ([]historyMember,
 		out = append(out, *m)
 		y := ly + 18*float64(i+1)
 		s.rect(plotX, y-9, 12, 10, m.Class, "")
-		s.text(plotX+18, y, "start", "muted", fmt.Sprintf("%s (%s): %s runs, %s records committed", m.ClientID, queries.Display("host", m.Host),
-			queries.FormatNumber(float64(m.Partitions)), queries.FormatNumber(float64(m.Committed))))
+		s.text(plotX+18, y, "start", "muted", fmt.Sprintf("%s (%s): %s runs, %s records committed", m.ClientID, display.Column("host", m.Host),
+			display.Number(float64(m.Partitions)), display.Number(float64(m.Committed))))
 	}
 	return out, s.html()
 }

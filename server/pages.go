@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -49,7 +50,7 @@ var templateFuncs = template.FuncMap{
 	"inputsize": func(value, placeholder string) int {
 		return min(max(utf8.RuneCountInString(value), utf8.RuneCountInString(placeholder), 9)+1, 60)
 	},
-	"host": func(h string) string { return queries.Display("host", h) },
+	"host": func(h string) string { return display.Column("host", h) },
 	"number": func(n any) string {
 		switch x := n.(type) {
 		case int:
@@ -61,7 +62,7 @@ var templateFuncs = template.FuncMap{
 		}
 		return fmt.Sprint(n)
 	},
-	// offset writes an address as its plain digits (queries.Display's
+	// offset writes an address as its plain digits (display.Column's
 	// rule), a missing one (a nil *int64) as nothing.
 	"offset": func(n any) string {
 		if p, ok := n.(*int64); ok {
@@ -70,7 +71,7 @@ var templateFuncs = template.FuncMap{
 			}
 			n = *p
 		}
-		return queries.Display("offset", n)
+		return display.Column("offset", n)
 	},
 	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") },
 	"ago":  ago,
@@ -540,7 +541,7 @@ func (s *Server) drawCharts(ctx context.Context, name string, o queries.CheckOpt
 					}
 					sil = append(sil, silence{Series: fmt.Sprint(row.Get("partition")), From: from, To: to,
 						Note: fmt.Sprintf("partition %v silent for %s from %s", row.Get("partition"),
-							queries.FormatSeconds(to.Sub(from).Seconds()), from.UTC().Format("2006-01-02 15:04:05"))})
+							display.Seconds(to.Sub(from).Seconds()), from.UTC().Format("2006-01-02 15:04:05"))})
 				}
 				for i := range sil { // the series are named p0, p1, ...
 					sil[i].Series = "p" + sil[i].Series
@@ -567,7 +568,7 @@ func shareBars(r *queries.Report, kind string) []bar {
 		}
 		share := toFloat(row.Get("share"))
 		out = append(out, bar{Label: fmt.Sprintf("p%v", row.Get("partition")), Value: share,
-			Note: fmt.Sprintf("%s (%s)", queries.FormatShare(share), number(toFloat(row.Get("records"))))})
+			Note: fmt.Sprintf("%s (%s)", display.Share(share), number(toFloat(row.Get("records"))))})
 	}
 	return out
 }
@@ -614,8 +615,8 @@ func summaryOf(m *queries.Summary) []fact {
 	}
 	out := make([]fact, 0, len(m.Keys))
 	for _, k := range m.Keys {
-		raw, _ := json.Marshal(queries.JSONValue(m.Vals[k]))
-		out = append(out, fact{k, queries.Display(k, m.Vals[k]), string(raw)})
+		raw, _ := json.Marshal(display.JSON(m.Vals[k]))
+		out = append(out, fact{k, display.Column(k, m.Vals[k]), string(raw)})
 	}
 	return out
 }
@@ -624,7 +625,7 @@ func summaryOf(m *queries.Summary) []fact {
 // row (partition, silence, top_key, ...), with the columns that kind has
 // and without the kind column itself; rows that a table of the report
 // already shows (skew's top keys, lag's members, reset's partitions) are
-// not shown twice. Values go through queries.Display.
+// not shown twice. Values go through display.Column.
 func rowsTables(r *queries.Report) []table {
 	shown := map[string]bool{}
 	for _, t := range r.Tables {
@@ -671,7 +672,7 @@ func rowsTables(r *queries.Report) []table {
 			cells := make([]string, len(t.Columns))
 			for i, c := range t.Columns {
 				if v, ok := row.Vals[c]; ok {
-					cells[i] = queries.Display(c, v)
+					cells[i] = display.Column(c, v)
 				}
 			}
 			t.Rows = append(t.Rows, cells)
@@ -688,7 +689,7 @@ func signature(cols []string, val func(int, string) any) string {
 		if c == "kind" {
 			continue
 		}
-		b.WriteString(c + "\x00" + queries.Display(c, val(i, c)) + "\x01")
+		b.WriteString(c + "\x00" + display.Column(c, val(i, c)) + "\x01")
 	}
 	return b.String()
 }
@@ -715,33 +716,12 @@ func peopleTable(t queries.Table) table {
 		var cells []string
 		for i, v := range r {
 			if keep[i] {
-				cells = append(cells, queries.Display(t.Columns[i], v))
+				cells = append(cells, display.Column(t.Columns[i], v))
 			}
 		}
 		out.Rows = append(out.Rows, cells)
 	}
 	return out
-}
-
-// cellText writes a value for a table cell.
-func cellText(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NULL"
-	case string:
-		return x
-	case []byte:
-		return queries.BlobText(x)
-	case time.Time:
-		return x.UTC().Format("2006-01-02 15:04:05.999Z07:00")
-	case float64:
-		return strconv.FormatFloat(x, 'g', 6, 64)
-	case float32:
-		return strconv.FormatFloat(float64(x), 'g', 6, 32)
-	case bool, int, int8, int16, int32, int64, uint8, uint16, uint32, uint64:
-		return fmt.Sprint(x)
-	}
-	return queries.Text(v) // nested: JSON, a header's UTF-8 value as text
 }
 
 // ---- SQL page and login ----

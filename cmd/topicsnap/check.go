@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -423,7 +424,7 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 			// A fraction as people read it (a share as 15.15%, seconds
 			// as 2m 29s); counts keep their plain digits, and --format
 			// json the raw numbers.
-			text = strings.ReplaceAll(queries.Display(k, v), ",", "")
+			text = strings.ReplaceAll(display.Column(k, v), ",", "")
 		}
 		parts = append(parts, fmt.Sprintf("%s=%s", k, text))
 	}
@@ -433,7 +434,7 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 		fmt.Fprintf(w, "  %s\n", strings.Join(parts, "  "))
 	}
 	// Rows grouped by kind, each as its own table, values as the pages
-	// show them (queries.Display: 37,789 records, 3m 20s, 16.56%); the
+	// show them (display.Column: 37,789 records, 3m 20s, 16.56%); the
 	// summary line above keeps counts' plain digits and --format json the
 	// raw numbers.
 	byKind := map[string][]queries.Row{}
@@ -462,7 +463,7 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 			for _, row := range rows {
 				var vals []string
 				for _, c := range cols {
-					vals = append(vals, queries.Display(c, row.Get(c)))
+					vals = append(vals, display.Column(c, row.Get(c)))
 				}
 				fmt.Fprintf(w, "| %s |\n", strings.Join(vals, " | "))
 			}
@@ -474,7 +475,7 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 		for _, row := range rows {
 			var vals []string
 			for _, c := range cols {
-				vals = append(vals, queries.Display(c, row.Get(c)))
+				vals = append(vals, display.Column(c, row.Get(c)))
 			}
 			fmt.Fprintf(tw, "  %s\n", strings.Join(vals, "\t"))
 		}
@@ -490,7 +491,7 @@ func jsonText(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	b, err := json.Marshal(queries.JSONValue(v))
+	b, err := json.Marshal(display.JSON(v))
 	if err != nil {
 		return fmt.Sprint(v)
 	}
