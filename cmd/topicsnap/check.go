@@ -70,8 +70,8 @@ checks and the options each takes.`,
 			if o.Topic == "" {
 				return usagef("name the topic: --topic TOPIC")
 			}
-			if o.plan != "" && name != "reset" {
-				return usagef("--plan: only check reset writes a reset plan")
+			if o.plan != "" && (!known || c.Plan == nil) {
+				return usagef("--plan: only check %s writes a plan", strings.Join(planChecks(), ", check "))
 			}
 			if o.remember && name == "all" {
 				return usagef("--remember: name one check to remember its options (check NAME --topic T ... --remember)")
@@ -132,7 +132,7 @@ checks and the options each takes.`,
 	f.BoolVar(&o.list, "list", false, "list the checks and their options")
 	addEngineFlags(f, &o.engine)
 	f.BoolVar(&o.remember, "remember", false, "save this check's options for this topic in the folder's checks.json, where check, check all, serve and the overview find them")
-	f.StringVar(&o.plan, "plan", "", "reset: also write the reset plan to this file (topic,partition,offset: kafka-consumer-groups.sh --from-file)")
+	f.StringVar(&o.plan, "plan", "", planHelp())
 	for _, flag := range flagNames() {
 		var helps []string
 		isBool := false
@@ -381,9 +381,10 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 		}
 		fmt.Fprintf(a.stderr, "remembered %s on %s in %s\n", name, o.Topic, filepath.Join(o.dir, queries.ChecksFileName))
 	}
-	if o.plan != "" {
-		if err := writeResetPlan(o.plan, reports[0]); err != nil {
-			return err
+	if c, _ := queries.LookupCheck(name); o.plan != "" && c != nil && c.Plan != nil {
+		err := catalog.WriteFileAtomic(o.plan, func(w io.Writer) error { return c.Plan.Write(w, reports[0]) })
+		if err != nil {
+			return fmt.Errorf("write %s plan %s: %w", name, o.plan, err)
 		}
 	}
 	if worst == queries.StatusFail || (o.strict && worst == queries.StatusWarn) {
@@ -392,21 +393,26 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	return nil
 }
 
-// writeResetPlan writes the partition rows of a reset report as the CSV
-// kafka-consumer-groups.sh --reset-offsets --from-file reads (topic,
-// partition, offset; no header), whole or not at all.
-func writeResetPlan(path string, r *queries.Report) error {
-	var b strings.Builder
-	for _, row := range r.Rows {
-		if row.Get("kind") != "partition" {
-			continue
+// planChecks names the checks that write a plan for --plan.
+func planChecks() []string {
+	var out []string
+	for _, c := range queries.Checks() {
+		if c.Plan != nil {
+			out = append(out, c.Name)
 		}
-		fmt.Fprintf(&b, "%s,%v,%v\n", r.Topic, row.Get("partition"), row.Get("target_offset"))
 	}
-	if err := catalog.WriteFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, b.String()); return err }); err != nil {
-		return fmt.Errorf("write reset plan %s: %w", path, err)
+	return out
+}
+
+// planHelp is --plan's help: what each check's plan holds.
+func planHelp() string {
+	var parts []string
+	for _, c := range queries.Checks() {
+		if c.Plan != nil {
+			parts = append(parts, c.Name+": "+c.Plan.Help)
+		}
 	}
-	return nil
+	return "also write the check's plan to this file (" + strings.Join(parts, "; ") + ")"
 }
 
 func writeReport(w io.Writer, r *queries.Report, md bool) {
