@@ -14,9 +14,6 @@ import (
 	"github.com/topicsnap/topicsnap/queries"
 )
 
-// ChartMaxRows is the most rows a chart cell keeps for its chart.
-const ChartMaxRows = 5000
-
 // countCap is how far a cell counts rows past those it keeps.
 const countCap = 1_000_000
 

@@ -15,9 +15,17 @@ import (
 type SVG struct{ b strings.Builder }
 
 // New starts a chart w by h, named title (its accessible name).
-func New(w, h float64, title string) *SVG {
+func New(w, h float64, title string) *SVG { return newSVG(w, h, title, false) }
+
+// newSVG starts a chart; sized, it also says its width and height (a
+// notebook's chart keeps its size on a wide page).
+func newSVG(w, h float64, title string, sized bool) *SVG {
 	s := &SVG{}
-	fmt.Fprintf(&s.b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %g %g" role="img" aria-label="%s" class="chart">`, w, h, esc(title))
+	size := ""
+	if sized {
+		size = fmt.Sprintf(` width="%g" height="%g"`, w, h)
+	}
+	fmt.Fprintf(&s.b, `<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %g %g"%s role="img" aria-label="%s">`, w, h, size, esc(title))
 	fmt.Fprintf(&s.b, `<title>%s</title>`, esc(title))
 	return s
 }
@@ -52,9 +60,30 @@ func (s *SVG) Polyline(pts []string, class, title string) {
 	fmt.Fprintf(&s.b, `<polyline points="%s" class="%s"><title>%s</title></polyline>`, esc(strings.Join(pts, " ")), esc(class), esc(title))
 }
 
-// Raw writes an element the caller built from numbers and escaped text
-// (XY's paths): it must hold nothing unescaped.
-func (s *SVG) raw(x string) { s.b.WriteString(x) }
+// filled draws a rectangle of a colour (an XY chart's series).
+func (s *SVG) filled(x, y, w, h float64, color, title string) {
+	fmt.Fprintf(&s.b, `<rect x="%g" y="%g" width="%g" height="%g" fill="%s">`, x, y, w, h, esc(color))
+	if title != "" {
+		fmt.Fprintf(&s.b, `<title>%s</title>`, esc(title))
+	}
+	s.b.WriteString(`</rect>`)
+}
+
+// path draws a line of a colour through d (M x y L x y ...).
+func (s *SVG) path(d, color string) {
+	fmt.Fprintf(&s.b, `<path d="%s" fill="none" stroke="%s" stroke-width="2"/>`, esc(d), esc(color))
+}
+
+// dot draws a point of a line with its tooltip.
+func (s *SVG) dot(x, y float64, color, title string) {
+	fmt.Fprintf(&s.b, `<circle cx="%g" cy="%g" r="3" fill="%s"><title>%s</title></circle>`, x, y, esc(color), esc(title))
+}
+
+// rotated writes t at x, y turned by deg, anchored at its end (an x label
+// that would not fit level).
+func (s *SVG) rotated(x, y, deg float64, t string) {
+	fmt.Fprintf(&s.b, `<text x="%g" y="%g" text-anchor="end" transform="rotate(%g %g %g)">%s</text>`, x, y, deg, x, y, esc(t))
+}
 
 // HTML ends the chart and returns it for a template.
 func (s *SVG) HTML() template.HTML {

@@ -1,8 +1,11 @@
 package display
 
 import (
+	"math/big"
+
 	"encoding/json"
 	"fmt"
+	"github.com/duckdb/duckdb-go/v2"
 	"math"
 	"strconv"
 	"strings"
@@ -213,4 +216,19 @@ func hostText(column string, v any) (string, bool) {
 		return strings.Join(out, ", "), true
 	}
 	return "", false
+}
+
+// Numeric reads v as a float64 when it is a number of any kind DuckDB
+// gives (huge integers and decimals too, rounded): what a chart plots.
+func Numeric(v any) (float64, bool) {
+	switch x := v.(type) {
+	case *big.Int:
+		f, _ := new(big.Float).SetInt(x).Float64()
+		return f, true
+	case duckdb.Decimal:
+		return x.Float64(), true
+	case uint:
+		return float64(x), true
+	}
+	return number(v)
 }
