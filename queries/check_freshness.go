@@ -204,7 +204,7 @@ func freshnessCharts(_ context.Context, in ChartInput) ([]chart.Chart, error) {
 			}
 			p := display.Text(row.Get("partition"))
 			sil = append(sil, chart.Silence{Series: "p" + p, From: from, To: to, // the series are named p0, p1, ...
-				Note: fmt.Sprintf("partition %s silent for %s from %s", p, display.Seconds(to.Sub(from).Seconds()), from.UTC().Format("2006-01-02 15:04:05"))})
+				Note: fmt.Sprintf("partition %s silent for %s from %s", p, display.Seconds(to.Sub(from).Seconds()), display.Time(from))})
 		}
 		out = append(out, chart.Chart{Title: "Records per partition over time",
 			Note: c.Name + " per " + stepName(c.Step) + ", by broker timestamp; a row per partition, darker is more records, red is none, outlined are the silent stretches reported below",

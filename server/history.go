@@ -346,13 +346,13 @@ func timelineSVG(topic, group, unit string, runs []historyRun) ([]historyMember,
 			moved = fmt.Sprintf("committed offset %d → %d (%s records)", *r.FirstOffset, *r.LastOffset, display.Number(float64(*r.LastOffset-*r.FirstOffset)))
 		}
 		title := fmt.Sprintf("p%d: %s (%s) from %s to %s, %d %s; %s", r.Partition, r.ClientID, display.Column("host", r.Host),
-			r.FromAsOf.UTC().Format(time.RFC3339), r.ToAsOf.UTC().Format(time.RFC3339), r.Cuts, unit, moved)
+			display.Time(r.FromAsOf), display.Time(r.ToAsOf), r.Cuts, unit, moved)
 		w := math.Max(x(r.ToAsOf)-x(r.FromAsOf), 3)
 		s.Rect(x(r.FromAsOf), y+3, w, chart.RowH-8, members[r.MemberID].Class, title)
 	}
 	ly := chart.RowH*float64(len(parts)) + 20
-	s.Text(plotX, ly, "start", "muted", lo.UTC().Format("2006-01-02 15:04:05Z"))
-	s.Text(plotX+plotW, ly, "end", "muted", hi.UTC().Format("2006-01-02 15:04:05Z"))
+	s.Text(plotX, ly, "start", "muted", display.Time(lo))
+	s.Text(plotX+plotW, ly, "end", "muted", display.Time(hi))
 	out := make([]historyMember, 0, len(order))
 	for i, id := range order {
 		m := members[id]

@@ -74,7 +74,7 @@ var templateFuncs = template.FuncMap{
 		}
 		return display.Column("offset", n)
 	},
-	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") },
+	"when": display.Time,
 	"ago":  ago,
 }
 
