@@ -104,7 +104,10 @@
 // [Parse] reads a notebook (errors name the file and line). [Run] runs its
 // cells in order on an engine: each cell gets its columns, its first rows,
 // its row count and its duration, or its error message, shown in place of
-// the result; the cells after a failed one still run. [RenderHTML] writes
+// the result; the cells after a failed one still run. Values are written
+// by internal/display (as the command line's tables write them) and charts
+// drawn by internal/chart's XY (as the server's pages draw theirs).
+// [RenderHTML] writes
 // one standalone page (CSS embedded, no JavaScript, everything escaped by
 // html/template; prose is CommonMark with GitHub's tables, rendered by
 // goldmark with raw HTML shown as text and dangerous links dropped, see

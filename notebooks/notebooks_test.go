@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/queries"
 )
@@ -205,7 +206,7 @@ func cellText(c *Cell, row, col int) string {
 	if row >= len(c.Rows) || col >= len(c.Rows[row]) {
 		return "<none>"
 	}
-	return FormatValue(c.Rows[row][col])
+	return display.Text(c.Rows[row][col])
 }
 
 const runNotebook = `---
@@ -514,7 +515,7 @@ func column(t *testing.T, c *Cell, name string) []string {
 	}
 	var out []string
 	for _, r := range c.Rows {
-		out = append(out, FormatValue(r[i]))
+		out = append(out, display.Text(r[i]))
 	}
 	return out
 }
@@ -814,8 +815,8 @@ func TestFormatValueHeaders(t *testing.T) {
 		{[]byte("é"), `\xC3\xA9`},
 	}
 	for _, c := range cases {
-		if got := FormatValue(c.v); got != c.want {
-			t.Errorf("FormatValue(%#v) = %s, want %s", c.v, got, c.want)
+		if got := display.Text(c.v); got != c.want {
+			t.Errorf("display.Text(%#v) = %s, want %s", c.v, got, c.want)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 // view models for the page template: everything the template prints is a
@@ -40,7 +42,7 @@ type cellView struct {
 	Ran      string
 	Err      string
 	ChartErr string
-	Chart    *chart
+	Chart    template.HTML
 	Columns  []string
 	Rows     [][]cellValue
 	Footer   string
@@ -115,7 +117,7 @@ func viewOf(res *Result) pageView {
 				for _, r := range rows {
 					vals := make([]cellValue, len(r))
 					for i, x := range r {
-						vals[i] = cellValue{Text: FormatValue(x)}
+						vals[i] = cellValue{Text: display.Text(x)}
 						if x == nil {
 							vals[i].Class = "null"
 						} else if _, ok := numeric(x); ok {
@@ -160,9 +162,7 @@ func RenderHTML(w io.Writer, res *Result) error {
 	return pageTemplate.Execute(w, viewOf(res))
 }
 
-var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"plus": func(a, b float64) float64 { return a + b },
-}).Parse(pageHTML + chartHTML))
+var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
 
 const pageHTML = `<!DOCTYPE html>
 <html lang="en">
@@ -236,7 +236,7 @@ details.data summary { cursor: pointer; color: var(--muted); font-size: 13px; }
 {{if .Ran}}<details class="sql"><summary>as run, parameters substituted</summary><pre class="sql"><code>{{.Ran}}</code></pre></details>{{end}}</details>
 {{if .Err}}<div class="error" role="alert"><strong>This cell failed</strong><pre>{{.Err}}</pre></div>
 {{else}}{{range .Notes}}<p class="warning" role="note"><strong>Warning:</strong> {{.}}</p>
-{{end}}{{if .Chart}}<figure>{{template "chart" .Chart}}</figure>
+{{end}}{{if .Chart}}<figure>{{.Chart}}</figure>
 <details class="data"><summary>show data</summary>
 <div class="result">{{template "table" .}}</div>
 </details>
@@ -252,23 +252,6 @@ details.data summary { cursor: pointer; color: var(--muted); font-size: 13px; }
 {{end}}</tbody>
 </table>{{end}}
 `
-
-const chartHTML = `{{define "chart"}}<svg class="chart" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {{.Width}} {{.Height}}" width="{{.Width}}" height="{{.Height}}" role="img" aria-label="{{.Label}}">
-<title>{{.Label}}</title>
-{{$c := .}}{{range .YTicks}}<line class="grid" x1="{{$c.Left}}" x2="{{$c.Right}}" y1="{{.Pos}}" y2="{{.Pos}}"/>
-<text x="{{plus $c.Left -6}}" y="{{plus .Pos 4}}" text-anchor="end">{{.Label}}</text>
-{{end}}<line class="axis" x1="{{.Left}}" x2="{{.Right}}" y1="{{.Zero}}" y2="{{.Zero}}"/>
-<line class="axis" x1="{{.Left}}" x2="{{.Left}}" y1="{{.Top}}" y2="{{.Bottom}}"/>
-{{range .XTicks}}<line class="axis" x1="{{.Pos}}" x2="{{.Pos}}" y1="{{$c.Bottom}}" y2="{{plus $c.Bottom 4}}"/>
-{{if $c.RotateX}}<text x="{{.Pos}}" y="{{plus $c.Bottom 12}}" text-anchor="end" transform="rotate(-45 {{.Pos}} {{plus $c.Bottom 12}})">{{.Label}}</text>
-{{else}}<text x="{{.Pos}}" y="{{plus $c.Bottom 16}}" text-anchor="middle">{{.Label}}</text>
-{{end}}{{end}}{{range .Bars}}<rect x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" fill="{{.Color}}"><title>{{.Tip}}</title></rect>
-{{end}}{{range .Lines}}<path d="{{.Path}}" fill="none" stroke="{{.Color}}" stroke-width="2"/>
-{{$l := .}}{{if .Dots}}{{range .Points}}<circle cx="{{.X}}" cy="{{.Y}}" r="3" fill="{{$l.Color}}"><title>{{.Tip}}</title></circle>
-{{end}}{{end}}{{end}}{{range .Legend}}<rect x="{{.X}}" y="{{.Y}}" width="10" height="10" fill="{{.Color}}"/><text x="{{plus .X 14}}" y="{{plus .Y 9}}">{{.Name}}</text>
-{{end}}<text x="{{.Left}}" y="{{plus .Top -14}}" text-anchor="start">{{.YLabel}}</text>
-<text x="{{.Right}}" y="{{plus .Height -4}}" text-anchor="end">{{.XLabel}}</text>
-</svg>{{end}}`
 
 // RenderMarkdown writes the notebook back as Markdown: the front matter with
 // the values the run used, the prose as written, and each cell followed by
@@ -318,7 +301,7 @@ func RenderMarkdown(w io.Writer, res *Result) error {
 				for _, r := range rows {
 					cells := make([]string, len(r))
 					for i, x := range r {
-						cells[i] = mdEscape(FormatValue(x), true)
+						cells[i] = mdEscape(display.Text(x), true)
 					}
 					b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 				}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math/big"
 	"sort"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -15,9 +13,6 @@ import (
 	"github.com/topicsnap/topicsnap/internal/sqllex"
 	"github.com/topicsnap/topicsnap/queries"
 )
-
-// ChartMaxRows is the most rows a chart cell keeps for its chart.
-const ChartMaxRows = 5000
 
 // countCap is how far a cell counts rows past those it keeps.
 const countCap = 1_000_000
@@ -181,52 +176,6 @@ func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
 			c.ChartErr = err.Error()
 		}
 	}
-}
-
-// FormatValue renders a value for display: NULL for nil, times in UTC,
-// bytes as \xHH escapes, structures and lists as JSON.
-func FormatValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NULL"
-	case string:
-		return x
-	case []byte:
-		return queries.BlobText(x)
-	case time.Time:
-		x = x.UTC()
-		if x.Hour() == 0 && x.Minute() == 0 && x.Second() == 0 && x.Nanosecond() == 0 {
-			return x.Format("2006-01-02")
-		}
-		return x.Format("2006-01-02 15:04:05.999999Z")
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case float32:
-		return strconv.FormatFloat(float64(x), 'f', -1, 32)
-	case bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, int, uint:
-		return fmt.Sprint(x)
-	case *big.Int:
-		return x.String()
-	case duckdb.Decimal:
-		return x.String()
-	case duckdb.Interval:
-		return formatInterval(x)
-	}
-	return queries.Text(v) // nested: JSON, a header's UTF-8 value as text
-}
-
-func formatInterval(x duckdb.Interval) string {
-	var parts []string
-	if x.Months != 0 {
-		parts = append(parts, fmt.Sprintf("%d months", x.Months))
-	}
-	if x.Days != 0 {
-		parts = append(parts, fmt.Sprintf("%d days", x.Days))
-	}
-	if x.Micros != 0 || len(parts) == 0 {
-		parts = append(parts, (time.Duration(x.Micros) * time.Microsecond).String())
-	}
-	return strings.Join(parts, " ")
 }
 
 // numeric returns v as a float64 when it is a number.

@@ -3,6 +3,8 @@ package queries
 import (
 	"context"
 	"fmt"
+
+	"github.com/topicsnap/topicsnap/internal/chart"
 )
 
 func init() {
@@ -11,6 +13,7 @@ func init() {
 		Summary: "ids seen more than once, where and how far apart",
 		Order:   20,
 		Options: []string{"id", "by", "limit"},
+		Charts:  duplicatesCharts,
 		run:     checkDuplicates,
 	})
 }
@@ -109,4 +112,14 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		}
 	}
 	return r, nil
+}
+
+// duplicatesCharts draws the duplicates over time, a line per partition.
+func duplicatesCharts(_ context.Context, in ChartInput) ([]chart.Chart, error) {
+	var out []chart.Chart
+	for _, c := range in.Report.Charts {
+		unit := c.Name + " per " + stepName(c.Step)
+		out = append(out, chart.Chart{Title: "Duplicates over time", Note: unit + ": records whose id was seen before", SVG: chart.Time("duplicates over time", unit, c.drawn())})
+	}
+	return out, nil
 }

@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
+
+	"github.com/topicsnap/topicsnap/internal/chart"
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 func init() {
@@ -13,6 +17,7 @@ func init() {
 		Summary: "staleness at the cut, silent stretches, late records",
 		Order:   80,
 		Options: []string{"stale", "silence", "event_time", "late", "limit"},
+		Charts:  freshnessCharts,
 		run:     checkFreshness,
 	})
 }
@@ -181,4 +186,29 @@ func spans(ns []int64) string {
 		i = j + 1
 	}
 	return b.String()
+}
+
+// freshnessCharts draws the records per partition over time as a heat
+// strip: a row per partition reads with 24 partitions as with 6; the
+// silent stretches of the report are outlined.
+func freshnessCharts(_ context.Context, in ChartInput) ([]chart.Chart, error) {
+	r := in.Report
+	var out []chart.Chart
+	for _, c := range r.Charts {
+		var sil []chart.Silence
+		for _, row := range r.Rows {
+			from, _ := row.Get("silent_from").(time.Time)
+			to, _ := row.Get("silent_to").(time.Time)
+			if row.Get("kind") != "silence" || from.IsZero() || to.IsZero() {
+				continue
+			}
+			p := display.Text(row.Get("partition"))
+			sil = append(sil, chart.Silence{Series: "p" + p, From: from, To: to, // the series are named p0, p1, ...
+				Note: fmt.Sprintf("partition %s silent for %s from %s", p, display.Seconds(to.Sub(from).Seconds()), display.Time(from))})
+		}
+		out = append(out, chart.Chart{Title: "Records per partition over time",
+			Note: c.Name + " per " + stepName(c.Step) + ", by broker timestamp; a row per partition, darker is more records, red is none, outlined are the silent stretches reported below",
+			SVG:  chart.Heat("records per partition over time", "records per "+stepName(c.Step), c.Step, c.drawn(), sil)})
+	}
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/chart"
 )
 
 func init() {
@@ -17,6 +18,7 @@ func init() {
 		Summary: "holes per partition, explained (markers, aborted, compaction, retention) or missing",
 		Order:   10,
 		Options: []string{"limit"},
+		Charts:  gapsCharts,
 		run:     checkGaps,
 	})
 }
@@ -272,4 +274,15 @@ func splitHole(h hole, lost []catalog.LostRange, compacted bool) []hole {
 		out = append(out, r)
 	}
 	return out
+}
+
+// gapsCharts draws the folder's offset coverage of the topic beside the
+// report: what was snapshotted, and what Kafka deleted first.
+func gapsCharts(ctx context.Context, in ChartInput) ([]chart.Chart, error) {
+	cov, err := in.Coverage(ctx, in.Options.Topic)
+	if err != nil {
+		return nil, err
+	}
+	return []chart.Chart{{Title: "Offset coverage", Note: "snapshotted offset ranges per partition; red ranges were deleted by Kafka before they were dumped",
+		SVG: chart.Coverage(in.Options.Topic, cov)}}, nil
 }

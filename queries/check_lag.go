@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/topicsnap/topicsnap/internal/chart"
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 func init() {
@@ -14,6 +17,7 @@ func init() {
 		Summary: "per group and partition: records and seconds behind, retention headroom, members; warns when a cut could not read every group",
 		Order:   50,
 		Options: []string{"group", "limit"},
+		Charts:  lagCharts,
 		run:     checkLag,
 	})
 }
@@ -161,4 +165,21 @@ func ofGroup(rows []Row, group string) []Row {
 		}
 	}
 	return out
+}
+
+// lagCharts draws the lag of each group on each partition.
+func lagCharts(_ context.Context, in ChartInput) ([]chart.Chart, error) {
+	var bars []chart.Bar
+	for _, row := range in.Report.Rows {
+		if row.Get("kind") != "offset" {
+			continue
+		}
+		lag := asFloat(row.Get("lag_records"))
+		bars = append(bars, chart.Bar{Label: display.Text(row.Get("group_id")) + " · p" + display.Text(row.Get("partition")), Value: lag, Note: display.Number(lag)})
+	}
+	if len(bars) == 0 {
+		return []chart.Chart{{Title: "Lag per group and partition", Note: "no consumer group has committed offsets on this topic"}}, nil
+	}
+	return []chart.Chart{{Title: "Lag per group and partition", Note: "end offset minus committed offset, at the latest snapshot with the group",
+		SVG: chart.Bars("lag per group and partition", bars, 0, "")}}, nil
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/topicsnap/topicsnap/internal/shell"
+	"io"
 	"strings"
 	"time"
+
+	"github.com/topicsnap/topicsnap/internal/shell"
 )
 
 func init() {
@@ -25,8 +27,27 @@ func init() {
 			}
 			return needs
 		},
+		Plan: &Plan{
+			Help:  "the partitions' target offsets as kafka-consumer-groups.sh --reset-offsets --from-file reads them (topic,partition,offset)",
+			Write: writeResetPlan,
+		},
 		run: checkReset,
 	})
+}
+
+// writeResetPlan writes the partition rows of a reset report as the CSV
+// kafka-consumer-groups.sh --reset-offsets --from-file reads (topic,
+// partition, offset; no header).
+func writeResetPlan(w io.Writer, r *Report) error {
+	var b strings.Builder
+	for _, row := range r.Rows {
+		if row.Get("kind") != "partition" {
+			continue
+		}
+		fmt.Fprintf(&b, "%s,%v,%v\n", r.Topic, row.Get("partition"), row.Get("target_offset"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // ResetTimeLayout is how the reset check writes --to-datetime for

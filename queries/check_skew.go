@@ -5,6 +5,9 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+
+	"github.com/topicsnap/topicsnap/internal/chart"
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 func init() {
@@ -13,6 +16,7 @@ func init() {
 		Summary: "records and shares per partition, hot and empty partitions, top keys, a what-if re-keying",
 		Order:   30,
 		Options: []string{"hot", "what_if_key", "what_if_partitions", "limit"},
+		Charts:  skewCharts,
 		run:     checkSkew,
 	})
 }
@@ -139,4 +143,38 @@ func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		r.Message = fmt.Sprintf("each of %d partitions holds between %.1f%% and %.1f%% of records, close to the fair share of %.1f%%", n, minS*100, maxS*100, fair*100)
 	}
 	return r, nil
+}
+
+// skewCharts draws the shares per partition against the fair share, and
+// the what-if shares.
+func skewCharts(_ context.Context, in ChartInput) ([]chart.Chart, error) {
+	now, whatIf := shareBars(in.Report, "partition"), shareBars(in.Report, "what_if")
+	var out []chart.Chart
+	if n := len(now); n > 0 {
+		fair := 1 / float64(n)
+		out = append(out, chart.Chart{Title: "Share of records per partition", Note: fmt.Sprintf("the line is the fair share, 1/%d", n),
+			SVG: chart.Bars("share of records per partition", now, fair, fmt.Sprintf("fair %.1f%%", fair*100))})
+	}
+	if wn := len(whatIf); wn > 0 {
+		wf := 1 / float64(wn)
+		out = append(out, chart.Chart{Title: fmt.Sprintf("What if keyed by %s over %d partitions", in.Options.WhatIfKey, wn),
+			Note: "shares if records were partitioned by the what-if key (Java client's default partitioner)",
+			SVG:  chart.Bars("what-if shares", whatIf, wf, fmt.Sprintf("fair %.1f%%", wf*100))})
+	}
+	return out, nil
+}
+
+// shareBars are the report's rows of a kind (partition, what_if) as bars
+// of their share.
+func shareBars(r *Report, kind string) []chart.Bar {
+	var out []chart.Bar
+	for _, row := range r.Rows {
+		if row.Get("kind") != kind {
+			continue
+		}
+		share := asFloat(row.Get("share"))
+		out = append(out, chart.Bar{Label: "p" + display.Text(row.Get("partition")), Value: share,
+			Note: fmt.Sprintf("%s (%s)", display.Share(share), display.Number(asFloat(row.Get("records"))))})
+	}
+	return out
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/topicsnap/topicsnap/internal/exit"
+	"io"
 	"maps"
 	"math"
 	"slices"
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/chart"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/suggest"
 )
 
@@ -47,8 +49,36 @@ type Check struct {
 	// Empty is what the check's answer is worth on a topic that holds no
 	// records: by default nothing (a warn, "nothing to judge").
 	Empty EmptyRule
+	// Charts, if set, draws the check's charts from its report (and, for
+	// a chart of the folder beside it, from in.Coverage): the same figures
+	// the API and the command line give, no SQL of its own. The server's
+	// check page shows them; a check with Charts is run with
+	// CheckOptions.Charts, so a check that computes series for them
+	// (Report.Charts) does so in the same run.
+	Charts func(ctx context.Context, in ChartInput) ([]chart.Chart, error)
+	// Plan, if set, writes what the check's report says to do as a file a
+	// tool reads, for the command line's --plan.
+	Plan *Plan
 
 	run func(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
+}
+
+// Plan is the file a check writes for --plan.
+type Plan struct {
+	// Help says what the file is for, in --plan's help.
+	Help string
+	// Write writes the plan of a report; the caller makes it whole or
+	// not at all.
+	Write func(w io.Writer, r *Report) error
+}
+
+// ChartInput is what a check's Charts draws from.
+type ChartInput struct {
+	Report  *Report
+	Options CheckOptions
+	// Coverage reads the offset ranges the folder holds of a topic's
+	// partitions (the server keeps them cached).
+	Coverage func(ctx context.Context, topic string) ([]chart.Partition, error)
 }
 
 // EmptyRule is what a check's answer is worth on a topic with no records.

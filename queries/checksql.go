@@ -12,6 +12,8 @@ import (
 	"sync"
 	"text/template"
 	"time"
+
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 //go:embed sql/*.sql
@@ -224,7 +226,7 @@ func plural(n int64, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return FormatNumber(float64(n)) + " " + many
+	return display.Number(float64(n)) + " " + many
 }
 
 func rowsTable(title string, rows []Row) Table {
@@ -273,7 +275,7 @@ func (e *Engine) chart(ctx context.Context, name, sqlName string, d sqlData, ste
 	c := Chart{Name: name, Step: step}
 	idx := map[string]int{}
 	for _, r := range rows {
-		n := fmt.Sprint(r.Get("series"))
+		n := display.Text(r.Get("series"))
 		i, ok := idx[n]
 		if !ok {
 			i = len(c.Series)

@@ -3,22 +3,17 @@ package queries
 import (
 	"context"
 	"database/sql"
-	"encoding/base64"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"math/big"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	"github.com/duckdb/duckdb-go/v2"
 	"github.com/mattn/go-runewidth"
+
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 // Formats a result can be written in.
@@ -78,6 +73,12 @@ func WriteValues(w io.Writer, cols []string, rows [][]any, o WriteOptions) (Stat
 // writeResult writes the rows read, each into vals, in o's format.
 func writeResult(w io.Writer, cols []string, vals []any, read func() (bool, error), o WriteOptions) (Stats, error) {
 	st := Stats{Columns: cols}
+	// Column names are a statement's text: shown as a value is, so an
+	// escape sequence in an alias is not a terminal's instruction.
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = display.String(c)
+	}
 	next := func() (bool, error) {
 		ok, err := read()
 		if err != nil || !ok {
@@ -98,7 +99,7 @@ func writeResult(w io.Writer, cols []string, vals []any, read func() (bool, erro
 				return st, firstErr(err, cw.Error())
 			}
 			for i, v := range vals {
-				rec[i] = textOf(v, false)
+				rec[i] = display.Field(v)
 			}
 			cw.Write(rec)
 		}
@@ -114,9 +115,9 @@ func writeResult(w io.Writer, cols []string, vals []any, read func() (bool, erro
 			if !ok {
 				break
 			}
-			obj := orderedObject{keys: cols, vals: make([]any, len(cols))}
+			obj := display.Object{Keys: cols, Vals: make([]any, len(cols))}
 			for i, v := range vals {
-				obj.vals[i] = JSONValue(v)
+				obj.Vals[i] = display.JSON(v)
 			}
 			b, err := json.Marshal(obj)
 			if err != nil {
@@ -139,7 +140,7 @@ func writeResult(w io.Writer, cols []string, vals []any, read func() (bool, erro
 		return st, nil
 	case "line":
 		width := 0
-		for _, c := range cols {
+		for _, c := range names {
 			width = max(width, len(c))
 		}
 		for {
@@ -152,7 +153,7 @@ func writeResult(w io.Writer, cols []string, vals []any, read func() (bool, erro
 			}
 			for i, v := range vals {
 				// NULL is shown as NULL: a null key and an empty key differ.
-				fmt.Fprintf(w, "%*s = %s\n", width, cols[i], textOf(v, true))
+				fmt.Fprintf(w, "%*s = %s\n", width, names[i], display.Text(v))
 			}
 		}
 	case "table", "markdown", "":
@@ -172,16 +173,16 @@ func writeResult(w io.Writer, cols []string, vals []any, read func() (bool, erro
 			if len(cells) < limit {
 				row := make([]string, len(cols))
 				for i, v := range vals {
-					row[i] = textOf(v, true)
+					row[i] = display.Text(v)
 				}
 				cells = append(cells, row)
 			}
 		}
 		shown := len(cols)
 		if o.Format == "markdown" {
-			writeMarkdown(w, cols, cells)
+			writeMarkdown(w, names, cells)
 		} else {
-			shown = writeTable(w, cols, cells, o)
+			shown = writeTable(w, names, cells, o)
 		}
 		footer := fmt.Sprintf("%d rows", st.Rows)
 		if st.Rows == 1 {
@@ -211,138 +212,6 @@ func firstErr(errs ...error) error {
 		}
 	}
 	return nil
-}
-
-type orderedObject struct {
-	keys []string
-	vals []any
-}
-
-func (o orderedObject) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		vb, err := json.Marshal(o.vals[i])
-		if err != nil {
-			return nil, err
-		}
-		b.Write(vb)
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
-}
-
-// JSONValue turns a DuckDB value into something encoding/json writes
-// faithfully: BLOBs as base64, numbers as numbers, times as RFC3339.
-func JSONValue(v any) any { return encodable(v, false) }
-
-// encodable is JSONValue; with text, BLOBs inside a nested value (a
-// header's value) are their text when they are UTF-8, and \xHH escapes
-// (BlobText) otherwise: what the text formats show.
-func encodable(v any, text bool) any {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case []byte:
-		if text {
-			if utf8.Valid(x) {
-				return string(x)
-			}
-			return BlobText(x)
-		}
-		return base64.StdEncoding.EncodeToString(x)
-	case time.Time:
-		return x.UTC().Format(time.RFC3339Nano)
-	case *big.Int:
-		if x.IsInt64() {
-			return x.Int64()
-		}
-		return json.Number(x.String())
-	case duckdb.Decimal:
-		return json.Number(x.String())
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Sprint(x)
-		}
-		return x
-	case float32:
-		return encodable(float64(x), text)
-	case duckdb.Interval:
-		return fmt.Sprintf("%d months %d days %d us", x.Months, x.Days, x.Micros)
-	case duckdb.UUID:
-		return x.String()
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		o := orderedObject{keys: keys, vals: make([]any, len(keys))}
-		for i, k := range keys {
-			o.vals[i] = encodable(x[k], text)
-		}
-		return o
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = encodable(e, text)
-		}
-		return out
-	case duckdb.Map:
-		out := map[string]any{}
-		for k, e := range x {
-			out[fmt.Sprint(k)] = encodable(e, text)
-		}
-		return out
-	}
-	return v
-}
-
-// textOf renders a value as text; BLOBs as \xHH escapes like the DuckDB CLI,
-// but a BLOB inside a nested value (a header's value) as its text when it
-// is UTF-8. With display, NULL is the word NULL; without (csv), empty.
-func textOf(v any, display bool) string {
-	switch x := v.(type) {
-	case nil:
-		if display {
-			return "NULL"
-		}
-		return ""
-	case string:
-		return x
-	case []byte:
-		return BlobText(x)
-	case time.Time:
-		return x.UTC().Format("2006-01-02 15:04:05.999999Z07:00")
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, int:
-		return fmt.Sprint(x)
-	}
-	b, err := json.Marshal(encodable(v, true))
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
-}
-
-// BlobText writes bytes as text with \xHH escapes, like the DuckDB CLI.
-func BlobText(b []byte) string {
-	var sb strings.Builder
-	for _, c := range b {
-		if c >= 0x20 && c < 0x7f && c != '\\' {
-			sb.WriteByte(c)
-		} else {
-			fmt.Fprintf(&sb, "\\x%02X", c)
-		}
-	}
-	return sb.String()
 }
 
 // cut makes s one line at most n columns wide on a terminal (a wide

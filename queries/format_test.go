@@ -208,3 +208,28 @@ func TestOffsetHintLocked(t *testing.T) {
 		}
 	}
 }
+
+// A value or an alias that holds a terminal's escape sequence, a control
+// character or bytes that are not UTF-8 reaches the terminal escaped in
+// every text format, and exactly as it is in CSV and JSON (machine
+// formats: the reader decides).
+func TestTextFormatsEscapeHostileText(t *testing.T) {
+	q := `SELECT chr(27) || '[2J' || chr(27) || ']0;pwned' || chr(7) AS "a` + "\x1b" + `[31m", 'x' || chr(155) || 'y' AS c1, TIMESTAMP '2026-07-16 11:21:00.123456' AS ts, 1/3 AS f`
+	for _, format := range []string{"table", "line", "markdown"} {
+		t.Run(format, func(t *testing.T) {
+			out := writeSQL(t, q, WriteOptions{Format: format})
+			if strings.ContainsAny(out, "\x1b\x07\u009b") {
+				t.Errorf("%s output holds a control character:\n%q", format, out)
+			}
+			for _, want := range []string{`\x1B[2J\x1B]0;pwned\x07`, `a\x1B[31m`, `x\u009By`, "2026-07-16 11:21:00.123456Z", "0.3333333333333333"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("%s output lacks %q:\n%s", format, want, out)
+				}
+			}
+		})
+	}
+	csv := writeSQL(t, q, WriteOptions{Format: "csv"})
+	if !strings.Contains(csv, "\x1b[2J\x1b]0;pwned\x07") {
+		t.Errorf("csv changed the value:\n%q", csv)
+	}
+}

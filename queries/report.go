@@ -1,6 +1,12 @@
 package queries
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"github.com/topicsnap/topicsnap/internal/chart"
+	"github.com/topicsnap/topicsnap/internal/display"
+)
 
 // Statuses of a check.
 const (
@@ -116,9 +122,35 @@ func (m *orderedMap) Get(k string) any { return m.Vals[k] }
 
 // MarshalJSON writes keys in order.
 func (m orderedMap) MarshalJSON() ([]byte, error) {
-	o := orderedObject{keys: m.Keys, vals: make([]any, len(m.Keys))}
+	o := display.Object{Keys: m.Keys, Vals: make([]any, len(m.Keys))}
 	for i, k := range m.Keys {
-		o.vals[i] = JSONValue(m.Vals[k])
+		o.Vals[i] = display.JSON(m.Vals[k])
 	}
 	return o.MarshalJSON()
+}
+
+// drawn is the chart's series as package chart draws them.
+func (c Chart) drawn() []chart.Series {
+	out := make([]chart.Series, len(c.Series))
+	for i, x := range c.Series {
+		out[i].Name = x.Name
+		for _, p := range x.Points {
+			out[i].Points = append(out[i].Points, chart.Point{T: p.T, V: p.V})
+		}
+	}
+	return out
+}
+
+// stepName says a chart's bucket: minute, hour, 6 hours, 15 minutes.
+func stepName(d time.Duration) string {
+	if d == time.Minute {
+		return "minute"
+	}
+	if d%time.Hour == 0 {
+		if d == time.Hour {
+			return "hour"
+		}
+		return fmt.Sprintf("%d hours", int(d.Hours()))
+	}
+	return fmt.Sprintf("%d minutes", int(d.Minutes()))
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/topicsnap/topicsnap/internal/chart"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -31,7 +32,7 @@ type reportCache struct {
 
 type cached struct {
 	report   *queries.Report
-	charts   []chart
+	charts   []chart.Chart
 	notebook *notebookPage
 	html     []byte // a rendered page
 	err      error

@@ -4,8 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"time"
 
+	"github.com/topicsnap/topicsnap/internal/chart"
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -56,14 +57,11 @@ func (s *Server) snapshots(ctx context.Context) ([]apiSnapshot, error) {
 	return out, err
 }
 
-// span is an inclusive offset range.
-type span struct{ from, to int64 }
-
 // partitionCoverage is what the catalog holds of one partition.
 type partitionCoverage struct {
 	Partition     int32
-	Covered       []span // merged file ranges
-	Lost          []span
+	Covered       []chart.Span // merged file ranges
+	Lost          []chart.Span
 	LogStart      int64 // from the newest snapshot; -1 when unknown
 	HighWatermark int64
 	Files         int
@@ -94,10 +92,10 @@ func (s *Server) coverage(ctx context.Context) (map[string][]*partitionCoverage,
 		c := get(t, p)
 		c.Files++
 		c.Records += records
-		if n := len(c.Covered); n > 0 && c.Covered[n-1].to+1 >= first {
-			c.Covered[n-1].to = max(c.Covered[n-1].to, last)
+		if n := len(c.Covered); n > 0 && c.Covered[n-1].To+1 >= first {
+			c.Covered[n-1].To = max(c.Covered[n-1].To, last)
 		} else {
-			c.Covered = append(c.Covered, span{first, last})
+			c.Covered = append(c.Covered, chart.Span{From: first, To: last})
 		}
 		return nil
 	})
@@ -107,8 +105,8 @@ func (s *Server) coverage(ctx context.Context) (map[string][]*partitionCoverage,
 	err = s.selectRows(ctx, "lost ranges", `SELECT topic, "partition", from_offset, to_offset FROM lost_ranges ORDER BY ALL`, func(r *sql.Rows) error {
 		var t string
 		var p int32
-		var sp span
-		if err := r.Scan(&t, &p, &sp.from, &sp.to); err != nil {
+		var sp chart.Span
+		if err := r.Scan(&t, &p, &sp.From, &sp.To); err != nil {
 			return err
 		}
 		c := get(t, p)
@@ -143,6 +141,15 @@ QUALIFY row_number() OVER (PARTITION BY topic, "partition" ORDER BY as_of DESC) 
 	return out, nil
 }
 
+// drawn is a topic's coverage as chart.Coverage draws it.
+func drawn(cs []*partitionCoverage) []chart.Partition {
+	out := make([]chart.Partition, len(cs))
+	for i, c := range cs {
+		out[i] = chart.Partition{Partition: c.Partition, Covered: c.Covered, Lost: c.Lost, LogStart: c.LogStart, HighWatermark: c.HighWatermark}
+	}
+	return out
+}
+
 func sortCoverage(cs []*partitionCoverage) {
 	for i := 1; i < len(cs); i++ {
 		for j := i; j > 0 && cs[j].Partition < cs[j-1].Partition; j-- {
@@ -151,28 +158,9 @@ func sortCoverage(cs []*partitionCoverage) {
 	}
 }
 
-// bar is one bar of a bar chart.
-type bar struct {
-	Label string
-	Value float64
-	Note  string // shown after the bar
-}
-
-// point is one point of a time series.
-type point struct {
-	T time.Time
-	V float64
-}
-
-// series is one line of a time chart.
-type series struct {
-	Name   string
-	Points []point
-}
-
-// number writes a count with thousands separators (queries.FormatNumber:
+// number writes a count with thousands separators (display.Number:
 // the pages' one number format).
-func number(f float64) string { return queries.FormatNumber(f) }
+func number(f float64) string { return display.Number(f) }
 
 // toInt64 is a scanned integer of any width as an int64.
 func toInt64(v any) (int64, error) {

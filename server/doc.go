@@ -1,7 +1,9 @@
 // Package server serves one snapshot folder over HTTP: an overview page,
 // one page per check, notebooks run live, an ad-hoc SQL page, a JSON API and
 // Prometheus metrics. Everything is rendered on the server (html/template,
-// inline SVG charts); the only script is a small file for the SQL page, which
+// inline SVG charts drawn by internal/chart, values written by
+// internal/display as the command line writes them; a check's charts come
+// from its descriptor's Charts hook, so no page names a check); the only script is a small file for the SQL page, which
 // /sql?q=SQL&run=1 fills and runs on load. There is no build step: templates
 // and assets are embedded with go:embed.
 //

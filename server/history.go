@@ -11,7 +11,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/topicsnap/topicsnap/queries"
+	"github.com/topicsnap/topicsnap/internal/chart"
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 // The membership history of a consumer group (queries' group_history and
@@ -209,7 +210,7 @@ func (s *Server) lagOverTime(ctx context.Context, topic, group string) (template
 	if !lo.Valid {
 		return "", []string{"no cut of " + topic + " in the folder: its end offsets are unknown"}, nil
 	}
-	byPart := map[int32]*series{}
+	byPart := map[int32]*chart.Series{}
 	var parts []int32
 	seen := map[string]bool{}
 	var notes []string
@@ -230,12 +231,12 @@ func (s *Server) lagOverTime(ctx context.Context, topic, group string) (template
 				}
 				se := byPart[p]
 				if se == nil {
-					se = &series{Name: fmt.Sprintf("p%d", p)}
+					se = &chart.Series{Name: fmt.Sprintf("p%d", p)}
 					byPart[p] = se
 					parts = append(parts, p)
 				}
 				if lag.Valid {
-					se.Points = append(se.Points, point{T: at, V: float64(lag.Int64)})
+					se.Points = append(se.Points, chart.Point{T: at, V: float64(lag.Int64)})
 				}
 				if reason.Valid && !seen[reason.String] {
 					seen[reason.String] = true
@@ -248,11 +249,11 @@ func (s *Server) lagOverTime(ctx context.Context, topic, group string) (template
 		}
 	}
 	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
-	ss := make([]series, 0, len(parts))
+	ss := make([]chart.Series, 0, len(parts))
 	for _, p := range parts {
 		ss = append(ss, *byPart[p])
 	}
-	return timeSVG(fmt.Sprintf("lag of group %s on %s over time", group, topic), "records behind", ss), notes, nil
+	return chart.Time(fmt.Sprintf("lag of group %s on %s over time", group, topic), "records behind", ss), notes, nil
 }
 
 func (s *Server) handleHistoryPage(w http.ResponseWriter, r *http.Request) {
@@ -309,7 +310,7 @@ func timelineSVG(topic, group, unit string, runs []historyRun) ([]historyMember,
 		}
 		m := members[r.MemberID]
 		if m == nil {
-			m = &historyMember{ClientID: r.ClientID, Host: r.Host, Class: fmt.Sprintf("sw s%d", len(order)%seriesNo)}
+			m = &historyMember{ClientID: r.ClientID, Host: r.Host, Class: fmt.Sprintf("sw s%d", len(order)%chart.SeriesClasses)}
 			members[r.MemberID] = m
 			order = append(order, r.MemberID)
 		}
@@ -323,9 +324,9 @@ func timelineSVG(topic, group, unit string, runs []historyRun) ([]historyMember,
 	for i, p := range parts {
 		row[p] = i
 	}
-	h := rowH*float64(len(parts)) + 34 + 18*float64(len(order))
-	s := newSVG(chartW, h, fmt.Sprintf("who held each partition of %s for group %s", topic, group))
-	plotX, plotW := 50.0, chartW-50-20
+	h := chart.RowH*float64(len(parts)) + 34 + 18*float64(len(order))
+	s := chart.New(chart.Width, h, fmt.Sprintf("who held each partition of %s for group %s", topic, group))
+	plotX, plotW := 50.0, chart.Width-50-20
 	span := hi.Sub(lo).Seconds()
 	x := func(t time.Time) float64 {
 		if span <= 0 {
@@ -334,32 +335,32 @@ func timelineSVG(topic, group, unit string, runs []historyRun) ([]historyMember,
 		return plotX + t.Sub(lo).Seconds()/span*plotW
 	}
 	for i, p := range parts {
-		y := float64(i)*rowH + 4
-		s.text(plotX-6, y+rowH*0.6, "end", "label", fmt.Sprintf("p%d", p))
-		s.rect(plotX, y+3, plotW, rowH-8, "track", "")
+		y := float64(i)*chart.RowH + 4
+		s.Text(plotX-6, y+chart.RowH*0.6, "end", "label", fmt.Sprintf("p%d", p))
+		s.Rect(plotX, y+3, plotW, chart.RowH-8, "track", "")
 	}
 	for _, r := range runs {
-		y := float64(row[r.Partition])*rowH + 4
+		y := float64(row[r.Partition])*chart.RowH + 4
 		moved := "no committed offset"
 		if r.FirstOffset != nil && r.LastOffset != nil {
-			moved = fmt.Sprintf("committed offset %d → %d (%s records)", *r.FirstOffset, *r.LastOffset, queries.FormatNumber(float64(*r.LastOffset-*r.FirstOffset)))
+			moved = fmt.Sprintf("committed offset %d → %d (%s records)", *r.FirstOffset, *r.LastOffset, display.Number(float64(*r.LastOffset-*r.FirstOffset)))
 		}
-		title := fmt.Sprintf("p%d: %s (%s) from %s to %s, %d %s; %s", r.Partition, r.ClientID, queries.Display("host", r.Host),
-			r.FromAsOf.UTC().Format(time.RFC3339), r.ToAsOf.UTC().Format(time.RFC3339), r.Cuts, unit, moved)
+		title := fmt.Sprintf("p%d: %s (%s) from %s to %s, %d %s; %s", r.Partition, r.ClientID, display.Column("host", r.Host),
+			display.Time(r.FromAsOf), display.Time(r.ToAsOf), r.Cuts, unit, moved)
 		w := math.Max(x(r.ToAsOf)-x(r.FromAsOf), 3)
-		s.rect(x(r.FromAsOf), y+3, w, rowH-8, members[r.MemberID].Class, title)
+		s.Rect(x(r.FromAsOf), y+3, w, chart.RowH-8, members[r.MemberID].Class, title)
 	}
-	ly := rowH*float64(len(parts)) + 20
-	s.text(plotX, ly, "start", "muted", lo.UTC().Format("2006-01-02 15:04:05Z"))
-	s.text(plotX+plotW, ly, "end", "muted", hi.UTC().Format("2006-01-02 15:04:05Z"))
+	ly := chart.RowH*float64(len(parts)) + 20
+	s.Text(plotX, ly, "start", "muted", display.Time(lo))
+	s.Text(plotX+plotW, ly, "end", "muted", display.Time(hi))
 	out := make([]historyMember, 0, len(order))
 	for i, id := range order {
 		m := members[id]
 		out = append(out, *m)
 		y := ly + 18*float64(i+1)
-		s.rect(plotX, y-9, 12, 10, m.Class, "")
-		s.text(plotX+18, y, "start", "muted", fmt.Sprintf("%s (%s): %s runs, %s records committed", m.ClientID, queries.Display("host", m.Host),
-			queries.FormatNumber(float64(m.Partitions)), queries.FormatNumber(float64(m.Committed))))
+		s.Rect(plotX, y-9, 12, 10, m.Class, "")
+		s.Text(plotX+18, y, "start", "muted", fmt.Sprintf("%s (%s): %s runs, %s records committed", m.ClientID, display.Column("host", m.Host),
+			display.Number(float64(m.Partitions)), display.Number(float64(m.Committed))))
 	}
-	return out, s.html()
+	return out, s.HTML()
 }

@@ -96,7 +96,7 @@ func TestHistoryFromTheCommitLog(t *testing.T) {
 	page := q("/history", "topic", "t", "group", "wf2")
 	r := get(t, ts.URL+page)
 	for _, w := range []string{"From the group's own commit log", "complete: log partition 0 holds every record since it began",
-		"p1: watcher (10.0.0.9) from 2026-01-01T00:00:20Z to 2026-01-01T00:00:30Z, 1 generations", `aria-label="lag of group wf2 on t over time"`,
+		"p1: watcher (10.0.0.9) from 2026-01-01 00:00:20Z to 2026-01-01 00:00:30Z, 1 generations", `aria-label="lag of group wf2 on t over time"`,
 		"<th class=\"num\">generations</th>"} {
 		if r.code != 200 || !strings.Contains(r.body, w) {
 			t.Fatalf("history page lacks %q: %d\n%s", w, r.code, r.body)

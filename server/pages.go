@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/topicsnap/topicsnap/internal/chart"
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -49,7 +51,7 @@ var templateFuncs = template.FuncMap{
 	"inputsize": func(value, placeholder string) int {
 		return min(max(utf8.RuneCountInString(value), utf8.RuneCountInString(placeholder), 9)+1, 60)
 	},
-	"host": func(h string) string { return queries.Display("host", h) },
+	"host": func(h string) string { return display.Column("host", h) },
 	"number": func(n any) string {
 		switch x := n.(type) {
 		case int:
@@ -61,7 +63,7 @@ var templateFuncs = template.FuncMap{
 		}
 		return fmt.Sprint(n)
 	},
-	// offset writes an address as its plain digits (queries.Display's
+	// offset writes an address as its plain digits (display.Column's
 	// rule), a missing one (a nil *int64) as nothing.
 	"offset": func(n any) string {
 		if p, ok := n.(*int64); ok {
@@ -70,9 +72,9 @@ var templateFuncs = template.FuncMap{
 			}
 			n = *p
 		}
-		return queries.Display("offset", n)
+		return display.Column("offset", n)
 	},
-	"when": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 MST") },
+	"when": display.Time,
 	"ago":  ago,
 }
 
@@ -283,10 +285,10 @@ func (s *Server) buildOverview(ctx context.Context) (*overviewData, error) {
 		for _, c := range cov[t.Name] {
 			tv.LostRanges += len(c.Lost)
 			for _, l := range c.Lost {
-				tv.LostOffsets += l.to - l.from + 1
+				tv.LostOffsets += l.To - l.From + 1
 			}
 		}
-		tv.Coverage = coverageSVG(t.Name, cov[t.Name])
+		tv.Coverage = chart.Coverage(t.Name, drawn(cov[t.Name]))
 		for _, name := range tileOrder(cfgs, t.Name) {
 			tl := s.tile(tctx, name, t.Name)
 			if tl.Status == "timeout" {
@@ -364,12 +366,6 @@ type table struct {
 	Rows    [][]string
 }
 
-type chart struct {
-	Title string
-	Note  string
-	SVG   template.HTML
-}
-
 type checkPage struct {
 	Check    string
 	Topic    string
@@ -382,7 +378,7 @@ type checkPage struct {
 	Summary  []fact
 	Rows     []table // the report's rows not in Tables, a table per kind
 	Tables   []table
-	Charts   []chart
+	Charts   []chart.Chart
 	ChartErr string
 	JSONLink string
 }
@@ -414,7 +410,9 @@ func (s *Server) handleCheckPage(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		p.Topic = q.opts.Topic
 		p.JSONLink = "/api/checks/" + name + "?" + q.params.Encode()
-		q.opts.Charts = true // the page draws the check's series: one run computes both
+		if c, ok := queries.LookupCheck(name); ok && c.Charts != nil {
+			q.opts.Charts = true // the page draws the check's series: one run computes both
+		}
 		p.Report, err = s.runCheck(r.Context(), name, q)
 	}
 	p.Fields, p.Hidden = s.formFields(name, raw)
@@ -460,8 +458,8 @@ func (s *Server) formFields(check string, v url.Values) (fields []formField, hid
 }
 
 // chartsFor draws a check's charts from its report, cached like the report
-// (the gaps chart reads the catalog's coverage).
-func (s *Server) chartsFor(ctx context.Context, name string, q checkQuery, r *queries.Report) ([]chart, error) {
+// (a chart may read the catalog's coverage).
+func (s *Server) chartsFor(ctx context.Context, name string, q checkQuery, r *queries.Report) ([]chart.Chart, error) {
 	version, key := s.engine.Version(), "charts\x00"+q.key(name)
 	if c, ok := s.cache.get(version, key); ok {
 		s.metrics.cache("charts", true)
@@ -476,132 +474,20 @@ func (s *Server) chartsFor(ctx context.Context, name string, q checkQuery, r *qu
 	return charts, nil
 }
 
-// drawCharts draws a check's charts from its report: the same figures the
-// API and the command line give (no SQL of its own), plus the coverage of
-// the catalog for gaps.
-func (s *Server) drawCharts(ctx context.Context, name string, o queries.CheckOptions, r *queries.Report) ([]chart, error) {
-	switch name {
-	case "gaps":
+// drawCharts draws a check's charts by its descriptor's Charts (none
+// when it has none), with the folder's coverage at hand.
+func (s *Server) drawCharts(ctx context.Context, name string, o queries.CheckOptions, r *queries.Report) ([]chart.Chart, error) {
+	c, ok := queries.LookupCheck(name)
+	if !ok || c.Charts == nil {
+		return nil, nil
+	}
+	return c.Charts(ctx, queries.ChartInput{Report: r, Options: o, Coverage: func(ctx context.Context, topic string) ([]chart.Partition, error) {
 		cov, err := s.coverage(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return []chart{{Title: "Offset coverage", Note: "snapshotted offset ranges per partition; red ranges were deleted by Kafka before they were dumped",
-			SVG: coverageSVG(o.Topic, cov[o.Topic])}}, nil
-	case "skew":
-		now, whatIf := shareBars(r, "partition"), shareBars(r, "what_if")
-		var out []chart
-		if n := len(now); n > 0 {
-			fair := 1 / float64(n)
-			out = append(out, chart{Title: "Share of records per partition", Note: fmt.Sprintf("the line is the fair share, 1/%d", n),
-				SVG: barsSVG("share of records per partition", now, fair, fmt.Sprintf("fair %.1f%%", fair*100))})
-		}
-		if wn := len(whatIf); wn > 0 {
-			wf := 1 / float64(wn)
-			out = append(out, chart{Title: fmt.Sprintf("What if keyed by %s over %d partitions", o.WhatIfKey, wn),
-				Note: "shares if records were partitioned by the what-if key (Java client's default partitioner)",
-				SVG:  barsSVG("what-if shares", whatIf, wf, fmt.Sprintf("fair %.1f%%", wf*100))})
-		}
-		return out, nil
-	case "lag":
-		var bars []bar
-		for _, row := range r.Rows {
-			if row.Get("kind") != "offset" {
-				continue
-			}
-			lag := toFloat(row.Get("lag_records"))
-			bars = append(bars, bar{Label: fmt.Sprintf("%v · p%v", row.Get("group_id"), row.Get("partition")), Value: lag, Note: number(lag)})
-		}
-		if len(bars) == 0 {
-			return []chart{{Title: "Lag per group and partition", Note: "no consumer group has committed offsets on this topic"}}, nil
-		}
-		return []chart{{Title: "Lag per group and partition", Note: "end offset minus committed offset, at the latest snapshot with the group",
-			SVG: barsSVG("lag per group and partition", bars, 0, "")}}, nil
-	case "freshness", "duplicates":
-		var out []chart
-		for _, c := range r.Charts {
-			ss := make([]series, len(c.Series))
-			for i, x := range c.Series {
-				ss[i].Name = x.Name
-				for _, p := range x.Points {
-					ss[i].Points = append(ss[i].Points, point{p.T, p.V})
-				}
-			}
-			unit := c.Name + " per " + stepName(c.Step)
-			if name == "freshness" {
-				// A heat strip: a row per partition reads with 24 partitions
-				// as with 6; silent stretches are outlined.
-				var sil []silence
-				for _, row := range r.Rows {
-					from, _ := row.Get("silent_from").(time.Time)
-					to, _ := row.Get("silent_to").(time.Time)
-					if row.Get("kind") != "silence" || from.IsZero() || to.IsZero() {
-						continue
-					}
-					sil = append(sil, silence{Series: fmt.Sprint(row.Get("partition")), From: from, To: to,
-						Note: fmt.Sprintf("partition %v silent for %s from %s", row.Get("partition"),
-							queries.FormatSeconds(to.Sub(from).Seconds()), from.UTC().Format("2006-01-02 15:04:05"))})
-				}
-				for i := range sil { // the series are named p0, p1, ...
-					sil[i].Series = "p" + sil[i].Series
-				}
-				out = append(out, chart{Title: "Records per partition over time",
-					Note: unit + ", by broker timestamp; a row per partition, darker is more records, red is none, outlined are the silent stretches reported below",
-					SVG:  heatSVG("records per partition over time", "records per "+stepName(c.Step), c.Step, ss, sil)})
-			} else {
-				out = append(out, chart{Title: "Duplicates over time", Note: unit + ": records whose id was seen before", SVG: timeSVG("duplicates over time", unit, ss)})
-			}
-		}
-		return out, nil
-	}
-	return nil, nil
-}
-
-// shareBars are the report's rows of a kind (partition, what_if) as bars
-// of their share.
-func shareBars(r *queries.Report, kind string) []bar {
-	var out []bar
-	for _, row := range r.Rows {
-		if row.Get("kind") != kind {
-			continue
-		}
-		share := toFloat(row.Get("share"))
-		out = append(out, bar{Label: fmt.Sprintf("p%v", row.Get("partition")), Value: share,
-			Note: fmt.Sprintf("%s (%s)", queries.FormatShare(share), number(toFloat(row.Get("records"))))})
-	}
-	return out
-}
-
-// toFloat reads a report's number.
-func toFloat(v any) float64 {
-	switch x := v.(type) {
-	case float64:
-		return x
-	case float32:
-		return float64(x)
-	case int64:
-		return float64(x)
-	case int32:
-		return float64(x)
-	case int:
-		return float64(x)
-	case uint64:
-		return float64(x)
-	}
-	return 0
-}
-
-func stepName(d time.Duration) string {
-	if d == time.Minute {
-		return "minute"
-	}
-	if d%time.Hour == 0 {
-		if d == time.Hour {
-			return "hour"
-		}
-		return fmt.Sprintf("%d hours", int(d.Hours()))
-	}
-	return fmt.Sprintf("%d minutes", int(d.Minutes()))
+		return drawn(cov[topic]), nil
+	}})
 }
 
 // fact is one summary figure: as people read it, and as the JSON API has
@@ -614,8 +500,8 @@ func summaryOf(m *queries.Summary) []fact {
 	}
 	out := make([]fact, 0, len(m.Keys))
 	for _, k := range m.Keys {
-		raw, _ := json.Marshal(queries.JSONValue(m.Vals[k]))
-		out = append(out, fact{k, queries.Display(k, m.Vals[k]), string(raw)})
+		raw, _ := json.Marshal(display.JSON(m.Vals[k]))
+		out = append(out, fact{k, display.Column(k, m.Vals[k]), string(raw)})
 	}
 	return out
 }
@@ -624,7 +510,7 @@ func summaryOf(m *queries.Summary) []fact {
 // row (partition, silence, top_key, ...), with the columns that kind has
 // and without the kind column itself; rows that a table of the report
 // already shows (skew's top keys, lag's members, reset's partitions) are
-// not shown twice. Values go through queries.Display.
+// not shown twice. Values go through display.Column.
 func rowsTables(r *queries.Report) []table {
 	shown := map[string]bool{}
 	for _, t := range r.Tables {
@@ -671,7 +557,7 @@ func rowsTables(r *queries.Report) []table {
 			cells := make([]string, len(t.Columns))
 			for i, c := range t.Columns {
 				if v, ok := row.Vals[c]; ok {
-					cells[i] = queries.Display(c, v)
+					cells[i] = display.Column(c, v)
 				}
 			}
 			t.Rows = append(t.Rows, cells)
@@ -688,7 +574,7 @@ func signature(cols []string, val func(int, string) any) string {
 		if c == "kind" {
 			continue
 		}
-		b.WriteString(c + "\x00" + queries.Display(c, val(i, c)) + "\x01")
+		b.WriteString(c + "\x00" + display.Column(c, val(i, c)) + "\x01")
 	}
 	return b.String()
 }
@@ -715,33 +601,12 @@ func peopleTable(t queries.Table) table {
 		var cells []string
 		for i, v := range r {
 			if keep[i] {
-				cells = append(cells, queries.Display(t.Columns[i], v))
+				cells = append(cells, display.Column(t.Columns[i], v))
 			}
 		}
 		out.Rows = append(out.Rows, cells)
 	}
 	return out
-}
-
-// cellText writes a value for a table cell.
-func cellText(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "NULL"
-	case string:
-		return x
-	case []byte:
-		return queries.BlobText(x)
-	case time.Time:
-		return x.UTC().Format("2006-01-02 15:04:05.999Z07:00")
-	case float64:
-		return strconv.FormatFloat(x, 'g', 6, 64)
-	case float32:
-		return strconv.FormatFloat(float64(x), 'g', 6, 32)
-	case bool, int, int8, int16, int32, int64, uint8, uint16, uint32, uint64:
-		return fmt.Sprint(x)
-	}
-	return queries.Text(v) // nested: JSON, a header's UTF-8 value as text
 }
 
 // ---- SQL page and login ----

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/topicsnap/topicsnap/internal/chart"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -350,7 +351,9 @@ func TestFailLimiterIsBounded(t *testing.T) {
 }
 
 func TestCacheIsBoundedInBytes(t *testing.T) {
-	svg := func(n int) []chart { return []chart{{SVG: template.HTML("<svg>" + strings.Repeat("x", n) + "</svg>")}} }
+	svg := func(n int) []chart.Chart {
+		return []chart.Chart{{SVG: template.HTML("<svg>" + strings.Repeat("x", n) + "</svg>")}}
+	}
 	c := newReportCache(512, 1<<20) // 1 MiB
 	for i := range 40 {
 		if !c.put("v1", fmt.Sprint("k", i), cached{charts: svg(100 << 10)}) { // ~100 KiB each

@@ -649,7 +649,7 @@ func TestMembershipHistoryPageAndAPI(t *testing.T) {
 		t.Fatalf("index: %d\n%s", code, body)
 	}
 	code, body = get("/history?topic=readings&group=galewatch-writers")
-	for _, want := range []string{"<svg", "p18: galewatch-watcher-1 (10.20.3.40) from 2026-07-16T11:02:01Z to 2026-07-16T11:16:00Z, 15 cuts",
+	for _, want := range []string{"<svg", "p18: galewatch-watcher-1 (10.20.3.40) from 2026-07-16 11:02:01Z to 2026-07-16 11:16:00Z, 15 cuts",
 		"galewatch-writer-5 (10.20.0.15)", "still at the last cut"} {
 		if code != 200 || !strings.Contains(body, want) {
 			t.Fatalf("page lacks %q: %d\n%s", want, code, body)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -271,7 +272,7 @@ func writeResultJSON(ctx context.Context, buf *bytes.Buffer, res *result, maxByt
 			k, _ := json.Marshal(res.columns[j])
 			buf.Write(k)
 			buf.WriteByte(':')
-			b, err := json.Marshal(queries.JSONValue(v))
+			b, err := json.Marshal(display.JSON(v))
 			if err != nil {
 				return "", fmt.Errorf("encode column %s: %w", res.columns[j], err)
 			}
@@ -302,10 +303,7 @@ func writeResultCSV(ctx context.Context, buf *bytes.Buffer, res *result, maxByte
 		}
 		mark := buf.Len()
 		for i, v := range row {
-			rec[i] = cellText(v)
-			if v == nil {
-				rec[i] = ""
-			}
+			rec[i] = display.Field(v)
 		}
 		cw.Write(rec)
 		cw.Flush()
@@ -319,7 +317,7 @@ func writeResultCSV(ctx context.Context, buf *bytes.Buffer, res *result, maxByte
 }
 
 // writeResultText is writeResultJSON with every value as the text the
-// SQL page shows (queries.Text: a header's UTF-8 value as text, BLOBs as
+// SQL page shows (display.Text: a header's UTF-8 value as text, BLOBs as
 // \xHH escapes), NULL as null. The page asks for it; json keeps values
 // exact (BLOBs in base64).
 func writeResultText(ctx context.Context, buf *bytes.Buffer, res *result, maxBytes int) (string, error) {
@@ -328,7 +326,7 @@ func writeResultText(ctx context.Context, buf *bytes.Buffer, res *result, maxByt
 		out := make([]any, len(row))
 		for j, v := range row {
 			if v != nil {
-				out[j] = queries.Text(v)
+				out[j] = display.Text(v)
 			}
 		}
 		text.rows[i] = out

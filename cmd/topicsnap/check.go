@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -69,8 +70,8 @@ checks and the options each takes.`,
 			if o.Topic == "" {
 				return usagef("name the topic: --topic TOPIC")
 			}
-			if o.plan != "" && name != "reset" {
-				return usagef("--plan: only check reset writes a reset plan")
+			if o.plan != "" && (!known || c.Plan == nil) {
+				return usagef("--plan: only check %s writes a plan", strings.Join(planChecks(), ", check "))
 			}
 			if o.remember && name == "all" {
 				return usagef("--remember: name one check to remember its options (check NAME --topic T ... --remember)")
@@ -131,7 +132,7 @@ checks and the options each takes.`,
 	f.BoolVar(&o.list, "list", false, "list the checks and their options")
 	addEngineFlags(f, &o.engine)
 	f.BoolVar(&o.remember, "remember", false, "save this check's options for this topic in the folder's checks.json, where check, check all, serve and the overview find them")
-	f.StringVar(&o.plan, "plan", "", "reset: also write the reset plan to this file (topic,partition,offset: kafka-consumer-groups.sh --from-file)")
+	f.StringVar(&o.plan, "plan", "", planHelp())
 	for _, flag := range flagNames() {
 		var helps []string
 		isBool := false
@@ -380,9 +381,10 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 		}
 		fmt.Fprintf(a.stderr, "remembered %s on %s in %s\n", name, o.Topic, filepath.Join(o.dir, queries.ChecksFileName))
 	}
-	if o.plan != "" {
-		if err := writeResetPlan(o.plan, reports[0]); err != nil {
-			return err
+	if c, _ := queries.LookupCheck(name); o.plan != "" && c != nil && c.Plan != nil {
+		err := catalog.WriteFileAtomic(o.plan, func(w io.Writer) error { return c.Plan.Write(w, reports[0]) })
+		if err != nil {
+			return fmt.Errorf("write %s plan %s: %w", name, o.plan, err)
 		}
 	}
 	if worst == queries.StatusFail || (o.strict && worst == queries.StatusWarn) {
@@ -391,21 +393,26 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	return nil
 }
 
-// writeResetPlan writes the partition rows of a reset report as the CSV
-// kafka-consumer-groups.sh --reset-offsets --from-file reads (topic,
-// partition, offset; no header), whole or not at all.
-func writeResetPlan(path string, r *queries.Report) error {
-	var b strings.Builder
-	for _, row := range r.Rows {
-		if row.Get("kind") != "partition" {
-			continue
+// planChecks names the checks that write a plan for --plan.
+func planChecks() []string {
+	var out []string
+	for _, c := range queries.Checks() {
+		if c.Plan != nil {
+			out = append(out, c.Name)
 		}
-		fmt.Fprintf(&b, "%s,%v,%v\n", r.Topic, row.Get("partition"), row.Get("target_offset"))
 	}
-	if err := catalog.WriteFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, b.String()); return err }); err != nil {
-		return fmt.Errorf("write reset plan %s: %w", path, err)
+	return out
+}
+
+// planHelp is --plan's help: what each check's plan holds.
+func planHelp() string {
+	var parts []string
+	for _, c := range queries.Checks() {
+		if c.Plan != nil {
+			parts = append(parts, c.Name+": "+c.Plan.Help)
+		}
 	}
-	return nil
+	return "also write the check's plan to this file (" + strings.Join(parts, "; ") + ")"
 }
 
 func writeReport(w io.Writer, r *queries.Report, md bool) {
@@ -423,7 +430,7 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 			// A fraction as people read it (a share as 15.15%, seconds
 			// as 2m 29s); counts keep their plain digits, and --format
 			// json the raw numbers.
-			text = strings.ReplaceAll(queries.Display(k, v), ",", "")
+			text = strings.ReplaceAll(display.Column(k, v), ",", "")
 		}
 		parts = append(parts, fmt.Sprintf("%s=%s", k, text))
 	}
@@ -433,7 +440,7 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 		fmt.Fprintf(w, "  %s\n", strings.Join(parts, "  "))
 	}
 	// Rows grouped by kind, each as its own table, values as the pages
-	// show them (queries.Display: 37,789 records, 3m 20s, 16.56%); the
+	// show them (display.Column: 37,789 records, 3m 20s, 16.56%); the
 	// summary line above keeps counts' plain digits and --format json the
 	// raw numbers.
 	byKind := map[string][]queries.Row{}
@@ -462,7 +469,7 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 			for _, row := range rows {
 				var vals []string
 				for _, c := range cols {
-					vals = append(vals, queries.Display(c, row.Get(c)))
+					vals = append(vals, display.Column(c, row.Get(c)))
 				}
 				fmt.Fprintf(w, "| %s |\n", strings.Join(vals, " | "))
 			}
@@ -474,7 +481,7 @@ func writeReport(w io.Writer, r *queries.Report, md bool) {
 		for _, row := range rows {
 			var vals []string
 			for _, c := range cols {
-				vals = append(vals, queries.Display(c, row.Get(c)))
+				vals = append(vals, display.Column(c, row.Get(c)))
 			}
 			fmt.Fprintf(tw, "  %s\n", strings.Join(vals, "\t"))
 		}
@@ -490,7 +497,7 @@ func jsonText(v any) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	b, err := json.Marshal(queries.JSONValue(v))
+	b, err := json.Marshal(display.JSON(v))
 	if err != nil {
 		return fmt.Sprint(v)
 	}

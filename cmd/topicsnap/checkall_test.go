@@ -76,7 +76,7 @@ func TestCheckFlagsComeFromTheRegistry(t *testing.T) {
 		{[]string{"reset", "--to-time", "2026-07-16T11:00:00Z"}, 2, "--group"},
 		// The folder's cut recorded no group: g is unknown (exit 4), not "nothing to judge".
 		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0"}, 4, `group "g" is in no snapshot`},
-		{[]string{"gaps", "--plan", "x.csv"}, 2, "--plan: only check reset writes a reset plan"},
+		{[]string{"gaps", "--plan", "x.csv"}, 2, "--plan: only check reset writes a plan"},
 	} {
 		code, stdout, stderr := cli(t, append(append([]string{"check"}, c.args...), "--dir", dir, "--topic", "events")...)
 		if code != c.code || !strings.Contains(stdout+stderr, c.want) {

@@ -1,11 +1,11 @@
-package queries
+package display
 
 import (
 	"testing"
 	"time"
 )
 
-func TestDisplay(t *testing.T) {
+func TestColumn(t *testing.T) {
 	cases := []struct {
 		column string
 		v      any
@@ -47,8 +47,8 @@ func TestDisplay(t *testing.T) {
 		{"headers", []any{map[string]any{"key": "ct", "value": []byte("application/json")}}, `[{"key":"ct","value":"application/json"}]`},
 	}
 	for _, c := range cases {
-		if got := Display(c.column, c.v); got != c.want {
-			t.Errorf("Display(%q, %#v) = %q, want %q", c.column, c.v, got, c.want)
+		if got := Column(c.column, c.v); got != c.want {
+			t.Errorf("Column(%q, %#v) = %q, want %q", c.column, c.v, got, c.want)
 		}
 	}
 }
