@@ -240,20 +240,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	res.SetWarn(d.warn)
 	defer d.unlockAll()
 	for {
-		for _, topic := range topics {
-			err := d.snapshot(ctx, topic, &sum)
-			if err != nil && opts.Follow && ctx.Err() == nil && transient(err) {
-				// Following: an outage is waited out; the next round resumes
-				// from the manifests, so nothing is skipped.
-				if opts.Progress != nil {
-					opts.Progress.Waiting(fmt.Sprintf("snapshot of %s failed (%v); trying again in %s", topic, err, opts.Interval))
-				}
-				continue
-			}
-			if err != nil {
-				sum.Elapsed = time.Since(start)
-				return sum, err
-			}
+		if err := d.round(ctx, topics, all, &sum); err != nil {
+			sum.Elapsed = time.Since(start)
+			return sum, err
 		}
 		if !opts.Follow {
 			break
@@ -342,8 +331,15 @@ type dumper struct {
 	adm   *kadm.Client
 	who   string // the principal, for messages
 	parts map[int32]bool
-	locks map[catalog.TopicPartition]*catalog.Lock
 	res   *schemas.Resolver // nil: values are not decoded
+
+	lockMu sync.Mutex
+	locks  map[catalog.TopicPartition]*catalog.Lock
+
+	// groupsAt is the consumer groups as read this round, for every
+	// topic (see readGroups).
+	groupsMu sync.Mutex
+	groupsAt *groupsRead
 
 	warnMu sync.Mutex
 	warned map[string]bool
@@ -369,12 +365,34 @@ func (d *dumper) denied(action, topic, ops string, err error) error {
 }
 
 func (d *dumper) unlockAll() {
+	d.lockMu.Lock()
+	defer d.lockMu.Unlock()
 	for _, l := range d.locks {
 		l.Unlock()
 	}
 }
 
-func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error {
+// lock takes tp's lock, once for the whole run.
+func (d *dumper) lock(tp catalog.TopicPartition) error {
+	d.lockMu.Lock()
+	held := d.locks[tp] != nil
+	d.lockMu.Unlock()
+	if held {
+		return nil
+	}
+	l, err := d.dir.LockPartition(tp)
+	if err != nil {
+		return fmt.Errorf("%w (another topicsnap dump is writing %s; wait for it, or dump other partitions with --partitions)", err, tp)
+	}
+	d.lockMu.Lock()
+	d.locks[tp] = l
+	d.lockMu.Unlock()
+	return nil
+}
+
+// snapshot takes one snapshot of topic, with share of the dump's fetch
+// and row group budgets (1 when it is dumped alone; see round).
+func (d *dumper) snapshot(ctx context.Context, topic string, share float64, sum *Summary) error {
 	c, err := d.takeCut(ctx, topic)
 	if err != nil {
 		return err
@@ -386,12 +404,8 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 			continue
 		}
 		tp := catalog.TopicPartition{Topic: topic, Partition: p}
-		if d.locks[tp] == nil {
-			l, err := d.dir.LockPartition(tp)
-			if err != nil {
-				return fmt.Errorf("%w (another topicsnap dump is writing %s; wait for it, or dump other partitions with --partitions)", err, tp)
-			}
-			d.locks[tp] = l
+		if err := d.lock(tp); err != nil {
+			return err
 		}
 		m, err := d.dir.ReadManifest(tp)
 		if err != nil {
@@ -417,7 +431,7 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 		return exit.Errorf(ErrBadOption, "--partitions %q selects no partition of %s (it has %d)", d.opts.Partitions, topic, len(c.state.Partitions))
 	}
 	sum.Snapshots = append(sum.Snapshots, c.id)
-	if err := d.readAll(ctx, c, plans, sum); err != nil {
+	if err := d.readAll(ctx, c, plans, share, sum); err != nil {
 		return err
 	}
 	for _, pl := range plans {
