@@ -87,7 +87,13 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		// Topics dumped together share the fetch budget, each at least 1 MiB.
 		fetchMax = max(int32(float64(fetchMax)*share), min(fetchMax, 1<<20))
 	}
-	cl, err := NewClient(d.conn,
+	var extra []kgo.Opt
+	if share < 1 {
+		// One short-lived client a topic among many: its metrics pushes
+		// (KIP-714) cost more than they tell.
+		extra = append(extra, kgo.DisableClientMetrics())
+	}
+	cl, err := NewClient(d.conn, append(extra,
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
@@ -96,7 +102,7 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		kgo.FetchMaxPartitionBytes(min(fetchMax, 4<<20)),
 		kgo.FetchMaxWait(500*time.Millisecond),
 		kgo.WithHooks(&waitHook{p: d.opts.Progress}),
-	)
+	)...)
 	if err != nil {
 		return err
 	}

@@ -105,7 +105,10 @@ func (w *writer) run(ctx context.Context) (err error) {
 		m.NextOffset = w.pl.from
 	}
 	w.openTxn = map[int64][]int{}
-	w.batch = make([]catalog.Row, 0, batchRows)
+	// A batch holds batchRows rows (a Row is some hundred bytes): a small
+	// partition's needs no more than its offsets to read, and append grows
+	// one that has more.
+	w.batch = make([]catalog.Row, 0, min(int64(batchRows), max(w.pl.until-w.pl.from, 1)))
 	w.pending = append(w.pending, w.pl.lost...)
 	defer func() {
 		if err != nil && w.fw != nil {
