@@ -240,7 +240,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	res.SetWarn(d.warn)
 	defer d.unlockAll()
 	for {
-		if err := d.round(ctx, topics, all, &sum); err != nil {
+		if err := d.round(ctx, topics, &sum); err != nil {
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}
@@ -333,6 +333,10 @@ type dumper struct {
 	parts map[int32]bool
 	res   *schemas.Resolver // nil: values are not decoded
 
+	// budget is the partitions the topics of a round read together; nil
+	// with one topic (see round).
+	budget *readBudget
+
 	lockMu sync.Mutex
 	locks  map[catalog.TopicPartition]*catalog.Lock
 
@@ -390,9 +394,8 @@ func (d *dumper) lock(tp catalog.TopicPartition) error {
 	return nil
 }
 
-// snapshot takes one snapshot of topic, with share of the dump's fetch
-// and row group budgets (1 when it is dumped alone; see round).
-func (d *dumper) snapshot(ctx context.Context, topic string, share float64, sum *Summary) error {
+// snapshot takes one snapshot of topic.
+func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error {
 	c, err := d.takeCut(ctx, topic)
 	if err != nil {
 		return err
@@ -431,7 +434,21 @@ func (d *dumper) snapshot(ctx context.Context, topic string, share float64, sum 
 		return exit.Errorf(ErrBadOption, "--partitions %q selects no partition of %s (it has %d)", d.opts.Partitions, topic, len(c.state.Partitions))
 	}
 	sum.Snapshots = append(sum.Snapshots, c.id)
-	if err := d.readAll(ctx, c, plans, share, sum); err != nil {
+	reading := 0
+	for _, pl := range plans {
+		if pl.from < pl.until {
+			reading++
+		}
+	}
+	share, release := 1.0, func() {}
+	if reading > 0 {
+		if share, release, err = d.budget.take(ctx, reading); err != nil {
+			return err
+		}
+	}
+	err = d.readAll(ctx, c, plans, share, sum)
+	release()
+	if err != nil {
 		return err
 	}
 	for _, pl := range plans {

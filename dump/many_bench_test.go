@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -24,7 +25,8 @@ import (
 // dump of N partitions (TOPICSNAP_BENCH_NOOP_PARTITIONS, default 12,000:
 // N/4 topics of 4 partitions, one record each) into a folder that already
 // holds them all, so that nothing is new (noop). Both report records/s (or
-// s/op for noop) and peak-rss-MiB, the process's peak resident set during
+// s/op for noop), cpu-s/op (the process's CPU time: steadier than the
+// wall time on a shared machine) and peak-rss-MiB, the process's peak resident set during
 // the timed runs (VmHWM, reset first through /proc/self/clear_refs); with
 // kfake that includes the in-process cluster's records, so it is an upper
 // bound of the dump's own.
@@ -132,6 +134,7 @@ func BenchmarkDumpManySmallPartitions(b *testing.B) {
 	rate := func(b *testing.B, o Options, want int64) {
 		var records int64
 		resetPeakRSS()
+		cpu0 := cpuTime()
 		for b.Loop() {
 			s := dumpInto(b, b.TempDir(), o)
 			if s.Records != want {
@@ -140,6 +143,7 @@ func BenchmarkDumpManySmallPartitions(b *testing.B) {
 			records += s.Records
 		}
 		b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
+		b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		b.ReportMetric(peakRSSMiB(), "peak-rss-MiB")
 	}
 	b.Run("one-topic", func(b *testing.B) {
@@ -156,13 +160,26 @@ func BenchmarkDumpManySmallPartitions(b *testing.B) {
 			b.Fatalf("the first dump dumped %d records, want %d", s.Records, noopParts/partitions*partitions)
 		}
 		resetPeakRSS()
+		cpu0 := cpuTime()
 		for b.Loop() {
 			if s := dumpInto(b, dir, o); s.Records != 0 {
 				b.Fatalf("the incremental dump dumped %d records, want none", s.Records)
 			}
 		}
+		b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		b.ReportMetric(peakRSSMiB(), "peak-rss-MiB")
 	})
+}
+
+// cpuTime is the CPU time (user and system) the process used so far: on a
+// shared machine a steadier measure than the wall time. With kfake it
+// includes the in-process cluster's.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // benchBrokers is TOPICSNAP_BENCH_BROKERS, or an in-process kfake cluster.

@@ -4,23 +4,23 @@ import (
 	"context"
 	"fmt"
 	"sync"
-
-	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 // A round dumps several topics at once: a cluster of many small topics
 // spends its time waiting (on fsyncs, on the brokers' answers), not
 // computing, so topics dumped one after the other cost a fixed time each
-// (issue 32: 6 ms a partition). At most topicsAtOnce topics are dumped
-// together, and together they hold at most partitionsAtOnce partitions
-// (a topic with more is dumped alone); each gets its share of the fetch
-// and row group budgets (see snapshotShare), so a round of many topics
-// holds no more in memory than one topic of partitionsAtOnce partitions.
+// (issue 32: 6 ms a partition). At most topicsAtOnce topics take their
+// snapshots together; those with records to read hold at most
+// partitionsAtOnce partitions being read together (a topic with more is
+// read alone) and each gets its share of the fetch and row group budgets
+// (see readBudget), so a round of many topics holds no more in memory
+// than one topic of partitionsAtOnce partitions. A topic with nothing new
+// takes no share: its snapshot is its manifests and cluster snapshot.
 // Each topic's snapshot keeps its own commit protocol: its data files
 // fsynced before the manifest that lists them, its cluster snapshot
 // written last.
 const (
-	topicsAtOnce     = 16
+	topicsAtOnce     = 64
 	partitionsAtOnce = 64
 )
 
@@ -30,43 +30,41 @@ const (
 // returned, as when topics were dumped one after the other. With Follow, a
 // transient error is waited out instead: the next round resumes from the
 // manifests.
-func (d *dumper) round(ctx context.Context, topics []string, all kadm.TopicDetails, sum *Summary) error {
+func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error {
 	d.groupsMu.Lock()
 	d.groupsAt = nil // read again each round
 	d.groupsMu.Unlock()
+	d.budget = nil
+	if len(topics) > 1 {
+		d.budget = newReadBudget(ctx, partitionsAtOnce)
+		defer d.budget.stop()
+	}
 	sums := make([]Summary, len(topics))
 	errs := make([]error, len(topics))
 	var (
-		mu      sync.Mutex
-		cond    = sync.NewCond(&mu)
-		free    = partitionsAtOnce
-		running int
-		failed  bool
-		wg      sync.WaitGroup
+		mu       sync.Mutex
+		cond     = sync.NewCond(&mu)
+		running  int
+		failed   bool
+		launched int
+		wg       sync.WaitGroup
 	)
-	launched := 0
 	for i, topic := range topics {
-		share, weight := 1.0, partitionsAtOnce
-		if len(topics) > 1 {
-			weight = min(max(len(all[topic].Partitions), 1), partitionsAtOnce)
-			share = float64(weight) / partitionsAtOnce
-		}
 		mu.Lock()
-		for !failed && ctx.Err() == nil && (free < weight || running >= topicsAtOnce) {
+		for !failed && ctx.Err() == nil && running >= topicsAtOnce {
 			cond.Wait()
 		}
 		if failed || ctx.Err() != nil {
 			mu.Unlock()
 			break
 		}
-		free -= weight
 		running++
 		launched++
 		mu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := d.snapshot(ctx, topic, share, &sums[i])
+			err := d.snapshot(ctx, topic, &sums[i])
 			if err != nil && d.opts.Follow && ctx.Err() == nil && transient(err) {
 				// Following: an outage is waited out; the next round resumes
 				// from the manifests, so nothing is skipped.
@@ -78,7 +76,6 @@ func (d *dumper) round(ctx context.Context, topics []string, all kadm.TopicDetai
 			mu.Lock()
 			errs[i] = err
 			failed = failed || err != nil
-			free += weight
 			running--
 			cond.Broadcast()
 			mu.Unlock()
@@ -99,6 +96,51 @@ func (d *dumper) round(ctx context.Context, topics []string, all kadm.TopicDetai
 		return ctx.Err() // interrupted before every topic started
 	}
 	return nil
+}
+
+// readBudget is the partitions the topics of a round may read together.
+type readBudget struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	free int
+	stop func() bool // stops waking waiters on ctx's end
+}
+
+func newReadBudget(ctx context.Context, n int) *readBudget {
+	b := &readBudget{free: n}
+	b.cond = sync.NewCond(&b.mu)
+	b.stop = context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		b.cond.Broadcast()
+		b.mu.Unlock()
+	})
+	return b
+}
+
+// take waits for the budget of reading n partitions (at most
+// partitionsAtOnce), takes it, and returns the share of the fetch and row
+// group budgets it is (see readAll) and the release to call once read.
+// A nil budget (one topic in the round) is all of it.
+func (b *readBudget) take(ctx context.Context, n int) (share float64, release func(), err error) {
+	if b == nil {
+		return 1, func() {}, nil
+	}
+	n = min(max(n, 1), partitionsAtOnce)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.free < n && ctx.Err() == nil {
+		b.cond.Wait()
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, nil, err
+	}
+	b.free -= n
+	return float64(n) / partitionsAtOnce, func() {
+		b.mu.Lock()
+		b.free += n
+		b.cond.Broadcast()
+		b.mu.Unlock()
+	}, nil
 }
 
 // add counts o's snapshots and records into s.
