@@ -59,8 +59,10 @@ func BenchmarkDumpManySmallPartitions(b *testing.B) {
 	defer cancel()
 	brokers := benchBrokers(b)
 	prefix := fmt.Sprintf("benchmany-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6)
+	// A real broker may not host a topic it just created yet: the client
+	// waits for it rather than failing at once.
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
-		kgo.ProducerBatchMaxBytes(1<<20), kgo.MaxBufferedRecords(100_000))
+		kgo.ProducerBatchMaxBytes(1<<20), kgo.MaxBufferedRecords(100_000), kgo.UnknownTopicRetries(-1))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,6 +92,7 @@ func BenchmarkDumpManySmallPartitions(b *testing.B) {
 				b.Fatalf("create %d topics: %v", len(chunk), err)
 			}
 		}
+		waitLeaders(ctx, b, adm, names)
 		value := bytes.Repeat([]byte("x"), 180)
 		var recs []*kgo.Record
 		flush := func() {
@@ -169,6 +172,36 @@ func BenchmarkDumpManySmallPartitions(b *testing.B) {
 		b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		b.ReportMetric(peakRSSMiB(), "peak-rss-MiB")
 	})
+}
+
+// waitLeaders waits until every partition of topics has a leader, as a
+// real broker's metadata says once it hosts what it just created.
+func waitLeaders(ctx context.Context, b *testing.B, adm *kadm.Client, topics []string) {
+	b.Helper()
+	for {
+		md, err := adm.Metadata(ctx, topics...)
+		ready := err == nil
+		for _, t := range topics {
+			td, ok := md.Topics[t]
+			if !ok || td.Err != nil || len(td.Partitions) == 0 {
+				ready = false
+				break
+			}
+			for _, p := range td.Partitions {
+				if p.Leader < 0 || p.Err != nil {
+					ready = false
+				}
+			}
+		}
+		if ready {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			b.Fatalf("the topics created have no leaders yet: %v", ctx.Err())
+		case <-time.After(200 * time.Millisecond): // polling the broker
+		}
+	}
 }
 
 // cpuTime is the CPU time (user and system) the process used so far: on a
