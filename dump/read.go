@@ -83,14 +83,12 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 	if fetchMax <= 0 {
 		fetchMax = 16 << 20
 	}
-	if share < 1 {
-		// Topics dumped together share the fetch budget, each at least 1 MiB.
-		fetchMax = max(int32(float64(fetchMax)*share), min(fetchMax, 1<<20))
-	}
 	var extra []kgo.Opt
 	if share < 1 {
-		// One short-lived client a topic among many: its metrics pushes
-		// (KIP-714) cost more than they tell.
+		// Topics dumped together share the fetch budget, each at least 1 MiB;
+		// and one short-lived client a topic among many pushes no client
+		// metrics (KIP-714): they cost more than they tell.
+		fetchMax = max(int32(float64(fetchMax)*share), min(fetchMax, 1<<20))
 		extra = append(extra, kgo.DisableClientMetrics())
 	}
 	cl, err := NewClient(d.conn, append(extra,
