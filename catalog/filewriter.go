@@ -44,7 +44,9 @@ func (d *Dir) NewFileWriter(tp TopicPartition, snapshot string) (*FileWriter, er
 
 // NewFileWriterRows is NewFileWriter with another row group size: a
 // writer holds one row group in memory, so a dump writing many partitions
-// at once chooses smaller groups to stay within its memory budget.
+// at once chooses smaller groups to stay within its memory budget. A
+// group of fewer than 4,096 rows (a file known to be small) also gets
+// smaller page buffers (see pageBufferFor).
 func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows int) (*FileWriter, error) {
 	// In a folder the file is written under a temp name in its
 	// partition's folder; for a bucket in local temp space, then uploaded
@@ -57,7 +59,7 @@ func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows in
 	opts := []parquet.WriterOption{
 		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(int64(groupRows)),
-		parquet.PageBufferSize(pageBufferSize),
+		parquet.PageBufferSize(pageBufferFor(groupRows)),
 		// Min/max of values and header bytes per page are of no use to a
 		// reader (offset, timestamp and key keep theirs) and cost a compare
 		// per value; the column index would hold two values per page.
@@ -73,6 +75,15 @@ func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows in
 	// The Parquet writer is made by the first Write (plain rows) or
 	// WriteTyped (rows with typed columns).
 	return &FileWriter{d: d, tp: tp, f: f, cw: cw, opts: opts, fe: FileEntry{Snapshot: snapshot, FirstOffset: -1}, open: true}, nil
+}
+
+// pageBufferFor is the page buffer size of a writer of groupRows rows a
+// group: pageBufferSize, or less for a small group (256 bytes a row, at
+// least 64 KiB). Every column of a writer allocates and clears one, so a
+// file of 50 rows with 1 MiB buffers cost more to start than to write
+// (issue 32); a page larger than the buffer is still written whole.
+func pageBufferFor(groupRows int) int {
+	return min(max(groupRows*256, 64<<10), pageBufferSize)
 }
 
 // typedOpts are the typed columns' write options: Snappy by S2's encoder

@@ -118,30 +118,67 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 	return c, nil
 }
 
+// groupsRead is what one round read of the consumer groups, for every
+// topic it dumps (see dumper.readGroups).
+type groupsRead struct {
+	unknown []string // why the groups listed may not be all of them
+	names   []string
+	offs    kadm.FetchOffsetsResponses
+	desc    kadm.DescribedGroups
+	// denied is set when the principal may not list the groups at all.
+	denied string
+}
+
+// readGroups reads the consumer groups and their committed offsets once a
+// round (dumper.round clears them), not once a topic: a cluster of
+// thousands of topics asks for them once. A failure is not kept: the next
+// topic asks again.
+func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
+	d.groupsMu.Lock()
+	defer d.groupsMu.Unlock()
+	if d.groupsAt != nil {
+		return d.groupsAt, nil
+	}
+	g := &groupsRead{}
+	if !d.mayDescribeCluster(ctx) {
+		g.unknown = append(g.unknown, fmt.Sprintf("%s lacks DESCRIBE on the cluster, so the broker lists only the consumer groups it may describe", d.who))
+	}
+	listed, err := d.adm.ListGroups(ctx)
+	switch {
+	case kafkaconn.IsAuthz(err):
+		g.denied = fmt.Sprintf("%s may not list the consumer groups: %v", d.who, err)
+	case err != nil:
+		return nil, fmt.Errorf("list groups: %w", kafkaconn.Classify(err))
+	default:
+		g.names = listed.Groups()
+	}
+	if len(g.names) > 0 {
+		g.offs = d.adm.FetchManyOffsets(ctx, g.names...)
+		g.desc, err = d.adm.DescribeGroups(ctx, g.names...)
+		if err != nil && len(g.desc) == 0 && !kafkaconn.IsAuthz(err) {
+			return nil, fmt.Errorf("describe groups: %w", kafkaconn.Classify(err))
+		}
+	}
+	d.groupsAt = g
+	return g, nil
+}
+
 // groups returns the consumer groups with committed offsets on topic, and,
 // if the principal may not see them all, why (the groups are then those it
 // could read). Groups are optional to a dump: not being allowed to read
 // them is no error.
 func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState, string, error) {
-	var unknown []string
-	if !d.mayDescribeCluster(ctx) {
-		unknown = append(unknown, fmt.Sprintf("%s lacks DESCRIBE on the cluster, so the broker lists only the consumer groups it may describe", d.who))
-	}
-	listed, err := d.adm.ListGroups(ctx)
-	if kafkaconn.IsAuthz(err) {
-		return nil, fmt.Sprintf("%s may not list the consumer groups: %v", d.who, err), nil
-	}
+	rd, err := d.readGroups(ctx)
 	if err != nil {
-		return nil, "", fmt.Errorf("list groups: %w", kafkaconn.Classify(err))
+		return nil, "", err
 	}
-	names := listed.Groups()
+	if rd.denied != "" {
+		return nil, rd.denied, nil
+	}
+	unknown := slices.Clone(rd.unknown)
+	names, offs, desc := rd.names, rd.offs, rd.desc
 	if len(names) == 0 {
 		return nil, strings.Join(unknown, "; "), nil
-	}
-	offs := d.adm.FetchManyOffsets(ctx, names...)
-	desc, err := d.adm.DescribeGroups(ctx, names...)
-	if err != nil && len(desc) == 0 && !kafkaconn.IsAuthz(err) {
-		return nil, "", fmt.Errorf("describe groups: %w", kafkaconn.Classify(err))
 	}
 	var unread []string
 	var out []catalog.GroupState

@@ -15,6 +15,10 @@
 //     each one (file first, then manifest) so a crash at any instant
 //     resumes with no offset duplicated and none skipped.
 //
+// A run of many topics takes their snapshots several at once (round.go):
+// a cluster of small topics costs its fsyncs and the brokers' round trips,
+// which overlap, rather than a fixed time a partition one after another.
+//
 // Offsets Kafka deleted before they were read are never skipped silently:
 // the reader uses NoResetOffset, and every such range is written to the
 // manifest as a catalog.LostRange.

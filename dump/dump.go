@@ -184,20 +184,9 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	defer d.unlockAll()
 	var compacted time.Time
 	for {
-		for _, topic := range topics {
-			err := d.snapshot(ctx, topic, &sum)
-			if err != nil && opts.Follow && ctx.Err() == nil && transient(err) {
-				// Following: an outage is waited out; the next round resumes
-				// from the manifests, so nothing is skipped.
-				if opts.Progress != nil {
-					opts.Progress.Waiting(fmt.Sprintf("snapshot of %s failed (%v); trying again in %s", topic, err, opts.Interval))
-				}
-				continue
-			}
-			if err != nil {
-				sum.Elapsed = time.Since(start)
-				return sum, err
-			}
+		if err := d.round(ctx, topics, &sum); err != nil {
+			sum.Elapsed = time.Since(start)
+			return sum, err
 		}
 		if !opts.Follow {
 			break
@@ -287,8 +276,19 @@ type dumper struct {
 	adm   *kadm.Client
 	who   string // the principal, for messages
 	parts map[int32]bool
-	locks map[catalog.TopicPartition]*catalog.Lock
 	res   *schemas.Resolver // nil: values are not decoded
+
+	// budget is the partitions the topics of a round read together; nil
+	// with one topic (see round).
+	budget *readBudget
+
+	lockMu sync.Mutex
+	locks  map[catalog.TopicPartition]*catalog.Lock
+
+	// groupsAt is the consumer groups as read this round, for every
+	// topic (see readGroups).
+	groupsMu sync.Mutex
+	groupsAt *groupsRead
 
 	warnMu sync.Mutex
 	warned map[string]bool
@@ -314,11 +314,32 @@ func (d *dumper) denied(action, topic, ops string, err error) error {
 }
 
 func (d *dumper) unlockAll() {
+	d.lockMu.Lock()
+	defer d.lockMu.Unlock()
 	for _, l := range d.locks {
 		l.Unlock()
 	}
 }
 
+// lock takes tp's lock, once for the whole run.
+func (d *dumper) lock(tp catalog.TopicPartition) error {
+	d.lockMu.Lock()
+	held := d.locks[tp] != nil
+	d.lockMu.Unlock()
+	if held {
+		return nil
+	}
+	l, err := d.dir.LockPartition(tp)
+	if err != nil {
+		return fmt.Errorf("%w (another topicsnap dump is writing %s; wait for it, or dump other partitions with --partitions)", err, tp)
+	}
+	d.lockMu.Lock()
+	d.locks[tp] = l
+	d.lockMu.Unlock()
+	return nil
+}
+
+// snapshot takes one snapshot of topic.
 func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error {
 	c, err := d.takeCut(ctx, topic)
 	if err != nil {
@@ -331,12 +352,8 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 			continue
 		}
 		tp := catalog.TopicPartition{Topic: topic, Partition: p}
-		if d.locks[tp] == nil {
-			l, err := d.dir.LockPartition(tp)
-			if err != nil {
-				return fmt.Errorf("%w (another topicsnap dump is writing %s; wait for it, or dump other partitions with --partitions)", err, tp)
-			}
-			d.locks[tp] = l
+		if err := d.lock(tp); err != nil {
+			return err
 		}
 		m, err := d.dir.ReadManifest(tp)
 		if err != nil {
@@ -362,7 +379,21 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 		return exit.Errorf(kafkaconn.ErrBadOption, "--partitions %q selects no partition of %s (it has %d)", d.opts.Partitions, topic, len(c.state.Partitions))
 	}
 	sum.Snapshots = append(sum.Snapshots, c.id)
-	if err := d.readAll(ctx, c, plans, sum); err != nil {
+	reading := 0
+	for _, pl := range plans {
+		if pl.from < pl.until {
+			reading++
+		}
+	}
+	share, release := 1.0, func() {}
+	if reading > 0 {
+		if share, release, err = d.budget.take(ctx, reading); err != nil {
+			return err
+		}
+	}
+	err = d.readAll(ctx, c, plans, share, sum)
+	release()
+	if err != nil {
 		return err
 	}
 	for _, pl := range plans {

@@ -32,10 +32,12 @@ func (d *dumper) compactHeld(ctx context.Context, last time.Time, now time.Time)
 	if fc == nil || (!last.IsZero() && now.Sub(last) < fc.Every) {
 		return last
 	}
+	d.lockMu.Lock()
 	tps := make([]catalog.TopicPartition, 0, len(d.locks))
 	for tp := range d.locks {
 		tps = append(tps, tp)
 	}
+	d.lockMu.Unlock()
 	sort.Slice(tps, func(i, j int) bool {
 		if tps[i].Topic != tps[j].Topic {
 			return tps[i].Topic < tps[j].Topic

@@ -23,8 +23,10 @@ type item struct {
 }
 
 // readAll consumes every planned partition up to its end, with one client,
-// and a writer goroutine per partition.
-func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, sum *Summary) error {
+// and a writer goroutine per partition. share (0 to 1) is the part of the
+// fetch and row group budgets the topic gets while others are dumped
+// beside it (see round).
+func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, share float64, sum *Summary) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	assign := map[int32]kgo.Offset{}
@@ -34,7 +36,7 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, sum *Summar
 	var records, bytes, files, lostN, lostOffsets, decoded, decodeErrs, keysDecoded, keyDecodeErrs atomic.Int64
 	for _, pl := range plans {
 		w := &writer{d: d, c: c, pl: pl, in: make(chan item, 1), fileRows: d.opts.FileRows, fileBytes: d.opts.FileBytes,
-			records: &records, bytes: &bytes, files: &files, lostN: &lostN, lostOffsets: &lostOffsets, decoded: &decoded, decodeErrs: &decodeErrs, keysDecoded: &keysDecoded, keyDecodeErrs: &keyDecodeErrs, bare: d.res.Bare(pl.tp.Topic), next: pl.from, readAt: pl.from, groupRows: groupRowsFor(len(plans), d.res != nil)}
+			records: &records, bytes: &bytes, files: &files, lostN: &lostN, lostOffsets: &lostOffsets, decoded: &decoded, decodeErrs: &decodeErrs, keysDecoded: &keysDecoded, keyDecodeErrs: &keyDecodeErrs, bare: d.res.Bare(pl.tp.Topic), next: pl.from, readAt: pl.from, groupRows: groupRowsForPlan(pl, groupRowsFor(int(float64(len(plans))/share), d.res != nil))}
 		writers[pl.tp.Partition] = w
 		if d.opts.Progress != nil {
 			d.opts.Progress.Start(pl.tp, pl.from, pl.until)
@@ -51,7 +53,7 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, sum *Summar
 			}
 		}()
 	}
-	rerr := d.consume(ctx, c, assign, writers)
+	rerr := d.consume(ctx, c, assign, writers, share)
 	for _, w := range writers {
 		w.close()
 	}
@@ -73,7 +75,7 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, sum *Summar
 	return rerr
 }
 
-func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offset, writers map[int32]*writer) error {
+func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offset, writers map[int32]*writer, share float64) error {
 	if len(assign) == 0 {
 		return nil
 	}
@@ -82,7 +84,15 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 	if fetchMax <= 0 {
 		fetchMax = 16 << 20
 	}
-	cl, err := kafkaconn.NewClient(d.conn,
+	var extra []kgo.Opt
+	if share < 1 {
+		// Topics dumped together share the fetch budget, each at least 1 MiB;
+		// and one short-lived client a topic among many pushes no client
+		// metrics (KIP-714): they cost more than they tell.
+		fetchMax = max(int32(float64(fetchMax)*share), min(fetchMax, 1<<20))
+		extra = append(extra, kgo.DisableClientMetrics())
+	}
+	cl, err := kafkaconn.NewClient(d.conn, append(extra,
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
@@ -91,7 +101,7 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		kgo.FetchMaxPartitionBytes(min(fetchMax, 4<<20)),
 		kgo.FetchMaxWait(500*time.Millisecond),
 		kafkaconn.WaitHook(d.opts.Progress),
-	)
+	)...)
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,13 @@ func groupRowsFor(partitions int, decoding bool) int {
 	return min(max(n, minGroupRows), catalog.RowGroupRows)
 }
 
+// groupRowsForPlan is rows, or fewer for a partition with fewer offsets
+// to read (at least 256): its one row group then needs no more, and its
+// writer's page buffers are sized to it (catalog.NewFileWriterRows).
+func groupRowsForPlan(pl *plan, rows int) int {
+	return int(min(int64(rows), max(pl.until-pl.from, 256)))
+}
+
 // writer turns one partition's records into committed Parquet files. It
 // runs in its own goroutine; the reader feeds it in offset order. Memory is
 // bounded by one batch of rows plus the Parquet writer's row group.
@@ -98,7 +105,10 @@ func (w *writer) run(ctx context.Context) (err error) {
 		m.NextOffset = w.pl.from
 	}
 	w.openTxn = map[int64][]int{}
-	w.batch = make([]catalog.Row, 0, batchRows)
+	// A batch holds batchRows rows (a Row is some hundred bytes): a small
+	// partition's needs no more than its offsets to read, and append grows
+	// one that has more.
+	w.batch = make([]catalog.Row, 0, min(int64(batchRows), max(w.pl.until-w.pl.from, 1)))
 	w.pending = append(w.pending, w.pl.lost...)
 	defer func() {
 		if err != nil && w.fw != nil {
@@ -150,11 +160,14 @@ func (w *writer) run(ctx context.Context) (err error) {
 		}
 	}
 	// Interrupted or not, commit what was read: work is never thrown away.
-	if err := w.flush(); err != nil {
-		return err
-	}
 	if ctx.Err() != nil {
-		return nil
+		return w.flush()
+	}
+	// The last file is committed (written, fsynced, renamed, its folder
+	// fsynced) here, and listed by the one manifest write below that also
+	// records the finished snapshot: one manifest write a partition, not two.
+	if err := w.finishFile(); err != nil {
+		return err
 	}
 	// The partition reached the cut: the next snapshot starts there, even if
 	// the last offsets were holes (compaction) rather than records.
@@ -353,6 +366,19 @@ func (w *writer) writeBatch() error {
 
 // flush writes what is buffered, commits the file and the manifest.
 func (w *writer) flush() error {
+	if w.fw == nil && len(w.batch) == 0 {
+		return nil
+	}
+	if err := w.finishFile(); err != nil {
+		return err
+	}
+	return w.commit(nil)
+}
+
+// finishFile writes what is buffered and commits the file (fsynced and
+// renamed, its folder fsynced), listing it in the manifest in memory: the
+// caller commits the manifest.
+func (w *writer) finishFile() error {
 	if err := w.writeBatch(); err != nil {
 		return err
 	}
@@ -369,7 +395,7 @@ func (w *writer) flush() error {
 	w.pl.manifest.Files = append(w.pl.manifest.Files, fe)
 	w.bytes.Add(fe.Bytes)
 	w.files.Add(1)
-	return w.commit(nil)
+	return nil
 }
 
 // afterRename runs between a data file's rename to its final name and the

@@ -1,0 +1,161 @@
+package dump
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// A round dumps several topics at once: a cluster of many small topics
+// spends its time waiting (on fsyncs, on the brokers' answers), not
+// computing, so topics dumped one after the other cost a fixed time each
+// (issue 32: 6 ms a partition). At most topicsAtOnce topics take their
+// snapshots together; those with records to read hold at most
+// partitionsAtOnce partitions being read together (a topic with more is
+// read alone) and each gets its share of the fetch and row group budgets
+// (see readBudget), so a round of many topics holds no more in memory
+// than one topic of partitionsAtOnce partitions. A topic with nothing new
+// takes no share: its snapshot is its manifests and cluster snapshot.
+// Each topic's snapshot keeps its own commit protocol: its data files
+// fsynced before the manifest that lists them, its cluster snapshot
+// written last.
+const (
+	topicsAtOnce     = 64
+	partitionsAtOnce = 64
+)
+
+// round takes one snapshot of every topic. An error stops new snapshots
+// from starting; those running finish (what they read is committed), and
+// the error of the first topic (in the order of topics) that failed is
+// returned, as when topics were dumped one after the other. With Follow, a
+// transient error is waited out instead: the next round resumes from the
+// manifests.
+func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error {
+	d.groupsMu.Lock()
+	d.groupsAt = nil // read again each round
+	d.groupsMu.Unlock()
+	d.budget = nil
+	if len(topics) > 1 {
+		d.budget = newReadBudget(ctx, partitionsAtOnce)
+		defer d.budget.stop()
+	}
+	sums := make([]Summary, len(topics))
+	errs := make([]error, len(topics))
+	var (
+		mu       sync.Mutex
+		cond     = sync.NewCond(&mu)
+		running  int
+		failed   bool
+		launched int
+		wg       sync.WaitGroup
+	)
+	for i, topic := range topics {
+		mu.Lock()
+		for !failed && ctx.Err() == nil && running >= topicsAtOnce {
+			cond.Wait()
+		}
+		if failed || ctx.Err() != nil {
+			mu.Unlock()
+			break
+		}
+		running++
+		launched++
+		mu.Unlock()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := d.snapshot(ctx, topic, &sums[i])
+			if err != nil && d.opts.Follow && ctx.Err() == nil && transient(err) {
+				// Following: an outage is waited out; the next round resumes
+				// from the manifests, so nothing is skipped.
+				if d.opts.Progress != nil {
+					d.opts.Progress.Waiting(fmt.Sprintf("snapshot of %s failed (%v); trying again in %s", topic, err, d.opts.Interval))
+				}
+				err = nil
+			}
+			mu.Lock()
+			errs[i] = err
+			failed = failed || err != nil
+			running--
+			cond.Broadcast()
+			mu.Unlock()
+		}()
+	}
+	// A cancelled ctx wakes no waiter by itself: the snapshots running see
+	// it, end, and broadcast; with none running the loop did not wait.
+	wg.Wait()
+	for i := range topics {
+		sum.add(sums[i])
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	if launched < len(topics) {
+		return ctx.Err() // interrupted before every topic started
+	}
+	return nil
+}
+
+// readBudget is the partitions the topics of a round may read together.
+type readBudget struct {
+	mu   sync.Mutex
+	cond *sync.Cond
+	free int
+	stop func() bool // stops waking waiters on ctx's end
+}
+
+func newReadBudget(ctx context.Context, n int) *readBudget {
+	b := &readBudget{free: n}
+	b.cond = sync.NewCond(&b.mu)
+	b.stop = context.AfterFunc(ctx, func() {
+		b.mu.Lock()
+		b.cond.Broadcast()
+		b.mu.Unlock()
+	})
+	return b
+}
+
+// take waits for the budget of reading n partitions (at most
+// partitionsAtOnce), takes it, and returns the share of the fetch and row
+// group budgets it is (see readAll) and the release to call once read.
+// A nil budget (one topic in the round) is all of it.
+func (b *readBudget) take(ctx context.Context, n int) (share float64, release func(), err error) {
+	if b == nil {
+		return 1, func() {}, nil
+	}
+	n = min(max(n, 1), partitionsAtOnce)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for b.free < n && ctx.Err() == nil {
+		b.cond.Wait()
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, nil, err
+	}
+	b.free -= n
+	return float64(n) / partitionsAtOnce, func() {
+		b.mu.Lock()
+		b.free += n
+		b.cond.Broadcast()
+		b.mu.Unlock()
+	}, nil
+}
+
+// add counts o's snapshots and records into s.
+func (s *Summary) add(o Summary) {
+	s.Snapshots = append(s.Snapshots, o.Snapshots...)
+	s.Partitions += o.Partitions
+	s.Records += o.Records
+	s.Bytes += o.Bytes
+	s.Files += o.Files
+	s.Lost += o.Lost
+	s.LostOffsets += o.LostOffsets
+	s.Decoded += o.Decoded
+	s.DecodeErrors += o.DecodeErrors
+	s.KeysDecoded += o.KeysDecoded
+	s.KeyDecodeErrors += o.KeyDecodeErrors
+	s.Rewrites += o.Rewrites
+	s.RewrittenOffsets += o.RewrittenOffsets
+}
