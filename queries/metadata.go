@@ -24,7 +24,7 @@ func catalogTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:0
 func CatalogTables() []string { return append([]string(nil), metadataTables...) }
 
 // metadataTables are the catalog tables, in the order they are built.
-var metadataTables = []string{"files", "rewrites", "lost_ranges", "partition_dumps", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members", "group_history", "group_commits"}
+var metadataTables = []string{"files", "rewrites", "lost_ranges", "partition_dumps", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members", "group_history_cuts", "group_history", "group_commits"}
 
 type jsonRows struct {
 	table   string
@@ -241,7 +241,7 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		{"topic_configs", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "name VARCHAR", "value VARCHAR"}, cfgs},
 		{"group_offsets", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "partition INTEGER", "committed_offset BIGINT", "leader_epoch INTEGER", "metadata VARCHAR"}, offs},
 		{"group_members", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "member_id VARCHAR", "instance_id VARCHAR", "client_id VARCHAR", "host VARCHAR", "assigned_partitions INTEGER[]"}, mems},
-		{"group_history", historyColumns, hist},
+		{"group_history_cuts", historyColumns, hist},
 		{"group_commits", commitColumns, commits},
 	}
 }
