@@ -6,8 +6,8 @@
 --          member the partition, and it ends (left_at) at the group's next
 --          generation that did not. Consumer-protocol (KIP-848) groups: each
 --          member's current assignment records in turn (its tombstone: it
---          left); the run ends at the member's next record without the
---          partition. A partition named only by topic id is named by the
+--          left), a partition held while assigned or pending revocation;
+--          the run ends at the member's next record without the partition. A partition named only by topic id is named by the
 --          commits that carry both, or by the cuts (snapshots.topic_id).
 --          joined_at is the time of the run's first record; from_complete
 --          is false when the group's log partition is not complete at that
@@ -33,9 +33,13 @@ WITH ids AS (
          row_number() OVER (PARTITION BY group_id, member_id ORDER BY log_partition, log_offset) AS seq
   FROM group_log WHERE kind = 'consumer_group_current_member' AND decode_error IS NULL
 ), assigned AS (
-  SELECT group_id, group_protocol, generation, member_id, instance_id, client_id, client_host, a.topic AS topic, a.topic_id AS topic_id,
+  -- a consumer-protocol member holds what it is assigned and what is
+  -- pending revocation (until it says it gave it up), as group_commit_log
+  -- and check members count it
+  SELECT DISTINCT group_id, group_protocol, generation, member_id, instance_id, client_id, client_host, a.topic AS topic, a.topic_id AS topic_id,
          unnest(a.partitions) AS "partition", log_partition, log_offset
-  FROM (SELECT *, unnest(assignment) AS a FROM group_generations WHERE member_id IS NOT NULL AND len(assignment) > 0)
+  FROM (SELECT *, unnest(list_concat(assignment, coalesce(pending_revocation, []))) AS a FROM group_generations
+        WHERE member_id IS NOT NULL AND len(list_concat(assignment, coalesce(pending_revocation, []))) > 0)
 ), held AS (
   SELECT h.*, s.seq, s.seen_at FROM assigned h JOIN classic_seq s USING (group_id, log_partition, log_offset) WHERE h.group_protocol = 'classic'
   UNION ALL BY NAME
