@@ -109,7 +109,8 @@ func watcherScenario(t *testing.T, ctx context.Context, brokers, script, protoco
 // watcher as new (the writer, of the first generation the log keeps, is
 // not), when it joined and left, the partitions it held (those it printed
 // records of) and exactly as many records committed past as it printed;
-// the two protocols give the same answer.
+// the two protocols give the same answer, and group_history (the history
+// page's) gives the watcher the same partitions and leave.
 func TestMembersConsumerProtocolOnTheBroker(t *testing.T) {
 	brokers, script := os.Getenv("TOPICSNAP_TEST_BROKERS"), os.Getenv("TOPICSNAP_TEST_KAFKA_SCRIPT")
 	if brokers == "" || script == "" {
@@ -165,6 +166,15 @@ func TestMembersConsumerProtocolOnTheBroker(t *testing.T) {
 					}
 					if got := asInt(row.Get("records_committed_past")); got != int64(printed) {
 						t.Errorf("watcher committed past %d records, it printed %d", got, printed)
+					}
+					// group_history (the page's and the API's answer) agrees:
+					// the same partitions, held from its join on, until it left.
+					h := queryRows(t, e, fmt.Sprintf(`SELECT concat_ws(' ', list(DISTINCT "partition" ORDER BY "partition"),
+						min(from_as_of) >= %s::TIMESTAMPTZ, max(until_as_of) = %s::TIMESTAMPTZ, bool_and(source = 'log'))
+						FROM group_history WHERE group_id = %s AND client_id = 'galewatch-watcher'`,
+						quoteString(joined.Format(time.RFC3339Nano)), quoteString(left.Format(time.RFC3339Nano)), quoteString(group)))
+					if want := strings.ReplaceAll(fmt.Sprint(held), " ", ", ") + " true true true"; len(h) != 1 || h[0] != want {
+						t.Errorf("group_history of the watcher: %q, want %q (check members: joined %v, left %v)", h, want, joined, left)
 					}
 					answer = append(answer, fmt.Sprintf("watcher new=%v left=%v", isNew, !left.IsZero()))
 					t.Logf("watcher joined %v, left %v, held %v, committed past %v records", joined, left, row.Get("partitions"), row.Get("records_committed_past"))
