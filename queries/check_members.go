@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -109,8 +110,11 @@ func membersFromLog(ctx context.Context, e *Engine, o CheckOptions, s Row) (*Rep
 	caveat := fmt.Sprintf("the log holds the group's records from %s (it is compacted: older generations and commits may be gone, so this history starts there; %s)", from, followHint)
 	if b, _ := s.Get("consumer_protocol").(bool); b {
 		// KIP-848: no generation records, a member epoch per member.
-		caveat += "; the group uses the consumer protocol (KIP-848), whose generations are each member's epochs: when a member left, the partitions it held (named by topic id) and the records it committed past are not read yet (empty)"
+		caveat += "; the group uses the consumer protocol (KIP-848), whose generations are each member's epochs: a member left at the tombstone of its assignment"
 		r.Summary.Set("protocol", "consumer")
+		if slices.ContainsFunc(rows, func(x Row) bool { return x.Get("partitions") == nil }) {
+			caveat += fmt.Sprintf("; its assignments name topics by id, and the folder does not give one id for topic %s (no cut of it records one and no commit names one, or it was made again): the partitions held and the records committed past are not known", o.Topic)
+		}
 	}
 	var who []string
 	for _, x := range rows {

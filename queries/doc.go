@@ -33,8 +33,10 @@
 // Metadata tables come from the catalog: snapshots, files (with history and
 // superseded), rewrites, partitions, topic_configs, group_offsets,
 // group_members, lost_ranges, and the
-// membership history derived from the cuts, group_history and
-// group_commits (history.go). A folder holding a dump of __consumer_offsets
+// membership history derived from the cuts, group_history_cuts and
+// group_commits (history.go), with the view group_history
+// (sql/group_history.sql): the commit log's runs for a (topic, group) the
+// log holds, the cuts' elsewhere. A folder holding a dump of __consumer_offsets
 // also has the views group_log, group_commit_log, group_generations,
 // group_log_coverage and group_log_history, the group coordinator's own log
 // decoded (grouplog.go). The table macro lag_at(group, time) gives a

@@ -23,13 +23,16 @@ import (
 //     version, bad bytes) with its bytes still in value_raw. Nothing lost.
 //   - group_commit_log: every offset commit the log keeps; a tombstone (the
 //     commit deleted: the group or the topic gone, or expired) is a row
-//     with deleted true and no offset.
+//     with deleted true and no offset; holder_reason says why a commit
+//     has no member.
 //   - group_generations: one row per member of every generation the log
 //     keeps (a generation without members: one row, member NULL): classic
 //     groups from their group metadata records, with each member's
 //     assignment decoded; consumer-protocol (KIP-848) groups from each
 //     member's current assignment record (member epoch as the generation,
-//     topics by id), with the member's metadata as last written before it.
+//     topics by id, and the partitions pending revocation, which the
+//     member still holds), with the member's metadata as last written
+//     before it.
 //
 // Decoding at query time rather than in the dump keeps the dump's files the
 // plain bytes of the topic (restorable, comparable with Kafka's own tools),
@@ -40,8 +43,8 @@ import (
 // group_commit_log also names the generation current at each commit and the
 // member that held the partition: for a classic group, from the generation
 // record before it; for a consumer-protocol group, from the current
-// assignment records in force at the commit (matched by the topic id the
-// commit names). check reset (reset_members_log.sql) and check members
+// assignment records in force at the commit (matched by topic id: the
+// commit's, else the one id the cuts or other commits give its topic). check reset (reset_members_log.sql) and check members
 // (members.sql) read it. Not yet: the Spark engine (these views are
 // DuckDB's only).
 
@@ -174,10 +177,16 @@ func logViewDDL() ([]string, error) {
 	// assigns a partition twice: the first member by id).
 	// Consumer-protocol (KIP-848) groups: the holder is the member whose
 	// current assignment record in force at the commit (its last before
-	// the commit in the log, not a tombstone) holds the partition, matched
-	// by the topic id the commit names (Kafka 4's commit value version 4;
-	// an older commit without it: no holder, NULL), and the generation is
-	// that member's epoch.
+	// the commit in the log, not a tombstone) holds the partition,
+	// assigned or pending revocation (a member keeps a partition it is
+	// asked to give up until it says it has, and commits it meanwhile),
+	// matched by topic id, and the generation is that member's epoch.
+	// The topic id is the commit's own (Kafka 4's commit value version 4)
+	// or, for a commit without one, the one id the folder knows for the
+	// commit's topic name: from the cuts (snapshots.topic_id) or from the
+	// commits that carry both. A name with no known id, or with two (the
+	// topic made again), is not guessed: the commit has no holder and
+	// holder_reason says why, as it does for every commit without one.
 	// A partition claimed by two members' records at once (never in a
 	// sound log) goes to the later claim: the ASOF join picks, per commit,
 	// the last record before it that assigned the partition, and that
@@ -186,38 +195,84 @@ func logViewDDL() ([]string, error) {
 	// The records in force come from group_generations' consumer rows
 	// (with the member's client id, host and instance id); a member's
 	// tombstones, which end its holding, from the log itself.
+	// Speed: an ASOF join sorts every row of its left side, even against
+	// an empty right side, so only the commits of groups with classic
+	// generation records go through the classic one, and only those of
+	// groups with consumer assignment records through the consumer one
+	// (the decoded commits, and the commits with their classic holder, are
+	// materialized once for both branches).
 	current := fmt.Sprintf(`(SELECT DISTINCT group_id, member_id, log_partition, log_offset, member_epoch, a.topic_id, unnest(a.partitions) AS p,
-        lead_offset, client_id, client_host, instance_id FROM (SELECT *, unnest(assignment) AS a FROM (
+        lead_offset, client_id, client_host, instance_id FROM (SELECT *, unnest(held) AS a FROM (
           SELECT *, lead(log_offset) OVER (PARTITION BY group_id, member_id, log_partition ORDER BY log_offset) AS lead_offset FROM (
-            SELECT group_id, member_id, log_partition, log_offset, generation AS member_epoch, assignment, client_id, client_host, instance_id
+            SELECT group_id, member_id, log_partition, log_offset, generation AS member_epoch,
+              list_concat(assignment, coalesce(pending_revocation, [])) AS held, client_id, client_host, instance_id
             FROM group_generations WHERE group_protocol = 'consumer'
             UNION ALL
             SELECT r."group", r.member, log_partition, log_offset, NULL, NULL, NULL, NULL, NULL
             FROM %s WHERE value_raw IS NULL AND r.kind = 'consumer_group_current_member'))
-        WHERE len(assignment) > 0))`, srcOf(8))
-	held := `(k.lead_offset IS NULL OR c.log_offset < k.lead_offset)`
-	commits := fmt.Sprintf(`SELECT c.j."group" AS group_id, c.j.topic, c.j."partition" AS "partition", c.j."offset" AS committed_offset,
-    CASE WHEN c.j.leader_epoch >= 0 THEN c.j.leader_epoch END AS leader_epoch, c.j.metadata,
-    `+msTime("c.j.commit_ms")+` AS commit_time, `+msTime("c.j.expire_ms")+` AS expire_time,
-    c.j.tombstone AS deleted, c.j.topic_id,
-    CASE WHEN h.member_id IS NULL AND k.member_id IS NOT NULL AND `+held+` THEN k.member_epoch ELSE g.generation END AS generation,
-    coalesce(h.member_id, CASE WHEN `+held+` THEN k.member_id END) AS member_id,
-    coalesce(h.client_id, CASE WHEN `+held+` THEN k.client_id END) AS client_id,
-    coalesce(h.client_host, CASE WHEN `+held+` THEN k.client_host END) AS client_host,
-    coalesce(h.instance_id, CASE WHEN `+held+` THEN k.instance_id END) AS instance_id,
-    c.log_partition, c.log_offset, c.log_time
-  FROM (SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time,
-      from_json(kafka_offsets_commit(key_raw, value_raw), %s) AS j FROM %s
-      WHERE key_raw < '\x00\x02'::BLOB) AS c
-  ASOF LEFT JOIN (SELECT DISTINCT group_id, log_partition, log_offset, generation FROM group_generations WHERE group_protocol = 'classic') g
-    ON c.j."group" = g.group_id AND c.log_partition = g.log_partition AND c.log_offset > g.log_offset
-  LEFT JOIN (SELECT * FROM (SELECT group_id, log_partition, log_offset, member_id, client_id, client_host, instance_id, a.topic, unnest(a.partitions) AS p
-        FROM (SELECT *, unnest(assignment) AS a FROM group_generations WHERE group_protocol = 'classic' AND len(assignment) > 0))
-      QUALIFY row_number() OVER (PARTITION BY group_id, log_partition, log_offset, topic, p ORDER BY member_id) = 1) h
-    ON h.group_id = g.group_id AND h.log_partition = g.log_partition AND h.log_offset = g.log_offset AND h.topic = c.j.topic AND h.p = c.j."partition"
-  ASOF LEFT JOIN %s k
-    ON k.group_id = c.j."group" AND k.log_partition = c.log_partition AND k.topic_id = c.j.topic_id AND k.p = c.j."partition" AND c.log_offset > k.log_offset
-  WHERE c.j IS NOT NULL`, quoteString(commitStructure), quoteIdent(offsetsTopic), current)
+        WHERE len(held) > 0))`, srcOf(8))
+	held := `(k.lead_offset IS NULL OR b.log_offset < k.lead_offset)`
+	holder := `coalesce(b.h_member_id, CASE WHEN ` + held + ` THEN k.member_id END)`
+	project := `SELECT b.group_id, b.topic, b."partition", b.committed_offset,
+    CASE WHEN b.leader_epoch >= 0 THEN b.leader_epoch END AS leader_epoch, b.metadata,
+    ` + msTime("b.commit_ms") + ` AS commit_time, ` + msTime("b.expire_ms") + ` AS expire_time,
+    b.deleted, b.topic_id,
+    CASE WHEN b.h_member_id IS NULL AND k.member_id IS NOT NULL AND ` + held + ` THEN k.member_epoch ELSE b.generation END AS generation,
+    ` + holder + ` AS member_id,
+    coalesce(b.h_client_id, CASE WHEN ` + held + ` THEN k.client_id END) AS client_id,
+    coalesce(b.h_client_host, CASE WHEN ` + held + ` THEN k.client_host END) AS client_host,
+    coalesce(b.h_instance_id, CASE WHEN ` + held + ` THEN k.instance_id END) AS instance_id,
+    CASE WHEN ` + holder + ` IS NOT NULL THEN NULL
+      WHEN b.deleted THEN 'a tombstone: the commit was deleted (the group or the topic gone, or the commit expired)'
+      WHEN b.consumer AND b.holder_topic_id IS NULL AND b.topic_ids > 1 THEN 'the commit names no topic id and topic ' || b.topic || ' had '
+        || b.topic_ids || ' ids (made again): the group''s consumer-protocol assignments name topics by id, so which one is not guessed'
+      WHEN b.consumer AND b.holder_topic_id IS NULL THEN 'the commit names no topic id and no cut or commit in the folder gives one for topic '
+        || b.topic || ': the group''s consumer-protocol assignments name topics by id only (a cut of the topic records its id)'
+      WHEN b.consumer THEN 'no member''s current assignment in the log held the partition at the commit (its records compacted away, or before the dump)'
+      WHEN b.generation IS NOT NULL THEN 'no member of generation ' || b.generation || ' was assigned the partition'
+      ELSE 'the log keeps no generation or assignment of the group before the commit (compacted away, or before the dump)'
+    END AS holder_reason,
+    b.log_partition, b.log_offset, b.log_time`
+	commits := fmt.Sprintf(`WITH c AS MATERIALIZED (
+    SELECT j."group" AS group_id, j.topic, j."partition" AS "partition", j."offset" AS committed_offset, j.leader_epoch, j.metadata,
+      j.commit_ms, j.expire_ms, j.tombstone AS deleted, j.topic_id, log_partition, log_offset, log_time
+    FROM (SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time,
+        from_json(kafka_offsets_commit(key_raw, value_raw), %s) AS j FROM %s
+        WHERE key_raw < '\x00\x02'::BLOB)
+    WHERE j IS NOT NULL
+  ), k AS MATERIALIZED %s,
+  cg AS (SELECT DISTINCT group_id FROM group_generations WHERE group_protocol = 'consumer'),
+  ids AS (
+    SELECT topic, min(topic_id) AS topic_id, count(DISTINCT topic_id) AS topic_ids FROM (
+      SELECT topic, topic_id FROM snapshots WHERE topic_id IS NOT NULL
+      UNION SELECT DISTINCT topic, topic_id FROM c WHERE topic_id IS NOT NULL AND topic IS NOT NULL)
+    GROUP BY topic
+  ), clg AS (SELECT DISTINCT group_id FROM group_generations WHERE group_protocol = 'classic'),
+  b AS MATERIALIZED (
+    SELECT c.*, NULL::INTEGER AS generation, NULL::VARCHAR AS h_member_id, NULL::VARCHAR AS h_client_id, NULL::VARCHAR AS h_client_host,
+      NULL::VARCHAR AS h_instance_id
+    FROM c WHERE group_id NOT IN (SELECT group_id FROM clg)
+    UNION ALL
+    SELECT c.*, g.generation, h.member_id AS h_member_id, h.client_id AS h_client_id, h.client_host AS h_client_host, h.instance_id AS h_instance_id
+    FROM (SELECT * FROM c WHERE group_id IN (SELECT group_id FROM clg)) c
+    ASOF LEFT JOIN (SELECT DISTINCT group_id, log_partition, log_offset, generation FROM group_generations WHERE group_protocol = 'classic') g
+      ON c.group_id = g.group_id AND c.log_partition = g.log_partition AND c.log_offset > g.log_offset
+    LEFT JOIN (SELECT * FROM (SELECT group_id, log_partition, log_offset, member_id, client_id, client_host, instance_id, a.topic, unnest(a.partitions) AS p
+          FROM (SELECT *, unnest(assignment) AS a FROM group_generations WHERE group_protocol = 'classic' AND len(assignment) > 0))
+        QUALIFY row_number() OVER (PARTITION BY group_id, log_partition, log_offset, topic, p ORDER BY member_id) = 1) h
+      ON h.group_id = g.group_id AND h.log_partition = g.log_partition AND h.log_offset = g.log_offset AND h.topic = c.topic AND h.p = c."partition"
+  )
+%s
+  FROM (SELECT *, false AS consumer, NULL::VARCHAR AS holder_topic_id, NULL::BIGINT AS topic_ids FROM b WHERE group_id NOT IN (SELECT group_id FROM cg)) b
+  LEFT JOIN (SELECT NULL::VARCHAR AS member_id, NULL::INTEGER AS member_epoch, NULL::BIGINT AS lead_offset, NULL::VARCHAR AS client_id,
+      NULL::VARCHAR AS client_host, NULL::VARCHAR AS instance_id) k ON true
+UNION ALL
+%s
+  FROM (SELECT b.*, true AS consumer, coalesce(b.topic_id, CASE WHEN i.topic_ids = 1 THEN i.topic_id END) AS holder_topic_id, i.topic_ids
+      FROM b LEFT JOIN ids i ON i.topic = b.topic WHERE b.group_id IN (SELECT group_id FROM cg)) b
+  ASOF LEFT JOIN k
+    ON k.group_id = b.group_id AND k.log_partition = b.log_partition AND k.topic_id = b.holder_topic_id AND k.p = b."partition" AND b.log_offset > k.log_offset`,
+		quoteString(commitStructure), quoteIdent(offsetsTopic), current, project, project)
 	// Classic generations: a row per member, or one for a generation
 	// without members.
 	classic := `SELECT r."group" AS group_id, 'classic' AS group_protocol, r.classic.generation, r.classic.protocol_type,
@@ -231,8 +286,9 @@ func logViewDDL() ([]string, error) {
 	consumer := `SELECT c.group_id, 'consumer' AS group_protocol, c.member_epoch AS generation, 'consumer' AS protocol_type,
     md.server_assignor AS protocol_name, NULL::VARCHAR AS leader, c.log_time AS state_time,
     c.member_id, md.instance_id, md.client_id, md.client_host, md.classic_session_timeout_ms AS session_timeout_ms,
-    md.rebalance_timeout_ms, c.assigned AS assignment, NULL::VARCHAR AS assignment_error, c.log_partition, c.log_offset, c.log_time
-  FROM (SELECT r."group" AS group_id, r.member AS member_id, r."current".member_epoch, r."current".assigned, log_partition, log_offset, log_time
+    md.rebalance_timeout_ms, c.assigned AS assignment, c.pending_revocation, NULL::VARCHAR AS assignment_error, c.log_partition, c.log_offset, c.log_time
+  FROM (SELECT r."group" AS group_id, r.member AS member_id, r."current".member_epoch, r."current".assigned, r."current".pending_revocation,
+          log_partition, log_offset, log_time
         FROM ` + srcOf(8) + ` WHERE r.kind = 'consumer_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
   ASOF LEFT JOIN (SELECT r."group" AS group_id, r.member AS member_id, log_partition, log_offset, r.member_metadata.instance_id,
           r.member_metadata.client_id, r.member_metadata.client_host, r.member_metadata.classic_session_timeout_ms,

@@ -74,12 +74,37 @@ func TestGroupLogHistory(t *testing.T) {
 		}
 		e.Close()
 	}
+	// group_history answers from the log for a (topic, group) it holds,
+	// also on a lazy engine asked for group_history alone.
+	const qh = `SELECT concat_ws(' ', source, topic, "partition", client_id, strftime(from_as_of AT TIME ZONE 'UTC', '%M:%S'),
+		coalesce(strftime(until_as_of AT TIME ZONE 'UTC', '%M:%S'), 'still'), coalesce(cuts::VARCHAR, '-'), generations, from_complete, coverage IS NOT NULL)
+		FROM group_history ORDER BY group_id, "partition", from_as_of`
+	wantH := []string{
+		// the consumer-protocol group's topic has an id only: no name
+		"log 0 00:30 00:40 - 1 true true",
+		"log 1 00:30 00:40 - 1 true true",
+		"log t 0 turbine-reader 00:00 still - 3 true true",
+		"log t 1 turbine-reader 00:00 00:10 - 1 true true",
+		"log t 1 watcher 00:10 00:20 - 1 true true",
+		"log t 1 turbine-reader 00:20 still - 1 true true",
+	}
+	for _, o := range []Options{{}, {Lazy: true}} {
+		e, err := Open(context.Background(), dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := queryRows(t, e, qh); !reflect.DeepEqual(got, wantH) {
+			t.Errorf("%+v group_history\n got %q\nwant %q", o, got, wantH)
+		}
+		e.Close()
+	}
 }
 
 // TestConsumerProtocolCommitHolders: a consumer-protocol group's commits
 // name the member whose current assignment in force at the commit held
 // the partition, and its epoch as the generation; after the member's
-// tombstone, or for a commit naming no topic id, nobody.
+// tombstone, nobody; a commit naming no topic id, through the id the other
+// commits give its topic.
 func TestConsumerProtocolCommitHolders(t *testing.T) {
 	dir := t.TempDir()
 	d, err := catalog.Create(dir)
@@ -113,7 +138,7 @@ func TestConsumerProtocolCommitHolders(t *testing.T) {
 	defer e.Close()
 	got := queryRows(t, e, `SELECT concat_ws(' ', log_offset, "partition", committed_offset, coalesce(generation::VARCHAR, '-'), coalesce(member_id, '-'),
 		coalesce(client_id, '-'), coalesce(client_host, '-')) FROM group_commit_log ORDER BY log_offset`)
-	want := []string{"2 0 10 1 m-1 c-1 /10.0.0.1", "6 1 20 2 m-2 c-2 /10.0.0.2", "7 0 30 2 m-1 c-1 /10.0.0.1", "9 1 40 - - - -", "10 0 50 - - - -"}
+	want := []string{"2 0 10 1 m-1 c-1 /10.0.0.1", "6 1 20 2 m-2 c-2 /10.0.0.2", "7 0 30 2 m-1 c-1 /10.0.0.1", "9 1 40 - - - -", "10 0 50 2 m-1 c-1 /10.0.0.1"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("group_commit_log\n got %q\nwant %q", got, want)
 	}

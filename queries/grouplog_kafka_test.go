@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -273,11 +274,19 @@ func viewLogRecords(t *testing.T, e *Engine, groups []string) []string {
 // every half second; stop ends that process group.
 func startConsoleConsumer(t *testing.T, script, brokers, topic, group, clientID string) (stop func()) {
 	t.Helper()
+	return startConsoleConsumerOf(t, script, brokers, topic, group, clientID, "consumer", nil)
+}
+
+// startConsoleConsumerOf is startConsoleConsumer with the group protocol
+// ("consumer" or "classic") and where the records it prints go (nil:
+// nowhere).
+func startConsoleConsumerOf(t *testing.T, script, brokers, topic, group, clientID, protocol string, out io.Writer) (stop func()) {
+	t.Helper()
 	cmd := exec.Command(script, "run", "org.apache.kafka.tools.consumer.ConsoleConsumer", "--bootstrap-server", brokers,
 		"--topic", topic, "--group", group, "--from-beginning",
-		"--consumer-property", "group.protocol=consumer", "--consumer-property", "client.id="+clientID,
+		"--consumer-property", "group.protocol="+protocol, "--consumer-property", "client.id="+clientID,
 		"--consumer-property", "auto.commit.interval.ms=500")
-	cmd.Stdout = nil
+	cmd.Stdout = out
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

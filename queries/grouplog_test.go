@@ -256,3 +256,74 @@ func TestOffsetsCommitJSON(t *testing.T) {
 		t.Errorf("tombstone: %s %v", got, ok)
 	}
 }
+
+// TestGroupCommitLogHolderByTopicName: a consumer-protocol (KIP-848)
+// group's assignments name topics by id; a commit that names none gets its
+// holder through the one id the folder knows for its topic name (here from
+// another group's commit naming both), and a commit whose name maps to no
+// id, or to two (the topic made again), gets none, with holder_reason
+// saying why, as does one on a partition no member held.
+func TestGroupCommitLogHolderByTopicName(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const t0 = int64(1_767_225_600_000)
+	var rows []catalog.Row
+	add := func(key, value []byte) {
+		rows = append(rows, catalog.Row{Partition: 0, Offset: int64(len(rows)), Timestamp: t0 + int64(len(rows))*1000,
+			TimestampType: catalog.TimestampCreate, Key: key, Value: value})
+	}
+	id := func(s string) (u [16]byte) { copy(u[:], s); return u }
+	turbines, vanes1, vanes2 := id("turbines-id-0001"), id("vanes-id-0000001"), id("vanes-id-0000002")
+	add(offsetstest.CommitWithTopicID("other", "turbines", turbines, 0, 1, t0))
+	add(offsetstest.CommitWithTopicID("other", "vanes", vanes1, 0, 1, t0))
+	add(offsetstest.CommitWithTopicID("other", "vanes", vanes2, 0, 2, t0))
+	add(offsetstest.Key848(5, "next", "m-9"), offsetstest.MemberMetadata(nil, "watcher-848", "/10.0.0.7", []string{"turbines"}, 30000, "uniform"))
+	add(offsetstest.Key848(8, "next", "m-9"), offsetstest.CurrentAssignment(4, 3, turbines, 2, 5))
+	add(offsetstest.Key848(8, "next", "m-8"), offsetstest.CurrentAssignment(4, 3, vanes2, 2))
+	add(offsetstest.Commit("next", "turbines", 2, 10, 3, "", t0))               // 6: held by m-9, by name
+	add(offsetstest.CommitWithTopicID("next", "turbines", turbines, 5, 11, t0)) // 7: held by m-9, by id
+	add(offsetstest.Commit("next", "turbines", 3, 12, 3, "", t0))               // 8: nobody held 3
+	add(offsetstest.Commit("next", "blades", 2, 13, 3, "", t0))                 // 9: no id for blades
+	add(offsetstest.Commit("next", "vanes", 2, 14, 3, "", t0))                  // 10: two ids for vanes
+	add(offsetstest.Key848(8, "next", "m-9"), nil)                              // m-9 left
+	add(offsetstest.Commit("next", "turbines", 2, 15, 3, "", t0))               // 12: after it left
+	writePartition(t, d, offsetsTopic, 0, "s1", int64(len(rows)), rows)
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	got := queryRows(t, e, `SELECT concat_ws(' ', log_offset, coalesce(member_id, '-'), coalesce(generation::VARCHAR, '-'), coalesce(holder_reason, '-'))
+		FROM group_commit_log WHERE group_id = 'next' ORDER BY log_offset`)
+	want := []string{
+		"6 m-9 4 -",
+		"7 m-9 4 -",
+		"8 - - no member's current assignment in the log held the partition at the commit (its records compacted away, or before the dump)",
+		"9 - - the commit names no topic id and no cut or commit in the folder gives one for topic blades: the group's consumer-protocol assignments name topics by id only (a cut of the topic records its id)",
+		"10 - - the commit names no topic id and topic vanes had 2 ids (made again): the group's consumer-protocol assignments name topics by id, so which one is not guessed",
+		"12 - - no member's current assignment in the log held the partition at the commit (its records compacted away, or before the dump)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("group_commit_log of group next:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestTopicIDText(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"MDEyMzQ1Njc4OWFiY2RlZg==", "30313233-3435-3637-3839-616263646566"}, // base64 (kadm's TopicID.String)
+		{"MDEyMzQ1Njc4OWFiY2RlZg", "30313233-3435-3637-3839-616263646566"},   // Kafka's Uuid.toString: unpadded
+		{"", ""},
+		{"bm90LTE2", ""}, // 6 bytes: not an id
+	} {
+		got := ""
+		if p := topicIDText(c.in); p != nil {
+			got = *p
+		}
+		if got != c.want {
+			t.Errorf("topicIDText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

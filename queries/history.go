@@ -14,7 +14,9 @@ import (
 // offset of every partition and the members with their assignments. Two
 // tables are derived from them, per topic:
 //
-//   - group_history: runs of consecutive cuts at which one member held a
+//   - group_history_cuts (read through the view group_history, which
+//     answers from the commit log where the folder holds it:
+//     sql/group_history.sql): runs of consecutive cuts at which one member held a
 //     partition (member_id, client_id, host, from_as_of, to_as_of: the
 //     first and last cut of the run; until_as_of: the first cut at which it
 //     no longer held it, NULL while it still did at the latest cut), with
@@ -87,7 +89,7 @@ type groupCut struct {
 	holders map[int32]catalog.GroupMember
 }
 
-// groupHistory derives group_history and group_commits from the snapshots.
+// groupHistory derives group_history_cuts and group_commits from the snapshots.
 func groupHistory(snaps []*catalog.ClusterSnapshot) ([]historyRow, []commitRow) {
 	byTopic := map[string][]*catalog.ClusterSnapshot{}
 	for _, s := range snaps {

@@ -3,6 +3,8 @@ package queries
 import (
 	"context"
 	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -22,7 +24,7 @@ func catalogTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:0
 func CatalogTables() []string { return append([]string(nil), metadataTables...) }
 
 // metadataTables are the catalog tables, in the order they are built.
-var metadataTables = []string{"files", "rewrites", "lost_ranges", "partition_dumps", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members", "group_history", "group_commits"}
+var metadataTables = []string{"files", "rewrites", "lost_ranges", "partition_dumps", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members", "group_history_cuts", "group_history", "group_commits"}
 
 type jsonRows struct {
 	table   string
@@ -134,6 +136,7 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		Dumped            []int32 `json:"dumped_partitions"`
 		GroupsError       string  `json:"groups_error"`
 		ConfigsError      string  `json:"configs_error"`
+		TopicID           *string `json:"topic_id"`
 	}
 	type partRow struct {
 		Snapshot      string  `json:"snapshot_id"`
@@ -202,7 +205,7 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 	sn, parts, cfgs, offs, mems := []snapRow{}, []partRow{}, []cfgRow{}, []offRow{}, []memRow{}
 	for _, s := range snaps {
 		asOf := ts(s.AsOf)
-		sn = append(sn, snapRow{s.ID, s.Topic, asOf, s.PartitionCount, s.ReplicationFactor, s.Dumped, s.GroupsError, s.ConfigsError})
+		sn = append(sn, snapRow{s.ID, s.Topic, asOf, s.PartitionCount, s.ReplicationFactor, s.Dumped, s.GroupsError, s.ConfigsError, topicIDText(s.TopicID)})
 		for _, p := range s.Partitions {
 			parts = append(parts, partRow{s.ID, s.Topic, asOf, p.Partition, p.LogStart, p.HighWatermark, p.LastStable, p.Leader, p.LeaderEpoch, p.Replicas, p.ISR})
 		}
@@ -233,12 +236,29 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		{"lost_ranges", []string{"topic VARCHAR", "partition INTEGER", "kind VARCHAR", "from_offset BIGINT", "to_offset BIGINT", "offsets BIGINT", "detected_at TIMESTAMPTZ", "snapshot_id VARCHAR"}, lost},
 		{"partition_dumps", []string{"topic VARCHAR", "partition INTEGER", "snapshot_id VARCHAR", "as_of TIMESTAMPTZ", "from_offset BIGINT", "until_offset BIGINT"}, dumps},
 		{"snapshots", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition_count INTEGER", "replication_factor INTEGER", "dumped_partitions INTEGER[]",
-			"groups_error VARCHAR", "configs_error VARCHAR"}, sn},
+			"groups_error VARCHAR", "configs_error VARCHAR", "topic_id VARCHAR"}, sn},
 		{"partitions", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition INTEGER", "log_start_offset BIGINT", "high_watermark BIGINT", "last_stable_offset BIGINT", "leader INTEGER", "leader_epoch INTEGER", "replicas INTEGER[]", "isr INTEGER[]"}, parts},
 		{"topic_configs", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "name VARCHAR", "value VARCHAR"}, cfgs},
 		{"group_offsets", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "partition INTEGER", "committed_offset BIGINT", "leader_epoch INTEGER", "metadata VARCHAR"}, offs},
 		{"group_members", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "member_id VARCHAR", "instance_id VARCHAR", "client_id VARCHAR", "host VARCHAR", "assigned_partitions INTEGER[]"}, mems},
-		{"group_history", historyColumns, hist},
+		{"group_history_cuts", historyColumns, hist},
 		{"group_commits", commitColumns, commits},
 	}
+}
+
+// topicIDText writes a cut's topic id (base64, as the catalog keeps it) as
+// the UUID text the decoded __consumer_offsets uses (8-4-4-4-12 hex), so
+// the two join; nil when the cut has none or it is not 16 bytes.
+func topicIDText(id string) *string {
+	if id == "" {
+		return nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(id); err == nil && len(b) == 16 {
+			h := hex.EncodeToString(b)
+			s := h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+			return &s
+		}
+	}
+	return nil
 }

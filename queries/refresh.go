@@ -239,7 +239,11 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	}
 	for _, t := range metadataTables {
 		if e.built[t] {
-			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS memory.main."+quoteIdent(t)); err != nil {
+			kind := "TABLE"
+			if t == "group_history" {
+				kind = "VIEW" // over group_history_cuts (and the log)
+			}
+			if _, err := tx.ExecContext(ctx, "DROP "+kind+" IF EXISTS memory.main."+quoteIdent(t)); err != nil {
 				return fmt.Errorf("drop table %s: %w", t, err)
 			}
 		}
@@ -388,7 +392,7 @@ func (e *Engine) wantsLog(w want) bool {
 	if e.built[logViews[0]] || !e.hasOffsetsLogLocked() {
 		return false
 	}
-	if w.all {
+	if w.all || w.names["group_history"] { // it answers from the log
 		return true
 	}
 	for _, v := range logViews {
@@ -415,6 +419,9 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		if (w.all || w.names[t]) && !e.built[t] {
 			tables[t] = true
 		}
+	}
+	if tables["group_history"] {
+		tables["group_history_cuts"] = true // the view reads it
 	}
 	if len(tables) > 0 {
 		if err := loadMetadata(ctx, tx, e.files, e.metadataSnaps(), tables); err != nil {
@@ -514,6 +521,17 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		}
 		for _, v := range logViews {
 			e.built[v] = true
+		}
+	}
+	// group_history answers from the log where the folder holds it: made
+	// (again) once the log views are, else over the cuts alone.
+	if tables["group_history"] || wantLog && e.built["group_history"] {
+		q, err := render("group_history", sqlData{Log: e.built[logViews[0]]})
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("create view group_history: %w", err)
 		}
 	}
 	if w.all {

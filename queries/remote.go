@@ -199,6 +199,12 @@ func (e *Engine) ensureRemote(ctx context.Context) error {
 			return fmt.Errorf("create %s on %s: %w", t.table, r.Dialect(), err)
 		}
 	}
+	// group_history over the cuts: the Spark twin of sql/group_history.sql
+	// without the log (the log views are DuckDB's only).
+	if err := r.Exec(ctx, `CREATE OR REPLACE TEMPORARY VIEW group_history AS SELECT *, 'cut' AS source, CAST(NULL AS BIGINT) AS generations,
+  CAST(NULL AS BOOLEAN) AS from_complete, CAST(NULL AS STRING) AS coverage FROM group_history_cuts`); err != nil {
+		return fmt.Errorf("create the view group_history on %s: %w", r.Dialect(), err)
+	}
 	byName := map[string]Topic{}
 	for _, t := range topics {
 		byName[t.Name] = t

@@ -21,12 +21,14 @@ import (
 // GET /api/history?topic=T&group=G is the same as JSON. Without a group,
 // both list the groups that have a history.
 //
-// Where the folder holds a dump of __consumer_offsets and the group is in
-// it, the runs come from the group's own log instead (group_log_history:
-// every join and leave it holds, not only what the cuts saw; source
-// "commit log"), with from when that history is complete
-// (group_log_coverage). Either way the page draws the group's lag on the
-// topic over the time the cuts cover (lag_at at evenly spaced moments).
+// Both read queries' group_history view, which answers a (topic, group)
+// from the group's own log where the folder holds a dump of
+// __consumer_offsets that has it (every join and leave it holds, not only
+// what the cuts saw; source "commit log"), with from when that history is
+// complete (its coverage column, from group_log_coverage), and from the
+// cuts elsewhere: the page, the API, notebooks and SQL give one answer.
+// Either way the page draws the group's lag on the topic over the time the
+// cuts cover (lag_at at evenly spaced moments).
 
 // historyRun is one row of group_history.
 type historyRun struct {
@@ -78,13 +80,8 @@ type historyMember struct {
 
 func (s *Server) historyGroups(ctx context.Context) ([]historyGroup, error) {
 	out := []historyGroup{}
-	q := `SELECT topic, group_id, count(DISTINCT from_snapshot_id) FROM group_history GROUP BY ALL ORDER BY ALL`
-	if s.engine.HasCommitLog() {
-		q = `SELECT topic, group_id, max(cuts) FROM (
-  SELECT topic, group_id, count(DISTINCT from_snapshot_id) AS cuts FROM group_history GROUP BY ALL
-  UNION ALL SELECT topic, group_id, 0 FROM group_log_history WHERE topic IS NOT NULL GROUP BY ALL) GROUP BY ALL ORDER BY ALL`
-	}
-	err := s.selectRows(ctx, "group history", q,
+	err := s.selectRows(ctx, "group history", `SELECT topic, group_id, count(DISTINCT from_snapshot_id) FROM group_history
+  WHERE topic IS NOT NULL GROUP BY ALL ORDER BY ALL`,
 		func(r *sql.Rows) error {
 			var g historyGroup
 			if err := r.Scan(&g.Topic, &g.Group, &g.Cuts); err != nil {
@@ -97,22 +94,43 @@ func (s *Server) historyGroups(ctx context.Context) ([]historyGroup, error) {
 	return out, err
 }
 
-func (s *Server) historyRuns(ctx context.Context, topic, group string) ([]historyRun, error) {
-	out := []historyRun{}
-	rows, err := s.engine.Query(ctx, `SELECT "partition", member_id, client_id, host, from_as_of, to_as_of, until_as_of, cuts,
-  first_committed_offset, last_committed_offset FROM group_history WHERE topic = ? AND group_id = ? ORDER BY "partition", from_as_of`, topic, group)
+// historyRuns reads a group's runs on topic from group_history, and where
+// they come from ("cuts" or "commit log") with the log's coverage notes; a
+// run from the log still going ends at its last record, one that ended at
+// the generation that took the partition away.
+func (s *Server) historyRuns(ctx context.Context, topic, group string) (runs []historyRun, source string, coverage []string, err error) {
+	runs, source = []historyRun{}, "cuts"
+	rows, err := s.engine.Query(ctx, `SELECT "partition", member_id, coalesce(client_id, ''), coalesce(host, ''), from_as_of,
+  CASE WHEN source = 'log' THEN coalesce(until_as_of, to_as_of) ELSE to_as_of END, until_as_of, coalesce(cuts, generations),
+  first_committed_offset, last_committed_offset, from_complete, source, coverage
+  FROM group_history WHERE topic = ? AND group_id = ? ORDER BY "partition", from_as_of`, topic, group)
 	if err != nil {
-		return nil, fmt.Errorf("read group history: %w", err)
+		return nil, "", nil, fmt.Errorf("read group history: %w", err)
 	}
 	defer rows.Close()
+	seen := map[string]bool{}
 	for rows.Next() {
 		var h historyRun
-		if err := rows.Scan(&h.Partition, &h.MemberID, &h.ClientID, &h.Host, &h.FromAsOf, &h.ToAsOf, &h.UntilAsOf, &h.Cuts, &h.FirstOffset, &h.LastOffset); err != nil {
-			return nil, fmt.Errorf("read group history: %w", err)
+		var complete sql.NullBool
+		var src string
+		var cov sql.NullString
+		if err := rows.Scan(&h.Partition, &h.MemberID, &h.ClientID, &h.Host, &h.FromAsOf, &h.ToAsOf, &h.UntilAsOf, &h.Cuts, &h.FirstOffset, &h.LastOffset,
+			&complete, &src, &cov); err != nil {
+			return nil, "", nil, fmt.Errorf("read group history: %w", err)
 		}
-		out = append(out, h)
+		if complete.Valid {
+			h.FromComplete = &complete.Bool
+		}
+		if src == "log" {
+			source = "commit log"
+		}
+		if cov.Valid && !seen[cov.String] {
+			seen[cov.String] = true
+			coverage = append(coverage, cov.String)
+		}
+		runs = append(runs, h)
 	}
-	return out, rows.Err()
+	return runs, source, coverage, rows.Err()
 }
 
 func (s *Server) historyFor(ctx context.Context, topic, group string) (*historyView, error) {
@@ -124,22 +142,8 @@ func (s *Server) historyFor(ctx context.Context, topic, group string) (*historyV
 	if group == "" {
 		return v, nil
 	}
-	v.Source = "cuts"
-	if s.engine.HasCommitLog() {
-		if v.Runs, err = s.logHistoryRuns(ctx, topic, group); err != nil {
-			return nil, err
-		}
-		if len(v.Runs) > 0 {
-			v.Source = "commit log"
-			if v.Coverage, err = s.logCoverage(ctx, group); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(v.Runs) == 0 {
-		if v.Runs, err = s.historyRuns(ctx, topic, group); err != nil {
-			return nil, err
-		}
+	if v.Runs, v.Source, v.Coverage, err = s.historyRuns(ctx, topic, group); err != nil {
+		return nil, err
 	}
 	if len(v.Runs) > 0 {
 		unit := "cuts"
@@ -152,45 +156,6 @@ func (s *Server) historyFor(ctx context.Context, topic, group string) (*historyV
 		}
 	}
 	return v, nil
-}
-
-// logHistoryRuns reads a group's runs on topic from its commit log
-// (group_log_history); a run still going ends at its last record.
-func (s *Server) logHistoryRuns(ctx context.Context, topic, group string) ([]historyRun, error) {
-	out := []historyRun{}
-	rows, err := s.engine.Query(ctx, `SELECT "partition", member_id, coalesce(client_id, ''), coalesce(host, ''), joined_at,
-  coalesce(left_at, last_seen_at), left_at, generations, first_committed_offset, last_committed_offset, from_complete
-  FROM group_log_history WHERE topic = ? AND group_id = ? ORDER BY "partition", joined_at`, topic, group)
-	if err != nil {
-		return nil, fmt.Errorf("read the group's commit log history: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var h historyRun
-		var complete sql.NullBool
-		if err := rows.Scan(&h.Partition, &h.MemberID, &h.ClientID, &h.Host, &h.FromAsOf, &h.ToAsOf, &h.UntilAsOf, &h.Cuts, &h.FirstOffset, &h.LastOffset, &complete); err != nil {
-			return nil, fmt.Errorf("read the group's commit log history: %w", err)
-		}
-		if complete.Valid {
-			h.FromComplete = &complete.Bool
-		}
-		out = append(out, h)
-	}
-	return out, rows.Err()
-}
-
-// logCoverage says from when the group's history in the log is complete.
-func (s *Server) logCoverage(ctx context.Context, group string) ([]string, error) {
-	var out []string
-	err := s.selectRowsArgs(ctx, "the commit log's coverage", `SELECT note FROM group_log_coverage WHERE group_id = ? ORDER BY log_partition`, []any{group}, func(r *sql.Rows) error {
-		var n string
-		if err := r.Scan(&n); err != nil {
-			return err
-		}
-		out = append(out, n)
-		return nil
-	})
-	return out, err
 }
 
 // lagPoints is how many moments the lag chart asks lag_at about.

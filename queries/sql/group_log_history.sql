@@ -6,19 +6,24 @@
 --          member the partition, and it ends (left_at) at the group's next
 --          generation that did not. Consumer-protocol (KIP-848) groups: each
 --          member's current assignment records in turn (its tombstone: it
---          left); the run ends at the member's next record without the
---          partition. A partition named only by topic id is named by the
---          commits that carry both. joined_at is the time of the run's first
---          record; from_complete is false when the group's log partition is
---          not complete at that record (group_log_coverage: compaction
---          removed older records), so the member may have held it earlier.
+--          left), a partition held while assigned or pending revocation;
+--          the run ends at the member's next record without the partition. A partition named only by topic id is named by the
+--          commits that carry both, or by the cuts (snapshots.topic_id).
+--          joined_at is the time of the run's first record; from_complete
+--          is false when the group's log partition is not complete at that
+--          record (group_log_coverage: compaction removed older records),
+--          so the member may have held it earlier; coverage is
+--          group_log_coverage's note for the group's log partition.
 --          first/last_committed_offset are the group's commits on the
 --          partition from the run's start to its end, in the log's order.
--- params: none (reads group_generations, group_log, group_commit_log and
---         group_log_coverage).
+-- params: none (reads group_generations, group_log, group_commit_log,
+--         snapshots and group_log_coverage).
 CREATE OR REPLACE VIEW group_log_history AS
 WITH ids AS (
-  SELECT topic_id, any_value(topic) AS topic FROM group_commit_log WHERE topic_id IS NOT NULL AND topic IS NOT NULL GROUP BY topic_id
+  SELECT topic_id, any_value(topic) AS topic FROM (
+    SELECT topic_id, topic FROM group_commit_log WHERE topic_id IS NOT NULL AND topic IS NOT NULL
+    UNION ALL SELECT topic_id, topic FROM snapshots WHERE topic_id IS NOT NULL)
+  GROUP BY topic_id
 ), classic_seq AS (
   SELECT group_id, log_partition, log_offset, seen_at, row_number() OVER (PARTITION BY group_id ORDER BY log_partition, log_offset) AS seq
   FROM (SELECT DISTINCT group_id, log_partition, log_offset, coalesce(state_time, log_time) AS seen_at
@@ -28,9 +33,13 @@ WITH ids AS (
          row_number() OVER (PARTITION BY group_id, member_id ORDER BY log_partition, log_offset) AS seq
   FROM group_log WHERE kind = 'consumer_group_current_member' AND decode_error IS NULL
 ), assigned AS (
-  SELECT group_id, group_protocol, generation, member_id, instance_id, client_id, client_host, a.topic AS topic, a.topic_id AS topic_id,
+  -- a consumer-protocol member holds what it is assigned and what is
+  -- pending revocation (until it says it gave it up), as group_commit_log
+  -- and check members count it
+  SELECT DISTINCT group_id, group_protocol, generation, member_id, instance_id, client_id, client_host, a.topic AS topic, a.topic_id AS topic_id,
          unnest(a.partitions) AS "partition", log_partition, log_offset
-  FROM (SELECT *, unnest(assignment) AS a FROM group_generations WHERE member_id IS NOT NULL AND len(assignment) > 0)
+  FROM (SELECT *, unnest(list_concat(assignment, coalesce(pending_revocation, []))) AS a FROM group_generations
+        WHERE member_id IS NOT NULL AND len(list_concat(assignment, coalesce(pending_revocation, []))) > 0)
 ), held AS (
   SELECT h.*, s.seq, s.seen_at FROM assigned h JOIN classic_seq s USING (group_id, log_partition, log_offset) WHERE h.group_protocol = 'classic'
   UNION ALL BY NAME
@@ -61,7 +70,7 @@ WITH ids AS (
 )
 SELECT e.group_id, e.group_protocol, e.topic_name AS topic, e.topic_id, e."partition", e.member_id, e.instance_id, e.client_id, e.host,
        e.from_generation, e.to_generation, e.generations, e.joined_at, e.last_seen_at, e.left_at,
-       e.from_log_offset >= cv.complete_from_offset AS from_complete,
+       e.from_log_offset >= cv.complete_from_offset AS from_complete, cv.note AS coverage,
        c.first_committed_offset, c.last_committed_offset, coalesce(c.commits, 0) AS commits, e.log_partition, e.from_log_offset
 FROM ended e
 LEFT JOIN group_log_coverage cv ON cv.group_id = e.group_id AND cv.log_partition = e.log_partition

@@ -17,11 +17,37 @@
 --          member of the first generation with members the log keeps
 --          (nothing earlier to compare with; a generation without members,
 --          such as a new group's first, is no baseline).
+--          Consumer-protocol (KIP-848) groups have no group-wide
+--          generation record: a "generation" is one of the member's current
+--          assignment records (its member epoch), and a member left at its
+--          first tombstone after its last one: Kafka writes the tombstones
+--          of its current assignment, target assignment and member metadata,
+--          then a new group epoch, when a member leaves or is fenced (never
+--          a new epoch alone). Without such a tombstone (the dump ends
+--          first) it is still in the group. The partitions it held are those
+--          of its records, assigned or pending revocation (it holds a
+--          partition until it says it gave it up), named by topic id: the
+--          topic's id is the one the cuts (snapshots.topic_id) and the
+--          group's commits give for $2; none, or two (the topic made
+--          again): partitions, records_committed_past and committed are
+--          NULL (not known), never a guess.
 -- params: $1 the group id; $2 the topic name. T the topic's data view.
 WITH g AS (
-  SELECT generation, group_protocol, member_id, client_id, client_host, instance_id, assignment, log_partition, log_offset,
+  SELECT generation, group_protocol, member_id, client_id, client_host, instance_id, assignment, pending_revocation, log_partition, log_offset,
          coalesce(state_time, log_time) AS gen_time
   FROM group_generations WHERE group_id = $1
+), ids AS (
+  SELECT list(DISTINCT topic_id) AS ids FROM (
+    SELECT topic_id FROM snapshots WHERE topic = $2 AND topic_id IS NOT NULL
+    UNION ALL SELECT topic_id FROM group_commit_log WHERE group_id = $1 AND topic = $2 AND topic_id IS NOT NULL)
+), leaves AS (
+  -- a consumer-protocol member's tombstones (current assignment, member
+  -- metadata): the key decoded, the value NULL; key types 5 to 8
+  SELECT r.member AS member_id, log_partition, log_offset, log_time
+  FROM (SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time,
+          from_json(kafka_offsets_record(key_raw, value_raw), '{"kind":"VARCHAR","group":"VARCHAR","member":"VARCHAR"}') AS r
+        FROM "__consumer_offsets" WHERE value_raw IS NULL AND key_raw >= '\x00\x05'::BLOB AND key_raw < '\x00\x09'::BLOB)
+  WHERE r."group" = $1 AND r.kind IN ('consumer_group_current_member', 'consumer_group_member_metadata')
 ), gens AS (
   SELECT DISTINCT log_partition, log_offset, generation, gen_time,
          dense_rank() OVER (ORDER BY log_partition, log_offset) AS seq
@@ -39,8 +65,17 @@ WITH g AS (
 ), held AS (
   SELECT member_id, list(DISTINCT p ORDER BY p) AS partitions
   FROM (SELECT member_id, unnest(a.partitions) AS p
-        FROM (SELECT member_id, unnest(assignment) AS a FROM gm WHERE len(assignment) > 0) WHERE a.topic = $2)
+        FROM (SELECT member_id, group_protocol, unnest(list_concat(assignment, coalesce(pending_revocation, []))) AS a FROM gm)
+        WHERE CASE WHEN group_protocol = 'classic' THEN a.topic = $2
+                   ELSE a.topic_id = (SELECT CASE WHEN len(ids) = 1 THEN ids[1] END FROM ids) END)
   GROUP BY member_id
+), left_ AS (
+  -- a consumer-protocol member left at its first tombstone after its last
+  -- current assignment record
+  SELECT m.member_id, min(lv.log_time) AS left_at
+  FROM (SELECT member_id, arg_max(log_partition, log_offset) AS log_partition, max(log_offset) AS log_offset FROM gm GROUP BY member_id) m
+  JOIN leaves lv ON lv.member_id = m.member_id AND lv.log_partition = m.log_partition AND lv.log_offset > m.log_offset
+  GROUP BY m.member_id
 ), c AS (
   SELECT "partition", member_id, committed_offset, log_partition, log_offset,
          lag(committed_offset) OVER (PARTITION BY "partition" ORDER BY log_partition, log_offset) AS from_offset
@@ -67,10 +102,10 @@ WITH g AS (
 SELECT m.member_id, m.client_id, m.host, m.instance_id,
        CASE WHEN m.first_seq = (SELECT min(seq) FROM gm) THEN NULL ELSE fc.first_seq = m.first_seq END AS new_client_id,
        m.first_generation, m.last_generation, m.generations,
-       j.gen_time AS joined_at, l.gen_time AS last_generation_at, CASE WHEN m.classic THEN nx.gen_time END AS left_at,
-       CASE WHEN m.classic THEN coalesce(h.partitions, []) END AS partitions,
-       CASE WHEN m.classic THEN coalesce(cm.records_committed_past, 0) END AS records_committed_past,
-       CASE WHEN m.classic THEN coalesce(cm.committed, []) END AS committed
+       j.gen_time AS joined_at, l.gen_time AS last_generation_at, CASE WHEN m.classic THEN nx.gen_time ELSE lf.left_at END AS left_at,
+       CASE WHEN m.classic OR (SELECT len(ids) = 1 FROM ids) THEN coalesce(h.partitions, []) END AS partitions,
+       CASE WHEN m.classic OR (SELECT len(ids) = 1 FROM ids) THEN coalesce(cm.records_committed_past, 0) END AS records_committed_past,
+       CASE WHEN m.classic OR (SELECT len(ids) = 1 FROM ids) THEN coalesce(cm.committed, []) END AS committed
 FROM m
 JOIN first_client fc ON fc.client_id IS NOT DISTINCT FROM m.client_id
 JOIN gens j ON j.seq = m.first_seq
@@ -78,4 +113,5 @@ JOIN gens l ON l.seq = m.last_seq
 LEFT JOIN gens nx ON nx.seq = m.last_seq + 1
 LEFT JOIN held h USING (member_id)
 LEFT JOIN committed cm USING (member_id)
+LEFT JOIN left_ lf USING (member_id)
 ORDER BY joined_at, m.member_id
