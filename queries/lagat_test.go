@@ -9,6 +9,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/consumeroffsets/offsetstest"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 )
 
 // lagAtFixture writes a folder with topic turbines (partition 0: ten
@@ -186,5 +187,43 @@ func TestGroupLogCoverage(t *testing.T) {
 			t.Errorf("group_log_coverage\n got %q\nwant %q", got, c.want)
 		}
 		e.Close()
+	}
+}
+
+// TestLagAtLaterally: lag_at over a list of moments in one statement
+// (LATERAL, what the server's lag chart runs: one read of the commit log,
+// not one per moment) gives, row for row, what lag_at gives at each
+// moment alone.
+func TestLagAtLaterally(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmDayFolder(dir, 0); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	e, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	const cols = `l.topic, l."partition", l.at_time, l.committed_offset, l.committed_from, l.end_offset, l.lag_records, l.lag_seconds, l.reason`
+	moments := []string{"2026-07-16T10:30:00Z", "2026-07-16T11:00:00Z", "2026-07-16T11:05:30Z", "2026-07-16T11:16:00Z", "2026-07-16T11:21:00Z", "2026-07-16T12:00:00Z"}
+	var want []string
+	for _, m := range moments {
+		rows, err := e.Query(ctx, `SELECT `+cols+` FROM lag_at(?, ?::TIMESTAMPTZ) l ORDER BY l.topic, l."partition"`, "galewatch-writers", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := allRows(t, rows); s != "" {
+			want = append(want, s)
+		}
+	}
+	rows, err := e.Query(ctx, `SELECT `+cols+` FROM (SELECT unnest(string_split(?, ','))::TIMESTAMPTZ AS t) m,
+		LATERAL (SELECT * FROM lag_at(?, m.t)) l ORDER BY l.at_time, l.topic, l."partition"`, strings.Join(moments, ","), "galewatch-writers")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := allRows(t, rows)
+	if w := strings.Join(want, ";"); got != w || !strings.Contains(w, "commit log") {
+		t.Fatalf("laterally:\n%s\none by one:\n%s", got, w)
 	}
 }
