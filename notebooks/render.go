@@ -120,7 +120,7 @@ func viewOf(res *Result) pageView {
 						vals[i] = cellValue{Text: display.Text(x)}
 						if x == nil {
 							vals[i].Class = "null"
-						} else if _, ok := numeric(x); ok {
+						} else if _, ok := display.Numeric(x); ok {
 							vals[i].Class = "num"
 						}
 					}

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"sort"
 	"time"
-
-	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/topicsnap/topicsnap/internal/sqllex"
 	"github.com/topicsnap/topicsnap/queries"
@@ -176,42 +173,6 @@ func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
 			c.ChartErr = err.Error()
 		}
 	}
-}
-
-// numeric returns v as a float64 when it is a number.
-func numeric(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int8:
-		return float64(x), true
-	case int16:
-		return float64(x), true
-	case int32:
-		return float64(x), true
-	case int64:
-		return float64(x), true
-	case int:
-		return float64(x), true
-	case uint8:
-		return float64(x), true
-	case uint16:
-		return float64(x), true
-	case uint32:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case uint:
-		return float64(x), true
-	case float32:
-		return float64(x), true
-	case float64:
-		return x, true
-	case *big.Int:
-		f, _ := new(big.Float).SetInt(x).Float64()
-		return f, true
-	case duckdb.Decimal:
-		return x.Float64(), true
-	}
-	return 0, false
 }
 
 // sortedKeys returns a map's keys in order.

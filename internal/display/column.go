@@ -1,14 +1,14 @@
 package display
 
 import (
-	"math/big"
-
 	"encoding/json"
 	"fmt"
-	"github.com/duckdb/duckdb-go/v2"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/duckdb/duckdb-go/v2"
 )
 
 // Column writes a report's value for people, by what its column holds:
