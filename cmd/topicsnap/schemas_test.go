@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -607,6 +608,9 @@ func TestSchemaFolderWithoutRegistry(t *testing.T) {
 	}
 }
 
+// cutTime is a cut's time in a check's message.
+var cutTime = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z`)
+
 // TestDemoAvroAgreesWithJSON runs the demo twice, with the tea shop's
 // events as JSON and as Avro (through the demo's in-process registry): every
 // check gives the same verdict and message, from a folder the registry
@@ -621,6 +625,13 @@ func TestDemoAvroAgreesWithJSON(t *testing.T) {
 		var lines []string
 		for _, l := range strings.Split(out, "\n") {
 			if strings.HasPrefix(l, "ok ") || strings.HasPrefix(l, "warn ") || strings.HasPrefix(l, "fail ") {
+				// The cuts' times are each run's own; values says how
+				// it read them (parsed as JSON, decoded with the schema):
+				// its verdict must agree, its words differ by design.
+				l = cutTime.ReplaceAllString(l, "TIME")
+				if f := strings.Fields(l); f[1] == "values" {
+					l = f[0] + " values"
+				}
 				lines = append(lines, l)
 			}
 		}
