@@ -31,6 +31,24 @@ func (d *Dir) StateFiles() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return d.stateFiles(topics), nil
+}
+
+// StateFilesOf is StateFiles limited to the manifests of topics (and
+// every snapshot): the version of what an engine limited to those topics
+// reads, without a stat of every other partition's manifest. A name that
+// is not a valid topic name (a user's typo, a glob) is no topic's.
+func (d *Dir) StateFilesOf(topics []string) []string {
+	var valid []string
+	for _, t := range topics {
+		if ValidTopicName(t) {
+			valid = append(valid, t)
+		}
+	}
+	return d.stateFiles(valid)
+}
+
+func (d *Dir) stateFiles(topics []string) []string {
 	var out []string
 	for _, t := range topics {
 		parts, _ := filepath.Glob(filepath.Join(d.Path, "topic="+t, "partition=*", manifestName))
@@ -43,5 +61,5 @@ func (d *Dir) StateFiles() ([]string, error) {
 		}
 	}
 	sort.Strings(out)
-	return out, nil
+	return out
 }

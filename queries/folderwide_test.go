@@ -2,9 +2,12 @@ package queries
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/topicsnap/topicsnap/internal/seeds"
 )
@@ -64,5 +67,56 @@ func TestFolderWideNamesAreComplete(t *testing.T) {
 		if !seen[n] {
 			t.Errorf("FolderWideNames lists %s, which this engine did not build", n)
 		}
+	}
+}
+
+// TestLimitedEngineVersionsItsTopics: an engine limited to some topics
+// versions the catalog by their manifests and the cuts only (a stat of
+// each of a whole cluster's manifests cost a one-topic check most of its
+// time): another topic's commit leaves its version alone, its own topic's
+// commit and a new cut change it.
+func TestLimitedEngineVersionsItsTopics(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmDayFolder(dir, 0); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	e, err := Open(ctx, dir, Options{Lazy: true, Topics: []string{seeds.TopicRouting}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	version := func() string {
+		t.Helper()
+		v, err := e.catalogVersion()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	touch := func(path string) {
+		t.Helper()
+		later := time.Now().Add(time.Hour)
+		if err := os.Chtimes(path, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v0 := version()
+	touch(filepath.Join(dir, "topic="+seeds.TopicReadings, "partition=0", "manifest.json"))
+	if v := version(); v != v0 {
+		t.Errorf("another topic's manifest changed the limited engine's version")
+	}
+	touch(filepath.Join(dir, "topic="+seeds.TopicRouting, "partition=0", "manifest.json"))
+	v1 := version()
+	if v1 == v0 {
+		t.Errorf("its own topic's manifest left the version as it was")
+	}
+	snaps, _ := filepath.Glob(filepath.Join(dir, "snapshots", "*.json"))
+	if len(snaps) == 0 {
+		t.Fatal("no cut in the folder")
+	}
+	touch(snaps[0])
+	if version() == v1 {
+		t.Errorf("a cut left the version as it was")
 	}
 }

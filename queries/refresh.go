@@ -20,9 +20,16 @@ import (
 // catalogVersion hashes the size and time of every manifest and snapshot file.
 func (e *Engine) catalogVersion() (string, error) {
 	h := sha256.New()
-	files, err := e.dir.StateFiles()
-	if err != nil {
-		return "", err
+	var files []string
+	if len(e.opts.Topics) > 0 {
+		// A limited engine reads only these topics' manifests (and
+		// __consumer_offsets', for the group log views) and every cut.
+		files = e.dir.StateFilesOf(append(slices.Clone(e.opts.Topics), offsetsTopic))
+	} else {
+		var err error
+		if files, err = e.dir.StateFiles(); err != nil {
+			return "", err
+		}
 	}
 	for _, path := range files {
 		if st, err := os.Stat(path); err == nil {
