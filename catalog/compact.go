@@ -108,12 +108,12 @@ func (d *Dir) Compact(ctx context.Context, o CompactOptions) (CompactStats, erro
 	topics := o.Topics
 	if len(topics) == 0 {
 		var err error
-		if topics, err = d.Topics(); err != nil {
+		if topics, err = d.Topics(ctx); err != nil {
 			return st, err
 		}
 	}
 	for _, topic := range topics {
-		tm, err := d.ReadTopic(topic)
+		tm, err := d.ReadTopic(ctx, topic)
 		if err != nil {
 			return st, err
 		}
@@ -166,7 +166,7 @@ func (d *Dir) CompactHeld(ctx context.Context, tps []TopicPartition, o CompactOp
 
 // compactPartition compacts one partition under its lock.
 func (d *Dir) compactPartition(ctx context.Context, tp TopicPartition, o CompactOptions, st *CompactStats) error {
-	l, err := d.LockPartition(tp)
+	l, err := d.LockPartition(ctx, tp)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (d *Dir) compactPartition(ctx context.Context, tp TopicPartition, o Compact
 
 // compactLocked compacts one partition whose lock is held.
 func (d *Dir) compactLocked(ctx context.Context, tp TopicPartition, o CompactOptions, st *CompactStats) error {
-	m, err := d.ReadManifest(tp) // under the lock: what a dump may have committed since
+	m, err := d.ReadManifest(ctx, tp) // under the lock: what a dump may have committed since
 	if err != nil {
 		var me *ManifestError
 		if errors.As(err, &me) {
@@ -190,7 +190,7 @@ func (d *Dir) compactLocked(ctx context.Context, tp TopicPartition, o CompactOpt
 	now := o.Now().UTC()
 	// Leftovers of a killed dump or compact: a merged file never listed,
 	// temp files, old files a killed compact had not yet removed.
-	removed, err := d.CleanPartition(m)
+	removed, err := d.CleanPartition(ctx, m)
 	if err != nil {
 		return err
 	}
@@ -214,7 +214,7 @@ func (d *Dir) compactLocked(ctx context.Context, tp TopicPartition, o CompactOpt
 		for _, r := range expired {
 			names = append(names, r.Name)
 		}
-		if err := d.commitCompacted(tp, &nm, names, st); err != nil {
+		if err := d.commitCompacted(ctx, tp, &nm, names, st); err != nil {
 			return err
 		}
 		m = &nm
@@ -251,7 +251,7 @@ func (d *Dir) compactLocked(ctx context.Context, tp TopicPartition, o CompactOpt
 				drop = append(drop, f.Name)
 			}
 		}
-		if err := d.commitCompacted(tp, &nm, drop, st); err != nil {
+		if err := d.commitCompacted(ctx, tp, &nm, drop, st); err != nil {
 			return err
 		}
 		m = &nm
@@ -270,9 +270,9 @@ func (d *Dir) compactLocked(ctx context.Context, tp TopicPartition, o CompactOpt
 
 // commitCompacted commits nm, then removes the data files drop names
 // (those nm lists aside: a listed file is never removed).
-func (d *Dir) commitCompacted(tp TopicPartition, nm *Manifest, drop []string, st *CompactStats) error {
+func (d *Dir) commitCompacted(ctx context.Context, tp TopicPartition, nm *Manifest, drop []string, st *CompactStats) error {
 	compactPause("written")
-	if err := d.WriteManifest(nm); err != nil {
+	if err := d.WriteManifest(ctx, nm); err != nil {
 		return err
 	}
 	compactPause("committed")
@@ -284,7 +284,7 @@ func (d *Dir) commitCompacted(tp TopicPartition, nm *Manifest, drop []string, st
 		if listed[name] {
 			continue
 		}
-		if err := d.removeData(tp, name); err != nil {
+		if err := d.removeData(ctx, tp, name); err != nil {
 			return err
 		}
 		st.Removed++
@@ -349,7 +349,7 @@ func (d *Dir) mergeFiles(ctx context.Context, tp TopicPartition, run []FileEntry
 	if typed {
 		want = typedSchema
 	}
-	w, err := d.NewFileWriter(tp, run[len(run)-1].Snapshot)
+	w, err := d.NewFileWriter(ctx, tp, run[len(run)-1].Snapshot)
 	if err != nil {
 		return FileEntry{}, "", err
 	}
@@ -368,7 +368,7 @@ func (d *Dir) mergeFiles(ctx context.Context, tp TopicPartition, run []FileEntry
 	}
 	w.fe = mergedEntry(run)
 	done = true
-	fe, err := w.Commit()
+	fe, err := w.Commit(ctx)
 	if err != nil {
 		return FileEntry{}, "", err
 	}
@@ -379,7 +379,7 @@ func (d *Dir) mergeFiles(ctx context.Context, tp TopicPartition, run []FileEntry
 	// Read the merged file's rows back against its entry before any
 	// manifest lists it.
 	if err := d.checkRowsOf(ctx, tp, fe); err != nil {
-		d.removeData(tp, fe.Name)
+		d.removeData(ctx, tp, fe.Name)
 		return FileEntry{}, "", fmt.Errorf("merged file %s does not read back as written: %w", fe.Name, err)
 	}
 	return fe, "", nil
@@ -471,8 +471,8 @@ func (d *Dir) checkRowsOf(ctx context.Context, tp TopicPartition, fe FileEntry) 
 }
 
 // removeData deletes a data file of tp (gone already is fine).
-func (d *Dir) removeData(tp TopicPartition, name string) error {
-	if err := d.store().Delete(d.bg(), RelFilePath(tp, name)); err != nil {
+func (d *Dir) removeData(ctx context.Context, tp TopicPartition, name string) error {
+	if err := d.store().Delete(ctx, RelFilePath(tp, name)); err != nil {
 		return fmt.Errorf("remove %s: %w", RelFilePath(tp, name), err)
 	}
 	return nil

@@ -87,7 +87,7 @@ func compactKillNine(t *testing.T, d *Dir, parts, files int, target int64, pause
 	before := map[TopicPartition][]parquet.Row{}
 	filesBefore := 0
 	for _, tp := range tps {
-		m, err := d.ReadManifest(tp)
+		m, err := d.ReadManifest(t.Context(), tp)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func compactKillNine(t *testing.T, d *Dir, parts, files int, target int64, pause
 	same := func(when string) int {
 		n := 0
 		for _, tp := range tps {
-			m, err := d.ReadManifest(tp)
+			m, err := d.ReadManifest(t.Context(), tp)
 			if err != nil {
 				t.Fatalf("%s: %v", when, err)
 			}
@@ -159,8 +159,8 @@ func compactKillNine(t *testing.T, d *Dir, parts, files int, target int64, pause
 		n := same(fmt.Sprintf("after kill %d", kills))
 		left := 0
 		for _, tp := range tps {
-			m, _ := d.ReadManifest(tp)
-			u, _ := d.Unlisted(m)
+			m, _ := d.ReadManifest(t.Context(), tp)
+			u, _ := d.Unlisted(t.Context(), m)
 			left += len(u)
 		}
 		t.Logf("kill %d: %d files listed, %d unlisted left by the kill", kills, n, left)
@@ -175,8 +175,8 @@ func compactKillNine(t *testing.T, d *Dir, parts, files int, target int64, pause
 		t.Fatalf("%d files after compact, %d before", n, filesBefore)
 	}
 	for _, tp := range tps {
-		m, _ := d.ReadManifest(tp)
-		if u, err := d.Unlisted(m); err != nil || len(u) > 0 {
+		m, _ := d.ReadManifest(t.Context(), tp)
+		if u, err := d.Unlisted(t.Context(), m); err != nil || len(u) > 0 {
 			t.Fatalf("%s: unlisted after the last run: %v %v", tp, u, err)
 		}
 		seen := map[int64]int{}

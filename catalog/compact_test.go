@@ -59,12 +59,12 @@ func compactRows(p int32, first int64, n int) []Row {
 // snapshot each, with a lost range after the first half when lost.
 func writeSmallFiles(t *testing.T, d *Dir, tp TopicPartition, files, rows int, typed bool, lost bool) {
 	t.Helper()
-	l, err := d.LockPartition(tp)
+	l, err := d.LockPartition(t.Context(), tp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Unlock()
-	m, err := d.ReadManifest(tp)
+	m, err := d.ReadManifest(t.Context(), tp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func writeSmallFiles(t *testing.T, d *Dir, tp TopicPartition, files, rows int, t
 			off += 10
 		}
 		snap := fmt.Sprintf("s%03d", i)
-		w, err := d.NewFileWriter(tp, snap)
+		w, err := d.NewFileWriter(t.Context(), tp, snap)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func writeSmallFiles(t *testing.T, d *Dir, tp TopicPartition, files, rows int, t
 		if err := w.WriteTyped(rs, nil, typed); err != nil {
 			t.Fatal(err)
 		}
-		fe, err := w.Commit()
+		fe, err := w.Commit(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func writeSmallFiles(t *testing.T, d *Dir, tp TopicPartition, files, rows int, t
 		m.Snapshots = append(m.Snapshots, PartitionSnapshot{ID: snap, From: off, Until: rs[len(rs)-1].Offset + 1, Complete: true})
 		off = rs[len(rs)-1].Offset + 1
 		m.NextOffset = off
-		if err := d.WriteManifest(m); err != nil {
+		if err := d.WriteManifest(t.Context(), m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -166,7 +166,7 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 			}
 			tp := TopicPartition{"events", 2}
 			writeSmallFiles(t, d, tp, tc.files, 60, tc.typed, tc.lost)
-			before, err := d.ReadManifest(tp)
+			before, err := d.ReadManifest(t.Context(), tp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +184,7 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 			if len(st.Skipped) > 0 {
 				t.Fatalf("skipped: %v", st.Skipped)
 			}
-			after, err := d.ReadManifest(tp)
+			after, err := d.ReadManifest(t.Context(), tp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -235,7 +235,7 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 			if err != nil || !reflect.DeepEqual(problems, problemsBefore) {
 				t.Fatalf("verify: %v %v", err, problems)
 			}
-			left, err := d.Unlisted(after)
+			left, err := d.Unlisted(t.Context(), after)
 			if err != nil || len(left) > 0 {
 				t.Fatalf("unlisted after compact: %v %v", left, err)
 			}
@@ -258,7 +258,7 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 			if got := rawRows(t, d, before); !reflect.DeepEqual(got, rowsBefore) {
 				t.Fatal("a reader of the old manifest reads other rows within the grace period")
 			}
-			if removed, err := d.CleanPartition(after); err != nil || len(removed) > 0 {
+			if removed, err := d.CleanPartition(t.Context(), after); err != nil || len(removed) > 0 {
 				t.Fatalf("a dump's cleaning removed retired files: %v %v", removed, err)
 			}
 			st, err = d.Compact(t.Context(), CompactOptions{MinAge: time.Hour, Grace: tc.grace, Now: func() time.Time { return time.Now().Add(2 * tc.grace) }})
@@ -268,7 +268,7 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 			if _, err := os.Stat(old); err == nil || st.Removed != len(before.Files) {
 				t.Fatalf("retired files not removed after the grace period (removed %d)", st.Removed)
 			}
-			final, _ := d.ReadManifest(tp)
+			final, _ := d.ReadManifest(t.Context(), tp)
 			if len(final.Retired) > 0 || !reflect.DeepEqual(final.Files, after.Files) {
 				t.Fatalf("manifest after removing retired files: %+v", final)
 			}
@@ -289,7 +289,7 @@ func TestCompactLeavesYoungAndLockedFiles(t *testing.T) {
 	if err != nil || st.Written != 0 || st.FilesAfter != 5 {
 		t.Fatalf("young files merged: %+v %v", st, err)
 	}
-	l, err := d.LockPartition(tp)
+	l, err := d.LockPartition(t.Context(), tp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestCompactBucket(t *testing.T) {
 	before := map[TopicPartition][]parquet.Row{}
 	var mb []*Manifest
 	for _, p := range []TopicPartition{tp, tpTyped} {
-		m, err := d.ReadManifest(p)
+		m, err := d.ReadManifest(t.Context(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -343,7 +343,7 @@ func TestCompactBucket(t *testing.T) {
 		t.Fatalf("compact partition 1: %+v %v", st, err)
 	}
 	for i, p := range []TopicPartition{tp, tpTyped} {
-		m, err := d.ReadManifest(p)
+		m, err := d.ReadManifest(t.Context(), p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -353,7 +353,7 @@ func TestCompactBucket(t *testing.T) {
 		if !reflect.DeepEqual(m.Lost, mb[i].Lost) || !reflect.DeepEqual(m.Snapshots, mb[i].Snapshots) {
 			t.Fatalf("%s: lost ranges or snapshots changed", p)
 		}
-		if u, err := d.Unlisted(m); err != nil || len(u) > 0 {
+		if u, err := d.Unlisted(t.Context(), m); err != nil || len(u) > 0 {
 			t.Fatalf("%s: unlisted: %v %v", p, u, err)
 		}
 	}
@@ -390,7 +390,7 @@ func TestRetiredNamesAreDataFileNames(t *testing.T) {
 			t.Errorf("retired %q: validate says %v", tc.name, err)
 		}
 		d, _ := Create(t.TempDir())
-		if werr := d.WriteManifest(m); (werr == nil) != tc.ok || !tc.ok && !errors.Is(werr, ErrBadManifest) {
+		if werr := d.WriteManifest(t.Context(), m); (werr == nil) != tc.ok || !tc.ok && !errors.Is(werr, ErrBadManifest) {
 			t.Errorf("retired %q: WriteManifest says %v", tc.name, werr)
 		}
 	}

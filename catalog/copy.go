@@ -39,7 +39,7 @@ type CopyStats struct {
 // topics, only those topics and their snapshots are copied.
 func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error) {
 	var st CopyStats
-	topics, err := src.Topics()
+	topics, err := src.Topics(ctx)
 	if err != nil {
 		return st, err
 	}
@@ -62,7 +62,7 @@ func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error)
 	}
 	var damaged []error
 	for _, topic := range topics {
-		tm, err := src.ReadTopic(topic)
+		tm, err := src.ReadTopic(ctx, topic)
 		if err != nil {
 			return st, err
 		}
@@ -78,7 +78,7 @@ func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error)
 	have := map[string]bool{}
 	// A damaged snapshot in dst is not counted as held: the source's
 	// replaces it (in a folder; a bucket refuses to overwrite it).
-	dsnaps, err := dst.ClusterSnapshots()
+	dsnaps, err := dst.ClusterSnapshots(ctx)
 	if err != nil && !errors.Is(err, ErrBadManifest) && !errors.Is(err, ErrNewerFormat) {
 		return st, err
 	}
@@ -88,7 +88,7 @@ func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error)
 	// Each snapshot's id was checked to be its file's name and one path
 	// element (ParseSnapshot) before it names a file in dst; the damaged
 	// ones are named in the error, after the rest is copied.
-	snaps, err := src.ClusterSnapshots()
+	snaps, err := src.ClusterSnapshots(ctx)
 	switch {
 	case errors.Is(err, ErrBadManifest), errors.Is(err, ErrNewerFormat):
 		damaged = append(damaged, err)
@@ -99,7 +99,7 @@ func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error)
 		if have[s.ID] || len(only) > 0 && !copied[s.Topic] {
 			continue
 		}
-		if err := dst.WriteClusterSnapshot(s); err != nil {
+		if err := dst.WriteClusterSnapshot(ctx, s); err != nil {
 			return st, err
 		}
 		st.Snapshots++
@@ -182,7 +182,7 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 			return err
 		}
 	}
-	if _, err := dst.ReadManifest(tp); err != nil { // the version the conditional write replaces
+	if _, err := dst.ReadManifest(ctx, tp); err != nil { // the version the conditional write replaces
 		var me *ManifestError
 		if !errors.As(err, &me) {
 			return err
@@ -190,7 +190,7 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 	}
 	cp := *m
 	cp.Retired = nil // not copied: dst's readers never read an older manifest
-	if err := dst.WriteManifest(&cp); err != nil {
+	if err := dst.WriteManifest(ctx, &cp); err != nil {
 		return err
 	}
 	st.Manifests++
@@ -246,8 +246,8 @@ func (e *exactReader) Read(p []byte) (int, error) {
 // does not list: data files a killed writer finished but did not commit,
 // temp files, and, in a bucket, incomplete multipart uploads. Readers
 // never read them; CleanPartition removes them.
-func (d *Dir) Unlisted(m *Manifest) ([]string, error) {
-	st, ctx := d.store(), d.bg()
+func (d *Dir) Unlisted(ctx context.Context, m *Manifest) ([]string, error) {
+	st := d.store()
 	rel := RelPartitionDir(m.TP())
 	listed := m.known()
 	entries, err := st.List(ctx, rel)

@@ -41,11 +41,11 @@ func TestDamagedDataFileCostsItsPartition(t *testing.T) {
 			var damaged string
 			for p := range int32(3) {
 				tp := TopicPartition{Topic: "t", Partition: p}
-				fe, err := d.WriteDataFile(tp, []Row{{Partition: p, Offset: 0, Value: []byte(`{"a":1}`)}, {Partition: p, Offset: 1}}, "s1")
+				fe, err := d.WriteDataFile(t.Context(), tp, []Row{{Partition: p, Offset: 0, Value: []byte(`{"a":1}`)}, {Partition: p, Offset: 1}}, "s1")
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := d.WriteManifest(&Manifest{Topic: "t", Partition: p, NextOffset: 2, Files: []FileEntry{fe}}); err != nil {
+				if err := d.WriteManifest(t.Context(), &Manifest{Topic: "t", Partition: p, NextOffset: 2, Files: []FileEntry{fe}}); err != nil {
 					t.Fatal(err)
 				}
 				if p == 1 {
@@ -55,7 +55,7 @@ func TestDamagedDataFileCostsItsPartition(t *testing.T) {
 			if err := c.damage(damaged); err != nil {
 				t.Fatal(err)
 			}
-			tm, err := d.ReadTopic("t")
+			tm, err := d.ReadTopic(t.Context(), "t")
 			if err != nil {
 				t.Fatal(err)
 			}

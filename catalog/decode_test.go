@@ -80,19 +80,19 @@ func TestDecodeMatchesReconstruct(t *testing.T) {
 		rows = append(rows, r)
 	}
 	rows[7].Value = bytes.Repeat([]byte{0, 0xff}, 1<<19) // a big one
-	fe, err := d.WriteDataFile(tp, rows, "s1")
+	fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	one := d.FilePath(tp, fe.Name)
-	w, err := d.NewFileWriterRows(TopicPartition{"t", 1}, "s1", 1777)
+	w, err := d.NewFileWriterRows(t.Context(), TopicPartition{"t", 1}, "s1", 1777)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
-	fe, err = w.Commit()
+	fe, err = w.Commit(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func BenchmarkScanDataFile(b *testing.B) {
 		rows = append(rows, Row{Offset: int64(i), Timestamp: int64(i), TimestampType: TimestampCreate, Key: []byte(fmt.Sprintf("user-%06d", i%5000)),
 			Value: []byte(fmt.Sprintf(`{"event_id":"e%09d","n":%d,"pad":"%0120d"}`, i, i, 0)), Headers: []Header{{Key: "src", Value: []byte("web")}}})
 	}
-	fe, err := d.WriteDataFile(tp, rows, "s1")
+	fe, err := d.WriteDataFile(b.Context(), tp, rows, "s1")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -55,11 +55,6 @@ type Dir struct {
 	Path string
 	// st holds the objects; nil (a Dir{Path: p} literal) is the folder p.
 	st store.Store
-	// ctx bounds the calls of the methods that take none, for the life
-	// of the Dir: the one OpenAt or CreateAt was given (a bucket's
-	// requests end with it); context.Background() for a folder opened by
-	// Open or Create.
-	ctx context.Context
 	// versions is the version (a bucket's ETag) of each manifest this Dir
 	// read or wrote, so that its next write of it is conditional on it;
 	// "" = read as absent (create only if still absent).
@@ -67,8 +62,8 @@ type Dir struct {
 	versions map[TopicPartition]string
 }
 
-func newDir(ctx context.Context, st store.Store) *Dir {
-	return &Dir{Path: st.Root(), st: st, ctx: ctx, versions: map[TopicPartition]string{}}
+func newDir(st store.Store) *Dir {
+	return &Dir{Path: st.Root(), st: st, versions: map[TopicPartition]string{}}
 }
 
 // Store is the store d reads and writes.
@@ -79,14 +74,6 @@ func (d *Dir) store() store.Store {
 		return folder.New(d.Path)
 	}
 	return d.st
-}
-
-// bg is the context of a call that takes none (see Dir.ctx).
-func (d *Dir) bg() context.Context {
-	if d.ctx == nil {
-		return context.Background()
-	}
-	return d.ctx
 }
 
 // where names rel in d for messages and readers: a path or a URL.
@@ -170,14 +157,14 @@ func Open(path string) (*Dir, error) {
 }
 
 // OpenAt opens loc, a local folder or s3://bucket/prefix, as Open does.
-// ctx bounds the calls of the Dir's methods that take no context, for the
-// life of the Dir.
+// ctx bounds the requests of the opening only: the Dir keeps none, and
+// each of its methods takes its own.
 func OpenAt(ctx context.Context, loc string, cfg S3Config) (*Dir, error) {
 	st, err := storeAt(ctx, loc, cfg)
 	if err != nil {
 		return nil, err
 	}
-	d := newDir(ctx, st)
+	d := newDir(st)
 	if _, err := d.open(ctx); err != nil {
 		return nil, err
 	}
@@ -227,7 +214,7 @@ func CheckCreateAt(ctx context.Context, loc string, cfg S3Config) error {
 	if err != nil || !exists {
 		return err
 	}
-	_, err = newDir(ctx, st).open(ctx)
+	_, err = newDir(st).open(ctx)
 	return err
 }
 
@@ -247,7 +234,7 @@ func CreateAt(ctx context.Context, loc string, cfg S3Config) (*Dir, error) {
 	if err := st.Create(ctx); err != nil {
 		return nil, err
 	}
-	d := newDir(ctx, st)
+	d := newDir(st)
 	found, err := d.open(ctx)
 	if err != nil {
 		return nil, err

@@ -103,10 +103,11 @@
 // one that is there but unusable (not a regular file, past its cap, a
 // link out) is marked store.Damaged, so the Dir names it as damaged and
 // goes on; anything else (a bucket unreachable, access denied) stops the
-// call. The Dir's methods that take no context run under the one OpenAt or
-// CreateAt was given, for the Dir's life (context.Background() for Open
-// and Create); those that take one (Verify, Compact, Copy, ReadMarkers)
-// pass theirs to the store.
+// call. Every Dir method that reaches the store takes a context and
+// passes it to the store, so that Ctrl-C ends every read and write; a Dir
+// keeps none (the ctx OpenAt and CreateAt take bounds their own requests
+// only). A lock in a bucket is renewed while the ctx LockPartition was
+// given lasts.
 //
 // To add a backend (another object store, say): a package implementing
 // store.Store over the same names (forward slashes, relative to its root),

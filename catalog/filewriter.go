@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -38,8 +39,8 @@ func (w *FileWriter) SetHistory(h int) { w.fe.History = h }
 
 // NewFileWriter starts a data file of tp for the snapshot, with row groups
 // of RowGroupRows.
-func (d *Dir) NewFileWriter(tp TopicPartition, snapshot string) (*FileWriter, error) {
-	return d.NewFileWriterRows(tp, snapshot, RowGroupRows)
+func (d *Dir) NewFileWriter(ctx context.Context, tp TopicPartition, snapshot string) (*FileWriter, error) {
+	return d.NewFileWriterRows(ctx, tp, snapshot, RowGroupRows)
 }
 
 // NewFileWriterRows is NewFileWriter with another row group size: a
@@ -47,11 +48,11 @@ func (d *Dir) NewFileWriter(tp TopicPartition, snapshot string) (*FileWriter, er
 // at once chooses smaller groups to stay within its memory budget. A
 // group of fewer than 4,096 rows (a file known to be small) also gets
 // smaller page buffers (see pageBufferFor).
-func (d *Dir) NewFileWriterRows(tp TopicPartition, snapshot string, groupRows int) (*FileWriter, error) {
+func (d *Dir) NewFileWriterRows(ctx context.Context, tp TopicPartition, snapshot string, groupRows int) (*FileWriter, error) {
 	// In a folder the file is written under a temp name in its
 	// partition's folder; for a bucket in local temp space, then uploaded
 	// whole by Commit.
-	f, err := d.store().TempFile(d.bg(), RelPartitionDir(tp), tmpPrefix+"data-*.parquet")
+	f, err := d.store().TempFile(ctx, RelPartitionDir(tp), tmpPrefix+"data-*.parquet")
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +261,7 @@ func (w *FileWriter) DataBytes() int64 { return w.data }
 
 // Commit finishes the file: footer, fsync, rename to FIRST-LAST.parquet,
 // fsync of the folder (in a bucket: uploaded whole under that name). It returns the entry to list in the manifest.
-func (w *FileWriter) Commit() (FileEntry, error) {
+func (w *FileWriter) Commit(ctx context.Context) (FileEntry, error) {
 	if w.fe.Records == 0 {
 		w.Abort()
 		return FileEntry{}, fmt.Errorf("commit %s: no rows", w.tp)
@@ -285,7 +286,7 @@ func (w *FileWriter) Commit() (FileEntry, error) {
 	w.fe.LastLeaderEpoch = &epoch
 	w.fe.Bytes = w.cw.n
 	w.fe.WrittenAt = time.Now().UTC()
-	if err := w.d.store().Place(w.d.bg(), tmp, RelFilePath(w.tp, w.fe.Name)); err != nil {
+	if err := w.d.store().Place(ctx, tmp, RelFilePath(w.tp, w.fe.Name)); err != nil {
 		return FileEntry{}, err
 	}
 	return w.fe, nil

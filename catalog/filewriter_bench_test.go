@@ -142,7 +142,7 @@ func BenchmarkWriteRows(b *testing.B) {
 				var size int64
 				for b.Loop() {
 					n++
-					w, err := d.NewFileWriterRows(TopicPartition{"t", int32(n)}, "s1", 43*1024)
+					w, err := d.NewFileWriterRows(b.Context(), TopicPartition{"t", int32(n)}, "s1", 43*1024)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -152,7 +152,7 @@ func BenchmarkWriteRows(b *testing.B) {
 							b.Fatal(err)
 						}
 					}
-					fe, err := w.Commit()
+					fe, err := w.Commit(b.Context())
 					if err != nil {
 						b.Fatal(err)
 					}

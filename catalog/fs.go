@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -54,20 +55,20 @@ func NewSnapshotID(t time.Time) string {
 // ReadManifest reads the manifest of tp. A partition never dumped has an
 // empty manifest with NextOffset -1. A manifest that cannot be read is a
 // *ManifestError.
-func (d *Dir) ReadManifest(tp TopicPartition) (*Manifest, error) {
-	m, _, err := d.readManifestIf(tp)
+func (d *Dir) ReadManifest(ctx context.Context, tp TopicPartition) (*Manifest, error) {
+	m, _, err := d.readManifestIf(ctx, tp)
 	return m, err
 }
 
 // readManifestIf is ReadManifest that also says whether the manifest
 // exists, and keeps the version read for the next WriteManifest.
-func (d *Dir) readManifestIf(tp TopicPartition) (*Manifest, bool, error) {
+func (d *Dir) readManifestIf(ctx context.Context, tp TopicPartition) (*Manifest, bool, error) {
 	if !ValidTopicName(tp.Topic) || tp.Partition < 0 {
 		return nil, false, fmt.Errorf("read manifest of %s: %w: not a topic-partition", tp, ErrBadName)
 	}
 	rel := manifestRel(tp)
 	path := d.where(rel)
-	b, version, err := d.store().Get(d.bg(), rel, MaxManifestBytes)
+	b, version, err := d.store().Get(ctx, rel, MaxManifestBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		d.setVersion(tp, "")
 		return &Manifest{FormatVersion: FormatVersion, Topic: tp.Topic, Partition: tp.Partition, NextOffset: -1}, false, nil
@@ -207,7 +208,7 @@ func ValidTopicName(name string) bool {
 // when there was none): of two writers, one commits and the other gets
 // ErrConflict and must stop. In a folder the partition's lock keeps
 // writers apart, and the rename replaces the manifest atomically.
-func (d *Dir) WriteManifest(m *Manifest) error {
+func (d *Dir) WriteManifest(ctx context.Context, m *Manifest) error {
 	m.FormatVersion = FormatVersion
 	b, err := encodeManifest(m)
 	if err != nil {
@@ -219,7 +220,7 @@ func (d *Dir) WriteManifest(m *Manifest) error {
 		cond = store.Cond{IfMatch: v, IfAbsent: v == ""}
 	}
 	rel := manifestRel(tp)
-	next, err := d.store().Put(d.bg(), rel, b, cond)
+	next, err := d.store().Put(ctx, rel, b, cond)
 	if err != nil {
 		if errors.Is(err, ErrConflict) {
 			return fmt.Errorf("commit manifest of %s: the manifest changed since this writer read it (another dumper wrote %s); this one stops without overwriting it: %w", tp, d.where(rel), ErrConflict)
@@ -259,10 +260,10 @@ type Lock struct {
 // dumper never leaves a stale lock.
 //
 // In a bucket the lock is an object created only if absent; its holder
-// renews it, and a holder killed lets it expire (S3Config.LockTTL), after
-// which the next dumper takes it over.
-func (d *Dir) LockPartition(tp TopicPartition) (*Lock, error) {
-	h, err := d.store().Lock(d.bg(), RelPartitionDir(tp)+"/"+lockName, tp.String())
+// renews it while ctx lasts, and a holder killed lets it expire
+// (S3Config.LockTTL), after which the next dumper takes it over.
+func (d *Dir) LockPartition(ctx context.Context, tp TopicPartition) (*Lock, error) {
+	h, err := d.store().Lock(ctx, RelPartitionDir(tp)+"/"+lockName, tp.String())
 	if err != nil {
 		return nil, err
 	}
@@ -283,8 +284,8 @@ func (l *Lock) Unlock() {
 // and, in a bucket, multipart uploads never completed (they are not
 // objects, so no reader lists them, but they cost storage until aborted).
 // Call it only while holding the lock.
-func (d *Dir) CleanPartition(m *Manifest) (removed []string, err error) {
-	st, ctx := d.store(), d.bg()
+func (d *Dir) CleanPartition(ctx context.Context, m *Manifest) (removed []string, err error) {
+	st := d.store()
 	rel := RelPartitionDir(m.TP())
 	entries, err := st.List(ctx, rel)
 	if err != nil {
@@ -321,8 +322,8 @@ func (m *Manifest) known() map[string]bool {
 }
 
 // Topics lists the topics that have a folder.
-func (d *Dir) Topics() ([]string, error) {
-	entries, err := d.store().List(d.bg(), "")
+func (d *Dir) Topics(ctx context.Context) ([]string, error) {
+	entries, err := d.store().List(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -363,12 +364,12 @@ func (tm *TopicManifests) Err() error {
 // ReadTopic reads the manifest of every partition of topic that has one. A
 // manifest that cannot be read skips its partition and is named in
 // Damaged; the error is for a topic folder that cannot be listed.
-func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
+func (d *Dir) ReadTopic(ctx context.Context, topic string) (*TopicManifests, error) {
 	tm := &TopicManifests{Topic: topic}
 	if !ValidTopicName(topic) {
 		return tm, nil // no folder can hold it: the folder holds nothing of it
 	}
-	entries, err := d.store().List(d.bg(), "topic="+topic)
+	entries, err := d.store().List(ctx, "topic="+topic)
 	if err != nil {
 		return nil, err
 	}
@@ -392,7 +393,7 @@ func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
 				Err: ErrBadManifest, Detail: notAFolder(e.Mode)})
 			continue
 		}
-		m, exists, err := d.readManifestIf(tp)
+		m, exists, err := d.readManifestIf(ctx, tp)
 		var me *ManifestError
 		switch {
 		case errors.As(err, &me):
@@ -403,7 +404,7 @@ func (d *Dir) ReadTopic(topic string) (*TopicManifests, error) {
 		case !exists:
 			continue // nothing committed yet (a lock, or a first dump killed before its first file)
 		}
-		if me := d.checkFiles(m); me != nil {
+		if me := d.checkFiles(ctx, m); me != nil {
 			tm.Damaged = append(tm.Damaged, me)
 			continue
 		}
@@ -429,10 +430,10 @@ func notAFolder(t os.FileMode) string {
 // error wraps ErrBadDataFile and names the file by its path in the folder.
 // The content is catalog verify's to check. A bucket's objects are plain
 // and their sizes are not known without a request: verify checks them.
-func (d *Dir) checkFiles(m *Manifest) *ManifestError {
+func (d *Dir) checkFiles(ctx context.Context, m *Manifest) *ManifestError {
 	tp := m.TP()
 	for _, f := range m.AllFiles() {
-		size, err := d.checkData(tp, f.Name)
+		size, err := d.checkData(ctx, tp, f.Name)
 		if err == nil && f.Bytes > 0 && size >= 0 && size != f.Bytes {
 			err = fmt.Errorf("%s: %w: %d bytes where the manifest says %d (cut short or rewritten)", RelFilePath(tp, f.Name), ErrBadDataFile, size, f.Bytes)
 		}
@@ -447,8 +448,8 @@ func (d *Dir) checkFiles(m *Manifest) *ManifestError {
 // Manifests reads the manifests of every partition of topic that has one,
 // all or nothing: when one is damaged it returns the others together with
 // tm.Err() naming it. Use ReadTopic to read past damaged partitions.
-func (d *Dir) Manifests(topic string) ([]*Manifest, error) {
-	tm, err := d.ReadTopic(topic)
+func (d *Dir) Manifests(ctx context.Context, topic string) ([]*Manifest, error) {
+	tm, err := d.ReadTopic(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +460,7 @@ func (d *Dir) Manifests(topic string) ([]*Manifest, error) {
 // names the file: one that is not a valid snapshot id (ValidSnapshotID) is
 // refused with ErrBadName, as is a snapshot past MaxSnapshotBytes. In a
 // bucket it is created only if no object of its id exists.
-func (d *Dir) WriteClusterSnapshot(s *ClusterSnapshot) error {
+func (d *Dir) WriteClusterSnapshot(ctx context.Context, s *ClusterSnapshot) error {
 	s.FormatVersion = FormatVersion
 	if err := s.validate(); err != nil {
 		return fmt.Errorf("write snapshot %.200q: %w", s.ID, err)
@@ -472,7 +473,7 @@ func (d *Dir) WriteClusterSnapshot(s *ClusterSnapshot) error {
 		return fmt.Errorf("write snapshot %s: %s, past the %s a snapshot may take: %w",
 			s.ID, safefile.Size(int64(len(b)+1)), safefile.Size(MaxSnapshotBytes), safefile.ErrTooLarge)
 	}
-	_, err = d.store().Put(d.bg(), snapshotsDir+"/"+s.ID+".json", append(b, '\n'), store.Cond{IfAbsent: true})
+	_, err = d.store().Put(ctx, snapshotsDir+"/"+s.ID+".json", append(b, '\n'), store.Cond{IfAbsent: true})
 	if errors.Is(err, ErrConflict) {
 		return fmt.Errorf("write snapshot %s: an object of that id exists: %w", s.ID, err)
 	}
@@ -484,8 +485,8 @@ func (d *Dir) WriteClusterSnapshot(s *ClusterSnapshot) error {
 // its id not its file's name) is left out and named in the error, a join
 // of *SnapshotError (errors.Is(err, ErrBadManifest)), returned beside the
 // snapshots that could be read: a caller may go on with those and warn.
-func (d *Dir) ClusterSnapshots() ([]*ClusterSnapshot, error) {
-	st, ctx := d.store(), d.bg()
+func (d *Dir) ClusterSnapshots(ctx context.Context) ([]*ClusterSnapshot, error) {
+	st := d.store()
 	entries, err := st.List(ctx, snapshotsDir)
 	if err != nil {
 		return nil, err

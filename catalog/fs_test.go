@@ -16,12 +16,12 @@ func writeManifest(t *testing.T, d *Dir, tp TopicPartition, first, last int64) {
 	for o := first; o <= last; o++ {
 		rows = append(rows, Row{Partition: tp.Partition, Offset: o, Timestamp: 1700000000000 + o, Value: []byte("v")})
 	}
-	fe, err := d.WriteDataFile(tp, rows, "s1")
+	fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := &Manifest{Topic: tp.Topic, Partition: tp.Partition, NextOffset: last + 1, Files: []FileEntry{fe}}
-	if err := d.WriteManifest(m); err != nil {
+	if err := d.WriteManifest(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -125,7 +125,7 @@ func TestDamagedManifestSkipsOnlyItsPartition(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"topic":"orders","partition":1,"files":[`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tm, err := d.ReadTopic("orders")
+	tm, err := d.ReadTopic(t.Context(), "orders")
 	if err != nil {
 		t.Fatalf("ReadTopic: %v", err)
 	}
@@ -145,11 +145,11 @@ func TestDamagedManifestSkipsOnlyItsPartition(t *testing.T) {
 		strings.Contains(de.Error(), d.Path) {
 		t.Fatalf("damaged partition: %+v %q", de, de.Error())
 	}
-	ms, err := d.Manifests("orders")
+	ms, err := d.Manifests(t.Context(), "orders")
 	if !errors.Is(err, ErrBadManifest) || !strings.Contains(err.Error(), "topic=orders/partition=1/manifest.json") || len(ms) != 2 {
 		t.Fatalf("Manifests: %d manifests, %v", len(ms), err)
 	}
-	if tm, err := d.ReadTopic("other"); err != nil || len(tm.Manifests) != 1 || len(tm.Damaged) != 0 {
+	if tm, err := d.ReadTopic(t.Context(), "other"); err != nil || len(tm.Manifests) != 1 || len(tm.Damaged) != 0 {
 		t.Fatalf("other topic: %+v %v", tm, err)
 	}
 	files, problems, err := d.Verify(t.Context())

@@ -261,7 +261,7 @@ func TestDamagedManifestCorpus(t *testing.T) {
 			c.write(t, path)
 
 			var tm *TopicManifests
-			bounded(t, "ReadTopic", 256<<20, func() { tm, err = d.ReadTopic("orders") })
+			bounded(t, "ReadTopic", 256<<20, func() { tm, err = d.ReadTopic(t.Context(), "orders") })
 			if err != nil {
 				t.Fatalf("ReadTopic: %v", err)
 			}
@@ -281,7 +281,7 @@ func TestDamagedManifestCorpus(t *testing.T) {
 			}
 
 			// The dump refuses to append to it rather than overwrite it.
-			_, err = d.ReadManifest(tp1)
+			_, err = d.ReadManifest(t.Context(), tp1)
 			var rme *ManifestError
 			if !errors.As(err, &rme) || !errors.Is(err, ErrBadManifest) && !errors.Is(err, ErrNewerFormat) {
 				t.Fatalf("ReadManifest = %v, want a *ManifestError", err)
@@ -297,7 +297,7 @@ func TestDamagedManifestCorpus(t *testing.T) {
 			if !errors.Is(err, ErrBadManifest) && !errors.Is(err, ErrNewerFormat) || !strings.Contains(err.Error(), rel) {
 				t.Fatalf("Copy = %v, want the damaged manifest named", err)
 			}
-			if ms, err := dst.Manifests("orders"); err != nil || len(ms) != 2 {
+			if ms, err := dst.Manifests(t.Context(), "orders"); err != nil || len(ms) != 2 {
 				t.Fatalf("dst holds %d manifests (%v), want 2", len(ms), err)
 			}
 			for _, p := range snapshotOf(t, root) {
@@ -343,12 +343,12 @@ func TestWriteManifestRefusesWhatReadersRefuse(t *testing.T) {
 			m.Lost = slices.Clone(good.Lost)
 			c.change(&m)
 			before := snapshotOf(t, filepath.Dir(d.Path))
-			err := d.WriteManifest(&m)
+			err := d.WriteManifest(t.Context(), &m)
 			if c.want == nil {
 				if err != nil {
 					t.Fatalf("WriteManifest: %v", err)
 				}
-				if _, err := d.ReadManifest(m.TP()); err != nil {
+				if _, err := d.ReadManifest(t.Context(), m.TP()); err != nil {
 					t.Fatalf("read back: %v", err)
 				}
 				return
@@ -415,14 +415,14 @@ func TestDamagedSnapshotCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeManifest(t, src, TopicPartition{"orders", 0}, 0, 9)
-			if err := src.WriteClusterSnapshot(&ClusterSnapshot{ID: "s1", Topic: "orders", PartitionCount: 1}); err != nil {
+			if err := src.WriteClusterSnapshot(t.Context(), &ClusterSnapshot{ID: "s1", Topic: "orders", PartitionCount: 1}); err != nil {
 				t.Fatal(err)
 			}
 			rel := snapshotsDir + "/" + c.file
 			c.write(t, filepath.Join(src.Path, filepath.FromSlash(rel)))
 
 			var snaps []*ClusterSnapshot
-			bounded(t, "ClusterSnapshots", 64<<20, func() { snaps, err = src.ClusterSnapshots() })
+			bounded(t, "ClusterSnapshots", 64<<20, func() { snaps, err = src.ClusterSnapshots(t.Context()) })
 			var se *SnapshotError
 			if !errors.As(err, &se) || se.Rel != rel || !errors.Is(err, ErrBadManifest) && !errors.Is(err, ErrNewerFormat) ||
 				c.want != nil && !errors.Is(err, c.want) || strings.Contains(err.Error(), root) {
@@ -463,7 +463,7 @@ func TestWriteClusterSnapshotRefusesAPathAsID(t *testing.T) {
 	for _, id := range []string{"../../x", "../x", "a/b", "/tmp/x", ".", "..", ".hidden", "", strings.Repeat("a", MaxSnapshotIDLen+1), "a\x00b"} {
 		t.Run(fmt.Sprintf("%q", id), func(t *testing.T) {
 			before := snapshotOf(t, root)
-			err := d.WriteClusterSnapshot(&ClusterSnapshot{ID: id, Topic: "orders"})
+			err := d.WriteClusterSnapshot(t.Context(), &ClusterSnapshot{ID: id, Topic: "orders"})
 			if !errors.Is(err, ErrBadName) {
 				t.Fatalf("WriteClusterSnapshot(%q) = %v, want ErrBadName", id, err)
 			}
@@ -472,7 +472,7 @@ func TestWriteClusterSnapshotRefusesAPathAsID(t *testing.T) {
 			}
 		})
 	}
-	if err := d.WriteClusterSnapshot(&ClusterSnapshot{ID: NewSnapshotID(time.Now()), Topic: "orders"}); err != nil {
+	if err := d.WriteClusterSnapshot(t.Context(), &ClusterSnapshot{ID: NewSnapshotID(time.Now()), Topic: "orders"}); err != nil {
 		t.Fatalf("a snapshot id NewSnapshotID makes: %v", err)
 	}
 }
@@ -508,7 +508,7 @@ func TestOtherMetadataIsReadBounded(t *testing.T) {
 	}
 	files := []file{
 		{"topicsnap.json", folderFile, MaxFolderFileBytes, func(d *Dir) error { _, err := Open(d.Path); return err }},
-		{"a schema", "schemas/7.json", MaxSchemaBytes, func(d *Dir) error { _, err := d.ReadSchema(7); return err }},
+		{"a schema", "schemas/7.json", MaxSchemaBytes, func(d *Dir) error { _, err := d.ReadSchema(t.Context(), 7); return err }},
 	}
 	for _, f := range files {
 		for _, w := range []struct {
@@ -567,7 +567,7 @@ func TestPartitionFolderNamesAreExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(d.Path, "topic=orders", "partition=07", manifestName), []byte("{}"), 0o644)
-	tm, err := d.ReadTopic("orders")
+	tm, err := d.ReadTopic(t.Context(), "orders")
 	if err != nil || len(tm.Manifests) != 1 || len(tm.Damaged) != 0 {
 		t.Fatalf("ReadTopic = %+v, %v; want partition 7 once", tm, err)
 	}
@@ -611,7 +611,7 @@ func TestCopyRefusesDataFilesOutsideTheFolder(t *testing.T) {
 				t.Fatal(err)
 			}
 			writeManifest(t, src, tp, 0, 9)
-			m, err := src.ReadManifest(tp)
+			m, err := src.ReadManifest(t.Context(), tp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -680,7 +680,7 @@ func TestReadTopicOfAPathIsEmpty(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(d.Path, "x", "partition=0", manifestName), mustJSON(t, goodManifest(TopicPartition{"orders", 0})), 0o644)
 	for _, topic := range []string{"../../x", "/etc", "..", ""} {
-		tm, err := d.ReadTopic(topic)
+		tm, err := d.ReadTopic(t.Context(), topic)
 		if err != nil || len(tm.Manifests) != 0 || len(tm.Damaged) != 0 {
 			t.Fatalf("ReadTopic(%q) = %+v, %v; want nothing", topic, tm, err)
 		}
@@ -724,16 +724,16 @@ func TestPartitionLinkIsNamed(t *testing.T) {
 			}
 			for p := range int32(3) {
 				tp := TopicPartition{Topic: "t", Partition: p}
-				fe, err := d.WriteDataFile(tp, []Row{{Partition: p, Offset: 0, Value: []byte(`{"a":1}`)}}, "s1")
+				fe, err := d.WriteDataFile(t.Context(), tp, []Row{{Partition: p, Offset: 0, Value: []byte(`{"a":1}`)}}, "s1")
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := d.WriteManifest(&Manifest{Topic: "t", Partition: p, NextOffset: 1, Files: []FileEntry{fe}}); err != nil {
+				if err := d.WriteManifest(t.Context(), &Manifest{Topic: "t", Partition: p, NextOffset: 1, Files: []FileEntry{fe}}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			c.damage(t, d.PartitionDir(TopicPartition{Topic: "t", Partition: 1}))
-			tm, err := d.ReadTopic("t")
+			tm, err := d.ReadTopic(t.Context(), "t")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -788,7 +788,7 @@ func TestVerifyNamesAColumnOfAnotherType(t *testing.T) {
 		t.Fatal(err)
 	}
 	tp := TopicPartition{Topic: "t", Partition: 0}
-	fe, err := d.WriteDataFile(tp, []Row{{Offset: 0, Value: []byte(`{"a":1}`)}, {Offset: 1}}, "s1")
+	fe, err := d.WriteDataFile(t.Context(), tp, []Row{{Offset: 0, Value: []byte(`{"a":1}`)}, {Offset: 1}}, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}

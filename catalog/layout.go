@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"path"
 	"path/filepath"
 	"sort"
@@ -26,8 +27,8 @@ func RelFilePath(tp TopicPartition, name string) string {
 // StateFiles lists the files whose content is the catalog's state: every
 // partition manifest and every cluster snapshot. Their sizes and times
 // change whenever a dump commits, so a reader can tell it must reload.
-func (d *Dir) StateFiles() ([]string, error) {
-	topics, err := d.Topics()
+func (d *Dir) StateFiles(ctx context.Context) ([]string, error) {
+	topics, err := d.Topics(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -95,11 +96,11 @@ func (*s2Snappy) Decode(dst, src []byte) ([]byte, error) {
 // Parquet file named for its offset range, and returns its manifest entry.
 // The file is complete on disk before this returns; it is not yet listed in
 // the manifest, which is the caller's next step.
-func (d *Dir) WriteDataFile(tp TopicPartition, rows []Row, snapshot string) (FileEntry, error) {
+func (d *Dir) WriteDataFile(ctx context.Context, tp TopicPartition, rows []Row, snapshot string) (FileEntry, error) {
 	if len(rows) == 0 {
 		return FileEntry{}, fmt.Errorf("write data file of %s: no rows", tp)
 	}
-	w, err := d.NewFileWriter(tp, snapshot)
+	w, err := d.NewFileWriter(ctx, tp, snapshot)
 	if err != nil {
 		return FileEntry{}, err
 	}
@@ -107,7 +108,7 @@ func (d *Dir) WriteDataFile(tp TopicPartition, rows []Row, snapshot string) (Fil
 		w.Abort()
 		return FileEntry{}, err
 	}
-	return w.Commit()
+	return w.Commit(ctx)
 }
 
 type countingWriter struct {

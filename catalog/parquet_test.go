@@ -28,7 +28,7 @@ func TestRoundTripKeepsNullsEmptiesAndHeaders(t *testing.T) {
 			Headers: []Header{{"a", []byte("1")}, {"a", nil}, {"b", []byte{}}, {"a", []byte{0}}}},
 		{Partition: 3, Offset: 14, Control: true, Transactional: true, ControlType: strp(ControlAbort), TxnState: strp(TxnAborted), ProducerID: 7, ProducerEpoch: 1, SchemaID: &sid},
 	}
-	fe, err := d.WriteDataFile(tp, rows, "s1")
+	fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestRoundTripKeepsNullsEmptiesAndHeaders(t *testing.T) {
 func TestFileWriterCopiesRows(t *testing.T) {
 	d, _ := Create(t.TempDir())
 	tp := TopicPartition{"t", 0}
-	w, err := d.NewFileWriter(tp, "s")
+	w, err := d.NewFileWriter(t.Context(), tp, "s")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestFileWriterCopiesRows(t *testing.T) {
 	if err := w.Write(batch); err != nil {
 		t.Fatal(err)
 	}
-	fe, err := w.Commit()
+	fe, err := w.Commit(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestCodecs(t *testing.T) {
 		text := []byte(fmt.Sprintf(`{"n":%d,"pad":"%0100d"}`, i, i*7919))
 		rows = append(rows, Row{Offset: int64(i), Key: []byte("k"), Value: []byte{0, 0, 0, 0, 1, byte(i)}, SchemaID: &sid, ValueDecoded: text, KeyDecoded: text[:9]})
 	}
-	fe, err := d.WriteDataFile(tp, rows, "s1")
+	fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}

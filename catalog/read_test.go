@@ -29,7 +29,7 @@ func TestCommittedDecidesOpenTransactionsFromLaterMarkers(t *testing.T) {
 		{Offset: 8, Control: true, ProducerID: 5, ControlType: strp(ControlCommit), TxnState: strp(TxnCommitted)},
 	}
 	for _, rows := range [][]Row{first, second} {
-		fe, err := d.WriteDataFile(tp, rows, "s")
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, "s")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -160,15 +160,15 @@ func checkRows(ctx context.Context, tp TopicPartition, fe FileEntry, scan func(f
 // ErrBadDataFile and safefile.ErrNotRegular, or why it could not be looked
 // at (os.ErrNotExist for a missing one). A bucket's objects are always
 // plain.
-func (d *Dir) CheckDataFileKind(tp TopicPartition, name string) error {
-	_, err := d.checkData(tp, name)
+func (d *Dir) CheckDataFileKind(ctx context.Context, tp TopicPartition, name string) error {
+	_, err := d.checkData(ctx, tp, name)
 	return err
 }
 
 // checkData is CheckDataFileKind that also says the file's size (-1 when
 // the store does not know it without a request: a bucket).
-func (d *Dir) checkData(tp TopicPartition, name string) (int64, error) {
-	size, err := d.store().CheckData(d.bg(), RelFilePath(tp, name))
+func (d *Dir) checkData(ctx context.Context, tp TopicPartition, name string) (int64, error) {
+	size, err := d.store().CheckData(ctx, RelFilePath(tp, name))
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return 0, fmt.Errorf("%s: %w: missing: %w", RelFilePath(tp, name), ErrBadDataFile, err)

@@ -102,7 +102,7 @@ func TestCheckRowsSaysWhichRow(t *testing.T) {
 			d := catalogtest.Folder(t, t.TempDir(), "t", map[int32][][]catalog.Row{1: {catalogtest.Rows(1, 0, 40)}})
 			tp := catalog.TopicPartition{Topic: "t", Partition: 1}
 			catalogtest.Rewrite(t, d, tp, catalog.FileName(0, 39), tc.change)
-			m, err := d.ReadManifest(tp)
+			m, err := d.ReadManifest(t.Context(), tp)
 			if err != nil {
 				t.Fatal(err)
 			}

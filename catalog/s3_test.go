@@ -79,17 +79,17 @@ func TestS3RoundTrip(t *testing.T) {
 		rand.Read(v)
 		rows = append(rows, Row{Partition: 4, Offset: o, Timestamp: 1700000000000 + o, Value: v})
 	}
-	fe, err := d.WriteDataFile(big, rows, "s1")
+	fe, err := d.WriteDataFile(t.Context(), big, rows, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fe.Bytes <= cfg.PartSize {
 		t.Fatalf("file of %d bytes is not larger than a part (%d)", fe.Bytes, cfg.PartSize)
 	}
-	if err := d.WriteManifest(&Manifest{Topic: "orders", Partition: 4, NextOffset: 100, Files: []FileEntry{fe}}); err != nil {
+	if err := d.WriteManifest(t.Context(), &Manifest{Topic: "orders", Partition: 4, NextOffset: 100, Files: []FileEntry{fe}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteClusterSnapshot(&ClusterSnapshot{ID: "s1", Topic: "orders", PartitionCount: 5}); err != nil {
+	if err := d.WriteClusterSnapshot(t.Context(), &ClusterSnapshot{ID: "s1", Topic: "orders", PartitionCount: 5}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -98,15 +98,15 @@ func TestS3RoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	topics, err := r.Topics()
+	topics, err := r.Topics(t.Context())
 	if err != nil || len(topics) != 1 || topics[0] != "orders" {
 		t.Fatalf("topics %v, %v", topics, err)
 	}
-	ms, err := r.Manifests("orders")
+	ms, err := r.Manifests(t.Context(), "orders")
 	if err != nil || len(ms) != 2 || ms[0].Partition != 3 || ms[1].Partition != 4 || ms[1].Files[0].Records != 100 {
 		t.Fatalf("manifests %+v, %v", ms, err)
 	}
-	snaps, err := r.ClusterSnapshots()
+	snaps, err := r.ClusterSnapshots(t.Context())
 	if err != nil || len(snaps) != 1 || snaps[0].ID != "s1" {
 		t.Fatalf("snapshots %+v, %v", snaps, err)
 	}
@@ -173,11 +173,11 @@ func TestS3TwoWritersOneCommits(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			ma, err := a.ReadManifest(tp)
+			ma, err := a.ReadManifest(t.Context(), tp)
 			if err != nil {
 				t.Fatal(err)
 			}
-			mb, err := b.ReadManifest(tp)
+			mb, err := b.ReadManifest(t.Context(), tp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +189,7 @@ func TestS3TwoWritersOneCommits(t *testing.T) {
 				m *Manifest
 			}{{a, ma}, {b, mb}} {
 				wg.Add(1)
-				go func() { defer wg.Done(); errs[i] = w.d.WriteManifest(w.m) }()
+				go func() { defer wg.Done(); errs[i] = w.d.WriteManifest(t.Context(), w.m) }()
 			}
 			wg.Wait()
 			won := -1
@@ -210,14 +210,14 @@ func TestS3TwoWritersOneCommits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, err := c2.ReadManifest(tp)
+			m, err := c2.ReadManifest(t.Context(), tp)
 			if err != nil || m.NextOffset != c.next[won] {
 				t.Fatalf("manifest next %d, want the winner's %d (%v)", m.NextOffset, c.next[won], err)
 			}
 			// The loser's next write is refused too until it reads again.
 			loser, lm := []*Dir{a, b}[1-won], []*Manifest{ma, mb}[1-won]
 			lm.NextOffset = 999
-			if err := loser.WriteManifest(lm); !errors.Is(err, ErrConflict) {
+			if err := loser.WriteManifest(t.Context(), lm); !errors.Is(err, ErrConflict) {
 				t.Fatalf("loser wrote again: %v", err)
 			}
 		})
@@ -234,11 +234,11 @@ func TestS3StaleLockExpires(t *testing.T) {
 	// A holder killed with kill -9 leaves its lock object as it was.
 	dead, _ := json.Marshal(testLock{Owner: "otherhost pid 42 dead", Expires: time.Now().Add(cfg.LockTTL).UTC()})
 	putObject(t, d, RelPartitionDir(tp)+"/"+lockName, dead)
-	if _, err := d.LockPartition(tp); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "otherhost pid 42") {
+	if _, err := d.LockPartition(t.Context(), tp); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "otherhost pid 42") {
 		t.Fatalf("lock held by a live-looking owner: %v", err)
 	}
 	time.Sleep(cfg.LockTTL + 200*time.Millisecond)
-	l, err := d.LockPartition(tp)
+	l, err := d.LockPartition(t.Context(), tp)
 	if err != nil {
 		t.Fatalf("expired lock not taken over: %v", err)
 	}
@@ -248,11 +248,11 @@ func TestS3StaleLockExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := other.LockPartition(tp); !errors.Is(err, ErrLocked) {
+	if _, err := other.LockPartition(t.Context(), tp); !errors.Is(err, ErrLocked) {
 		t.Fatalf("renewed lock taken: %v", err)
 	}
 	l.Unlock()
-	l2, err := other.LockPartition(tp)
+	l2, err := other.LockPartition(t.Context(), tp)
 	if err != nil {
 		t.Fatalf("released lock: %v", err)
 	}
@@ -268,7 +268,7 @@ func TestS3StaleLockExpires(t *testing.T) {
 	tp2 := TopicPartition{"locks", 1}
 	dead, _ = json.Marshal(testLock{Owner: "a killed dumper", Host: host, PID: gone.Process.Pid, Expires: time.Now().Add(time.Hour).UTC()})
 	putObject(t, d, RelPartitionDir(tp2)+"/"+lockName, dead)
-	l3, err := d.LockPartition(tp2)
+	l3, err := d.LockPartition(t.Context(), tp2)
 	if err != nil {
 		t.Fatalf("lock of a dead process on this host: %v", err)
 	}
@@ -308,7 +308,7 @@ func TestS3HostileObjects(t *testing.T) {
 	for p := int32(0); p < 4; p++ {
 		writeManifest(t, d, TopicPartition{"orders", p}, 0, 9)
 	}
-	if err := d.WriteClusterSnapshot(&ClusterSnapshot{ID: "s1", Topic: "orders", PartitionCount: 4}); err != nil {
+	if err := d.WriteClusterSnapshot(t.Context(), &ClusterSnapshot{ID: "s1", Topic: "orders", PartitionCount: 4}); err != nil {
 		t.Fatal(err)
 	}
 	other := goodManifest(TopicPartition{"orders", 2})
@@ -321,7 +321,7 @@ func TestS3HostileObjects(t *testing.T) {
 
 	var tm *TopicManifests
 	var err error
-	bounded(t, "ReadTopic", 64<<20, func() { tm, err = d.ReadTopic("orders") })
+	bounded(t, "ReadTopic", 64<<20, func() { tm, err = d.ReadTopic(t.Context(), "orders") })
 	if err != nil || len(tm.Manifests) != 2 || len(tm.Damaged) != 2 {
 		t.Fatalf("ReadTopic = %+v, %v; want partitions 0 and 2, 1 and 3 damaged", tm, err)
 	}
@@ -331,7 +331,7 @@ func TestS3HostileObjects(t *testing.T) {
 			t.Errorf("damaged %v: %v, want %v naming %s", me.TP, me, want, manifestRel(me.TP))
 		}
 	}
-	snaps, err := d.ClusterSnapshots()
+	snaps, err := d.ClusterSnapshots(t.Context())
 	var se *SnapshotError
 	if !errors.As(err, &se) || !errors.Is(err, ErrBadName) || se.Rel != "snapshots/x.json" || len(snaps) != 1 {
 		t.Fatalf("ClusterSnapshots = %v, %v; want s1 and x.json named", snaps, err)

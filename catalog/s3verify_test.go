@@ -32,7 +32,7 @@ func TestS3VerifyChecksRows(t *testing.T) {
 		1: {catalogtest.Rows(1, 0, 20)},
 	})
 	tp := catalog.TopicPartition{Topic: "t", Partition: 1}
-	m, err := local.ReadManifest(tp)
+	m, err := local.ReadManifest(t.Context(), tp)
 	if err != nil {
 		t.Fatal(err)
 	}

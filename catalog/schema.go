@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,7 +69,7 @@ func schemaRel(id int) string { return schemasDir + "/" + strconv.Itoa(id) + ".j
 // WriteSchema stores s (temp file, fsync, rename, fsync of the folder). A
 // schema past MaxSchemaBytes as written is refused (safefile.ErrTooLarge):
 // ReadSchema would refuse it.
-func (d *Dir) WriteSchema(s *Schema) error {
+func (d *Dir) WriteSchema(ctx context.Context, s *Schema) error {
 	s.FormatVersion = FormatVersion
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
@@ -78,7 +79,7 @@ func (d *Dir) WriteSchema(s *Schema) error {
 		return fmt.Errorf("write schema %d: %s, past the %s a stored schema may take: %w",
 			s.ID, safefile.Size(int64(len(b)+1)), safefile.Size(MaxSchemaBytes), safefile.ErrTooLarge)
 	}
-	_, err = d.store().Put(d.bg(), schemaRel(s.ID), append(b, '\n'), store.Cond{})
+	_, err = d.store().Put(ctx, schemaRel(s.ID), append(b, '\n'), store.Cond{})
 	return err
 }
 
@@ -86,9 +87,9 @@ func (d *Dir) WriteSchema(s *Schema) error {
 // lacks it. The file is read as every metadata file is (a regular file
 // inside the folder, at most MaxSchemaBytes); one that is not is
 // ErrBadManifest, with the cause (safefile.ErrNotRegular, ErrTooLarge).
-func (d *Dir) ReadSchema(id int) (*Schema, error) {
+func (d *Dir) ReadSchema(ctx context.Context, id int) (*Schema, error) {
 	rel := schemaRel(id)
-	b, _, err := d.store().Get(d.bg(), rel, MaxSchemaBytes)
+	b, _, err := d.store().Get(ctx, rel, MaxSchemaBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read schema %d: %w", id, err)
 	}
@@ -112,8 +113,8 @@ func (d *Dir) ReadSchema(id int) (*Schema, error) {
 }
 
 // SchemaIDs lists the ids of the stored schemas, in order.
-func (d *Dir) SchemaIDs() ([]int, error) {
-	entries, err := d.store().List(d.bg(), schemasDir)
+func (d *Dir) SchemaIDs(ctx context.Context) ([]int, error) {
+	entries, err := d.store().List(ctx, schemasDir)
 	if err != nil {
 		return nil, fmt.Errorf("list schemas: %w", err)
 	}
@@ -139,7 +140,7 @@ func (d *Dir) TopicSchemaPath(topic string) string {
 
 // WriteTopicSchema stores the one schema of a topic of bare values (its ID
 // is 0: no registry gave it one).
-func (d *Dir) WriteTopicSchema(topic string, s *Schema) error {
+func (d *Dir) WriteTopicSchema(ctx context.Context, topic string, s *Schema) error {
 	if !ValidTopicName(topic) {
 		return fmt.Errorf("write the schema of %.300q: %w: not a topic name", topic, ErrBadName)
 	}
@@ -148,6 +149,6 @@ func (d *Dir) WriteTopicSchema(topic string, s *Schema) error {
 	if err != nil {
 		return fmt.Errorf("encode the schema of %s: %w", topic, err)
 	}
-	_, err = d.store().Put(d.bg(), schemasDir+"/topic="+topic+".json", append(b, '\n'), store.Cond{})
+	_, err = d.store().Put(ctx, schemasDir+"/topic="+topic+".json", append(b, '\n'), store.Cond{})
 	return err
 }

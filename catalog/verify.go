@@ -36,7 +36,7 @@ func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.D
 func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err error) {
 	st := d.store()
 	whole := st.Traits().Partition
-	topics, err := d.Topics()
+	topics, err := d.Topics(ctx)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -177,7 +177,7 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 			}
 		}
 	}
-	problems = append(problems, d.verifySchemas(schemaTopics)...)
+	problems = append(problems, d.verifySchemas(ctx, schemaTopics)...)
 	return files, problems, nil
 }
 
@@ -205,7 +205,7 @@ func (d *Dir) verifyFile(ctx context.Context, path, frel string, tp TopicPartiti
 
 // verifySchemas names the schema ids the data files list that the folder
 // lacks (or holds damaged), and the references of those it holds.
-func (d *Dir) verifySchemas(met map[int]string) []Problem {
+func (d *Dir) verifySchemas(ctx context.Context, met map[int]string) []Problem {
 	var problems []Problem
 	seen := map[int]bool{}
 	var check func(id int, by string)
@@ -214,7 +214,7 @@ func (d *Dir) verifySchemas(met map[int]string) []Problem {
 			return
 		}
 		seen[id] = true
-		s, err := d.ReadSchema(id)
+		s, err := d.ReadSchema(ctx, id)
 		if errors.Is(err, os.ErrNotExist) {
 			problems = append(problems, Problem{d.SchemaPath(id), fmt.Sprintf("schema id %d (%s) is not in the folder: its values were not decoded", id, by),
 				"dump again with the schema registry reachable (it fetches the schemas the folder lacks), or give --schema DIR with the schema as " + strconv.Itoa(id) + ".avsc, .proto or .json"})

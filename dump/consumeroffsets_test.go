@@ -150,10 +150,10 @@ func TestDumpConsumerOffsetsOnceAndFollowing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := Run(ctx, Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{offsetsTopic}, Follow: true, Interval: 200 * time.Millisecond})
+		_, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{offsetsTopic}, Follow: true, Interval: 200 * time.Millisecond})
 		done <- err
 	}()
-	if err := CommitGroupOffsets(context.Background(), Conn{Brokers: brokers}, group, topic, map[int32]int64{0: 7}); err != nil {
+	if err := CommitGroupOffsets(context.Background(), kafkaconn.Conn{Brokers: brokers}, group, topic, map[int32]int64{0: 7}); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -170,7 +170,7 @@ func TestDumpConsumerOffsetsOnceAndFollowing(t *testing.T) {
 	}
 	offsetsLog(t, dir) // every offset once, after two runs
 	d, _ := catalog.Open(dir)
-	if ms, err := d.Manifests(offsetsTopic); err != nil || len(ms) == 0 {
+	if ms, err := d.Manifests(ctx, offsetsTopic); err != nil || len(ms) == 0 {
 		t.Fatalf("manifests of %s: %v, %d", offsetsTopic, err, len(ms))
 	}
 }
@@ -181,7 +181,7 @@ func TestTopicRegexSkipsInternalTopics(t *testing.T) {
 	brokers := testCluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := Run(ctx, Options{Conn: Conn{Brokers: brokers}, Dir: t.TempDir(), TopicRegex: "^__consumer_offsets$"})
+	_, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: t.TempDir(), TopicRegex: "^__consumer_offsets$"})
 	if !errors.Is(err, kafkaconn.ErrUnknownTopic) {
 		t.Fatalf("--topic-regex ^__consumer_offsets$: %v, want no topic matched", err)
 	}

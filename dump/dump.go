@@ -26,13 +26,9 @@ import (
 	"slices"
 )
 
-// Conn says how to reach the cluster (kafkaconn.Conn: restore takes the
-// same).
-type Conn = kafkaconn.Conn
-
 // Options of one dump.
 type Options struct {
-	Conn       Conn
+	Conn       kafkaconn.Conn
 	Dir        string           // a folder, or s3://bucket/prefix
 	S3         catalog.S3Config // how to reach Dir when it is a bucket
 	Topics     []string
@@ -271,7 +267,7 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 type dumper struct {
 	opts  Options
 	dir   *catalog.Dir
-	conn  Conn
+	conn  kafkaconn.Conn
 	cl    *kgo.Client
 	adm   *kadm.Client
 	who   string // the principal, for messages
@@ -322,14 +318,14 @@ func (d *dumper) unlockAll() {
 }
 
 // lock takes tp's lock, once for the whole run.
-func (d *dumper) lock(tp catalog.TopicPartition) error {
+func (d *dumper) lock(ctx context.Context, tp catalog.TopicPartition) error {
 	d.lockMu.Lock()
 	held := d.locks[tp] != nil
 	d.lockMu.Unlock()
 	if held {
 		return nil
 	}
-	l, err := d.dir.LockPartition(tp)
+	l, err := d.dir.LockPartition(ctx, tp)
 	if err != nil {
 		return fmt.Errorf("%w (another topicsnap dump is writing %s; wait for it, or dump other partitions with --partitions)", err, tp)
 	}
@@ -352,14 +348,14 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 			continue
 		}
 		tp := catalog.TopicPartition{Topic: topic, Partition: p}
-		if err := d.lock(tp); err != nil {
+		if err := d.lock(ctx, tp); err != nil {
 			return err
 		}
-		m, err := d.dir.ReadManifest(tp)
+		m, err := d.dir.ReadManifest(ctx, tp)
 		if err != nil {
 			return err
 		}
-		if _, err := d.dir.CleanPartition(m); err != nil {
+		if _, err := d.dir.CleanPartition(ctx, m); err != nil {
 			return err
 		}
 		ms = append(ms, m)
@@ -399,5 +395,5 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 	for _, pl := range plans {
 		c.state.Dumped = append(c.state.Dumped, pl.tp.Partition)
 	}
-	return d.dir.WriteClusterSnapshot(c.state)
+	return d.dir.WriteClusterSnapshot(ctx, c.state)
 }

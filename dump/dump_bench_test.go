@@ -10,6 +10,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/consumeroffsets"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/schemas"
 )
 
@@ -40,7 +41,7 @@ func BenchmarkDumpTopic(b *testing.B) {
 	defer cancel()
 	var records int64
 	for b.Loop() {
-		s, err := Run(ctx, Options{Conn: Conn{Brokers: strings.Split(bs, ",")}, Dir: b.TempDir(), Topics: []string{topic}, Registry: reg})
+		s, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: strings.Split(bs, ",")}, Dir: b.TempDir(), Topics: []string{topic}, Registry: reg})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -68,14 +69,14 @@ func BenchmarkDumpConsumerOffsets(b *testing.B) {
 	var decoding time.Duration
 	for b.Loop() {
 		dir := b.TempDir()
-		if _, err := Run(ctx, Options{Conn: Conn{Brokers: strings.Split(bs, ",")}, Dir: dir, Topics: []string{offsetsTopic}}); err != nil {
+		if _, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: strings.Split(bs, ",")}, Dir: dir, Topics: []string{offsetsTopic}}); err != nil {
 			b.Fatal(err)
 		}
 		d, err := catalog.Open(dir)
 		if err != nil {
 			b.Fatal(err)
 		}
-		ms, err := d.Manifests(offsetsTopic)
+		ms, err := d.Manifests(ctx, offsetsTopic)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -40,7 +40,7 @@ func readAllRows(t *testing.T, dir string, topic string) map[int32][]catalog.Row
 
 func dumpOnce(t *testing.T, brokers []string, dir, topic string, mod ...func(*Options)) Summary {
 	t.Helper()
-	o := Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}
+	o := Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}
 	for _, f := range mod {
 		f(&o)
 	}
@@ -180,7 +180,7 @@ func TestDumpRecordsDeletedRanges(t *testing.T) {
 	del(15) // between snapshots: 10..14 never read
 	dumpOnce(t, brokers, dir, topic)
 	d, _ := catalog.Open(dir)
-	m, err := d.ReadManifest(catalog.TopicPartition{Topic: topic, Partition: 0})
+	m, err := d.ReadManifest(t.Context(), catalog.TopicPartition{Topic: topic, Partition: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,13 +216,13 @@ func TestDumpOverSASLSCRAM(t *testing.T) {
 		os.WriteFile(cfg, []byte(fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=%s\n"+
 			"sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"%s\" password=\"%s\";\n",
 			sasl, mech, os.Getenv("TOPICSNAP_TEST_SASL_USER"), os.Getenv("TOPICSNAP_TEST_SASL_PASSWORD"))), 0o600)
-		s, err := Run(context.Background(), Options{Conn: Conn{ConfigFile: cfg}, Dir: filepath.Join(dir, "snap"), Topics: []string{topic}})
+		s, err := Run(context.Background(), Options{Conn: kafkaconn.Conn{ConfigFile: cfg}, Dir: filepath.Join(dir, "snap"), Topics: []string{topic}})
 		if err != nil || s.Records != 1 {
 			t.Fatalf("%s: %v, %+v", mech, err, s)
 		}
 		// A wrong password is an authentication error that never shows the password.
 		os.WriteFile(cfg, []byte(fmt.Sprintf("bootstrap.servers=%s\nsecurity.protocol=SASL_PLAINTEXT\nsasl.mechanism=%s\nsasl.username=topicsnap\nsasl.password=hunter2-wrong\n", sasl, mech)), 0o600)
-		_, err = Run(context.Background(), Options{Conn: Conn{ConfigFile: cfg}, Dir: filepath.Join(dir, "snap2"), Topics: []string{topic}})
+		_, err = Run(context.Background(), Options{Conn: kafkaconn.Conn{ConfigFile: cfg}, Dir: filepath.Join(dir, "snap2"), Topics: []string{topic}})
 		if !errors.Is(err, kafkaconn.ErrAuthentication) {
 			t.Fatalf("%s wrong password: %v", mech, err)
 		}
@@ -242,11 +242,11 @@ func TestDumpErrorsNameTheThing(t *testing.T) {
 		want error
 		text string
 	}{
-		{"unreachable", Options{Conn: Conn{Brokers: []string{"127.0.0.1:1"}, DialTimeout: 500 * time.Millisecond}, Topics: []string{topic}}, kafkaconn.ErrUnreachable, "127.0.0.1:1"},
-		{"unknown topic", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic + "x"}}, kafkaconn.ErrUnknownTopic, "did you mean"},
-		{"bad from", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic}, From: "yesterday"}, kafkaconn.ErrBadOption, "--from"},
-		{"bad partitions", Options{Conn: Conn{Brokers: brokers}, Topics: []string{topic}, Partitions: "3-1"}, kafkaconn.ErrBadOption, "--partitions"},
-		{"bad address", Options{Conn: Conn{Brokers: []string{"nohostport"}}, Topics: []string{topic}}, kafkaconn.ErrBadConfig, "HOST:PORT"},
+		{"unreachable", Options{Conn: kafkaconn.Conn{Brokers: []string{"127.0.0.1:1"}, DialTimeout: 500 * time.Millisecond}, Topics: []string{topic}}, kafkaconn.ErrUnreachable, "127.0.0.1:1"},
+		{"unknown topic", Options{Conn: kafkaconn.Conn{Brokers: brokers}, Topics: []string{topic + "x"}}, kafkaconn.ErrUnknownTopic, "did you mean"},
+		{"bad from", Options{Conn: kafkaconn.Conn{Brokers: brokers}, Topics: []string{topic}, From: "yesterday"}, kafkaconn.ErrBadOption, "--from"},
+		{"bad partitions", Options{Conn: kafkaconn.Conn{Brokers: brokers}, Topics: []string{topic}, Partitions: "3-1"}, kafkaconn.ErrBadOption, "--partitions"},
+		{"bad address", Options{Conn: kafkaconn.Conn{Brokers: []string{"nohostport"}}, Topics: []string{topic}}, kafkaconn.ErrBadConfig, "HOST:PORT"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -263,15 +263,15 @@ func TestTwoWritersOnOnePartitionRefused(t *testing.T) {
 	dir := t.TempDir()
 	d, _ := catalog.Create(dir)
 	tp := catalog.TopicPartition{Topic: "t", Partition: 0}
-	l, err := d.LockPartition(tp)
+	l, err := d.LockPartition(t.Context(), tp)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Unlock()
-	if _, err := d.LockPartition(tp); !errors.Is(err, catalog.ErrLocked) {
+	if _, err := d.LockPartition(t.Context(), tp); !errors.Is(err, catalog.ErrLocked) {
 		t.Fatalf("second lock: %v", err)
 	}
-	if l2, err := d.LockPartition(catalog.TopicPartition{Topic: "t", Partition: 1}); err != nil {
+	if l2, err := d.LockPartition(t.Context(), catalog.TopicPartition{Topic: "t", Partition: 1}); err != nil {
 		t.Fatalf("disjoint partition: %v", err)
 	} else {
 		l2.Unlock()
@@ -286,7 +286,7 @@ func TestFollowKeepsTailingUntilInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan Summary, 1)
 	go func() {
-		s, err := Run(ctx, Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, Follow: true, Interval: 200 * time.Millisecond})
+		s, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, Follow: true, Interval: 200 * time.Millisecond})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("follow ended with %v, want context.Canceled", err)
 		}

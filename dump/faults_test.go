@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 func needRealBroker(t *testing.T) {
@@ -30,7 +31,7 @@ func needRealBroker(t *testing.T) {
 func coverage(t *testing.T, dir, topic string) (stored, lost int64) {
 	t.Helper()
 	d, _ := catalog.Open(dir)
-	ms, err := d.Manifests(topic)
+	ms, err := d.Manifests(t.Context(), topic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestRetentionRacingTheDump(t *testing.T) {
 		// Slower than retention (1 s, checked every second): some records
 		// are deleted before the next dump reaches them.
 		time.Sleep(time.Duration(1500+i*500) * time.Millisecond)
-		if _, err := Run(context.Background(), Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 50}); err != nil {
+		if _, err := Run(context.Background(), Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 50}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -118,7 +119,7 @@ func TestBrokerRestartMidDump(t *testing.T) {
 	go func() {
 		// Small fetches keep the reader close behind the writers, so the
 		// kill lands while most records are still unread.
-		_, err := Run(context.Background(), Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 300, FetchMaxBytes: 256 << 10, Progress: w})
+		_, err := Run(context.Background(), Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 300, FetchMaxBytes: 256 << 10, Progress: w})
 		done <- err
 	}()
 	// Kill the broker while the dump reads, keep it down, start it again.
@@ -210,7 +211,7 @@ func TestDiskFullCommitsNothingPartialAndResumes(t *testing.T) {
 	}
 	defer exec.Command("umount", mnt).Run()
 	dir := filepath.Join(mnt, "snap")
-	_, err := Run(context.Background(), Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 4})
+	_, err := Run(context.Background(), Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 4})
 	if !errors.Is(err, catalog.ErrDiskFull) {
 		t.Fatalf("want a disk-full error, got %v", err)
 	}
@@ -222,7 +223,7 @@ func TestDiskFullCommitsNothingPartialAndResumes(t *testing.T) {
 	if out, err := exec.Command("mount", "-o", "remount,size=64m", mnt).CombinedOutput(); err != nil {
 		t.Fatalf("remount: %v %s", err, out)
 	}
-	if _, err := Run(context.Background(), Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 4}); err != nil {
+	if _, err := Run(context.Background(), Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, FileRows: 4}); err != nil {
 		t.Fatalf("resume after space was freed: %v", err)
 	}
 	after, lost := coverage(t, dir, topic)

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // TestFollowCompactsAsItGoes: a --follow dump with Compact merges its own
@@ -27,7 +28,7 @@ func TestFollowCompactsAsItGoes(t *testing.T) {
 	done := make(chan Summary, 1)
 	const fileRows = 50
 	go func() {
-		s, err := Run(ctx, Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, Follow: true,
+		s, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, Follow: true,
 			Interval: 200 * time.Millisecond, FileRows: fileRows,
 			Compact: &FollowCompact{Target: 1 << 30, MinAge: 0, Grace: time.Hour, Every: 0}})
 		if !errors.Is(err, context.Canceled) {
@@ -66,7 +67,7 @@ func TestFollowCompactsAsItGoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := d.Manifests(topic)
+	ms, err := d.Manifests(ctx, topic)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	_ "github.com/topicsnap/topicsnap/catalog/bucket" // s3:// for the kill tests on a bucket
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // TestHelperDumper is not a test: it is the dumper process that
@@ -41,7 +42,7 @@ func TestHelperDumper(t *testing.T) {
 	fileRows, _ := strconv.Atoi(os.Getenv("TOPICSNAP_HELPER_FILE_ROWS"))
 	_, err := Run(context.Background(), Options{
 		Progress: &readingSignal{},
-		Conn:     Conn{Brokers: strings.Split(os.Getenv("TOPICSNAP_HELPER_BROKERS"), ",")},
+		Conn:     kafkaconn.Conn{Brokers: strings.Split(os.Getenv("TOPICSNAP_HELPER_BROKERS"), ",")},
 		Dir:      os.Getenv("TOPICSNAP_HELPER_DIR"), Topics: []string{os.Getenv("TOPICSNAP_HELPER_TOPIC")},
 		S3:         catalog.S3Config{Endpoint: os.Getenv("TOPICSNAP_TEST_S3_ENDPOINT")},
 		Partitions: os.Getenv("TOPICSNAP_HELPER_PARTITIONS"),
@@ -274,12 +275,12 @@ func killNine(t *testing.T, dir string) {
 	if kills < 15 {
 		t.Fatalf("only %d of 20 runs were killed mid-dump; the test proves little", kills)
 	}
-	ms, err := d.Manifests(topic)
+	ms, err := d.Manifests(t.Context(), topic)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range ms {
-		left, err := d.Unlisted(m)
+		left, err := d.Unlisted(t.Context(), m)
 		if err != nil || len(left) > 0 {
 			t.Fatalf("left after a finished run in %s: %v %v", m.TP(), left, err)
 		}
@@ -302,9 +303,9 @@ func killedState(t *testing.T, dir, tmp, topic string) (temp, unlisted int) {
 	}
 	if catalog.IsURL(dir) {
 		temps, _ := filepath.Glob(filepath.Join(tmp, ".tmp-*"))
-		ms, _ := d.Manifests(topic)
+		ms, _ := d.Manifests(t.Context(), topic)
 		for _, m := range ms {
-			left, _ := d.Unlisted(m)
+			left, _ := d.Unlisted(t.Context(), m)
 			unlisted += len(left)
 		}
 		for _, f := range temps {
@@ -314,7 +315,7 @@ func killedState(t *testing.T, dir, tmp, topic string) (temp, unlisted int) {
 	}
 	parts, _ := filepath.Glob(filepath.Join(dir, "topic="+topic, "partition=*"))
 	listed := map[string]bool{}
-	ms, _ := d.Manifests(topic)
+	ms, _ := d.Manifests(t.Context(), topic)
 	for _, m := range ms {
 		for _, f := range m.Files {
 			listed[d.FilePath(m.TP(), f.Name)] = true
@@ -369,7 +370,7 @@ func twoDumpers(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := d.LockPartition(catalog.TopicPartition{Topic: topic, Partition: 0})
+	l, err := d.LockPartition(t.Context(), catalog.TopicPartition{Topic: topic, Partition: 0})
 	if err != nil {
 		t.Fatal(err)
 	}

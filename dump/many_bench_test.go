@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -125,7 +126,7 @@ func BenchmarkDumpManySmallPartitions(b *testing.B) {
 	many := names("many", manyTopics)
 	create(one, total/partitions)
 	create(many, total/partitions/manyTopics)
-	conn := Conn{Brokers: brokers}
+	conn := kafkaconn.Conn{Brokers: brokers}
 	dumpInto := func(b *testing.B, dir string, o Options) Summary {
 		o.Conn, o.Dir = conn, dir
 		s, err := Run(ctx, o)

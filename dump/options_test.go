@@ -44,7 +44,7 @@ func TestOptionsThatWouldWriteFalseHistoryAreRefused(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "snaps")
-			o := Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}
+			o := Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}
 			c.mod(&o)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -89,7 +89,7 @@ func TestTopicAndTopicRegexAreAUnion(t *testing.T) {
 				t.Fatalf("dumped %d records, want %d", s.Records, len(c.want))
 			}
 			d, _ := catalog.Open(dir)
-			got, _ := d.Topics() // sorted by name; the topics' names end in random numbers
+			got, _ := d.Topics(t.Context()) // sorted by name; the topics' names end in random numbers
 			want := slices.Sorted(slices.Values(c.want))
 			if strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Fatalf("topics %v, want %v", got, want)
@@ -106,7 +106,7 @@ func TestSASLOnAPlaintextListenerIsNamed(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "client.properties")
 	os.WriteFile(cfg, []byte("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\nsasl.username=u\nsasl.password=hunter2\n"), 0o600)
-	_, err := Run(context.Background(), Options{Conn: Conn{Brokers: brokers, ConfigFile: cfg, DialTimeout: 5 * time.Second},
+	_, err := Run(context.Background(), Options{Conn: kafkaconn.Conn{Brokers: brokers, ConfigFile: cfg, DialTimeout: 5 * time.Second},
 		Dir: filepath.Join(dir, "snaps"), Topics: []string{topic}})
 	if !errors.Is(err, kafkaconn.ErrSASLMismatch) || !strings.Contains(err.Error(), "SASL") || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("got %v, want kafkaconn.ErrSASLMismatch", err)

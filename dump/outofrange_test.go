@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // deleteAtStart deletes every record of one partition below an offset when
@@ -58,7 +59,7 @@ func TestRetentionPastTheCutEndsThePartition(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	sum, err := Run(ctx, Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic},
+	sum, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic},
 		Progress: &deleteAtStart{t: t, adm: kadm.NewClient(cl), topic: topic, target: 1, before: 10}})
 	if err != nil {
 		t.Fatalf("dump: %v (a partition finished by retention must not be waited for)", err)

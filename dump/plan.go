@@ -169,7 +169,7 @@ func checkFromPastEnd(ctx context.Context, adm *kadm.Client, opts Options, topic
 			return
 		}
 		if existing != nil {
-			if m, err := existing.ReadManifest(catalog.TopicPartition{Topic: o.Topic, Partition: o.Partition}); err == nil && m.NextOffset >= 0 {
+			if m, err := existing.ReadManifest(ctx, catalog.TopicPartition{Topic: o.Topic, Partition: o.Partition}); err == nil && m.NextOffset >= 0 {
 				return
 			}
 		}

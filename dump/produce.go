@@ -24,7 +24,7 @@ type Record struct {
 
 // CreateTopic creates topic with partitions and configs; it is not an
 // error if it exists.
-func CreateTopic(ctx context.Context, c Conn, topic string, partitions int32, configs map[string]*string) error {
+func CreateTopic(ctx context.Context, c kafkaconn.Conn, topic string, partitions int32, configs map[string]*string) error {
 	cl, adm, err := kafkaconn.Connect(ctx, c)
 	if err != nil {
 		return err
@@ -42,7 +42,7 @@ func CreateTopic(ctx context.Context, c Conn, topic string, partitions int32, co
 
 // Produce writes recs in order, each to its own partition, and waits until
 // all are acknowledged.
-func Produce(ctx context.Context, c Conn, recs []Record) error {
+func Produce(ctx context.Context, c kafkaconn.Conn, recs []Record) error {
 	cl, err := kafkaconn.NewClient(c, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(5*time.Millisecond),
 		kgo.MaxBufferedRecords(1<<16))
 	if err != nil {
@@ -75,7 +75,7 @@ func Produce(ctx context.Context, c Conn, recs []Record) error {
 // CommitGroupOffsets commits offsets for a consumer group that has no live
 // members (as `kafka-consumer-groups --reset-offsets` does). The demo uses
 // it to leave a group behind; dump itself never commits.
-func CommitGroupOffsets(ctx context.Context, c Conn, group, topic string, offsets map[int32]int64) error {
+func CommitGroupOffsets(ctx context.Context, c kafkaconn.Conn, group, topic string, offsets map[int32]int64) error {
 	cl, adm, err := kafkaconn.Connect(ctx, c)
 	if err != nil {
 		return err

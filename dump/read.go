@@ -27,6 +27,9 @@ type item struct {
 // fetch and row group budgets the topic gets while others are dumped
 // beside it (see round).
 func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, share float64, sum *Summary) error {
+	// The writers commit with the run's context: a writer that fails
+	// cancels the others' reading, not their commit of what they read.
+	commitCtx := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	assign := map[int32]kgo.Offset{}
@@ -47,7 +50,7 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, share float
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.run(ctx); err != nil {
+			if err := w.run(ctx, commitCtx); err != nil {
 				errc <- err
 				cancel()
 			}

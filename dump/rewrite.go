@@ -61,7 +61,7 @@ func (d *dumper) checkRewrites(ctx context.Context, c *cut, ms []*catalog.Manife
 	}
 	for _, m := range asked {
 		if dv := divergenceOf(c, m, ends); dv != nil {
-			if err := d.recordRewrite(c, m, *dv); err != nil {
+			if err := d.recordRewrite(ctx, c, m, *dv); err != nil {
 				return err
 			}
 			sum.Rewrites++
@@ -165,7 +165,7 @@ func (d *dumper) epochEnds(ctx context.Context, topic string, req kadm.OffsetFor
 // (whole: a file dv.first falls in is superseded and its earlier offsets
 // read again) to m.Superseded, records the rewrite, and commits the
 // manifest with the next offset set back to where the dump reads again.
-func (d *dumper) recordRewrite(c *cut, m *catalog.Manifest, dv divergence) error {
+func (d *dumper) recordRewrite(ctx context.Context, c *cut, m *catalog.Manifest, dv divergence) error {
 	rw, files, superseded := planRewrite(c, m, dv)
 	var lost []catalog.LostRange
 	for _, l := range m.Lost {
@@ -180,7 +180,7 @@ func (d *dumper) recordRewrite(c *cut, m *catalog.Manifest, dv divergence) error
 	m.Files = files
 	m.Rewrites = append(m.Rewrites, rw)
 	m.NextOffset = rw.Redumped
-	if err := d.dir.WriteManifest(m); err != nil {
+	if err := d.dir.WriteManifest(ctx, m); err != nil {
 		return fmt.Errorf("record the rewritten log of %s: %w", m.TP(), err)
 	}
 	d.warn(fmt.Sprintf("%s: the log was rewritten after it was dumped (%s): offsets %d-%d of the folder are another history than Kafka's now (leader epoch %d, the leader ends it at %d; epoch now %d); both versions are kept (check gaps, check durability)",

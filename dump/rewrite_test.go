@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // TestDivergenceOf: what the leader answers for the last dumped record's
@@ -97,7 +98,7 @@ func TestTopicMadeAgain(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	opts := Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}
+	opts := Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}
 	if s, err := Run(ctx, opts); err != nil || s.Records != 10 {
 		t.Fatalf("first dump: %v %v", s, err)
 	}
@@ -135,7 +136,7 @@ func TestTopicMadeAgain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := d.ReadManifest(catalog.TopicPartition{Topic: topic})
+	m, err := d.ReadManifest(ctx, catalog.TopicPartition{Topic: topic})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func TestDumpManyTopicsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snaps, err := d.ClusterSnapshots()
+	snaps, err := d.ClusterSnapshots(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestDumpManyTopicsAtOnce(t *testing.T) {
 						t.Errorf("%s/%d row %d: offset %d value %q", n, p, j, r.Offset, r.Value)
 					}
 				}
-				m, err := d.ReadManifest(catalog.TopicPartition{Topic: n, Partition: p})
+				m, err := d.ReadManifest(ctx, catalog.TopicPartition{Topic: n, Partition: p})
 				if err != nil {
 					t.Fatal(err)
 				}

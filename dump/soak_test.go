@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -53,7 +54,7 @@ func TestSoakFollowAcrossBrokerRestarts(t *testing.T) {
 	w := &waitLog{}
 	done := make(chan error, 1)
 	go func() {
-		_, err := Run(ctx, Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, Follow: true, Interval: 2 * time.Second, Progress: w})
+		_, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}, Follow: true, Interval: 2 * time.Second, Progress: w})
 		done <- err
 	}()
 	step := d / 4
@@ -78,7 +79,7 @@ func TestSoakFollowAcrossBrokerRestarts(t *testing.T) {
 		t.Fatalf("--follow ended with %v", err)
 	}
 	// One last plain run reaches the end of the log.
-	if _, err := Run(context.Background(), Options{Conn: Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}); err != nil {
+	if _, err := Run(context.Background(), Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}); err != nil {
 		t.Fatal(err)
 	}
 	stored, lost := coverage(t, dir, topic)

@@ -98,7 +98,10 @@ func (w *writer) close() {
 	}
 }
 
-func (w *writer) run(ctx context.Context) (err error) {
+// run writes what it is sent until its channel closes. ctx ends the
+// reading (the run interrupted, or another writer failed); commitCtx bounds
+// the writes to the folder, so that what was read is still committed.
+func (w *writer) run(ctx, commitCtx context.Context) (err error) {
 	tp := w.pl.tp
 	m := w.pl.manifest
 	if m.NextOffset < 0 {
@@ -120,12 +123,12 @@ func (w *writer) run(ctx context.Context) (err error) {
 			continue // drain; the run is being abandoned
 		}
 		if it.lost != nil {
-			if err := w.flush(); err != nil {
+			if err := w.flush(commitCtx); err != nil {
 				return err
 			}
 			w.pending = append(w.pending, *it.lost)
 			w.next = it.lost.To + 1
-			if err := w.commit(nil); err != nil {
+			if err := w.commit(commitCtx, nil); err != nil {
 				return err
 			}
 			continue
@@ -146,9 +149,9 @@ func (w *writer) run(ctx context.Context) (err error) {
 				continue // wait for the transaction's marker
 			}
 			if full {
-				err = w.flush()
+				err = w.flush(commitCtx)
 			} else {
-				err = w.writeBatch()
+				err = w.writeBatch(commitCtx)
 			}
 			if err != nil {
 				return err
@@ -161,12 +164,12 @@ func (w *writer) run(ctx context.Context) (err error) {
 	}
 	// Interrupted or not, commit what was read: work is never thrown away.
 	if ctx.Err() != nil {
-		return w.flush()
+		return w.flush(commitCtx)
 	}
 	// The last file is committed (written, fsynced, renamed, its folder
 	// fsynced) here, and listed by the one manifest write below that also
 	// records the finished snapshot: one manifest write a partition, not two.
-	if err := w.finishFile(); err != nil {
+	if err := w.finishFile(commitCtx); err != nil {
 		return err
 	}
 	// The partition reached the cut: the next snapshot starts there, even if
@@ -179,7 +182,7 @@ func (w *writer) run(ctx context.Context) (err error) {
 		LastStable: w.c.stable[tp.Partition], From: w.pl.from, Until: w.pl.until, Complete: true,
 		TopicID: w.c.state.TopicID,
 	}
-	if err := w.commit(done); err != nil {
+	if err := w.commit(commitCtx, done); err != nil {
 		return err
 	}
 	if w.d.opts.Progress != nil {
@@ -210,7 +213,7 @@ func (w *writer) add(ctx context.Context, r *kgo.Record) {
 	case w.bare:
 		// Bare Avro (--schema TOPIC.avsc): no header, so no schema id.
 		if row.Value != nil {
-			w.decodeBare(&row)
+			w.decodeBare(ctx, &row)
 		}
 	default:
 		row.SchemaID = w.ids.of(r.Value)
@@ -313,9 +316,9 @@ func (w *writer) decodeKey(ctx context.Context, row *catalog.Row) {
 }
 
 // decodeBare decodes a bare Avro value with the topic's one schema.
-func (w *writer) decodeBare(row *catalog.Row) {
+func (w *writer) decodeBare(ctx context.Context, row *catalog.Row) {
 	start := len(w.arena)
-	out, fail := w.d.res.DecodeBareFields(w.pl.tp.Topic, row.Value, w.arena, w.fieldsSlot())
+	out, fail := w.d.res.DecodeBareFields(ctx, w.pl.tp.Topic, row.Value, w.arena, w.fieldsSlot())
 	if fail != nil {
 		why := fail.Reason
 		row.ValueDecodeError = &why
@@ -329,12 +332,12 @@ func (w *writer) decodeBare(row *catalog.Row) {
 
 // writeBatch hands the batch to the file being written, starting one if
 // needed. Transactions still open in it keep txn_state "open".
-func (w *writer) writeBatch() error {
+func (w *writer) writeBatch(ctx context.Context) error {
 	if len(w.batch) == 0 {
 		return nil
 	}
 	if w.fw == nil {
-		fw, err := w.d.dir.NewFileWriterRows(w.pl.tp, w.c.id, w.groupRows)
+		fw, err := w.d.dir.NewFileWriterRows(ctx, w.pl.tp, w.c.id, w.groupRows)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", w.pl.tp, err)
 		}
@@ -365,27 +368,27 @@ func (w *writer) writeBatch() error {
 }
 
 // flush writes what is buffered, commits the file and the manifest.
-func (w *writer) flush() error {
+func (w *writer) flush(ctx context.Context) error {
 	if w.fw == nil && len(w.batch) == 0 {
 		return nil
 	}
-	if err := w.finishFile(); err != nil {
+	if err := w.finishFile(ctx); err != nil {
 		return err
 	}
-	return w.commit(nil)
+	return w.commit(ctx, nil)
 }
 
 // finishFile writes what is buffered and commits the file (fsynced and
 // renamed, its folder fsynced), listing it in the manifest in memory: the
 // caller commits the manifest.
-func (w *writer) finishFile() error {
-	if err := w.writeBatch(); err != nil {
+func (w *writer) finishFile(ctx context.Context) error {
+	if err := w.writeBatch(ctx); err != nil {
 		return err
 	}
 	if w.fw == nil {
 		return nil
 	}
-	fe, err := w.fw.Commit()
+	fe, err := w.fw.Commit(ctx)
 	w.fw = nil
 	if err != nil {
 		return fmt.Errorf("write %s: %w", w.pl.tp, err)
@@ -404,7 +407,7 @@ func (w *writer) finishFile() error {
 var afterRename = func() {}
 
 // commit writes the manifest: files, next offset and lost ranges.
-func (w *writer) commit(done *catalog.PartitionSnapshot) error {
+func (w *writer) commit(ctx context.Context, done *catalog.PartitionSnapshot) error {
 	m := w.pl.manifest
 	m.NextOffset = max(m.NextOffset, w.next)
 	for _, l := range w.pending {
@@ -416,7 +419,7 @@ func (w *writer) commit(done *catalog.PartitionSnapshot) error {
 	if done != nil {
 		m.Snapshots = append(m.Snapshots, *done)
 	}
-	if err := w.d.dir.WriteManifest(m); err != nil {
+	if err := w.d.dir.WriteManifest(ctx, m); err != nil {
 		return fmt.Errorf("commit manifest of %s: %w", w.pl.tp, err)
 	}
 	return nil

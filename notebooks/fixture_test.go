@@ -39,12 +39,12 @@ func writeTopic(t testing.TB, d *catalog.Dir, topic string, parts map[int32][]ca
 			continue
 		}
 		tp := catalog.TopicPartition{Topic: topic, Partition: p}
-		fe, err := d.WriteDataFile(tp, rows, snapshot)
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, snapshot)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := &catalog.Manifest{Topic: topic, Partition: p, NextOffset: fe.LastOffset + 1, Files: []catalog.FileEntry{fe}}
-		if err := d.WriteManifest(m); err != nil {
+		if err := d.WriteManifest(t.Context(), m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,12 +93,12 @@ func fixture(t testing.TB) string {
 	}
 	writeTopic(t, d, "app_events", app, "s1")
 	// Retention took offset 3 before the dump read it; offset 4 is lost.
-	m, err := d.ReadManifest(catalog.TopicPartition{Topic: "app_events", Partition: 0})
+	m, err := d.ReadManifest(t.Context(), catalog.TopicPartition{Topic: "app_events", Partition: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Lost = []catalog.LostRange{{Kind: catalog.LostBetween, From: 3, To: 3, DetectedAt: fixtureDay, Snapshot: "s1"}}
-	if err := d.WriteManifest(m); err != nil {
+	if err := d.WriteManifest(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
 	orders := "order_id,user_id,platform,city,placed_at\n" +
@@ -157,7 +157,7 @@ func writeReadings(t testing.TB, d *catalog.Dir, parts int32) {
 		for p := int32(0); p < parts; p++ {
 			s.Dumped = append(s.Dumped, p)
 		}
-		if err := d.WriteClusterSnapshot(s); err != nil {
+		if err := d.WriteClusterSnapshot(t.Context(), s); err != nil {
 			t.Fatal(err)
 		}
 	}

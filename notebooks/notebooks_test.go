@@ -769,7 +769,7 @@ func TestListerReadsOnlyChanged(t *testing.T) {
 // members.
 func TestShippedGroupNotebookOnTheIncident(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmDayFolder(dir, 1); err != nil {
+	if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 1); err != nil {
 		t.Fatal(err)
 	}
 	e := open(t, dir)

@@ -241,7 +241,7 @@ func TestManyGroupMembersLoadBounded(t *testing.T) {
 	for g := range 5 {
 		groups = append(groups, catalog.GroupState{Group: fmt.Sprintf("g%d", g), State: "Stable", Members: members})
 	}
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "t", AsOf: time.Now().UTC(), PartitionCount: 1, ReplicationFactor: 1, Groups: groups}); err != nil {
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: "t", AsOf: time.Now().UTC(), PartitionCount: 1, ReplicationFactor: 1, Groups: groups}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(context.Background(), dir, Options{MemoryLimit: "200MB", Threads: 1})
@@ -312,7 +312,7 @@ func TestUnreadableFileCostsItsTopic(t *testing.T) {
 		}
 		writePartition(t, d, topic, 0, "s1", 20, rows)
 	}
-	m, err := d.ReadManifest(catalog.TopicPartition{Topic: "bad", Partition: 0})
+	m, err := d.ReadManifest(t.Context(), catalog.TopicPartition{Topic: "bad", Partition: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestUnreadableFileCostsItsTopic(t *testing.T) {
 	}
 	st, _ := os.Stat(path)
 	m.Files[0].Bytes = st.Size()
-	if err := d.WriteManifest(m); err != nil {
+	if err := d.WriteManifest(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
 	inferCacheDirWas := inferCacheDir

@@ -15,6 +15,7 @@ import (
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
 	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 func brokers(t *testing.T) []string { return dumptest.Brokers(t) }
@@ -42,7 +43,7 @@ func teaShop(t *testing.T) (string, *seeds.TeaShopData) {
 		teaDir = dir
 		teaData = seeds.TeaShop(seeds.TeaShopConfig{Users: 1500, Seed: 7})
 		topic := fmt.Sprintf("app_events_%d", time.Now().UnixNano())
-		conn := dump.Conn{Brokers: bs}
+		conn := kafkaconn.Conn{Brokers: bs}
 		if teaErr = dump.CreateTopic(ctx, conn, topic, seeds.AppEventsPartitions, keepForever); teaErr != nil {
 			return
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // The tests on a real three-broker cluster (scripts/kafka-cluster.sh: one
@@ -167,7 +168,7 @@ func (c *cluster) dumpTopic(dir, topic string) dump.Summary {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(c.t.Context(), 2*time.Minute)
 	defer cancel()
-	sum, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic}})
+	sum, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic}})
 	if err != nil {
 		c.t.Fatalf("dump %s: %v", topic, err)
 	}
@@ -222,7 +223,7 @@ func TestClusterUncleanElection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m0, err := before.ReadManifest(catalog.TopicPartition{Topic: topic, Partition: 0})
+	m0, err := before.ReadManifest(t.Context(), catalog.TopicPartition{Topic: topic, Partition: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestClusterUncleanElection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := d.ReadManifest(catalog.TopicPartition{Topic: topic, Partition: 0})
+	m, err := d.ReadManifest(t.Context(), catalog.TopicPartition{Topic: topic, Partition: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +394,7 @@ func TestClusterLeaderKilledMidDump(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	s, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
+	s, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
 		FileRows: 500, FetchMaxBytes: 64 << 10, Progress: k})
 	if err != nil {
 		t.Fatalf("dump with the leader killed: %v", err)
@@ -409,7 +410,7 @@ func TestClusterLeaderKilledMidDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	man, err := m.ReadManifest(catalog.TopicPartition{Topic: topic})
+	man, err := m.ReadManifest(ctx, catalog.TopicPartition{Topic: topic})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,7 +607,7 @@ func (c *cluster) lastFileEpochs(dir, topic string) []int32 {
 	if err != nil {
 		c.t.Fatal(err)
 	}
-	man, err := m.ReadManifest(catalog.TopicPartition{Topic: topic})
+	man, err := m.ReadManifest(c.t.Context(), catalog.TopicPartition{Topic: topic})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -666,7 +667,7 @@ func rideThrough(t *testing.T, c *cluster, topic string, replicas []int32, chang
 	defer cancel()
 	h := &onFirstFile{fn: func() error { return change(ctx) }}
 	start := time.Now()
-	s, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
+	s, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
 		FileRows: 500, FetchMaxBytes: 64 << 10, Progress: h})
 	if err != nil {
 		t.Fatalf("dump while the cluster changed: %v", err)

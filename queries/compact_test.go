@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // TestGapsOnACompactedTopic: a real broker's cleaner removes old values of
@@ -20,7 +21,7 @@ func TestGapsOnACompactedTopic(t *testing.T) {
 	bs := brokers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	topic := fmt.Sprintf("compacted-%d", time.Now().UnixNano())
 	cfg := map[string]*string{"cleanup.policy": ptr("compact"), "segment.ms": ptr("100"),
 		"min.cleanable.dirty.ratio": ptr("0.01"), "delete.retention.ms": ptr("100"), "min.compaction.lag.ms": ptr("0")}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // durabilityTopic is one topic of the durability fixture: its cuts (each a
@@ -74,7 +75,7 @@ func durabilityFolder(t *testing.T, topics []durabilityTopic) string {
 				s.Partitions = append(s.Partitions, st)
 				s.Dumped = append(s.Dumped, p)
 			}
-			if err := d.WriteClusterSnapshot(s); err != nil {
+			if err := d.WriteClusterSnapshot(t.Context(), s); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -228,7 +229,7 @@ func TestDurabilityOnTheBroker(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: bs}, Dir: dir, Topics: []string{topic}}); err != nil {
+	if _, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: bs}, Dir: dir, Topics: []string{topic}}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(ctx, dir, Options{})

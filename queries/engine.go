@@ -135,10 +135,10 @@ func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
 		ch <- started{c, err}
 	}()
 	e := &Engine{dir: d, opts: opts, built: map[string]bool{}}
-	v, verr := e.catalogVersion()
+	v, verr := e.catalogVersion(ctx)
 	var cat *catalogState
 	if verr == nil {
-		cat, verr = e.readCatalog()
+		cat, verr = e.readCatalog(ctx)
 	}
 	st := <-ch
 	if st.err != nil {

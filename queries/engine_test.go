@@ -44,7 +44,7 @@ func fixtureAt(t testing.TB, dir string) string {
 				catalog.Row{Partition: 1, Offset: 6, Timestamp: 1700000010000, Transactional: true, Control: true, ControlType: sp(catalog.ControlAbort), TxnState: sp(catalog.TxnAborted), ProducerID: 9},
 			)
 		}
-		fe, err := d.WriteDataFile(tp, rows, "s1")
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,11 +52,11 @@ func fixtureAt(t testing.TB, dir string) string {
 		if p == 0 {
 			m.Lost = []catalog.LostRange{{Kind: catalog.LostBetween, From: 100, To: 109, DetectedAt: time.Now()}}
 		}
-		if err := d.WriteManifest(m); err != nil {
+		if err := d.WriteManifest(t.Context(), m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: topic, AsOf: time.Now(), PartitionCount: 2, ReplicationFactor: 1,
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: topic, AsOf: time.Now(), PartitionCount: 2, ReplicationFactor: 1,
 		Configs:    map[string]string{"cleanup.policy": "delete"},
 		Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: 5, Replicas: []int32{1}, ISR: []int32{1}}, {Partition: 1, HighWatermark: 7}},
 		Groups: []catalog.GroupState{{Group: "g", State: "Stable", Offsets: []catalog.GroupOffset{{Partition: 0, Offset: 3}},
@@ -74,13 +74,13 @@ func writePartition(t testing.TB, d *catalog.Dir, topic string, p int32, snapsho
 	t.Helper()
 	m := &catalog.Manifest{Topic: topic, Partition: p, NextOffset: next}
 	if len(rows) > 0 {
-		fe, err := d.WriteDataFile(catalog.TopicPartition{Topic: topic, Partition: p}, rows, snapshot)
+		fe, err := d.WriteDataFile(t.Context(), catalog.TopicPartition{Topic: topic, Partition: p}, rows, snapshot)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m.Files = []catalog.FileEntry{fe}
 	}
-	if err := d.WriteManifest(m); err != nil {
+	if err := d.WriteManifest(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -214,7 +214,7 @@ func TestDamagedTopicDoesNotHideOthers(t *testing.T) {
 func TestVerifyNamesMissingAndForeignFiles(t *testing.T) {
 	dir := fixture(t)
 	d, _ := catalog.Open(dir)
-	ms, _ := d.Manifests("shop.events-v2")
+	ms, _ := d.Manifests(t.Context(), "shop.events-v2")
 	p0 := d.FilePath(ms[0].TP(), ms[0].Files[0].Name)
 	p1 := d.FilePath(ms[1].TP(), ms[1].Files[0].Name)
 	os.Remove(p0)
@@ -248,7 +248,7 @@ func TestOpenTransactionsResolvedAcrossFiles(t *testing.T) {
 	}
 	m := &catalog.Manifest{Topic: "tx", NextOffset: 8}
 	for _, rows := range [][]catalog.Row{f1, f2} {
-		fe, err := d.WriteDataFile(tp, rows, "s")
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, "s")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +257,7 @@ func TestOpenTransactionsResolvedAcrossFiles(t *testing.T) {
 	if m.Files[0].OpenTxnRecords != 3 {
 		t.Fatalf("open txn records %d", m.Files[0].OpenTxnRecords)
 	}
-	d.WriteManifest(m)
+	d.WriteManifest(t.Context(), m)
 	e, err := Open(context.Background(), dir, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // TestGapsAgreesWithDeletedRecords: records deleted before the first
@@ -19,7 +20,7 @@ func TestGapsAgreesWithDeletedRecords(t *testing.T) {
 	bs := brokers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	topic := fmt.Sprintf("expired-%d", time.Now().UnixNano())
 	if err := dump.CreateTopic(ctx, conn, topic, 2, keepForever); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 // only some topics' rows.
 func TestFolderWideNamesAreComplete(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmDayFolder(dir, 0); err != nil {
+	if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 0); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -77,7 +77,7 @@ func TestFolderWideNamesAreComplete(t *testing.T) {
 // commit and a new cut change it.
 func TestLimitedEngineVersionsItsTopics(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmDayFolder(dir, 0); err != nil {
+	if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 0); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -88,7 +88,7 @@ func TestLimitedEngineVersionsItsTopics(t *testing.T) {
 	defer e.Close()
 	version := func() string {
 		t.Helper()
-		v, err := e.catalogVersion()
+		v, err := e.catalogVersion(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

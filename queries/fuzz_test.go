@@ -108,11 +108,11 @@ func FuzzJSONInference(f *testing.F) {
 			// The key is hostile too: the value's bytes again.
 			rows = append(rows, catalog.Row{Partition: 0, Offset: int64(i), Key: v, Value: v})
 		}
-		fe, err := d.WriteDataFile(tp, rows, "s")
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, "s")
 		if err != nil {
 			t.Fatal(err)
 		}
-		d.WriteManifest(&catalog.Manifest{Topic: "j", NextOffset: 3, Files: []catalog.FileEntry{fe}})
+		d.WriteManifest(t.Context(), &catalog.Manifest{Topic: "j", NextOffset: 3, Files: []catalog.FileEntry{fe}})
 		e, err := Open(context.Background(), dir, Options{})
 		if err != nil {
 			t.Fatalf("open over values %q %q %q: %v", v1, v2, v3, err)

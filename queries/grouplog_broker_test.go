@@ -13,6 +13,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // consumeGroup has a consumer group (client id clientID; opts choose the
@@ -100,7 +101,7 @@ func TestGroupCommitLogOnTheBroker(t *testing.T) {
 	dir := t.TempDir()
 	dctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	if _, err := dump.Run(dctx, dump.Options{Conn: dump.Conn{Brokers: brokers}, Dir: dir, Topics: []string{offsetsTopic}}); err != nil {
+	if _, err := dump.Run(dctx, dump.Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{offsetsTopic}}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(ctx, dir, Options{})

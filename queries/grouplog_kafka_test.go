@@ -24,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // Kafka's own tools as the reference for the decoded commit log:
@@ -493,7 +494,7 @@ func TestGroupLogMatchesKafkasTools(t *testing.T) {
 	wantClassic, wantConsumer := describe(classic), describe(consumer)
 
 	dir := t.TempDir()
-	if _, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: bs}, Dir: dir, Topics: []string{offsetsTopic}}); err != nil {
+	if _, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: bs}, Dir: dir, Topics: []string{offsetsTopic}}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(ctx, dir, Options{})

@@ -202,11 +202,11 @@ func BenchmarkGroupCommitLog(b *testing.B) {
 		k, v := offsetstest.Commit("galewatch-writers", "turbine-readings", int32(i%24), int64(i), 4, "", 1_767_225_600_000+int64(i))
 		rows[i] = catalog.Row{Partition: 0, Offset: int64(i), Timestamp: 1_767_225_600_000 + int64(i), TimestampType: catalog.TimestampCreate, Key: k, Value: v}
 	}
-	fe, err := d.WriteDataFile(catalog.TopicPartition{Topic: offsetsTopic, Partition: 0}, rows, "s1")
+	fe, err := d.WriteDataFile(b.Context(), catalog.TopicPartition{Topic: offsetsTopic, Partition: 0}, rows, "s1")
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := d.WriteManifest(&catalog.Manifest{Topic: offsetsTopic, Partition: 0, NextOffset: n, Files: []catalog.FileEntry{fe}}); err != nil {
+	if err := d.WriteManifest(b.Context(), &catalog.Manifest{Topic: offsetsTopic, Partition: 0, NextOffset: n, Files: []catalog.FileEntry{fe}}); err != nil {
 		b.Fatal(err)
 	}
 	e, err := Open(context.Background(), dir, Options{})

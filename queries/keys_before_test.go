@@ -100,7 +100,7 @@ func TestKeysSaysTheRecordsBeforeTheChange(t *testing.T) {
 				cuts[1].Partitions = append(cuts[1].Partitions, catalog.PartitionState{Partition: p, HighWatermark: int64(len(byPart[p]))})
 			}
 			for _, cs := range cuts {
-				if err := d.WriteClusterSnapshot(cs); err != nil {
+				if err := d.WriteClusterSnapshot(ctx, cs); err != nil {
 					t.Fatal(err)
 				}
 			}

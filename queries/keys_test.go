@@ -13,6 +13,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // TestKeysAgainstLibrdkafkaAndJava: kcat (librdkafka, crc32 "consistent"
@@ -29,7 +30,7 @@ func TestKeysAgainstLibrdkafkaAndJava(t *testing.T) {
 	defer cancel()
 	topic := fmt.Sprintf("keys-%d", time.Now().UnixNano())
 	const n = 6
-	if err := dump.CreateTopic(ctx, dump.Conn{Brokers: bs}, topic, n, nil); err != nil {
+	if err := dump.CreateTopic(ctx, kafkaconn.Conn{Brokers: bs}, topic, n, nil); err != nil {
 		t.Fatal(err)
 	}
 	var lines strings.Builder
@@ -62,7 +63,7 @@ func TestKeysAgainstLibrdkafkaAndJava(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	if _, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: bs}, Dir: dir, Topics: []string{topic}}); err != nil {
+	if _, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: bs}, Dir: dir, Topics: []string{topic}}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(ctx, dir, Options{})

@@ -44,7 +44,7 @@ func TestLagCommittedBelowLogStart(t *testing.T) {
 				rows = append(rows, catalog.Row{Partition: 0, Offset: o, Timestamp: at.Add(-time.Hour).UnixMilli(), TimestampType: catalog.TimestampCreate, Value: []byte("x")})
 			}
 			writePartition(t, d, "orders", 0, "s1", 120, rows)
-			if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "orders", AsOf: at, PartitionCount: 1,
+			if err := d.WriteClusterSnapshot(ctx, &catalog.ClusterSnapshot{ID: "s1", Topic: "orders", AsOf: at, PartitionCount: 1,
 				Configs:    map[string]string{"retention.ms": "604800000"},
 				Partitions: []catalog.PartitionState{{Partition: 0, LogStart: c.logStart, HighWatermark: 120, LastStable: 120}},
 				Groups: []catalog.GroupState{{Group: "billing", State: "Empty",

@@ -54,7 +54,7 @@ func TestLagNamesUnownedPartitions(t *testing.T) {
 				g.Offsets = append(g.Offsets, catalog.GroupOffset{Partition: p, Offset: 10})
 			}
 			cs.Groups = []catalog.GroupState{g}
-			if err := d.WriteClusterSnapshot(cs); err != nil {
+			if err := d.WriteClusterSnapshot(ctx, cs); err != nil {
 				t.Fatal(err)
 			}
 			e, err := Open(ctx, dir, Options{})

@@ -20,7 +20,7 @@ func TestLagWhenGroupsCouldNotBeRead(t *testing.T) {
 	}
 	writePartition(t, d, "orders", 0, "s1", 1, []catalog.Row{{Partition: 0, Offset: 0, Timestamp: 1700000000000, TimestampType: catalog.TimestampCreate, Value: []byte("x")}})
 	why := "User:noacl lacks DESCRIBE on the cluster, so the broker lists only the consumer groups it may describe"
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "orders", AsOf: time.Now(), PartitionCount: 1,
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: "orders", AsOf: time.Now(), PartitionCount: 1,
 		Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: 1}}, GroupsError: why, ConfigsError: "no DESCRIBE_CONFIGS"}); err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func lagAtFixture(t *testing.T, withLog bool) (string, time.Time) {
 			wf.Offsets = append(wf.Offsets, catalog.GroupOffset{Partition: 1, Offset: c.wf1})
 		}
 		old := catalog.GroupState{Group: "old", State: "Empty", Offsets: []catalog.GroupOffset{{Partition: 0, Offset: c.oldOffset}}}
-		if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: c.id, Topic: "turbines", AsOf: t0.Add(time.Duration(c.at) * time.Second), PartitionCount: 2,
+		if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: c.id, Topic: "turbines", AsOf: t0.Add(time.Duration(c.at) * time.Second), PartitionCount: 2,
 			Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: c.hw0}, {Partition: 1, HighWatermark: 5}},
 			Groups:     []catalog.GroupState{wf, old}}); err != nil {
 			t.Fatal(err)
@@ -67,7 +67,7 @@ func lagAtFixture(t *testing.T, withLog bool) (string, time.Time) {
 		commit(1, 4, 60)
 		commit(0, 7, 75)
 		writePartition(t, d, offsetsTopic, 0, "s3", 8, rows)
-		if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s3", Topic: offsetsTopic, AsOf: t0.Add(100 * time.Second), PartitionCount: 1,
+		if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s3", Topic: offsetsTopic, AsOf: t0.Add(100 * time.Second), PartitionCount: 1,
 			Partitions: []catalog.PartitionState{{Partition: 0, LogStart: 5, HighWatermark: 8}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestGroupLogCoverage(t *testing.T) {
 // moment alone.
 func TestLagAtLaterally(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmDayFolder(dir, 0); err != nil {
+	if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 0); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()

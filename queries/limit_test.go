@@ -264,7 +264,7 @@ func TestFreshnessNamesAPartitionThatHoldsNothing(t *testing.T) {
 	now := time.Now().UnixMilli()
 	writePartition(t, d, "t", 0, "s1", 2, []catalog.Row{{Partition: 0, Offset: 0, Timestamp: now}, {Partition: 0, Offset: 1, Timestamp: now}})
 	writePartition(t, d, "t", 1, "s1", 0, nil)
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "t", PartitionCount: 2, AsOf: time.Now().UTC()}); err != nil {
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: "t", PartitionCount: 2, AsOf: time.Now().UTC()}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(context.Background(), dir, Options{})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // groupMember is a kgo classic-group member polling in the background,
@@ -134,7 +135,7 @@ func TestMembersOnTheBroker(t *testing.T) {
 	writer.leave()
 
 	dir := t.TempDir()
-	if _, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic, offsetsTopic}}); err != nil {
+	if _, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic, offsetsTopic}}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(ctx, dir, Options{})

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // lockedBuffer is a bytes.Buffer a process writes to while the test reads.
@@ -97,7 +98,7 @@ func watcherScenario(t *testing.T, ctx context.Context, brokers, script, protoco
 		watched[p]++
 	}
 	dir = t.TempDir()
-	if _, err := dump.Run(ctx, dump.Options{Conn: dump.Conn{Brokers: bs}, Dir: dir, Topics: []string{topic, offsetsTopic}}); err != nil {
+	if _, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: bs}, Dir: dir, Topics: []string{topic, offsetsTopic}}); err != nil {
 		t.Fatal(err)
 	}
 	return dir, group, watched

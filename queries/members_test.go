@@ -129,7 +129,7 @@ func membersFixture(t *testing.T, withLog bool) string {
 			g.Members = append(g.Members, *byID[id])
 		}
 		s.Groups = []catalog.GroupState{g}
-		if err := d.WriteClusterSnapshot(s); err != nil {
+		if err := d.WriteClusterSnapshot(t.Context(), s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -324,7 +324,7 @@ func TestMembersGolden(t *testing.T) {
 func TestMembersOnTheWindFarmIncident(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+	if _, err := seeds.WriteWindFarmIncidentFolder(ctx, dir, seeds.WindFarmConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(ctx, dir, Options{})

@@ -23,14 +23,14 @@ func manyFiles(b testing.TB) string {
 				o := f*10 + i
 				rows = append(rows, catalog.Row{Partition: p, Offset: o, Timestamp: time.Now().UnixMilli(), Value: []byte(fmt.Sprintf(`{"n":%d}`, o))})
 			}
-			fe, err := d.WriteDataFile(tp, rows, "s")
+			fe, err := d.WriteDataFile(b.Context(), tp, rows, "s")
 			if err != nil {
 				b.Fatal(err)
 			}
 			m.Files = append(m.Files, fe)
 			m.NextOffset = fe.LastOffset + 1
 		}
-		if err := d.WriteManifest(m); err != nil {
+		if err := d.WriteManifest(b.Context(), m); err != nil {
 			b.Fatal(err)
 		}
 	}

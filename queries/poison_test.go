@@ -93,7 +93,7 @@ func TestKeysNamesThePartitioner(t *testing.T) {
 		for p := int32(0); p < n; p++ {
 			writePartition(t, d, topic, p, "s1", int64(len(byPart[p])), byPart[p])
 		}
-		if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s-" + topic, Topic: topic, PartitionCount: n}); err != nil {
+		if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s-" + topic, Topic: topic, PartitionCount: n}); err != nil {
 			t.Fatal(err)
 		}
 	}

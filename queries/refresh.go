@@ -18,7 +18,7 @@ import (
 )
 
 // catalogVersion hashes the size and time of every manifest and snapshot file.
-func (e *Engine) catalogVersion() (string, error) {
+func (e *Engine) catalogVersion(ctx context.Context) (string, error) {
 	h := sha256.New()
 	var files []string
 	if len(e.opts.Topics) > 0 {
@@ -27,7 +27,7 @@ func (e *Engine) catalogVersion() (string, error) {
 		files = e.dir.StateFilesOf(append(slices.Clone(e.opts.Topics), offsetsTopic))
 	} else {
 		var err error
-		if files, err = e.dir.StateFiles(); err != nil {
+		if files, err = e.dir.StateFiles(ctx); err != nil {
 			return "", err
 		}
 	}
@@ -42,7 +42,7 @@ func (e *Engine) catalogVersion() (string, error) {
 // Refresh rebuilds the views if the catalog changed since the last build,
 // and reports whether it did.
 func (e *Engine) Refresh(ctx context.Context) (bool, error) {
-	v, err := e.catalogVersion()
+	v, err := e.catalogVersion(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -51,7 +51,7 @@ func (e *Engine) Refresh(ctx context.Context) (bool, error) {
 	if v == e.version && e.version != "" {
 		return false, nil
 	}
-	cat, err := e.readCatalog()
+	cat, err := e.readCatalog(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -100,8 +100,8 @@ type catalogState struct {
 
 // readCatalog reads the manifests and cluster snapshots. A damaged one is
 // skipped and named in problems.
-func (e *Engine) readCatalog() (*catalogState, error) {
-	names, err := e.dir.Topics()
+func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
+	names, err := e.dir.Topics(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 	var tfs []topicFiles
 	var problems []string
 	for _, n := range names {
-		tm, err := e.dir.ReadTopic(n)
+		tm, err := e.dir.ReadTopic(ctx, n)
 		if err != nil {
 			// One unreadable topic must not hide the others: skip it, say why.
 			problems = append(problems, fmt.Sprintf("topic %s skipped: %v", n, err))
@@ -159,7 +159,7 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 		stored := func(ids map[int]bool) []*catalog.Schema {
 			var out []*catalog.Schema
 			for _, id := range slices.Sorted(maps.Keys(ids)) {
-				s, err := e.dir.ReadSchema(int(id))
+				s, err := e.dir.ReadSchema(ctx, int(id))
 				if err != nil {
 					// The values stay decoded (the dump did it); only the
 					// schema's subject and version are not known.
@@ -173,7 +173,7 @@ func (e *Engine) readCatalog() (*catalogState, error) {
 		tf.schemas, tf.keySchemas = stored(ids), stored(keyIDs)
 		tfs = append(tfs, tf)
 	}
-	snaps, err := e.dir.ClusterSnapshots()
+	snaps, err := e.dir.ClusterSnapshots(ctx)
 	badCuts := 0
 	switch {
 	case errors.Is(err, catalog.ErrBadManifest), errors.Is(err, catalog.ErrNewerFormat):

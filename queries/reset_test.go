@@ -14,6 +14,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // incidentExpectation computes, from the incident's records and cuts alone
@@ -60,7 +61,7 @@ func incidentExpectation(inc *seeds.WindFarmIncident, to time.Time, ps []int32) 
 func TestResetOnTheWindFarmIncident(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	inc, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{TurbinesPerFarm: 60})
+	inc, err := seeds.WriteWindFarmIncidentFolder(ctx, dir, seeds.WindFarmConfig{TurbinesPerFarm: 60})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestResetOnTheWindFarmIncident(t *testing.T) {
 func TestGroupHistoryRunsAndSteps(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	inc, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{})
+	inc, err := seeds.WriteWindFarmIncidentFolder(ctx, dir, seeds.WindFarmConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestResetTargetsMatchKafkaConsumerGroups(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	topic := fmt.Sprintf("reset-%d", time.Now().UnixNano())
 	group := topic + "-g"
 	if err := dump.CreateTopic(ctx, conn, topic, 3, keepForever); err != nil {

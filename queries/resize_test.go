@@ -13,6 +13,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/queries/spark"
 )
 
@@ -50,7 +51,7 @@ func TestKeysAcrossAPartitionCountChange(t *testing.T) {
 	bs := brokers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	topic := fmt.Sprintf("resized-%d", time.Now().UnixNano())
 	if err := dump.CreateTopic(ctx, conn, topic, 3, keepForever); err != nil {
 		t.Fatal(err)
@@ -165,7 +166,7 @@ func TestOnePartitionIsNotAResize(t *testing.T) {
 	for p := int32(1); p < 6; p++ {
 		writePartition(t, d, "manual", p, "s1", 0, nil)
 	}
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "manual", AsOf: base.Add(time.Hour), PartitionCount: 6}); err != nil {
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: "manual", AsOf: base.Add(time.Hour), PartitionCount: 6}); err != nil {
 		t.Fatal(err)
 	}
 	e, err := Open(context.Background(), dir, Options{})

@@ -40,11 +40,11 @@ func agreementFolders(t *testing.T) []struct {
 	more             []moreCase
 } {
 	tea := filepath.Join(t.TempDir(), "teashop")
-	if _, err := seeds.WriteTeaShopFolder(tea, seeds.TeaShopConfig{Users: 300, Seed: 7}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), tea, seeds.TeaShopConfig{Users: 300, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	wind := filepath.Join(t.TempDir(), "windfarm")
-	if _, err := seeds.WriteWindFarmFolder(wind, seeds.WindFarmConfig{Seed: 3}); err != nil {
+	if _, err := seeds.WriteWindFarmFolder(t.Context(), wind, seeds.WindFarmConfig{Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	return []struct {
@@ -223,7 +223,7 @@ func TestSparkAgreesOnTheIncident(t *testing.T) {
 	s := sparkRemote(t)
 	ctx := context.Background()
 	dir := t.TempDir()
-	inc, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{TurbinesPerFarm: 5})
+	inc, err := seeds.WriteWindFarmIncidentFolder(ctx, dir, seeds.WindFarmConfig{TurbinesPerFarm: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // routingFolder writes a compacted "routing" topic of two partitions: keys
@@ -52,7 +53,7 @@ func routingFolder(t *testing.T) (string, time.Time) {
 	}
 	writePartition(t, d, "routing", 0, "s1", 6, p0)
 	writePartition(t, d, "routing", 1, "s1", 2, p1)
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "routing", AsOf: base.Add(time.Hour), PartitionCount: 2,
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: "routing", AsOf: base.Add(time.Hour), PartitionCount: 2,
 		Configs: map[string]string{"cleanup.policy": "compact"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +142,7 @@ func TestTopicStateAgainstTheBrokersCompaction(t *testing.T) {
 	bs := brokers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	topic := fmt.Sprintf("routing-%d", time.Now().UnixNano())
 	cfg := map[string]*string{"cleanup.policy": ptr("compact"), "segment.ms": ptr("100"),
 		"min.cleanable.dirty.ratio": ptr("0.01"), "delete.retention.ms": ptr("100"), "min.compaction.lag.ms": ptr("0")}
@@ -279,7 +280,7 @@ func compactedRoutingFolder(t *testing.T) (string, func(h, m int) time.Time) {
 			Key: []byte(key), Value: []byte(`{"farm":"` + farm + `"}`)}
 	}
 	tp := catalog.TopicPartition{Topic: "routing", Partition: 0}
-	f1, err := d.WriteDataFile(tp, []catalog.Row{
+	f1, err := d.WriteDataFile(t.Context(), tp, []catalog.Row{
 		row(3, 9, 3, "T-04", "stromay"),
 		row(4, 9, 30, "T-01", "kilmore-sands"),
 		row(5, 9, 40, "T-02", "carrick-head"),
@@ -288,7 +289,7 @@ func compactedRoutingFolder(t *testing.T) (string, func(h, m int) time.Time) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f2, err := d.WriteDataFile(tp, []catalog.Row{
+	f2, err := d.WriteDataFile(t.Context(), tp, []catalog.Row{
 		row(7, 10, 30, "T-04", "ardnave-point"),
 		row(9, 10, 50, "T-01", "dunmore-moss"),
 	}, "s2")
@@ -300,14 +301,14 @@ func compactedRoutingFolder(t *testing.T) (string, func(h, m int) time.Time) {
 			{ID: "s1", AsOf: at(10, 0), HighWatermark: 7, LastStable: 7, From: 0, Until: 7, Complete: true},
 			{ID: "s2", AsOf: at(11, 0), HighWatermark: 10, LastStable: 10, From: 7, Until: 10, Complete: true},
 		}}
-	if err := d.WriteManifest(m); err != nil {
+	if err := d.WriteManifest(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []struct {
 		id string
 		at time.Time
 	}{{"s1", at(10, 0)}, {"s2", at(11, 0)}} {
-		if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: s.id, Topic: "routing", AsOf: s.at, PartitionCount: 1,
+		if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: s.id, Topic: "routing", AsOf: s.at, PartitionCount: 1,
 			Configs: map[string]string{"cleanup.policy": "compact"}}); err != nil {
 			t.Fatal(err)
 		}
@@ -395,7 +396,7 @@ func TestTopicStateWhenTheCleanerRanBeforeTheFirstDump(t *testing.T) {
 	bs := brokers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	topic := fmt.Sprintf("routing-early-%d", time.Now().UnixNano())
 	cfg := map[string]*string{"cleanup.policy": ptr("compact"), "segment.ms": ptr("100"),
 		"min.cleanable.dirty.ratio": ptr("0.01"), "delete.retention.ms": ptr("100"), "min.compaction.lag.ms": ptr("0")}

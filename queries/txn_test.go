@@ -10,6 +10,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // TestTransactionAbortedAfterTheCut: a snapshot taken while a transaction
@@ -21,7 +22,7 @@ func TestTransactionAbortedAfterTheCut(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	topic := fmt.Sprintf("txn-%d", time.Now().UnixNano())
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	if err := dump.CreateTopic(ctx, conn, topic, 1, nil); err != nil {
 		t.Fatal(err)
 	}

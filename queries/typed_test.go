@@ -102,7 +102,7 @@ func typedFolder(t *testing.T, legacy bool) string {
 		t.Fatal(err)
 	}
 	for id, text := range typedSchemas {
-		if err := d.WriteSchema(&catalog.Schema{ID: id, Type: catalog.SchemaAvro, Schema: text, Source: "test"}); err != nil {
+		if err := d.WriteSchema(t.Context(), &catalog.Schema{ID: id, Type: catalog.SchemaAvro, Schema: text, Source: "test"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -141,7 +141,7 @@ func typedFolder(t *testing.T, legacy bool) string {
 			fields = append(fields, vf)
 			offset++
 		}
-		w, err := d.NewFileWriter(catalog.TopicPartition{Topic: topic, Partition: p}, "s1")
+		w, err := d.NewFileWriter(ctx, catalog.TopicPartition{Topic: topic, Partition: p}, "s1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func typedFolder(t *testing.T, legacy bool) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fe, err := w.Commit()
+		fe, err := w.Commit(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func typedFolder(t *testing.T, legacy bool) string {
 	}
 	commit := func(topic string, p int32, fes ...catalog.FileEntry) {
 		m := &catalog.Manifest{Topic: topic, Partition: p, Files: fes, NextOffset: fes[len(fes)-1].LastOffset + 1}
-		if err := d.WriteManifest(m); err != nil {
+		if err := d.WriteManifest(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -175,7 +175,7 @@ func typedFolder(t *testing.T, legacy bool) string {
 	// A partition of values not in the wire format (written without typed
 	// columns: nothing decoded): their value is NULL either way, and the
 	// typed columns of the other files are still used (read by name).
-	w, err := d.NewFileWriter(catalog.TopicPartition{Topic: "typed", Partition: 2}, "s1")
+	w, err := d.NewFileWriter(ctx, catalog.TopicPartition{Topic: "typed", Partition: 2}, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func typedFolder(t *testing.T, legacy bool) string {
 	if err := w.WriteTyped(plain, make([]catalog.ValueFields, 2), false); err != nil {
 		t.Fatal(err)
 	}
-	fe, err := w.Commit()
+	fe, err := w.Commit(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestTypedColumnsInTheManifest(t *testing.T) {
 	}
 	var ms []*catalog.Manifest
 	for _, topic := range []string{"typed", "changed"} {
-		tm, err := d.Manifests(topic)
+		tm, err := d.Manifests(t.Context(), topic)
 		if err != nil {
 			t.Fatal(err)
 		}

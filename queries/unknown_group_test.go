@@ -32,7 +32,7 @@ func groupsFixture(t *testing.T) string {
 		for _, g := range c.groups {
 			cs.Groups = append(cs.Groups, catalog.GroupState{Group: g, State: "Empty", Offsets: []catalog.GroupOffset{{Partition: 0, Offset: 1}}})
 		}
-		if err := d.WriteClusterSnapshot(cs); err != nil {
+		if err := d.WriteClusterSnapshot(t.Context(), cs); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 func windFarmFolder(t *testing.T) (string, *seeds.WindFarmData) {
 	t.Helper()
 	dir := t.TempDir()
-	data, err := seeds.WriteWindFarmFolder(dir, seeds.WindFarmConfig{Seed: 3})
+	data, err := seeds.WriteWindFarmFolder(t.Context(), dir, seeds.WindFarmConfig{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func num(v any) float64 {
 //     Not a property of the folder (it ends at the reset), so not asserted.
 func TestWindFarmDayStoryFigures(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmDayFolder(dir, 1); err != nil {
+	if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 1); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()

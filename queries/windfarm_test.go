@@ -13,6 +13,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // TestWindFarmGroupLagAndSilence retells the second seed: a consumer group
@@ -25,7 +26,7 @@ func TestWindFarmGroupLagAndSilence(t *testing.T) {
 	data := seeds.WindFarm(seeds.WindFarmConfig{Seed: 3})
 	suffix := fmt.Sprint(time.Now().UnixNano())
 	readings, backfill := "readings-"+suffix, "readings-backfill-"+suffix
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	for _, topic := range []string{readings, backfill} {
 		if err := dump.CreateTopic(ctx, conn, topic, seeds.ReadingsPartitions, keepForever); err != nil {
 			t.Fatal(err)

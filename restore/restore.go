@@ -54,7 +54,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	src, err := readSource(dir, opts.Topic)
+	src, err := readSource(ctx, dir, opts.Topic)
 	if err != nil {
 		return sum, err
 	}
@@ -71,7 +71,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		// A FIFO or a device in a data file's place would hang its
 		// reader: refused before anything is created or produced.
 		for _, f := range pl.m.Files {
-			if err := dir.CheckDataFileKind(pl.m.TP(), f.Name); err != nil {
+			if err := dir.CheckDataFileKind(ctx, pl.m.TP(), f.Name); err != nil {
 				return sum, err // names the file
 			}
 		}

@@ -32,7 +32,7 @@ func tamperedFolder(t *testing.T, topic string, change func(rs []catalog.Row, i 
 		1: {catalogtest.Rows(1, 0, 3000), catalogtest.Rows(1, 3000, 5000), catalogtest.Rows(1, 8000, 100)},
 	})
 	tp := catalog.TopicPartition{Topic: topic, Partition: 1}
-	m, err := d.ReadManifest(tp)
+	m, err := d.ReadManifest(t.Context(), tp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func BenchmarkScanPlan(b *testing.B) {
 		files[0] = append(files[0], catalogtest.Rows(0, int64(f*100_000), 100_000))
 	}
 	d := catalogtest.Folder(b, b.TempDir(), "bench", files)
-	m, err := d.ReadManifest(catalog.TopicPartition{Topic: "bench", Partition: 0})
+	m, err := d.ReadManifest(b.Context(), catalog.TopicPartition{Topic: "bench", Partition: 0})
 	if err != nil {
 		b.Fatal(err)
 	}

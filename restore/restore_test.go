@@ -52,7 +52,7 @@ func committedRecords(t *testing.T, dir, topic string) map[int32][]restored {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := d.Manifests(topic)
+	ms, err := d.Manifests(t.Context(), topic)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ type source struct {
 	snap       *catalog.ClusterSnapshot
 }
 
-func readSource(dir *catalog.Dir, topic string) (*source, error) {
-	tm, err := dir.ReadTopic(topic)
+func readSource(ctx context.Context, dir *catalog.Dir, topic string) (*source, error) {
+	tm, err := dir.ReadTopic(ctx, topic)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,7 @@ func readSource(dir *catalog.Dir, topic string) (*source, error) {
 	}
 	if len(tm.Manifests) == 0 {
 		msg := fmt.Sprintf("%s holds no snapshot of topic %q", dir.Path, topic)
-		if names, _ := dir.Topics(); len(names) > 0 {
+		if names, _ := dir.Topics(ctx); len(names) > 0 {
 			if c := suggest.Closest(topic, names); c != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", c)
 			} else {
@@ -40,7 +40,7 @@ func readSource(dir *catalog.Dir, topic string) (*source, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNotInCatalog, msg)
 	}
 	s := &source{manifests: tm.Manifests}
-	snaps, err := dir.ClusterSnapshots()
+	snaps, err := dir.ClusterSnapshots(ctx)
 	if err != nil {
 		return nil, err
 	}

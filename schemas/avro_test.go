@@ -93,7 +93,7 @@ func resolverWith(t *testing.T, ss ...*catalog.Schema) *Resolver {
 		t.Fatal(err)
 	}
 	for _, s := range ss {
-		if err := dir.WriteSchema(s); err != nil {
+		if err := dir.WriteSchema(t.Context(), s); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -37,7 +37,7 @@ func benchAvro(b *testing.B) (*Resolver, []byte) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dir.WriteSchema(&catalog.Schema{ID: 1, Type: catalog.SchemaAvro, Schema: schema})
+	dir.WriteSchema(b.Context(), &catalog.Schema{ID: 1, Type: catalog.SchemaAvro, Schema: schema})
 	r, _ := NewResolver(Options{Folder: dir})
 	return r, wire
 }

@@ -203,7 +203,7 @@ func TestHostileRegistryCostsOneID(t *testing.T) {
 		if _, err := os.Stat(dir.SchemaPath(100 + i)); !os.IsNotExist(err) && c.is != ErrBadSchema {
 			t.Fatalf("schema %d stored: %v", 100+i, err)
 		}
-		if _, err := dir.ReadSchema(200 + i); err != nil {
+		if _, err := dir.ReadSchema(ctx, 200+i); err != nil {
 			t.Fatalf("schema %d: %v", 200+i, err)
 		}
 	}
@@ -394,7 +394,7 @@ func TestSchemaDirCostsOneID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := folder.WriteSchema(&catalog.Schema{ID: 20, Type: catalog.SchemaAvro, Schema: `{"type":"record","name":"R","fields":[{"name":"d","type":"D"}]}`,
+	if err := folder.WriteSchema(t.Context(), &catalog.Schema{ID: 20, Type: catalog.SchemaAvro, Schema: `{"type":"record","name":"R","fields":[{"name":"d","type":"D"}]}`,
 		References: []catalog.SchemaReference{{Name: "D", ID: 2}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -145,19 +145,19 @@ func (r *Resolver) Bare(topic string) bool {
 
 // DecodeBare decodes a bare Avro value of topic with its one schema, which
 // it stores in the folder first (schemas/topic=TOPIC.json).
-func (r *Resolver) DecodeBare(topic string, value, buf []byte) ([]byte, *Failure) {
-	return r.DecodeBareFields(topic, value, buf, nil)
+func (r *Resolver) DecodeBare(ctx context.Context, topic string, value, buf []byte) ([]byte, *Failure) {
+	return r.DecodeBareFields(ctx, topic, value, buf, nil)
 }
 
 // DecodeBareFields is DecodeBare that fills vf as DecodeFields does.
-func (r *Resolver) DecodeBareFields(topic string, value, buf []byte, vf *catalog.ValueFields) ([]byte, *Failure) {
+func (r *Resolver) DecodeBareFields(ctx context.Context, topic string, value, buf []byte, vf *catalog.ValueFields) ([]byte, *Failure) {
 	if vf != nil {
 		vf.Plan, vf.Spans, vf.Direct, vf.Plain = nil, vf.Spans[:0], 0, 0
 	}
 	b := r.bare[topic]
 	b.stored.Do(func() {
 		if r.o.Folder != nil {
-			b.err = r.o.Folder.WriteTopicSchema(topic, b.schema)
+			b.err = r.o.Folder.WriteTopicSchema(ctx, topic, b.schema)
 		}
 	})
 	if b.err != nil {
@@ -252,7 +252,7 @@ func (r *Resolver) entry(ctx context.Context, id int) *entry {
 // references) when the folder lacks it. r.mu is held.
 func (r *Resolver) find(ctx context.Context, id int) (*catalog.Schema, *Failure) {
 	if r.o.Folder != nil {
-		s, err := r.o.Folder.ReadSchema(id)
+		s, err := r.o.Folder.ReadSchema(ctx, id)
 		if err == nil {
 			return s, nil
 		}
@@ -264,7 +264,7 @@ func (r *Resolver) find(ctx context.Context, id int) (*catalog.Schema, *Failure)
 		return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d: the --schema file is unreadable: %v", id, err), Err: fmt.Errorf("%w: %w", ErrUnreadableSchema, err)}
 	}
 	if s, ok := r.local[id]; ok {
-		if err := r.store(s); err != nil {
+		if err := r.store(ctx, s); err != nil {
 			return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d: %v", id, err), Err: err}
 		}
 		return s, nil
@@ -367,7 +367,7 @@ func (r *Resolver) fetch(ctx context.Context, id, depth int) (*catalog.Schema, e
 		return nil, fmt.Errorf("references nested deeper than 32")
 	}
 	if r.o.Folder != nil {
-		if s, err := r.o.Folder.ReadSchema(id); err == nil {
+		if s, err := r.o.Folder.ReadSchema(ctx, id); err == nil {
 			return s, nil
 		}
 	}
@@ -396,7 +396,7 @@ func (r *Resolver) fetch(ctx context.Context, id, depth int) (*catalog.Schema, e
 			s.Versions = append(s.Versions, catalog.SchemaVersion{Subject: v.Subject, Version: v.Version})
 		}
 	}
-	if err := r.store(s); err != nil {
+	if err := r.store(ctx, s); err != nil {
 		return nil, &storeError{err}
 	}
 	return s, nil
@@ -439,18 +439,18 @@ func worthAskingAgain(err error) bool {
 	return unreachable(err) && !errors.Is(err, ErrSchemaTooLarge)
 }
 
-func (r *Resolver) store(s *catalog.Schema) error {
+func (r *Resolver) store(ctx context.Context, s *catalog.Schema) error {
 	if r.o.Folder == nil {
 		return nil
 	}
-	return r.o.Folder.WriteSchema(s)
+	return r.o.Folder.WriteSchema(ctx, s)
 }
 
 // compile makes the decoder of s, reading its references from the folder
 // (or the --schema files). Each text is bounded (checkText) before a
 // parser sees it. r.mu is held.
 func (r *Resolver) compile(ctx context.Context, s *catalog.Schema) (decoder, error) {
-	refs, err := r.references(s, 0)
+	refs, err := r.references(ctx, s, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -486,7 +486,7 @@ type refText struct{ name, text string }
 
 // references lists the texts s references, deepest first (an Avro named
 // type must be parsed before the schema that uses it).
-func (r *Resolver) references(s *catalog.Schema, depth int) ([]refText, error) {
+func (r *Resolver) references(ctx context.Context, s *catalog.Schema, depth int) ([]refText, error) {
 	if depth > 32 {
 		return nil, fmt.Errorf("references nested deeper than 32")
 	}
@@ -495,7 +495,7 @@ func (r *Resolver) references(s *catalog.Schema, depth int) ([]refText, error) {
 		var rs *catalog.Schema
 		if r.o.Folder != nil {
 			var err error
-			if rs, err = r.o.Folder.ReadSchema(ref.ID); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if rs, err = r.o.Folder.ReadSchema(ctx, ref.ID); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return nil, fmt.Errorf("referenced schema %d (%s): stored copy unreadable: %w", ref.ID, ref.Name, err)
 			}
 		}
@@ -508,7 +508,7 @@ func (r *Resolver) references(s *catalog.Schema, depth int) ([]refText, error) {
 		if rs == nil {
 			return nil, fmt.Errorf("referenced schema %d (%s) is not stored", ref.ID, ref.Name)
 		}
-		deeper, err := r.references(rs, depth+1)
+		deeper, err := r.references(ctx, rs, depth+1)
 		if err != nil {
 			return nil, err
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/segments"
 )
 
@@ -125,7 +126,7 @@ func readRows(t *testing.T, dir string, tp catalog.TopicPartition) (*catalog.Man
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := d.ReadManifest(tp)
+	m, err := d.ReadManifest(t.Context(), tp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func rowText(r catalog.Row) string {
 
 func dumpTopic(t *testing.T, brokers []string, topic, dir string) {
 	t.Helper()
-	if _, err := dump.Run(t.Context(), dump.Options{Conn: dump.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}); err != nil {
+	if _, err := dump.Run(t.Context(), dump.Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -161,16 +161,16 @@ func (t *txnStates) state(pid, off int64) string {
 // log start its log directory's checkpoint recorded, are lost (deleted),
 // not imported, though their records may still be on disk.
 func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalog.TopicPartition, segs []segFile, ls logStart, opts Options, sum *Summary) (err error) {
-	lock, err := dir.LockPartition(tp)
+	lock, err := dir.LockPartition(ctx, tp)
 	if err != nil {
 		return fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
 	}
 	defer lock.Unlock()
-	m, err := dir.ReadManifest(tp)
+	m, err := dir.ReadManifest(ctx, tp)
 	if err != nil {
 		return err
 	}
-	if _, err := dir.CleanPartition(m); err != nil {
+	if _, err := dir.CleanPartition(ctx, m); err != nil {
 		return err
 	}
 	txn, err := firstPass(ctx, segs, opts)
@@ -204,7 +204,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			return err
 		}
 		sc := NewScanner(r, seg.size, opts.Limits)
-		if err := s.setSource(seg.path, 0); err != nil {
+		if err := s.setSource(ctx, seg.path, 0); err != nil {
 			f.Close()
 			return err
 		}
@@ -271,7 +271,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			}
 			damage = nil
 			first = false
-			if err := addBatch(s, tp, b, txn); err != nil {
+			if err := addBatch(ctx, s, tp, b, txn); err != nil {
 				f.Close()
 				return err
 			}
@@ -282,7 +282,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		if damage != nil && si+1 < len(segs) && s.next >= 0 {
 			loseDamage(segs[si+1].base - 1)
 		}
-		if err := s.flush(); err != nil {
+		if err := s.flush(ctx); err != nil {
 			return err
 		}
 	}
@@ -306,12 +306,12 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 	if s.next < 0 {
 		return nil // nothing readable at all
 	}
-	return s.finish(from, logStart, "segments")
+	return s.finish(ctx, from, logStart, "segments")
 }
 
 // addBatch turns a batch's records into rows; holes inside the batch (the
 // cleaner removed records) are compacted.
-func addBatch(s *sink, tp catalog.TopicPartition, b *Batch, txn *txnStates) error {
+func addBatch(ctx context.Context, s *sink, tp catalog.TopicPartition, b *Batch, txn *txnStates) error {
 	tsType := catalog.TimestampCreate
 	switch {
 	case b.NoTimestamp:
@@ -346,7 +346,7 @@ func addBatch(s *sink, tp catalog.TopicPartition, b *Batch, txn *txnStates) erro
 			st := txn.state(b.ProducerID, r.Offset)
 			row.TxnState = &st
 		}
-		if err := s.add(row, b.Pos+b.Size); err != nil {
+		if err := s.add(ctx, row, b.Pos+b.Size); err != nil {
 			return fmt.Errorf("%s: %w", tp, err)
 		}
 	}

@@ -19,7 +19,7 @@ func readRows(t testing.TB, dir string, tp catalog.TopicPartition) (*catalog.Man
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := d.ReadManifest(tp)
+	m, err := d.ReadManifest(t.Context(), tp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) 
 	} else if err := readKcatJSON(ctx, br, w); err != nil {
 		return sum, err
 	}
-	return sum, w.finish(note)
+	return sum, w.finish(ctx, note)
 }
 
 // kcatWriter is the partitions of one kcat import: a sink each, met in
@@ -156,17 +156,17 @@ type kcatWriter struct {
 }
 
 // add writes a row read from the file's bytes lineStart..pos.
-func (w *kcatWriter) add(row catalog.Row, lineStart, pos int64) error {
+func (w *kcatWriter) add(ctx context.Context, row catalog.Row, lineStart, pos int64) error {
 	p := w.parts[row.Partition]
 	if p == nil {
 		tp := catalog.TopicPartition{Topic: w.opts.Topic, Partition: row.Partition}
-		lock, err := w.dir.LockPartition(tp)
+		lock, err := w.dir.LockPartition(ctx, tp)
 		if err != nil {
 			return fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
 		}
-		m, err := w.dir.ReadManifest(tp)
+		m, err := w.dir.ReadManifest(ctx, tp)
 		if err == nil {
-			_, err = w.dir.CleanPartition(m)
+			_, err = w.dir.CleanPartition(ctx, m)
 		}
 		if err != nil {
 			lock.Unlock()
@@ -192,12 +192,12 @@ func (w *kcatWriter) add(row catalog.Row, lineStart, pos int64) error {
 		s.srcFrom = lineStart
 	}
 	s.lose(catalog.LostNotInFile, "", s.next, row.Offset-1)
-	return s.add(row, pos)
+	return s.add(ctx, row, pos)
 }
 
 // finish commits every partition, each with the note of what the file
 // lacks.
-func (w *kcatWriter) finish(note string) error {
+func (w *kcatWriter) finish(ctx context.Context, note string) error {
 	if w.otherTopics > 0 {
 		w.o.Warn(fmt.Sprintf("%s: %d lines of other topics than %s left out", w.opts.File, w.otherTopics, w.opts.Topic))
 	}
@@ -214,7 +214,7 @@ func (w *kcatWriter) finish(note string) error {
 		if p.skipped > 0 {
 			w.o.Warn(fmt.Sprintf("%s/%d: %d lines at offsets already imported (or repeated in the file) left out", w.opts.Topic, n, p.skipped))
 		}
-		if err := p.s.finishNote(p.from, p.first, "kcat", note); err != nil {
+		if err := p.s.finishNote(ctx, p.from, p.first, "kcat", note); err != nil {
 			return err
 		}
 	}
@@ -270,7 +270,7 @@ func readKcatJSON(ctx context.Context, br *bufio.Reader, w *kcatWriter) error {
 		if err != nil {
 			return exit.Errorf(ErrBadInput, "%s line %d: %v", w.opts.File, lineNo, err)
 		}
-		if err := w.add(row, lineStart, pos); err != nil {
+		if err := w.add(ctx, row, lineStart, pos); err != nil {
 			return err
 		}
 	}

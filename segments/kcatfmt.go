@@ -552,7 +552,7 @@ func (f *KcatFormat) read(ctx context.Context, r io.Reader, w *kcatWriter) error
 			w.otherTopics++
 			continue
 		}
-		if err := w.add(rec.row(), start, fileOff+int64(pos)); err != nil {
+		if err := w.add(ctx, rec.row(), start, fileOff+int64(pos)); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package segments
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -42,9 +43,9 @@ func newSink(dir *catalog.Dir, id string, m *catalog.Manifest, fileRows int, fil
 
 // setSource names where the rows that follow come from; a new source
 // starts a new file, so that each manifest entry names one.
-func (s *sink) setSource(name string, from int64) error {
+func (s *sink) setSource(ctx context.Context, name string, from int64) error {
 	if s.source != name {
-		if err := s.flush(); err != nil {
+		if err := s.flush(ctx); err != nil {
 			return err
 		}
 	}
@@ -78,7 +79,7 @@ func (s *sink) lose(kind, reason string, from, to int64) {
 
 // add appends a row at offset next (holes before it already lost), and
 // extends the source's byte range to until.
-func (s *sink) add(r catalog.Row, until int64) error {
+func (s *sink) add(ctx context.Context, r catalog.Row, until int64) error {
 	if r.Offset < s.next {
 		return fmt.Errorf("offset %d after %d: out of order", r.Offset, s.next-1)
 	}
@@ -87,29 +88,29 @@ func (s *sink) add(r catalog.Row, until int64) error {
 	s.srcUntil = max(s.srcUntil, until)
 	s.changed = true
 	if len(s.batch) >= sinkBatchRows {
-		return s.writeBatch()
+		return s.writeBatch(ctx)
 	}
 	return nil
 }
 
 // writeBatch hands the batch to the file, starting one if needed, and
 // commits the file once it is full.
-func (s *sink) writeBatch() error {
-	if err := s.writeRows(); err != nil {
+func (s *sink) writeBatch(ctx context.Context) error {
+	if err := s.writeRows(ctx); err != nil {
 		return err
 	}
 	if s.fw != nil && (s.fw.Rows() >= int64(s.fileRows) || s.fw.DataBytes() >= s.fileBytes) {
-		return s.flush()
+		return s.flush(ctx)
 	}
 	return nil
 }
 
-func (s *sink) writeRows() error {
+func (s *sink) writeRows(ctx context.Context) error {
 	if len(s.batch) == 0 {
 		return nil
 	}
 	if s.fw == nil {
-		fw, err := s.dir.NewFileWriter(s.m.TP(), s.id)
+		fw, err := s.dir.NewFileWriter(ctx, s.m.TP(), s.id)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", s.m.TP(), err)
 		}
@@ -124,13 +125,13 @@ func (s *sink) writeRows() error {
 }
 
 // flush commits the file being written, then the manifest.
-func (s *sink) flush() error {
-	if err := s.writeRows(); err != nil {
+func (s *sink) flush(ctx context.Context) error {
+	if err := s.writeRows(ctx); err != nil {
 		return err
 	}
 	wrote := false
 	if s.fw != nil {
-		fe, err := s.fw.Commit()
+		fe, err := s.fw.Commit(ctx)
 		s.fw = nil
 		if err != nil {
 			return fmt.Errorf("write %s: %w", s.m.TP(), err)
@@ -146,10 +147,10 @@ func (s *sink) flush() error {
 	if !wrote && len(s.pending) == 0 && s.m.NextOffset >= s.next {
 		return nil
 	}
-	return s.commit(nil)
+	return s.commit(ctx, nil)
 }
 
-func (s *sink) commit(done *catalog.PartitionSnapshot) error {
+func (s *sink) commit(ctx context.Context, done *catalog.PartitionSnapshot) error {
 	m := s.m
 	m.NextOffset = max(m.NextOffset, s.next)
 	for _, l := range s.pending {
@@ -161,7 +162,7 @@ func (s *sink) commit(done *catalog.PartitionSnapshot) error {
 	if done != nil {
 		m.Snapshots = append(m.Snapshots, *done)
 	}
-	if err := s.dir.WriteManifest(m); err != nil {
+	if err := s.dir.WriteManifest(ctx, m); err != nil {
 		return fmt.Errorf("commit manifest of %s: %w", m.TP(), err)
 	}
 	return nil
@@ -170,16 +171,16 @@ func (s *sink) commit(done *catalog.PartitionSnapshot) error {
 // finish commits what is left and, if this import changed the partition,
 // records it as a snapshot of the manifest. An import that found nothing
 // new leaves the manifest as it was.
-func (s *sink) finish(from, logStart int64, imported string) error {
-	return s.finishNote(from, logStart, imported, "")
+func (s *sink) finish(ctx context.Context, from, logStart int64, imported string) error {
+	return s.finishNote(ctx, from, logStart, imported, "")
 }
 
 // len is the rows not yet handed to the file.
 func (s *sink) len() int { return len(s.batch) }
 
 // finishNote is finish with a note on what the source lacks.
-func (s *sink) finishNote(from, logStart int64, imported, note string) error {
-	if err := s.flush(); err != nil {
+func (s *sink) finishNote(ctx context.Context, from, logStart int64, imported, note string) error {
+	if err := s.flush(ctx); err != nil {
 		return err
 	}
 	if !s.changed {
@@ -192,7 +193,7 @@ func (s *sink) finishNote(from, logStart int64, imported, note string) error {
 			s.unrecordedRanges, s.unrecorded, catalog.MaxLostRanges)
 	}
 	s.sum.Partitions++
-	return s.commit(done)
+	return s.commit(ctx, done)
 }
 
 // abort drops the file being written (its rows were never listed).

@@ -22,7 +22,7 @@ import (
 // the same options given by hand (what `check` prints).
 func TestOverviewShowsConfiguredChecks(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "wind")
-	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+	if _, err := seeds.WriteWindFarmIncidentFolder(t.Context(), dir, seeds.WindFarmConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	reset := queries.CheckOptions{Topic: seeds.TopicReadings, Group: seeds.IncidentGroup, ToTime: seeds.DefaultWindFarmStart, Partitions: []int32{18, 19, 20, 21, 22, 23}}
@@ -89,7 +89,7 @@ func TestOverviewShowsConfiguredChecks(t *testing.T) {
 // is, and the tile says so; a damaged file is a problem on the overview.
 func TestChecksFileWithSQLOff(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tea")
-	if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 100, Seed: 1}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 100, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	k, err := queries.ConfiguredFrom(dir, "duplicates", queries.CheckOptions{Topic: seeds.TopicAppEvents, ID: "value.event_id"})

@@ -28,11 +28,11 @@ func commitLogFolder(t *testing.T) string {
 	ms := func(sec int) int64 { return t0.Add(time.Duration(sec) * time.Second).UnixMilli() }
 	write := func(topic string, p int32, rows []catalog.Row) {
 		tp := catalog.TopicPartition{Topic: topic, Partition: p}
-		fe, err := d.WriteDataFile(tp, rows, "s1")
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := d.WriteManifest(&catalog.Manifest{Topic: topic, Partition: p, NextOffset: rows[len(rows)-1].Offset + 1, Files: []catalog.FileEntry{fe}}); err != nil {
+		if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: topic, Partition: p, NextOffset: rows[len(rows)-1].Offset + 1, Files: []catalog.FileEntry{fe}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -48,7 +48,7 @@ func commitLogFolder(t *testing.T) string {
 		sec int
 		hw  int64
 	}{{"s1", 5, 1}, {"s2", 60, 7}} {
-		if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: c.id, Topic: "t", AsOf: t0.Add(time.Duration(c.sec) * time.Second), PartitionCount: 2,
+		if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: c.id, Topic: "t", AsOf: t0.Add(time.Duration(c.sec) * time.Second), PartitionCount: 2,
 			Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: c.hw}, {Partition: 1, HighWatermark: c.hw}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func commitLogFolder(t *testing.T) string {
 	commit(45, 0, 5)
 	commit(45, 1, 5)
 	write("__consumer_offsets", 0, rows)
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s3", Topic: "__consumer_offsets", AsOf: t0.Add(60 * time.Second), PartitionCount: 1,
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s3", Topic: "__consumer_offsets", AsOf: t0.Add(60 * time.Second), PartitionCount: 1,
 		Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: int64(len(rows))}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -34,11 +34,11 @@ func teaShopFixture(t testing.TB) string {
 	}
 	for p, rows := range parts {
 		tp := catalog.TopicPartition{Topic: seeds.TopicAppEvents, Partition: p}
-		fe, err := d.WriteDataFile(tp, rows, "t1")
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, "t1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := d.WriteManifest(&catalog.Manifest{Topic: seeds.TopicAppEvents, Partition: p, NextOffset: fe.LastOffset + 1, Files: []catalog.FileEntry{fe}}); err != nil {
+		if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: seeds.TopicAppEvents, Partition: p, NextOffset: fe.LastOffset + 1, Files: []catalog.FileEntry{fe}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -310,12 +310,12 @@ func TestShippedNotebooksOnTheDemoFolders(t *testing.T) {
 	}{
 		{"did-kafka-lose-my-event.md", "topicsnap demo --dir DIR", []string{"<td>u000001</td>", "Orders with no order_completed event", "<svg"},
 			func(dir string) error {
-				_, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 300, Seed: 1})
+				_, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 300, Seed: 1})
 				return err
 			}},
 		{"the-group-that-ate-six-partitions.md", "topicsnap demo --scenario windfarm --dir DIR", []string{seeds.IncidentGroup, "<table", "<svg"},
 			func(dir string) error {
-				_, err := seeds.WriteWindFarmDayFolder(dir, 1)
+				_, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 1)
 				return err
 			}},
 	}

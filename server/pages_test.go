@@ -32,11 +32,11 @@ var (
 // partitions (the tea shop) as for 24 (the wind farm).
 func TestCheckPagesRead(t *testing.T) {
 	tea := filepath.Join(t.TempDir(), "tea")
-	if _, err := seeds.WriteTeaShopFolder(tea, seeds.TeaShopConfig{Users: 300, Seed: 1}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), tea, seeds.TeaShopConfig{Users: 300, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	wind := filepath.Join(t.TempDir(), "wind")
-	if _, err := seeds.WriteWindFarmIncidentFolder(wind, seeds.WindFarmConfig{}); err != nil {
+	if _, err := seeds.WriteWindFarmIncidentFolder(t.Context(), wind, seeds.WindFarmConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	folders := []struct {
@@ -94,7 +94,7 @@ func TestCheckPagesRead(t *testing.T) {
 // The membership history page shows committed offsets as numbers.
 func TestHistoryPageShowsOffsets(t *testing.T) {
 	wind := filepath.Join(t.TempDir(), "wind")
-	if _, err := seeds.WriteWindFarmIncidentFolder(wind, seeds.WindFarmConfig{}); err != nil {
+	if _, err := seeds.WriteWindFarmIncidentFolder(t.Context(), wind, seeds.WindFarmConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	_, ts := newTestServer(t, Options{Dir: wind, QueryTimeout: 30 * time.Second})

@@ -56,7 +56,7 @@ func fixture(t testing.TB) string {
 				catalog.Row{Partition: 1, Offset: 9, Timestamp: base + 300_000, Transactional: true, Control: true, ControlType: sp(catalog.ControlAbort), TxnState: sp(catalog.TxnAborted), ProducerID: 9},
 			)
 		}
-		fe, err := d.WriteDataFile(tp, rows, "s1")
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,11 +64,11 @@ func fixture(t testing.TB) string {
 		if p == 0 {
 			m.Lost = []catalog.LostRange{{Kind: catalog.LostBetween, From: 100, To: 109, DetectedAt: time.Now()}}
 		}
-		if err := d.WriteManifest(m); err != nil {
+		if err := d.WriteManifest(t.Context(), m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: topic, AsOf: time.UnixMilli(base + 400_000), PartitionCount: 2, ReplicationFactor: 1,
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: topic, AsOf: time.UnixMilli(base + 400_000), PartitionCount: 2, ReplicationFactor: 1,
 		Configs:    map[string]string{"cleanup.policy": "delete"},
 		Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: 8}, {Partition: 1, HighWatermark: 10}},
 		Groups: []catalog.GroupState{{Group: "watchers", State: "Stable", Offsets: []catalog.GroupOffset{{Partition: 0, Offset: 3}, {Partition: 1, Offset: 10}},
@@ -527,11 +527,11 @@ func TestCacheAndRefresh(t *testing.T) {
 		t.Fatal(err)
 	}
 	tp := catalog.TopicPartition{Topic: "late.topic", Partition: 0}
-	fe, err := d.WriteDataFile(tp, []catalog.Row{{Partition: 0, Offset: 0, Timestamp: 1700000000000, Value: []byte("v")}}, "s2")
+	fe, err := d.WriteDataFile(t.Context(), tp, []catalog.Row{{Partition: 0, Offset: 0, Timestamp: 1700000000000, Value: []byte("v")}}, "s2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteManifest(&catalog.Manifest{Topic: "late.topic", NextOffset: 1, Files: []catalog.FileEntry{fe}}); err != nil {
+	if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: "late.topic", NextOffset: 1, Files: []catalog.FileEntry{fe}}); err != nil {
 		t.Fatal(err)
 	}
 	_, misses0 := s.metrics.cacheCounts("reports")
@@ -625,7 +625,7 @@ func TestConcurrentSQLIsBounded(t *testing.T) {
 // runs as group_history.
 func TestMembershipHistoryPageAndAPI(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+	if _, err := seeds.WriteWindFarmIncidentFolder(t.Context(), dir, seeds.WindFarmConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := New(context.Background(), Options{Dir: dir, Addr: "127.0.0.1:0", QueryTimeout: time.Minute})

@@ -22,16 +22,16 @@ func TestSQLAPIWarnsWhatTopicStateCannotKnow(t *testing.T) {
 	}
 	at := time.Date(2026, 7, 14, 10, 0, 0, 0, time.UTC)
 	tp := catalog.TopicPartition{Topic: "routing", Partition: 0}
-	fe, err := d.WriteDataFile(tp, []catalog.Row{{Partition: 0, Offset: 3, Timestamp: at.Add(-30 * time.Minute).UnixMilli(),
+	fe, err := d.WriteDataFile(t.Context(), tp, []catalog.Row{{Partition: 0, Offset: 3, Timestamp: at.Add(-30 * time.Minute).UnixMilli(),
 		TimestampType: catalog.TimestampCreate, Key: []byte("farm-a"), Value: []byte(`{"host":"a"}`)}}, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteManifest(&catalog.Manifest{Topic: "routing", Partition: 0, NextOffset: 4, Files: []catalog.FileEntry{fe},
+	if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: "routing", Partition: 0, NextOffset: 4, Files: []catalog.FileEntry{fe},
 		Snapshots: []catalog.PartitionSnapshot{{ID: "s1", AsOf: at, HighWatermark: 4, LastStable: 4, From: 0, Until: 4, Complete: true}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "routing", AsOf: at, PartitionCount: 1,
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: "routing", AsOf: at, PartitionCount: 1,
 		Configs: map[string]string{"cleanup.policy": "compact"}}); err != nil {
 		t.Fatal(err)
 	}

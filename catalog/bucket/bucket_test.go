@@ -46,11 +46,11 @@ func TestCleanRemovesLeftovers(t *testing.T) {
 		t.Fatalf("the store of %s is a %T, not a bucket's", loc, d.Store())
 	}
 	tp := catalog.TopicPartition{Topic: "left", Partition: 0}
-	fe, err := d.WriteDataFile(tp, []catalog.Row{{Offset: 0, Value: []byte("v")}}, "s1")
+	fe, err := d.WriteDataFile(t.Context(), tp, []catalog.Row{{Offset: 0, Value: []byte("v")}}, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteManifest(&catalog.Manifest{Topic: tp.Topic, Partition: tp.Partition, NextOffset: 1, Files: []catalog.FileEntry{fe}}); err != nil {
+	if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: tp.Topic, Partition: tp.Partition, NextOffset: 1, Files: []catalog.FileEntry{fe}}); err != nil {
 		t.Fatal(err)
 	}
 	prel := catalog.RelPartitionDir(tp)
@@ -67,15 +67,15 @@ func TestCleanRemovesLeftovers(t *testing.T) {
 		PartNumber: aws.Int32(1), Body: bytes.NewReader(make([]byte, 1024))}); err != nil {
 		t.Fatal(err)
 	}
-	ms, err := d.Manifests("left")
+	ms, err := d.Manifests(t.Context(), "left")
 	if err != nil || len(ms) != 1 || len(ms[0].Files) != 1 {
 		t.Fatalf("readers list only the manifest's file: %+v %v", ms, err)
 	}
-	unlisted, err := d.Unlisted(ms[0])
+	unlisted, err := d.Unlisted(t.Context(), ms[0])
 	if err != nil || len(unlisted) != 2 || unlisted[0] != stray || !strings.Contains(unlisted[1], "incomplete upload") {
 		t.Fatalf("unlisted %v, %v", unlisted, err)
 	}
-	removed, err := d.CleanPartition(ms[0])
+	removed, err := d.CleanPartition(t.Context(), ms[0])
 	if err != nil {
 		t.Fatal(err)
 	}

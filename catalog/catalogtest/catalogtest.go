@@ -43,14 +43,14 @@ func Folder(t testing.TB, dir, topic string, files map[int32][][]catalog.Row) *c
 		tp := catalog.TopicPartition{Topic: topic, Partition: p}
 		m := &catalog.Manifest{Topic: topic, Partition: p, NextOffset: -1}
 		for _, rows := range fs {
-			fe, err := d.WriteDataFile(tp, rows, "s1")
+			fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
 			if err != nil {
 				t.Fatal(err)
 			}
 			m.Files = append(m.Files, fe)
 			m.NextOffset = fe.LastOffset + 1
 		}
-		if err := d.WriteManifest(m); err != nil {
+		if err := d.WriteManifest(t.Context(), m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -91,7 +91,7 @@ func Rewrite(t testing.TB, d *catalog.Dir, tp catalog.TopicPartition, name strin
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
-	m, err := d.ReadManifest(tp)
+	m, err := d.ReadManifest(t.Context(), tp)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func Rewrite(t testing.TB, d *catalog.Dir, tp catalog.TopicPartition, name strin
 			m.Files[i].Bytes = st.Size()
 		}
 	}
-	if err := d.WriteManifest(m); err != nil {
+	if err := d.WriteManifest(t.Context(), m); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -24,11 +24,11 @@ import (
 // --format json`, GET /api/checks/NAME and the /checks/NAME page.
 func TestOneAnswerEverywhere(t *testing.T) {
 	tea := filepath.Join(t.TempDir(), "teashop")
-	if _, err := seeds.WriteTeaShopFolder(tea, seeds.TeaShopConfig{Users: 300, Seed: 7}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), tea, seeds.TeaShopConfig{Users: 300, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	wind := filepath.Join(t.TempDir(), "windfarm")
-	if _, err := seeds.WriteWindFarmFolder(wind, seeds.WindFarmConfig{Seed: 3}); err != nil {
+	if _, err := seeds.WriteWindFarmFolder(t.Context(), wind, seeds.WindFarmConfig{Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	folders := []struct {

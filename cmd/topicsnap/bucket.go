@@ -102,7 +102,7 @@ func (a *app) localDir(ctx context.Context, dir string, topics ...string) (strin
 	}
 	if len(topics) == 0 {
 		// A topic gone from the bucket goes from the cache.
-		if err := pruneCache(src, dst); err != nil {
+		if err := pruneCache(ctx, src, dst); err != nil {
 			return "", err
 		}
 	}
@@ -126,8 +126,8 @@ func humanBytes(n int64) string {
 }
 
 // pruneCache removes from the cache dst the topic folders src no longer has.
-func pruneCache(src, dst *catalog.Dir) error {
-	have, err := src.Topics()
+func pruneCache(ctx context.Context, src, dst *catalog.Dir) error {
+	have, err := src.Topics(ctx)
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func pruneCache(src, dst *catalog.Dir) error {
 	for _, t := range have {
 		keep[t] = true
 	}
-	cached, err := dst.Topics()
+	cached, err := dst.Topics(ctx)
 	if err != nil {
 		return err
 	}

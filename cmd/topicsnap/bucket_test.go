@@ -17,6 +17,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // testBucket returns a fresh s3:// prefix in the bucket of the real S3
@@ -44,7 +45,7 @@ func TestBucketEndToEnd(t *testing.T) {
 	bs := brokers(t)
 	loc, ep := testBucket(t)
 	ctx := t.Context()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	var rb [3]byte
 	rand.Read(rb[:])
 	topic := "bucket_" + hex.EncodeToString(rb[:])

@@ -27,18 +27,19 @@ func (a *app) lsCmd() *cobra.Command {
 		Short: "List topics, partitions, offset and time ranges, files, snapshots and lost ranges",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := a.openDir(cmd.Context(), dir)
+			ctx := cmd.Context()
+			d, err := a.openDir(ctx, dir)
 			if err != nil {
 				return err
 			}
-			topics, err := d.Topics()
+			topics, err := d.Topics(ctx)
 			if err != nil {
 				return err
 			}
 			var all []*catalog.Manifest
 			damaged := 0
 			for _, t := range topics {
-				tm, err := d.ReadTopic(t)
+				tm, err := d.ReadTopic(ctx, t)
 				if err != nil {
 					return err
 				}
@@ -93,7 +94,7 @@ func (a *app) lsCmd() *cobra.Command {
 				}
 			}
 			cuts := map[catalog.TopicPartition]map[string]bool{}
-			snaps, err := d.ClusterSnapshots()
+			snaps, err := d.ClusterSnapshots(ctx)
 			if err != nil {
 				return err
 			}

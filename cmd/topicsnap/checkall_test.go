@@ -99,7 +99,7 @@ func TestCheckFlagsComeFromTheRegistry(t *testing.T) {
 // --plan writes the CSV --from-file reads, one line per partition.
 func TestCheckResetWritesThePlan(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{}); err != nil {
+	if _, err := seeds.WriteWindFarmIncidentFolder(t.Context(), dir, seeds.WindFarmConfig{}); err != nil {
 		t.Fatal(err)
 	}
 	plan := filepath.Join(t.TempDir(), "plan.csv")

@@ -17,7 +17,7 @@ import (
 // bad checks file is a usage error naming it.
 func TestCheckRemember(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tea")
-	if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 300, Seed: 1}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 300, Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
 	base := []string{"check", "missing", "--dir", dir, "--topic", seeds.TopicAppEvents}

@@ -14,6 +14,7 @@ import (
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // compactRound produces one round of records to topic's three partitions:
@@ -121,7 +122,7 @@ func fileCount(t *testing.T, dir, topic string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := d.Manifests(topic)
+	ms, err := d.Manifests(t.Context(), topic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +145,7 @@ func TestCompactAnswersIdentically(t *testing.T) {
 	topic := fmt.Sprintf("compact-%d", time.Now().UnixNano())
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	if err := dump.CreateTopic(ctx, dump.Conn{Brokers: bs}, topic, 3, nil); err != nil {
+	if err := dump.CreateTopic(ctx, kafkaconn.Conn{Brokers: bs}, topic, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	for round := range 6 {

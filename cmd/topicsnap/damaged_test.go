@@ -24,7 +24,7 @@ import (
 // command blocks, writes into or beside the folder, or grows without bound.
 func TestDamagedFolderCorpus(t *testing.T) {
 	src := t.TempDir()
-	if _, err := seeds.WriteTeaShopFolder(src, seeds.TeaShopConfig{Users: 30, Seed: 11}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), src, seeds.TeaShopConfig{Users: 30, Seed: 11}); err != nil {
 		t.Fatal(err)
 	}
 	part := func(dir string, p int) string {
@@ -187,7 +187,7 @@ func TestDamagedFolderCorpus(t *testing.T) {
 // whole; sql, which does not need it, answers; nothing is written.
 func TestDamagedChecksFile(t *testing.T) {
 	src := t.TempDir()
-	if _, err := seeds.WriteTeaShopFolder(src, seeds.TeaShopConfig{Users: 20, Seed: 5}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), src, seeds.TeaShopConfig{Users: 20, Seed: 5}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {

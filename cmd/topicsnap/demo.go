@@ -20,6 +20,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/queries"
 	"github.com/topicsnap/topicsnap/schemas"
 	"github.com/topicsnap/topicsnap/server"
@@ -83,7 +84,7 @@ var forever = "-1"
 
 // loadTeaShop produces the tea shop's Monday to the cluster, dumps it into
 // dir and writes orders.csv beside the snapshots.
-func loadTeaShop(ctx context.Context, conn dump.Conn, dir string, users int) (*seeds.TeaShopData, dump.Summary, error) {
+func loadTeaShop(ctx context.Context, conn kafkaconn.Conn, dir string, users int) (*seeds.TeaShopData, dump.Summary, error) {
 	return loadTeaShopAs(ctx, conn, dir, users, nil)
 }
 
@@ -130,7 +131,7 @@ func avroValues(reg *srfake.Registry) (func([]byte) ([]byte, error), error) {
 }
 
 // loadTeaShopAs is loadTeaShop with the events in Avro when reg is set.
-func loadTeaShopAs(ctx context.Context, conn dump.Conn, dir string, users int, reg *srfake.Registry) (*seeds.TeaShopData, dump.Summary, error) {
+func loadTeaShopAs(ctx context.Context, conn kafkaconn.Conn, dir string, users int, reg *srfake.Registry) (*seeds.TeaShopData, dump.Summary, error) {
 	data := seeds.TeaShop(seeds.TeaShopConfig{Users: users, Seed: 1})
 	encode := func(v []byte) ([]byte, error) { return v, nil }
 	var registry *schemas.Registry
@@ -288,7 +289,7 @@ func (a *app) runDemo(ctx context.Context, o *demoOptions) error {
 		return fmt.Errorf("start the embedded Kafka: %w", err)
 	}
 	defer cluster.Close()
-	conn := dump.Conn{Brokers: cluster.ListenAddrs()}
+	conn := kafkaconn.Conn{Brokers: cluster.ListenAddrs()}
 	fmt.Fprintf(a.stdout, "embedded Kafka at %s\n", conn.Brokers[0])
 	var reg *srfake.Registry
 	switch o.format {
@@ -374,7 +375,7 @@ func (a *app) demoServe(ctx context.Context, o *demoOptions, page string) error 
 // the routing question, runs the checks that tell the day and serves the
 // notebook that walks it.
 func (a *app) runWindFarmDemo(ctx context.Context, o *demoOptions, start time.Time) error {
-	day, err := seeds.WriteWindFarmDayFolder(o.dir, 1)
+	day, err := seeds.WriteWindFarmDayFolder(ctx, o.dir, 1)
 	if err != nil {
 		return fmt.Errorf("write the wind farm's folder: %w", err)
 	}

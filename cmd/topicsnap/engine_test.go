@@ -14,7 +14,7 @@ import (
 // with how to start one.
 func TestEngineFlagErrors(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "teashop")
-	if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("TOPICSNAP_SPARK_REMOTE", "")
@@ -51,7 +51,7 @@ func TestSQLOnSpark(t *testing.T) {
 		t.Skip("TOPICSNAP_TEST_SPARK_REMOTE not set (make test starts Spark Connect with scripts/spark.sh)")
 	}
 	dir := filepath.Join(t.TempDir(), "teashop")
-	if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 50, Seed: 7}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 50, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	q := `SELECT "partition", count(*) AS records, max("offset") AS last_offset, (SELECT count(*) FROM files) AS files FROM app_events GROUP BY 1 ORDER BY 1`

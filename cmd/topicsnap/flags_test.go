@@ -143,11 +143,11 @@ func writePartitions(t *testing.T, d *catalog.Dir, topic string, parts ...int32)
 		rows := []catalog.Row{{Partition: p, Offset: 0, Timestamp: 1700000000000, Value: []byte("a")},
 			{Partition: p, Offset: 1, Timestamp: 1700000000001, Value: []byte("b")},
 			{Partition: p, Offset: 2, Timestamp: 1700000000002, Value: []byte("c")}}
-		fe, err := d.WriteDataFile(tp, rows, "s1")
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := d.WriteManifest(&catalog.Manifest{Topic: topic, Partition: p, NextOffset: 3, Files: []catalog.FileEntry{fe}}); err != nil {
+		if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: topic, Partition: p, NextOffset: 3, Files: []catalog.FileEntry{fe}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -192,7 +192,7 @@ func TestLsAndVerifyNameADamagedPartitionAndListTheRest(t *testing.T) {
 // Try: that lists the groups, as an unknown topic is; not a quiet warning.
 func TestUnknownGroupIsExitFourWithDidYouMean(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmFolder(dir, seeds.WindFarmConfig{Farms: 4, TurbinesPerFarm: 1, Seed: 3}); err != nil {
+	if _, err := seeds.WriteWindFarmFolder(t.Context(), dir, seeds.WindFarmConfig{Farms: 4, TurbinesPerFarm: 1, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	try := "Try: topicsnap check lag --dir " + dir + " --topic readings (lists the groups"
@@ -227,7 +227,7 @@ func TestUnknownGroupIsExitFourWithDidYouMean(t *testing.T) {
 // or the topics it holds, and a Try: that lists them.
 func TestUnknownTopicIsExitFourWithDidYouMean(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {

@@ -26,15 +26,15 @@ func smallFolder(t *testing.T) string {
 			rows = append(rows, catalog.Row{Partition: p, Offset: i, Timestamp: 1700000000000 + i*1000, TimestampType: catalog.TimestampCreate,
 				Key: []byte(fmt.Sprintf("k%d", i)), Value: []byte(fmt.Sprintf(`{"id":"e%d-%d"}`, p, i))})
 		}
-		fe, err := d.WriteDataFile(catalog.TopicPartition{Topic: "events", Partition: p}, rows, "s1")
+		fe, err := d.WriteDataFile(t.Context(), catalog.TopicPartition{Topic: "events", Partition: p}, rows, "s1")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := d.WriteManifest(&catalog.Manifest{Topic: "events", Partition: p, NextOffset: 4, Files: []catalog.FileEntry{fe}}); err != nil {
+		if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: "events", Partition: p, NextOffset: 4, Files: []catalog.FileEntry{fe}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "events", AsOf: time.UnixMilli(1700000010000), PartitionCount: 2}); err != nil {
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: "events", AsOf: time.UnixMilli(1700000010000), PartitionCount: 2}); err != nil {
 		t.Fatal(err)
 	}
 	return dir

@@ -13,6 +13,7 @@ import (
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
 	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // lsRow returns the cells of ls's line for topic and partition, by header.
@@ -68,7 +69,7 @@ func TestLsCountsDataRecordsAndCuts(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	topic := fmt.Sprintf("ls-txn-%d", time.Now().UnixNano())
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	// Kept forever: the records' times are in the past.
 	forever := "-1"
 	if err := dump.CreateTopic(ctx, conn, topic, 1, map[string]*string{"retention.ms": &forever}); err != nil {
@@ -133,14 +134,14 @@ func TestLsCountsDataRecordsAndCuts(t *testing.T) {
 // has a cut every minute and manifests that list none: SNAPSHOTS counts the cuts.
 func TestLsCountsTheCuts(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteWindFarmIncidentFolder(dir, seeds.WindFarmConfig{Farms: 4, TurbinesPerFarm: 1, Seed: 3}); err != nil {
+	if _, err := seeds.WriteWindFarmIncidentFolder(t.Context(), dir, seeds.WindFarmConfig{Farms: 4, TurbinesPerFarm: 1, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	d, err := catalog.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := d.ClusterSnapshots()
+	all, err := d.ClusterSnapshots(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

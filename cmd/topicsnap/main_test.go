@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 func brokers(t *testing.T) []string { return dumptest.Brokers(t) }
@@ -28,7 +28,7 @@ func TestEndToEnd(t *testing.T) {
 	bs := brokers(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	data, _, err := loadTeaShop(ctx, dump.Conn{Brokers: bs}, dir, 300)
+	data, _, err := loadTeaShop(ctx, kafkaconn.Conn{Brokers: bs}, dir, 300)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,14 +19,14 @@ var shippedNotebookData = []struct {
 }{
 	{"did-kafka-lose-my-event", "topicsnap demo --dir DIR", func(t *testing.T) string {
 		dir := filepath.Join(t.TempDir(), "tea")
-		if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 300, Seed: 1}); err != nil {
+		if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 300, Seed: 1}); err != nil {
 			t.Fatal(err)
 		}
 		return dir
 	}},
 	{"the-group-that-ate-six-partitions", "topicsnap demo --scenario windfarm --dir DIR", func(t *testing.T) string {
 		dir := filepath.Join(t.TempDir(), "wind")
-		if _, err := seeds.WriteWindFarmDayFolder(dir, 1); err != nil {
+		if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 1); err != nil {
 			t.Fatal(err)
 		}
 		return dir

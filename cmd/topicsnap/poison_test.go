@@ -20,6 +20,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/internal/jsonbound"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/server"
 )
 
@@ -71,7 +72,7 @@ func TestPoisonTopicEndToEnd(t *testing.T) {
 	rand.Read(rb[:])
 	topic := "poison_" + hex.EncodeToString(rb[:])
 	big := "25165824" // 24 MiB: the 16 MiB value fits
-	if err := dump.CreateTopic(ctx, dump.Conn{Brokers: bs}, topic, 3, map[string]*string{"max.message.bytes": &big}); err != nil {
+	if err := dump.CreateTopic(ctx, kafkaconn.Conn{Brokers: bs}, topic, 3, map[string]*string{"max.message.bytes": &big}); err != nil {
 		t.Fatal(err)
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bs...), kgo.RecordPartitioner(kgo.ManualPartitioner()),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // printedCommand finds the commands a hint prints for a user to run:
@@ -36,11 +37,11 @@ func shellWords(t *testing.T, line string) []string {
 // answers the question the hint says it answers.
 func TestPrintedTopicsnapCommandsRun(t *testing.T) {
 	tea := t.TempDir()
-	if _, err := seeds.WriteTeaShopFolder(tea, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), tea, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	wind := t.TempDir()
-	if _, err := seeds.WriteWindFarmFolder(wind, seeds.WindFarmConfig{Farms: 4, TurbinesPerFarm: 1, Seed: 3}); err != nil {
+	if _, err := seeds.WriteWindFarmFolder(t.Context(), wind, seeds.WindFarmConfig{Farms: 4, TurbinesPerFarm: 1, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -85,7 +86,7 @@ func TestPrintedKafkaCommandRuns(t *testing.T) {
 	b := strings.Join(bs, ",")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	stamp := time.Now().UnixNano() % 1e9
 	src, small := fmt.Sprintf("printed-src-%d", stamp), fmt.Sprintf("printed-small-%d", stamp)
 	if err := dump.CreateTopic(ctx, conn, src, 3, nil); err != nil {

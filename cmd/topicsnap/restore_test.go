@@ -9,6 +9,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // TestRestoreCommand runs topicsnap restore as a user does: its refusals
@@ -21,7 +22,7 @@ func TestRestoreCommand(t *testing.T) {
 	bs := brokers(t)
 	b := strings.Join(bs, ",")
 	ctx := context.Background()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	stamp := time.Now().UnixNano() % 1e9
 	src := fmt.Sprintf("restore-cmd-src-%d", stamp)
 	small := fmt.Sprintf("restore-cmd-small-%d", stamp)

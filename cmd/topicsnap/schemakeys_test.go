@@ -17,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // Keys in the Confluent wire format (subject TOPIC-key), written by a real
@@ -37,7 +38,7 @@ func TestAvroKeysThroughRegistry(t *testing.T) {
 	url := registryURL(t)
 	bs := brokers(t)
 	b := strings.Join(bs, ",")
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	ctx := context.Background()
 	cl := srClient(t, url)
 	topic := fmt.Sprintf("avro-keys-%d", time.Now().UnixNano()%1e9)
@@ -169,7 +170,7 @@ FROM %s WHERE "partition" = 0 ORDER BY "offset" LIMIT 1`, QuoteIdentForTest(topi
 func TestProtobufAndScalarKeysThroughRegistry(t *testing.T) {
 	url := registryURL(t)
 	bs := brokers(t)
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	ctx := context.Background()
 	cl := srClient(t, url)
 	stamp := time.Now().UnixNano() % 1e9

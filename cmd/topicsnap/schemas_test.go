@@ -24,6 +24,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // The schema-encoded topics' tests: producers write the Confluent wire
@@ -141,7 +142,7 @@ type notAvro struct{ s string }
 // tombstone, a value without the magic byte, one of an id the registry
 // does not know and one whose payload is not what its schema says. It
 // returns the three ids.
-func produceAvro(t *testing.T, conn dump.Conn, cl *sr.Client, topic string, from int) [3]int {
+func produceAvro(t *testing.T, conn kafkaconn.Conn, cl *sr.Client, topic string, from int) [3]int {
 	t.Helper()
 	ctx := context.Background()
 	subject := topic + "-value"
@@ -208,7 +209,7 @@ func TestAvroTopicThroughRegistry(t *testing.T) {
 	url := registryURL(t)
 	bs := brokers(t)
 	b := strings.Join(bs, ",")
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	ctx := context.Background()
 	cl := srClient(t, url)
 	topic := fmt.Sprintf("avro-events-%d", time.Now().UnixNano()%1e9)
@@ -315,7 +316,7 @@ func TestRegistryDownThenBack(t *testing.T) {
 	url := registryURL(t)
 	bs := brokers(t)
 	b := strings.Join(bs, ",")
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	ctx := context.Background()
 	cl := srClient(t, url)
 	topic := fmt.Sprintf("avro-down-%d", time.Now().UnixNano()%1e9)
@@ -386,7 +387,7 @@ func TestProtobufTopicThroughRegistry(t *testing.T) {
 	url := registryURL(t)
 	bs := brokers(t)
 	b := strings.Join(bs, ",")
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	ctx := context.Background()
 	cl := srClient(t, url)
 	stamp := time.Now().UnixNano() % 1e9
@@ -492,7 +493,7 @@ FROM %s ORDER BY "offset" LIMIT 2`, QuoteIdentForTest(topic)))
 func TestJSONSchemaTopicThroughRegistry(t *testing.T) {
 	url := registryURL(t)
 	bs := brokers(t)
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	ctx := context.Background()
 	cl := srClient(t, url)
 	topic := fmt.Sprintf("jsonschema-%d", time.Now().UnixNano()%1e9)
@@ -529,7 +530,7 @@ func TestJSONSchemaTopicThroughRegistry(t *testing.T) {
 // on a host that cannot reach the registry, and stores them in the folder.
 func TestSchemaFolderWithoutRegistry(t *testing.T) {
 	bs := brokers(t)
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	ctx := context.Background()
 	topic := fmt.Sprintf("avro-airgap-%d", time.Now().UnixNano()%1e9)
 	if err := dump.CreateTopic(ctx, conn, topic, 1, nil); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // The registry over HTTPS: the same Apicurio process serves its API over
@@ -60,7 +61,7 @@ func TestRegistryOverTLS(t *testing.T) {
 	httpURL := registryURL(t)
 	bs := brokers(t)
 	b := strings.Join(bs, ",")
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	ctx := context.Background()
 	cl := srClient(t, httpURL)
 	topic := fmt.Sprintf("avro-tls-%d", time.Now().UnixNano()%1e9)

@@ -29,6 +29,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // needEnv returns the named environment variables, or skips the test when
@@ -53,7 +54,7 @@ func topicWith(t *testing.T, bs []string, partitions int32, values ...string) st
 	topic := fmt.Sprintf("sec-%s-%d", strings.ToLower(strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())), time.Now().UnixNano()%1e9)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	if err := dump.CreateTopic(ctx, conn, topic, partitions, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func dumpedValues(t *testing.T, dir, topic string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := d.Manifests(topic)
+	ms, err := d.Manifests(t.Context(), topic)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestDumpAuthorization(t *testing.T) {
 			// A group with offsets on the topic that this principal may not see.
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			if err := dump.CommitGroupOffsets(ctx, dump.Conn{Brokers: bs}, topic+"-readers", topic, map[int32]int64{0: 2}); err != nil {
+			if err := dump.CommitGroupOffsets(ctx, kafkaconn.Conn{Brokers: bs}, topic+"-readers", topic, map[int32]int64{0: 2}); err != nil {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
@@ -268,7 +269,7 @@ func TestDumpAuthorization(t *testing.T) {
 				t.Fatalf("dumped %v, want %v", got, values)
 			}
 			d, _ := catalog.Open(dir)
-			snaps, err := d.ClusterSnapshots()
+			snaps, err := d.ClusterSnapshots(ctx)
 			if err != nil || len(snaps) != 1 {
 				t.Fatalf("cluster snapshots: %v %d", err, len(snaps))
 			}
@@ -284,7 +285,7 @@ func TestDumpAuthorization(t *testing.T) {
 		topic := topicWith(t, bs, 1, "x")
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		if err := dump.CommitGroupOffsets(ctx, dump.Conn{Brokers: bs}, topic+"-readers", topic, map[int32]int64{0: 1}); err != nil {
+		if err := dump.CommitGroupOffsets(ctx, kafkaconn.Conn{Brokers: bs}, topic+"-readers", topic, map[int32]int64{0: 1}); err != nil {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
@@ -292,7 +293,7 @@ func TestDumpAuthorization(t *testing.T) {
 			t.Fatalf("exit %d %q %q", code, out, errs)
 		}
 		d, _ := catalog.Open(dir)
-		snaps, err := d.ClusterSnapshots()
+		snaps, err := d.ClusterSnapshots(ctx)
 		if err != nil || len(snaps) != 1 || len(snaps[0].Groups) != 1 || snaps[0].GroupsError != "" || snaps[0].ConfigsError != "" {
 			t.Fatalf("snapshot: %v %+v", err, snaps)
 		}

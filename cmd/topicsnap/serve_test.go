@@ -61,7 +61,7 @@ func TestServeTLSFlags(t *testing.T) {
 // 503 and the next is answered; when serve stops, no worker is left.
 func TestServeWorkers(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(context.Background())

@@ -16,7 +16,7 @@ import (
 // the REPL counts one topic in the singular.
 func TestSmallThingsSaidRight(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := seeds.WriteTeaShopFolder(dir, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 20, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -30,7 +31,7 @@ func TestBucketOnSpark(t *testing.T) {
 	bs := brokers(t)
 	loc, ep := testBucket(t)
 	ctx := t.Context()
-	conn := dump.Conn{Brokers: bs}
+	conn := kafkaconn.Conn{Brokers: bs}
 	var rb [3]byte
 	rand.Read(rb[:])
 	topic := "spark_bucket_" + hex.EncodeToString(rb[:])

@@ -116,7 +116,7 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 		// A one-shot query about one topic of a folder of thousands reads
 		// that topic's manifests only (topicsNamed).
 		if d, err := catalog.Open(local); err == nil {
-			if names, err := d.Topics(); err == nil {
+			if names, err := d.Topics(ctx); err == nil {
 				topics = topicsNamed(text, names)
 			}
 		}

@@ -27,7 +27,7 @@ func teaFolder(t *testing.T) string {
 	teaOnce.Do(func() {
 		d, err := os.MkdirTemp("", "topicsnap-sql-test-")
 		if err == nil {
-			_, err = seeds.WriteTeaShopFolder(d, seeds.TeaShopConfig{Users: 100, Seed: 7})
+			_, err = seeds.WriteTeaShopFolder(t.Context(), d, seeds.TeaShopConfig{Users: 100, Seed: 7})
 		}
 		teaOnce.dir, teaOnce.err = d, err
 	})

@@ -25,15 +25,15 @@ func TestSQLWarnsWhatTopicStateCannotKnow(t *testing.T) {
 	tp := catalog.TopicPartition{Topic: "routing", Partition: 0}
 	// Offsets 0-2 (older values of farm-a and farm-b) were compacted away
 	// before the dump at 10:00.
-	fe, err := d.WriteDataFile(tp, []catalog.Row{row(3, 3, "farm-c"), row(4, 30, "farm-a"), row(5, 40, "farm-b")}, "s1")
+	fe, err := d.WriteDataFile(t.Context(), tp, []catalog.Row{row(3, 3, "farm-c"), row(4, 30, "farm-a"), row(5, 40, "farm-b")}, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteManifest(&catalog.Manifest{Topic: "routing", Partition: 0, NextOffset: 6, Files: []catalog.FileEntry{fe},
+	if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: "routing", Partition: 0, NextOffset: 6, Files: []catalog.FileEntry{fe},
 		Snapshots: []catalog.PartitionSnapshot{{ID: "s1", AsOf: at(10, 0), HighWatermark: 6, LastStable: 6, From: 0, Until: 6, Complete: true}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.WriteClusterSnapshot(&catalog.ClusterSnapshot{ID: "s1", Topic: "routing", AsOf: at(10, 0), PartitionCount: 1,
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: "routing", AsOf: at(10, 0), PartitionCount: 1,
 		Configs: map[string]string{"cleanup.policy": "compact"}}); err != nil {
 		t.Fatal(err)
 	}

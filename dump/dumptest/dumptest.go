@@ -148,7 +148,7 @@ func ReadAllRows(t testing.TB, dir string, topic string) map[int32][]catalog.Row
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := d.Manifests(topic)
+	ms, err := d.Manifests(t.Context(), topic)
 	if err != nil {
 		t.Fatal(err)
 	}

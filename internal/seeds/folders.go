@@ -2,6 +2,7 @@ package seeds
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 // watcher instances that joined with the writer's group id and took six
 // partitions, committed to their end, while the writer lags 100 records on
 // each of its own.
-func WriteWindFarmFolder(dir string, cfg WindFarmConfig) (*WindFarmData, error) {
+func WriteWindFarmFolder(ctx context.Context, dir string, cfg WindFarmConfig) (*WindFarmData, error) {
 	data := WindFarm(cfg)
 	d, err := catalog.Create(dir)
 	if err != nil {
@@ -51,7 +52,7 @@ func WriteWindFarmFolder(dir string, cfg WindFarmConfig) (*WindFarmData, error) 
 			cs.Partitions = append(cs.Partitions, catalog.PartitionState{Partition: p, HighWatermark: n, LastStable: n,
 				Leader: 1, Replicas: []int32{1}, ISR: []int32{1}})
 			cs.Dumped = append(cs.Dumped, p)
-			if err := writePartition(d, set.topic, p, id, n, rows); err != nil {
+			if err := writePartition(ctx, d, set.topic, p, id, n, rows); err != nil {
 				return nil, err
 			}
 			if set.topic != TopicReadings {
@@ -71,7 +72,7 @@ func WriteWindFarmFolder(dir string, cfg WindFarmConfig) (*WindFarmData, error) 
 			g.Members = append([]catalog.GroupMember{writer}, watchers...)
 			cs.Groups = []catalog.GroupState{g}
 		}
-		if err := d.WriteClusterSnapshot(cs); err != nil {
+		if err := d.WriteClusterSnapshot(ctx, cs); err != nil {
 			return nil, err
 		}
 	}
@@ -82,7 +83,7 @@ func WriteWindFarmFolder(dir string, cfg WindFarmConfig) (*WindFarmData, error) 
 // dir, by code and without a broker: topic app_events with the seed's
 // partitions, one cut after the last event, and orders.csv, the orders
 // table the missing check reads.
-func WriteTeaShopFolder(dir string, cfg TeaShopConfig) (*TeaShopData, error) {
+func WriteTeaShopFolder(ctx context.Context, dir string, cfg TeaShopConfig) (*TeaShopData, error) {
 	data := TeaShop(cfg)
 	d, err := catalog.Create(dir)
 	if err != nil {
@@ -108,11 +109,11 @@ func WriteTeaShopFolder(dir string, cfg TeaShopConfig) (*TeaShopData, error) {
 		n := int64(len(rows))
 		cs.Partitions = append(cs.Partitions, catalog.PartitionState{Partition: p, HighWatermark: n, LastStable: n, Leader: 1, Replicas: []int32{1}, ISR: []int32{1}})
 		cs.Dumped = append(cs.Dumped, p)
-		if err := writePartition(d, TopicAppEvents, p, "s1", n, rows); err != nil {
+		if err := writePartition(ctx, d, TopicAppEvents, p, "s1", n, rows); err != nil {
 			return nil, err
 		}
 	}
-	if err := d.WriteClusterSnapshot(cs); err != nil {
+	if err := d.WriteClusterSnapshot(ctx, cs); err != nil {
 		return nil, err
 	}
 	var csv bytes.Buffer
@@ -127,14 +128,14 @@ func WriteTeaShopFolder(dir string, cfg TeaShopConfig) (*TeaShopData, error) {
 
 // writePartition commits rows as one data file of topic's partition p and
 // a manifest listing it whose next offset is next.
-func writePartition(d *catalog.Dir, topic string, p int32, snapshot string, next int64, rows []catalog.Row) error {
+func writePartition(ctx context.Context, d *catalog.Dir, topic string, p int32, snapshot string, next int64, rows []catalog.Row) error {
 	m := &catalog.Manifest{Topic: topic, Partition: p, NextOffset: next}
 	if len(rows) > 0 {
-		fe, err := d.WriteDataFile(catalog.TopicPartition{Topic: topic, Partition: p}, rows, snapshot)
+		fe, err := d.WriteDataFile(ctx, catalog.TopicPartition{Topic: topic, Partition: p}, rows, snapshot)
 		if err != nil {
 			return err
 		}
 		m.Files = []catalog.FileEntry{fe}
 	}
-	return d.WriteManifest(m)
+	return d.WriteManifest(ctx, m)
 }

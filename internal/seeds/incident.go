@@ -1,6 +1,7 @@
 package seeds
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -51,7 +52,7 @@ type WindFarmIncident struct {
 
 // WriteWindFarmIncidentFolder writes the incident folder in dir (see the
 // comment above). cfg.Minutes is raised to cover the last cut.
-func WriteWindFarmIncidentFolder(dir string, cfg WindFarmConfig) (*WindFarmIncident, error) {
+func WriteWindFarmIncidentFolder(ctx context.Context, dir string, cfg WindFarmConfig) (*WindFarmIncident, error) {
 	cfg.Minutes = max(cfg.Minutes, int(IncidentLastCut/time.Minute)+1)
 	data := WindFarm(cfg)
 	start := ms(cfg.Start)
@@ -143,7 +144,7 @@ func WriteWindFarmIncidentFolder(dir string, cfg WindFarmConfig) (*WindFarmIncid
 			g.Members = append(g.Members, *members[id])
 		}
 		cs.Groups = []catalog.GroupState{g}
-		if err := d.WriteClusterSnapshot(cs); err != nil {
+		if err := d.WriteClusterSnapshot(ctx, cs); err != nil {
 			return nil, err
 		}
 		inc.Cuts = append(inc.Cuts, c)
@@ -155,7 +156,7 @@ func WriteWindFarmIncidentFolder(dir string, cfg WindFarmConfig) (*WindFarmIncid
 			rows = append(rows, catalog.Row{Partition: p, Offset: int64(i), Timestamp: r.Timestamp.UnixMilli(),
 				TimestampType: catalog.TimestampCreate, Key: r.Key, Value: r.Value})
 		}
-		if err := writePartition(d, TopicReadings, p, lastID, int64(len(rows)), rows); err != nil {
+		if err := writePartition(ctx, d, TopicReadings, p, lastID, int64(len(rows)), rows); err != nil {
 			return nil, err
 		}
 	}

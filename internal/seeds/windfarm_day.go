@@ -1,6 +1,7 @@
 package seeds
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -318,7 +319,7 @@ func dayHolders(t time.Time, writers, watchers []catalog.GroupMember) map[int32]
 
 // WriteWindFarmDayFolder writes seed 000's day (see the comment above) as a
 // snapshot folder in dir. seed varies the wind, never a figure of the story.
-func WriteWindFarmDayFolder(dir string, seed uint64) (*WindFarmDay, error) {
+func WriteWindFarmDayFolder(ctx context.Context, dir string, seed uint64) (*WindFarmDay, error) {
 	readings, backfill := windFarmDayRecords(seed)
 	writers, watchers := dayMembers()
 	day := &WindFarmDay{Readings: readings, Backfill: backfill, Routing: routingRecords(),
@@ -365,14 +366,14 @@ func WriteWindFarmDayFolder(dir string, seed uint64) (*WindFarmDay, error) {
 			g.Members = append(g.Members, *members[id])
 		}
 		cs.Groups = []catalog.GroupState{g}
-		if err := d.WriteClusterSnapshot(cs); err != nil {
+		if err := d.WriteClusterSnapshot(ctx, cs); err != nil {
 			return nil, err
 		}
 		day.Cuts = append(day.Cuts, c)
 	}
 	last := snapID(DayResetAt, "readings")
 	for p := int32(0); p < ReadingsPartitions; p++ {
-		if err := writeDayPartition(d, TopicReadings, p, last, readings[p]); err != nil {
+		if err := writeDayPartition(ctx, d, TopicReadings, p, last, readings[p]); err != nil {
 			return nil, err
 		}
 	}
@@ -384,11 +385,11 @@ func WriteWindFarmDayFolder(dir string, seed uint64) (*WindFarmDay, error) {
 		n := int64(len(backfill[p]))
 		bs.Partitions = append(bs.Partitions, catalog.PartitionState{Partition: p, HighWatermark: n, LastStable: n, Leader: 1, Replicas: []int32{1}, ISR: []int32{1}})
 		bs.Dumped = append(bs.Dumped, p)
-		if err := writeDayPartition(d, TopicReadingsBackfill, p, bs.ID, backfill[p]); err != nil {
+		if err := writeDayPartition(ctx, d, TopicReadingsBackfill, p, bs.ID, backfill[p]); err != nil {
 			return nil, err
 		}
 	}
-	if err := d.WriteClusterSnapshot(bs); err != nil {
+	if err := d.WriteClusterSnapshot(ctx, bs); err != nil {
 		return nil, err
 	}
 	n := int64(len(day.Routing))
@@ -396,10 +397,10 @@ func WriteWindFarmDayFolder(dir string, seed uint64) (*WindFarmDay, error) {
 		PartitionCount: 1, ReplicationFactor: 1, Configs: map[string]string{"cleanup.policy": "compact"},
 		Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: n, LastStable: n, Leader: 1, Replicas: []int32{1}, ISR: []int32{1}}},
 		Dumped:     []int32{0}}
-	if err := writeDayPartition(d, TopicRouting, 0, rs.ID, day.Routing); err != nil {
+	if err := writeDayPartition(ctx, d, TopicRouting, 0, rs.ID, day.Routing); err != nil {
 		return nil, err
 	}
-	if err := d.WriteClusterSnapshot(rs); err != nil {
+	if err := d.WriteClusterSnapshot(ctx, rs); err != nil {
 		return nil, err
 	}
 
@@ -415,11 +416,11 @@ func WriteWindFarmDayFolder(dir string, seed uint64) (*WindFarmDay, error) {
 		n := int64(len(recs))
 		ofs.Partitions = append(ofs.Partitions, catalog.PartitionState{Partition: p, HighWatermark: n, LastStable: n, Leader: 1, Replicas: []int32{1}, ISR: []int32{1}})
 		ofs.Dumped = append(ofs.Dumped, p)
-		if err := writeDayPartition(d, TopicOffsets, p, ofs.ID, recs); err != nil {
+		if err := writeDayPartition(ctx, d, TopicOffsets, p, ofs.ID, recs); err != nil {
 			return nil, err
 		}
 	}
-	if err := d.WriteClusterSnapshot(ofs); err != nil {
+	if err := d.WriteClusterSnapshot(ctx, ofs); err != nil {
 		return nil, err
 	}
 	return day, nil
@@ -480,10 +481,10 @@ func dayCommitLog(readings map[int32][]Record, writers, watchers []catalog.Group
 
 // writeDayPartition commits rs, with offsets from 0, as one data file of
 // topic's partition p, and its manifest.
-func writeDayPartition(d *catalog.Dir, topic string, p int32, snapshot string, rs []Record) error {
+func writeDayPartition(ctx context.Context, d *catalog.Dir, topic string, p int32, snapshot string, rs []Record) error {
 	rows := make([]catalog.Row, len(rs))
 	for i, r := range rs {
 		rows[i] = catalog.Row{Partition: p, Offset: int64(i), Timestamp: r.Timestamp.UnixMilli(), TimestampType: catalog.TimestampCreate, Key: r.Key, Value: r.Value}
 	}
-	return writePartition(d, topic, p, snapshot, int64(len(rows)), rows)
+	return writePartition(ctx, d, topic, p, snapshot, int64(len(rows)), rows)
 }

@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -42,14 +43,14 @@ func main() {
 		if *only != "" && name != *only {
 			continue
 		}
-		if err := writeTopic(d, name, t, *parts, *records, *files); err != nil {
+		if err := writeTopic(context.Background(), d, name, t, *parts, *records, *files); err != nil {
 			fmt.Fprintln(os.Stderr, "mkcluster:", err)
 			os.Exit(1)
 		}
 	}
 }
 
-func writeTopic(d *catalog.Dir, topic string, seed, parts, records, files int) error {
+func writeTopic(ctx context.Context, d *catalog.Dir, topic string, seed, parts, records, files int) error {
 	rng := rand.New(rand.NewPCG(uint64(seed), 2))
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	cs := &catalog.ClusterSnapshot{ID: "s-" + topic, Topic: topic, AsOf: base.Add(24 * time.Hour),
@@ -74,13 +75,13 @@ func writeTopic(d *catalog.Dir, topic string, seed, parts, records, files int) e
 					TimestampType: catalog.TimestampCreate, Key: key, Value: buf})
 				next++
 			}
-			fe, err := d.WriteDataFile(tp, rows, cs.ID)
+			fe, err := d.WriteDataFile(ctx, tp, rows, cs.ID)
 			if err != nil {
 				return err
 			}
 			entries = append(entries, fe)
 		}
-		if err := d.WriteManifest(&catalog.Manifest{Topic: topic, Partition: int32(p), NextOffset: next, Files: entries}); err != nil {
+		if err := d.WriteManifest(ctx, &catalog.Manifest{Topic: topic, Partition: int32(p), NextOffset: next, Files: entries}); err != nil {
 			return err
 		}
 		cs.Partitions = append(cs.Partitions, catalog.PartitionState{Partition: int32(p), HighWatermark: next, LastStable: next})
@@ -90,5 +91,5 @@ func writeTopic(d *catalog.Dir, topic string, seed, parts, records, files int) e
 	}
 	g.Members = []catalog.GroupMember{m}
 	cs.Groups = []catalog.GroupState{g}
-	return d.WriteClusterSnapshot(cs)
+	return d.WriteClusterSnapshot(ctx, cs)
 }

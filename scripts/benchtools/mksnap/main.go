@@ -12,6 +12,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -39,13 +40,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "mksnap: N is a positive number of records")
 		os.Exit(2)
 	}
-	if err := write(os.Args[1], n, fileRecords); err != nil {
+	if err := write(context.Background(), os.Args[1], n, fileRecords); err != nil {
 		fmt.Fprintln(os.Stderr, "mksnap:", err)
 		os.Exit(1)
 	}
 }
 
-func write(dir string, n, fileRecords int) error {
+func write(ctx context.Context, dir string, n, fileRecords int) error {
 	const parts = 6
 	d, err := catalog.Create(dir)
 	if err != nil {
@@ -60,7 +61,7 @@ func write(dir string, n, fileRecords int) error {
 		if len(byPart[p]) == 0 {
 			return nil
 		}
-		fe, err := d.WriteDataFile(catalog.TopicPartition{Topic: "bench", Partition: int32(p)}, byPart[p], "s1")
+		fe, err := d.WriteDataFile(ctx, catalog.TopicPartition{Topic: "bench", Partition: int32(p)}, byPart[p], "s1")
 		if err != nil {
 			return err
 		}
@@ -89,7 +90,7 @@ func write(dir string, n, fileRecords int) error {
 		if err := flush(p); err != nil {
 			return err
 		}
-		if err := d.WriteManifest(&catalog.Manifest{Topic: "bench", Partition: int32(p), NextOffset: next[p], Files: files[p]}); err != nil {
+		if err := d.WriteManifest(ctx, &catalog.Manifest{Topic: "bench", Partition: int32(p), NextOffset: next[p], Files: files[p]}); err != nil {
 			return err
 		}
 		cs.Partitions = append(cs.Partitions, catalog.PartitionState{Partition: int32(p), HighWatermark: next[p], LastStable: next[p]})
@@ -99,5 +100,5 @@ func write(dir string, n, fileRecords int) error {
 	}
 	g.Members = []catalog.GroupMember{m}
 	cs.Groups = []catalog.GroupState{g}
-	return d.WriteClusterSnapshot(cs)
+	return d.WriteClusterSnapshot(ctx, cs)
 }

@@ -26,7 +26,7 @@ func main() {
 	if err != nil {
 		fatalf("%v", err)
 	}
-	ms, err := d.Manifests(*topic)
+	ms, err := d.Manifests(context.Background(), *topic)
 	if err != nil {
 		fatalf("%v", err)
 	}
