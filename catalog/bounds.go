@@ -147,6 +147,19 @@ func (e *SnapshotError) Error() string {
 
 func (e *SnapshotError) Unwrap() error { return e.Err }
 
+// FolderTopic is the topic whose folder of cuts holds the damaged file
+// (snapshots/topic=NAME/ID.json), or "" for a cut of a folder written
+// before cuts were kept by topic (snapshots/ID.json), whose topic only its
+// content could say.
+func (e *SnapshotError) FolderTopic() string {
+	rest, ok := strings.CutPrefix(e.Rel, snapshotsDir+"/topic=")
+	if !ok {
+		return ""
+	}
+	t, _, _ := strings.Cut(rest, "/")
+	return t
+}
+
 // ParseSnapshot decodes and validates the cluster snapshot read from
 // snapshots/NAME.json, named rel in errors (*SnapshotError): its id must be
 // NAME, a valid snapshot id, and its topic a valid topic name.

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -456,10 +457,12 @@ func (d *Dir) Manifests(ctx context.Context, topic string) ([]*Manifest, error) 
 	return tm.Manifests, tm.Err()
 }
 
-// WriteClusterSnapshot commits the cluster state of a snapshot. Its id
-// names the file: one that is not a valid snapshot id (ValidSnapshotID) is
-// refused with ErrBadName, as is a snapshot past MaxSnapshotBytes. In a
-// bucket it is created only if no object of its id exists.
+// WriteClusterSnapshot commits the cluster state of a snapshot, in its
+// topic's folder of cuts (snapshots/topic=NAME/ID.json), so that a reader
+// of one topic reads that topic's cuts only. Its id names the file: one
+// that is not a valid snapshot id (ValidSnapshotID) is refused with
+// ErrBadName, as is a snapshot past MaxSnapshotBytes. In a bucket it is
+// created only if no object of its id exists.
 func (d *Dir) WriteClusterSnapshot(ctx context.Context, s *ClusterSnapshot) error {
 	s.FormatVersion = FormatVersion
 	if err := s.validate(); err != nil {
@@ -473,19 +476,36 @@ func (d *Dir) WriteClusterSnapshot(ctx context.Context, s *ClusterSnapshot) erro
 		return fmt.Errorf("write snapshot %s: %s, past the %s a snapshot may take: %w",
 			s.ID, safefile.Size(int64(len(b)+1)), safefile.Size(MaxSnapshotBytes), safefile.ErrTooLarge)
 	}
-	_, err = d.store().Put(ctx, snapshotsDir+"/"+s.ID+".json", append(b, '\n'), store.Cond{IfAbsent: true})
+	_, err = d.store().Put(ctx, snapshotRel(s.Topic, s.ID), append(b, '\n'), store.Cond{IfAbsent: true})
 	if errors.Is(err, ErrConflict) {
 		return fmt.Errorf("write snapshot %s: an object of that id exists: %w", s.ID, err)
 	}
 	return err
 }
 
-// ClusterSnapshots reads every committed cluster snapshot, oldest first.
-// A damaged one (not a regular file, past MaxSnapshotBytes, not valid, or
-// its id not its file's name) is left out and named in the error, a join
-// of *SnapshotError (errors.Is(err, ErrBadManifest)), returned beside the
-// snapshots that could be read: a caller may go on with those and warn.
+// ClusterSnapshots reads every committed cluster snapshot, oldest first:
+// those kept by topic (snapshots/topic=NAME/ID.json) and those of a
+// folder written before cuts were kept by topic (snapshots/ID.json).
+// A damaged one (not a regular file, past MaxSnapshotBytes, not valid, its
+// id not its file's name, or its topic not its folder's) is left out and
+// named in the error, a join of *SnapshotError (errors.Is(err,
+// ErrBadManifest)), returned beside the snapshots that could be read: a
+// caller may go on with those and warn.
 func (d *Dir) ClusterSnapshots(ctx context.Context) ([]*ClusterSnapshot, error) {
+	return d.clusterSnapshots(ctx, nil, true)
+}
+
+// ClusterSnapshotsOf is ClusterSnapshots limited to the cuts of topics:
+// it reads their folders of cuts and no other topic's. The cuts of a folder
+// written before cuts were kept by topic (snapshots/ID.json) say their
+// topic only inside: each is read, kept when it is of topics, and named in
+// the error when damaged, whatever its topic. A name that is not a valid
+// topic name is no topic's.
+func (d *Dir) ClusterSnapshotsOf(ctx context.Context, topics []string) ([]*ClusterSnapshot, error) {
+	return d.clusterSnapshots(ctx, topics, false)
+}
+
+func (d *Dir) clusterSnapshots(ctx context.Context, topics []string, all bool) ([]*ClusterSnapshot, error) {
 	st := d.store()
 	entries, err := st.List(ctx, snapshotsDir)
 	if err != nil {
@@ -493,28 +513,70 @@ func (d *Dir) ClusterSnapshots(ctx context.Context) ([]*ClusterSnapshot, error) 
 	}
 	var out []*ClusterSnapshot
 	var damaged []error
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name, ".json") || strings.HasPrefix(e.Name, ".") {
-			continue
+	// read reads the cuts of the folder rel (snapshots, or a topic's
+	// folder of cuts when topic is set).
+	read := func(rel, topic string, entries []store.Entry) error {
+		for _, e := range entries {
+			if e.Dir || !strings.HasSuffix(e.Name, ".json") || strings.HasPrefix(e.Name, ".") {
+				continue
+			}
+			frel := rel + "/" + e.Name
+			b, _, err := st.Get(ctx, frel, MaxSnapshotBytes)
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				continue // removed since listed
+			case store.IsDamaged(err):
+				damaged = append(damaged, &SnapshotError{Rel: frel, Err: readErr(err)})
+				continue
+			case err != nil:
+				return fmt.Errorf("read snapshot %s: %w", st.Where(frel), err)
+			}
+			s, err := ParseSnapshot(frel, b)
+			if err != nil {
+				damaged = append(damaged, err)
+				continue
+			}
+			if topic != "" && s.Topic != topic {
+				damaged = append(damaged, &SnapshotError{Rel: frel, Err: fmt.Errorf("%w: it holds a cut of topic %q, its folder says %q", ErrBadManifest, s.Topic, topic)})
+				continue
+			}
+			if all || slices.Contains(topics, s.Topic) {
+				out = append(out, s)
+			}
 		}
-		rel := snapshotsDir + "/" + e.Name
-		b, _, err := st.Get(ctx, rel, MaxSnapshotBytes)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			continue // removed since listed
-		case store.IsDamaged(err):
-			damaged = append(damaged, &SnapshotError{Rel: rel, Err: readErr(err)})
-			continue
-		case err != nil:
-			return nil, fmt.Errorf("read snapshot %s: %w", st.Where(rel), err)
-		}
-		s, err := ParseSnapshot(rel, b)
-		if err != nil {
-			damaged = append(damaged, err)
-			continue
-		}
-		out = append(out, s)
+		return nil
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if err := read(snapshotsDir, "", entries); err != nil {
+		return nil, err
+	}
+	var folders []string
+	if all {
+		for _, e := range entries {
+			if t, ok := strings.CutPrefix(e.Name, "topic="); ok && e.Dir && ValidTopicName(t) {
+				folders = append(folders, t)
+			}
+		}
+	} else {
+		for _, t := range topics {
+			if ValidTopicName(t) && !slices.Contains(folders, t) {
+				folders = append(folders, t)
+			}
+		}
+	}
+	for _, t := range folders {
+		rel := snapshotTopicDir(t)
+		es, err := st.List(ctx, rel)
+		if err != nil {
+			if store.IsDamaged(err) {
+				damaged = append(damaged, &SnapshotError{Rel: rel, Err: readErr(err)})
+				continue
+			}
+			return nil, err
+		}
+		if err := read(rel, t, es); err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, errors.Join(damaged...)
 }

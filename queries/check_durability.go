@@ -240,7 +240,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	}
 	// A cut that could not be read is no cut seen: it may be this topic's,
 	// and the one with the ISR short.
-	if bad := e.unreadableCuts(); bad > 0 {
+	if bad := e.unreadableCuts(o.Topic); bad > 0 {
 		weak = append(weak, plural(int64(bad), "cut of the folder could not be read and is", "cuts of the folder could not be read and are")+
 			" not judged (topicsnap catalog verify names them)")
 		r.Summary.Set("unreadable_cuts", int64(bad))
@@ -265,13 +265,15 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	return r, nil
 }
 
-// unreadableCuts counts the cluster snapshots the engine's last refresh
-// could not read (catalog.SnapshotError, or the snapshots folder itself):
-// a damaged cut hides only itself, and its topic is not known.
-func (e *Engine) unreadableCuts() int {
+// unreadableCuts counts the cluster snapshots of topic the engine's last
+// refresh could not read (catalog.SnapshotError, or the snapshots folder
+// itself): a damaged cut hides only itself. One in topic's folder of cuts
+// is topic's; one whose topic is not known (in a folder written before
+// cuts were kept by topic, or the snapshots folder) may be any topic's.
+func (e *Engine) unreadableCuts(topic string) int {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	return e.badCuts
+	return e.badCuts[""] + e.badCuts[topic]
 }
 
 // leaderChangesOrNil is the topic's leader changes, or nil when no cut or

@@ -479,28 +479,46 @@ func (e *UnknownGroupError) Is(target error) bool {
 // group may exist unseen, and the check says what it found), or when no
 // cut of topic was taken (its groups were never looked at); otherwise an
 // *UnknownGroupError with the nearest spelling among the folder's groups.
-func (e *Engine) knownGroup(topic, group string) error {
+func (e *Engine) knownGroup(ctx context.Context, topic, group string) error {
 	e.mu.RLock()
-	defer e.mu.RUnlock()
-	all, onTopic := map[string]bool{}, map[string]bool{}
+	snaps, limited := e.snaps, len(e.opts.Topics) > 0
+	e.mu.RUnlock()
+	onTopic := map[string]bool{}
 	cut := false // some cut of topic recorded its groups
-	for _, s := range e.snaps {
-		if s.Topic == topic && s.GroupsError != "" {
+	for _, s := range snaps {
+		if s.Topic != topic {
+			continue
+		}
+		if s.GroupsError != "" {
 			return nil
 		}
-		cut = cut || s.Topic == topic
+		cut = true
+		for _, g := range s.Groups {
+			if g.Group == group {
+				return nil
+			}
+			onTopic[g.Group] = true
+		}
+	}
+	if !cut {
+		return nil // no cut of the topic: its groups were never looked at
+	}
+	if limited {
+		// An engine limited to some topics read their cuts only: a group
+		// its topic's cuts did not see is looked for in every other
+		// topic's, read now for this question alone.
+		if more, _ := e.dir.ClusterSnapshots(ctx); more != nil {
+			snaps = more
+		}
+	}
+	all := map[string]bool{}
+	for _, s := range snaps {
 		for _, g := range s.Groups {
 			if g.Group == group {
 				return nil
 			}
 			all[g.Group] = true
-			if s.Topic == topic {
-				onTopic[g.Group] = true
-			}
 		}
-	}
-	if !cut {
-		return nil // no cut of the topic: its groups were never looked at
 	}
 	names := slices.Sorted(maps.Keys(all))
 	u := &UnknownGroupError{Group: group, Topic: topic, Dir: e.dir.Path, Suggest: suggest.Closest(group, names)}
@@ -524,7 +542,7 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 		return nil, err
 	}
 	if o.Group != "" && c.Takes("group") {
-		if err := e.knownGroup(o.Topic, o.Group); err != nil {
+		if err := e.knownGroup(ctx, o.Topic, o.Group); err != nil {
 			return nil, err
 		}
 	}

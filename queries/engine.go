@@ -93,7 +93,7 @@ type Engine struct {
 	topics   []Topic
 	sideDB   *sql.DB // inference's own pool (Open)
 	problems []string
-	badCuts  int                        // cluster snapshots the last refresh could not read
+	badCuts  map[string]int             // cluster snapshots the last refresh could not read, by the topic of their folder ("" unknown)
 	files    []topicFiles               // the catalog as of the last refresh, by topic name
 	snaps    []*catalog.ClusterSnapshot // cluster snapshots as of the last refresh
 	built    map[string]bool            // lower-case names of the views and tables built

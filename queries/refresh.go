@@ -22,8 +22,8 @@ func (e *Engine) catalogVersion(ctx context.Context) (string, error) {
 	h := sha256.New()
 	var files []string
 	if len(e.opts.Topics) > 0 {
-		// A limited engine reads only these topics' manifests (and
-		// __consumer_offsets', for the group log views) and every cut.
+		// A limited engine reads only these topics' manifests and cuts
+		// (and __consumer_offsets', for the group log views).
 		files = e.dir.StateFilesOf(append(slices.Clone(e.opts.Topics), offsetsTopic))
 	} else {
 		var err error
@@ -94,7 +94,7 @@ type catalogState struct {
 	files    []topicFiles
 	snaps    []*catalog.ClusterSnapshot
 	problems []string
-	badCuts  int      // cluster snapshots that could not be read
+	badCuts  map[string]int // cluster snapshots that could not be read, by their folder's topic ("" unknown)
 	allNames []string // every topic's name, when Options.Topics limits what was read
 }
 
@@ -173,20 +173,31 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 		tf.schemas, tf.keySchemas = stored(ids), stored(keyIDs)
 		tfs = append(tfs, tf)
 	}
-	snaps, err := e.dir.ClusterSnapshots(ctx)
-	badCuts := 0
+	var snaps []*catalog.ClusterSnapshot
+	if len(e.opts.Topics) > 0 {
+		// The cuts of these topics only (kept by topic in the folder):
+		// a group's rows, a topic's configs and offsets are in its own.
+		snaps, err = e.dir.ClusterSnapshotsOf(ctx, append(slices.Clone(e.opts.Topics), offsetsTopic))
+	} else {
+		snaps, err = e.dir.ClusterSnapshots(ctx)
+	}
+	badCuts := map[string]int{}
 	switch {
 	case errors.Is(err, catalog.ErrBadManifest), errors.Is(err, catalog.ErrNewerFormat):
 		// A damaged snapshot hides only itself: the others are kept, and
 		// each damaged one is named by its path in the folder.
 		for _, one := range unjoin(err) {
 			problems = append(problems, fmt.Sprintf("%v; run topicsnap catalog verify", one))
-			badCuts++
+			topic := ""
+			if se := (*catalog.SnapshotError)(nil); errors.As(one, &se) {
+				topic = se.FolderTopic()
+			}
+			badCuts[topic]++
 		}
 	case err != nil:
 		problems = append(problems, fmt.Sprintf("cluster snapshots skipped: %v", err))
 		snaps = nil
-		badCuts++
+		badCuts[""]++
 	}
 	return &catalogState{files: tfs, snaps: snaps, problems: problems, badCuts: badCuts, allNames: all}, nil
 }
@@ -299,7 +310,9 @@ func (e *Engine) ensure(ctx context.Context, conn *sql.Conn, w want) error {
 }
 
 // metadataSnaps are the cuts the catalog tables hold: those of the
-// engine's topics (Options.Topics), or all. e.mu is held.
+// engine's topics (Options.Topics), or all. A limited engine read its
+// topics' cuts only, but a folder written before cuts were kept by topic
+// gives it every one. e.mu is held.
 func (e *Engine) metadataSnaps() []*catalog.ClusterSnapshot {
 	if len(e.opts.Topics) == 0 {
 		return e.snaps

@@ -40,7 +40,7 @@ func readSource(ctx context.Context, dir *catalog.Dir, topic string) (*source, e
 		return nil, fmt.Errorf("%w: %s", ErrNotInCatalog, msg)
 	}
 	s := &source{manifests: tm.Manifests}
-	snaps, err := dir.ClusterSnapshots(ctx)
+	snaps, err := dir.ClusterSnapshotsOf(ctx, []string{topic})
 	if err != nil {
 		return nil, err
 	}

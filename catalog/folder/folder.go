@@ -143,7 +143,7 @@ func (s *Store) Get(_ context.Context, rel string, max int64) ([]byte, string, e
 // (see store.Store.Put).
 func (s *Store) Put(_ context.Context, rel string, b []byte, _ store.Cond) (string, error) {
 	dir := s.Where(path.Dir(rel))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirSynced(dir); err != nil {
 		return "", fmt.Errorf("create %s: %w", dir, store.Classify(err))
 	}
 	return "", WriteFileAtomic(s.Where(rel), func(w io.Writer) error {
@@ -189,7 +189,7 @@ func (s *Store) Delete(_ context.Context, rel string) error {
 // Lock takes a flock on rel (made if absent), at once or not at all.
 func (s *Store) Lock(_ context.Context, rel, what string) (store.Held, error) {
 	dir := s.Where(path.Dir(rel))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirSynced(dir); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, store.Classify(err))
 	}
 	f, err := os.OpenFile(s.Where(rel), os.O_CREATE|os.O_RDWR, 0o644)
@@ -226,7 +226,7 @@ func (s *Store) CheckData(_ context.Context, rel string) (int64, error) {
 
 func (s *Store) TempFile(_ context.Context, dirRel, pattern string) (*os.File, error) {
 	dir := s.Where(dirRel)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirSynced(dir); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, store.Classify(err))
 	}
 	f, err := os.CreateTemp(dir, pattern)
@@ -251,7 +251,7 @@ func (s *Store) Place(_ context.Context, tmp, rel string) error {
 // (WriteFileAtomic); more or fewer is an error.
 func (s *Store) Upload(_ context.Context, rel string, r io.Reader, size int64) error {
 	dir := s.Where(path.Dir(rel))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirSynced(dir); err != nil {
 		return fmt.Errorf("create %s: %w", dir, store.Classify(err))
 	}
 	return WriteFileAtomic(s.Where(rel), func(w io.Writer) error {
@@ -305,6 +305,32 @@ func WriteFileAtomic(path string, fill func(w io.Writer) error) (err error) {
 		return fmt.Errorf("rename %s: %w", path, store.Classify(err))
 	}
 	return syncDir(dir)
+}
+
+// mkdirSynced makes dir and the folders on its way that are missing, each
+// fsynced into its parent, so that a file committed in a new folder (a
+// topic's first cut, a partition's first file) survives a crash with the
+// folder that names it.
+func mkdirSynced(dir string) error {
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return nil
+	}
+	var made []string
+	for p := filepath.Clean(dir); ; p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil || filepath.Dir(p) == p {
+			break
+		}
+		made = append(made, p)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, p := range made {
+		if err := syncDir(filepath.Dir(p)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func syncDir(dir string) error {

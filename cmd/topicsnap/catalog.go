@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/suggest"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -22,8 +23,9 @@ func (a *app) catalogCmd() *cobra.Command {
 func (a *app) lsCmd() *cobra.Command {
 	var dir string
 	var asJSON bool
+	var only []string
 	cmd := &cobra.Command{
-		Use:   "ls [--dir DIR]",
+		Use:   "ls [--dir DIR] [--topic T]...",
 		Short: "List topics, partitions, offset and time ranges, files, snapshots and lost ranges",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -35,6 +37,16 @@ func (a *app) lsCmd() *cobra.Command {
 			topics, err := d.Topics(ctx)
 			if err != nil {
 				return err
+			}
+			if len(only) > 0 {
+				// The named topics' manifests and cuts only: what one
+				// topic costs, whatever else the folder holds.
+				for _, t := range only {
+					if !slices.Contains(topics, t) {
+						return &queries.UnknownTopicError{Topic: t, Dir: dir, Suggest: suggest.Closest(t, topics)}
+					}
+				}
+				topics = slices.Compact(slices.Sorted(slices.Values(only)))
 			}
 			var all []*catalog.Manifest
 			damaged := 0
@@ -78,7 +90,7 @@ func (a *app) lsCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				eng, err := queries.Open(cmd.Context(), local, queries.Options{Lazy: true})
+				eng, err := queries.Open(cmd.Context(), local, queries.Options{Lazy: true, Topics: withTxn})
 				if err != nil {
 					return err
 				}
@@ -94,7 +106,12 @@ func (a *app) lsCmd() *cobra.Command {
 				}
 			}
 			cuts := map[catalog.TopicPartition]map[string]bool{}
-			snaps, err := d.ClusterSnapshots(ctx)
+			var snaps []*catalog.ClusterSnapshot
+			if len(only) > 0 {
+				snaps, err = d.ClusterSnapshotsOf(ctx, topics)
+			} else {
+				snaps, err = d.ClusterSnapshots(ctx)
+			}
 			if err != nil {
 				return err
 			}
@@ -147,6 +164,7 @@ func (a *app) lsCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the manifests as JSON")
+	cmd.Flags().StringSliceVar(&only, "topic", nil, "list this topic only (repeat or comma-separate for several); reads its manifests and cuts alone")
 	return cmd
 }
 
