@@ -95,7 +95,7 @@ type catalogState struct {
 	snaps    []*catalog.ClusterSnapshot
 	problems []string
 	badCuts  map[string]int // cluster snapshots that could not be read, by their folder's topic ("" unknown)
-	allNames []string // every topic's name, when Options.Topics limits what was read
+	allNames []string       // every topic's name, when Options.Topics limits what was read
 }
 
 // readCatalog reads the manifests and cluster snapshots. A damaged one is
