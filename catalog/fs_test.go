@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -181,5 +182,79 @@ func TestVerifyNamesAManifestOfAnotherPartition(t *testing.T) {
 	_, problems, err := d.Verify(t.Context())
 	if err != nil || len(problems) != 1 || problems[0].Path != moved || !strings.Contains(problems[0].Detail, "not of the folder's") {
 		t.Fatalf("Verify = %+v, %v; want the manifest of partition=1 named", problems, err)
+	}
+}
+
+// TestCutsKeptByTopic: a cut is written in its topic's folder of cuts
+// (snapshots/topic=NAME/ID.json); ClusterSnapshotsOf reads the named
+// topics' folders and no other's, and the cuts of a folder written before
+// cuts were kept by topic (snapshots/ID.json) by their content. A cut in a
+// folder that is not its topic's is damaged, named as that folder's.
+func TestCutsKeptByTopic(t *testing.T) {
+	d, err := Create(filepath.Join(t.TempDir(), "dir"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []*ClusterSnapshot{{ID: "o1", Topic: "orders"}, {ID: "o2", Topic: "orders"}, {ID: "a1", Topic: "audit"}} {
+		if err := d.WriteClusterSnapshot(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(d.Path, "snapshots", "topic=orders", "o2.json")); err != nil {
+		t.Fatalf("the cut is not in its topic's folder: %v", err)
+	}
+	put := func(rel string, s ClusterSnapshot) {
+		t.Helper()
+		s.FormatVersion = FormatVersion
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d.Path, filepath.FromSlash(rel)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("snapshots/o0.json", ClusterSnapshot{ID: "o0", Topic: "orders"}) // the old layout
+	put("snapshots/l0.json", ClusterSnapshot{ID: "l0", Topic: "legacy"})
+	put("snapshots/topic=audit/stray.json", ClusterSnapshot{ID: "stray", Topic: "orders"})
+	const stray = "snapshots/topic=audit/stray.json"
+	cases := []struct {
+		name    string
+		all     bool
+		topics  []string
+		want    []string
+		damaged string // the one SnapshotError's Rel, or ""
+	}{
+		{"orders", false, []string{"orders"}, []string{"o0", "o1", "o2"}, ""},
+		{"audit", false, []string{"audit"}, []string{"a1"}, stray},
+		{"old layout only", false, []string{"legacy"}, []string{"l0"}, ""},
+		{"two", false, []string{"legacy", "orders", "orders"}, []string{"l0", "o0", "o1", "o2"}, ""},
+		{"no such topic, not a name", false, []string{"nosuch", "../orders", "topic=orders"}, nil, ""},
+		{"all", true, nil, []string{"a1", "l0", "o0", "o1", "o2"}, stray},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var snaps []*ClusterSnapshot
+			var err error
+			if c.all {
+				snaps, err = d.ClusterSnapshots()
+			} else {
+				snaps, err = d.ClusterSnapshotsOf(c.topics)
+			}
+			var ids []string
+			for _, s := range snaps {
+				ids = append(ids, s.ID)
+			}
+			if strings.Join(ids, ",") != strings.Join(c.want, ",") {
+				t.Errorf("cuts %v, want %v", ids, c.want)
+			}
+			var se *SnapshotError
+			switch {
+			case c.damaged == "" && err != nil:
+				t.Errorf("error %v, want none", err)
+			case c.damaged != "" && (!errors.As(err, &se) || se.Rel != c.damaged || !errors.Is(err, ErrBadManifest) || se.FolderTopic() != "audit"):
+				t.Errorf("error %v, want a *SnapshotError naming %s, of audit's folder", err, c.damaged)
+			}
+		})
 	}
 }

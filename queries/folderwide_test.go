@@ -71,10 +71,11 @@ func TestFolderWideNamesAreComplete(t *testing.T) {
 }
 
 // TestLimitedEngineVersionsItsTopics: an engine limited to some topics
-// versions the catalog by their manifests and the cuts only (a stat of
-// each of a whole cluster's manifests cost a one-topic check most of its
-// time): another topic's commit leaves its version alone, its own topic's
-// commit and a new cut change it.
+// versions the catalog by their manifests and cuts only (a stat of each of
+// a whole cluster's manifests cost a one-topic check most of its time):
+// another topic's commit or cut leaves its version alone, its own topic's
+// commit and cut change it, and so does a cut of a folder written before
+// cuts were kept by topic (its topic is known only inside).
 func TestLimitedEngineVersionsItsTopics(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 0); err != nil {
@@ -111,12 +112,28 @@ func TestLimitedEngineVersionsItsTopics(t *testing.T) {
 	if v1 == v0 {
 		t.Errorf("its own topic's manifest left the version as it was")
 	}
-	snaps, _ := filepath.Glob(filepath.Join(dir, "snapshots", "*.json"))
-	if len(snaps) == 0 {
-		t.Fatal("no cut in the folder")
+	cut := func(topic string) string {
+		t.Helper()
+		snaps, _ := filepath.Glob(filepath.Join(dir, "snapshots", "topic="+topic, "*.json"))
+		if len(snaps) == 0 {
+			t.Fatalf("no cut of %s in the folder", topic)
+		}
+		return snaps[0]
 	}
-	touch(snaps[0])
-	if version() == v1 {
-		t.Errorf("a cut left the version as it was")
+	touch(cut(seeds.TopicReadings))
+	if version() != v1 {
+		t.Errorf("another topic's cut changed the limited engine's version")
+	}
+	touch(cut(seeds.TopicRouting))
+	v2 := version()
+	if v2 == v1 {
+		t.Errorf("a cut of its own topic left the version as it was")
+	}
+	old := cut(seeds.TopicReadings)
+	if err := os.Rename(old, filepath.Join(dir, "snapshots", filepath.Base(old))); err != nil {
+		t.Fatal(err)
+	}
+	if version() == v2 {
+		t.Errorf("a cut of the old layout (snapshots/ID.json) left the version as it was")
 	}
 }

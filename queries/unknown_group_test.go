@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -45,14 +46,18 @@ func groupsFixture(t *testing.T) string {
 // folder's groups, or the topic's groups; a group seen on another topic,
 // on a topic whose cuts could not read every group, or on a topic no cut
 // was taken of, is not unknown: the
-// check runs and says what it found.
+// check runs and says what it found. The same on an engine limited to the
+// topic, which reads other topics' cuts only for a group its own did not
+// see.
 func TestUnknownGroup(t *testing.T) {
 	ctx := context.Background()
-	e, err := Open(ctx, groupsFixture(t), Options{})
-	if err != nil {
-		t.Fatal(err)
+	dir := groupsFixture(t)
+	for _, limited := range []bool{false, true} {
+		t.Run(fmt.Sprintf("limited=%v", limited), func(t *testing.T) { testUnknownGroup(t, ctx, dir, limited) })
 	}
-	defer e.Close()
+}
+
+func testUnknownGroup(t *testing.T, ctx context.Context, dir string, limited bool) {
 	to := time.Date(2026, 7, 16, 11, 0, 0, 0, time.UTC)
 	cases := []struct {
 		topic, group string
@@ -70,7 +75,16 @@ func TestUnknownGroup(t *testing.T) {
 	}
 	for _, check := range []string{"reset", "lag"} {
 		for _, c := range cases {
+			o := Options{}
+			if limited {
+				o = Options{Lazy: true, Topics: []string{c.topic}}
+			}
+			e, err := Open(ctx, dir, o)
+			if err != nil {
+				t.Fatal(err)
+			}
 			r, err := e.RunCheck(ctx, check, CheckOptions{Topic: c.topic, Group: c.group, ToTime: to})
+			e.Close()
 			var u *UnknownGroupError
 			if !c.unknown {
 				if err != nil || r == nil {
