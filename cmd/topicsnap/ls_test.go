@@ -14,6 +14,7 @@ import (
 	"github.com/topicsnap/topicsnap/dump/dumptest"
 	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/kafkaconn"
+	"github.com/topicsnap/topicsnap/queries"
 )
 
 // lsRow returns the cells of ls's line for topic and partition, by header.
@@ -157,5 +158,46 @@ func TestLsCountsTheCuts(t *testing.T) {
 	}
 	if got := lsRow(t, out, "readings", 0)["SNAPSHOTS"]; got != fmt.Sprint(len(snaps)) || len(snaps) < 2 {
 		t.Errorf("SNAPSHOTS %s, the folder has %d cuts of readings\n%s", got, len(snaps), out)
+	}
+}
+
+// TestLsOfOneTopic: ls --topic T prints T's lines of the whole folder's
+// listing, cuts counted the same, from T's manifests and cuts alone; a
+// topic the folder does not hold is the unknown topic error, with the
+// nearest name.
+func TestLsOfOneTopic(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmDayFolder(context.Background(), dir, 0); err != nil {
+		t.Fatal(err)
+	}
+	code, whole, errs := cli(t, "ls", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("ls: %d %s", code, errs)
+	}
+	fields := func(out string) map[string][]string {
+		byTopic := map[string][]string{}
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			f := strings.Fields(l)
+			byTopic[f[0]] = append(byTopic[f[0]], strings.Join(f, " "))
+		}
+		return byTopic
+	}
+	want := fields(whole)
+	if len(want) < 2 {
+		t.Fatalf("the folder holds %d topics, want several:\n%s", len(want), whole)
+	}
+	for topic, lines := range want {
+		code, out, errs := cli(t, "ls", "--dir", dir, "--topic", topic)
+		if code != 0 {
+			t.Fatalf("ls --topic %s: %d %s", topic, code, errs)
+		}
+		got := fields(out)
+		if len(got) != 1 || strings.Join(got[topic], "\n") != strings.Join(lines, "\n") {
+			t.Errorf("ls --topic %s:\n%s\nwant its lines of the whole listing:\n%s", topic, out, strings.Join(lines, "\n"))
+		}
+	}
+	code, _, errs = cli(t, "ls", "--dir", dir, "--topic", "readngs")
+	if code != int(queries.ErrUnknownTopic.ExitCode()) || !strings.Contains(errs, `did you mean "readings"`) {
+		t.Errorf("ls --topic readngs: %d %s; want the unknown topic error naming readings", code, errs)
 	}
 }
