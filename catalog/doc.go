@@ -8,7 +8,16 @@
 //	DIR/topic=NAME/partition=N/manifest.json           what is committed for that partition
 //	DIR/topic=NAME/partition=N/FIRST-LAST.parquet      records FIRST..LAST (inclusive, zero padded)
 //	DIR/topic=NAME/partition=N/.lock                   held (flock) by the one dumper of N
-//	DIR/snapshots/ID.json                               cluster state at a snapshot's cut
+//	DIR/snapshots/topic=NAME/ID.json                    cluster state of topic NAME at a snapshot's cut
+//
+// A topic's cuts are kept in its own folder so that a reader of one topic
+// reads its cuts and no other's ([Dir.ClusterSnapshotsOf]): a cut holds
+// everything about its topic (offsets, configs, and the groups with
+// offsets on it, their members). A folder written before cuts were kept by
+// topic holds them as DIR/snapshots/ID.json: they are read as they are
+// (each parsed, since only its content says its topic), and the next cuts
+// go to the topics' folders. A new folder of cuts is made with each
+// folder on its way fsynced into its parent.
 //
 // Two types carry most of the meaning:
 //
@@ -47,7 +56,7 @@
 //
 //	topicsnap.json        64 KiB   MaxFolderFileBytes
 //	manifest.json         64 MiB   MaxManifestBytes (MaxManifestFiles, MaxManifestSnapshots, MaxLostRanges entries)
-//	snapshots/ID.json     64 MiB   MaxSnapshotBytes
+//	snapshots/…/ID.json   64 MiB   MaxSnapshotBytes
 //	schemas/ID.json        8 MiB   MaxSchemaBytes
 //	.etags.json           16 MiB   MaxETagsBytes (a copy's hint; skipped when unreadable)
 //	a bucket's lock       64 KiB   MaxLockBytes
@@ -60,7 +69,8 @@
 // offsets are >= 0, files and lost ranges (both inclusive) are in order
 // and do not overlap, so no length overflows, and counts are >= 0 and no
 // larger than their range; a cluster snapshot's id is its file's name and
-// one path element ([ValidSnapshotID]), its topic a topic name. A name
+// one path element ([ValidSnapshotID]), its topic a topic name, and its
+// folder's topic when it is in a topic's folder of cuts. A name
 // read from inside a file never becomes a path unchecked ([ErrBadName]).
 // What fails costs itself: [Dir.ReadTopic] names a damaged partition in
 // [TopicManifests.Damaged] and [Dir.ClusterSnapshots] a damaged snapshot

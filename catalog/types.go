@@ -322,7 +322,8 @@ func (m *Manifest) Bytes() (n int64) {
 }
 
 // ClusterSnapshot is the cluster's state for one topic at a snapshot's cut,
-// written to DIR/snapshots/ID.json.
+// written to DIR/snapshots/topic=NAME/ID.json (DIR/snapshots/ID.json in a
+// folder written before cuts were kept by topic).
 type ClusterSnapshot struct {
 	FormatVersion     int       `json:"format_version"`
 	ID                string    `json:"id"`

@@ -10,7 +10,11 @@
 #
 # Environment: RUNS (5), RECORDS (50 a partition), BENCH_DIR
 # (/tmp/topicsnap-bench-folder), BIN (a topicsnap binary to measure
-# instead of building this tree's).
+# instead of building this tree's). OLD_BIN and OLD_DIR: another build
+# (an older commit's) measured in the same run, alternated with BIN, on
+# the folders in OLD_DIR (written by that build's mkcluster, so in the
+# layout it writes: OLD_DIR/whole-T-P and OLD_DIR/alone-T-P must exist);
+# a question it does not know (a flag it lacks) is shown as "-".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GOFLAGS="$(go env GOFLAGS)"
@@ -41,29 +45,77 @@ secs() {
 }
 median() { sort -g | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f", m}'; }
 
+if [[ -n "${OLD_BIN:-}" ]]; then
+	owhole="$OLD_DIR/whole-$TOPICS-$PARTS" oalone="$OLD_DIR/alone-$TOPICS-$PARTS"
+	[[ -d "$owhole" && -d "$oalone" ]] || { echo "bench-folder: OLD_DIR must hold whole-$TOPICS-$PARTS and alone-$TOPICS-$PARTS" >&2; exit 2; }
+fi
+
+# knows BIN WORDS...: whether BIN has the command and flags (its --help parses).
+knows() {
+	local bin=$1
+	shift
+	local cmd=() w
+	for w in "$@"; do
+		[[ $w == --* ]] && break
+		cmd+=("$w")
+	done
+	local flags
+	flags=$("$bin" "${cmd[@]}" --help 2>/dev/null) || return 1
+	for w in "$@"; do
+		if [[ $w == --* ]] && ! grep -q -- "$w" <<<"$flags"; then return 1; fi
+	done
+}
+
 questions=(
 	"sql -c SELECT count(*) FROM \"$ONE\""
 	"check gaps --topic $ONE"
 	"check skew --topic $ONE"
 	"check duplicates --topic $ONE"
 	"check lag --topic $ONE"
+	"ls --topic $ONE"
 )
-echo "| question (topic $ONE) | alone s | in $TOPICS topics × $PARTS s | ratio | within 1.5x + 50 ms |"
-echo "|---|---:|---:|---:|---|"
+if [[ -n "${OLD_BIN:-}" ]]; then
+	echo "| question (topic $ONE) | old: alone s | old: in $TOPICS × $PARTS s | old ratio | new: alone s | new: in $TOPICS × $PARTS s | new ratio | new within 1.5x + 50 ms |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---|"
+else
+	echo "| question (topic $ONE) | alone s | in $TOPICS topics × $PARTS s | ratio | within 1.5x + 50 ms |"
+	echo "|---|---:|---:|---:|---|"
+fi
 for q in "${questions[@]}"; do
 	read -r -a words <<<"$q"
 	if [[ "${words[0]}" == sql ]]; then words=(sql -c "SELECT count(*) FROM \"$ONE\""); fi
-	a=() w=()
+	old=false
+	if [[ -n "${OLD_BIN:-}" ]] && knows "$OLD_BIN" "${words[@]}"; then old=true; fi
+	a=() w=() oa=() ow=()
 	for ((i = 0; i < RUNS; i++)); do
+		if $old; then oa+=("$(secs "$OLD_BIN" "${words[@]}" --dir "$oalone")"); fi
 		a+=("$(secs "$BIN" "${words[@]}" --dir "$alone")")
+		if $old; then ow+=("$(secs "$OLD_BIN" "${words[@]}" --dir "$owhole")"); fi
 		w+=("$(secs "$BIN" "${words[@]}" --dir "$whole")")
 	done
 	ma=$(printf '%s\n' "${a[@]}" | median)
 	mw=$(printf '%s\n' "${w[@]}" | median)
 	ok=$(echo "$mw <= 1.5 * $ma + 0.05" | bc -l)
-	printf '| %s | %s | %s | %.2fx | %s |\n' "$q" "$ma" "$mw" "$(echo "$mw / $ma" | bc -l)" "$([[ $ok == 1 ]] && echo met || echo missed)"
+	verdict=$([[ $ok == 1 ]] && echo met || echo missed)
+	if [[ -n "${OLD_BIN:-}" ]]; then
+		if $old; then
+			moa=$(printf '%s\n' "${oa[@]}" | median)
+			mow=$(printf '%s\n' "${ow[@]}" | median)
+			printf '| %s | %s | %s | %.2fx | %s | %s | %.2fx | %s |\n' "$q" "$moa" "$mow" "$(echo "$mow / $moa" | bc -l)" "$ma" "$mw" "$(echo "$mw / $ma" | bc -l)" "$verdict"
+		else
+			printf '| %s | - | - | - | %s | %s | %.2fx | %s |\n' "$q" "$ma" "$mw" "$(echo "$mw / $ma" | bc -l)" "$verdict"
+		fi
+	else
+		printf '| %s | %s | %s | %.2fx | %s |\n' "$q" "$ma" "$mw" "$(echo "$mw / $ma" | bc -l)" "$verdict"
+	fi
 done
-m=()
-for ((i = 0; i < RUNS; i++)); do m+=("$(secs "$BIN" ls --dir "$whole")"); done
+m=() om=()
+for ((i = 0; i < RUNS; i++)); do
+	if [[ -n "${OLD_BIN:-}" ]]; then om+=("$(secs "$OLD_BIN" ls --dir "$owhole")"); fi
+	m+=("$(secs "$BIN" ls --dir "$whole")")
+done
 echo
 echo "ls of the whole folder ($TOPICS topics): $(printf '%s\n' "${m[@]}" | median) s (median of $RUNS; target within 1 s)"
+if [[ -n "${OLD_BIN:-}" ]]; then
+	echo "ls of the whole folder, old build: $(printf '%s\n' "${om[@]}" | median) s"
+fi
