@@ -28,7 +28,10 @@
 //     sets: a random id checked against the server's session table, valid
 //     12 hours, deleted by logging out (session.go).
 //  4. refresh: at most once a second, the engine re-reads the catalog so the
-//     snapshots a running dump commits appear without a restart.
+//     snapshots a running dump commits appear without a restart; off the
+//     request's path (the request goes on with the views there are), since
+//     telling whether a folder of a whole cluster changed is a stat of each
+//     of its manifests and cuts.
 //  5. the route: a handler of the http.ServeMux built in routes.go.
 //
 // Check reports are cached by (catalog version, check, normalized options):

@@ -197,12 +197,12 @@ func wantsPage(r *http.Request) bool {
 	return !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/metrics"
 }
 
-// refreshing re-reads the catalog (at most once a second) before a request
-// that reads it.
+// refreshing starts a re-read of the catalog (at most once a second, off
+// the request's path) when a request that reads it comes.
 func (s *Server) refreshing(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !public(r.URL.Path) {
-			s.refresh(r.Context())
+			s.refresh()
 		}
 		next.ServeHTTP(w, r)
 	})
