@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -196,7 +197,7 @@ func TestCutsKeptByTopic(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []*ClusterSnapshot{{ID: "o1", Topic: "orders"}, {ID: "o2", Topic: "orders"}, {ID: "a1", Topic: "audit"}} {
-		if err := d.WriteClusterSnapshot(s); err != nil {
+		if err := d.WriteClusterSnapshot(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -237,9 +238,9 @@ func TestCutsKeptByTopic(t *testing.T) {
 			var snaps []*ClusterSnapshot
 			var err error
 			if c.all {
-				snaps, err = d.ClusterSnapshots()
+				snaps, err = d.ClusterSnapshots(context.Background())
 			} else {
-				snaps, err = d.ClusterSnapshotsOf(c.topics)
+				snaps, err = d.ClusterSnapshotsOf(context.Background(), c.topics)
 			}
 			var ids []string
 			for _, s := range snaps {
