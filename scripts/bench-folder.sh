@@ -14,7 +14,8 @@
 # (an older commit's) measured in the same run, alternated with BIN, on
 # the folders in OLD_DIR (written by that build's mkcluster, so in the
 # layout it writes: OLD_DIR/whole-T-P and OLD_DIR/alone-T-P must exist);
-# a question it does not know (a flag it lacks) is shown as "-".
+# a question it does not know (a flag it lacks) is shown as "-". SERVE=1
+# also times `topicsnap serve` on each folder (see the end; PORT, 18790).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GOFLAGS="$(go env GOFLAGS)"
@@ -119,3 +120,44 @@ echo "ls of the whole folder ($TOPICS topics): $(printf '%s\n' "${m[@]}" | media
 if [[ -n "${OLD_BIN:-}" ]]; then
 	echo "ls of the whole folder, old build: $(printf '%s\n' "${om[@]}" | median) s"
 fi
+
+# With SERVE=1: `topicsnap serve` (its defaults: 2 query workers) on each
+# folder, one at a time, on 127.0.0.1:$PORT (18790): the seconds until
+# /healthz answers, the first (uncached) view of a check page of the topic,
+# the median of RUNS later views of it each 1.2 s apart (every one finds
+# the catalog due for its once-a-second refresh), an uncached API report,
+# and the first view of the overview (curl gives up after 120 s).
+[[ "${SERVE:-0}" == 1 ]] || exit 0
+PORT="${PORT:-18790}"
+serve_row() { # serve_row LABEL BIN DIR
+	local label=$1 bin=$2 dir=$3 pid t0 t1 ready first later=() api over i
+	t0=$(date +%s.%N)
+	"$bin" serve --dir "$dir" --addr "127.0.0.1:$PORT" >"$DIR/serve-$PORT.log" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 3000; i++)); do
+		curl -sf -o /dev/null "http://127.0.0.1:$PORT/healthz" && break
+		sleep 0.1
+	done
+	t1=$(date +%s.%N)
+	ready=$(echo "$t1 - $t0" | bc -l)
+	page="http://127.0.0.1:$PORT/checks/gaps?topic=$ONE"
+	first=$(curl -s -o /dev/null -w '%{time_total}' "$page")
+	for ((i = 0; i < RUNS; i++)); do
+		sleep 1.2
+		later+=("$(curl -s -o /dev/null -w '%{time_total}' "$page")")
+	done
+	api=$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$PORT/api/checks/skew?topic=$ONE")
+	over=$(curl -s -o /dev/null --max-time 120 -w '%{time_total}' "http://127.0.0.1:$PORT/") || over="> 120"
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	printf '| %s | %.1f | %.3f | %s | %.3f | %s |\n' "$label" "$ready" "$first" "$(printf '%s\n' "${later[@]}" | median)" "$api" "$over"
+}
+echo
+echo "| serve | ready s | check page, first s | check page, later (median of $RUNS) s | API report, first s | overview, first view s |"
+echo "|---|---:|---:|---:|---:|---:|"
+if [[ -n "${OLD_BIN:-}" ]]; then
+	serve_row "old: alone" "$OLD_BIN" "$oalone"
+	serve_row "old: in $TOPICS × $PARTS" "$OLD_BIN" "$owhole"
+fi
+serve_row "new: alone" "$BIN" "$alone"
+serve_row "new: in $TOPICS × $PARTS" "$BIN" "$whole"
