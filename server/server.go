@@ -212,6 +212,10 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
 	}
 	s.engine = e
+	// The catalog was read just now: the next refresh is due a second
+	// from here, not from when the server began opening the folder (the
+	// views of a whole cluster take seconds to build).
+	s.lastRefresh = time.Now()
 	s.strip = folderPrefixes(o.Dir, e.Dir())
 	s.metrics.report = o.worker
 	return s, nil
