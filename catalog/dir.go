@@ -171,26 +171,26 @@ func OpenAt(ctx context.Context, loc string, cfg S3Config) (*Dir, error) {
 	return d, nil
 }
 
-// open checks the root as Open describes; found says whether it holds a
-// topicsnap.json.
-func (d *Dir) open(ctx context.Context) (found bool, err error) {
+// open checks the root as Open describes; version is its topicsnap.json's
+// folder format version, 0 when it holds none.
+func (d *Dir) open(ctx context.Context) (version int, err error) {
 	st := d.store()
 	b, _, err := st.Get(ctx, folderFile, MaxFolderFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		return false, st.Vacant(ctx)
+		return 0, st.Vacant(ctx)
 	case err != nil:
-		return false, fmt.Errorf("open %s: %w", d.Path, readErr(err))
+		return 0, fmt.Errorf("open %s: %w", d.Path, readErr(err))
 	}
 	var fi folderInfo
 	if err := json.Unmarshal(b, &fi); err != nil {
-		return true, fmt.Errorf("read %s: %w: %v", st.Where(folderFile), ErrBadManifest, err)
+		return 0, fmt.Errorf("read %s: %w: %v", st.Where(folderFile), ErrBadManifest, err)
 	}
-	if fi.FormatVersion > FormatVersion {
-		return true, fmt.Errorf("%s has format version %d, this build reads up to %d: %w",
-			d.Path, fi.FormatVersion, FormatVersion, ErrNewerFormat)
+	if fi.FormatVersion > FolderFormatVersion {
+		return 0, fmt.Errorf("%s has format version %d, this build reads up to %d: %w",
+			d.Path, fi.FormatVersion, FolderFormatVersion, ErrNewerFormat)
 	}
-	return true, nil
+	return max(fi.FormatVersion, 1), nil
 }
 
 // CheckCreate tells, without writing anything, whether Create(path) could
@@ -235,15 +235,24 @@ func CreateAt(ctx context.Context, loc string, cfg S3Config) (*Dir, error) {
 		return nil, err
 	}
 	d := newDir(st)
-	found, err := d.open(ctx)
+	version, err := d.open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !found {
-		b, _ := json.MarshalIndent(folderInfo{FormatVersion, "topicsnap"}, "", "  ")
+	b, _ := json.MarshalIndent(folderInfo{FolderFormatVersion, "topicsnap"}, "", "  ")
+	switch {
+	case version == 0:
 		_, err := st.Put(ctx, folderFile, append(b, '\n'), store.Cond{IfAbsent: true})
 		if err != nil && !errors.Is(err, ErrConflict) { // made by another since: fine
 			return nil, err
+		}
+	case version < FolderFormatVersion:
+		// A folder of an older layout: marked with this one before this
+		// writer adds anything an older build would not see (see
+		// FolderFormatVersion). Another writer marking it too writes the
+		// same bytes.
+		if _, err := st.Put(ctx, folderFile, append(b, '\n'), store.Cond{}); err != nil {
+			return nil, fmt.Errorf("mark %s as format version %d: %w", d.Path, FolderFormatVersion, err)
 		}
 	}
 	return d, nil

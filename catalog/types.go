@@ -9,9 +9,20 @@ import (
 	"time"
 )
 
-// FormatVersion is the version of the folder layout and manifest schema this
-// build writes and reads. A folder with a newer version is refused.
+// FormatVersion is the version of the manifest, cut and schema files this
+// build writes and reads. A file with a newer version is refused.
 const FormatVersion = 1
+
+// FolderFormatVersion is the version of the folder's layout, written in its
+// topicsnap.json; a folder with a newer one is refused whole.
+//
+//	1: cuts in snapshots/ID.json.
+//	2: cuts kept by topic, in snapshots/topic=NAME/ID.json (1's are still
+//	   read). A build that reads up to 1 would not see them, so a writer
+//	   that opens a folder of version 1 marks it 2 before it writes
+//	   anything (CreateAt): an older build then refuses the folder with
+//	   ErrNewerFormat rather than answer without its newer cuts.
+const FolderFormatVersion = 2
 
 // TopicPartition names one partition of one topic.
 type TopicPartition struct {
