@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -324,4 +325,113 @@ func TestFollowKeepsTailingUntilInterrupted(t *testing.T) {
 		t.Fatalf("stored %d lost %d", stored, lost)
 	}
 	t.Logf("followed %d records through %d snapshots", s.Records, len(s.Snapshots))
+}
+
+// TestIdlePartitionsAreLeftAlone: an incremental dump writes, locks and
+// cleans only the partitions it has something to write in (issue 32). A
+// partition with nothing new keeps its manifest as it was and is listed
+// in the cut at its next offset, even while another dumper holds its lock;
+// once it has records (or retention deleted offsets it never dumped) the
+// dump takes its lock, and refuses it while another holds it. A log start
+// that reached the next offset without passing it loses nothing.
+func TestIdlePartitionsAreLeftAlone(t *testing.T) {
+	brokers := testCluster(t)
+	topic := newTopic(t, brokers, 3, nil)
+	p := producer(t, brokers)
+	adm := kadm.NewClient(p)
+	rec := func(part int32) *kgo.Record { return &kgo.Record{Topic: topic, Partition: part, Value: []byte("v")} }
+	del := func(part int32, before int64) {
+		t.Helper()
+		o := kadm.Offsets{}
+		o.Add(kadm.Offset{Topic: topic, Partition: part, At: before})
+		r, err := adm.DeleteRecords(t.Context(), o)
+		if err != nil || r.Error() != nil {
+			t.Fatalf("delete records: %v %v", err, r.Error())
+		}
+	}
+	produce(t, p, rec(0), rec(1), rec(2))
+	dir := t.TempDir()
+	dumpOnce(t, brokers, dir, topic)
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest := func(part int32) *catalog.Manifest {
+		t.Helper()
+		m, err := d.ReadManifest(t.Context(), catalog.TopicPartition{Topic: topic, Partition: part})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// dumped is what a run's cut says of each partition: "dumped@HWM".
+	dumped := func(s Summary) string {
+		t.Helper()
+		snaps, err := d.ClusterSnapshots(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cs := range snaps {
+			if cs.ID != s.Snapshots[len(s.Snapshots)-1] {
+				continue
+			}
+			var out []string
+			for _, ps := range cs.Partitions {
+				out = append(out, fmt.Sprintf("%d@%d", ps.Partition, ps.HighWatermark))
+			}
+			return fmt.Sprintf("%v of %v", cs.Dumped, out)
+		}
+		t.Fatalf("no cut %v", s.Snapshots)
+		return ""
+	}
+	held, err := d.LockPartition(t.Context(), catalog.TopicPartition{Topic: topic, Partition: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { held.Unlock() }()
+	before := manifest(1)
+
+	produce(t, p, rec(0))
+	del(2, 1) // partition 2's log start reaches its next offset: nothing lost
+	s := dumpOnce(t, brokers, dir, topic)
+	if s.Records != 1 || s.Partitions != 3 || s.Lost != 0 {
+		t.Fatalf("dumped %d records of %d partitions, %d lost ranges; want 1 of 3, none lost", s.Records, s.Partitions, s.Lost)
+	}
+	if got := dumped(s); got != "[0 1 2] of [0@2 1@1 2@1]" {
+		t.Fatalf("the cut says %s", got)
+	}
+	if m := manifest(0); len(m.Snapshots) != 2 || m.NextOffset != 2 {
+		t.Fatalf("partition 0, with a new record: %d snapshots, next %d; want 2, 2", len(m.Snapshots), m.NextOffset)
+	}
+	for _, part := range []int32{1, 2} {
+		if m := manifest(part); len(m.Snapshots) != 1 || m.NextOffset != 1 || len(m.Lost) != 0 {
+			t.Fatalf("idle partition %d: %d snapshots, next %d, lost %v; want its first dump's manifest", part, len(m.Snapshots), m.NextOffset, m.Lost)
+		}
+	}
+	if !reflect.DeepEqual(manifest(1), before) {
+		t.Fatal("the manifest of the idle, locked partition changed")
+	}
+
+	produce(t, p, rec(1))
+	_, err = Run(t.Context(), Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}})
+	if !errors.Is(err, catalog.ErrLocked) || !strings.Contains(err.Error(), "another topicsnap dump is writing") {
+		t.Fatalf("a dump with a new record in a partition another holds: %v, want ErrLocked", err)
+	}
+	held.Unlock()
+
+	produce(t, p, rec(2), rec(2))
+	del(2, 3) // offsets 1 and 2 deleted before any dump read them
+	s = dumpOnce(t, brokers, dir, topic)
+	if s.Records != 1 || s.Lost != 1 || s.LostOffsets != 2 {
+		t.Fatalf("dumped %d records, %d lost ranges of %d offsets; want 1, 1 of 2", s.Records, s.Lost, s.LostOffsets)
+	}
+	if m := manifest(2); len(m.Lost) != 1 || m.Lost[0].From != 1 || m.Lost[0].To != 2 || m.NextOffset != 3 || len(m.Snapshots) != 2 {
+		t.Fatalf("partition 2: lost %v, next %d, %d snapshots; want 1-2 lost, 3, 2", m.Lost, m.NextOffset, len(m.Snapshots))
+	}
+	if got := dumped(s); got != "[0 1 2] of [0@2 1@2 2@3]" {
+		t.Fatalf("the cut says %s", got)
+	}
+	if stored, lost := coverage(t, dir, topic); stored != 5 || lost != 2 {
+		t.Fatalf("stored %d, lost %d; want 5, 2", stored, lost)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,7 +40,11 @@ import (
 // it, old and new code alternated:
 //
 //	go test ./dump -run '^$' -bench DumpManySmallPartitions -benchtime 3x
-//	TOPICSNAP_BENCH_NOOP_PARTITIONS=1200 go test ./dump -run '^$' -bench 'DumpManySmallPartitions/noop' -benchtime 1x -cpuprofile cpu.out
+//	TOPICSNAP_BENCH_NOOP_PARTITIONS=12000 TOPICSNAP_BENCH_NOOP_CPUPROFILE=$PWD/noop.cpu go test ./dump -run '^$' -bench 'DumpManySmallPartitions/noop' -benchtime 1x
+//
+// TOPICSNAP_BENCH_NOOP_CPUPROFILE profiles the timed no-op runs alone (go
+// test's -cpuprofile would include the set-up: producing and the first
+// dump).
 func BenchmarkDumpManySmallPartitions(b *testing.B) {
 	const (
 		partitions = 4
@@ -163,6 +168,11 @@ func BenchmarkDumpManySmallPartitions(b *testing.B) {
 		if s := dumpInto(b, dir, o); s.Records != int64(noopParts/partitions*partitions) {
 			b.Fatalf("the first dump dumped %d records, want %d", s.Records, noopParts/partitions*partitions)
 		}
+		if f := os.Getenv("TOPICSNAP_BENCH_NOOP_CPUPROFILE"); f != "" {
+			// The no-op runs alone, without the set-up's produce and first dump.
+			stop := startCPUProfile(b, f)
+			defer stop()
+		}
 		resetPeakRSS()
 		cpu0 := cpuTime()
 		for b.Loop() {
@@ -173,6 +183,25 @@ func BenchmarkDumpManySmallPartitions(b *testing.B) {
 		b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 		b.ReportMetric(peakRSSMiB(), "peak-rss-MiB")
 	})
+}
+
+// startCPUProfile writes a CPU profile of what runs until the returned stop
+// into path.
+func startCPUProfile(b *testing.B, path string) (stop func()) {
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Error(err)
+		}
+	}
 }
 
 // waitLeaders waits until every partition of topics has a leader, as a

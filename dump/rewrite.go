@@ -37,29 +37,16 @@ type divergence struct {
 // the manifest's superseded files, the rewrite is recorded, and the
 // manifest committed with its next offset set back to where the dump reads
 // again, before anything is read. Two histories are never merged.
-func (d *dumper) checkRewrites(ctx context.Context, c *cut, ms []*catalog.Manifest, sum *Summary) error {
-	var req kadm.OffsetForLeaderEpochRequest
-	var asked []*catalog.Manifest
+func (d *dumper) checkRewrites(ctx context.Context, c *cut, ms []*catalog.Manifest, known map[int32]epochEnd, sum *Summary) error {
+	epochs, err := d.lastEpochEnds(ctx, c, ms, known)
+	if err != nil {
+		return err
+	}
+	ends := endsOf(epochs)
 	for _, m := range ms {
-		if m.NextOffset <= 0 || len(m.Files) == 0 {
+		if !rewriteChecked(m) {
 			continue
 		}
-		asked = append(asked, m)
-		if e := m.Files[len(m.Files)-1].LastLeaderEpoch; e != nil && *e >= 0 {
-			req.Add(m.Topic, m.Partition, *e)
-		}
-	}
-	if len(asked) == 0 {
-		return nil
-	}
-	ends := map[int32]int64{}
-	if len(req) > 0 {
-		var err error
-		if ends, err = d.epochEnds(ctx, c.state.Topic, req); err != nil {
-			return err
-		}
-	}
-	for _, m := range asked {
 		if dv := divergenceOf(c, m, ends); dv != nil {
 			if err := d.recordRewrite(ctx, c, m, *dv); err != nil {
 				return err
@@ -69,6 +56,59 @@ func (d *dumper) checkRewrites(ctx context.Context, c *cut, ms []*catalog.Manife
 		}
 	}
 	return nil
+}
+
+// rewriteChecked reports whether checkRewrites looks at m: a partition
+// with records in the folder.
+func rewriteChecked(m *catalog.Manifest) bool { return m.NextOffset > 0 && len(m.Files) > 0 }
+
+// epochEnd is the leader's end offset of the epoch asked (-1: an epoch it
+// does not know).
+type epochEnd struct {
+	epoch int32
+	end   int64
+}
+
+// lastEpochEnds asks the leaders (one request per leader) for the end of
+// the leader epoch of the last record dumped of each partition of ms that
+// has one, unless known already holds the answer for that epoch.
+func (d *dumper) lastEpochEnds(ctx context.Context, c *cut, ms []*catalog.Manifest, known map[int32]epochEnd) (map[int32]epochEnd, error) {
+	out := map[int32]epochEnd{}
+	var req kadm.OffsetForLeaderEpochRequest
+	for _, m := range ms {
+		if !rewriteChecked(m) {
+			continue
+		}
+		e := m.Files[len(m.Files)-1].LastLeaderEpoch
+		if e == nil || *e < 0 {
+			continue
+		}
+		if k, ok := known[m.Partition]; ok && k.epoch == *e {
+			out[m.Partition] = k
+			continue
+		}
+		req.Add(m.Topic, m.Partition, *e)
+	}
+	if len(req) == 0 {
+		return out, nil
+	}
+	ends, err := d.epochEnds(ctx, c.state.Topic, req)
+	if err != nil {
+		return nil, err
+	}
+	for p, e := range req[c.state.Topic] {
+		out[p] = epochEnd{epoch: e, end: ends[p]}
+	}
+	return out, nil
+}
+
+// endsOf is the end offsets of epochs, by partition, as divergenceOf takes them.
+func endsOf(epochs map[int32]epochEnd) map[int32]int64 {
+	out := make(map[int32]int64, len(epochs))
+	for p, e := range epochs {
+		out[p] = e.end
+	}
+	return out
 }
 
 // divergenceOf finds where the log diverged from the folder's history, or

@@ -149,3 +149,59 @@ func TestTopicMadeAgain(t *testing.T) {
 		t.Fatalf("current rows: %d, first %q; want the 15 new records", len(rows), rows[0].Value)
 	}
 }
+
+// TestIdle: a partition is left alone (nothing written, locked or
+// cleaned) only when the cut ends where the folder's dump of it stopped,
+// the log start did not pass it, and the log is still the history dumped;
+// a log that diverged at the same end offset is not idle.
+func TestIdle(t *testing.T) {
+	epoch := int32(3)
+	dumped := func() *catalog.Manifest {
+		return &catalog.Manifest{Topic: "t", NextOffset: 150,
+			Files:     []catalog.FileEntry{{Name: catalog.FileName(0, 149), FirstOffset: 0, LastOffset: 149, Records: 150, LastLeaderEpoch: &epoch}},
+			Snapshots: []catalog.PartitionSnapshot{{LogStart: 0, HighWatermark: 150, TopicID: "id-1"}},
+		}
+	}
+	cases := []struct {
+		name     string
+		m        func() *catalog.Manifest
+		epochEnd int64 // the leader's end of epoch 3; -2: not asked
+		hwm, ls  int64
+		topicID  string
+		until    string
+		want     bool
+	}{
+		{"nothing new", dumped, 150, 150, 0, "id-1", "", true},
+		{"nothing new, --until now", dumped, 150, 150, 0, "id-1", "now", true},
+		{"nothing new, no epoch asked", dumped, -2, 150, 0, "id-1", "", true},
+		{"nothing new, log start at the next offset", dumped, 150, 150, 150, "id-1", "", true},
+		{"new records", dumped, 150, 151, 0, "id-1", "", false},
+		{"log end went back", dumped, 150, 140, 0, "id-1", "", false},
+		{"truncated and written again to the same end", dumped, 120, 150, 0, "id-1", "", false},
+		{"epoch unknown to the leader", dumped, -1, 150, 0, "id-1", "", false},
+		{"topic made again to the same end", dumped, 150, 150, 0, "id-2", "", false},
+		{"--until an offset", dumped, 150, 150, 0, "id-1", "100", false},
+		{"never dumped, empty", func() *catalog.Manifest { return &catalog.Manifest{Topic: "t", NextOffset: -1} }, -2, 0, 0, "id-1", "", false},
+		{"dumped empty, still empty", func() *catalog.Manifest { return &catalog.Manifest{Topic: "t", NextOffset: 0} }, -2, 0, 0, "id-1", "", true},
+		{"all lost, nothing new", func() *catalog.Manifest {
+			return &catalog.Manifest{Topic: "t", NextOffset: 10, Lost: []catalog.LostRange{{Kind: catalog.LostBeforeFirst, From: 0, To: 9}}}
+		}, -2, 10, 10, "id-1", "", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.m()
+			epochs := map[int32]epochEnd{}
+			if tc.epochEnd != -2 {
+				epochs[0] = epochEnd{epoch: epoch, end: tc.epochEnd}
+			} else if len(m.Files) > 0 {
+				m.Files[0].LastLeaderEpoch = nil
+			}
+			c := &cut{id: "s", asOf: time.Unix(0, 0), starts: map[int32]int64{0: tc.ls}, ends: map[int32]int64{0: tc.hwm},
+				state: &catalog.ClusterSnapshot{TopicID: tc.topicID, Partitions: []catalog.PartitionState{{LeaderEpoch: 5}}}}
+			d := &dumper{opts: Options{Until: tc.until}}
+			if got := d.idle(c, m, epochs); got != tc.want {
+				t.Fatalf("idle = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

@@ -16,7 +16,9 @@ import (
 // (topicsAtOnce) dumps every record of every topic exactly once, each
 // topic's snapshot committed (manifests, then its cluster snapshot), the
 // summary's snapshots in the order of the topics; the next run finds
-// nothing new and records a snapshot for every partition again.
+// nothing new: it writes no manifest (each keeps the first run's one
+// snapshot) and records a cut of every topic listing every partition as
+// dumped, at the manifest's next offset.
 func TestDumpManyTopicsAtOnce(t *testing.T) {
 	brokers := testCluster(t)
 	const topics, partitions = topicsAtOnce + 6, 2
@@ -78,7 +80,7 @@ func TestDumpManyTopicsAtOnce(t *testing.T) {
 			t.Errorf("snapshot %d of the summary is %s's (%q), want %s's", i, id, topicOf[id], names[i])
 		}
 	}
-	check := func(runs int) {
+	check := func() {
 		t.Helper()
 		for i, n := range names {
 			rows := readAllRows(t, dir, n)
@@ -95,15 +97,35 @@ func TestDumpManyTopicsAtOnce(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(m.Snapshots) != runs || m.NextOffset != int64(i%5+1) {
-					t.Errorf("%s/%d: %d snapshots, next offset %d; want %d, %d", n, p, len(m.Snapshots), m.NextOffset, runs, i%5+1)
+				if len(m.Snapshots) != 1 || m.Snapshots[0].ID != s.Snapshots[i] || m.NextOffset != int64(i%5+1) {
+					t.Errorf("%s/%d: snapshots %v, next offset %d; want only the first run's %s, %d", n, p, m.Snapshots, m.NextOffset, s.Snapshots[i], i%5+1)
 				}
 			}
 		}
 	}
-	check(1)
-	if s := dumpOnce(t, brokers, dir, "", regex); s.Records != 0 || len(s.Snapshots) != topics {
-		t.Fatalf("the second run dumped %d records in %d snapshots, want none in %d", s.Records, len(s.Snapshots), topics)
+	check()
+	s2 := dumpOnce(t, brokers, dir, "", regex)
+	if s2.Records != 0 || s2.Partitions != topics*partitions || len(s2.Snapshots) != topics {
+		t.Fatalf("the second run dumped %d records of %d partitions in %d snapshots, want none of %d in %d", s2.Records, s2.Partitions, len(s2.Snapshots), topics*partitions, topics)
 	}
-	check(2)
+	check()
+	snaps, err = d.ClusterSnapshots(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts := map[string]*catalog.ClusterSnapshot{}
+	for _, cs := range snaps {
+		cuts[cs.ID] = cs
+	}
+	for i, id := range s2.Snapshots {
+		cs := cuts[id]
+		if cs == nil || cs.Topic != names[i] || fmt.Sprint(cs.Dumped) != "[0 1]" || len(cs.Partitions) != partitions {
+			t.Fatalf("the second run's cut %s of %s: %+v, want both partitions dumped", id, names[i], cs)
+		}
+		for _, ps := range cs.Partitions {
+			if ps.HighWatermark != int64(i%5+1) || ps.LogStart != 0 {
+				t.Errorf("the second run's cut of %s/%d: offsets %d-%d, want 0-%d", names[i], ps.Partition, ps.LogStart, ps.HighWatermark, i%5+1)
+			}
+		}
+	}
 }
