@@ -232,7 +232,10 @@ type Rewrite struct {
 // Len is the number of offsets the rewrite covers.
 func (r Rewrite) Len() int64 { return r.Last - r.First + 1 }
 
-// PartitionSnapshot records what one snapshot did to one partition.
+// PartitionSnapshot records what one snapshot did to one partition. A dump
+// whose snapshot finds nothing new in a partition writes none (its
+// manifest stays as it was): the snapshot's cut (ClusterSnapshot.Dumped
+// and Partitions) records it.
 type PartitionSnapshot struct {
 	ID            string    `json:"id"`
 	AsOf          time.Time `json:"as_of"`
