@@ -58,8 +58,9 @@ minute with the writers' group at each, the group's commit log (__consumer_offse
 Kafka's own format: two watchers holding partitions 0-5 from 11:02 to 11:16), the
 backfill lane readings-backfill and the compacted routing topic. That folder is written
 by code, not through Kafka: twenty-three minutes cannot be replayed in seconds. It runs
-members, the reset what-if, lag, skew and the backfill's lateness, answers "what did the
-routing table say last Tuesday?" with topic_state, and serves the notebook
+members, the reset what-if, lag, skew and the backfill's lateness, names every other
+check with the command that runs it on readings, answers "what did the routing table
+say last Tuesday?" with topic_state, and serves the notebook
 the-group-that-ate-six-partitions.md, which walks the day.
 
 With --format avro the tea shop's events are Avro in the Confluent wire format, their
@@ -189,10 +190,13 @@ func loadTeaShopAs(ctx context.Context, conn kafkaconn.Conn, dir string, users i
 	return data, sum, f.Sync()
 }
 
-// demoCheck is a check the demo runs, with its options.
+// demoCheck is a check the demo runs, with its options, or only names
+// with the command that runs it (named: a check of the registry that the
+// scenario's story does not need).
 type demoCheck struct {
-	name string
-	opts queries.CheckOptions
+	name  string
+	opts  queries.CheckOptions
+	named bool
 }
 
 // command is the command line that gives the check's verdict.
@@ -208,20 +212,39 @@ func (c demoCheck) command(dir string) string {
 	return strings.Join(args, " ")
 }
 
-// windFarmChecks are the checks the wind farm scenario runs: the unexpected
+// windFarmStory are the checks the wind farm's story runs: the unexpected
 // members first, then what the reset at 11:21 re-read, then lag (all
 // current: the story's trap), skew (Ardnave Point's partition) and the
 // backfill lane's lateness.
-func windFarmChecks() []demoCheck {
+func windFarmStory() []demoCheck {
 	t := seeds.TopicReadings
 	return []demoCheck{
-		{"members", queries.CheckOptions{Topic: t, Group: seeds.IncidentGroup}},
-		{"reset", queries.CheckOptions{Topic: t, Group: seeds.IncidentGroup, ToTime: seeds.DayResetTo, Partitions: seeds.DayWatchedPartitions,
+		{name: "members", opts: queries.CheckOptions{Topic: t, Group: seeds.IncidentGroup}},
+		{name: "reset", opts: queries.CheckOptions{Topic: t, Group: seeds.IncidentGroup, ToTime: seeds.DayResetTo, Partitions: seeds.DayWatchedPartitions,
 			ID: "value.turbine_id || value.recorded_at"}},
-		{"lag", queries.CheckOptions{Topic: t}},
-		{"skew", queries.CheckOptions{Topic: t}},
-		{"freshness", queries.CheckOptions{Topic: seeds.TopicReadingsBackfill, EventTime: "value.recorded_at", Late: 60}},
+		{name: "lag", opts: queries.CheckOptions{Topic: t}},
+		{name: "skew", opts: queries.CheckOptions{Topic: t}},
+		{name: "freshness", opts: queries.CheckOptions{Topic: seeds.TopicReadingsBackfill, EventTime: "value.recorded_at", Late: 60}},
 	}
+}
+
+// windFarmChecks are the wind farm's story (windFarmStory, run) and then
+// every other check of the registry (queries.CheckNames, in its order) on
+// readings, named with the command that runs it but not run: the story
+// does not need them, and a check added to the registry is named here
+// without a word of this file changing.
+func windFarmChecks() []demoCheck {
+	out := windFarmStory()
+	told := map[string]bool{}
+	for _, c := range out {
+		told[c.name] = true
+	}
+	for _, n := range queries.CheckNames {
+		if !told[n] {
+			out = append(out, demoCheck{name: n, opts: queries.CheckOptions{Topic: seeds.TopicReadings}, named: true})
+		}
+	}
+	return out
 }
 
 // routingQuestion is the SQL that answers "what did the routing table say
@@ -246,7 +269,7 @@ func demoChecks(dir string) []demoCheck {
 		if !ok {
 			o = queries.CheckOptions{Topic: seeds.TopicAppEvents}
 		}
-		out = append(out, demoCheck{n, o})
+		out = append(out, demoCheck{name: n, opts: o})
 	}
 	return out
 }
@@ -322,20 +345,33 @@ func (a *app) runDemo(ctx context.Context, o *demoOptions) error {
 	return a.demoServe(ctx, o, "")
 }
 
+// notRun stands in the verdict's column for a check the demo names
+// without running it.
+const notRun = "-"
+
 // demoVerdicts runs the checks and prints each verdict with the command
-// that gives it, then keeps the checks and their options in the folder's
-// checks file, where check, check all, serve and the overview find them;
-// it closes eng.
+// that gives it (a named check: its summary and the command, not run),
+// then keeps the checks it ran and their options in the folder's checks
+// file, where check, check all, serve and the overview find them; it
+// closes eng.
 func (a *app) demoVerdicts(ctx context.Context, eng *queries.Engine, dir string, cs []demoCheck) error {
 	defer eng.Close()
 	var keep []queries.ConfiguredCheck
+	header := false
 	for _, c := range cs {
+		if c.named && !header {
+			fmt.Fprintln(a.stdout, "the other checks, not part of this story (each runs as printed):")
+			header = true
+		}
 		if needs := queries.Needs(c.name, c.opts); len(needs) > 0 {
-			var flags []string
-			for _, n := range needs {
-				flags = append(flags, flagOf(n))
-			}
-			fmt.Fprintf(a.stdout, "%-5s %-10s needs %s, which this scenario does not have\n", queries.StatusSkipped, c.name, strings.Join(flags, " "))
+			// As check all says it: "not run: needs --match and --against or --against-topic".
+			r := queries.Skipped(c.name, c.opts.Topic, needs, flagOf)
+			fmt.Fprintf(a.stdout, "%-5s %-10s %s, which this scenario does not have\n", r.Status, c.name, r.Message)
+			continue
+		}
+		if c.named {
+			chk, _ := queries.LookupCheck(c.name)
+			fmt.Fprintf(a.stdout, "%-5s %-10s %s\n      $ %s\n", notRun, c.name, chk.Summary, c.command(dir))
 			continue
 		}
 		r, err := eng.RunCheck(ctx, c.name, c.opts)
@@ -372,8 +408,8 @@ func (a *app) demoServe(ctx context.Context, o *demoOptions, page string) error 
 }
 
 // runWindFarmDemo writes seed 000's day (seeds.WriteWindFarmDayFolder), answers
-// the routing question, runs the checks that tell the day and serves the
-// notebook that walks it.
+// the routing question, runs the checks that tell the day (and names the
+// others) and serves the notebook that walks it.
 func (a *app) runWindFarmDemo(ctx context.Context, o *demoOptions, start time.Time) error {
 	day, err := seeds.WriteWindFarmDayFolder(ctx, o.dir, 1)
 	if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,7 +57,8 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 	}{
 		{"teashop", []string{"--users", "200"}, []string{"missing", "duplicates", "--silence 30m"}},
 		{"windfarm", nil, []string{"members", "reset", "lag", "skew", "58,800 by galewatch-watcher-1", "92,400 by galewatch-watcher-2",
-			"58,800 by galewatch-writer-1", "16,800 by galewatch-writer-2", "what did the routing table say last Tuesday", "ardnave-point on [pg-07 pg-08]"}},
+			"58,800 by galewatch-writer-1", "16,800 by galewatch-writer-2", "what did the routing table say last Tuesday", "ardnave-point on [pg-07 pg-08]",
+			"skipped missing    not run: needs --match and --against or --against-topic, which this scenario does not have"}},
 	} {
 		dir := filepath.Join(t.TempDir(), "snaps")
 		code, stdout, stderr := cli(t, append([]string{"demo", "--scenario", c.scenario, "--dir", dir, "--serve=false"}, c.args...)...)
@@ -69,6 +72,17 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 		}
 		lines := strings.Split(stdout, "\n")
 		verdicts := 0
+		said := map[string]bool{} // the checks the output runs or names
+		for _, l := range lines {
+			if f := strings.Fields(l); len(f) > 1 && slices.Contains([]string{notRun, queries.StatusOK, queries.StatusWarn, queries.StatusFail, queries.StatusSkipped}, f[0]) {
+				said[f[1]] = true
+			}
+		}
+		for _, n := range queries.CheckNames {
+			if !said[n] {
+				t.Errorf("%s: check %s of the registry is neither run nor named:\n%s", c.scenario, n, stdout)
+			}
+		}
 		for i := 0; i+1 < len(lines); i++ {
 			cmdline, ok := strings.CutPrefix(strings.TrimSpace(lines[i+1]), "$ topicsnap ")
 			if !ok {
@@ -83,9 +97,16 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 				}
 				continue
 			}
-			verdicts++
 			status := strings.Fields(lines[i])[0]
-			_, out, errs := cli(t, args...)
+			code, out, errs := cli(t, args...)
+			if status == notRun {
+				// Named, not run: the command runs as printed and gives a verdict.
+				if (code != exitOK && code != exitCheckFailed) || !regexp.MustCompile(`^(OK|WARN|FAIL) `+args[1]+` `).MatchString(out) {
+					t.Errorf("%s: the named %q: exit %d:\n%s%s", c.scenario, cmdline, code, out, errs)
+				}
+				continue
+			}
+			verdicts++
 			if !strings.HasPrefix(out, strings.ToUpper(status)+" "+args[1]+" ") {
 				t.Errorf("%s: %q printed %s, the command says:\n%s%s", c.scenario, cmdline, status, out, errs)
 			}
@@ -111,5 +132,58 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 	}
 	if code, _, stderr := cli(t, "demo", "--scenario", "moon", "--dir", t.TempDir(), "--serve=false"); code != 2 || !strings.Contains(stderr, `--scenario "moon": use teashop or windfarm`) {
 		t.Errorf("unknown scenario: exit %d: %s", code, stderr)
+	}
+}
+
+// TestDemoScenariosCoverTheRegistry: the demo's checks are derived from the
+// registry. The tea shop runs every check in the registry's order; the wind
+// farm runs its story's checks first, then names every other one; and every
+// check is run (with the options it needs) by at least one of them.
+func TestDemoScenariosCoverTheRegistry(t *testing.T) {
+	names := func(cs []demoCheck) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.name)
+		}
+		return out
+	}
+	run := map[string]bool{}
+	tea := demoChecks("DIR")
+	if got := names(tea); !slices.Equal(got, queries.CheckNames) {
+		t.Errorf("the tea shop runs %v, the registry holds %v", got, queries.CheckNames)
+	}
+	for _, c := range tea {
+		if c.named {
+			t.Errorf("the tea shop only names %s: it runs every check", c.name)
+		}
+		if len(queries.Needs(c.name, c.opts)) == 0 {
+			run[c.name] = true
+		}
+	}
+	wind := windFarmChecks()
+	story := windFarmStory()
+	if got := names(wind); !slices.Equal(got[:len(story)], names(story)) {
+		t.Errorf("the wind farm does not begin with its story: %v", got)
+	}
+	seen := map[string]int{}
+	for i, c := range wind {
+		seen[c.name]++
+		if c.named != (i >= len(story)) {
+			t.Errorf("the wind farm's %s: named %v at %d (its story has %d checks)", c.name, c.named, i, len(story))
+		}
+		if !c.named && len(queries.Needs(c.name, c.opts)) == 0 {
+			run[c.name] = true
+		}
+	}
+	for _, n := range queries.CheckNames {
+		if seen[n] != 1 {
+			t.Errorf("the wind farm runs or names %s %d times, want once", n, seen[n])
+		}
+		if !run[n] {
+			t.Errorf("no scenario runs %s with the options it needs", n)
+		}
+	}
+	if len(wind) != len(queries.CheckNames) {
+		t.Errorf("the wind farm has %d checks, the registry %d: %v", len(wind), len(queries.CheckNames), names(wind))
 	}
 }
