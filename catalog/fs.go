@@ -18,6 +18,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog/store"
 	"github.com/topicsnap/topicsnap/internal/safefile"
+	"github.com/topicsnap/topicsnap/internal/units"
 )
 
 // PartitionDir is the folder of one topic-partition: a path, or the
@@ -245,7 +246,7 @@ func encodeManifest(m *Manifest) ([]byte, error) {
 	b = append(b, '\n')
 	if len(b) > MaxManifestBytes {
 		return nil, fmt.Errorf("write manifest of %s: %s, past the %s a manifest may take: %w",
-			m.TP(), safefile.Size(int64(len(b))), safefile.Size(MaxManifestBytes), safefile.ErrTooLarge)
+			m.TP(), units.Size(int64(len(b))), units.Size(MaxManifestBytes), safefile.ErrTooLarge)
 	}
 	return b, nil
 }
@@ -474,7 +475,7 @@ func (d *Dir) WriteClusterSnapshot(ctx context.Context, s *ClusterSnapshot) erro
 	}
 	if len(b)+1 > MaxSnapshotBytes {
 		return fmt.Errorf("write snapshot %s: %s, past the %s a snapshot may take: %w",
-			s.ID, safefile.Size(int64(len(b)+1)), safefile.Size(MaxSnapshotBytes), safefile.ErrTooLarge)
+			s.ID, units.Size(int64(len(b)+1)), units.Size(MaxSnapshotBytes), safefile.ErrTooLarge)
 	}
 	_, err = d.store().Put(ctx, snapshotRel(s.Topic, s.ID), append(b, '\n'), store.Cond{IfAbsent: true})
 	if errors.Is(err, ErrConflict) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog/store"
 	"github.com/topicsnap/topicsnap/internal/safefile"
+	"github.com/topicsnap/topicsnap/internal/units"
 )
 
 // schemasDir holds the schemas a dump met, one file per schema id.
@@ -77,7 +78,7 @@ func (d *Dir) WriteSchema(ctx context.Context, s *Schema) error {
 	}
 	if len(b)+1 > MaxSchemaBytes {
 		return fmt.Errorf("write schema %d: %s, past the %s a stored schema may take: %w",
-			s.ID, safefile.Size(int64(len(b)+1)), safefile.Size(MaxSchemaBytes), safefile.ErrTooLarge)
+			s.ID, units.Size(int64(len(b)+1)), units.Size(MaxSchemaBytes), safefile.ErrTooLarge)
 	}
 	_, err = d.store().Put(ctx, schemaRel(s.ID), append(b, '\n'), store.Cond{})
 	return err

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/chart"
@@ -161,7 +160,7 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 			rewrites = append(rewrites, *NewRow().Set("kind", "rewritten").Set("partition", m.Partition).
 				Set("from_offset", rw.First).Set("to_offset", rw.Last).Set("offsets", rw.Len()).
 				Set("old_leader_epoch", rw.OldEpoch).Set("new_leader_epoch", rw.NewEpoch).Set("history", rw.History).
-				Set("detected_at", rw.DetectedAt.UTC().Format(time.RFC3339)))
+				Set("detected_at", rw.DetectedAt.UTC()))
 		}
 	}
 	r := &Report{Summary: NewRow()}

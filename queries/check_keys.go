@@ -204,7 +204,7 @@ func resizeReport(rs *resize, x Row) *Report {
 	}
 	when := func(v any) string {
 		if t, ok := v.(time.Time); ok {
-			return t.UTC().Format("2006-01-02T15:04:05.000Z")
+			return FormatTime(t)
 		}
 		return "?"
 	}

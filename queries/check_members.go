@@ -72,7 +72,7 @@ func newClients(rows []Row) []string {
 // stamp writes a time the rows hold (nil: "-").
 func stamp(v any) string {
 	if t, ok := v.(time.Time); ok {
-		return t.UTC().Format(time.RFC3339)
+		return FormatTime(t)
 	}
 	return "-"
 }

@@ -127,7 +127,7 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		}
 		by = append(by, fmt.Sprintf("%s by %s", FormatNumber(float64(asInt(m.Get("records")))), who))
 	}
-	r.Summary.Set("group", o.Group).Set("to_time", o.ToTime.UTC().Format(time.RFC3339Nano)).Set("as_of", asOf).
+	r.Summary.Set("group", o.Group).Set("to_time", o.ToTime.UTC()).Set("as_of", asOf).
 		Set("partitions", int64(len(rows))).Set("records_to_reread", total)
 	if membersSQL == "reset_members_log" {
 		r.Summary.Set("attributed_by", "commit log, then cuts")
@@ -153,10 +153,10 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	switch {
 	case total == 0:
 		r.Status = StatusOK
-		r.Message = fmt.Sprintf("a reset of %s to %s would re-read nothing on %s", o.Group, o.ToTime.UTC().Format(time.RFC3339), plural(int64(len(rows)), "partition", "partitions"))
+		r.Message = fmt.Sprintf("a reset of %s to %s would re-read nothing on %s", o.Group, FormatTime(o.ToTime), plural(int64(len(rows)), "partition", "partitions"))
 	default:
 		r.Status = StatusWarn
-		r.Message = fmt.Sprintf("a reset of %s to %s would re-read %s records on %s: %s", o.Group, o.ToTime.UTC().Format(time.RFC3339),
+		r.Message = fmt.Sprintf("a reset of %s to %s would re-read %s records on %s: %s", o.Group, FormatTime(o.ToTime),
 			FormatNumber(float64(total)), plural(int64(len(rows)), "partition", "partitions"), strings.Join(by, ", "))
 	}
 	if len(inexact) > 0 {

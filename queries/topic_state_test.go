@@ -373,7 +373,7 @@ func TestTopicStateSaysWhatTheCleanerRemoved(t *testing.T) {
 				t.Errorf("%+v: notes at %s: %q, want one when spans are unknown (%q)", opts, ts(c.h, c.m), notes, c.unknown)
 			}
 			if c.h == 9 && (len(notes) != 1 || !strings.Contains(notes[0], "3 offsets the snapshot never held") ||
-				!strings.Contains(notes[0], "whole from 2026-07-14T10:00:00Z")) {
+				!strings.Contains(notes[0], "whole from 2026-07-14 10:00:00Z")) {
 				t.Errorf("%+v: notes at %s: %q", opts, ts(c.h, c.m), notes)
 			}
 		}

@@ -100,7 +100,7 @@ func (e *Engine) topicStateNotes(ctx context.Context, q string) ([]string, error
 		name, _ := constantArg(calls[i], 0)
 		note := fmt.Sprintf("topic_state(%s, ...) is not the whole state at that time: %s the snapshot never held (removed by the cleaner or Kafka before a dump read them) may hold values then; keys only they held are missing, and rows with known = false are keys whose value may be one of them", quoteString(name), plural(offsets, "offset", "offsets"))
 		if !never && until != nil {
-			note += fmt.Sprintf("; the state is whole from %s", until.UTC().Format(time.RFC3339))
+			note += fmt.Sprintf("; the state is whole from %s", FormatTime(*until))
 		}
 		note += fmt.Sprintf(". See SELECT * FROM topic_state_unknown(%s, ...)", quoteString(name))
 		notes = append(notes, note)

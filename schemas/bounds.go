@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/topicsnap/topicsnap/internal/safefile"
+	"github.com/topicsnap/topicsnap/internal/units"
 )
 
 // MaxSchemaBytes bounds one schema as topicsnap reads it: a registry's
@@ -64,7 +64,7 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("%s is larger than %s, the bound for one schema", e.What, safefile.Size(e.Max))
+	return fmt.Sprintf("%s is larger than %s, the bound for one schema", e.What, units.Size(e.Max))
 }
 
 // Is makes errors.Is(err, ErrSchemaTooLarge) true.

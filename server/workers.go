@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -674,7 +675,7 @@ func (s *Server) workerFailed(wk *worker, w http.ResponseWriter, r *http.Request
 	case why == killDeadline:
 		httpError(w, r, http.StatusRequestTimeout, fmt.Sprintf("%s of %s: the statement was stopped", queries.ErrTimeout, s.opts.QueryTimeout))
 	case why == killMemory:
-		httpError(w, r, http.StatusServiceUnavailable, fmt.Sprintf("the statement needed more memory than a query worker may hold (%s) and was stopped", bytesText(s.pool.memCap)))
+		httpError(w, r, http.StatusServiceUnavailable, fmt.Sprintf("the statement needed more memory than a query worker may hold (%s) and was stopped", units.Size(s.pool.memCap)))
 	case wk.dead():
 		how := wk.last.fatal()
 		if how == "" {
@@ -806,15 +807,4 @@ func (l *lastWords) fatal() string {
 		return l.line[:200]
 	}
 	return l.line
-}
-
-// bytesText spells a byte count for people: 2 GiB, 512 MiB.
-func bytesText(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	}
-	return fmt.Sprintf("%d MiB", n>>20)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	_ "github.com/topicsnap/topicsnap/catalog/bucket" // registers s3:// with catalog: --dir s3://BUCKET/PREFIX
+	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
@@ -108,21 +109,9 @@ func (a *app) localDir(ctx context.Context, dir string, topics ...string) (strin
 	}
 	if st.Files > 0 {
 		fmt.Fprintf(a.stderr, "s3: fetched %d files (%s) of %s into %s in %s; %d already cached\n",
-			st.Files, humanBytes(st.Bytes), dir, cache, time.Since(start).Round(time.Millisecond), st.Kept)
+			st.Files, units.Bytes(st.Bytes), dir, cache, time.Since(start).Round(time.Millisecond), st.Kept)
 	}
 	return cache, nil
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // pruneCache removes from the cache dst the topic folders src no longer has.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/suggest"
+	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -238,7 +239,7 @@ Do not copy into a folder or prefix a dumper is writing.`,
 			start := time.Now()
 			st, err := catalog.Copy(ctx, src, dst)
 			fmt.Fprintf(a.stdout, "copied %d files (%s), kept %d already there, %d manifests, %d snapshots from %s to %s in %s\n",
-				st.Files, humanBytes(st.Bytes), st.Kept, st.Manifests, st.Snapshots, src.Path, dst.Path, time.Since(start).Round(time.Millisecond))
+				st.Files, units.Bytes(st.Bytes), st.Kept, st.Manifests, st.Snapshots, src.Path, dst.Path, time.Since(start).Round(time.Millisecond))
 			if err != nil {
 				return fmt.Errorf("copy %s to %s: %w", args[0], args[1], err)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/units"
 )
 
 // compactOptions are catalog compact's flags.
@@ -75,7 +76,7 @@ func (a *app) compactRun(ctx context.Context, o *compactOptions) error {
 		fmt.Fprintf(a.stderr, "warning: skipped %s\n", s)
 	}
 	fmt.Fprintf(a.stdout, "compact: %d partitions, %d files before, %d after: %d files (%s) merged into %d (%s); %d old files removed, %d kept for the grace period; in %s\n",
-		st.Partitions, st.FilesBefore, st.FilesAfter, st.Merged, humanBytes(st.BytesIn), st.Written, humanBytes(st.BytesOut),
+		st.Partitions, st.FilesBefore, st.FilesAfter, st.Merged, units.Bytes(st.BytesIn), st.Written, units.Bytes(st.BytesOut),
 		st.Removed, st.Retired, time.Since(start).Round(time.Millisecond))
 	if err != nil {
 		return fmt.Errorf("compact %s: %w", o.Dir, err)

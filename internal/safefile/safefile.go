@@ -22,6 +22,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/topicsnap/topicsnap/internal/units"
 )
 
 // ErrNotRegular and ErrTooLarge are why a read is refused.
@@ -37,22 +39,11 @@ type TooLargeError struct {
 }
 
 func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("read %s: larger than %s, the bound for this file", e.Name, Size(e.Max))
+	return fmt.Sprintf("read %s: larger than %s, the bound for this file", e.Name, units.Size(e.Max))
 }
 
 // Is makes errors.Is(err, ErrTooLarge) true.
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
-
-// Size renders a byte count as the caps are written: 4 MiB, 64 KiB, 100 B.
-func Size(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d B", n)
-}
 
 // ReadFileIn reads name (a path relative to dir, which may hold
 // separators) of the folder dir: a regular file inside the folder of at

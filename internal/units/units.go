@@ -1,10 +1,16 @@
-// Package units writes quantities the way summaries show them to a user.
+// Package units writes quantities the way topicsnap shows them to a user:
+// the one place that spells a byte count, for the summaries (Bytes: an
+// amount measured, rounded) and for bounds and caps (Size: exact, as they
+// are written). It imports nothing but fmt, so the packages that must
+// build without cgo (catalog, dump, restore, safefile) use it as the
+// command line and the server do; values read from DuckDB are
+// internal/display's.
 package units
 
 import "fmt"
 
-// Bytes is n bytes in B, KiB, MiB or GiB, as dump's and restore's
-// summaries print them.
+// Bytes is n bytes in B, KiB, MiB or GiB, rounded, as the summaries of
+// dump, restore, compact and the bucket's copy print an amount moved.
 func Bytes(n int64) string {
 	switch {
 	case n >= 1<<30:
@@ -13,6 +19,22 @@ func Bytes(n int64) string {
 		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 	case n >= 1<<10:
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// Size is n bytes exactly, as a bound or a cap is written: in the largest
+// of GiB, MiB and KiB that divides it (2 GiB, 4 MiB, 64 KiB), else in
+// bytes (4194305 B): a message saying what passed a bound never rounds
+// it onto the bound.
+func Size(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d B", n)
 }
