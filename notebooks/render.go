@@ -87,7 +87,7 @@ func shownRows(c *Cell, o CellOptions) [][]any {
 
 func viewOf(res *Result) pageView {
 	nb := res.Notebook
-	v := pageView{Title: nb.Title, Name: nb.Name, Dir: res.Dir, Started: res.Started.UTC().Format("2006-01-02 15:04:05Z"),
+	v := pageView{Title: nb.Title, Name: nb.Name, Dir: res.Dir, Started: display.Time(res.Started.Truncate(time.Second)),
 		Duration: durationText(res.Duration), Failed: res.Failed(), Cells: len(res.Cells)}
 	for _, k := range sortedKeys(res.Params) {
 		if k == "dir" {
