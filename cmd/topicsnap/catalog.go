@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/internal/suggest"
 	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/queries"
@@ -173,7 +174,7 @@ func msTime(ms int64) string {
 	if ms < 0 {
 		return fmt.Sprint(ms)
 	}
-	return time.UnixMilli(ms).UTC().Format(time.RFC3339)
+	return display.Time(time.UnixMilli(ms)) // as sql shows it: a Kafka timestamp keeps its milliseconds
 }
 
 func (a *app) verifyCmd() *cobra.Command {

@@ -81,7 +81,7 @@ func TestLsCountsDataRecordsAndCuts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	at := time.Date(2026, 7, 16, 11, 0, 0, 0, time.UTC)
+	at := time.Date(2026, 7, 16, 11, 0, 0, 250e6, time.UTC) // ls keeps the milliseconds, as sql does
 	dir := t.TempDir()
 	for i, commit := range []bool{false, true} {
 		if err := cl.BeginTransaction(); err != nil {
@@ -114,7 +114,7 @@ func TestLsCountsDataRecordsAndCuts(t *testing.T) {
 	}
 	row := lsRow(t, out, topic, 0)
 	want := map[string]string{"OFFSETS [FROM,UNTIL)": "[0,6)", "DATA RECORDS": "2", "MARKERS": "2", "ABORTED": "2",
-		"FIRST DATA TIME": "2026-07-16T11:00:02Z", "LAST DATA TIME": "2026-07-16T11:00:03Z", "SNAPSHOTS": "2"}
+		"FIRST DATA TIME": "2026-07-16 11:00:02.25Z", "LAST DATA TIME": "2026-07-16 11:00:03.25Z", "SNAPSHOTS": "2"}
 	for k, v := range want {
 		if row[k] != v {
 			t.Errorf("ls %s = %q, want %q\n%s", k, row[k], v, out)
