@@ -88,8 +88,8 @@ func newcomerText(r Row, joined, left string) string {
 	if r.Get("records_committed_past") == nil {
 		return fmt.Sprintf("%s on %s joined %s (partitions held and records committed past not known)", c, h, stamp(r.Get(joined)))
 	}
-	return fmt.Sprintf("%s on %s joined %s (%s), held partitions %v and committed past %s records",
-		c, h, stamp(r.Get(joined)), l, r.Get("partitions"), FormatNumber(float64(asInt(r.Get("records_committed_past")))))
+	return fmt.Sprintf("%s on %s joined %s (%s), held partitions %s and committed past %s records",
+		c, h, stamp(r.Get(joined)), l, Display("partitions", r.Get("partitions")), FormatNumber(float64(asInt(r.Get("records_committed_past")))))
 }
 
 func membersFromLog(ctx context.Context, e *Engine, o CheckOptions, s Row) (*Report, error) {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/queries"
@@ -428,8 +428,8 @@ func (a *app) runWindFarmDemo(ctx context.Context, o *demoOptions, start time.Ti
 	}
 	fmt.Fprintf(a.stdout, "wrote Galewatch's Thursday to %s (by code, not through Kafka): %s readings from %s turbines on %d farms (%d partitions), "+
 		"%s backfill readings, %d routing records, %s records of the group's commit log, %d cuts of group %s\n",
-		o.dir, thousands(int64(n)), thousands(int64(turbines)), len(seeds.DayFarms), seeds.ReadingsPartitions,
-		thousands(int64(b)), len(day.Routing), thousands(int64(len(day.Offsets))), len(day.Cuts), seeds.IncidentGroup)
+		o.dir, queries.FormatNumber(float64(n)), queries.FormatNumber(float64(turbines)), len(seeds.DayFarms), seeds.ReadingsPartitions,
+		queries.FormatNumber(float64(b)), len(day.Routing), queries.FormatNumber(float64(len(day.Offsets))), len(day.Cuts), seeds.IncidentGroup)
 	eng, err := queries.Open(ctx, o.dir, queries.Options{})
 	if err != nil {
 		return err
@@ -464,8 +464,9 @@ func (a *app) routingAnswer(ctx context.Context, eng *queries.Engine, dir string
 			return fmt.Errorf("ask the routing table: %w", err)
 		}
 		farms++
-		if fmt.Sprint(then) != fmt.Sprint(now) {
-			changed = append(changed, fmt.Sprintf("%v on %v (now %v)", farm, then, now))
+		// The machines are a list: written as every surface writes one.
+		if t, n := display.Text(then), display.Text(now); t != n {
+			changed = append(changed, fmt.Sprintf("%s on %s (now %s)", display.Text(farm), t, n))
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -474,18 +475,4 @@ func (a *app) routingAnswer(ctx context.Context, eng *queries.Engine, dir string
 	fmt.Fprintf(a.stdout, "what did the routing table say last Tuesday (%s)? %d farms, as today except %s\n      $ topicsnap sql --dir %s -c %s\n",
 		seeds.DayLastTuesday.Format("Mon 2 January 15:04 MST"), farms, strings.Join(changed, ", "), queries.ShellQuote(dir), queries.ShellQuote(q))
 	return nil
-}
-
-// thousands writes n with a comma between groups of three digits.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
 }

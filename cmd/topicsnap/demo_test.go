@@ -57,7 +57,7 @@ func TestDemoPrintsTheCommandOfEachVerdict(t *testing.T) {
 	}{
 		{"teashop", []string{"--users", "200"}, []string{"missing", "duplicates", "--silence 30m"}},
 		{"windfarm", nil, []string{"members", "reset", "lag", "skew", "58,800 by galewatch-watcher-1", "92,400 by galewatch-watcher-2",
-			"58,800 by galewatch-writer-1", "16,800 by galewatch-writer-2", "what did the routing table say last Tuesday", "ardnave-point on [pg-07 pg-08]",
+			"58,800 by galewatch-writer-1", "16,800 by galewatch-writer-2", "what did the routing table say last Tuesday", `ardnave-point on ["pg-07","pg-08"] (now ["pg-07","pg-08","pg-19"])`,
 			"skipped missing    not run: needs --match and --against or --against-topic, which this scenario does not have"}},
 	} {
 		dir := filepath.Join(t.TempDir(), "snaps")
