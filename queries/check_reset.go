@@ -161,11 +161,11 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	}
 	if len(inexact) > 0 {
 		r.Status = StatusWarn
-		r.Message += fmt.Sprintf("; on partitions %v the snapshot does not reach back to the log start, so the broker may choose an earlier target", inexact)
+		r.Message += fmt.Sprintf("; on partitions %s the snapshot does not reach back to the log start, so the broker may choose an earlier target", partitionList(inexact))
 	}
 	if len(notCommitted) > 0 {
 		r.Status = StatusWarn
-		r.Message += fmt.Sprintf("; the group had no committed offset on partitions %v at the cut", notCommitted)
+		r.Message += fmt.Sprintf("; the group had no committed offset on partitions %s at the cut", partitionList(notCommitted))
 		r.Summary.Set("partitions_without_offsets", notCommitted)
 	}
 	return r, nil
@@ -217,3 +217,13 @@ func resetCommand(brokers []string, group, topic string, parts []string, to time
 // ShellQuote quotes s for a POSIX shell when it needs it (package
 // internal/shell): the commands topicsnap prints for users to run.
 func ShellQuote(s string) string { return shell.Quote(s) }
+
+// partitionList writes partition numbers in a message as the tables write
+// a list of them ([0,1,2]).
+func partitionList[T int32 | int64](ps []T) string {
+	l := make([]any, len(ps))
+	for i, p := range ps {
+		l[i] = p
+	}
+	return Display("partitions", l)
+}

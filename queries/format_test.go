@@ -233,3 +233,17 @@ func TestTextFormatsEscapeHostileText(t *testing.T) {
 		t.Errorf("csv changed the value:\n%q", csv)
 	}
 }
+
+func TestPartitionList(t *testing.T) {
+	for _, c := range []struct {
+		in   []int32
+		want string
+	}{{[]int32{0, 1, 2}, "[0,1,2]"}, {[]int32{7}, "[7]"}} {
+		if got := partitionList(c.in); got != c.want {
+			t.Errorf("partitionList(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got := partitionList([]int64{3, 12}); got != "[3,12]" {
+		t.Errorf("partitionList(int64) = %q", got)
+	}
+}
