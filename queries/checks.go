@@ -680,3 +680,16 @@ func (e *NeedsError) Is(target error) bool { return target == ErrBadOption || ta
 
 // bound prints a bound as people write it: 1000000, not 1e+06.
 func bound(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// Bounds says, for --help and the form's hints, which values a number
+// option takes, in the words its refusal uses: "1 to 1000000"; a duration
+// "more than 0 seconds"; "" for an option that is not a number.
+func (op Option) Bounds() string {
+	switch op.Kind {
+	case KindInt, KindNumber:
+		return bound(op.Min) + " to " + bound(op.Max)
+	case KindSeconds:
+		return "more than 0 seconds"
+	}
+	return ""
+}

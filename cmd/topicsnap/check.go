@@ -144,8 +144,15 @@ checks and the options each takes.`,
 				}
 			}
 			help := strings.Join(takers, ", ") + ": " + op.Help
+			var notes []string
+			if b := op.Bounds(); b != "" {
+				notes = append(notes, b)
+			}
 			if op.Default != "" {
-				help += " (default " + op.Default + ")"
+				notes = append(notes, "default "+op.Default)
+			}
+			if len(notes) > 0 {
+				help += " (" + strings.Join(notes, "; ") + ")"
 			}
 			helps = append(helps, help)
 			isBool = isBool || op.Kind == queries.KindBool

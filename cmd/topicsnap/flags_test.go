@@ -16,6 +16,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/queries"
 )
 
 // tree lists every path under dir, to tell that a command left it as it was.
@@ -406,6 +407,16 @@ func TestCheckFlagsShowTheirKind(t *testing.T) {
 	for _, want := range []string{"--silence duration", "--hot number", "--limit int", "--id expr", "--to-time time", "--group text", "--against file"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("check --help lacks %q:\n%s", want, out.String())
+		}
+	}
+	// And the values a number option takes, from its Min and Max: every
+	// number option of the registry, in the words its refusal uses.
+	for _, c := range queries.Checks() {
+		for _, name := range c.Options {
+			op := queries.CheckOptionSet[name]
+			if b := op.Bounds(); b != "" && !strings.Contains(out.String(), "("+b) {
+				t.Errorf("check --help lacks --%s's bounds %q", op.FlagName(), b)
+			}
 		}
 	}
 }
