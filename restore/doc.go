@@ -3,6 +3,7 @@
 //
 // What a run does, one file a concern:
 //
+//   - restore.go: Run, which does the steps below in order;
 //   - options.go: the options, --partitions, --from, --until and
 //     --compression checked before anything is opened;
 //   - source.go: what the folder holds of the source topic (its manifests
@@ -23,7 +24,10 @@
 //     lets a transaction commit only whole data files;
 //   - progress.go: the committed progress (offsets of consumer group
 //     ID(target)) and what a caller's kafkaconn.Progress is told;
-//   - summary.go: what a run did, as the command prints it.
+//   - summary.go: what a run did, as the command prints it;
+//   - errors.go: the errors a run returns, each with its exit code and
+//     hint (TargetError; refusals by the cluster's ACLs, naming the
+//     operations to grant).
 //
 // Guarantees. Every partition's records go to the same partition number,
 // with their key and value bytes (null stays null), headers in order and
