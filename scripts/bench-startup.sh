@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Start-up of `topicsnap sql -c 'SELECT 1'` against the DuckDB CLI, side by
 # side in one run: each round runs every command once, in turn (topicsnap,
-# CLI, Go+DuckDB floor, topicsnap --version, and BASE when given), so that
+# CLI, Go+DuckDB floor, topicsnap --version, and each BASE), so that
 # drift in a shared machine falls on all of them alike. Reports the median
 # wall time, CPU time (user+sys) and peak RSS of each, and topicsnap minus
 # the CLI.
@@ -14,12 +14,13 @@
 #                   opens DuckDB through the same driver and does nothing else
 #   topicsnap -v    bin/topicsnap --version: the Go process alone (runtime,
 #                   package init, the command tree), no DuckDB
-#   base            $BASE sql --dir SNAP -c 'SELECT 1', when BASE is set
+#   each BASE       BIN sql --dir SNAP -c 'SELECT 1', for each BIN in BASE
 #
 # Environment (all optional):
 #   RUNS              rounds (default 31)
-#   BASE              another topicsnap binary to compare (e.g. a build of
-#                     main from `git worktree add /tmp/base main`)
+#   BASE              other topicsnap binaries to compare, space-separated
+#                     (e.g. a build of main from `git worktree add /tmp/base
+#                     main`, a build without -tags=duckdb_arrow)
 #   BENCH_DIR         work dir (default /tmp/topicsnap-bench)
 #   BENCH_SNAP        snapshot folder (default BENCH_DIR/startup-snap, 1M
 #                     records written by scripts/benchtools/mksnap if missing)
@@ -89,12 +90,21 @@ declare -A CMD=(
   [floor]="$FLOOR 'SELECT 1'"
   [version]="$TS --version"
 )
-if [[ -n "${BASE:-}" ]]; then
-  [[ -x "$BASE" ]] || die "BASE=$BASE is not an executable"
-  NAMES+=(base)
-  cp "$BASE" "$OUT/bin/base"
-  CMD[base]="$OUT/bin/base sql --dir $SNAP -c 'SELECT 1'"
-fi
+declare -A LABEL=(
+  [topicsnap]="topicsnap sql -c 'SELECT 1'"
+  [cli]="duckdb CLI -c 'SELECT 1'"
+  [floor]="Go+DuckDB floor (duckfloor)"
+  [version]="topicsnap --version (no DuckDB)"
+)
+i=0
+for b in ${BASE:-}; do
+  [[ -x "$b" ]] || die "BASE: $b is not an executable"
+  i=$((i + 1))
+  NAMES+=("base$i")
+  cp "$b" "$OUT/bin/base$i"
+  CMD[base$i]="$OUT/bin/base$i sql --dir $SNAP -c 'SELECT 1'"
+  LABEL[base$i]="$b sql -c 'SELECT 1'"
+done
 
 wait_quiet
 LOAD0="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -137,13 +147,6 @@ grep -q '1' "$OUT/topicsnap.out" && grep -q '1' "$OUT/cli.out" || die "SELECT 1 
 
 # col NAME K: the median of column K of $OUT/NAME.
 col() { awk -v k="$2" '{print $k}' "$OUT/$1" | sort -g | awk '{a[NR]=$1} END{ if (NR%2) print a[(NR+1)/2]; else printf "%.2f\n", (a[NR/2]+a[NR/2+1])/2 }'; }
-declare -A LABEL=(
-  [topicsnap]="topicsnap sql -c 'SELECT 1'"
-  [cli]="duckdb CLI -c 'SELECT 1'"
-  [floor]="Go+DuckDB floor (duckfloor)"
-  [version]="topicsnap --version (no DuckDB)"
-  [base]="base: $BASE sql -c 'SELECT 1'"
-)
 {
   echo
   echo "### Start-up: topicsnap sql -c 'SELECT 1' vs DuckDB CLI $CLI_VERSION"
