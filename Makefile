@@ -20,7 +20,7 @@ export TOPICSNAP_S3_DIR ?= /tmp/topicsnap-s3-test
 export TOPICSNAP_REGISTRY_DIR ?= /tmp/topicsnap-registry-test
 export TOPICSNAP_SPARK_DIR ?= /tmp/topicsnap-spark-test
 
-.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-checks bench-serve bench-restore bench-curve bench-avro clean kafka-start kafka-stop
+.PHONY: faults soak build demo test unit integration nocgo vet bench bench-dump bench-sql bench-startup bench-checks bench-serve bench-restore bench-curve bench-avro clean kafka-start kafka-stop
 
 build:
 	$(GO) build -o $(BIN) ./cmd/topicsnap
@@ -86,6 +86,9 @@ bench-dump:
 	scripts/bench-dump.sh $(BENCH_N)
 bench-sql:
 	scripts/bench-sql.sh $(BENCH_N)
+# sql -c 'SELECT 1' vs the DuckDB CLI's start-up, alternated (RUNS=31 rounds).
+bench-startup:
+	scripts/bench-startup.sh
 bench-checks:
 	scripts/bench-checks.sh
 # topicsnap restore (exactly once) vs kcat -P on the same records, 1M by default.

@@ -63,7 +63,7 @@ func collectNames(n any, names map[string]bool) bool {
 					return false
 				}
 				n := strings.ToLower(name)
-				for _, t := range []string{n, n + "$all", "partition_dumps", "lost_ranges", "topic_configs"} {
+				for _, t := range []string{stateMacros, n, n + "$all", "partition_dumps", "lost_ranges", "topic_configs"} {
 					names[t] = true
 				}
 			} else if fn == "lag_at" {

@@ -377,7 +377,7 @@ func (e *Engine) missing(w want) bool {
 	if e.allBuilt {
 		return false
 	}
-	if w.all {
+	if w.all || e.opts.Lazy && w.names[stateMacros] && !e.built[stateMacros] {
 		return true
 	}
 	for _, t := range metadataTables {
@@ -426,6 +426,13 @@ func (e *Engine) wantsLog(w want) bool {
 // buildTx creates, in tx, the catalog tables and topic views w names that
 // are not built yet. e.mu is held.
 func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
+	if e.opts.Lazy && (w.all || w.names[stateMacros]) && !e.built[stateMacros] {
+		// An eager engine made them at Open (setup).
+		if err := createStateMacros(ctx, tx); err != nil {
+			return err
+		}
+		e.built[stateMacros] = true
+	}
 	wantLog := e.wantsLog(w)
 	if wantLog && !w.all {
 		// The log views read the topic's view.

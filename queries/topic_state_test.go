@@ -70,6 +70,11 @@ func TestTopicStateAtATime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if opts.Lazy {
+			if got := builtObjects(t, e); got != "" {
+				t.Fatalf("a lazy engine built %q at open", got)
+			}
+		}
 		state := func(m int) string {
 			q := fmt.Sprintf(`SELECT "partition", key, value.farm FROM topic_state('routing', TIMESTAMPTZ '%s') ORDER BY ALL`,
 				base.Add(time.Duration(m)*time.Minute).Format(time.RFC3339))
@@ -91,6 +96,14 @@ func TestTopicStateAtATime(t *testing.T) {
 		} {
 			if got := state(c.minute); got != c.want {
 				t.Errorf("%+v: state at 11:%02d:\n got %s\nwant %s", opts, c.minute, got, c.want)
+			}
+		}
+		if opts.Lazy {
+			// The macros when a query calls one, with what they read, and
+			// nothing else (lag_at is made with everything).
+			want := "lost_ranges,partition_dumps,routing,routing$all,topic_configs,topic_state,topic_state_unknown"
+			if got := builtObjects(t, e); got != want {
+				t.Errorf("a lazy engine built %q, want %q", got, want)
 			}
 		}
 		e.Close()

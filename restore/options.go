@@ -37,11 +37,15 @@ type Options struct {
 	Progress kafkaconn.Progress
 }
 
-// restoreCodec is the producer's compression option of --compression.
+// restoreCodec is the producer's compression option of --compression:
+// lz4 through lz4Compressor, the others franz-go's own.
 func restoreCodec(name string) (kgo.Opt, error) {
 	c, err := CompressionCodec(name)
 	if err != nil {
 		return nil, err
+	}
+	if c == kgo.Lz4Compression() {
+		return kgo.WithCompressor(newLz4Compressor()), nil
 	}
 	return kgo.ProducerBatchCompression(c, kgo.NoCompression()), nil
 }

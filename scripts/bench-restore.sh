@@ -18,7 +18,9 @@
 #              partitioner on the key; no transactions)
 # and prints one markdown table: wall time, records/s, MB/s (key+value bytes,
 # 10^6 B), CPU time of the tool, CPU time the broker spent meanwhile, peak RSS
-# (/usr/bin/time %M), and the CPU time used by everything else meanwhile. It
+# (/usr/bin/time %M), the CPU time used by everything else meanwhile, and
+# the size of the target topic's log directories on the broker it started
+# (its compression's outcome; "?" with BENCH_BROKERS). It
 # checks each target holds N records (restore: its summary line and the sum
 # of the committed progress is not read; kcat: the sum of high watermarks).
 #
@@ -31,6 +33,10 @@
 #   BENCH_RESTORE_ARGS    extra flags for topicsnap restore
 #   BENCH_KCAT_ARGS       extra flags for kcat -P (e.g. "-X linger.ms=5 -z lz4")
 #   BENCH_NO_BUILD=1      use the existing bin/topicsnap as is
+#   BENCH_BASE_BIN        another topicsnap binary (e.g. a build of main) whose
+#                         restore runs too, alternated with the others: the
+#                         row "topicsnap restore (base)"
+#   BENCH_BASE_ARGS       extra flags for the base's restore (default: BENCH_RESTORE_ARGS)
 #   BENCH_QUIET_WAIT, BENCH_QUIET_BUSY   see bench-lib.sh (wait_quiet)
 set -euo pipefail
 # The server's format=arrow is duckdb-go's Arrow interface: its build tag.
@@ -83,6 +89,13 @@ else
 fi
 broker_cpu_ticks() { if [[ -n "$BROKER_PID" ]]; then awk '{print $14 + $15}' "/proc/$BROKER_PID/stat"; else echo 0; fi; }
 count() { "$BENCH_DIR/bin/bareconsume" --brokers "$BROKERS" --topic "$1" --count-only; }
+# topic_mb TOPIC: the bytes of TOPIC's log segments (*.log; the index
+# files are preallocated) in the started broker's log.dirs, MB (10^6 B);
+# "?" for a broker it did not start.
+topic_mb() {
+  if [[ -n "${BENCH_BROKERS:-}" ]]; then echo "?"; return; fi
+  find "$TOPICSNAP_KAFKA_DIR/data" -path "*/$1-[0-9]*/*.log" -printf '%s\n' | awk '{b += $1} END{printf "%.1f", b/1e6}'
+}
 
 RUN="$(date +%s)"
 SRC="rsrc-$RUN"
@@ -129,8 +142,9 @@ measure() {
   b0="$(broker_cpu_ticks)"; s0="$(sys_busy_ticks)"; t0="$EPOCHREALTIME"
   /usr/bin/time -f '%e %M %U %S' -o "$tf" "${args[@]}" >"$OUT/$name.stdout" 2>"$OUT/$name.stderr" || { tail -n 20 "$OUT/$name.stderr" >&2; die "$name failed"; }
   t1="$EPOCHREALTIME"; s1="$(sys_busy_ticks)"; b1="$(broker_cpu_ticks)"
-  local got wall rss u s cpu bcpu other
+  local got wall rss u s cpu bcpu other mb
   got="$(count "$topic")"
+  mb="$(topic_mb "$topic")"
   if [[ "$name" == topicsnap* ]]; then
     grep -q "^restored $N records" "$OUT/$name.stdout" || die "restore did not say it restored $N records: $(cat "$OUT/$name.stdout")"
     got="$N (markers make the offsets $got)"
@@ -142,21 +156,28 @@ measure() {
   cpu="$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.1f", u+s}')"
   bcpu="$(awk -v a="$b0" -v b="$b1" -v hz="$CLK_TCK" 'BEGIN{printf "%.1f", (b-a)/hz}')"
   other="$(awk -v a="$s0" -v b="$s1" -v hz="$CLK_TCK" -v c="$cpu" -v bc="$bcpu" 'BEGIN{o=(b-a)/hz-c-bc; if (o < 0) o = 0; printf "%.1f", o}')"
-  log "$name: ${wall}s, peak RSS ${rss} KiB, cpu ${cpu}s, broker cpu ${bcpu}s, other ${other}s, $got records$warm"
+  log "$name: ${wall}s, peak RSS ${rss} KiB, cpu ${cpu}s, broker cpu ${bcpu}s, other ${other}s, $got records, target ${mb} MB$warm"
   [[ "$i" == 0 ]] && return 0
-  RUNS_OF[$name]+="$name|$wall|$rss|$cpu|$bcpu|$other"$'\n'
-  echo "$name|$wall|$rss|$cpu|$bcpu|$other|$got" >>"$OUT/runs.txt"
+  RUNS_OF[$name]+="$name|$wall|$rss|$cpu|$bcpu|$other|$mb"$'\n'
+  echo "$name|$wall|$rss|$cpu|$bcpu|$other|$mb|$got" >>"$OUT/runs.txt"
 }
 median_run() { printf '%s' "${RUNS_OF[$1]}" | sort -t'|' -k2,2g | sed -n "$(((REPEAT + 1) / 2))p"; }
 
+LOAD0="$(cut -d' ' -f1-3 /proc/loadavg)"
 for ((i = 0; i <= REPEAT; i++)); do
   # shellcheck disable=SC2086  # the ARGS are word lists on purpose
   measure "topicsnap restore" rdst "$i" bin/topicsnap restore --brokers "$BROKERS" --dir "$BENCH_DIR/snap" --topic "$SRC" --to-topic @T@ ${BENCH_RESTORE_ARGS:-}
   [[ "$i" == 0 ]] || RESTORE_LINE="$(tail -n 1 "$OUT/topicsnap restore.stdout")"
+  if [[ -n "${BENCH_BASE_BIN:-}" ]]; then
+    # shellcheck disable=SC2086
+    measure "topicsnap restore (base)" bdst "$i" "$BENCH_BASE_BIN" restore --brokers "$BROKERS" --dir "$BENCH_DIR/snap" --topic "$SRC" --to-topic @T@ ${BENCH_BASE_ARGS-${BENCH_RESTORE_ARGS:-}}
+  fi
   # shellcheck disable=SC2086
   measure "kcat -P" kdst "$i" "$KCAT" -P -b "$BROKERS" -t @T@ -K $'\t' ${BENCH_KCAT_ARGS:-} -l "$BENCH_DIR/records.txt"
 done
-ROWS=("$(median_run "topicsnap restore")" "$(median_run "kcat -P")")
+ROWS=("$(median_run "topicsnap restore")")
+[[ -z "${BENCH_BASE_BIN:-}" ]] || ROWS+=("$(median_run "topicsnap restore (base)")")
+ROWS+=("$(median_run "kcat -P")")
 
 KCAT_WALL="$(printf '%s\n' "${ROWS[@]}" | awk -F'|' '$1 == "kcat -P" {print $2}')"
 {
@@ -165,13 +186,17 @@ KCAT_WALL="$(printf '%s\n' "${ROWS[@]}" | awk -F'|' '$1 == "kcat -P" {print $2}'
   echo
   echo "$(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, topicsnap at $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo "?")$(git -C "$ROOT" diff --quiet HEAD -- dump catalog cmd 2>/dev/null || echo "+local changes"), $("$KCAT" -V 2>/dev/null | sed -n 's/^Version \([^ ]*\).*librdkafka \([^ ]*\).*/kcat \1 (librdkafka \2)/p' | head -n 1), $(go version | awk '{print $3}'), key+value bytes $BYTES ($(awk -v b="$BYTES" -v n="$N" 'BEGIN{printf "%.0f", b/n}') B/record), source: $PRODUCE_LINE"
   echo
-  echo "| tool | wall s | records/s | MB/s | vs kcat -P | tool CPU s | broker CPU s | other CPU s | peak RSS MiB |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| tool | wall s | records/s | MB/s | vs kcat -P | tool CPU s | broker CPU s | other CPU s | peak RSS MiB | target topic MB |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   for r in "${ROWS[@]}"; do
-    IFS='|' read -r name wall rss cpu bcpu other <<<"$r"
-    awk -v name="$name" -v wall="$wall" -v rss="$rss" -v cpu="$cpu" -v bcpu="$bcpu" -v other="$other" -v n="$N" -v bytes="$BYTES" -v kw="$KCAT_WALL" 'BEGIN{
-      printf "| %s | %.2f | %.0f | %.1f | %.2fx | %s | %s | %s | %.0f |\n", name, wall, n/wall, bytes/wall/1e6, kw/wall, cpu, bcpu, other, rss/1024 }'
+    IFS='|' read -r name wall rss cpu bcpu other mb <<<"$r"
+    awk -v name="$name" -v wall="$wall" -v rss="$rss" -v cpu="$cpu" -v bcpu="$bcpu" -v other="$other" -v mb="$mb" -v n="$N" -v bytes="$BYTES" -v kw="$KCAT_WALL" 'BEGIN{
+      printf "| %s | %.2f | %.0f | %.1f | %.2fx | %s | %s | %s | %.0f | %s |\n", name, wall, n/wall, bytes/wall/1e6, kw/wall, cpu, bcpu, other, rss/1024, mb }'
   done
   echo
-  echo "topicsnap: $RESTORE_LINE${BENCH_RESTORE_ARGS:+; restore flags: $BENCH_RESTORE_ARGS}${BENCH_KCAT_ARGS:+; kcat flags: $BENCH_KCAT_ARGS}"
+  echo "Every run, in the order run (tool, wall s, CPU s, broker CPU s):"
+  awk -F'|' '{printf "%s%s %s / %s / %s", (NR > 1 ? "; " : ""), $1, $2, $4, $5} END{print ""}' "$OUT/runs.txt"
+  echo
+  echo "topicsnap: $RESTORE_LINE${BENCH_RESTORE_ARGS:+; restore flags: $BENCH_RESTORE_ARGS}${BENCH_BASE_BIN:+; base: $BENCH_BASE_BIN${BENCH_BASE_ARGS:+ with $BENCH_BASE_ARGS}}${BENCH_KCAT_ARGS:+; kcat flags: $BENCH_KCAT_ARGS}"
+  echo "Load average before and after: $LOAD0; $(cut -d' ' -f1-3 /proc/loadavg)."
 } | tee "$BENCH_DIR/bench-restore.md"

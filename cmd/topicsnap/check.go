@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -202,40 +203,49 @@ func flagKind(ops []*queries.Option) string {
 }
 
 // flagNames lists the check options' flags, each once, sorted.
-func flagNames() []string {
-	var out []string
-	for _, op := range sortedOptions() {
-		if n := op.FlagName(); len(out) == 0 || out[len(out)-1] != n {
-			out = append(out, n)
-		}
-	}
-	return out
-}
+func flagNames() []string { return optionFlags().names }
 
 // optionsOfFlag lists the options spelled --flag on the command line.
-func optionsOfFlag(flag string) []*queries.Option {
-	var out []*queries.Option
+func optionsOfFlag(flag string) []*queries.Option { return optionFlags().of[flag] }
+
+// optionFlags groups the check options by flag name, once: every command
+// tree (each run, and start-up) reads it for each flag.
+var optionFlags = sync.OnceValue(func() (g struct {
+	names []string
+	of    map[string][]*queries.Option
+}) {
+	g.of = map[string][]*queries.Option{}
 	for _, op := range sortedOptions() {
-		if op.FlagName() == flag {
-			out = append(out, op)
+		n := op.FlagName()
+		if len(g.names) == 0 || g.names[len(g.names)-1] != n {
+			g.names = append(g.names, n)
 		}
+		g.of[n] = append(g.of[n], op)
 	}
-	return out
-}
+	return g
+})
 
 // sortedOptions lists the check options by flag name.
 func sortedOptions() []*queries.Option {
-	var out []*queries.Option
+	type named struct {
+		flag string
+		op   *queries.Option
+	}
+	var out []named
 	for _, op := range queries.CheckOptionSet {
-		out = append(out, op)
+		out = append(out, named{op.FlagName(), op})
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].FlagName() != out[j].FlagName() {
-			return out[i].FlagName() < out[j].FlagName()
+		if out[i].flag != out[j].flag {
+			return out[i].flag < out[j].flag
 		}
-		return out[i].Name < out[j].Name
+		return out[i].op.Name < out[j].op.Name
 	})
-	return out
+	ops := make([]*queries.Option, len(out))
+	for i, n := range out {
+		ops[i] = n.op
+	}
+	return ops
 }
 
 // optionUsage turns a check's complaint about an option into a usage error

@@ -11,6 +11,7 @@ import (
 )
 
 func main() {
+	raiseFirstGCGoal()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	if code, ok := serveWorker(ctx); ok {
 		stop()
