@@ -22,6 +22,12 @@ import (
 // is on both partitions (after a partition change).
 func routingFolder(t *testing.T) (string, time.Time) {
 	t.Helper()
+	return routingFolderNamed(t, "routing")
+}
+
+// routingFolderNamed is routingFolder with the topic named topic.
+func routingFolderNamed(t *testing.T, topic string) (string, time.Time) {
+	t.Helper()
 	dir := t.TempDir()
 	d, err := catalog.Create(dir)
 	if err != nil {
@@ -51,9 +57,9 @@ func routingFolder(t *testing.T) (string, time.Time) {
 		row(1, 0, 3, "T-03", `{"farm":"yell-sound"}`),
 		row(1, 1, 4, "T-01", `{"farm":"dunmore-moss"}`), // the same key on another partition
 	}
-	writePartition(t, d, "routing", 0, "s1", 6, p0)
-	writePartition(t, d, "routing", 1, "s1", 2, p1)
-	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: "routing", AsOf: base.Add(time.Hour), PartitionCount: 2,
+	writePartition(t, d, topic, 0, "s1", 6, p0)
+	writePartition(t, d, topic, 1, "s1", 2, p1)
+	if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: "s1", Topic: topic, AsOf: base.Add(time.Hour), PartitionCount: 2,
 		Configs: map[string]string{"cleanup.policy": "compact"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -105,6 +111,32 @@ func TestTopicStateAtATime(t *testing.T) {
 			if got := builtObjects(t, e); got != want {
 				t.Errorf("a lazy engine built %q, want %q", got, want)
 			}
+		}
+		e.Close()
+	}
+}
+
+// TestTopicStateOfADottedTopic: a topic name with dots and dashes (Kafka
+// allows [a-zA-Z0-9._-]) is one name to topic_state and
+// topic_state_unknown, not a schema and a table, on every engine kind.
+func TestTopicStateOfADottedTopic(t *testing.T) {
+	const topic = "shop.routing-v2"
+	dir, base := routingFolderNamed(t, topic)
+	at := base.Add(time.Hour).Format(time.RFC3339)
+	for _, opts := range []Options{{}, {Lazy: true}, {Locked: true, Timeout: 10 * time.Second}} {
+		e, err := Open(t.Context(), dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := e.Query(t.Context(), fmt.Sprintf(`SELECT "partition", key, value.farm FROM topic_state('%s', TIMESTAMPTZ '%s') ORDER BY ALL`, topic, at))
+		if err != nil {
+			t.Fatalf("%+v: topic_state: %v", opts, err)
+		}
+		if got, want := allRows(t, rows), "0 T-01 kilmore-sands;0 T-02 stromay;1 T-01 dunmore-moss;1 T-03 yell-sound"; got != want {
+			t.Errorf("%+v: state:\n got %s\nwant %s", opts, got, want)
+		}
+		if _, err := e.Query(t.Context(), fmt.Sprintf(`SELECT * FROM topic_state_unknown('%s', TIMESTAMPTZ '%s')`, topic, at)); err != nil {
+			t.Errorf("%+v: topic_state_unknown: %v", opts, err)
 		}
 		e.Close()
 	}

@@ -19,13 +19,15 @@
 --          records held cannot be named: topic_state_unknown lists their
 --          spans.
 -- use: SELECT * FROM topic_state('routing', TIMESTAMPTZ '2026-07-16 11:00:00Z')
+-- note: query_table reads a dotted name as schema.table, so the topic's name
+--       is quoted (Kafka's names are [a-zA-Z0-9._-]: never a double quote).
 CREATE OR REPLACE MACRO topic_state(topic_name, as_of) AS TABLE
 WITH recs AS (
   SELECT "partition", "offset", "timestamp", key, key_raw, value, value_raw, headers,
          lead("offset") OVER topicsnap_key AS topicsnap_next_offset,
          lead("timestamp") OVER topicsnap_key AS topicsnap_next_time,
          row_number() OVER topicsnap_key AS topicsnap_nth
-  FROM query_table(topic_name)
+  FROM query_table('"' || topic_name || '"')
   WHERE key_raw IS NOT NULL
   WINDOW topicsnap_key AS (PARTITION BY "partition", key_raw ORDER BY "offset")
 ),

@@ -20,11 +20,13 @@
 --          record timestamps with dump times: exact for LogAppendTime, a
 --          bound for producers whose clocks keep to the broker's.
 -- use: SELECT * FROM topic_state_unknown('routing', TIMESTAMPTZ '2026-07-16 09:05:00Z')
+-- note: query_table reads a dotted name as schema.table, so the topic's name
+--       is quoted (Kafka's names are [a-zA-Z0-9._-]: never a double quote).
 CREATE OR REPLACE MACRO topic_state_unknown(topic_name, as_of) AS TABLE
 WITH stored AS (
   SELECT "partition", "offset", "timestamp",
          lead("offset") OVER (PARTITION BY "partition" ORDER BY "offset") AS topicsnap_next
-  FROM query_table(topic_name || '$all')
+  FROM query_table('"' || topic_name || '$all"')
 ),
 bounds AS (
   SELECT "partition", min(from_offset) AS start_offset, max(until_offset) AS end_offset
