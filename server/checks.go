@@ -13,6 +13,12 @@ import (
 // runCheck runs a check, or returns its cached result for the current
 // catalog version.
 func (s *Server) runCheck(ctx context.Context, name string, q checkQuery) (*queries.Report, error) {
+	return s.runCheckKeep(ctx, name, q, true)
+}
+
+// runCheckKeep is runCheck; with keep false a report it computes is not
+// put in the cache.
+func (s *Server) runCheckKeep(ctx context.Context, name string, q checkQuery, keep bool) (*queries.Report, error) {
 	version, key := s.engine.Version(), q.key(name)
 	if c, ok := s.cache.get(version, key); ok {
 		s.metrics.cache("reports", true)
@@ -30,7 +36,7 @@ func (s *Server) runCheck(ctx context.Context, name string, q checkQuery) (*quer
 		if err != nil && ctx.Err() != nil {
 			return nil, err // past the deadline or cancelled: not a property of the options
 		}
-		if !errors.Is(err, queries.ErrTimeout) {
+		if keep && !errors.Is(err, queries.ErrTimeout) {
 			s.cache.put(version, key, cached{report: r, err: err})
 		}
 		return r, err

@@ -98,7 +98,8 @@ func loadPages() (*pages, error) {
 
 // pageData is what the layout gets; Body is the page's own data.
 type pageData struct {
-	Title string
+	Title   string
+	Refresh int // seconds after which the page reloads itself; 0 never
 	SQL   bool // show the SQL link
 	Auth  bool // show the log-out button
 	Body  any
@@ -115,8 +116,18 @@ func (s *Server) render(w http.ResponseWriter, code int, page, title string, bod
 // renderBytes executes a page's template; on failure it answers 500 itself
 // and returns false.
 func (s *Server) renderBytes(w http.ResponseWriter, page, title string, body any) ([]byte, bool) {
+	return s.renderPage(w, page, title, body, false)
+}
+
+// renderPage is renderBytes; reload makes the page reload itself every
+// overviewRefresh seconds.
+func (s *Server) renderPage(w http.ResponseWriter, page, title string, body any, reload bool) ([]byte, bool) {
 	var buf bytes.Buffer
-	err := s.pages.sets[page].ExecuteTemplate(&buf, "layout.html", pageData{Title: title, SQL: s.sql, Auth: s.opts.Token != "" || s.opts.authOn, Body: body})
+	pd := pageData{Title: title, SQL: s.sql, Auth: s.opts.Token != "" || s.opts.authOn, Body: body}
+	if reload {
+		pd.Refresh = overviewRefresh
+	}
+	err := s.pages.sets[page].ExecuteTemplate(&buf, "layout.html", pd)
 	if err != nil {
 		s.logf("render %s: %s", page, s.clean(err))
 		http.Error(w, "the page could not be rendered", http.StatusInternalServerError)
@@ -163,8 +174,23 @@ type overviewData struct {
 	Notebooks []servedNotebook // listed afresh on each view, not cached
 	Checks    []string
 	Problems  []string // what the catalog had to skip (a damaged manifest), named
-	transient bool     // some tile timed out: do not cache
-	key       string   // the catalog version and the checks file it was built for
+	// A folder of more than a page of topics is shown a page at a time.
+	Page, Pages int
+	AllTopics   int
+	PageLinks   []int
+	// Troubled are the folder's topics with lost ranges or a failing
+	// tile (of those known), every page's, with the page they are on.
+	Troubled     []troubledTopic
+	TroubledMore int // troubled topics not listed
+	Pending      int // this page's tiles being computed in the background
+	Elsewhere    int // other pages' tiles not known yet
+	transient    bool // some tile timed out or is pending: do not cache
+	key          string // the catalog version, the checks file and the page it was built for
+}
+
+type troubledTopic struct {
+	Name, Why string
+	Page      int
 }
 
 type topicView struct {
@@ -184,24 +210,48 @@ type tile struct {
 	Check, Status, Label, Message, Link string
 }
 
+const (
+	// overviewPageSize is the topics on one page of the overview.
+	overviewPageSize = 100
+	// overviewInline is the most missing tiles an overview computes
+	// before it answers; past it (a large folder seen first) it computes
+	// for overviewBudget and leaves the rest to the warmer.
+	overviewInline = 120
+	overviewBudget = 300 * time.Millisecond
+	// maxTroubled is the troubled topics the overview names.
+	maxTroubled = 100
+	// overviewRefresh is how often, in seconds, a page with pending tiles
+	// reloads itself.
+	overviewRefresh = 5
+)
+
 func (s *Server) handleOverview(w http.ResponseWriter, r *http.Request) {
-	d, err := s.overviewFor(r.Context())
+	page := 1
+	if raw := r.URL.Query().Get("page"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil || n < 1 {
+			s.errorPage(w, http.StatusBadRequest, fmt.Sprintf("page %q: give a page number, 1 or more", raw))
+			return
+		}
+		page = n
+	}
+	d, err := s.overviewFor(r.Context(), page)
 	if err != nil {
 		s.errorPage(w, errorStatus(err), s.clean(err))
 		return
 	}
 	s.overviewMu.Lock()
-	page := s.overviewPage
+	cachedPage := s.overviewPage
 	s.overviewMu.Unlock()
-	if page.version == d.key && time.Since(page.at) < time.Second {
+	if cachedPage.version == d.key && time.Since(cachedPage.at) < time.Second {
 		s.metrics.cache("overview page", true)
-		writeHTML(w, http.StatusOK, page.html)
+		writeHTML(w, http.StatusOK, cachedPage.html)
 		return
 	}
 	s.metrics.cache("overview page", false)
 	view := *d
 	view.Notebooks = s.listNotebooks()
-	html, ok := s.renderBytes(w, "overview.html", "topicsnap", &view)
+	html, ok := s.renderPage(w, "overview.html", "topicsnap", &view, d.Pending > 0)
 	if !ok {
 		return
 	}
@@ -213,10 +263,10 @@ func (s *Server) handleOverview(w http.ResponseWriter, r *http.Request) {
 	writeHTML(w, http.StatusOK, html)
 }
 
-// overviewFor returns the overview of the current catalog version and
-// checks file, built once per version.
-func (s *Server) overviewFor(ctx context.Context) (*overviewData, error) {
-	v := s.engine.Version() + "/" + s.checksFileStamp()
+// overviewFor returns a page of the overview of the current catalog
+// version and checks file, built once per version.
+func (s *Server) overviewFor(ctx context.Context, page int) (*overviewData, error) {
+	v := s.tileStoreKey() + "/" + strconv.Itoa(page)
 	s.overviewMu.Lock()
 	d := s.overview[v]
 	s.overviewMu.Unlock()
@@ -225,14 +275,19 @@ func (s *Server) overviewFor(ctx context.Context) (*overviewData, error) {
 		return d, nil
 	}
 	s.metrics.cache("overview", false)
-	d, err := s.buildOverview(ctx)
+	d, err := s.buildOverview(ctx, page)
 	if err != nil {
 		return nil, err
 	}
 	d.key = v
 	if !d.transient {
 		s.overviewMu.Lock()
-		s.overview = map[string]*overviewData{v: d}
+		for k := range s.overview {
+			if !strings.HasPrefix(k, s.tileStoreKey()+"/") || len(s.overview) > 64 {
+				delete(s.overview, k)
+			}
+		}
+		s.overview[v] = d
 		s.overviewMu.Unlock()
 	}
 	return d, nil
@@ -248,16 +303,39 @@ func (s *Server) checksFileStamp() string {
 	return fmt.Sprintf("%d.%d", st.Size(), st.ModTime().UnixNano())
 }
 
-func (s *Server) buildOverview(ctx context.Context) (*overviewData, error) {
-	d := &overviewData{Version: s.engine.Version(), Checks: queries.CheckNames}
+// buildOverview builds one page of the overview. Its tiles come from the
+// tile store, else from a report already cached; missing ones are
+// computed here when the whole folder misses at most overviewInline
+// (as many as a small folder has: every tile is then computed before the
+// page answers, under one deadline). Past that, this page's missing tiles
+// are computed for overviewBudget and the rest are "pending": the warmer
+// computes them (this page's first, then the others'), and the page
+// reloads itself until none is.
+func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, error) {
+	d := &overviewData{Version: s.engine.Version(), Checks: queries.CheckNames, Page: page}
 	for _, p := range s.engine.Problems() {
 		d.Problems = append(d.Problems, s.cleanText(p))
 	}
+	topics := s.engine.Topics()
+	size := s.opts.overviewPageSize
+	if size <= 0 {
+		size = overviewPageSize
+	}
+	d.AllTopics = len(topics)
+	d.Pages = max(1, (len(topics)+size-1)/size)
+	if page > d.Pages {
+		return nil, &badRequest{fmt.Sprintf("page %d: the overview has %d", page, d.Pages)}
+	}
+	if d.Pages > 1 {
+		for i := 1; i <= d.Pages; i++ {
+			d.PageLinks = append(d.PageLinks, i)
+		}
+	}
+	lo, hi := (page-1)*size, min(page*size, len(topics))
 	snaps, err := s.snapshots(ctx)
 	if err != nil {
 		return nil, err
 	}
-	d.Snapshots = snaps
 	cov, err := s.coverage(ctx)
 	if err != nil {
 		return nil, err
@@ -270,35 +348,158 @@ func (s *Server) buildOverview(ctx context.Context) (*overviewData, error) {
 		d.Problems = append(d.Problems, s.clean(err))
 		d.transient = true
 	}
-	// All tiles share one deadline; a check past it shows as "timeout" and
-	// the next view picks up where this one stopped (reports are cached).
-	tctx, cancel := context.WithTimeout(ctx, 3*s.opts.QueryTimeout)
-	defer cancel()
-	for _, t := range s.engine.Topics() {
-		tv := topicView{Name: t.Name, Partitions: t.Partitions, Files: t.Files, Records: t.Records, JSON: t.JSON}
-		for i := range snaps {
-			if snaps[i].Topic == t.Name {
-				tv.Latest = &snaps[i] // newest first
+	skey := s.tileStoreKey()
+	// Every topic's tiles as the store knows them; the missing ones
+	// counted, this page's and the others'.
+	type topicTiles struct {
+		order []string
+		known map[string]tile
+	}
+	all := make([]topicTiles, len(topics))
+	var missHere, missElse []tileKey
+	for i, t := range topics {
+		tt := topicTiles{order: tileOrder(cfgs, t.Name), known: map[string]tile{}}
+		for _, name := range tt.order {
+			k := tileKey{name, t.Name}
+			if tl, ok := s.tiles.get(skey, k); ok {
+				tt.known[name] = tl
+			} else if i >= lo && i < hi {
+				missHere = append(missHere, k)
+			} else {
+				missElse = append(missElse, k)
+			}
+		}
+		all[i] = tt
+	}
+	inline := s.opts.overviewInline
+	if inline <= 0 {
+		inline = overviewInline
+	}
+	if len(missHere)+len(missElse) <= inline {
+		// All tiles share one deadline; a check past it shows as "timeout"
+		// and the next view picks up where this one stopped.
+		tctx, cancel := context.WithTimeout(ctx, 3*s.opts.QueryTimeout)
+		defer cancel()
+		for _, k := range append(missHere, missElse...) {
+			tl := s.tile(tctx, k.check, k.topic)
+			if tl.Status == "timeout" {
+				d.transient = true
+			}
+			s.tiles.put(skey, k, tl)
+			all[s.topicIndex(topics, k.topic, lo)].known[k.check] = tl
+		}
+	} else {
+		budget := s.opts.overviewBudget
+		if budget <= 0 {
+			budget = overviewBudget
+		}
+		until := time.Now().Add(budget)
+		var warm []tileKey
+		for _, k := range missHere {
+			var tl tile
+			if time.Now().Before(until) {
+				tl = s.tileKept(ctx, k.check, k.topic, false)
+			} else {
+				tl = s.tileMode(ctx, k.check, k.topic, false, true) // a report cached, or pending
+			}
+			if tl.Label == "busy" { // every check slot taken: the warmer waits for one
+				tl = tile{Check: tl.Check, Link: tl.Link, Status: "pending", Label: "running", Message: "being computed in the background; this page refreshes by itself"}
+			}
+			switch tl.Status {
+			case "pending":
+				warm = append(warm, k)
+				d.Pending++
+			case "timeout":
+				d.transient = true
+			}
+			s.tiles.put(skey, k, tl)
+			all[s.topicIndex(topics, k.topic, lo)].known[k.check] = tl
+		}
+		d.Elsewhere = len(missElse)
+		if len(warm)+len(missElse) > 0 {
+			d.transient = true
+			s.warm.add(skey, append(warm, missElse...))
+		}
+	}
+	for i, t := range topics {
+		lost, lostOffsets := 0, int64(0)
+		for _, c := range cov[t.Name] {
+			lost += len(c.Lost)
+			for _, l := range c.Lost {
+				lostOffsets += l.To - l.From + 1
+			}
+		}
+		if d.Pages > 1 {
+			var why []string
+			if lost > 0 {
+				why = append(why, fmt.Sprintf("%d lost ranges", lost))
+			}
+			for _, name := range all[i].order {
+				if tl, ok := all[i].known[name]; ok && (tl.Status == queries.StatusFail || tl.Status == "error") {
+					why = append(why, name+" "+tl.Label)
+				}
+			}
+			if len(why) > 0 {
+				if len(d.Troubled) < maxTroubled {
+					d.Troubled = append(d.Troubled, troubledTopic{Name: t.Name, Why: strings.Join(why, ", "), Page: i/size + 1})
+				} else {
+					d.TroubledMore++
+				}
+			}
+		}
+		if i < lo || i >= hi {
+			continue
+		}
+		tv := topicView{Name: t.Name, Partitions: t.Partitions, Files: t.Files, Records: t.Records, JSON: t.JSON, LostRanges: lost, LostOffsets: lostOffsets}
+		for j := range snaps {
+			if snaps[j].Topic == t.Name {
+				tv.Latest = &snaps[j] // newest first
 				break
 			}
 		}
-		for _, c := range cov[t.Name] {
-			tv.LostRanges += len(c.Lost)
-			for _, l := range c.Lost {
-				tv.LostOffsets += l.To - l.From + 1
-			}
-		}
 		tv.Coverage = chart.Coverage(t.Name, drawn(cov[t.Name]))
-		for _, name := range tileOrder(cfgs, t.Name) {
-			tl := s.tile(tctx, name, t.Name)
-			if tl.Status == "timeout" {
-				d.transient = true
+		for _, name := range all[i].order {
+			tl, ok := all[i].known[name]
+			if !ok { // cannot happen: every tile of the page is known or pending
+				tl = tile{Check: name, Status: "pending", Label: "running", Message: "being computed in the background; this page refreshes by itself"}
 			}
 			tv.Tiles = append(tv.Tiles, tl)
 		}
 		d.Topics = append(d.Topics, tv)
 	}
+	if d.Pages > 1 {
+		// Only this page's snapshots: the table of a whole cluster's would
+		// be the page's bulk.
+		var mine []apiSnapshot
+		on := map[string]bool{}
+		for _, t := range topics[lo:hi] {
+			on[t.Name] = true
+		}
+		for _, sn := range snaps {
+			if on[sn.Topic] {
+				mine = append(mine, sn)
+			}
+		}
+		snaps = mine
+	}
+	d.Snapshots = snaps
 	return d, nil
+}
+
+// topicIndex finds a topic's index among topics, looking from hint on
+// (tiles come in the topics' order).
+func (s *Server) topicIndex(topics []queries.Topic, name string, hint int) int {
+	for i := hint; i < len(topics); i++ {
+		if topics[i].Name == name {
+			return i
+		}
+	}
+	for i := 0; i < hint && i < len(topics); i++ {
+		if topics[i].Name == name {
+			return i
+		}
+	}
+	return -1
 }
 
 // tileOrder is the checks of topic's tiles: those the checks file
@@ -321,17 +522,44 @@ func tileOrder(cfgs []queries.ConfiguredCheck, topic string) []string {
 }
 
 // tile runs a check for the overview: with the options the folder's checks
-// file keeps for it on the topic, else its defaults.
+// file keeps for it on the topic, else its defaults. Its verdict is the
+// check's: the report the check page and the API give.
 func (s *Server) tile(ctx context.Context, name, topic string) tile {
+	return s.tileKept(ctx, name, topic, true)
+}
+
+// tileKept is tile; keep false leaves a report it computes out of the
+// report cache (the warmer's thousands of reports would push out the
+// pages people look at), and a report already there is still used.
+func (s *Server) tileKept(ctx context.Context, name, topic string, keep bool) tile {
+	return s.tileMode(ctx, name, topic, keep, false)
+}
+
+// errNotCached is tileMode's answer, with only cached, for a report
+// not in the cache.
+var errNotCached = errors.New("not computed yet")
+
+func (s *Server) tileMode(ctx context.Context, name, topic string, keep, onlyCached bool) tile {
 	t := tile{Check: name, Link: "/checks/" + name + "?" + url.Values{"topic": {topic}}.Encode()}
 	q, err := s.parseCheckQuery(name, url.Values{"topic": {topic}})
 	var rep *queries.Report
 	if err == nil {
 		t.Link = "/checks/" + name + "?" + q.params.Encode()
-		rep, err = s.runCheck(ctx, name, q)
+		if onlyCached {
+			c, ok := s.cache.get(s.engine.Version(), q.key(name))
+			if ok {
+				rep, err = c.report, c.err
+			} else {
+				err = errNotCached
+			}
+		} else {
+			rep, err = s.runCheckKeep(ctx, name, q, keep)
+		}
 	}
 	var bad *badRequest
 	switch {
+	case errors.Is(err, errNotCached):
+		t.Status, t.Label, t.Message = "pending", "running", "being computed in the background; this page refreshes by itself"
 	case err == nil:
 		t.Status, t.Label, t.Message = rep.Status, rep.Status, rep.Message
 	case errors.As(err, &bad):

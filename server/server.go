@@ -66,6 +66,12 @@ type Options struct {
 	// memory_limit in a worker is half of it. Default 2 GiB.
 	WorkerMemory int64
 
+	// The overview's bounds (pages.go); zero is the default. Tests make
+	// them small.
+	overviewPageSize int
+	overviewInline   int
+	overviewBudget   time.Duration
+
 	engineMemory string // DuckDB's memory_limit; default 1GB
 	worker       bool   // this server is a worker: answers wait for DuckDB (see within)
 	authOn       bool   // a worker of a front that requires a token: pages show log-out
@@ -109,6 +115,11 @@ type Server struct {
 		at      time.Time
 		html    []byte
 	}
+
+	// tiles are the overview's tiles known; warm computes the pending
+	// ones in the background (warm.go). Nil warm in a front of workers.
+	tiles tileStore
+	warm  *warmer
 
 	// sqlSlots bounds the ad-hoc queries running at once, so a crowd of
 	// slow queries cannot starve the cached pages of CPU.
@@ -212,6 +223,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
 	}
 	s.engine = e
+	s.warm = newWarmer(ctx, s)
 	// The catalog was read just now: the next refresh is due a second
 	// from here, not from when the server began opening the folder (the
 	// views of a whole cluster take seconds to build).
@@ -299,6 +311,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.refreshWG.Wait()
+	s.warm.stop()
 	return s.engine.Close()
 }
 

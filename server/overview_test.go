@@ -1,0 +1,166 @@
+package server
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// manyTopics writes a folder of n small topics by code (t-00 ...), one
+// partition of four records each, one cut each; the topics in lost have
+// a lost range.
+func manyTopics(t testing.TB, n int, lost ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2024, 5, 6, 10, 0, 0, 0, time.UTC).UnixMilli()
+	for i := range n {
+		name := fmt.Sprintf("t-%02d", i)
+		tp := catalog.TopicPartition{Topic: name, Partition: 0}
+		var rows []catalog.Row
+		for o := int64(0); o < 4; o++ {
+			rows = append(rows, catalog.Row{Offset: o, Timestamp: base + o*1000, TimestampType: catalog.TimestampCreate,
+				Key: []byte("k"), Value: []byte(fmt.Sprintf(`{"n":%d}`, o))})
+		}
+		id := "s-" + name
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := &catalog.Manifest{Topic: name, NextOffset: fe.LastOffset + 1, Files: []catalog.FileEntry{fe}}
+		for _, l := range lost {
+			if l == name {
+				m.Lost = []catalog.LostRange{{Kind: catalog.LostBetween, From: 10, To: 19, DetectedAt: time.Now()}}
+			}
+		}
+		if err := d.WriteManifest(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.WriteClusterSnapshot(t.Context(), &catalog.ClusterSnapshot{ID: id, Topic: name, AsOf: time.UnixMilli(base + 10_000),
+			PartitionCount: 1, ReplicationFactor: 1, Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: 4}}, Dumped: []int32{0}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+var tileRE = regexp.MustCompile(`<a class="tile ([a-z]+)" href="([^"]+)"`)
+
+// TestOverviewOfALargeFolder: past overviewInline missing tiles, the
+// first view answers with pending tiles (none computed, with a budget of
+// a nanosecond) and reloads itself; the warmer computes them; a later
+// view shows every tile with its check's verdict, the API's; the folder
+// is paged, and page 1 names the topics with lost ranges and their page.
+func TestOverviewOfALargeFolder(t *testing.T) {
+	dir := manyTopics(t, 7, "t-06")
+	s, ts := newTestServer(t, Options{Dir: dir, overviewInline: 10, overviewBudget: time.Nanosecond, overviewPageSize: 3})
+
+	first := get(t, ts.URL+"/")
+	if first.code != 200 {
+		t.Fatalf("first view: %d %s", first.code, first.body)
+	}
+	tiles := tileRE.FindAllStringSubmatch(first.body, -1)
+	if len(tiles) != 3*len(tileOrder(nil, "")) {
+		t.Fatalf("first view: %d tiles, want 3 topics' %d", len(tiles), 3*len(tileOrder(nil, "")))
+	}
+	for _, m := range tiles {
+		if m[1] != "pending" {
+			t.Errorf("first view: tile %s is %s, want pending (nothing computed within a nanosecond)", m[2], m[1])
+		}
+	}
+	for _, want := range []string{`<meta http-equiv="refresh" content="5">`, "being computed in the background", `href="/?page=3"`, "Topics with problems"} {
+		if !strings.Contains(first.body, want) {
+			t.Errorf("first view lacks %q", want)
+		}
+	}
+
+	// The warmer computes every topic's tiles, this page's and the others'.
+	var later response
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		later = get(t, ts.URL+"/")
+		if !strings.Contains(later.body, `class="tile pending"`) && s.warm.pending() == 0 && !strings.Contains(later.body, "still being computed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tiles still pending after 90 s:\n%s", later.body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if strings.Contains(later.body, `http-equiv="refresh"`) {
+		t.Errorf("a page with no pending tile reloads itself")
+	}
+	tiles = tileRE.FindAllStringSubmatch(later.body, -1)
+	if len(tiles) != 3*len(tileOrder(nil, "")) {
+		t.Fatalf("later view: %d tiles", len(tiles))
+	}
+	for _, m := range tiles {
+		status, link := m[1], strings.ReplaceAll(m[2], "&amp;", "&")
+		api := get(t, ts.URL+"/api"+link)
+		var want string
+		switch {
+		case api.code == 200:
+			re := regexp.MustCompile(`"status":"([a-z]+)"`).FindStringSubmatch(api.body)
+			if re == nil {
+				t.Fatalf("%s: no status in %s", link, api.body)
+			}
+			want = re[1]
+		case api.code == 400 && (status == "needs" || status == "na"):
+			want = status
+		default:
+			t.Fatalf("%s: API %d %s, tile %s", link, api.code, api.body, status)
+		}
+		if status != want {
+			t.Errorf("%s: tile %s, the check's verdict %s", link, status, want)
+		}
+	}
+	// Page 1 names t-06, on page 3, for its lost range.
+	if !strings.Contains(later.body, `href="/?page=3#topic-t-06"`) || !strings.Contains(later.body, "1 lost ranges") {
+		t.Errorf("page 1 does not name t-06 (page 3) for its lost range")
+	}
+	p3 := get(t, ts.URL+"/?page=3")
+	if p3.code != 200 || !strings.Contains(p3.body, `id="topic-t-06"`) || strings.Contains(p3.body, `id="topic-t-00"`) {
+		t.Errorf("page 3: %d, want t-06 and not t-00", p3.code)
+	}
+	for _, bad := range []string{"0", "x", "4"} {
+		if r := get(t, ts.URL+"/?page="+url.QueryEscape(bad)); r.code != 400 {
+			t.Errorf("page %s: %d, want 400", bad, r.code)
+		}
+	}
+}
+
+// TestCloseStopsTheWarmer: Close cancels the warmer with tiles still
+// queued and waits for it.
+func TestCloseStopsTheWarmer(t *testing.T) {
+	dir := manyTopics(t, 7)
+	s, ts := newTestServer(t, Options{Dir: dir, overviewInline: 1, overviewBudget: time.Nanosecond})
+	if r := get(t, ts.URL+"/"); r.code != 200 || !strings.Contains(r.body, `class="tile pending"`) {
+		t.Fatalf("first view: %d, no pending tile", r.code)
+	}
+	if s.warm.pending() == 0 {
+		t.Fatalf("nothing queued after a view of pending tiles")
+	}
+	t0 := time.Now()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.warm.done:
+	default:
+		t.Fatalf("Close returned with the warmer running")
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("Close took %s", d)
+	}
+	if s.warm.pending() == 0 {
+		t.Logf("the warmer finished its queue before Close (a fast machine)")
+	}
+}

@@ -1,0 +1,173 @@
+package server
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// The overview of a large folder does not wait for its tiles: it takes
+// those known (the tile store, or a report already cached), computes
+// missing ones for a short budget, and shows the rest as "pending",
+// which the warmer computes in the background; the page refreshes itself
+// until none is pending (pages.go, buildOverview).
+
+// tileStore keeps the overview's tiles of one catalog version and checks
+// file: a tile is a few strings, so the tiles of a whole cluster (12,000
+// for 1,000 topics) fit where their reports would not (the report cache
+// holds maxCacheItems). A tile that timed out or found the server busy is
+// not kept.
+type tileStore struct {
+	mu    sync.Mutex
+	key   string // catalog version and checks file stamp
+	tiles map[tileKey]tile
+}
+
+type tileKey struct{ check, topic string }
+
+// maxTiles bounds the store: past it, new tiles are not kept (they are
+// computed again on the next view).
+const maxTiles = 200_000
+
+func (ts *tileStore) get(key string, k tileKey) (tile, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if key != ts.key {
+		return tile{}, false
+	}
+	t, ok := ts.tiles[k]
+	return t, ok
+}
+
+func (ts *tileStore) put(key string, k tileKey, t tile) {
+	if t.Status == "timeout" || t.Status == "pending" {
+		return
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if key != ts.key {
+		ts.key, ts.tiles = key, map[tileKey]tile{}
+	}
+	if len(ts.tiles) < maxTiles {
+		ts.tiles[k] = t
+	}
+}
+
+// warmer computes pending tiles in the background, one at a time, for
+// the server's life: the server starts it in New and Close cancels it and
+// waits for it. Its queue is bounded (maxTiles) and holds each tile once;
+// a job of an older catalog version or checks file is dropped.
+type warmer struct {
+	s      *Server
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	wake   chan struct{}
+	done   chan struct{} // closed when run returns
+
+	mu     sync.Mutex
+	queue  []warmJob
+	queued map[warmJob]bool
+}
+
+type warmJob struct {
+	key string // the tile store key it was asked for
+	tileKey
+}
+
+func newWarmer(ctx context.Context, s *Server) *warmer {
+	w := &warmer{s: s, wake: make(chan struct{}, 1), done: make(chan struct{}), queued: map[warmJob]bool{}}
+	w.ctx, w.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	w.wg.Add(1)
+	go w.run()
+	return w
+}
+
+// add queues tiles to compute; it tells how many are queued after it.
+func (w *warmer) add(key string, ks []tileKey) int {
+	w.mu.Lock()
+	for _, k := range ks {
+		j := warmJob{key, k}
+		if !w.queued[j] && len(w.queue) < maxTiles {
+			w.queued[j] = true
+			w.queue = append(w.queue, j)
+		}
+	}
+	n := len(w.queue)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+	return n
+}
+
+// pending is how many tiles wait in the queue.
+func (w *warmer) pending() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.queue)
+}
+
+func (w *warmer) next() (warmJob, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.queue) == 0 {
+		return warmJob{}, false
+	}
+	j := w.queue[0]
+	w.queue = w.queue[1:]
+	delete(w.queued, j)
+	return j, true
+}
+
+func (w *warmer) run() {
+	defer w.wg.Done()
+	defer close(w.done)
+	for {
+		j, ok := w.next()
+		if !ok {
+			select {
+			case <-w.ctx.Done():
+				return
+			case <-w.wake:
+				continue
+			}
+		}
+		if w.ctx.Err() != nil {
+			return
+		}
+		s := w.s
+		if j.key != s.tileStoreKey() {
+			continue // the catalog or the checks file changed: the next view asks again
+		}
+		if _, ok := s.tiles.get(j.key, j.tileKey); ok {
+			continue
+		}
+		for {
+			t := s.tileKept(w.ctx, j.check, j.topic, false)
+			if t.Label != "busy" {
+				s.tiles.put(j.key, j.tileKey, t)
+				break
+			}
+			// Every check slot is taken by requests: they go first.
+			select {
+			case <-w.ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+}
+
+// stop cancels the warmer and waits for it.
+func (w *warmer) stop() {
+	w.cancel()
+	w.wg.Wait()
+}
+
+// tileStoreKey is what the tiles are a function of: the catalog version
+// and the checks file.
+func (s *Server) tileStoreKey() string {
+	return s.engine.Version() + "/" + s.checksFileStamp()
+}
