@@ -99,10 +99,10 @@ func loadPages() (*pages, error) {
 // pageData is what the layout gets; Body is the page's own data.
 type pageData struct {
 	Title   string
-	Refresh int // seconds after which the page reloads itself; 0 never
-	SQL   bool // show the SQL link
-	Auth  bool // show the log-out button
-	Body  any
+	Refresh int  // seconds after which the page reloads itself; 0 never
+	SQL     bool // show the SQL link
+	Auth    bool // show the log-out button
+	Body    any
 }
 
 // render writes a page with status code. The page is executed into a
@@ -181,10 +181,10 @@ type overviewData struct {
 	// Troubled are the folder's topics with lost ranges or a failing
 	// tile (of those known), every page's, with the page they are on.
 	Troubled     []troubledTopic
-	TroubledMore int // troubled topics not listed
-	Pending      int // this page's tiles being computed in the background
-	Elsewhere    int // other pages' tiles not known yet
-	transient    bool // some tile timed out or is pending: do not cache
+	TroubledMore int    // troubled topics not listed
+	Pending      int    // this page's tiles being computed in the background
+	Elsewhere    int    // other pages' tiles not known yet
+	transient    bool   // some tile timed out or is pending: do not cache
 	key          string // the catalog version, the checks file and the page it was built for
 }
 
