@@ -37,11 +37,21 @@
 // Check reports are cached by (catalog version, check, normalized options):
 // a page viewed again costs nothing until the catalog changes, and a new
 // version empties the cache. The cache is bounded in estimated bytes
-// (Options.MaxCacheBytes), oldest entries first. The overview, which runs
-// every check on every topic, is cached the same way as a whole (keyed
-// also by the folder's checks.json, whose entries lead a topic's tiles and,
-// as for every check request, fill the options a request leaves unset:
-// queries/checksfile.go). Computing
+// (Options.MaxCacheBytes), oldest entries first. The overview, which shows
+// every check on every topic as a tile, is cached the same way as a whole,
+// a page at a time (100 topics a page, /?page=N; every page of a paged
+// overview names the topics with lost ranges or a failing tile, and their
+// page), keyed also by the folder's checks.json, whose entries lead a
+// topic's tiles and, as for every check request, fill the options a
+// request leaves unset (queries/checksfile.go). Its tiles are kept in a
+// tile store of their own (warm.go), which holds a whole cluster's; a tile
+// not there comes from a cached report, else is computed. A folder missing
+// at most 120 tiles has them all computed before the page answers; a
+// larger one computes for 300 ms and shows the rest as "pending", which a
+// warmer computes in the background (one goroutine the Server starts in
+// New and stops and waits for in Close; one check at a time, in a check
+// slot, its reports not cached); a page with pending tiles reloads itself
+// every 5 s and is not cached. A tile's verdict is its check's. Computing
 // a check, its charts or a notebook takes one of MaxConcurrentChecks slots
 // (ad-hoc SQL has its own, MaxConcurrentSQL); with none free the answer is
 // 429. Answers keep to their deadline even while DuckDB finishes a step it
