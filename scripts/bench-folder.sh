@@ -126,7 +126,9 @@ fi
 # /healthz answers, the first (uncached) view of a check page of the topic,
 # the median of RUNS later views of it each 1.2 s apart (every one finds
 # the catalog due for its once-a-second refresh), an uncached API report,
-# and the first view of the overview (curl gives up after 120 s).
+# and the first view of the overview (curl gives up after 120 s) with the
+# check tiles it shows, how many of them pending (computed in the
+# background) and how many timed out.
 [[ "${SERVE:-0}" == 1 ]] || exit 0
 PORT="${PORT:-18790}"
 serve_row() { # serve_row LABEL BIN DIR
@@ -147,14 +149,17 @@ serve_row() { # serve_row LABEL BIN DIR
 		later+=("$(curl -s -o /dev/null -w '%{time_total}' "$page")")
 	done
 	api=$(curl -s -o /dev/null -w '%{time_total}' "http://127.0.0.1:$PORT/api/checks/skew?topic=$ONE")
-	over=$(curl -s -o /dev/null --max-time 120 -w '%{time_total}' "http://127.0.0.1:$PORT/") || over="> 120"
+	over=$(curl -s -o "$DIR/overview-$PORT.html" --max-time 120 -w '%{time_total}' "http://127.0.0.1:$PORT/") || over="> 120"
+	tiles=$(grep -c '<a class="tile ' "$DIR/overview-$PORT.html" || true)
+	pending=$(grep -c '<a class="tile pending"' "$DIR/overview-$PORT.html" || true)
+	timeout=$(grep -c '<a class="tile timeout"' "$DIR/overview-$PORT.html" || true)
 	kill "$pid"
 	wait "$pid" 2>/dev/null || true
-	printf '| %s | %.1f | %.3f | %s | %.3f | %s |\n' "$label" "$ready" "$first" "$(printf '%s\n' "${later[@]}" | median)" "$api" "$over"
+	printf '| %s | %.1f | %.3f | %s | %.3f | %s | %s / %s / %s |\n' "$label" "$ready" "$first" "$(printf '%s\n' "${later[@]}" | median)" "$api" "$over" "$tiles" "$pending" "$timeout"
 }
 echo
-echo "| serve | ready s | check page, first s | check page, later (median of $RUNS) s | API report, first s | overview, first view s |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| serve | ready s | check page, first s | check page, later (median of $RUNS) s | API report, first s | overview, first view s | its tiles / pending / timed out |"
+echo "|---|---:|---:|---:|---:|---:|---:|"
 if [[ -n "${OLD_BIN:-}" ]]; then
 	serve_row "old: alone" "$OLD_BIN" "$oalone"
 	serve_row "old: in $TOPICS × $PARTS" "$OLD_BIN" "$owhole"

@@ -204,6 +204,8 @@ func (s *Server) refreshing(next http.Handler) http.Handler {
 		if !public(r.URL.Path) {
 			s.refresh()
 		}
+		s.inFlight.Add(1) // the overview's warmer waits for none (warm.go)
+		defer s.inFlight.Add(-1)
 		next.ServeHTTP(w, r)
 	})
 }

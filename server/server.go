@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -120,6 +121,9 @@ type Server struct {
 	// ones in the background (warm.go). Nil warm in a front of workers.
 	tiles tileStore
 	warm  *warmer
+	// inFlight counts the requests being served (layer 4 on): the warmer
+	// starts a tile only when it is 0, so people's requests go first.
+	inFlight atomic.Int32
 
 	// sqlSlots bounds the ad-hoc queries running at once, so a crowd of
 	// slow queries cannot starve the cached pages of CPU.

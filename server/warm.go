@@ -53,8 +53,8 @@ func (ts *tileStore) put(key string, k tileKey, t tile) {
 	}
 }
 
-// warmer computes pending tiles in the background, one at a time, for
-// the server's life: the server starts it in New and Close cancels it and
+// warmer computes pending tiles in the background, one at a time and
+// only while no request is being served, for the server's life: the server starts it in New and Close cancels it and
 // waits for it. Its queue is bounded (maxTiles) and holds each tile once;
 // a job of an older catalog version or checks file is dropped.
 type warmer struct {
@@ -143,6 +143,15 @@ func (w *warmer) run() {
 		}
 		if _, ok := s.tiles.get(j.key, j.tileKey); ok {
 			continue
+		}
+		// People's requests go first: the warmer starts a check only
+		// while none is being served.
+		for s.inFlight.Load() > 0 {
+			select {
+			case <-w.ctx.Done():
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
 		}
 		for {
 			t := s.tileKept(w.ctx, j.check, j.topic, false)
