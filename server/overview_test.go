@@ -102,8 +102,12 @@ func TestOverviewOfALargeFolder(t *testing.T) {
 	if len(tiles) != 3*len(tileOrder(nil, "")) {
 		t.Fatalf("later view: %d tiles", len(tiles))
 	}
+	verdicts := 0
 	for _, m := range tiles {
 		status, link := m[1], strings.ReplaceAll(m[2], "&amp;", "&")
+		if status == "ok" || status == "warn" || status == "fail" {
+			verdicts++
+		}
 		api := get(t, ts.URL+"/api"+link)
 		var want string
 		switch {
@@ -121,6 +125,9 @@ func TestOverviewOfALargeFolder(t *testing.T) {
 		if status != want {
 			t.Errorf("%s: tile %s, the check's verdict %s", link, status, want)
 		}
+	}
+	if verdicts < len(tiles)/2 {
+		t.Errorf("only %d of %d tiles have a verdict", verdicts, len(tiles))
 	}
 	// Page 1 names t-06, on page 3, for its lost range.
 	if !strings.Contains(later.body, `href="/?page=3#topic-t-06"`) || !strings.Contains(later.body, "1 lost ranges") {
@@ -162,5 +169,37 @@ func TestCloseStopsTheWarmer(t *testing.T) {
 	}
 	if s.warm.pending() == 0 {
 		t.Logf("the warmer finished its queue before Close (a fast machine)")
+	}
+}
+
+// TestTileStoreKeeps: which tiles the store keeps, and that a new catalog
+// version or checks file empties it.
+func TestTileStoreKeeps(t *testing.T) {
+	for _, c := range []struct {
+		name        string
+		t           tile
+		keepTimeout bool
+		kept        bool
+	}{
+		{"a verdict", tile{Status: "fail", Label: "fail"}, false, true},
+		{"needs options", tile{Status: "needs", Label: "needs options"}, false, true},
+		{"pending", tile{Status: "pending", Label: "running"}, true, false},
+		{"busy", tile{Status: "timeout", Label: "busy"}, true, false},
+		{"cancelled", tile{Status: "timeout", Label: "cancelled"}, true, false},
+		{"timeout, inline", tile{Status: "timeout", Label: "timeout"}, false, false},
+		{"timeout, the warmer's", tile{Status: "timeout", Label: "timeout"}, true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var ts tileStore
+			k := tileKey{"gaps", "t"}
+			ts.put("v1", k, c.t, c.keepTimeout)
+			if _, ok := ts.get("v1", k); ok != c.kept {
+				t.Errorf("kept %v, want %v", ok, c.kept)
+			}
+			ts.put("v2", tileKey{"skew", "t"}, tile{Status: "ok"}, false)
+			if _, ok := ts.get("v1", k); ok {
+				t.Errorf("a tile of v1 served after v2's")
+			}
+		})
 	}
 }

@@ -362,6 +362,12 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 		for _, name := range tt.order {
 			k := tileKey{name, t.Name}
 			if tl, ok := s.tiles.get(skey, k); ok {
+				if tl.Status == "timeout" { // the warmer's: a check page opened since may have its report
+					if c := s.tileMode(ctx, name, t.Name, false, true); c.Status != "pending" {
+						tl = c
+						s.tiles.put(skey, k, tl, false)
+					}
+				}
 				tt.known[name] = tl
 			} else if i >= lo && i < hi {
 				missHere = append(missHere, k)
@@ -385,7 +391,7 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 			if tl.Status == "timeout" {
 				d.transient = true
 			}
-			s.tiles.put(skey, k, tl)
+			s.tiles.put(skey, k, tl, false)
 			all[s.topicIndex(topics, k.topic, lo)].known[k.check] = tl
 		}
 	} else {
@@ -393,17 +399,22 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 		if budget <= 0 {
 			budget = overviewBudget
 		}
-		until := time.Now().Add(budget)
+		// A check started within the budget stops at its end too: the
+		// page answers in time, and the check goes to the warmer.
+		bctx, cancel := context.WithTimeout(ctx, budget)
+		defer cancel()
 		var warm []tileKey
 		for _, k := range missHere {
 			var tl tile
-			if time.Now().Before(until) {
-				tl = s.tileKept(ctx, k.check, k.topic, false)
+			if bctx.Err() == nil {
+				tl = s.tileKept(bctx, k.check, k.topic, false)
 			} else {
 				tl = s.tileMode(ctx, k.check, k.topic, false, true) // a report cached, or pending
 			}
-			if tl.Label == "busy" { // every check slot taken: the warmer waits for one
-				tl = tile{Check: tl.Check, Link: tl.Link, Status: "pending", Label: "running", Message: "being computed in the background; this page refreshes by itself"}
+			// Every check slot taken (the warmer waits for one), or the
+			// budget ended while the check ran: the warmer computes it.
+			if tl.Label == "busy" || (tl.Status == "timeout" && bctx.Err() != nil && ctx.Err() == nil) {
+				tl = tile{Check: tl.Check, Link: tl.Link, Status: "pending", Label: "running", Message: pendingMessage}
 			}
 			switch tl.Status {
 			case "pending":
@@ -412,7 +423,7 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 			case "timeout":
 				d.transient = true
 			}
-			s.tiles.put(skey, k, tl)
+			s.tiles.put(skey, k, tl, false)
 			all[s.topicIndex(topics, k.topic, lo)].known[k.check] = tl
 		}
 		d.Elsewhere = len(missElse)
@@ -461,7 +472,7 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 		for _, name := range all[i].order {
 			tl, ok := all[i].known[name]
 			if !ok { // cannot happen: every tile of the page is known or pending
-				tl = tile{Check: name, Status: "pending", Label: "running", Message: "being computed in the background; this page refreshes by itself"}
+				tl = tile{Check: name, Status: "pending", Label: "running", Message: pendingMessage}
 			}
 			tv.Tiles = append(tv.Tiles, tl)
 		}
@@ -535,6 +546,9 @@ func (s *Server) tileKept(ctx context.Context, name, topic string, keep bool) ti
 	return s.tileMode(ctx, name, topic, keep, false)
 }
 
+// pendingMessage is a pending tile's message.
+const pendingMessage = "being computed in the background; this page refreshes by itself"
+
 // errNotCached is tileMode's answer, with only cached, for a report
 // not in the cache.
 var errNotCached = errors.New("not computed yet")
@@ -559,7 +573,9 @@ func (s *Server) tileMode(ctx context.Context, name, topic string, keep, onlyCac
 	var bad *badRequest
 	switch {
 	case errors.Is(err, errNotCached):
-		t.Status, t.Label, t.Message = "pending", "running", "being computed in the background; this page refreshes by itself"
+		t.Status, t.Label, t.Message = "pending", "running", pendingMessage
+	case errors.Is(err, context.Canceled):
+		t.Status, t.Label, t.Message = "timeout", "cancelled", "the check was cancelled; open it to retry"
 	case err == nil:
 		t.Status, t.Label, t.Message = rep.Status, rep.Status, rep.Message
 	case errors.As(err, &bad):

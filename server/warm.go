@@ -15,8 +15,10 @@ import (
 // tileStore keeps the overview's tiles of one catalog version and checks
 // file: a tile is a few strings, so the tiles of a whole cluster (12,000
 // for 1,000 topics) fit where their reports would not (the report cache
-// holds maxCacheItems). A tile that timed out or found the server busy is
-// not kept.
+// holds maxCacheItems). A pending tile, or one that found the server busy
+// or was cancelled, is not kept; one past its time is kept only when the
+// warmer computed it (else the next view tries again, as for a small
+// folder; the warmer's would be queued again and again).
 type tileStore struct {
 	mu    sync.Mutex
 	key   string // catalog version and checks file stamp
@@ -39,8 +41,8 @@ func (ts *tileStore) get(key string, k tileKey) (tile, bool) {
 	return t, ok
 }
 
-func (ts *tileStore) put(key string, k tileKey, t tile) {
-	if t.Status == "timeout" || t.Status == "pending" {
+func (ts *tileStore) put(key string, k tileKey, t tile, keepTimeout bool) {
+	if t.Status == "pending" || t.Label == "busy" || t.Label == "cancelled" || (t.Status == "timeout" && !keepTimeout) {
 		return
 	}
 	ts.mu.Lock()
@@ -155,8 +157,11 @@ func (w *warmer) run() {
 		}
 		for {
 			t := s.tileKept(w.ctx, j.check, j.topic, false)
+			if w.ctx.Err() != nil {
+				return
+			}
 			if t.Label != "busy" {
-				s.tiles.put(j.key, j.tileKey, t)
+				s.tiles.put(j.key, j.tileKey, t, true)
 				break
 			}
 			// Every check slot is taken by requests: they go first.
