@@ -47,7 +47,7 @@
 // tile store of their own (warm.go), which holds a whole cluster's; a tile
 // not there comes from a cached report, else is computed. A folder missing
 // at most 120 tiles has them all computed before the page answers; a
-// larger one computes for 300 ms and shows the rest as "pending", which a
+// larger one computes for 200 ms and shows the rest as "pending", which a
 // warmer computes in the background (one goroutine the Server starts in
 // New and stops and waits for in Close; one check at a time, in a check
 // slot, its reports not cached); a page with pending tiles reloads itself

@@ -217,7 +217,7 @@ const (
 	// before it answers; past it (a large folder seen first) it computes
 	// for overviewBudget and leaves the rest to the warmer.
 	overviewInline = 120
-	overviewBudget = 300 * time.Millisecond
+	overviewBudget = 200 * time.Millisecond
 	// maxTroubled is the troubled topics the overview names.
 	maxTroubled = 100
 	// overviewRefresh is how often, in seconds, a page with pending tiles
