@@ -45,9 +45,9 @@
 // topic's tiles and, as for every check request, fill the options a
 // request leaves unset (queries/checksfile.go). Its tiles are kept in a
 // tile store of their own (warm.go), which holds a whole cluster's; a tile
-// not there comes from a cached report, else is computed. A folder missing
-// at most 120 tiles has them all computed before the page answers; a
-// larger one computes for 200 ms and shows the rest as "pending", which a
+// not there comes from a cached report, else is computed. A folder of at
+// most 120 tiles (10 topics) has its missing ones all computed before the
+// page answers; a larger one computes for 200 ms and shows the rest as "pending", which a
 // warmer computes in the background (one goroutine the Server starts in
 // New and stops and waits for in Close; one check at a time, in a check
 // slot, its reports not cached); a page with pending tiles reloads itself

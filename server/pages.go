@@ -213,9 +213,10 @@ type tile struct {
 const (
 	// overviewPageSize is the topics on one page of the overview.
 	overviewPageSize = 100
-	// overviewInline is the most missing tiles an overview computes
-	// before it answers; past it (a large folder seen first) it computes
-	// for overviewBudget and leaves the rest to the warmer.
+	// overviewInline is the most tiles a folder may have for the
+	// overview to compute its missing ones before it answers; past it (a
+	// large folder) it computes for overviewBudget and leaves the rest to
+	// the warmer.
 	overviewInline = 120
 	overviewBudget = 200 * time.Millisecond
 	// maxTroubled is the troubled topics the overview names.
@@ -305,9 +306,10 @@ func (s *Server) checksFileStamp() string {
 
 // buildOverview builds one page of the overview. Its tiles come from the
 // tile store, else from a report already cached; missing ones are
-// computed here when the whole folder misses at most overviewInline
-// (as many as a small folder has: every tile is then computed before the
-// page answers, under one deadline). Past that, this page's missing tiles
+// computed here when the whole folder has at most overviewInline tiles
+// (a small folder: every tile is then computed before the page answers,
+// under one deadline, as always). In a larger folder (even one missing
+// only a few: the last hundred would cost a view seconds), this page's missing tiles
 // are computed for overviewBudget and the rest are "pending": the warmer
 // computes them (this page's first, then the others'), and the page
 // reloads itself until none is.
@@ -381,7 +383,11 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 	if inline <= 0 {
 		inline = overviewInline
 	}
-	if len(missHere)+len(missElse) <= inline {
+	total := 0
+	for _, tt := range all {
+		total += len(tt.order)
+	}
+	if total <= inline {
 		// All tiles share one deadline; a check past it shows as "timeout"
 		// and the next view picks up where this one stopped.
 		tctx, cancel := context.WithTimeout(ctx, 3*s.opts.QueryTimeout)
