@@ -62,6 +62,12 @@ func agreementFolders(t *testing.T) []struct {
 		}, []moreCase{
 			{"duplicates", "default id", CheckOptions{}},
 			{"duplicates", "default id, by", CheckOptions{By: "value.platform"}},
+			// An id most records lack (NULL: no id, never a copy, never
+			// an example) with room for every example (96 ids), and with
+			// more duplicated ids than examples: the first 3 by the first
+			// copy's partition and offset.
+			{"duplicates", "order id", CheckOptions{ID: "value.order_id", Limit: 200}},
+			{"duplicates", "order id, 3 examples", CheckOptions{ID: "value.order_id", Limit: 3}},
 			// Many silent stretches, and their count past the examples kept.
 			{"freshness", "short silence", CheckOptions{Silence: 30, Limit: 7, EventTime: "value.ts", Late: 0.001}},
 			{"reset", "ids, partitions", CheckOptions{Group: "kitchen-display", ToTime: time.Date(2026, 9, 14, 11, 0, 0, 0, time.UTC),
