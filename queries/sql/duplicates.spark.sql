@@ -1,21 +1,24 @@
 -- name: duplicates (Spark)
--- summary: as duplicates.sql, in Spark's dialect, planned so that only one
---          aggregate shuffles every record (issue 32: the plan grew
---          superlinearly). g groups the ids once: each id's copies and its
---          first copy, the least (timestamp, partition, offset) as a struct
---          (Spark orders a struct field by field, NULLs first, as the
---          window's ORDER BY does). a sums g. k is the examples' ids: the
---          $1 duplicated ids whose first copy comes first by partition and
---          offset, a top-k of g (TakeOrderedAndProject, no full sort). Only
---          the records of those ids (d joined with the tiny k, a broadcast)
---          are ranked, the first two copies of each paired as before: no
---          join of every record with g and no window over every copy. Spark
---          plans a CTE once per use: d is read twice (the second read keeps
---          only k's ids, without a shuffle); g's two uses share its shuffle
---          (exchange reuse). The default id (RowID: a STRUCT of the key and
---          value bytes) is shown as DuckDB's text of its row of two BLOBs
---          (tsnap_row_text). A NULL id is no id (without_id), never a copy,
---          as in DuckDB's.
+-- summary: as duplicates.sql, in Spark's dialect, planned so that one
+--          aggregate shuffles every record (issue 32: the join of every
+--          duplicated record with g and the window over every copy, each
+--          planned twice, grew superlinearly). g groups the ids once: each
+--          id's copies and its first copy, the least (timestamp, partition,
+--          offset) as a struct (Spark orders a struct field by field, NULLs
+--          first, as the window's ORDER BY does; a struct minimum is a sort
+--          aggregate). a sums g and k0 keeps g's $1 + 1 duplicated ids
+--          whose first copy comes first by partition and offset (a top-k:
+--          TakeOrderedAndProject, no full sort); k drops the NULL id there
+--          (a NULL id is no id, without_id, never a copy, as in DuckDB's)
+--          above that limit, so that no filter on the id is pushed below
+--          g: both uses of g (Spark plans a CTE once per use) are then the
+--          same plan and share one shuffle (exchange reuse; a's FILTER
+--          names first for that reason: first is never NULL). Only the
+--          records of k's ids (d read again, joined with the tiny k: a
+--          broadcast, no shuffle of d) are ranked, their first two copies
+--          taken in one pass (c once, no self-join). The default id (RowID:
+--          a STRUCT of the key and value bytes) is shown as DuckDB's text
+--          of its row of two BLOBs (tsnap_row_text).
 -- params: ID the id expression over the topic view T; $1 examples.
 -- returns: one row per example (at least one row: the counts repeat on each).
 WITH d AS (
@@ -28,25 +31,27 @@ WITH d AS (
   SELECT coalesce(sum(copies), 0) AS records,
          coalesce(sum(copies) FILTER (WHERE id IS NULL), 0) AS without_id,
          count(*) FILTER (WHERE id IS NOT NULL) AS distinct_ids,
-         count(*) FILTER (WHERE id IS NOT NULL AND copies > 1) AS duplicate_ids,
+         count(*) FILTER (WHERE id IS NOT NULL AND copies > 1 AND first IS NOT NULL) AS duplicate_ids,
          coalesce(sum(copies - 1) FILTER (WHERE id IS NOT NULL), 0) AS extra_copies
   FROM g
+), k0 AS (
+  SELECT id, copies, first FROM g WHERE copies > 1 ORDER BY first.p, first.o LIMIT $1 + 1
 ), k AS (
-  SELECT id, copies FROM g
-  WHERE id IS NOT NULL AND copies > 1
-  ORDER BY first.p, first.o
-  LIMIT $1
+  SELECT id, copies FROM k0 WHERE id IS NOT NULL ORDER BY first.p, first.o LIMIT $1
 ), c AS (
-  SELECT /*+ BROADCAST(k) */ d.id, d."partition", d."offset", d."timestamp", k.copies,
+  SELECT d.id, d."partition", d."offset", d."timestamp", k.copies,
          row_number() OVER (PARTITION BY d.id ORDER BY d."timestamp", d."partition", d."offset") AS n
   FROM d JOIN k ON d.id = k.id
 ), e AS (
-  SELECT left({{if .RowID}}tsnap_row_text(x.id.key_raw, x.id.value_raw){{else}}CAST(x.id AS STRING){{end}}, 120) AS id, x.copies,
-         x."partition" AS first_partition, x."offset" AS first_offset,
-         y."partition" AS second_partition, y."offset" AS second_offset,
-         epoch(y."timestamp") - epoch(x."timestamp") AS seconds_between
-  FROM c x JOIN c y ON x.id = y.id AND x.n = 1 AND y.n = 2
-  ORDER BY x."partition", x."offset"
+  SELECT left({{if .RowID}}tsnap_row_text(id.key_raw, id.value_raw){{else}}CAST(id AS STRING){{end}}, 120) AS id, copies,
+         max(CASE WHEN n = 1 THEN "partition" END) AS first_partition,
+         max(CASE WHEN n = 1 THEN "offset" END) AS first_offset,
+         max(CASE WHEN n = 2 THEN "partition" END) AS second_partition,
+         max(CASE WHEN n = 2 THEN "offset" END) AS second_offset,
+         max(CASE WHEN n = 2 THEN epoch("timestamp") END) - max(CASE WHEN n = 1 THEN epoch("timestamp") END) AS seconds_between
+  FROM c WHERE n <= 2
+  GROUP BY c.id, c.copies
+  ORDER BY first_partition, first_offset
   LIMIT $1
 )
 SELECT a.records, a.without_id, a.distinct_ids, a.duplicate_ids, a.extra_copies, e.*
