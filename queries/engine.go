@@ -116,7 +116,7 @@ var ErrRefused = errors.New("refused")
 // Open builds the views over dir. A folder with no snapshots opens to empty
 // typed metadata tables.
 func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
-	d, err := catalog.Open(dir)
+	d, err := catalog.OpenAt(ctx, dir, catalog.S3Config{})
 	if err != nil {
 		return nil, err
 	}

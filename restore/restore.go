@@ -50,7 +50,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if err != nil {
 		return sum, err
 	}
-	dir, err := catalog.Open(opts.Dir)
+	dir, err := catalog.OpenAt(ctx, opts.Dir, catalog.S3Config{})
 	if err != nil {
 		return sum, err
 	}

@@ -205,7 +205,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Workers > 0 && !o.worker {
 		// The folder is checked here, so that what is wrong with it keeps
 		// its type (catalog.ErrNoCatalog); the workers open it again.
-		if _, err := catalog.Open(o.Dir); err != nil {
+		if _, err := catalog.OpenAt(ctx, o.Dir, catalog.S3Config{}); err != nil {
 			return nil, fmt.Errorf("open %s: %w", o.Dir, err)
 		}
 		abs, err := filepath.Abs(o.Dir)

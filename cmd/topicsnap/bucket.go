@@ -56,7 +56,7 @@ func (a *app) s3Config(configFile string) (catalog.S3Config, error) {
 // catalog itself (ls, catalog verify).
 func (a *app) openDir(ctx context.Context, dir string) (*catalog.Dir, error) {
 	if !catalog.IsURL(dir) {
-		return catalog.Open(dir)
+		return catalog.OpenAt(ctx, dir, catalog.S3Config{})
 	}
 	cfg, err := a.s3Config("")
 	if err != nil {
@@ -92,7 +92,7 @@ func (a *app) localDir(ctx context.Context, dir string, topics ...string) (strin
 		}
 		cache = filepath.Join(base, "topicsnap", "s3", filepath.FromSlash(strings.TrimPrefix(dir, "s3://")))
 	}
-	dst, err := catalog.Create(cache)
+	dst, err := catalog.CreateAt(ctx, cache, catalog.S3Config{})
 	if err != nil {
 		return "", err
 	}

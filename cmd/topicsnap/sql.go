@@ -115,7 +115,7 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	if lazy {
 		// A one-shot query about one topic of a folder of thousands reads
 		// that topic's manifests only (topicsNamed).
-		if d, err := catalog.Open(local); err == nil {
+		if d, err := catalog.OpenAt(ctx, local, catalog.S3Config{}); err == nil {
 			if names, err := d.Topics(ctx); err == nil {
 				topics = topicsNamed(text, names)
 			}

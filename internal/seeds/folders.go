@@ -21,7 +21,7 @@ import (
 // each of its own.
 func WriteWindFarmFolder(ctx context.Context, dir string, cfg WindFarmConfig) (*WindFarmData, error) {
 	data := WindFarm(cfg)
-	d, err := catalog.Create(dir)
+	d, err := catalog.CreateAt(ctx, dir, catalog.S3Config{})
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func WriteWindFarmFolder(ctx context.Context, dir string, cfg WindFarmConfig) (*
 // table the missing check reads.
 func WriteTeaShopFolder(ctx context.Context, dir string, cfg TeaShopConfig) (*TeaShopData, error) {
 	data := TeaShop(cfg)
-	d, err := catalog.Create(dir)
+	d, err := catalog.CreateAt(ctx, dir, catalog.S3Config{})
 	if err != nil {
 		return nil, err
 	}

@@ -109,7 +109,7 @@ func WriteWindFarmIncidentFolder(ctx context.Context, dir string, cfg WindFarmCo
 			ats = append(ats, m+time.Second) // just after the rebalance
 		}
 	}
-	d, err := catalog.Create(dir)
+	d, err := catalog.CreateAt(ctx, dir, catalog.S3Config{})
 	if err != nil {
 		return nil, err
 	}

@@ -324,7 +324,7 @@ func WriteWindFarmDayFolder(ctx context.Context, dir string, seed uint64) (*Wind
 	writers, watchers := dayMembers()
 	day := &WindFarmDay{Readings: readings, Backfill: backfill, Routing: routingRecords(),
 		OffsetsPartition: OffsetsPartitionOf(IncidentGroup), Members: append(slices.Clone(writers), watchers...)}
-	d, err := catalog.Create(dir)
+	d, err := catalog.CreateAt(ctx, dir, catalog.S3Config{})
 	if err != nil {
 		return nil, err
 	}
