@@ -90,20 +90,23 @@ type Engine struct {
 	dir  *catalog.Dir
 	opts Options
 
-	mu       sync.RWMutex
-	version  string
-	topics   []Topic
-	sideDB   *sql.DB // inference's own pool (Open)
-	problems []string
-	badCuts  map[string]int             // cluster snapshots the last refresh could not read, by the topic of their folder ("" unknown)
-	files    []topicFiles               // the catalog as of the last refresh, by topic name
-	snaps    []*catalog.ClusterSnapshot // cluster snapshots as of the last refresh
-	built    map[string]bool            // lower-case names of the views and tables built
-	allBuilt bool
-	allNames []string        // every topic of the folder, when Options.Topics limits the engine
-	system   map[string]bool // lower-case names of DuckDB's own tables and views (guard.go), read once when first needed
-	systemMu sync.Mutex
-	tempDir  string // this engine's private spill folder, removed at Close
+	mu      sync.RWMutex
+	version string
+	// topicVersions is each topic's own version (catalogVersion), of the
+	// same refresh as version.
+	topicVersions map[string]string
+	topics        []Topic
+	sideDB        *sql.DB // inference's own pool (Open)
+	problems      []string
+	badCuts       map[string]int             // cluster snapshots the last refresh could not read, by the topic of their folder ("" unknown)
+	files         []topicFiles               // the catalog as of the last refresh, by topic name
+	snaps         []*catalog.ClusterSnapshot // cluster snapshots as of the last refresh
+	built         map[string]bool            // lower-case names of the views and tables built
+	allBuilt      bool
+	allNames      []string        // every topic of the folder, when Options.Topics limits the engine
+	system        map[string]bool // lower-case names of DuckDB's own tables and views (guard.go), read once when first needed
+	systemMu      sync.Mutex
+	tempDir       string // this engine's private spill folder, removed at Close
 
 	remoteMu      sync.Mutex // held while the remote's views are built
 	remoteVersion string     // the catalog version the remote's views were built from
@@ -156,7 +159,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
 		ch <- started{c, err}
 	}()
 	e := &Engine{dir: d, opts: opts, built: map[string]bool{}, tempDir: tmp}
-	v, verr := e.catalogVersion(ctx)
+	v, tv, verr := e.catalogVersion(ctx)
 	var cat *catalogState
 	if verr == nil {
 		cat, verr = e.readCatalog(ctx)
@@ -182,7 +185,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	e.mu.Lock()
-	err = e.apply(ctx, v, cat)
+	err = e.apply(ctx, v, tv, cat)
 	e.mu.Unlock()
 	if err != nil {
 		e.Close()
@@ -303,6 +306,16 @@ func (e *Engine) Version() string {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.version
+}
+
+// TopicVersion identifies what the views built at Version hold of one
+// topic and what every topic's answers read (the group log, a folder's
+// old flat cuts): it changes when they do, and not when only another
+// topic was dumped. "" for a topic the folder does not hold.
+func (e *Engine) TopicVersion(topic string) string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.topicVersions[topic]
 }
 
 // rawColumns is the typed projection of the stored columns, shared by the

@@ -89,7 +89,7 @@ func TestLimitedEngineVersionsItsTopics(t *testing.T) {
 	defer e.Close()
 	version := func() string {
 		t.Helper()
-		v, err := e.catalogVersion(ctx)
+		v, _, err := e.catalogVersion(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -135,5 +135,90 @@ func TestLimitedEngineVersionsItsTopics(t *testing.T) {
 	}
 	if version() == v2 {
 		t.Errorf("a cut of the old layout (snapshots/ID.json) left the version as it was")
+	}
+}
+
+// TestTopicVersion: an engine over the whole folder gives each topic a
+// version of its own (the server's overview keeps a topic's tiles by
+// it): a refresh after another topic's commit or cut changes the
+// folder's version and leaves the topic's alone; its own manifest or cut
+// changes it; so do what every topic's answers may read, the group log
+// (__consumer_offsets) and a cut of the old flat layout.
+func TestTopicVersion(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 0); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	e, err := Open(ctx, dir, Options{Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	later := time.Now()
+	touch := func(path string) {
+		t.Helper()
+		later = later.Add(time.Hour)
+		if err := os.Chtimes(path, later, later); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cut := func(topic string) string {
+		t.Helper()
+		snaps, _ := filepath.Glob(filepath.Join(dir, "snapshots", "topic="+topic, "*.json"))
+		if len(snaps) == 0 {
+			t.Fatalf("no cut of %s in the folder", topic)
+		}
+		return snaps[0]
+	}
+	manifest := func(topic string) string {
+		return filepath.Join(dir, "topic="+topic, "partition=0", "manifest.json")
+	}
+	type state struct{ all, mine, other string }
+	now := func() state {
+		return state{e.Version(), e.TopicVersion(seeds.TopicRouting), e.TopicVersion(seeds.TopicReadings)}
+	}
+	s0 := now()
+	if s0.mine == "" || s0.other == "" || s0.mine == s0.other {
+		t.Fatalf("topic versions %q and %q: want two different, neither empty", s0.mine, s0.other)
+	}
+	if v := e.TopicVersion("no-such-topic"); v != "" {
+		t.Errorf("a topic the folder does not hold has version %q, want none", v)
+	}
+	steps := []struct {
+		what                string
+		path                string
+		allMoves, mineMoves bool
+	}{
+		{"another topic's manifest", manifest(seeds.TopicReadings), true, false},
+		{"another topic's cut", cut(seeds.TopicReadings), true, false},
+		{"its own manifest", manifest(seeds.TopicRouting), true, true},
+		{"its own cut", cut(seeds.TopicRouting), true, true},
+		{"the group log's manifest", manifest(seeds.TopicOffsets), true, true},
+	}
+	for _, st := range steps {
+		before := now()
+		touch(st.path)
+		after := now()
+		if (after.all != before.all) != st.allMoves {
+			t.Errorf("%s: the folder's version moved %v, want %v", st.what, after.all != before.all, st.allMoves)
+		}
+		if (after.mine != before.mine) != st.mineMoves {
+			t.Errorf("%s: the topic's version moved %v, want %v", st.what, after.mine != before.mine, st.mineMoves)
+		}
+	}
+	before := now()
+	old := cut(seeds.TopicReadings)
+	if err := os.Rename(old, filepath.Join(dir, "snapshots", filepath.Base(old))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if now().mine == before.mine {
+		t.Errorf("a cut of the old layout (snapshots/ID.json) left every topic's version as it was")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -17,8 +19,14 @@ import (
 	"github.com/topicsnap/topicsnap/catalog"
 )
 
-// catalogVersion hashes the size and time of every manifest and snapshot file.
-func (e *Engine) catalogVersion(ctx context.Context) (string, error) {
+// catalogVersion hashes the size and time of every manifest and snapshot
+// file. It also gives each topic a version of its own: the files under
+// its topic= folders, with the files every topic's answers may read (the
+// cuts of a folder written before cuts were kept by topic, and
+// __consumer_offsets', which the group log views read). A topic's
+// version changes when what its checks read does, and not when another
+// topic is dumped: the server's overview keeps a topic's tiles by it.
+func (e *Engine) catalogVersion(ctx context.Context) (string, map[string]string, error) {
 	h := sha256.New()
 	var files []string
 	if len(e.opts.Topics) > 0 {
@@ -28,21 +36,63 @@ func (e *Engine) catalogVersion(ctx context.Context) (string, error) {
 	} else {
 		var err error
 		if files, err = e.dir.StateFiles(ctx); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
+	shared := sha256.New()
+	byTopic := map[string]hash.Hash{}
 	for _, path := range files {
-		if st, err := os.Stat(path); err == nil {
-			fmt.Fprintf(h, "%s %d %d\n", path, st.Size(), st.ModTime().UnixNano())
+		st, err := os.Stat(path)
+		if err != nil {
+			continue
+		}
+		line := fmt.Sprintf("%s %d %d\n", path, st.Size(), st.ModTime().UnixNano())
+		io.WriteString(h, line)
+		t, ok := stateFileTopic(e.dir.Path, path)
+		if !ok || t == offsetsTopic {
+			io.WriteString(shared, line)
+		}
+		if ok {
+			th := byTopic[t]
+			if th == nil {
+				th = sha256.New()
+				byTopic[t] = th
+			}
+			io.WriteString(th, line)
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	sharedSum := shared.Sum(nil)
+	topics := make(map[string]string, len(byTopic))
+	for t, th := range byTopic {
+		th.Write(sharedSum)
+		topics[t] = hex.EncodeToString(th.Sum(nil))[:16]
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], topics, nil
+}
+
+// stateFileTopic is the topic whose folder holds a state file
+// (topic=NAME/partition=P/manifest.json, snapshots/topic=NAME/ID.json),
+// or false for a file of no one topic (a cut of a folder written before
+// cuts were kept by topic).
+func stateFileTopic(root, path string) (string, bool) {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return "", false
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) >= 3 && parts[0] == "snapshots" {
+		parts = parts[1:]
+	}
+	if len(parts) >= 2 && strings.HasPrefix(parts[0], "topic=") {
+		return strings.TrimPrefix(parts[0], "topic="), true
+	}
+	return "", false
 }
 
 // Refresh rebuilds the views if the catalog changed since the last build,
 // and reports whether it did.
 func (e *Engine) Refresh(ctx context.Context) (bool, error) {
-	v, err := e.catalogVersion(ctx)
+	v, tv, err := e.catalogVersion(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -55,7 +105,7 @@ func (e *Engine) Refresh(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := e.apply(ctx, v, cat); err != nil {
+	if err := e.apply(ctx, v, tv, cat); err != nil {
 		return false, err
 	}
 	return true, nil
@@ -205,7 +255,7 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 // apply makes cat, read at catalog version v, the engine's catalog: it
 // drops what the last build made and, unless the engine is lazy, builds
 // every view and table. e.mu is held.
-func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
+func (e *Engine) apply(ctx context.Context, v string, tv map[string]string, cat *catalogState) error {
 	tfs := cat.files
 	topics := make([]Topic, len(tfs))
 	for i, tf := range tfs {
@@ -223,7 +273,7 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 	sort.Slice(topics, func(i, j int) bool { return topics[i].Name < topics[j].Name })
 	if e.version == "" && e.opts.Lazy {
 		// The first catalog of a lazy engine: nothing to drop, nothing to build.
-		e.problems, e.files, e.snaps, e.topics, e.version = cat.problems, tfs, cat.snaps, topics, v
+		e.problems, e.files, e.snaps, e.topics, e.version, e.topicVersions = cat.problems, tfs, cat.snaps, topics, v, tv
 		e.allNames = cat.allNames
 		e.badCuts = cat.badCuts
 		return nil
@@ -280,7 +330,7 @@ func (e *Engine) apply(ctx context.Context, v string, cat *catalogState) error {
 		restore()
 		return fmt.Errorf("commit views: %w", err)
 	}
-	e.version = v
+	e.version, e.topicVersions = v, tv
 	return nil
 }
 

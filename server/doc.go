@@ -44,7 +44,10 @@
 // page), keyed also by the folder's checks.json, whose entries lead a
 // topic's tiles and, as for every check request, fill the options a
 // request leaves unset (queries/checksfile.go). Its tiles are kept in a
-// tile store of their own (warm.go), which holds a whole cluster's; a tile
+// tile store of their own (warm.go), which holds a whole cluster's, each
+// tile with its topic's version (queries' Engine.TopicVersion) and the
+// checks file, so a dump that commits one topic leaves the others' tiles
+// known; a tile
 // not there comes from a cached report, else is computed. A folder of at
 // most 120 tiles (10 topics) has its missing ones all computed before the
 // page answers; a larger one computes for 200 ms and shows the rest as "pending", which a

@@ -172,8 +172,9 @@ func TestCloseStopsTheWarmer(t *testing.T) {
 	}
 }
 
-// TestTileStoreKeeps: which tiles the store keeps, and that a new catalog
-// version or checks file empties it.
+// TestTileStoreKeeps: which tiles the store keeps, and that a tile is
+// served only at the stamp it was kept with, whatever other tiles are
+// kept beside it.
 func TestTileStoreKeeps(t *testing.T) {
 	for _, c := range []struct {
 		name        string
@@ -196,10 +197,103 @@ func TestTileStoreKeeps(t *testing.T) {
 			if _, ok := ts.get("v1", k); ok != c.kept {
 				t.Errorf("kept %v, want %v", ok, c.kept)
 			}
-			ts.put("v2", tileKey{"skew", "t"}, tile{Status: "ok"}, false)
+			if _, ok := ts.get("v2", k); ok {
+				t.Errorf("a tile kept at v1 served at v2")
+			}
+			// Another topic's tile at its own stamp leaves this one be.
+			ts.put("w7", tileKey{"gaps", "u"}, tile{Status: "ok"}, false)
+			if _, ok := ts.get("v1", k); ok != c.kept {
+				t.Errorf("after another topic's tile: kept %v, want %v", ok, c.kept)
+			}
+			ts.put("v2", k, tile{Status: "ok"}, false)
 			if _, ok := ts.get("v1", k); ok {
-				t.Errorf("a tile of v1 served after v2's")
+				t.Errorf("a tile of v1 served after v2's was kept")
 			}
 		})
+	}
+}
+
+// TestOverviewKeepsOtherTopicsTiles: a dump that commits one topic leaves
+// the other topics' tiles known: the next view shows them at once, and
+// only the changed topic's are computed again, with its new records.
+func TestOverviewKeepsOtherTopicsTiles(t *testing.T) {
+	dir := manyTopics(t, 7)
+	s, ts := newTestServer(t, Options{Dir: dir, overviewInline: 10, overviewBudget: time.Nanosecond, overviewPageSize: 3})
+	settled := func(page string) response {
+		t.Helper()
+		deadline := time.Now().Add(90 * time.Second)
+		for {
+			r := get(t, ts.URL+"/?page="+page)
+			if r.code == 200 && !strings.Contains(r.body, `class="tile pending"`) && s.warm.pending() == 0 && !strings.Contains(r.body, "still being computed") {
+				return r
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("page %s: tiles still pending after 90 s:\n%s", page, r.body)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	settled("1")
+	before := settled("2")
+
+	// t-04 gets four more records, in a file and manifest of its own.
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	tp := catalog.TopicPartition{Topic: "t-04", Partition: 0}
+	m, err := d.ReadManifest(ctx, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2024, 5, 6, 11, 0, 0, 0, time.UTC).UnixMilli()
+	var rows []catalog.Row
+	for o := int64(4); o < 8; o++ {
+		rows = append(rows, catalog.Row{Offset: o, Timestamp: base + o*1000, TimestampType: catalog.TimestampCreate,
+			Key: []byte("k"), Value: []byte(fmt.Sprintf(`{"n":%d}`, o))})
+	}
+	fe, err := d.WriteDataFile(ctx, tp, rows, "s-t-04-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Files, m.NextOffset = append(m.Files, fe), fe.LastOffset+1
+	if err := d.WriteManifest(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	v0 := s.engine.Version()
+	if _, err := s.engine.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s.engine.Version() == v0 {
+		t.Fatalf("the engine did not see t-04's new file")
+	}
+
+	// Page 2 is t-03, t-04, t-05: with a budget of a nanosecond nothing
+	// is computed in the view, so what is not pending came from the store.
+	r := get(t, ts.URL+"/?page=2")
+	if r.code != 200 {
+		t.Fatalf("view after the commit: %d %s", r.code, r.body)
+	}
+	for _, m := range tileRE.FindAllStringSubmatch(r.body, -1) {
+		link := strings.ReplaceAll(m[2], "&amp;", "&")
+		changed := strings.Contains(link, "topic=t-04")
+		if changed && m[1] != "pending" {
+			t.Errorf("%s: %s right after t-04 changed, want pending (computed again)", link, m[1])
+		}
+		if !changed && m[1] == "pending" {
+			t.Errorf("%s: pending after another topic changed, want the tile kept", link)
+		}
+	}
+	// Page 1 (t-00 to t-02) is as it was.
+	if p1 := get(t, ts.URL+"/?page=1"); strings.Contains(p1.body, `class="tile pending"`) {
+		t.Errorf("page 1 has pending tiles after t-04 changed")
+	}
+	after := settled("2")
+	if after.body == before.body {
+		t.Errorf("page 2 is the same after t-04 got four more records")
+	}
+	if !strings.Contains(after.body, "8") {
+		t.Errorf("page 2 does not show t-04's 8 records:\n%s", after.body)
 	}
 }

@@ -350,7 +350,7 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 		d.Problems = append(d.Problems, s.clean(err))
 		d.transient = true
 	}
-	skey := s.tileStoreKey()
+	cs := s.checksFileStamp()
 	// Every topic's tiles as the store knows them; the missing ones
 	// counted, this page's and the others'.
 	type topicTiles struct {
@@ -358,16 +358,17 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 		known map[string]tile
 	}
 	all := make([]topicTiles, len(topics))
-	var missHere, missElse []tileKey
+	var missHere, missElse []stampedKey
 	for i, t := range topics {
 		tt := topicTiles{order: tileOrder(cfgs, t.Name), known: map[string]tile{}}
+		stamp := s.tileStamp(t.Name, cs, cfgs)
 		for _, name := range tt.order {
-			k := tileKey{name, t.Name}
-			if tl, ok := s.tiles.get(skey, k); ok {
+			k := stampedKey{stamp, tileKey{name, t.Name}}
+			if tl, ok := s.tiles.get(stamp, k.tileKey); ok {
 				if tl.Status == "timeout" { // the warmer's: a check page opened since may have its report
 					if c := s.tileMode(ctx, name, t.Name, false, true); c.Status != "pending" {
 						tl = c
-						s.tiles.put(skey, k, tl, false)
+						s.tiles.put(stamp, k.tileKey, tl, false)
 					}
 				}
 				tt.known[name] = tl
@@ -397,7 +398,7 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 			if tl.Status == "timeout" {
 				d.transient = true
 			}
-			s.tiles.put(skey, k, tl, false)
+			s.tiles.put(k.stamp, k.tileKey, tl, false)
 			all[s.topicIndex(topics, k.topic, lo)].known[k.check] = tl
 		}
 	} else {
@@ -409,7 +410,7 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 		// page answers in time, and the check goes to the warmer.
 		bctx, cancel := context.WithTimeout(ctx, budget)
 		defer cancel()
-		var warm []tileKey
+		var warm []stampedKey
 		for _, k := range missHere {
 			var tl tile
 			if bctx.Err() == nil {
@@ -429,13 +430,13 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 			case "timeout":
 				d.transient = true
 			}
-			s.tiles.put(skey, k, tl, false)
+			s.tiles.put(k.stamp, k.tileKey, tl, false)
 			all[s.topicIndex(topics, k.topic, lo)].known[k.check] = tl
 		}
 		d.Elsewhere = len(missElse)
 		if len(warm)+len(missElse) > 0 {
 			d.transient = true
-			s.warm.add(skey, append(warm, missElse...))
+			s.warm.add(append(warm, missElse...))
 		}
 	}
 	for i, t := range topics {

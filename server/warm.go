@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/topicsnap/topicsnap/queries"
 )
 
 // The overview of a large folder does not wait for its tiles: it takes
@@ -12,47 +14,52 @@ import (
 // which the warmer computes in the background; the page refreshes itself
 // until none is pending (pages.go, buildOverview).
 
-// tileStore keeps the overview's tiles of one catalog version and checks
-// file: a tile is a few strings, so the tiles of a whole cluster (12,000
-// for 1,000 topics) fit where their reports would not (the report cache
-// holds maxCacheItems). A pending tile, or one that found the server busy
-// or was cancelled, is not kept; one past its time is kept only when the
-// warmer computed it (else the next view tries again, as for a small
-// folder; the warmer's would be queued again and again).
+// tileStore keeps the overview's tiles, each with the stamp it was
+// computed at (tileStamp: its topic's version and the checks file): a
+// tile is served only while its stamp holds, so a dump that commits one
+// topic leaves every other topic's tiles as they were. A tile is a few
+// strings, so the tiles of a whole cluster (12,000 for 1,000 topics) fit
+// where their reports would not (the report cache holds maxCacheItems). A
+// pending tile, or one that found the server busy or was cancelled, is not
+// kept; one past its time is kept only when the warmer computed it (else
+// the next view tries again, as for a small folder; the warmer's would be
+// queued again and again).
 type tileStore struct {
 	mu    sync.Mutex
-	key   string // catalog version and checks file stamp
-	tiles map[tileKey]tile
+	tiles map[tileKey]storedTile
 }
 
 type tileKey struct{ check, topic string }
 
-// maxTiles bounds the store: past it, new tiles are not kept (they are
-// computed again on the next view).
-const maxTiles = 200_000
-
-func (ts *tileStore) get(key string, k tileKey) (tile, bool) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if key != ts.key {
-		return tile{}, false
-	}
-	t, ok := ts.tiles[k]
-	return t, ok
+type storedTile struct {
+	stamp string
+	tile
 }
 
-func (ts *tileStore) put(key string, k tileKey, t tile, keepTimeout bool) {
+// maxTiles bounds the store: a new tile past it empties the store (the
+// tiles of topics gone from the folder are never asked for again).
+const maxTiles = 200_000
+
+func (ts *tileStore) get(stamp string, k tileKey) (tile, bool) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	st, ok := ts.tiles[k]
+	if !ok || st.stamp != stamp {
+		return tile{}, false
+	}
+	return st.tile, true
+}
+
+func (ts *tileStore) put(stamp string, k tileKey, t tile, keepTimeout bool) {
 	if t.Status == "pending" || t.Label == "busy" || t.Label == "cancelled" || (t.Status == "timeout" && !keepTimeout) {
 		return
 	}
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
-	if key != ts.key {
-		ts.key, ts.tiles = key, map[tileKey]tile{}
+	if _, ok := ts.tiles[k]; !ok && len(ts.tiles) >= maxTiles || ts.tiles == nil {
+		ts.tiles = map[tileKey]storedTile{}
 	}
-	if len(ts.tiles) < maxTiles {
-		ts.tiles[k] = t
-	}
+	ts.tiles[k] = storedTile{stamp, t}
 }
 
 // warmer computes pending tiles in the background, one at a time and
@@ -73,7 +80,7 @@ type warmer struct {
 }
 
 type warmJob struct {
-	key string // the tile store key it was asked for
+	stamp string // the tile's stamp when it was asked for
 	tileKey
 }
 
@@ -86,10 +93,10 @@ func newWarmer(ctx context.Context, s *Server) *warmer {
 }
 
 // add queues tiles to compute; it tells how many are queued after it.
-func (w *warmer) add(key string, ks []tileKey) int {
+func (w *warmer) add(ks []stampedKey) int {
 	w.mu.Lock()
 	for _, k := range ks {
-		j := warmJob{key, k}
+		j := warmJob(k)
 		if !w.queued[j] && len(w.queue) < maxTiles {
 			w.queued[j] = true
 			w.queue = append(w.queue, j)
@@ -140,10 +147,11 @@ func (w *warmer) run() {
 			return
 		}
 		s := w.s
-		if j.key != s.tileStoreKey() {
-			continue // the catalog or the checks file changed: the next view asks again
+		cfgs, _ := queries.ReadChecksFile(s.engine.Dir())
+		if j.stamp != s.tileStamp(j.topic, s.checksFileStamp(), cfgs) {
+			continue // the topic or the checks file changed: the next view asks again
 		}
-		if _, ok := s.tiles.get(j.key, j.tileKey); ok {
+		if _, ok := s.tiles.get(j.stamp, j.tileKey); ok {
 			continue
 		}
 		// People's requests go first: the warmer starts a check only
@@ -161,7 +169,7 @@ func (w *warmer) run() {
 				return
 			}
 			if t.Label != "busy" {
-				s.tiles.put(j.key, j.tileKey, t, true)
+				s.tiles.put(j.stamp, j.tileKey, t, true)
 				break
 			}
 			// Every check slot is taken by requests: they go first.
@@ -180,8 +188,32 @@ func (w *warmer) stop() {
 	w.wg.Wait()
 }
 
-// tileStoreKey is what the tiles are a function of: the catalog version
-// and the checks file.
+// tileStoreKey is what the overview's pages are a function of: the
+// catalog version and the checks file.
 func (s *Server) tileStoreKey() string {
 	return s.engine.Version() + "/" + s.checksFileStamp()
+}
+
+// stampedKey is a tile asked for, with its stamp.
+type stampedKey struct {
+	stamp string
+	tileKey
+}
+
+// tileStamp is what a topic's tiles are a function of: the topic's
+// version (what its checks read), and the checks file (cs, its
+// checksFileStamp, and cfgs, its entries). A topic the checks file gives
+// a group gets the folder's version instead: whether a group is unknown
+// is a question about every topic's cuts.
+func (s *Server) tileStamp(topic, cs string, cfgs []queries.ConfiguredCheck) string {
+	v := s.engine.TopicVersion(topic)
+	for _, c := range cfgs {
+		if c.Topic == topic && c.Options["group"] != "" {
+			v = ""
+		}
+	}
+	if v == "" {
+		v = "folder:" + s.engine.Version()
+	}
+	return v + "/" + cs
 }
