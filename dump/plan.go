@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
@@ -139,7 +140,7 @@ func (d *dumper) planPartition(ctx context.Context, c *cut, m *catalog.Manifest)
 func (d *dumper) offsetAfter(ctx context.Context, tp catalog.TopicPartition, t time.Time) (int64, error) {
 	lo, err := d.adm.ListOffsetsAfterMilli(ctx, t.UnixMilli(), tp.Topic)
 	if err != nil {
-		return 0, fmt.Errorf("list offsets of %s after %s: %w", tp.Topic, t.Format(time.RFC3339), kafkaconn.Classify(err))
+		return 0, fmt.Errorf("list offsets of %s after %s: %w", tp.Topic, units.Time(t), kafkaconn.Classify(err))
 	}
 	o, ok := lo.Lookup(tp.Topic, tp.Partition)
 	if !ok || o.Err != nil {

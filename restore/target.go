@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
@@ -106,7 +107,7 @@ func createPlan(src *source, brokers int, warn func(string)) (map[string]*string
 				}
 				if oldest >= 0 && time.Now().UnixMilli()-oldest > ms {
 					warn(fmt.Sprintf("retention.ms=%s is copied from the source, and the oldest record is from %s: the broker may delete restored records older than that soon after; create the target yourself with a longer retention.ms to keep them",
-						v, time.UnixMilli(oldest).UTC().Format(time.RFC3339)))
+						v, units.Time(time.UnixMilli(oldest))))
 				}
 			}
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/catalog/store"
 	"github.com/topicsnap/topicsnap/internal/safefile"
+	"github.com/topicsnap/topicsnap/internal/units"
 )
 
 // lockName is the partition lock's name in its folder.
@@ -86,10 +87,10 @@ func (s *Store) Lock(ctx context.Context, rel, what string) (store.Held, error) 
 			}
 		}
 		if gerr == nil && !li.stale(time.Now(), host) {
-			return nil, fmt.Errorf("lock %s in %s: held by %s until %s: %w", what, s.Where(""), li.Owner, li.Expires.Format(time.RFC3339), store.ErrLocked)
+			return nil, fmt.Errorf("lock %s in %s: held by %s until %s: %w", what, s.Where(""), li.Owner, units.Time(li.Expires), store.ErrLocked)
 		}
 		if gerr == nil {
-			why := "expired at " + li.Expires.Format(time.RFC3339)
+			why := "expired at " + units.Time(li.Expires)
 			if time.Now().Before(li.Expires) {
 				why = "its process is gone"
 			}

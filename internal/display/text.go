@@ -13,12 +13,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/duckdb/duckdb-go/v2"
+
+	"github.com/topicsnap/topicsnap/internal/units"
 )
 
 // TimeLayout is how a time is written as text: UTC, to the microsecond
 // (DuckDB's precision), trailing zeros of the fraction trimmed, so a Kafka
-// timestamp (milliseconds) shows its milliseconds and no more.
-const TimeLayout = "2006-01-02 15:04:05.999999Z07:00"
+// timestamp (milliseconds) shows its milliseconds and no more. It is
+// internal/units' (which the cgo-free packages use).
+const TimeLayout = units.TimeLayout
 
 // Null is how the text formats write NULL: a null key and an empty key
 // differ.
@@ -72,8 +75,9 @@ func text(v any, null string) string {
 	return string(b)
 }
 
-// Time writes a time in UTC to the microsecond, trailing zeros trimmed.
-func Time(t time.Time) string { return t.UTC().Format(TimeLayout) }
+// Time writes a time in UTC to the microsecond, trailing zeros trimmed:
+// units.Time.
+func Time(t time.Time) string { return units.Time(t) }
 
 // Float writes the shortest text that reads back to the same float.
 func Float(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -1,13 +1,23 @@
 // Package units writes quantities the way topicsnap shows them to a user:
 // the one place that spells a byte count, for the summaries (Bytes: an
 // amount measured, rounded) and for bounds and caps (Size: exact, as they
-// are written). It imports nothing but fmt, so the packages that must
-// build without cgo (catalog, dump, restore, safefile) use it as the
-// command line and the server do; values read from DuckDB are
-// internal/display's.
+// are written), and a time (Time). It imports nothing but fmt and time,
+// so the packages that must build without cgo (catalog, dump, restore,
+// safefile) use it as the command line and the server do; values read
+// from DuckDB are internal/display's, which writes times with Time.
 package units
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
+
+// TimeLayout is how a time is written as text: UTC, to the microsecond,
+// trailing zeros trimmed (2026-09-14 08:47:00.123Z).
+const TimeLayout = "2006-01-02 15:04:05.999999Z07:00"
+
+// Time writes a time in UTC to the microsecond, trailing zeros trimmed.
+func Time(t time.Time) string { return t.UTC().Format(TimeLayout) }
 
 // Bytes is n bytes in B, KiB, MiB or GiB, rounded, as the summaries of
 // dump, restore, compact and the bucket's copy print an amount moved.
