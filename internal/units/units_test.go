@@ -1,6 +1,9 @@
 package units
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestBytesAndSize(t *testing.T) {
 	for _, c := range []struct {
@@ -24,6 +27,23 @@ func TestBytesAndSize(t *testing.T) {
 		}
 		if got := Size(c.n); got != c.size {
 			t.Errorf("Size(%d) = %q, want %q", c.n, got, c.size)
+		}
+	}
+}
+
+func TestTime(t *testing.T) {
+	cet := time.FixedZone("CET", 3600)
+	for _, c := range []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Date(2026, 9, 14, 8, 47, 0, 0, time.UTC), "2026-09-14 08:47:00Z"},
+		{time.Date(2026, 9, 14, 8, 47, 0, 123_000_000, time.UTC), "2026-09-14 08:47:00.123Z"},
+		{time.Date(2026, 9, 14, 8, 47, 0, 123_456_789, time.UTC), "2026-09-14 08:47:00.123456Z"},
+		{time.Date(2026, 9, 14, 9, 47, 0, 0, cet), "2026-09-14 08:47:00Z"},
+	} {
+		if got := Time(c.t); got != c.want {
+			t.Errorf("Time(%v) = %q, want %q", c.t, got, c.want)
 		}
 	}
 }
