@@ -7,7 +7,9 @@
 // one at a time, then 16 and 64 at once, and prints the wall time and the
 // process's CPU time (user and system) a partition. The dump cannot commit
 // a partition for less; scripts/bench-many.sh's many-topics figure is to
-// be read against it.
+// be read against it. Last, one at a time without any fsync: what the
+// files and folders cost a partition even on a disk that synced for
+// free (no crash safety; a floor under the floor).
 //
 //	go run ./scripts/benchtools/fsfloor [DIR [N]]   # DIR default $TMPDIR, N 1200
 package main
@@ -34,7 +36,12 @@ func main() {
 		}
 		n = v
 	}
-	for _, par := range []int{1, 16, 64} {
+	for _, r := range []struct {
+		par  int
+		sync bool
+	}{{1, true}, {16, true}, {64, true}, {1, false}} {
+		par := r.par
+		syncing = r.sync
 		root, err := os.MkdirTemp(base, "fsfloor-")
 		if err != nil {
 			fail(err)
@@ -44,8 +51,12 @@ func main() {
 			fail(err)
 		}
 		wall, cpu := time.Since(t0), cpuTime()-c0
-		fmt.Printf("%d partitions, %2d at once: %6.3f s, %6.3f CPU s; a partition %4.0f µs wall, %4.0f µs CPU\n",
-			n, par, wall.Seconds(), cpu.Seconds(), float64(wall.Microseconds())/float64(n), float64(cpu.Microseconds())/float64(n))
+		how := "fsynced"
+		if !syncing {
+			how = "no fsync"
+		}
+		fmt.Printf("%d partitions, %2d at once, %-8s: %6.3f s, %6.3f CPU s; a partition %4.0f µs wall, %4.0f µs CPU\n",
+			n, par, how, wall.Seconds(), cpu.Seconds(), float64(wall.Microseconds())/float64(n), float64(cpu.Microseconds())/float64(n))
 		if err := os.RemoveAll(root); err != nil {
 			fail(err)
 		}
@@ -96,8 +107,11 @@ func partition(dir string) error {
 	return commit(dir, "manifest.json", 1_000)
 }
 
+// syncing is false for the run without fsync.
+var syncing = true
+
 // commit writes size bytes to name in dir: temp file, fsync, rename, fsync
-// of the folder.
+// of the folder (no fsync when syncing is false).
 func commit(dir, name string, size int) error {
 	f, err := os.CreateTemp(dir, ".tmp-"+name+"-*")
 	if err != nil {
@@ -107,15 +121,20 @@ func commit(dir, name string, size int) error {
 		f.Close()
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	if syncing {
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
 	}
 	if err := f.Close(); err != nil {
 		return err
 	}
 	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
 		return err
+	}
+	if !syncing {
+		return nil
 	}
 	d, err := os.Open(dir)
 	if err != nil {
