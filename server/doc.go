@@ -74,7 +74,9 @@
 // budget (its timeout plus a margin) is a kill and 408; a new worker
 // starts in the background, and the server goes on. Inside a worker,
 // answers wait for DuckDB to stop (within), so an idle worker is idle.
-// Caches live in the workers, one set each; the front's /metrics adds one
+// Caches live in the workers, one set each, but for the overview's tiles,
+// which they share through a folder in the front's private one, each
+// tile computed by one worker (warm.go); the front's /metrics adds one
 // worker's cache and catalog numbers to its own, and counts the workers'
 // cache hits, which they report in an internal header. Close stops every
 // worker and waits for it; a worker also leaves when its standard input

@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
 	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -295,5 +297,96 @@ func TestOverviewKeepsOtherTopicsTiles(t *testing.T) {
 	}
 	if !strings.Contains(after.body, "8") {
 		t.Errorf("page 2 does not show t-04's 8 records:\n%s", after.body)
+	}
+}
+
+// TestSharedTileFolder: two workers' tile stores over one folder: a tile
+// one keeps the other reads (at its stamp only); a claim holds a tile for
+// the worker that made it until released or stale; what is not a whole
+// tile of that key (garbage, too large, another key's) is no tile.
+func TestSharedTileFolder(t *testing.T) {
+	dir := t.TempDir()
+	a, b := &tileStore{dir: dir}, &tileStore{dir: dir}
+	k := tileKey{"gaps", "orders"}
+	a.put("s1", k, tile{Check: "gaps", Status: "fail", Label: "fail"}, false)
+	if tl, ok := b.get("s1", k); !ok || tl.Status != "fail" {
+		t.Errorf("the other worker's tile: %+v %v, want fail", tl, ok)
+	}
+	if _, ok := b.get("s2", k); ok {
+		t.Errorf("a tile of stamp s1 served at s2")
+	}
+	if _, ok := b.getListed("s1", tileKey{"skew", "orders"}, b.onDisk()); ok {
+		t.Errorf("a tile nobody kept was found")
+	}
+	if !a.claim(k) {
+		t.Fatalf("a cannot claim a tile nobody claimed")
+	}
+	if b.claim(k) {
+		t.Errorf("b claimed a tile a holds")
+	}
+	a.unclaim(k)
+	if !b.claim(k) {
+		t.Errorf("b cannot claim a tile a released")
+	}
+	old := time.Now().Add(-2 * claimFor)
+	if err := os.Chtimes(b.tileFile(k, ".claim"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if !a.claim(k) {
+		t.Errorf("a cannot take over a stale claim")
+	}
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{
+		{"garbage", []byte("{not json")},
+		{"another key's", []byte(`{"stamp":"s1","tile":{"Status":"ok"},"check":"skew","topic":"orders"}`)},
+		{"too large", append([]byte(`{"stamp":"s1","check":"gaps","topic":"orders","pad":"`), append(bytes.Repeat([]byte("x"), maxTileFile), `"}`...)...)},
+	} {
+		fresh := &tileStore{dir: dir}
+		if err := os.WriteFile(fresh.tileFile(k, ".json"), c.body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if tl, ok := fresh.get("s1", k); ok {
+			t.Errorf("%s: read as a tile: %+v", c.name, tl)
+		}
+	}
+}
+
+// TestWorkersWarmOnce: two servers over one folder sharing a tile folder
+// (as the workers of one front do) warm the overview's tiles between
+// them once: every tile computed by one of them, none by both, and each
+// one's overview then shows every tile without a pending one.
+func TestWorkersWarmOnce(t *testing.T) {
+	dir := manyTopics(t, 7)
+	tiles := t.TempDir()
+	o := Options{Dir: dir, overviewInline: 1, overviewBudget: time.Nanosecond, tileDir: tiles}
+	a, ta := newTestServer(t, o)
+	b, tb := newTestServer(t, o)
+	for _, u := range []string{ta.URL, tb.URL} {
+		if r := get(t, u+"/"); r.code != 200 {
+			t.Fatalf("first view: %d %s", r.code, r.body)
+		}
+	}
+	total := int64(7 * len(tileOrder(nil, "")))
+	deadline := time.Now().Add(120 * time.Second)
+	for a.warm.pending()+b.warm.pending() > 0 || a.warm.computed.Load()+b.warm.computed.Load() < total {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 120 s: %d and %d computed of %d, %d and %d queued", a.warm.computed.Load(), b.warm.computed.Load(), total, a.warm.pending(), b.warm.pending())
+		}
+		time.Sleep(100 * time.Millisecond)
+		// The pages reload themselves while tiles are pending; so do we.
+		get(t, ta.URL+"/?page=1")
+		get(t, tb.URL+"/?page=1")
+	}
+	time.Sleep(300 * time.Millisecond) // a last job finishing
+	if got := a.warm.computed.Load() + b.warm.computed.Load(); got != total {
+		t.Errorf("%d tiles computed between the two (%d and %d), want each of the %d once", got, a.warm.computed.Load(), b.warm.computed.Load(), total)
+	}
+	for _, u := range []string{ta.URL, tb.URL} {
+		r := get(t, u+"/")
+		if strings.Contains(r.body, `class="tile pending"`) || len(tileRE.FindAllStringSubmatch(r.body, -1)) == 0 {
+			t.Errorf("%s: pending tiles (or none) after the warm:\n%s", u, r.body)
+		}
 	}
 }

@@ -359,12 +359,13 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 	}
 	all := make([]topicTiles, len(topics))
 	var missHere, missElse []stampedKey
+	disk := s.tiles.onDisk() // what the other workers computed
 	for i, t := range topics {
 		tt := topicTiles{order: tileOrder(cfgs, t.Name), known: map[string]tile{}}
 		stamp := s.tileStamp(t.Name, cs, cfgs)
 		for _, name := range tt.order {
 			k := stampedKey{stamp, tileKey{name, t.Name}}
-			if tl, ok := s.tiles.get(stamp, k.tileKey); ok {
+			if tl, ok := s.tiles.getListed(stamp, k.tileKey, disk); ok {
 				if tl.Status == "timeout" { // the warmer's: a check page opened since may have its report
 					if c := s.tileMode(ctx, name, t.Name, false, true); c.Status != "pending" {
 						tl = c

@@ -76,6 +76,10 @@ type Options struct {
 	engineMemory string // DuckDB's memory_limit; default 1GB
 	worker       bool   // this server is a worker: answers wait for DuckDB (see within)
 	authOn       bool   // a worker of a front that requires a token: pages show log-out
+	// tileDir is where the workers of one front share the overview's
+	// tiles (warm.go): a folder in the front's private one; "" keeps them
+	// in memory alone.
+	tileDir string
 }
 
 const (
@@ -227,6 +231,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("open %s: %w", o.Dir, err)
 	}
 	s.engine = e
+	s.tiles.dir = o.tileDir
 	s.warm = newWarmer(ctx, s)
 	// The catalog was read just now: the next refresh is due a second
 	// from here, not from when the server began opening the folder (the

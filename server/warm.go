@@ -2,7 +2,16 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/topicsnap/topicsnap/queries"
@@ -24,42 +33,188 @@ import (
 // kept; one past its time is kept only when the warmer computed it (else
 // the next view tries again, as for a small folder; the warmer's would be
 // queued again and again).
+//
+// The workers of one front share their tiles through a folder (dir, in
+// the front's private folder): a tile kept is also written there, a tile
+// not in memory is looked for there, and a warmer claims a tile before it
+// computes it, so the folder is warmed once, not once per worker.
 type tileStore struct {
 	mu    sync.Mutex
 	tiles map[tileKey]storedTile
+	dir   string // shared with the other workers; "" for none
 }
 
 type tileKey struct{ check, topic string }
 
 type storedTile struct {
-	stamp string
-	tile
+	Stamp string `json:"stamp"`
+	Tile  tile   `json:"tile"`
 }
 
-// maxTiles bounds the store: a new tile past it empties the store (the
-// tiles of topics gone from the folder are never asked for again).
-const maxTiles = 200_000
+const (
+	// maxTiles bounds the store: a new tile past it empties the store in
+	// memory (the tiles of topics gone from the folder are never asked
+	// for again).
+	maxTiles = 200_000
+	// maxTileFile bounds a tile read from the shared folder.
+	maxTileFile = 64 << 10
+	// claimFor is how long a claim holds a tile for the worker that
+	// made it (a worker killed while computing leaves its claim).
+	claimFor = 2 * time.Minute
+)
 
 func (ts *tileStore) get(stamp string, k tileKey) (tile, bool) {
+	return ts.getListed(stamp, k, nil)
+}
+
+// getListed is get for a caller that looks up many tiles: listed is the
+// shared folder's files (onDisk), and a tile not among them is not read.
+func (ts *tileStore) getListed(stamp string, k tileKey, listed map[string]bool) (tile, bool) {
 	ts.mu.Lock()
-	defer ts.mu.Unlock()
 	st, ok := ts.tiles[k]
-	if !ok || st.stamp != stamp {
+	ts.mu.Unlock()
+	if ok && st.Stamp == stamp {
+		return st.Tile, true
+	}
+	if ts.dir == "" || listed != nil && !listed[filepath.Base(ts.tileFile(k, ".json"))] {
 		return tile{}, false
 	}
-	return st.tile, true
+	st, ok = ts.read(k)
+	if !ok || st.Stamp != stamp {
+		return tile{}, false
+	}
+	ts.keep(k, st)
+	return st.Tile, true
 }
 
 func (ts *tileStore) put(stamp string, k tileKey, t tile, keepTimeout bool) {
 	if t.Status == "pending" || t.Label == "busy" || t.Label == "cancelled" || (t.Status == "timeout" && !keepTimeout) {
 		return
 	}
+	st := storedTile{stamp, t}
+	ts.keep(k, st)
+	if ts.dir != "" {
+		ts.write(k, st)
+	}
+}
+
+func (ts *tileStore) keep(k tileKey, st storedTile) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if _, ok := ts.tiles[k]; !ok && len(ts.tiles) >= maxTiles || ts.tiles == nil {
 		ts.tiles = map[tileKey]storedTile{}
 	}
-	ts.tiles[k] = storedTile{stamp, t}
+	ts.tiles[k] = st
+}
+
+// onDisk lists the tiles in the shared folder (nil without one, or when
+// it cannot be read: then each tile is looked for).
+func (ts *tileStore) onDisk() map[string]bool {
+	if ts.dir == "" {
+		return nil
+	}
+	es, err := os.ReadDir(ts.dir)
+	if err != nil {
+		return nil
+	}
+	m := make(map[string]bool, len(es))
+	for _, e := range es {
+		m[e.Name()] = true
+	}
+	return m
+}
+
+// tileFile is where the shared folder keeps a tile: a hash of its key,
+// so no topic name becomes a file name.
+func (ts *tileStore) tileFile(k tileKey, ext string) string {
+	h := sha256.Sum256([]byte(k.check + "\x00" + k.topic))
+	return filepath.Join(ts.dir, hex.EncodeToString(h[:16])+ext)
+}
+
+// read reads a tile from the shared folder; a file that is missing,
+// too large, not a tile or another key's is no tile.
+func (ts *tileStore) read(k tileKey) (storedTile, bool) {
+	f, err := os.Open(ts.tileFile(k, ".json"))
+	if err != nil {
+		return storedTile{}, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTileFile+1))
+	if err != nil || len(b) > maxTileFile {
+		return storedTile{}, false
+	}
+	var st struct {
+		storedTile
+		Check string `json:"check"`
+		Topic string `json:"topic"`
+	}
+	if json.Unmarshal(b, &st) != nil || st.Check != k.check || st.Topic != k.topic {
+		return storedTile{}, false
+	}
+	return st.storedTile, true
+}
+
+// write writes a tile to the shared folder: a temp file renamed over the
+// last one, so a reader sees a whole tile or the one before. It is a
+// cache: no fsync, and a failure costs the other workers the tile alone.
+func (ts *tileStore) write(k tileKey, st storedTile) {
+	b, err := json.Marshal(struct {
+		storedTile
+		Check string `json:"check"`
+		Topic string `json:"topic"`
+	}{st, k.check, k.topic})
+	if err != nil {
+		return
+	}
+	f, err := os.CreateTemp(ts.dir, ".tmp-*")
+	if err != nil {
+		return
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return
+	}
+	if os.Rename(f.Name(), ts.tileFile(k, ".json")) != nil {
+		os.Remove(f.Name())
+	}
+}
+
+// claim tells whether this worker may compute k now: always without a
+// shared folder; with one, when no other worker claimed it within
+// claimFor. The claim is released by unclaim.
+func (ts *tileStore) claim(k tileKey) bool {
+	if ts.dir == "" {
+		return true
+	}
+	name := ts.tileFile(k, ".claim")
+	for range 3 {
+		f, err := os.OpenFile(name, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err == nil {
+			f.Close()
+			return true
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return true // the folder failed us: compute it here, as without one
+		}
+		st, err := os.Stat(name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // released just now
+		case err != nil:
+			return true
+		case time.Since(st.ModTime()) < claimFor:
+			return false // another worker computes it
+		}
+		os.Remove(name) // a stale claim: its worker is gone
+	}
+	return false
+}
+
+func (ts *tileStore) unclaim(k tileKey) {
+	if ts.dir != "" {
+		os.Remove(ts.tileFile(k, ".claim"))
+	}
 }
 
 // warmer computes pending tiles in the background, one at a time and
@@ -77,6 +232,8 @@ type warmer struct {
 	mu     sync.Mutex
 	queue  []warmJob
 	queued map[warmJob]bool
+
+	computed atomic.Int64 // tiles this warmer computed and kept
 }
 
 type warmJob struct {
@@ -154,30 +311,50 @@ func (w *warmer) run() {
 		if _, ok := s.tiles.get(j.stamp, j.tileKey); ok {
 			continue
 		}
-		// People's requests go first: the warmer starts a check only
-		// while none is being served.
-		for s.inFlight.Load() > 0 {
-			select {
-			case <-w.ctx.Done():
-				return
-			case <-time.After(20 * time.Millisecond):
-			}
+		// Another worker of the front computing it: the next view reads
+		// it from the shared folder (or asks again).
+		if !s.tiles.claim(j.tileKey) {
+			continue
 		}
-		for {
-			t := s.tileKept(w.ctx, j.check, j.topic, false)
-			if w.ctx.Err() != nil {
-				return
-			}
-			if t.Label != "busy" {
-				s.tiles.put(j.stamp, j.tileKey, t, true)
-				break
-			}
-			// Every check slot is taken by requests: they go first.
-			select {
-			case <-w.ctx.Done():
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
+		if _, ok := s.tiles.get(j.stamp, j.tileKey); ok {
+			s.tiles.unclaim(j.tileKey) // kept by the worker whose claim just ended
+			continue
+		}
+		if !w.compute(j) {
+			return
+		}
+	}
+}
+
+// compute computes a claimed tile and keeps it, once no request is being
+// served and a check slot is free; false when the warmer is stopped.
+func (w *warmer) compute(j warmJob) bool {
+	s := w.s
+	defer s.tiles.unclaim(j.tileKey)
+	// People's requests go first: the warmer starts a check only
+	// while none is being served.
+	for s.inFlight.Load() > 0 {
+		select {
+		case <-w.ctx.Done():
+			return false
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	for {
+		t := s.tileKept(w.ctx, j.check, j.topic, false)
+		if w.ctx.Err() != nil {
+			return false
+		}
+		if t.Label != "busy" {
+			s.tiles.put(j.stamp, j.tileKey, t, true)
+			w.computed.Add(1)
+			return true
+		}
+		// Every check slot is taken by requests: they go first.
+		select {
+		case <-w.ctx.Done():
+			return false
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }

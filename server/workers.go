@@ -94,6 +94,7 @@ type workerConfig struct {
 	MaxCacheBytes int64         `json:"max_cache_bytes"`
 	MemoryLimit   string        `json:"memory_limit"` // DuckDB's
 	Socket        string        `json:"socket"`
+	Tiles         string        `json:"tiles"` // the overview's tiles, shared by the workers (warm.go)
 }
 
 // ServeWorker is a query worker's whole life: it reads its configuration
@@ -128,7 +129,8 @@ func serveWorker(ctx context.Context, in io.Reader, out io.Writer, log io.Writer
 	}()
 	sql := c.SQL
 	s, err := New(ctx, Options{Dir: c.Dir, Addr: "127.0.0.1:0", SQL: &sql, QueryTimeout: c.QueryTimeout, MaxRows: c.MaxRows,
-		NotebookDirs: c.NotebookDirs, MaxCacheBytes: c.MaxCacheBytes, Logger: log, engineMemory: c.MemoryLimit, worker: true, authOn: c.Auth})
+		NotebookDirs: c.NotebookDirs, MaxCacheBytes: c.MaxCacheBytes, Logger: log, engineMemory: c.MemoryLimit, worker: true, authOn: c.Auth,
+		tileDir: c.Tiles})
 	if err != nil {
 		return say(err)
 	}
@@ -261,10 +263,15 @@ func newPool(ctx context.Context, s *Server, n int) (*pool, error) {
 	if memCap <= 0 {
 		memCap = defaultWorkerMemory
 	}
+	tiles := filepath.Join(dir, "tiles")
+	if err := os.Mkdir(tiles, 0o700); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("make the workers' folder: %w", err)
+	}
 	p := &pool{
 		s: s, argv: o.WorkerCommand, env: o.WorkerEnv, memCap: memCap, dir: dir, idle: make(chan *worker, n), live: map[*worker]bool{},
 		cfg: workerConfig{Dir: o.Dir, SQL: s.sql, Auth: o.Token != "", QueryTimeout: o.QueryTimeout, MaxRows: o.MaxRows,
-			NotebookDirs: o.NotebookDirs, MaxCacheBytes: o.MaxCacheBytes, MemoryLimit: fmt.Sprintf("%dMiB", memCap/2>>20)},
+			NotebookDirs: o.NotebookDirs, MaxCacheBytes: o.MaxCacheBytes, MemoryLimit: fmt.Sprintf("%dMiB", memCap/2>>20), Tiles: tiles},
 	}
 	if o.Logger != io.Discard {
 		p.stderr = o.Logger
