@@ -31,9 +31,8 @@ type item struct {
 // topics are dumped side by side, never under minQueueBudget), not one
 // fetch a partition: with one, the reader waited for whichever writer was
 // busy compressing a page while the others sat idle, and the dump used
-// little more than one core (a CPU profile of dump.BenchmarkDumpTopic on
-// an idle machine: 1.05 cores busy over 2M records). BENCHMARKS.md, "Dump
-// vs kcat and the bare consumer", has the A/B.
+// little more than one core (dump.BenchmarkDumpTopic: 2M records 10–17%
+// faster with the bytes budget, the same CPU; BENCHMARKS.md).
 const (
 	queueBudget    = 48 << 20
 	minQueueBudget = 4 << 20
