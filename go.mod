@@ -27,7 +27,6 @@ require (
 	github.com/twmb/franz-go/pkg/sr v1.8.0
 	github.com/vbauerster/mpb/v8 v8.16.2
 	github.com/yuin/goldmark v1.8.7
-	golang.org/x/sync v0.19.0
 	golang.org/x/term v0.48.0
 	google.golang.org/protobuf v1.36.11
 )
@@ -77,6 +76,7 @@ require (
 	golang.org/x/mod v0.32.0 // indirect
 	golang.org/x/net v0.49.0 // indirect
 	golang.org/x/oauth2 v0.32.0 // indirect
+	golang.org/x/sync v0.19.0 // indirect
 	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/telemetry v0.0.0-20260116145544-c6413dc483f5 // indirect
 	golang.org/x/text v0.33.0 // indirect

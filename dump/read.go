@@ -14,30 +14,13 @@ import (
 	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"golang.org/x/sync/semaphore"
 )
 
 // item is what the reader hands a partition's writer, in offset order.
-// held is the part of the reader's queue budget it holds, which the
-// writer gives back once it has taken the records in.
 type item struct {
 	recs []*kgo.Record
 	lost *catalog.LostRange
-	held int64
 }
-
-// The reader hands records to the partitions' writers through queues
-// bounded together in bytes (queueBudget, a topic's share of it when
-// topics are dumped side by side, never under minQueueBudget), not one
-// fetch a partition: with one, the reader waited for whichever writer was
-// busy compressing a page while the others sat idle, and the dump used
-// little more than one core (dump.BenchmarkDumpTopic: 2M records 10–17%
-// faster with the bytes budget, the same CPU; BENCHMARKS.md).
-const (
-	queueBudget    = 48 << 20
-	minQueueBudget = 4 << 20
-	queueItems     = 64 // a writer's queue, in fetches; the bytes bound it first
-)
 
 // readAll consumes every planned partition up to its end, with one client,
 // and a writer goroutine per partition. share (0 to 1) is the part of the
@@ -53,10 +36,9 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, share float
 	writers := map[int32]*writer{}
 	var wg sync.WaitGroup
 	errc := make(chan error, len(plans))
-	queue := semaphore.NewWeighted(max(int64(float64(queueBudget)*share), minQueueBudget))
 	var records, bytes, files, lostN, lostOffsets, decoded, decodeErrs, keysDecoded, keyDecodeErrs atomic.Int64
 	for _, pl := range plans {
-		w := &writer{d: d, c: c, pl: pl, in: make(chan item, queueItems), queue: queue, fileRows: d.opts.FileRows, fileBytes: d.opts.FileBytes,
+		w := &writer{d: d, c: c, pl: pl, in: make(chan item, 1), fileRows: d.opts.FileRows, fileBytes: d.opts.FileBytes,
 			records: &records, bytes: &bytes, files: &files, lostN: &lostN, lostOffsets: &lostOffsets, decoded: &decoded, decodeErrs: &decodeErrs, keysDecoded: &keysDecoded, keyDecodeErrs: &keyDecodeErrs, bare: d.res.Bare(pl.tp.Topic), next: pl.from, readAt: pl.from, groupRows: groupRowsForPlan(pl, groupRowsFor(int(float64(len(plans))/share), d.res != nil))}
 		writers[pl.tp.Partition] = w
 		if d.opts.Progress != nil {
@@ -74,7 +56,7 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, share float
 			}
 		}()
 	}
-	rerr := d.consume(ctx, c, assign, writers, share, queue)
+	rerr := d.consume(ctx, c, assign, writers, share)
 	for _, w := range writers {
 		w.close()
 	}
@@ -96,7 +78,7 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, share float
 	return rerr
 }
 
-func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offset, writers map[int32]*writer, share float64, queue *semaphore.Weighted) error {
+func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offset, writers map[int32]*writer, share float64) error {
 	if len(assign) == 0 {
 		return nil
 	}
@@ -196,19 +178,9 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 			n := sort.Search(len(recs), func(i int) bool { return recs[i].Offset >= w.pl.until })
 			done := n < len(recs) || (n > 0 && recs[n-1].Offset >= w.pl.until-1)
 			if n > 0 {
-				var held int64
-				for _, r := range recs[:n] {
-					held += int64(len(r.Key) + len(r.Value))
-				}
-				// A fetch larger than the whole budget waits for all of it.
-				held = min(held, max(int64(float64(queueBudget)*share), minQueueBudget))
-				if queue.Acquire(ctx, held) != nil {
-					return // the run ends: ctx is checked after EachPartition
-				}
 				select {
-				case w.in <- item{recs: recs[:n], held: held}:
+				case w.in <- item{recs: recs[:n]}:
 				case <-ctx.Done():
-					queue.Release(held)
 				}
 				w.readAt = recs[n-1].Offset + 1
 			}

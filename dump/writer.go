@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"golang.org/x/sync/semaphore"
 
 	"github.com/topicsnap/topicsnap/catalog"
 )
@@ -66,9 +65,6 @@ type writer struct {
 	c  *cut
 	pl *plan
 	in chan item
-	// queue is the reader's byte budget: each item holds some of it,
-	// given back here once the item's records are taken in.
-	queue *semaphore.Weighted
 
 	fileRows  int
 	fileBytes int64
@@ -123,12 +119,47 @@ func (w *writer) run(ctx, commitCtx context.Context) (err error) {
 		}
 	}()
 	for it := range w.in {
-		err := w.take(ctx, commitCtx, it)
-		// The item's bytes are the reader's again once they are taken in
-		// (its rows copied into the Parquet writer, or held in the batch).
-		w.queue.Release(it.held)
-		if err != nil {
-			return err
+		if ctx.Err() != nil {
+			continue // drain; the run is being abandoned
+		}
+		if it.lost != nil {
+			if err := w.flush(commitCtx); err != nil {
+				return err
+			}
+			w.pending = append(w.pending, *it.lost)
+			w.next = it.lost.To + 1
+			if err := w.commit(commitCtx, nil); err != nil {
+				return err
+			}
+			continue
+		}
+		var bytes int64
+		for _, r := range it.recs {
+			bytes += int64(len(r.Key) + len(r.Value))
+			w.add(ctx, r)
+			var inFile, inFileBytes int64
+			if w.fw != nil {
+				inFile, inFileBytes = w.fw.Rows(), w.fw.DataBytes()
+			}
+			full := inFile+int64(len(w.batch)) >= int64(w.fileRows) || inFileBytes+w.batchBytes >= w.fileBytes
+			if !full && len(w.batch) < batchRows {
+				continue
+			}
+			if len(w.openTxn) > 0 && len(w.batch) < holdRows {
+				continue // wait for the transaction's marker
+			}
+			if full {
+				err = w.flush(commitCtx)
+			} else {
+				err = w.writeBatch(commitCtx)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		w.records.Add(int64(len(it.recs)))
+		if w.d.opts.Progress != nil {
+			w.d.opts.Progress.Advance(w.pl.tp, int64(len(it.recs)), bytes)
 		}
 	}
 	// Interrupted or not, commit what was read: work is never thrown away.
@@ -156,52 +187,6 @@ func (w *writer) run(ctx, commitCtx context.Context) (err error) {
 	}
 	if w.d.opts.Progress != nil {
 		w.d.opts.Progress.Done(tp)
-	}
-	return nil
-}
-
-// take writes one item the reader sent: its records, or a lost range.
-// With ctx ended it does nothing (the run is being abandoned: the channel
-// is drained, and what was read before is committed by run).
-func (w *writer) take(ctx, commitCtx context.Context, it item) (err error) {
-	if ctx.Err() != nil {
-		return nil
-	}
-	if it.lost != nil {
-		if err := w.flush(commitCtx); err != nil {
-			return err
-		}
-		w.pending = append(w.pending, *it.lost)
-		w.next = it.lost.To + 1
-		return w.commit(commitCtx, nil)
-	}
-	var bytes int64
-	for _, r := range it.recs {
-		bytes += int64(len(r.Key) + len(r.Value))
-		w.add(ctx, r)
-		var inFile, inFileBytes int64
-		if w.fw != nil {
-			inFile, inFileBytes = w.fw.Rows(), w.fw.DataBytes()
-		}
-		full := inFile+int64(len(w.batch)) >= int64(w.fileRows) || inFileBytes+w.batchBytes >= w.fileBytes
-		if !full && len(w.batch) < batchRows {
-			continue
-		}
-		if len(w.openTxn) > 0 && len(w.batch) < holdRows {
-			continue // wait for the transaction's marker
-		}
-		if full {
-			err = w.flush(commitCtx)
-		} else {
-			err = w.writeBatch(commitCtx)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	w.records.Add(int64(len(it.recs)))
-	if w.d.opts.Progress != nil {
-		w.d.opts.Progress.Advance(w.pl.tp, int64(len(it.recs)), bytes)
 	}
 	return nil
 }
