@@ -112,14 +112,7 @@ func TestLimitedEngineVersionsItsTopics(t *testing.T) {
 	if v1 == v0 {
 		t.Errorf("its own topic's manifest left the version as it was")
 	}
-	cut := func(topic string) string {
-		t.Helper()
-		snaps, _ := filepath.Glob(filepath.Join(dir, "snapshots", "topic="+topic, "*.json"))
-		if len(snaps) == 0 {
-			t.Fatalf("no cut of %s in the folder", topic)
-		}
-		return snaps[0]
-	}
+	cut := func(topic string) string { return cutOf(t, dir, topic) }
 	touch(cut(seeds.TopicReadings))
 	if version() != v1 {
 		t.Errorf("another topic's cut changed the limited engine's version")
@@ -166,14 +159,7 @@ func TestTopicVersion(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cut := func(topic string) string {
-		t.Helper()
-		snaps, _ := filepath.Glob(filepath.Join(dir, "snapshots", "topic="+topic, "*.json"))
-		if len(snaps) == 0 {
-			t.Fatalf("no cut of %s in the folder", topic)
-		}
-		return snaps[0]
-	}
+	cut := func(topic string) string { return cutOf(t, dir, topic) }
 	manifest := func(topic string) string {
 		return filepath.Join(dir, "topic="+topic, "partition=0", "manifest.json")
 	}
@@ -221,4 +207,14 @@ func TestTopicVersion(t *testing.T) {
 	if now().mine == before.mine {
 		t.Errorf("a cut of the old layout (snapshots/ID.json) left every topic's version as it was")
 	}
+}
+
+// cutOf is a cut of topic in the folder dir (kept by topic).
+func cutOf(t *testing.T, dir, topic string) string {
+	t.Helper()
+	snaps, _ := filepath.Glob(filepath.Join(dir, "snapshots", "topic="+topic, "*.json"))
+	if len(snaps) == 0 {
+		t.Fatalf("no cut of %s in the folder", topic)
+	}
+	return snaps[0]
 }
