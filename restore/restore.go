@@ -175,7 +175,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		}
 	} else {
 		if sum.Created {
-			if err := waitLeading(ctx, adm, opts.ToTopic, src.partitions); err != nil {
+			if err := waitLeading(ctx, cl, opts.ToTopic, src.partitions); err != nil {
 				return sum, err
 			}
 		}

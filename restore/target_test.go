@@ -41,7 +41,7 @@ func TestWaitLeading(t *testing.T) {
 		if err = errors.Join(err, r.Err); err != nil {
 			t.Fatal(err)
 		}
-		if err := waitLeading(ctx, adm, topic, partitions); err != nil {
+		if err := waitLeading(ctx, cl, topic, partitions); err != nil {
 			t.Fatal(err)
 		}
 		p, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.DefaultProduceTopic(topic),
