@@ -135,6 +135,10 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 				kgo.RecordPartitioner(kgo.ManualPartitioner()),
 				codec,
 				kgo.ProducerLinger(5*time.Millisecond),
+				// A produce refused because leadership moved waits for
+				// the client's next metadata refresh: after 5 s by
+				// default, after producerMetadataMinAge here.
+				kgo.MetadataMinAge(producerMetadataMinAge),
 				kgo.MaxBufferedRecords(64*1024),
 				kgo.MaxBufferedBytes(32<<20),
 				kafkaconn.WaitHook(opts.Progress),
@@ -170,6 +174,11 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 			}
 		}
 	} else {
+		if sum.Created {
+			if err := waitLeading(ctx, cl, opts.ToTopic, src.partitions); err != nil {
+				return sum, err
+			}
+		}
 		if err := produceAll(ctx, dir, producers, opts, target, plans, &sum); err != nil {
 			sum.Elapsed = time.Since(start)
 			return sum, err

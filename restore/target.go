@@ -11,6 +11,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/kafkaconn"
@@ -118,4 +120,90 @@ func createPlan(src *source, brokers int, warn func(string)) (map[string]*string
 		shown = append([]string{fmt.Sprintf("replication factor %d", rf)}, shown...)
 	}
 	return configs, rf, strings.Join(shown, ", ")
+}
+
+// waitLeading waits until every partition of a target this run created
+// answers on its leader, at most leadingWait: CreateTopics returns when
+// the controller has the topic, and a broker may take tens of
+// milliseconds more to lead its partitions. A produce before then was
+// refused (NOT_LEADER_OR_FOLLOWER), and the producer tried again only
+// after its next metadata refresh: a restore into a new topic stalled ~5
+// s before its first record, 1 run in 10 to 25 on the dev broker. The
+// question asked is the one a produce needs answered: ListOffsets, on
+// the leader, every 5 ms (kadm's ListEndOffsets backs off ~250 ms after
+// a partition not yet known, which made the wait itself that long). It
+// is a wait, never an error: a partition not led after leadingWait, or an
+// error that waiting would not change, is left to the producer's own
+// retries and errors.
+func waitLeading(ctx context.Context, cl *kgo.Client, topic string, partitions int) error {
+	wctx, cancel := context.WithTimeout(ctx, leadingWait)
+	defer cancel()
+	for !ledOrFailed(wctx, cl, topic, partitions) {
+		select {
+		case <-wctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond): // polling the broker
+		}
+	}
+	return ctx.Err()
+}
+
+// leadingWait bounds waitLeading.
+const leadingWait = 10 * time.Second
+
+// ledOrFailed asks the cluster once for the topic's leaders, and each
+// leader for the end offsets of its partitions: true when every partition
+// answered, or an answer is an error that is not retriable.
+func ledOrFailed(ctx context.Context, cl *kgo.Client, topic string, partitions int) bool {
+	settled := func(code int16) (ok, done bool) {
+		err := kerr.ErrorForCode(code)
+		return err == nil, err != nil && !kerr.IsRetriable(err)
+	}
+	mreq := kmsg.NewPtrMetadataRequest()
+	mt := kmsg.NewMetadataRequestTopic()
+	mt.Topic = kmsg.StringPtr(topic)
+	mreq.Topics = append(mreq.Topics, mt)
+	mresp, err := mreq.RequestWith(ctx, cl)
+	if err != nil || len(mresp.Topics) != 1 {
+		return true
+	}
+	t := mresp.Topics[0]
+	if ok, done := settled(t.ErrorCode); !ok {
+		return done
+	}
+	if len(t.Partitions) < partitions {
+		return false
+	}
+	byLeader := map[int32]*kmsg.ListOffsetsRequest{}
+	for _, p := range t.Partitions {
+		if ok, done := settled(p.ErrorCode); !ok || p.Leader < 0 {
+			return done
+		}
+		req := byLeader[p.Leader]
+		if req == nil {
+			req = kmsg.NewPtrListOffsetsRequest()
+			req.ReplicaID = -1
+			rt := kmsg.NewListOffsetsRequestTopic()
+			rt.Topic = topic
+			req.Topics = append(req.Topics, rt)
+			byLeader[p.Leader] = req
+		}
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition, rp.Timestamp, rp.CurrentLeaderEpoch = p.Partition, -1, -1 // the end
+		req.Topics[0].Partitions = append(req.Topics[0].Partitions, rp)
+	}
+	for leader, req := range byLeader {
+		resp, err := req.RequestWith(ctx, cl.Broker(int(leader)))
+		if err != nil {
+			return true
+		}
+		for _, rt := range resp.Topics {
+			for _, rp := range rt.Partitions {
+				if ok, done := settled(rp.ErrorCode); !ok {
+					return done
+				}
+			}
+		}
+	}
+	return true
 }

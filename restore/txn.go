@@ -26,6 +26,14 @@ import (
 // earlier run into the same target may have left a transaction open on.
 const producerCount = 2
 
+// producerMetadataMinAge is the least time between two metadata requests
+// of a producer (franz-go's MetadataMinAge, 5 s by default). A producer
+// asks again only when a produce was refused (a partition's leader moved,
+// a topic not yet led): the refused records wait for that answer, so a
+// restore stalled 5 s each time. The Java producer retries after
+// retry.backoff.ms, 100 ms by default.
+const producerMetadataMinAge = 250 * time.Millisecond
+
 // TxnID is the transactional id of a restore's producer i (0 to
 // producerCount-1) into target: ID(target), then
 // ID(target)-1, ...
