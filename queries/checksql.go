@@ -86,7 +86,7 @@ type sqlData struct {
 }
 
 // recordsPerSortPart is how many records a remote's sort task takes
-// (order.spark.sql): ~40 MB of rows of a short key, well inside the
+// (order.spark.sql, duplicates.spark.sql): ~40 MB of rows of a short key, well inside the
 // ~200 MiB a task gets of a 1 GiB Spark driver, so no task spills.
 const recordsPerSortPart = 500_000
 
