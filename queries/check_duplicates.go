@@ -23,6 +23,8 @@ var defaultIDs = map[string]string{"duckdb": "row(key_raw, value_raw)", "spark":
 
 func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
+	t, _ := e.Topic(o.Topic)
+	d.Parts = sortParts(t.Records)
 	// The default id: key and value bytes together, a row of two BLOBs
 	// (a STRUCT on Spark), shown as DuckDB's text of it on every engine
 	// (Spark's tsnap_row_text, sql/engine/spark_functions.sql).

@@ -17,6 +17,8 @@ func init() {
 
 func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
+	t, _ := e.Topic(o.Topic)
+	d.Parts = sortParts(t.Records)
 	d.Time = `"timestamp"`
 	if o.Time != "" {
 		var err error

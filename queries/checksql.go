@@ -80,6 +80,20 @@ type sqlData struct {
 	// folder holds __consumer_offsets.
 	Records string
 	Log     bool
+	// Parts: how many shuffle partitions a remote's statement spreads
+	// every record of the topic over to sort them (sortParts).
+	Parts int
+}
+
+// recordsPerSortPart is how many records a remote's sort task takes
+// (order.spark.sql, duplicates.spark.sql): ~40 MB of rows of a short key, well inside the
+// ~200 MiB a task gets of a 1 GiB Spark driver, so no task spills.
+const recordsPerSortPart = 500_000
+
+// sortParts is the shuffle partitions for sorting every record of a topic
+// on a remote: one per recordsPerSortPart records, at least one.
+func sortParts(records int64) int {
+	return int(max(1, (records+recordsPerSortPart-1)/recordsPerSortPart))
 }
 
 // stripComments drops the lines of a check's SQL that are only a comment.

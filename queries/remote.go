@@ -328,8 +328,17 @@ func sparkTopicSelects(dir string, tf topicFiles, t Topic) (all, data string, er
 		if err != nil {
 			return "", "", fmt.Errorf("the value type of %s: %w", tf.name, err)
 		}
-		valueErr = sparkJSONValueError
-		value = fmt.Sprintf(`CASE WHEN (%s) IS NULL AND "value" IS NOT NULL THEN from_json(CAST("value" AS STRING), %s) END`, valueErr, quoteString(schema))
+		// value_error is a column of the relation below (withValueError):
+		// the value's text is parsed for it once, not again in value's
+		// own test, and Spark keeps a column read twice computed once.
+		valueErr = "value_error"
+		value = `CASE WHEN value_error IS NULL AND "value" IS NOT NULL THEN from_json(CAST("value" AS STRING), ` + quoteString(schema) + `) END`
+	}
+	withValueError := func(src string) string {
+		if !t.JSON {
+			return src
+		}
+		return "(SELECT s.*, " + sparkJSONValueError + " AS value_error FROM " + src + ") s"
 	}
 	type group struct {
 		dir   string
@@ -375,7 +384,7 @@ func sparkTopicSelects(dir string, tf topicFiles, t Topic) (all, data string, er
   THEN CASE next_marker WHEN 'commit' THEN 'committed' ELSE 'aborted' END ELSE txn_state END`
 			src = `(SELECT s.*, first_value(CASE WHEN is_control THEN control_type END, true) OVER (PARTITION BY "partition", producer_id ORDER BY "offset" ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS next_marker FROM ` + src + `) s`
 		}
-		return fmt.Sprintf(sparkRawColumns, value, valueErr, txn, txn) + " FROM " + src
+		return fmt.Sprintf(sparkRawColumns, value, valueErr, txn, txn) + " FROM " + withValueError(src)
 	}
 	var plain, other [][2]string
 	for _, k := range keys {
@@ -417,16 +426,19 @@ const sparkEmptyRaw = `SELECT CAST(NULL AS INT) AS "partition", CAST(NULL AS BIG
 
 // sparkJSONValueError is jsonValueError in Spark's dialect: try_parse_json
 // (with duplicate keys allowed, as DuckDB's json_valid allows them) says
-// whether the text is JSON, schema_of_variant whether it is an object. Of
-// jsonbound's bounds Spark applies the size here; its parser (Jackson)
-// refuses a value nested past 1,000 levels itself, which reads as 'not
-// JSON' there where DuckDB names the bound; the member bound is DuckDB's
-// alone.
+// whether the text is JSON; of a text that is, the first character past
+// the whitespace JSON allows before a value (the only whitespace Spark's
+// parser, Jackson, takes there) says whether it is an object. The text is
+// parsed once: that parse is most of what a record's value costs on Spark
+// (schema_of_variant of a second parse, as this was, cost as much again).
+// Of jsonbound's bounds Spark applies the size here; its parser refuses a
+// value nested past 1,000 levels itself, which reads as 'not JSON' there
+// where DuckDB names the bound; the member bound is DuckDB's alone.
 var sparkJSONValueError = `CASE WHEN "value" IS NULL THEN NULL
   WHEN octet_length("value") > ` + fmt.Sprint(jsonbound.MaxBytes) + ` THEN ` + quoteString(jsonbound.TooLarge()) + `
   WHEN try_validate_utf8(CAST("value" AS STRING)) IS NULL THEN 'not UTF-8'
   WHEN try_parse_json(CAST("value" AS STRING)) IS NULL THEN 'not JSON'
-  WHEN NOT startswith(schema_of_variant(try_parse_json(CAST("value" AS STRING))), 'OBJECT') THEN 'not a JSON object' END`
+  WHEN NOT startswith(ltrim(' \t\n\r', CAST("value" AS STRING)), '{') THEN 'not a JSON object' END`
 
 // sparkSchema turns DuckDB's inferred JSON structure ({"a":"VARCHAR",
 // "b":["BIGINT"], "c":{...}}) into a Spark type (STRUCT<...>).

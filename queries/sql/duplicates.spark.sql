@@ -16,17 +16,25 @@
 --          names first for that reason: first is never NULL). Only the
 --          records of k's ids (d read again, joined with the tiny k: a
 --          broadcast, no shuffle of d) are ranked, their first two copies
---          taken in one pass (c once, no self-join). The default id (RowID:
---          a STRUCT of the key and value bytes) is shown as DuckDB's text
---          of its row of two BLOBs (tsnap_row_text).
--- params: ID the id expression over the topic view T; $1 examples.
+--          taken in one pass (c once, no self-join; joined on <=>, k's id
+--          never being NULL, so that Spark infers no filter on d's id,
+--          which computed the id, the value's JSON parsed, twice). g's
+--          records are first spread by id over Parts shuffle partitions
+--          (chosen by the topic's record count, as order's): the
+--          aggregate then sorts each partition once, in memory, where over
+--          a server's few default partitions it sorted them before the
+--          shuffle and again after, spilling at 50M records. The default
+--          id (RowID: a STRUCT of the key and value bytes) is shown as
+--          DuckDB's text of its row of two BLOBs (tsnap_row_text).
+-- params: ID the id expression over the topic view T; Parts the shuffle
+--         partitions of g; $1 examples.
 -- returns: one row per example (at least one row: the counts repeat on each).
 WITH d AS (
   SELECT ({{.ID}}) AS id, "partition", "offset", "timestamp" FROM {{.T}}
 ), g AS (
   SELECT id, count(*) AS copies,
          min(named_struct('ts', "timestamp", 'p', "partition", 'o', "offset")) AS first
-  FROM d GROUP BY id
+  FROM (SELECT /*+ REPARTITION({{.Parts}}, id) */ * FROM d) AS r GROUP BY id
 ), a AS (
   SELECT coalesce(sum(copies), 0) AS records,
          coalesce(sum(copies) FILTER (WHERE id IS NULL), 0) AS without_id,
@@ -41,7 +49,7 @@ WITH d AS (
 ), c AS (
   SELECT d.id, d."partition", d."offset", d."timestamp", k.copies,
          row_number() OVER (PARTITION BY d.id ORDER BY d."timestamp", d."partition", d."offset") AS n
-  FROM d JOIN k ON d.id = k.id
+  FROM d JOIN k ON d.id <=> k.id
 ), e AS (
   SELECT left({{if .RowID}}tsnap_row_text(id.key_raw, id.value_raw){{else}}CAST(id AS STRING){{end}}, 120) AS id, copies,
          max(CASE WHEN n = 1 THEN "partition" END) AS first_partition,
