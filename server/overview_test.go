@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -349,6 +350,37 @@ func TestSharedTileFolder(t *testing.T) {
 		}
 		if tl, ok := fresh.get("s1", k); ok {
 			t.Errorf("%s: read as a tile: %+v", c.name, tl)
+		}
+	}
+	// What is not a regular file inside the folder is not read at all: a
+	// FIFO (no writer: a read would wait for ever), a link to /dev/zero
+	// (endless), a link out of the folder to a real tile.
+	outside := t.TempDir()
+	real := &tileStore{dir: outside}
+	real.put("s1", k, tile{Status: "ok"}, false)
+	for _, c := range []struct {
+		name string
+		make func(path string) error
+	}{
+		{"a FIFO", func(p string) error { return syscall.Mkfifo(p, 0o600) }},
+		{"a link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }},
+		{"a link out of the folder", func(p string) error { return os.Symlink(real.tileFile(k, ".json"), p) }},
+	} {
+		fresh := &tileStore{dir: dir}
+		path := fresh.tileFile(k, ".json")
+		os.Remove(path)
+		if err := c.make(path); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan bool, 1)
+		go func() { _, ok := fresh.get("s1", k); done <- ok }()
+		select {
+		case ok := <-done:
+			if ok {
+				t.Errorf("%s: read as a tile", c.name)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%s: the read still waits after 5 s", c.name)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/topicsnap/topicsnap/internal/safefile"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -51,6 +51,14 @@ type storedTile struct {
 	Tile  tile   `json:"tile"`
 }
 
+// tileDoc is a tile in the shared folder: with its key, so a file under
+// another key's name is no tile.
+type tileDoc struct {
+	storedTile
+	Check string `json:"check"`
+	Topic string `json:"topic"`
+}
+
 const (
 	// maxTiles bounds the store: a new tile past it empties the store in
 	// memory (the tiles of topics gone from the folder are never asked
@@ -76,7 +84,7 @@ func (ts *tileStore) getListed(stamp string, k tileKey, listed map[string]bool) 
 	if ok && st.Stamp == stamp {
 		return st.Tile, true
 	}
-	if ts.dir == "" || listed != nil && !listed[filepath.Base(ts.tileFile(k, ".json"))] {
+	if ts.dir == "" || listed != nil && !listed[tileName(k, ".json")] {
 		return tile{}, false
 	}
 	st, ok = ts.read(k)
@@ -124,45 +132,40 @@ func (ts *tileStore) onDisk() map[string]bool {
 	return m
 }
 
-// tileFile is where the shared folder keeps a tile: a hash of its key,
-// so no topic name becomes a file name.
-func (ts *tileStore) tileFile(k tileKey, ext string) string {
+// tileName is the name the shared folder keeps a tile under (ext
+// ".json") or its claim (".claim"): a hash of its key, so no topic name
+// becomes a file name.
+func tileName(k tileKey, ext string) string {
 	h := sha256.Sum256([]byte(k.check + "\x00" + k.topic))
-	return filepath.Join(ts.dir, hex.EncodeToString(h[:16])+ext)
+	return hex.EncodeToString(h[:16]) + ext
 }
 
-// read reads a tile from the shared folder; a file that is missing,
-// too large, not a tile or another key's is no tile.
+// tileFile is tileName's path in the shared folder.
+func (ts *tileStore) tileFile(k tileKey, ext string) string {
+	return filepath.Join(ts.dir, tileName(k, ext))
+}
+
+// read reads a tile from the shared folder as safefile reads a file
+// someone else chose (no FIFO, device or link out of the folder, at most
+// maxTileFile bytes); a file that is missing, refused, not a tile or
+// another key's is no tile.
 func (ts *tileStore) read(k tileKey) (storedTile, bool) {
-	f, err := os.Open(ts.tileFile(k, ".json"))
+	b, err := safefile.ReadFileIn(ts.dir, tileName(k, ".json"), maxTileFile)
 	if err != nil {
 		return storedTile{}, false
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxTileFile+1))
-	if err != nil || len(b) > maxTileFile {
+	var d tileDoc
+	if json.Unmarshal(b, &d) != nil || d.Check != k.check || d.Topic != k.topic {
 		return storedTile{}, false
 	}
-	var st struct {
-		storedTile
-		Check string `json:"check"`
-		Topic string `json:"topic"`
-	}
-	if json.Unmarshal(b, &st) != nil || st.Check != k.check || st.Topic != k.topic {
-		return storedTile{}, false
-	}
-	return st.storedTile, true
+	return d.storedTile, true
 }
 
 // write writes a tile to the shared folder: a temp file renamed over the
 // last one, so a reader sees a whole tile or the one before. It is a
 // cache: no fsync, and a failure costs the other workers the tile alone.
 func (ts *tileStore) write(k tileKey, st storedTile) {
-	b, err := json.Marshal(struct {
-		storedTile
-		Check string `json:"check"`
-		Topic string `json:"topic"`
-	}{st, k.check, k.topic})
+	b, err := json.Marshal(tileDoc{st, k.check, k.topic})
 	if err != nil {
 		return
 	}
@@ -230,19 +233,18 @@ type warmer struct {
 	done   chan struct{} // closed when run returns
 
 	mu     sync.Mutex
-	queue  []warmJob
-	queued map[warmJob]bool
+	queue  []stampedKey
+	queued map[stampedKey]bool
 
 	computed atomic.Int64 // tiles this warmer computed and kept
-}
 
-type warmJob struct {
-	stamp string // the tile's stamp when it was asked for
-	tileKey
+	// run's own: the checks file's entries as of its stamp.
+	cfgStamp string
+	cfgs     []queries.ConfiguredCheck
 }
 
 func newWarmer(ctx context.Context, s *Server) *warmer {
-	w := &warmer{s: s, wake: make(chan struct{}, 1), done: make(chan struct{}), queued: map[warmJob]bool{}}
+	w := &warmer{s: s, wake: make(chan struct{}, 1), done: make(chan struct{}), queued: map[stampedKey]bool{}}
 	w.ctx, w.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	w.wg.Add(1)
 	go w.run()
@@ -253,10 +255,9 @@ func newWarmer(ctx context.Context, s *Server) *warmer {
 func (w *warmer) add(ks []stampedKey) int {
 	w.mu.Lock()
 	for _, k := range ks {
-		j := warmJob(k)
-		if !w.queued[j] && len(w.queue) < maxTiles {
-			w.queued[j] = true
-			w.queue = append(w.queue, j)
+		if !w.queued[k] && len(w.queue) < maxTiles {
+			w.queued[k] = true
+			w.queue = append(w.queue, k)
 		}
 	}
 	n := len(w.queue)
@@ -275,11 +276,11 @@ func (w *warmer) pending() int {
 	return len(w.queue)
 }
 
-func (w *warmer) next() (warmJob, bool) {
+func (w *warmer) next() (stampedKey, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.queue) == 0 {
-		return warmJob{}, false
+		return stampedKey{}, false
 	}
 	j := w.queue[0]
 	w.queue = w.queue[1:]
@@ -304,8 +305,17 @@ func (w *warmer) run() {
 			return
 		}
 		s := w.s
-		cfgs, _ := queries.ReadChecksFile(s.engine.Dir())
-		if j.stamp != s.tileStamp(j.topic, s.checksFileStamp(), cfgs) {
+		cs := s.checksFileStamp()
+		if cs != w.cfgStamp || w.cfgs == nil {
+			// The checks file is read again only when it changed, not
+			// once a tile.
+			w.cfgs, _ = queries.ReadChecksFile(s.engine.Dir())
+			w.cfgStamp = cs
+			if w.cfgs == nil {
+				w.cfgs = []queries.ConfiguredCheck{}
+			}
+		}
+		if j.stamp != s.tileStamp(j.topic, cs, w.cfgs) {
 			continue // the topic or the checks file changed: the next view asks again
 		}
 		if _, ok := s.tiles.get(j.stamp, j.tileKey); ok {
@@ -328,7 +338,7 @@ func (w *warmer) run() {
 
 // compute computes a claimed tile and keeps it, once no request is being
 // served and a check slot is free; false when the warmer is stopped.
-func (w *warmer) compute(j warmJob) bool {
+func (w *warmer) compute(j stampedKey) bool {
 	s := w.s
 	defer s.tiles.unclaim(j.tileKey)
 	// People's requests go first: the warmer starts a check only
@@ -371,7 +381,8 @@ func (s *Server) tileStoreKey() string {
 	return s.engine.Version() + "/" + s.checksFileStamp()
 }
 
-// stampedKey is a tile asked for, with its stamp.
+// stampedKey is a tile asked for, with its stamp when it was asked for
+// (a view's missing tile, a warmer's job).
 type stampedKey struct {
 	stamp string
 	tileKey
