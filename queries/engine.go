@@ -119,15 +119,17 @@ var ErrRefused = errors.New("refused")
 // Open builds the views over dir. A folder with no snapshots opens to empty
 // typed metadata tables.
 func Open(ctx context.Context, dir string, opts Options) (*Engine, error) {
-	d, err := catalog.OpenAt(ctx, dir, catalog.S3Config{})
-	if err != nil {
-		return nil, err
-	}
+	// The folder is opened by its absolute path, so that every file the
+	// engine names is absolute too: a remote engine (Spark) resolves a
+	// relative path against its own working folder, not ours.
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("resolve %s: %w", dir, err)
 	}
-	d.Path = abs
+	d, err := catalog.OpenAt(ctx, abs, catalog.S3Config{})
+	if err != nil {
+		return nil, err
+	}
 	// DuckDB's start (~12 ms) and reading the catalog (manifests, cluster
 	// snapshots) need each other only once both are done: overlap them.
 	type started struct {

@@ -277,3 +277,41 @@ func TestSparkAgreesOnTheIncident(t *testing.T) {
 		})
 	}
 }
+
+// TestSparkRelativeFolder: a folder named relative to our working folder
+// (check --dir snap) is read by Spark, whose own working folder is another:
+// the engine names every file to it by its absolute path. Before, Spark
+// answered PATH_NOT_FOUND for the server's ./snap.
+func TestSparkRelativeFolder(t *testing.T) {
+	s := sparkRemote(t)
+	ctx := context.Background()
+	parent := t.TempDir()
+	if _, err := seeds.WriteWindFarmFolder(ctx, filepath.Join(parent, "windfarm"), seeds.WindFarmConfig{Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(parent)
+	duck, err := Open(ctx, "windfarm", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	sp, err := Open(ctx, "windfarm", Options{Remote: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	for _, name := range []string{"gaps", "lag"} {
+		o := CheckOptions{Topic: seeds.TopicReadings}
+		want, err := duck.RunCheck(ctx, name, o)
+		if err != nil {
+			t.Fatalf("%s on DuckDB: %v", name, err)
+		}
+		got, err := sp.RunCheck(ctx, name, o)
+		if err != nil {
+			t.Fatalf("%s on Spark, folder named windfarm: %v", name, err)
+		}
+		if got.Status != want.Status || got.Message != want.Message {
+			t.Errorf("%s: Spark says %s %q, DuckDB %s %q", name, got.Status, got.Message, want.Status, want.Message)
+		}
+	}
+}
