@@ -290,6 +290,13 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 		if err != nil {
 			return bad("must be a time such as 2026-07-16T11:00:00Z (RFC 3339, with its zone)")
 		}
+		// Kafka's times are milliseconds since 1970: an earlier time means
+		// nothing to it (kafka-consumer-groups reads a negative one as
+		// "latest"), and the zero time is how an unset option reads, so
+		// 0001-01-01T00:00:00Z would silently become no time at all.
+		if t.Before(time.Unix(0, 0)) {
+			return bad("is before 1970-01-01T00:00:00Z, where Kafka's times start: for the earliest offset give 1970-01-01T00:00:00Z")
+		}
 		*p = t
 	case *[]int32:
 		set, err := catalog.ParsePartitions(raw)

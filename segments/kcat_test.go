@@ -109,3 +109,41 @@ func TestImportKcatBadLines(t *testing.T) {
 		})
 	}
 }
+
+// TestImportKcatFileRows: --file-rows rolls a file at that many records
+// even when it is fewer than a batch (before, a file rolled only between
+// batches of sinkBatchRows: 1,000 records with --file-rows 50 made one
+// file), every record kept once, in order.
+func TestImportKcatFileRows(t *testing.T) {
+	var b strings.Builder
+	for i := range 1000 {
+		fmt.Fprintf(&b, `{"topic":"t","partition":0,"offset":%d,"tstype":"create","ts":%d,"key":"k%d","payload":"v"}`+"\n", i, 1000+i, i)
+	}
+	file := filepath.Join(t.TempDir(), "kcat.jsonl")
+	os.WriteFile(file, []byte(b.String()), 0o644)
+	for _, rows := range []int{7, 50, 999, 1000, 5000} {
+		t.Run(fmt.Sprint(rows), func(t *testing.T) {
+			dir := t.TempDir()
+			if _, err := ImportKcat(context.Background(), KcatOptions{Dir: dir, File: file, Topic: "t", FileRows: rows, FileBytes: 1 << 30}); err != nil {
+				t.Fatal(err)
+			}
+			m, got := readRows(t, dir, catalog.TopicPartition{Topic: "t", Partition: 0})
+			if want := (1000 + rows - 1) / rows; len(m.Files) != want {
+				t.Errorf("%d files, want %d", len(m.Files), want)
+			}
+			for _, f := range m.Files {
+				if f.Records > int64(rows) {
+					t.Errorf("file %s holds %d records, past --file-rows %d", f.Name, f.Records, rows)
+				}
+			}
+			if len(got) != 1000 {
+				t.Fatalf("%d records, want 1000", len(got))
+			}
+			for i, r := range got {
+				if r.Offset != int64(i) {
+					t.Fatalf("record %d has offset %d", i, r.Offset)
+				}
+			}
+		})
+	}
+}

@@ -87,7 +87,14 @@ func (s *sink) add(ctx context.Context, r catalog.Row, until int64) error {
 	s.next = r.Offset + 1
 	s.srcUntil = max(s.srcUntil, until)
 	s.changed = true
-	if len(s.batch) >= sinkBatchRows {
+	// A file holds at most fileRows records: the batch goes to it once it
+	// fills what the file has room for (--file-rows below a batch rolled
+	// nothing before).
+	room := s.fileRows
+	if s.fw != nil {
+		room -= int(s.fw.Rows())
+	}
+	if len(s.batch) >= min(sinkBatchRows, room) {
 		return s.writeBatch(ctx)
 	}
 	return nil

@@ -73,6 +73,11 @@ func TestCheckFlagsComeFromTheRegistry(t *testing.T) {
 		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "3-1"}, 2, `--partitions "3-1": must be a list of partitions`},
 		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0-2000000000"}, 2, `--partitions "0-2000000000": must be a list of partitions such as 0,3-5 (at most 100000)`},
 		{[]string{"reset", "--group", "g", "--to-time", "11:00"}, 2, `--to-time "11:00": must be a time such as 2026-07-16T11:00:00Z`},
+		// The zero time is how an unset option reads: taken, it became no
+		// time at all (checks.json's, or "needs --to-time"). Before 1970
+		// means nothing to Kafka.
+		{[]string{"reset", "--group", "g", "--to-time", "0001-01-01T00:00:00Z"}, 2, `--to-time "0001-01-01T00:00:00Z": is before 1970-01-01T00:00:00Z`},
+		{[]string{"reset", "--group", "g", "--to-time", "1969-12-31T23:59:59.999Z"}, 2, `is before 1970-01-01T00:00:00Z`},
 		{[]string{"reset", "--to-time", "2026-07-16T11:00:00Z"}, 2, "--group"},
 		// The folder's cut recorded no group: g is unknown (exit 4), not "nothing to judge".
 		{[]string{"reset", "--group", "g", "--to-time", "2026-07-16T11:00:00Z", "--partitions", "0"}, 4, `group "g" is in no snapshot`},

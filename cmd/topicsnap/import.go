@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/catalog/bucket"
 	"github.com/topicsnap/topicsnap/segments"
 )
@@ -76,6 +77,15 @@ file) continue where the last import ended.`,
 				return usagef("--kcat needs one --topic NAME: the topic whose lines to import")
 			case o.kcat == "" && len(args) == 0:
 				return usagef("name what to import: a log directory, a partition folder TOPIC-N or .log files, or --kcat FILE --topic NAME")
+			case o.fileRows < 1:
+				return usagef("--file-rows %d: give at least 1 record a file", o.fileRows)
+			case o.fileBytes < 1:
+				return usagef("--file-bytes %d: give at least 1 byte a file", o.fileBytes)
+			}
+			for _, t := range o.topics {
+				if !catalog.ValidTopicName(t) {
+					return usagef("--topic %q is no topic name: Kafka's are 1 to 249 of the characters a-z A-Z 0-9 . _ - (and not . or ..)", t)
+				}
 			}
 			s3, err := a.s3Config("")
 			if err != nil {

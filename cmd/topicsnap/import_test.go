@@ -29,6 +29,11 @@ func TestImportErrors(t *testing.T) {
 		{"index without log", []string{"import", "--dir", dir, pdir}, exitBadInput, []string{"holds no segment file"}},
 		{"an index", []string{"import", "--dir", dir, filepath.Join(pdir, "00000000000000000000.index")}, exitBadInput, []string{"is not a segment file"}},
 		{"not kcat -J", []string{"import", "--dir", dir, "--kcat", notKcat, "--topic", "orders"}, exitBadInput, []string{"line 1 is not a line of kcat -C -J"}},
+		// A topic name is a usage error (2), not input that is not Kafka's log (13).
+		{"kcat, bad topic name", []string{"import", "--dir", dir, "--kcat", notKcat, "--topic", "we ird"}, exitError, []string{`--topic "we ird" is no topic name`, "a-z A-Z 0-9 . _ -"}},
+		{"segments, bad topic name", []string{"import", "--dir", dir, "--topic", "..", pdir}, exitError, []string{`--topic ".." is no topic name`}},
+		{"no rows a file", []string{"import", "--dir", dir, "--file-rows", "0", pdir}, exitError, []string{"--file-rows 0: give at least 1"}},
+		{"negative bytes a file", []string{"import", "--dir", dir, "--file-bytes", "-5", pdir}, exitError, []string{"--file-bytes -5: give at least 1"}},
 		{"kcat-format without kcat", []string{"import", "--dir", dir, "--kcat-format", `%p %o %s\n`, pdir}, exitError, []string{"--kcat-format goes with --kcat"}},
 		{"unreadable kcat format", []string{"import", "--dir", dir, "--kcat", notKcat, "--kcat-format", `%o %s\n`, "--topic", "t"}, exitError, []string{"lacks %o or %p", "Try: give the -f FORMAT"}},
 		{"not this kcat format", []string{"import", "--dir", dir, "--kcat", notKcat, "--kcat-format", `%p %o %s\n`, "--topic", "t"}, exitBadInput, []string{"does not match --kcat-format"}},

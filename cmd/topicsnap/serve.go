@@ -87,6 +87,14 @@ func (a *app) serveCmd() *cobra.Command {
 			if o.Workers < 0 {
 				return usagef("--workers %d: use 1 or more, or 0 to run queries in the serve process", o.Workers)
 			}
+			// The server reads zero as its default: a 0s or negative flag
+			// would silently become 10s (or 10,000 rows).
+			if o.QueryTimeout <= 0 {
+				return usagef("--query-timeout %s: give a duration of more than 0, such as 30s", o.QueryTimeout)
+			}
+			if o.MaxRows < 1 {
+				return usagef("--max-rows %d: give 1 or more", o.MaxRows)
+			}
 			mem, err := parseBytes(o.workerMem)
 			if err != nil || mem < 256<<20 {
 				return usagef("--worker-memory %q: give a size of at least 256MiB, such as 2GiB", o.workerMem)

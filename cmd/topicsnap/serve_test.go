@@ -28,6 +28,11 @@ func TestServeTLSFlags(t *testing.T) {
 	}{
 		{"cert without key", []string{"serve", "--dir", missing, "--tls-cert", "c.pem"}, exitError, "--tls-cert and --tls-key go together"},
 		{"key without cert", []string{"serve", "--dir", missing, "--tls-key", "k.pem"}, exitError, "--tls-cert and --tls-key go together"},
+		// Zero is the server's "default": these were taken and became 10s
+		// and 10,000 rows without a word.
+		{"no query time", []string{"serve", "--dir", missing, "--query-timeout", "0s"}, exitError, "--query-timeout 0s: give a duration of more than 0"},
+		{"negative query time", []string{"serve", "--dir", missing, "--query-timeout", "-1s"}, exitError, "--query-timeout -1s"},
+		{"negative rows", []string{"serve", "--dir", missing, "--max-rows", "-1"}, exitError, "--max-rows -1: give 1 or more"},
 		{"unreadable certificate", []string{"serve", "--dir", missing, "--tls-cert", "c.pem", "--tls-key", "k.pem"}, -1, "load TLS certificate"},
 	}
 	for _, c := range cases {
