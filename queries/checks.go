@@ -163,7 +163,13 @@ type Option struct {
 	Default  string // as a user would type it; empty: none
 	Min, Max float64
 	Help     string
-	field    func(*CheckOptions) any // a pointer to the field it sets
+	// Asks: the option says which records or keys the check asks about
+	// (an id, a filter, the expected keys and how they match, a group),
+	// not how the answer is broken down or tuned. A request giving one with
+	// another value than the folder's checks file asks another question:
+	// it takes none of the file's options (ConfiguredCheck.Differs).
+	Asks  bool
+	field func(*CheckOptions) any // a pointer to the field it sets
 }
 
 // FlagName is the option's command-line flag, without the dashes.
@@ -198,15 +204,15 @@ func buildOptions() map[string]*Option {
 	whole := func(f func(*CheckOptions) *int) func(*CheckOptions) any {
 		return func(c *CheckOptions) any { return f(c) }
 	}
-	opt(Option{Name: "id", Kind: KindExpr, Help: "the expression that identifies a record (default: key and value bytes)", field: str(func(c *CheckOptions) *string { return &c.ID })})
+	opt(Option{Name: "id", Asks: true, Kind: KindExpr, Help: "the expression that identifies a record (default: key and value bytes)", field: str(func(c *CheckOptions) *string { return &c.ID })})
 	opt(Option{Name: "by", Kind: KindExpr, Help: "break down by this expression (missing with --against: a column of the file)", field: str(func(c *CheckOptions) *string { return &c.By })})
-	opt(Option{Name: "where", Kind: KindExpr, Help: "filter over the topic", field: str(func(c *CheckOptions) *string { return &c.Where })})
-	opt(Option{Name: "match", Kind: KindExpr, Help: "expression of the topic matched against the expected key", field: str(func(c *CheckOptions) *string { return &c.Match })})
-	opt(Option{Name: "against", Kind: KindFile, Help: "CSV, Parquet or JSON-lines file of expected keys", field: str(func(c *CheckOptions) *string { return &c.Against })})
-	opt(Option{Name: "against_key", Kind: KindText, Help: "the column of the against file holding the key", field: str(func(c *CheckOptions) *string { return &c.AgainstKey })})
-	opt(Option{Name: "against_topic", Kind: KindText, Help: "take the expected keys from this topic", field: str(func(c *CheckOptions) *string { return &c.AgainstTopic })})
-	opt(Option{Name: "against_where", Kind: KindExpr, Help: "filter over the against topic", field: str(func(c *CheckOptions) *string { return &c.AgainstWhere })})
-	opt(Option{Name: "against_match", Kind: KindExpr, Help: "key expression over the against topic", field: str(func(c *CheckOptions) *string { return &c.AgainstMatch })})
+	opt(Option{Name: "where", Asks: true, Kind: KindExpr, Help: "filter over the topic", field: str(func(c *CheckOptions) *string { return &c.Where })})
+	opt(Option{Name: "match", Asks: true, Kind: KindExpr, Help: "expression of the topic matched against the expected key", field: str(func(c *CheckOptions) *string { return &c.Match })})
+	opt(Option{Name: "against", Asks: true, Kind: KindFile, Help: "CSV, Parquet or JSON-lines file of expected keys", field: str(func(c *CheckOptions) *string { return &c.Against })})
+	opt(Option{Name: "against_key", Asks: true, Kind: KindText, Help: "the column of the against file holding the key", field: str(func(c *CheckOptions) *string { return &c.AgainstKey })})
+	opt(Option{Name: "against_topic", Asks: true, Kind: KindText, Help: "take the expected keys from this topic", field: str(func(c *CheckOptions) *string { return &c.AgainstTopic })})
+	opt(Option{Name: "against_where", Asks: true, Kind: KindExpr, Help: "filter over the against topic", field: str(func(c *CheckOptions) *string { return &c.AgainstWhere })})
+	opt(Option{Name: "against_match", Asks: true, Kind: KindExpr, Help: "key expression over the against topic", field: str(func(c *CheckOptions) *string { return &c.AgainstMatch })})
 	opt(Option{Name: "reverse", Kind: KindBool, Help: "also list records whose key is not expected", field: func(c *CheckOptions) any { return &c.Reverse }})
 	opt(Option{Name: "hot", Kind: KindNumber, Default: "1.5", Min: 1, Max: 1e6, Help: "a partition is hot at this multiple of the fair share", field: num(func(c *CheckOptions) *float64 { return &c.Hot })})
 	opt(Option{Name: "what_if_key", Kind: KindExpr, Help: "show the distribution had the topic been keyed by this expression", field: str(func(c *CheckOptions) *string { return &c.WhatIfKey })})
@@ -216,7 +222,7 @@ func buildOptions() map[string]*Option {
 	opt(Option{Name: "event_time", Kind: KindExpr, Help: "event time expression, for late records", field: str(func(c *CheckOptions) *string { return &c.EventTime })})
 	opt(Option{Name: "late", Kind: KindSeconds, Default: "1m", Min: 0.001, Max: 1e9, Help: "event time this far behind the broker time is late", field: num(func(c *CheckOptions) *float64 { return &c.Late })})
 	opt(Option{Name: "stale", Kind: KindSeconds, Default: "1h", Min: 0.001, Max: 1e10, Help: "a partition whose newest record is this much older than the cut is stale", field: num(func(c *CheckOptions) *float64 { return &c.Stale })})
-	opt(Option{Name: "group", Kind: KindText, Help: "the consumer group", field: str(func(c *CheckOptions) *string { return &c.Group })})
+	opt(Option{Name: "group", Asks: true, Kind: KindText, Help: "the consumer group", field: str(func(c *CheckOptions) *string { return &c.Group })})
 	opt(Option{Name: "to_time", Kind: KindTime, Help: "the time a reset by time would move the group to (RFC 3339)", field: func(c *CheckOptions) any { return &c.ToTime }})
 	opt(Option{Name: "partitions", Kind: KindList, Help: "the partitions, such as 0,3-5 (default every partition the group committed on)", field: func(c *CheckOptions) any { return &c.Partitions }})
 	opt(Option{Name: "limit", Kind: KindInt, Default: "50", Min: 1, Max: MaxLimit, Help: "example rows kept of each kind (counts are never limited)", field: whole(func(c *CheckOptions) *int { return &c.Limit })})

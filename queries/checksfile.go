@@ -164,14 +164,67 @@ func Configured(cs []ConfiguredCheck, check, topic string) (ConfiguredCheck, boo
 	return ConfiguredCheck{}, false
 }
 
-// FillFrom sets, in o, each option of c that o leaves unset, and returns
-// the names it set. A file option becomes the path inside dir.
-func (c ConfiguredCheck) FillFrom(dir string, o *CheckOptions) ([]string, error) {
+// Differs names the first option o gives that says what the check asks
+// (Option.Asks: an id, a filter, a file, a match, a group) with another
+// value than c remembers;
+// "" when none does. Such an o asks another question than c: filling its
+// unset options from c would mix the two (missing against another file
+// with the remembered file's --where and --by answered a question nobody
+// asked). dir is the folder c's file options are relative to.
+func (c ConfiguredCheck) Differs(dir string, o CheckOptions) string {
 	chk, ok := LookupCheck(c.Check)
 	if !ok {
-		return nil, fmt.Errorf("%w: unknown check %s", ErrChecksFile, c.Check)
+		return ""
 	}
-	var set []string
+	for _, name := range chk.Options {
+		raw, ok := c.Options[name]
+		op := CheckOptionSet[name]
+		given := op.Text(o)
+		if !ok || given == "" || !op.Asks {
+			continue
+		}
+		if op.Kind == KindFile {
+			if rel, err := localPath(raw); err == nil && samePath(filepath.Join(dir, rel), given) {
+				continue
+			}
+			return name
+		}
+		if strings.TrimSpace(raw) != strings.TrimSpace(given) {
+			return name
+		}
+	}
+	return ""
+}
+
+// samePath reports whether a and b name the same file: by their absolute,
+// cleaned paths, or those with their links resolved (the server names a
+// file inside the folder by its resolved path).
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if aa == bb {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(aa)
+	rb, err2 := filepath.EvalSymlinks(bb)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// FillFrom sets, in o, each option of c that o leaves unset, and returns
+// the names it set. A file option becomes the path inside dir. When o asks
+// another question than c (Differs), it sets nothing and returns the
+// option that differs.
+func (c ConfiguredCheck) FillFrom(dir string, o *CheckOptions) (set []string, differs string, err error) {
+	chk, ok := LookupCheck(c.Check)
+	if !ok {
+		return nil, "", fmt.Errorf("%w: unknown check %s", ErrChecksFile, c.Check)
+	}
+	if d := c.Differs(dir, *o); d != "" {
+		return nil, d, nil
+	}
 	for _, name := range chk.Options {
 		raw, ok := c.Options[name]
 		op := CheckOptionSet[name]
@@ -181,16 +234,16 @@ func (c ConfiguredCheck) FillFrom(dir string, o *CheckOptions) ([]string, error)
 		if op.Kind == KindFile {
 			rel, err := localPath(raw)
 			if err != nil {
-				return nil, fmt.Errorf("%w: check %s: option %s: %w", ErrChecksFile, c.Check, name, err)
+				return nil, "", fmt.Errorf("%w: check %s: option %s: %w", ErrChecksFile, c.Check, name, err)
 			}
 			raw = filepath.Join(dir, rel)
 		}
 		if err := op.Set(o, raw); err != nil {
-			return nil, fmt.Errorf("%w: check %s: %w", ErrChecksFile, c.Check, err)
+			return nil, "", fmt.Errorf("%w: check %s: %w", ErrChecksFile, c.Check, err)
 		}
 		set = append(set, name)
 	}
-	return set, nil
+	return set, "", nil
 }
 
 // ConfiguredFrom is the entry that remembers check with options o in dir:

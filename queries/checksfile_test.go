@@ -112,10 +112,26 @@ func TestChecksFileRemember(t *testing.T) {
 	}
 	// Filling in: the request's own options win, the rest come from the file.
 	c, _ := Configured(cs, "missing", "app_events")
-	o := CheckOptions{Topic: "app_events", AgainstKey: "id"}
-	set, err := c.FillFrom(dir, &o)
-	if err != nil || o.AgainstKey != "id" || o.Match != "value.order_id" || o.Against != filepath.Join(dir, "orders.csv") || len(set) != 2 {
-		t.Fatalf("filled %v: %+v %v", set, o, err)
+	o := CheckOptions{Topic: "app_events", Limit: 7, AgainstKey: "order_id", Against: filepath.Join(dir, ".", "orders.csv")}
+	set, differs, err := c.FillFrom(dir, &o)
+	if err != nil || differs != "" || o.Limit != 7 || o.Match != "value.order_id" || len(set) != 1 {
+		t.Fatalf("filled %v (differs %q): %+v %v", set, differs, o, err)
+	}
+	// A request that asks another question (another file, key column or
+	// match) takes nothing from the entry, and says which option differs.
+	for _, tc := range []struct {
+		o    CheckOptions
+		want string
+	}{
+		{CheckOptions{Topic: "app_events", AgainstKey: "id"}, "against_key"},
+		{CheckOptions{Topic: "app_events", Against: filepath.Join(dir, "users.csv")}, "against"},
+		{CheckOptions{Topic: "app_events", Match: "value.user_id", Limit: 3}, "match"},
+	} {
+		o := tc.o
+		set, differs, err := c.FillFrom(dir, &o)
+		if err != nil || differs != tc.want || len(set) != 0 || o.Match != tc.o.Match || o.Against != tc.o.Against || o.AgainstKey != tc.o.AgainstKey {
+			t.Errorf("%+v: filled %v, differs %q, %+v, %v; want nothing filled, %q differs", tc.o, set, differs, o, err, tc.want)
+		}
 	}
 	if _, ok := Configured(cs, "missing", "other"); ok {
 		t.Fatal("an entry of another topic applies")

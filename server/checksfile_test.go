@@ -115,3 +115,52 @@ func TestChecksFileWithSQLOff(t *testing.T) {
 		t.Errorf("a damaged checks file is not said on the overview")
 	}
 }
+
+// TestChecksFileAnotherQuestion: a request that asks another question than
+// the folder's entry (another file of expected keys and another match)
+// takes none of the entry's options, as on the command line: before, it
+// took the remembered --where and --by and failed users who had events.
+func TestChecksFileAnotherQuestion(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tea")
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 100, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	k, err := queries.ConfiguredFrom(dir, "missing", queries.CheckOptions{Topic: seeds.TopicAppEvents, Where: "value.event_name = 'order_completed'",
+		Match: "value.order_id", Against: filepath.Join(dir, "orders.csv"), AgainstKey: "order_id", By: "platform"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := queries.RememberChecks(dir, k); err != nil {
+		t.Fatal(err)
+	}
+	e, err := queries.Open(context.Background(), dir, queries.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var users strings.Builder
+	users.WriteString("user_id\n")
+	seen := map[string]bool{}
+	ob, _ := os.ReadFile(filepath.Join(dir, "orders.csv"))
+	for _, line := range strings.Split(strings.TrimSpace(string(ob)), "\n")[1:] {
+		if u := strings.Split(line, ",")[1]; !seen[u] {
+			seen[u] = true
+			users.WriteString(u + "\n")
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "users.csv"), []byte(users.String()), 0o644)
+	o := queries.CheckOptions{Topic: seeds.TopicAppEvents, Against: filepath.Join(dir, "users.csv"), AgainstKey: "user_id", Match: "value.user_id"}
+	want, err := e.RunCheck(context.Background(), "missing", o)
+	e.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Status != queries.StatusOK {
+		t.Fatalf("every user of an order has an event: %s %s", want.Status, want.Message)
+	}
+	_, ts := newTestServer(t, Options{Dir: dir, QueryTimeout: 30 * time.Second})
+	r := get(t, ts.URL+q("/api/checks/missing", "topic", seeds.TopicAppEvents, "against", "users.csv", "against_key", "user_id", "match", "value.user_id"))
+	var api struct{ Status, Message string }
+	if err := json.Unmarshal([]byte(r.body), &api); err != nil || api.Status != want.Status || api.Message != want.Message {
+		t.Errorf("API %d %s %v, want %s %s", r.code, r.body[:min(len(r.body), 300)], err, want.Status, want.Message)
+	}
+}

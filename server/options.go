@@ -134,7 +134,10 @@ func (s *Server) parseCheckQuery(name string, v url.Values) (checkQuery, error) 
 	if err != nil {
 		return q, badf("%s", s.clean(err))
 	}
-	if cc, ok := queries.Configured(cfgs, name, o.Topic); ok {
+	// A request that asks another question than the entry (another file,
+	// match or group: Differs) takes none of its options, as on the
+	// command line.
+	if cc, ok := queries.Configured(cfgs, name, o.Topic); ok && cc.Differs(s.engine.Dir(), *o) == "" {
 		for _, k := range c.Options {
 			raw, ok := cc.Options[k]
 			if !ok || q.params.Get(k) != "" {

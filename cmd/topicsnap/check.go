@@ -324,9 +324,13 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 	for _, n := range names {
 		opts := o.CheckOptions
 		if c, ok := queries.Configured(configured, n, o.Topic); ok {
-			set, err := c.FillFrom(local, &opts)
+			set, differs, err := c.FillFrom(local, &opts)
 			if err != nil {
 				return err
+			}
+			if differs != "" && name != "all" {
+				fmt.Fprintf(a.stderr, "%s on %s: %s differs from the one %s remembers, so none of its options are used (give them here, or --remember these)\n",
+					n, o.Topic, flagOf(differs), filepath.Join(o.dir, queries.ChecksFileName))
 			}
 			if len(set) > 0 && name != "all" {
 				var flags []string
@@ -526,7 +530,7 @@ func jsonText(v any) string {
 func reportOptions(o *checkOptions, configured []queries.ConfiguredCheck, local, name string) queries.CheckOptions {
 	opts := o.CheckOptions
 	if c, ok := queries.Configured(configured, name, o.Topic); ok {
-		c.FillFrom(local, &opts) // it filled them once already, without error
+		c.FillFrom(local, &opts) //nolint:errcheck // it filled them once already, without error
 	}
 	return opts
 }

@@ -57,6 +57,26 @@ func TestCheckRemember(t *testing.T) {
 	if _, out, _ := cli(t, append(base, "--by", "city")...); !strings.Contains(out, "of them Harbor") || out == first {
 		t.Errorf("--by city was not used:\n%s", out)
 	}
+	// Another question (another file of expected keys, another match)
+	// takes nothing from the entry: before, it took the remembered --where
+	// (order_completed events only) and --by, and failed users who had
+	// events of other kinds.
+	var users strings.Builder
+	users.WriteString("user_id\n")
+	seen := map[string]bool{}
+	ob, _ := os.ReadFile(filepath.Join(dir, "orders.csv"))
+	for _, line := range strings.Split(strings.TrimSpace(string(ob)), "\n")[1:] {
+		if u := strings.Split(line, ",")[1]; !seen[u] {
+			seen[u] = true
+			users.WriteString(u + "\n")
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "users.csv"), []byte(users.String()), 0o644)
+	other := append(append([]string{}, base...), "--against", filepath.Join(dir, "users.csv"), "--against-key", "user_id", "--match", "value.user_id")
+	if code, out, stderr := cli(t, other...); code != 0 || !strings.HasPrefix(out, "OK missing on app_events") ||
+		!strings.Contains(stderr, "--against differs from the one "+filepath.Join(dir, "checks.json")+" remembers, so none of its options are used") {
+		t.Errorf("another question: exit %d\n%s%s", code, out, stderr)
+	}
 	if code, _, stderr := cli(t, "check", "all", "--dir", dir, "--topic", seeds.TopicAppEvents, "--remember"); code != 2 || !strings.Contains(stderr, "--remember") {
 		t.Errorf("check all --remember: exit %d %s", code, stderr)
 	}
