@@ -343,13 +343,14 @@ func (op *Option) Set(o *CheckOptions, raw string) error {
 		}
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
 			if op.Kind == KindSeconds {
-				return bad("must be a duration such as 90s, 5m or 1h")
+				// Go's durations stop at ~2,562,047h: 9999999h is refused here.
+				return bad("must be a duration such as 90s, 5m or 1h, at most %s", durationBound(op.Max))
 			}
 			return bad("must be a number")
 		}
 		if f < op.Min || f > op.Max {
 			if op.Kind == KindSeconds {
-				return bad("must be more than 0 seconds")
+				return bad("must be between %s and %s", durationBound(op.Min), durationBound(op.Max))
 			}
 			return bad("must be between %s and %s", bound(op.Min), bound(op.Max))
 		}
@@ -370,6 +371,21 @@ func parseSeconds(s string) (float64, error) {
 	}
 	d, err := time.ParseDuration(s)
 	return d.Seconds(), err
+}
+
+// durationBound writes a bound of a duration option as a user would type
+// it: under a second in ms, past an hour in whole hours rounded down (and
+// no further than Go's durations reach, ~2,562,047h), so a value written
+// as the bound says is accepted.
+func durationBound(f float64) string {
+	f = math.Min(f, float64(math.MaxInt64)/1e9)
+	switch {
+	case f < 1:
+		return strconv.FormatFloat(f*1000, 'f', -1, 64) + "ms"
+	case f >= 3600:
+		return strconv.FormatFloat(math.Floor(f/3600), 'f', -1, 64) + "h"
+	}
+	return secondsText(f)
 }
 
 // secondsText writes seconds as a duration parseSeconds reads back: in

@@ -36,7 +36,11 @@ func TestDurationOptionsNeedAUnit(t *testing.T) {
 			{"soon", 0, "must be a duration such as 90s, 5m or 1h", ""},
 			{"NaN", 0, "must be a duration such as 90s, 5m or 1h", ""}, // not a number a user means
 			{"Inf", 0, "must be a duration such as 90s, 5m or 1h", ""},
-			{"0s", 0, "must be more than 0 seconds", ""},
+			{"0s", 0, "must be between 1ms and ", ""},
+			// 1ns is more than 0: the refusal says the bound it misses.
+			{"1ns", 0, "must be between 1ms and ", ""},
+			// Past Go's durations (~2,562,047h): a duration, too long.
+			{"9999999h", 0, "must be a duration such as 90s, 5m or 1h, at most ", ""},
 		}
 		for _, c := range cases {
 			var o CheckOptions

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/kafkaconn"
@@ -252,6 +253,17 @@ questions about the copy: SQL, reconciliation checks, reports over HTTP.`,
 		Version:       versionString(),
 	}
 	root.SetVersionTemplate("topicsnap {{.Version}}\n")
+	// A folder flag given empty (--dir "", an unset shell variable) is a
+	// usage error, not a folder named "" that does not exist (exit 11).
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		var err error
+		cmd.Flags().Visit(func(f *pflag.Flag) {
+			if err == nil && f.Value.Type() == "string" && (f.Name == "dir" || strings.HasSuffix(f.Name, "-dir")) && strings.TrimSpace(f.Value.String()) == "" {
+				err = usagef("--%s is empty: name a folder", f.Name)
+			}
+		})
+		return err
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(a.dumpCmd(), a.importCmd(), a.restoreCmd(), a.catalogCmd(), a.lsCmd())
 	for _, extra := range extraCommands {

@@ -172,3 +172,21 @@ func TestWorkerEnviron(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyFolderFlag: a folder flag given empty (--dir "", an unset shell
+// variable) is a usage error naming it, on every command, not exit 11 for
+// a folder named "".
+func TestEmptyFolderFlag(t *testing.T) {
+	for _, args := range [][]string{
+		{"ls", "--dir", ""},
+		{"check", "gaps", "--topic", "t", "--dir", " "},
+		{"sql", "--dir", "", "-c", "SELECT 1"},
+		{"catalog", "verify", "--dir", ""},
+		{"serve", "--dir", ""},
+	} {
+		code, _, stderr := cli(t, args...)
+		if code != exitError || !strings.Contains(stderr, "--dir is empty: name a folder") {
+			t.Errorf("%q: exit %d, %q; want %d and --dir is empty", args, code, stderr, exitError)
+		}
+	}
+}
