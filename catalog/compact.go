@@ -86,6 +86,9 @@ type CompactStats struct {
 	BytesOut    int64 // bytes of the merged files
 	Removed     int   // old (or leftover) files deleted
 	Retired     int   // old files kept for the grace period
+	// Imported: small files left as they are because an import wrote
+	// them (their entry names their source, which a merged one could not).
+	Imported int
 	// Skipped names partitions left alone and why (locked by a dump, a
 	// damaged manifest, files of an older layout).
 	Skipped []string
@@ -222,6 +225,11 @@ func (d *Dir) compactLocked(ctx context.Context, tp TopicPartition, o CompactOpt
 	// Then each run, merged, committed and its old files retired or
 	// removed before the next: a kill keeps the runs done.
 	runs := compactRuns(m, o, now)
+	for _, f := range m.Files {
+		if f.Source != "" && f.Bytes < o.TargetBytes && now.Sub(f.WrittenAt) >= o.MinAge {
+			st.Imported++
+		}
+	}
 	var done []FileEntry // the files of the runs before the current one, as now listed
 	for i, run := range runs {
 		if len(run) < 2 {

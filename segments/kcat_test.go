@@ -147,3 +147,27 @@ func TestImportKcatFileRows(t *testing.T) {
 		})
 	}
 }
+
+// TestCompactSaysImportedFiles: compact leaves an import's small files as
+// they are (their entries name their source) and counts them, so that
+// "0 files merged" is explained.
+func TestCompactSaysImportedFiles(t *testing.T) {
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, `{"topic":"t","partition":0,"offset":%d,"tstype":"create","ts":%d,"key":"k","payload":"v"}`+"\n", i, 1000+i)
+	}
+	file := filepath.Join(t.TempDir(), "kcat.jsonl")
+	os.WriteFile(file, []byte(b.String()), 0o644)
+	dir := t.TempDir()
+	if _, err := ImportKcat(context.Background(), KcatOptions{Dir: dir, File: file, Topic: "t", FileRows: 50, FileBytes: 1 << 30}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.Compact(context.Background(), catalog.CompactOptions{})
+	if err != nil || st.Merged != 0 || st.Imported != 4 || st.FilesAfter != 4 {
+		t.Fatalf("compact: %+v %v; want 4 imported files left, none merged", st, err)
+	}
+}

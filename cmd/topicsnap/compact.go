@@ -75,9 +75,15 @@ func (a *app) compactRun(ctx context.Context, o *compactOptions) error {
 	for _, s := range st.Skipped {
 		fmt.Fprintf(a.stderr, "warning: skipped %s\n", s)
 	}
-	fmt.Fprintf(a.stdout, "compact: %d partitions, %d files before, %d after: %d files (%s) merged into %d (%s); %d old files removed, %d kept for the grace period; in %s\n",
+	imported := ""
+	if st.Imported > 0 {
+		// Said, so that "0 files merged" on an imported folder does not
+		// read as flags that did nothing.
+		imported = fmt.Sprintf("; %d small imported files left as they are (an imported file's entry names its source, which a merged one could not)", st.Imported)
+	}
+	fmt.Fprintf(a.stdout, "compact: %d partitions, %d files before, %d after: %d files (%s) merged into %d (%s); %d old files removed, %d kept for the grace period%s; in %s\n",
 		st.Partitions, st.FilesBefore, st.FilesAfter, st.Merged, units.Bytes(st.BytesIn), st.Written, units.Bytes(st.BytesOut),
-		st.Removed, st.Retired, time.Since(start).Round(time.Millisecond))
+		st.Removed, st.Retired, imported, time.Since(start).Round(time.Millisecond))
 	if err != nil {
 		return fmt.Errorf("compact %s: %w", o.Dir, err)
 	}
