@@ -192,6 +192,11 @@ func (d *Dir) verifyFile(ctx context.Context, path, frel string, tp TopicPartiti
 	if err := checkParquet(f, fe.Bytes, fe); err != nil {
 		return err.Error()
 	}
+	// Every page of every column: a page whose bytes changed (its CRC-32)
+	// or that does not decode fails every query that reads it.
+	if err := checkPages(ctx, f, fe.Bytes); err != nil && ctx.Err() == nil {
+		return err.Error()
+	}
 	// Each row against the manifest, as restore checks it.
 	var re *RowError
 	switch err := checkRowsAt(ctx, path, f, fe.Bytes, tp, fe); {
