@@ -169,7 +169,7 @@ func TestVerifyNamesEachDamage(t *testing.T) {
 			if p.Path != path || !strings.Contains(p.Detail, c.detail) || p.Fix == "" || strings.Contains(p.Fix, "catalog verify") {
 				t.Errorf("problem %+v, want %s %q with a fix", p, path, c.detail)
 			}
-			if kind := problemKind(p); kind != c.kind {
+			if kind := p.Kind; kind != c.kind {
 				t.Errorf("problem of kind %q, want %q", kind, c.kind)
 			}
 		})
