@@ -142,7 +142,9 @@ func (e *SnapshotError) Error() string {
 	if errors.Is(e.Err, ErrNewerFormat) {
 		what = "cluster snapshot written by a newer topicsnap"
 	}
-	return fmt.Sprintf("%s: %s: %v", what, e.Rel, e.Err)
+	// The kind's own words ("manifest is not valid") would name the wrong
+	// file: what is wrong with this one follows them.
+	return fmt.Sprintf("%s: %s: %s", what, e.Rel, strings.TrimPrefix(e.Err.Error(), ErrBadManifest.Error()+": "))
 }
 
 func (e *SnapshotError) Unwrap() error { return e.Err }
@@ -171,9 +173,12 @@ func ParseSnapshot(rel string, b []byte) (*ClusterSnapshot, error) {
 		return nil, bad("%v", err)
 	}
 	var s ClusterSnapshot
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, bad("empty")
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&s); err != nil {
-		return nil, bad("%v", err)
+		return nil, bad("not JSON: %v", err)
 	}
 	if s.FormatVersion > FormatVersion {
 		return nil, &SnapshotError{Rel: rel, Err: fmt.Errorf("%w: format version %d, this build reads up to %d", ErrNewerFormat, s.FormatVersion, FormatVersion)}

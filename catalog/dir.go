@@ -25,6 +25,11 @@ var (
 	ErrNotWritable = store.ErrNotWritable
 	ErrDiskFull    = store.ErrDiskFull
 	ErrBadManifest = exit.New(exit.BadFolder, "manifest is not valid", "run: topicsnap catalog verify --dir DIR")
+	// ErrNotFolder is a topic's or a partition's folder, or a topic's
+	// folder of cuts, that is a symbolic link (or a file): it is not read,
+	// as a link may lead out of the snapshot folder (README "Security").
+	ErrNotFolder = exit.New(exit.BadFolder, "not a folder",
+		"replace each link named with the folder it points to (move the folder back into the snapshot folder), or mount that folder at the link's name instead (mount --bind OTHER DIR/topic=T); links are not followed")
 	// ErrNoCatalog is a path that holds no snapshot folder: it does not
 	// exist, is not a folder, or holds files topicsnap did not write.
 	ErrNoCatalog = store.ErrNoCatalog
@@ -147,6 +152,35 @@ type folderInfo struct {
 	CreatedBy     string `json:"created_by"`
 }
 
+// FolderFileError is a snapshot folder's topicsnap.json that cannot be
+// read: empty, not JSON, not a regular file, past its cap. It is what
+// marks the folder as topicsnap's, so nothing of the folder is read
+// without it; its hint says what it holds. errors.Is finds ErrBadManifest
+// (and the cause: safefile.ErrNotRegular, safefile.ErrTooLarge) through it.
+type FolderFileError struct {
+	Path   string // the file: its path, or its s3:// URL
+	Detail string // what is wrong with it
+	Err    error  // why it could not be read, if it could not
+}
+
+func (e *FolderFileError) Error() string {
+	return fmt.Sprintf("%s is damaged (%s): it marks the snapshot folder and holds its layout's version", e.Path, e.Detail)
+}
+
+func (e *FolderFileError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrBadManifest) hold.
+func (e *FolderFileError) Is(target error) bool { return target == ErrBadManifest }
+
+// ExitCode is exit.BadFolder (9).
+func (e *FolderFileError) ExitCode() exit.Code { return exit.BadFolder }
+
+// Hint says what the file holds, as Create writes it.
+func (e *FolderFileError) Hint() string {
+	b := fmt.Sprintf(`{"format_version": %d, "created_by": "topicsnap"}`, FolderFormatVersion)
+	return fmt.Sprintf("make it a regular file holding %s (what topicsnap writes there when it makes a folder; nothing else is in it), or put it back from a backup; then check the rest: topicsnap catalog verify --dir DIR", b)
+}
+
 // Open checks that path is a snapshot folder this build can read: a folder
 // with a topicsnap.json, or an empty folder (an empty catalog). A path that
 // does not exist, is not a folder, or holds other files is ErrNoCatalog:
@@ -179,12 +213,18 @@ func (d *Dir) open(ctx context.Context) (version int, err error) {
 	switch {
 	case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
 		return 0, st.Vacant(ctx)
+	case store.IsDamaged(err) && !errors.Is(err, os.ErrPermission):
+		return 0, &FolderFileError{Path: st.Where(folderFile), Detail: err.Error(), Err: err}
 	case err != nil:
 		return 0, fmt.Errorf("open %s: %w", d.Path, readErr(err))
 	}
 	var fi folderInfo
 	if err := json.Unmarshal(b, &fi); err != nil {
-		return 0, fmt.Errorf("read %s: %w: %v", st.Where(folderFile), ErrBadManifest, err)
+		detail := "not JSON: " + err.Error()
+		if len(strings.TrimSpace(string(b))) == 0 {
+			detail = "empty"
+		}
+		return 0, &FolderFileError{Path: st.Where(folderFile), Detail: detail}
 	}
 	if fi.FormatVersion > FolderFormatVersion {
 		return 0, fmt.Errorf("%s has format version %d, this build reads up to %d: %w",

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog/store"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/safefile"
 	"github.com/topicsnap/topicsnap/internal/units"
 )
@@ -142,6 +143,8 @@ func (e *ManifestError) Error() string {
 		what = "manifest written by a newer topicsnap"
 	case errors.Is(e.Err, ErrBadDataFile):
 		what = "data file damaged"
+	case errors.Is(e.Err, ErrNotFolder):
+		what = "partition folder not read"
 	case !errors.Is(e.Err, ErrBadManifest):
 		what = "manifest unreadable"
 	}
@@ -325,19 +328,61 @@ func (m *Manifest) known() map[string]bool {
 
 // Topics lists the topics that have a folder.
 func (d *Dir) Topics(ctx context.Context) ([]string, error) {
+	topics, _, err := d.TopicFolders(ctx)
+	return topics, err
+}
+
+// TopicFolders lists the topics that have a folder, and the names of
+// topics' folders that are not read: a symbolic link (a topic moved to
+// another disk and linked back: a link out of the folder is not followed,
+// see README "Security") or a file. A reader leaves those out and names
+// each (their Error()), so that a topic is never silently missing.
+func (d *Dir) TopicFolders(ctx context.Context) (topics []string, unread []*FolderError, err error) {
 	entries, err := d.store().List(ctx, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []string
 	for _, e := range entries {
-		if name, ok := strings.CutPrefix(e.Name, "topic="); ok && e.Dir && ValidTopicName(name) {
-			out = append(out, name)
+		name, ok := strings.CutPrefix(e.Name, "topic=")
+		if !ok || !ValidTopicName(name) {
+			continue
 		}
+		if !e.Dir {
+			unread = append(unread, &FolderError{Rel: e.Name, Topic: name, Mode: e.Mode, Detail: notAFolder(e.Mode, "a topic's folder")})
+			continue
+		}
+		topics = append(topics, name)
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(topics)
+	return topics, unread, nil
 }
+
+// FolderError is an entry of the folder's layout that is not read: a
+// topic's folder that is a symbolic link or a file. errors.Is finds
+// ErrNotFolder and ErrBadManifest through it (exit 9).
+type FolderError struct {
+	// Rel is the entry relative to the snapshot folder (topic=NAME).
+	Rel string
+	// Topic is the topic whose folder it should be.
+	Topic  string
+	Mode   os.FileMode // its type bits in a folder (os.ModeSymlink); 0 in a bucket
+	Detail string      // what stands there instead (notAFolder)
+}
+
+func (e *FolderError) Error() string {
+	return fmt.Sprintf("%s: %s, so topic %s is left out", e.Rel, e.Detail, e.Topic)
+}
+
+// Is makes errors.Is(err, ErrNotFolder) and errors.Is(err, ErrBadManifest) hold.
+func (e *FolderError) Is(target error) bool {
+	return target == ErrNotFolder || target == ErrBadManifest
+}
+
+// ExitCode is ErrNotFolder's.
+func (e *FolderError) ExitCode() exit.Code { return ErrNotFolder.ExitCode() }
+
+// Hint is ErrNotFolder's.
+func (e *FolderError) Hint() string { return ErrNotFolder.Hint() }
 
 // TopicManifests is what ReadTopic found for one topic: the manifests it
 // could read and, for each partition whose manifest it could not, why.
@@ -392,7 +437,7 @@ func (d *Dir) ReadTopic(ctx context.Context, topic string) (*TopicManifests, err
 			// they were the whole topic.
 			rel := RelPartitionDir(tp)
 			tm.Damaged = append(tm.Damaged, &ManifestError{TP: tp, Path: d.where(rel), Rel: rel,
-				Err: ErrBadManifest, Detail: notAFolder(e.Mode)})
+				Err: fmt.Errorf("%w: %w", ErrBadManifest, notFolderError(notAFolder(e.Mode, "a partition's folder"))), Detail: notAFolder(e.Mode, "a partition's folder")})
 			continue
 		}
 		m, exists, err := d.readManifestIf(ctx, tp)
@@ -417,13 +462,20 @@ func (d *Dir) ReadTopic(ctx context.Context, topic string) (*TopicManifests, err
 	return tm, nil
 }
 
-// notAFolder says what stands where a partition's folder should be.
-func notAFolder(t os.FileMode) string {
+// notAFolder says what stands where a folder of the layout should be
+// (what: "a partition's folder", "a topic's folder of cuts").
+func notAFolder(t os.FileMode, what string) string {
 	if t&os.ModeSymlink != 0 {
-		return "not a folder but a symbolic link (a partition's folder is not read through a link)"
+		return "not a folder but a symbolic link (" + what + " is not read through a link)"
 	}
 	return "not a folder"
 }
+
+// notFolderError is notAFolder's text as an error that is ErrNotFolder.
+type notFolderError string
+
+func (e notFolderError) Error() string        { return string(e) }
+func (e notFolderError) Is(target error) bool { return target == ErrNotFolder }
 
 // checkFiles checks that each data file m lists is a regular file inside
 // its partition's folder (CheckDataFileKind: not a link out, a FIFO or a
@@ -553,7 +605,13 @@ func (d *Dir) clusterSnapshots(ctx context.Context, topics []string, all bool) (
 	var folders []string
 	if all {
 		for _, e := range entries {
-			if t, ok := strings.CutPrefix(e.Name, "topic="); ok && e.Dir && ValidTopicName(t) {
+			if t, ok := strings.CutPrefix(e.Name, "topic="); ok && ValidTopicName(t) {
+				if !e.Dir {
+					// A topic's cuts behind a link are not read, and said.
+					damaged = append(damaged, &SnapshotError{Rel: snapshotTopicDir(t),
+						Err: fmt.Errorf("%w: %w", ErrBadManifest, notFolderError(notAFolder(e.Mode, "a topic's folder of cuts")))})
+					continue
+				}
 				folders = append(folders, t)
 			}
 		}

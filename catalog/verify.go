@@ -11,34 +11,136 @@ import (
 	"strings"
 
 	"github.com/topicsnap/topicsnap/catalog/store"
+	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
 // Problem is one thing wrong with a snapshot folder, named by path, with
 // what to do about it.
 type Problem struct {
+	// Kind is what is damaged: KindDataFile, KindManifest, KindCut,
+	// KindFolder or KindSchema.
+	Kind   string `json:"kind"`
 	Path   string `json:"path"`
 	Detail string `json:"detail"`
 	Fix    string `json:"fix"`
 }
 
+// The kinds of Problem.
+const (
+	KindDataFile = "data file"
+	KindManifest = "manifest"
+	KindCut      = "cluster snapshot"
+	// KindFolder is a topic's or a partition's folder (or a topic's folder
+	// of cuts) that is not read: a symbolic link, a file, or unreadable.
+	KindFolder = "folder"
+	KindSchema = "schema"
+)
+
 func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.Detail, p.Fix) }
 
-// Verify re-reads every committed file's footer and row count
-// against its manifest, and reports manifests that do not parse, files
-// that are missing, truncated or corrupt, and unlisted leftovers. It also
-// reads each file's partition and offset columns and holds them to the
-// manifest as restore does (CheckRows): every row of the manifest's
-// partition, offsets strictly increasing inside the file's stated range,
-// as many rows as it states (a bucket's objects by ranged GETs). It reads
-// every topic even when one is broken, and stops when ctx ends. Unlisted
-// leftovers of an interrupted dump are not problems: no reader reads
-// them, and the next dump removes them.
+// VerifyReport is what VerifyAll checked and found.
+type VerifyReport struct {
+	Files    int // data files checked
+	Cuts     int // cluster snapshots checked (those read and those damaged)
+	Problems []Problem
+}
+
+// Verify is VerifyAll's count of data files and its problems.
 func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err error) {
+	r, err := d.VerifyAll(ctx)
+	return r.Files, r.Problems, err
+}
+
+// VerifyAll re-reads every committed file's footer and row count
+// against its manifest, and reports manifests that do not parse, files
+// that are missing, truncated or corrupt, and unlisted leftovers. It
+// reads every page of every column of each file (one page at a time),
+// checking the CRC-32 the writer gave each page and decoding it, so a
+// file no reader could read whole is named. It also reads each file's
+// partition and offset columns and holds them to the manifest as restore
+// does (CheckRows): every row of the manifest's partition, offsets
+// strictly increasing inside the file's stated range, as many rows as it
+// states (a bucket's objects by ranged GETs). It names a topic's or a
+// partition's folder that is a symbolic link or a file (not read), and
+// reads every cluster snapshot as ls and the checks do, naming each that
+// cannot be read. It reads every topic even when one is broken, and stops
+// when ctx ends. Unlisted leftovers of an interrupted dump are not
+// problems: no reader reads them, and the next dump removes them.
+func (d *Dir) VerifyAll(ctx context.Context) (*VerifyReport, error) {
+	r := &VerifyReport{}
+	files, problems, err := d.verifyTopics(ctx)
+	r.Files, r.Problems = files, problems
+	if err != nil {
+		return r, err
+	}
+	cuts, cutProblems, err := d.verifyCuts(ctx)
+	r.Cuts, r.Problems = cuts, append(r.Problems, cutProblems...)
+	return r, err
+}
+
+// linkFix is the fix of a folder of the layout (whose: "topic's",
+// "partition's") that is a link or a file.
+func linkFix(mode os.FileMode, whose string) string {
+	if mode&os.ModeSymlink != 0 {
+		return "replace the link with the " + whose + " folder it points to (move it back into the snapshot folder), or mount that folder here instead (mount --bind); links are not followed"
+	}
+	return "replace it with the " + whose + " folder itself, or remove it"
+}
+
+// verifyCuts reads every cluster snapshot as ClusterSnapshots does and
+// names each it leaves out.
+func (d *Dir) verifyCuts(ctx context.Context) (cuts int, problems []Problem, err error) {
+	st := d.store()
+	snaps, err := d.ClusterSnapshots(ctx)
+	cuts = len(snaps)
+	switch {
+	case err == nil:
+		return cuts, nil, nil
+	case errors.As(err, new(*SnapshotError)):
+	case store.IsDamaged(err) && !errors.Is(err, os.ErrPermission):
+		// The folder of cuts itself (a file where it should be).
+		return cuts, []Problem{{KindFolder, st.Where(snapshotsDir), err.Error(), "replace it with the folder of cluster snapshots, or remove it"}}, nil
+	default:
+		return cuts, nil, err
+	}
+	var one []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		one = j.Unwrap()
+	} else {
+		one = []error{err}
+	}
+	for _, e := range one {
+		var se *SnapshotError
+		if !errors.As(e, &se) {
+			return cuts, problems, e
+		}
+		kind, fix := KindCut, "put the file back from a backup, or move it out of the folder: a cut holds the cluster's state at one dump (offsets, consumer groups, configs), no record, and the checks judge without it once it is gone"
+		switch {
+		case errors.Is(se, ErrNewerFormat):
+			fix = "use a newer topicsnap build for this folder"
+		case errors.Is(se, ErrNotFolder):
+			kind, fix = KindFolder, "replace the link with the folder of cuts it points to (move it back into the snapshot folder), or mount that folder here instead (mount --bind); links are not followed"
+		case errors.Is(se, safefile.ErrNotRegular):
+			fix = "replace it with the cut's file itself (a regular file inside the folder: links out of it are not followed), or remove it"
+		}
+		if kind == KindCut {
+			cuts++
+		}
+		detail := strings.TrimPrefix(se.Err.Error(), ErrBadManifest.Error()+": ")
+		problems = append(problems, Problem{kind, st.Where(se.Rel), detail, fix})
+	}
+	return cuts, problems, nil
+}
+
+func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, err error) {
 	st := d.store()
 	whole := st.Traits().Partition
-	topics, err := d.Topics(ctx)
+	topics, unread, err := d.TopicFolders(ctx)
 	if err != nil {
 		return 0, nil, err
+	}
+	for _, u := range unread {
+		problems = append(problems, Problem{KindFolder, st.Where(u.Rel), u.Detail + ": topic " + u.Topic + " is not read", linkFix(u.Mode, "topic's")})
 	}
 	// damaged is an error that is the object's own, named as a problem;
 	// any other (a bucket that cannot be reached) stops the run.
@@ -50,7 +152,7 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 			if !store.IsDamaged(err) {
 				return files, problems, err
 			}
-			problems = append(problems, Problem{st.Where(trel), err.Error(), "check the folder's permissions"})
+			problems = append(problems, Problem{KindFolder, st.Where(trel), err.Error(), "check the folder's permissions"})
 			continue
 		}
 		for _, e := range entries {
@@ -60,8 +162,7 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 			prel := trel + "/" + e.Name
 			pdir := st.Where(prel)
 			if !e.Dir {
-				problems = append(problems, Problem{pdir, notAFolder(e.Mode),
-					"replace it with the partition's folder itself, or remove it"})
+				problems = append(problems, Problem{KindFolder, pdir, notAFolder(e.Mode, "a partition's folder"), linkFix(e.Mode, "partition's")})
 				continue
 			}
 			mrel := prel + "/" + manifestName
@@ -98,7 +199,7 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 					}
 				}
 				if n > 0 {
-					problems = append(problems, Problem{pdir, fmt.Sprintf("%d data files but no manifest", n),
+					problems = append(problems, Problem{KindManifest, pdir, fmt.Sprintf("%d data files but no manifest", n),
 						"remove " + whole + " and dump it again"})
 				}
 				continue
@@ -109,7 +210,7 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 			}
 			if err != nil {
 				me := &ManifestError{TP: tp, Path: mpath, Err: err}
-				problems = append(problems, Problem{mpath, strings.Replace(me.Error(), mpath+": ", "", 1),
+				problems = append(problems, Problem{KindManifest, mpath, strings.Replace(me.Error(), mpath+": ", "", 1),
 					"remove " + whole + " and dump it again"})
 				continue
 			}
@@ -123,7 +224,7 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 			if err != nil {
 				me := err.(*ManifestError)
 				me.TP = tp
-				problems = append(problems, Problem{mpath, strings.Replace(me.Error(), mpath+": ", "", 1),
+				problems = append(problems, Problem{KindManifest, mpath, strings.Replace(me.Error(), mpath+": ", "", 1),
 					"restore the manifest from a backup, or remove " + whole + " and dump it again"})
 				continue
 			}
@@ -144,10 +245,10 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 				size, err := st.CheckData(ctx, frel)
 				switch {
 				case errors.Is(err, os.ErrNotExist):
-					problems = append(problems, Problem{path, "missing", fix})
+					problems = append(problems, Problem{KindDataFile, path, "missing", fix})
 					continue
 				case store.IsDamaged(err):
-					problems = append(problems, Problem{path, err.Error(), fix})
+					problems = append(problems, Problem{KindDataFile, path, err.Error(), fix})
 					continue
 				case err != nil:
 					return files, problems, err
@@ -159,17 +260,17 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 					}
 					o, ok := objs[fe.Name]
 					if !ok || o.Dir {
-						problems = append(problems, Problem{path, "missing", fix})
+						problems = append(problems, Problem{KindDataFile, path, "missing", fix})
 						continue
 					}
 					size = o.Size
 				}
 				if size != fe.Bytes {
-					problems = append(problems, Problem{path, fmt.Sprintf("size %d bytes, manifest says %d (truncated or rewritten)", size, fe.Bytes), fix})
+					problems = append(problems, Problem{KindDataFile, path, fmt.Sprintf("size %d bytes, manifest says %d (truncated or rewritten)", size, fe.Bytes), fix})
 					continue
 				}
 				if p := d.verifyFile(ctx, path, frel, rowsOf, fe); p != "" {
-					problems = append(problems, Problem{path, p, fix})
+					problems = append(problems, Problem{KindDataFile, path, p, fix})
 				}
 				if err := ctx.Err(); err != nil {
 					return files, problems, err
@@ -190,6 +291,11 @@ func (d *Dir) verifyFile(ctx context.Context, path, frel string, tp TopicPartiti
 	}
 	defer f.Close()
 	if err := checkParquet(f, fe.Bytes, fe); err != nil {
+		return err.Error()
+	}
+	// Every page of every column: a page whose bytes changed (its CRC-32)
+	// or that does not decode fails every query that reads it.
+	if err := checkPages(ctx, f, fe.Bytes); err != nil && ctx.Err() == nil {
 		return err.Error()
 	}
 	// Each row against the manifest, as restore checks it.
@@ -216,12 +322,12 @@ func (d *Dir) verifySchemas(ctx context.Context, met map[int]string) []Problem {
 		seen[id] = true
 		s, err := d.ReadSchema(ctx, id)
 		if errors.Is(err, os.ErrNotExist) {
-			problems = append(problems, Problem{d.SchemaPath(id), fmt.Sprintf("schema id %d (%s) is not in the folder: its values were not decoded", id, by),
+			problems = append(problems, Problem{KindSchema, d.SchemaPath(id), fmt.Sprintf("schema id %d (%s) is not in the folder: its values were not decoded", id, by),
 				"dump again with the schema registry reachable (it fetches the schemas the folder lacks), or give --schema DIR with the schema as " + strconv.Itoa(id) + ".avsc, .proto or .json"})
 			return
 		}
 		if err != nil {
-			problems = append(problems, Problem{d.SchemaPath(id), err.Error(), "remove the file and dump again with the schema registry reachable"})
+			problems = append(problems, Problem{KindSchema, d.SchemaPath(id), err.Error(), "remove the file and dump again with the schema registry reachable"})
 			return
 		}
 		for _, r := range s.References {

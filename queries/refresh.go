@@ -151,7 +151,7 @@ type catalogState struct {
 // readCatalog reads the manifests and cluster snapshots. A damaged one is
 // skipped and named in problems.
 func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
-	names, err := e.dir.Topics(ctx)
+	names, unread, err := e.dir.TopicFolders(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +163,13 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 	}
 	var tfs []topicFiles
 	var problems []string
+	// A topic's folder that is a link (or a file) is not read: named, so
+	// that the topic is not silently missing.
+	for _, u := range unread {
+		if len(e.opts.Topics) == 0 || slices.Contains(e.opts.Topics, u.Topic) {
+			problems = append(problems, u.Error())
+		}
+	}
 	for _, n := range names {
 		tm, err := e.dir.ReadTopic(ctx, n)
 		if err != nil {

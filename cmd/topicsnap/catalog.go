@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -11,6 +13,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/display"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/suggest"
 	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/queries"
@@ -36,22 +39,42 @@ func (a *app) lsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			topics, err := d.Topics(ctx)
+			topics, unread, err := d.TopicFolders(ctx)
 			if err != nil {
 				return err
+			}
+			damaged := 0
+			// A topic's folder that is a link (or a file) is not read, and
+			// named: never a topic silently missing.
+			warnUnread := func(t string) bool {
+				for _, u := range unread {
+					if u.Topic == t {
+						fmt.Fprintf(a.stderr, "warning: %s; run topicsnap catalog verify --dir %s\n", u, dir)
+						damaged++
+						return true
+					}
+				}
+				return false
 			}
 			if len(only) > 0 {
 				// The named topics' manifests and cuts only: what one
 				// topic costs, whatever else the folder holds.
-				for _, t := range only {
-					if !slices.Contains(topics, t) {
+				var named []string
+				for _, t := range slices.Compact(slices.Sorted(slices.Values(only))) {
+					switch {
+					case slices.Contains(topics, t):
+						named = append(named, t)
+					case !warnUnread(t):
 						return &queries.UnknownTopicError{Topic: t, Dir: dir, Suggest: suggest.Closest(t, topics)}
 					}
 				}
-				topics = slices.Compact(slices.Sorted(slices.Values(only)))
+				topics = named
+			} else {
+				for _, u := range unread {
+					warnUnread(u.Topic)
+				}
 			}
 			var all []*catalog.Manifest
-			damaged := 0
 			for _, t := range topics {
 				tm, err := d.ReadTopic(ctx, t)
 				if err != nil {
@@ -115,7 +138,14 @@ func (a *app) lsCmd() *cobra.Command {
 				snaps, err = d.ClusterSnapshots(ctx)
 			}
 			if err != nil {
-				return err
+				// A damaged cut costs itself, named here, as the checks
+				// read past it: not the listing of the whole folder.
+				if !errors.Is(err, catalog.ErrBadManifest) && !errors.Is(err, catalog.ErrNewerFormat) {
+					return err
+				}
+				for _, one := range unjoin(err) {
+					fmt.Fprintf(a.stderr, "warning: %s; run topicsnap catalog verify --dir %s\n", one, dir)
+				}
 			}
 			for _, s := range snaps {
 				for _, p := range s.Partitions {
@@ -170,6 +200,62 @@ func (a *app) lsCmd() *cobra.Command {
 	return cmd
 }
 
+// unjoin is the errors an errors.Join holds, or err alone.
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// count is "1 data file", "2 data files".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// verifyFound says what verify found, by kind ("1 data file damaged, 2
+// cluster snapshots damaged"), and what to do about it: the fix of the
+// kind when all are of one, else each line's own.
+func verifyFound(problems []catalog.Problem) (found, hint string) {
+	kinds := []struct {
+		kind, one, many, hint string
+	}{
+		{catalog.KindDataFile, "data file damaged", "data files damaged",
+			"put each data file named above back from a copy (a backup, or a copy made with topicsnap catalog copy), or remove its partition folder and dump the partition again while Kafka still has the offsets its line names"},
+		{catalog.KindManifest, "manifest damaged", "manifests damaged",
+			"put each manifest named above back from a backup, or remove its partition folder and dump the partition again while Kafka still has its offsets"},
+		{catalog.KindCut, "cluster snapshot damaged", "cluster snapshots damaged",
+			"put each cluster snapshot named above back from a backup, or move it out of the folder: a cut holds the cluster's state at one dump (offsets, consumer groups, configs), no record, and the checks judge without it"},
+		{catalog.KindFolder, "folder not read (a link or a file)", "folders not read (links or files)",
+			"replace each link named above with the folder it points to (move it back into the snapshot folder), or mount that folder at the link's name instead (mount --bind); links are not followed"},
+		{catalog.KindSchema, "schema missing or damaged", "schemas missing or damaged",
+			"dump again with the schema registry reachable (it fetches the schemas the folder lacks), or give --schema DIR with each schema named above"},
+	}
+	var parts []string
+	for _, k := range kinds {
+		n := 0
+		for _, p := range problems {
+			if p.Kind == k.kind {
+				n++
+			}
+		}
+		if n > 0 {
+			parts = append(parts, count(n, k.one, k.many))
+			hint = k.hint
+		}
+	}
+	if len(parts) != 1 {
+		hint = "fix each problem as its line above says (in parentheses), then run topicsnap catalog verify --dir DIR again"
+	}
+	if len(parts) == 0 { // a kind this build does not name
+		parts = []string{count(len(problems), "problem", "problems")}
+	}
+	return strings.Join(parts, ", "), hint
+}
+
 func msTime(ms int64) string {
 	if ms < 0 {
 		return fmt.Sprint(ms)
@@ -188,18 +274,20 @@ func (a *app) verifyCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			files, problems, err := d.Verify(cmd.Context())
+			r, err := d.VerifyAll(cmd.Context())
 			if err != nil {
 				return err
 			}
-			for _, p := range problems {
+			for _, p := range r.Problems {
 				fmt.Fprintln(a.stdout, p.String())
 			}
-			if len(problems) > 0 {
-				fmt.Fprintf(a.stdout, "verify: %d files checked, %d problems\n", files, len(problems))
-				return fmt.Errorf("verify %s: %d problems: %w", dir, len(problems), catalog.ErrBadManifest)
+			checked := count(r.Files, "data file", "data files") + " and " + count(r.Cuts, "cluster snapshot", "cluster snapshots") + " checked"
+			if len(r.Problems) > 0 {
+				found, hint := verifyFound(r.Problems)
+				fmt.Fprintf(a.stdout, "verify: %s; %s\n", checked, found)
+				return exit.With(fmt.Errorf("verify %s: %s", dir, found), exit.BadFolder, hint)
 			}
-			fmt.Fprintf(a.stdout, "verify: %d files checked, all match their manifests\n", files)
+			fmt.Fprintf(a.stdout, "verify: %s, all match their manifests\n", checked)
 			return nil
 		},
 	}

@@ -183,7 +183,7 @@ func TestLsAndVerifyNameADamagedPartitionAndListTheRest(t *testing.T) {
 	}
 
 	code, out, errs = cli(t, "catalog", "verify", "--dir", dir)
-	if code != exitBadFolder || !strings.Contains(out, bad+": topic orders partition 1: manifest damaged") || !strings.Contains(out, "2 files checked, 1 problems") {
+	if code != exitBadFolder || !strings.Contains(out, bad+": topic orders partition 1: manifest damaged") || !strings.Contains(out, "2 data files and 0 cluster snapshots checked; 1 manifest damaged") {
 		t.Errorf("verify: exit %d %q %q", code, out, errs)
 	}
 }

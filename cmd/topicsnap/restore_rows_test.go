@@ -57,7 +57,7 @@ func TestTamperedFolderExitsNine(t *testing.T) {
 			rel := catalog.RelFilePath(tp, name)
 
 			code, out, _ := cli(t, "catalog", "verify", "--dir", d.Path)
-			if code != exitBadFolder || !strings.Contains(out, name) || !strings.Contains(out, "1 problems") {
+			if code != exitBadFolder || !strings.Contains(out, name) || !strings.Contains(out, "; 1 data file damaged") {
 				t.Errorf("catalog verify: exit %d, stdout %q; want %d naming %s", code, out, exitBadFolder, name)
 			}
 			code, _, errs := cli(t, "restore", "--brokers", b, "--dir", d.Path, "--topic", topic, "--to-topic", topic+"-restored")
