@@ -83,6 +83,10 @@ type sqlData struct {
 	// Parts: how many shuffle partitions a remote's statement spreads
 	// every record of the topic over to sort them (sortParts).
 	Parts int
+	// Topic is the topic T and All are the views of; Committed, a remote's
+	// predicate over its records that keeps every record at an offset a
+	// group committed (remoteCommitted), set by runRemote.
+	Topic, Committed string
 }
 
 // recordsPerSortPart is how many records a remote's sort task takes
@@ -183,7 +187,7 @@ func (e *Engine) run(ctx context.Context, name string, d sqlData, args ...any) (
 }
 
 func views(topic string) sqlData {
-	return sqlData{T: quoteIdent(topic), All: quoteIdent(topic + "$all")}
+	return sqlData{Topic: topic, T: quoteIdent(topic), All: quoteIdent(topic + "$all")}
 }
 
 func asInt(v any) int64 {

@@ -108,9 +108,10 @@ type Engine struct {
 	systemMu      sync.Mutex
 	tempDir       string // this engine's private spill folder, removed at Close
 
-	remoteMu      sync.Mutex // held while the remote's views are built
-	remoteVersion string     // the catalog version the remote's views were built from
-	remoteFuncs   bool       // the remote's functions are made
+	remoteMu      sync.Mutex                 // held while the remote's views are built
+	remoteVersion string                     // the catalog version the remote's views were built from
+	remoteSnaps   []*catalog.ClusterSnapshot // the cuts the remote's tables were built from (at remoteVersion)
+	remoteFuncs   bool                       // the remote's functions are made
 }
 
 // ErrRefused marks SQL a locked engine will not run.

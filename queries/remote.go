@@ -4,13 +4,19 @@ import (
 	"context"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"text/template"
+
+	"github.com/topicsnap/topicsnap/catalog"
 
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/jsonbound"
@@ -117,7 +123,11 @@ func fileExists(name string) bool {
 }
 
 // runRemote renders a check's statement in the remote's dialect, with its
-// arguments as literals, and runs it there.
+// arguments as literals, and runs it there. d.Committed is rendered from
+// the cuts the remote's tables hold, and the statement runs only on the
+// views of that catalog version: when a dump commits in between (the views
+// are built again), it is rendered again; after three tries it runs
+// without that predicate (TRUE: every record), slower, never different.
 func (e *Engine) runRemote(ctx context.Context, name string, d sqlData, args []any) ([]Row, error) {
 	r := e.opts.Remote
 	c := dialectTemplates[r.Dialect()]
@@ -135,17 +145,110 @@ func (e *Engine) runRemote(ctx context.Context, name string, d sqlData, args []a
 		}
 		d.Args = append(d.Args, lit)
 	}
-	var b strings.Builder
-	if err := t.Execute(&b, d); err != nil {
-		return nil, fmt.Errorf("render %s: %w", name, err)
+	for try := 0; ; try++ {
+		if err := e.ensureRemote(ctx); err != nil {
+			return nil, err
+		}
+		e.remoteMu.Lock()
+		version, snaps := e.remoteVersion, e.remoteSnaps
+		e.remoteMu.Unlock()
+		pin := version
+		d.Committed = "TRUE"
+		if try < 3 {
+			d.Committed = remoteCommitted(snaps, d.Topic)
+		} else {
+			pin = ""
+		}
+		var b strings.Builder
+		if err := t.Execute(&b, d); err != nil {
+			return nil, fmt.Errorf("render %s: %w", name, err)
+		}
+		rows, err := e.queryRemoteAt(ctx, b.String(), pin)
+		if errors.Is(err, errRemoteMoved) {
+			continue
+		}
+		return rows, err
 	}
-	return e.queryRemote(ctx, b.String())
+}
+
+// errRemoteMoved: the remote's views were built again (from a newer
+// catalog version) after a statement was rendered from the older one.
+var errRemoteMoved = errors.New("the remote's views moved to a newer catalog version")
+
+// maxCommittedOffsets bounds the offsets remoteCommitted lists; past it the
+// predicate is TRUE (an IN list of thousands of values costs Spark more to
+// plan than it saves).
+const maxCommittedOffsets = 5000
+
+// remoteCommitted is a predicate over topic's records (Spark SQL) that
+// keeps at least every record at an offset a group committed on topic in
+// any of snaps: "partition" IN (...) AND "offset" IN (...), FALSE when no
+// group committed there, TRUE past maxCommittedOffsets or without a topic.
+// lag.spark.sql filters the records it joins by it: Spark pushes the
+// offsets' range to the Parquet scan, which then reads the row groups
+// holding them (their min/max statistics) instead of every record. The
+// join decides what matches; the predicate only leaves out records no
+// committed offset could match, so the answer is the same.
+func remoteCommitted(snaps []*catalog.ClusterSnapshot, topic string) string {
+	if topic == "" {
+		return "TRUE"
+	}
+	parts, offs := map[int32]bool{}, map[int64]bool{}
+	for _, s := range snaps {
+		if s.Topic != topic {
+			continue
+		}
+		for _, g := range s.Groups {
+			for _, o := range g.Offsets {
+				parts[o.Partition], offs[o.Offset] = true, true
+				if len(offs) > maxCommittedOffsets {
+					return "TRUE"
+				}
+			}
+		}
+	}
+	if len(offs) == 0 {
+		return "FALSE"
+	}
+	ps := slices.Sorted(maps.Keys(parts))
+	list := slices.Sorted(maps.Keys(offs))
+	var b strings.Builder
+	b.WriteString(`"partition" IN (`)
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatInt(int64(p), 10))
+	}
+	b.WriteString(`) AND "offset" IN (`)
+	for i, o := range list {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatInt(o, 10))
+	}
+	b.WriteString(")")
+	return b.String()
 }
 
 // queryRemote runs a statement on the remote, its views built first.
 func (e *Engine) queryRemote(ctx context.Context, q string) ([]Row, error) {
+	return e.queryRemoteAt(ctx, q, "")
+}
+
+// queryRemoteAt is queryRemote, refused with errRemoteMoved when version is
+// set and the views are built from another.
+func (e *Engine) queryRemoteAt(ctx context.Context, q, version string) ([]Row, error) {
 	if err := e.ensureRemote(ctx); err != nil {
 		return nil, err
+	}
+	if version != "" {
+		e.remoteMu.Lock()
+		moved := e.remoteVersion != version
+		e.remoteMu.Unlock()
+		if moved {
+			return nil, errRemoteMoved
+		}
 	}
 	cols, vals, err := e.opts.Remote.Query(ctx, q)
 	if err != nil {
@@ -228,7 +331,7 @@ func (e *Engine) ensureRemote(ctx context.Context) error {
 			}
 		}
 	}
-	e.remoteVersion = version
+	e.remoteVersion, e.remoteSnaps = version, snaps
 	return nil
 }
 
