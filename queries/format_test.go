@@ -162,6 +162,15 @@ func TestOffsetHint(t *testing.T) {
 			}
 		})
 	}
+	// A statement nested past DuckDB's depth: its advice to run a SET is
+	// dropped (no surface of topicsnap runs one), the limit itself said.
+	deep := "SELECT " + strings.Repeat("abs(", 1100) + "1" + strings.Repeat(")", 1100)
+	if rows, err := db.QueryContext(ctx, deep); err == nil {
+		rows.Close()
+		t.Fatal("a statement past the depth limit ran")
+	} else if msg := CleanError(err).Error(); strings.Contains(msg, "SET") || !strings.Contains(msg, "depth") {
+		t.Errorf("deep statement: %q, want the limit without a SET", msg)
+	}
 	for _, q := range []string{`SELECT "offset" FROM t`, `SELECT * FROM t LIMIT 1 OFFSET 0`} {
 		rows, err := db.QueryContext(ctx, q)
 		if err != nil {

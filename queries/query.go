@@ -191,6 +191,10 @@ func CleanError(err error) error {
 	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.TrimPrefix(msg, "duckdb: ")
+	// DuckDB advises a SET for some limits ("Use \"SET max_expression_depth
+	// TO x\" to increase the maximum depth."): no surface of topicsnap runs
+	// a SET (the guard takes one SELECT), so the advice is dropped.
+	msg = strings.TrimSpace(setAdvice.ReplaceAllString(msg, ""))
 	se := &SQLError{Msg: msg, Fix: sqlHint(err, msg)}
 	// DuckDB's catalog errors are one type for every kind of name (tables,
 	// functions, types, schemas); its message tells a table apart.
@@ -199,6 +203,9 @@ func CleanError(err error) error {
 	}
 	return se
 }
+
+// setAdvice is a sentence of DuckDB's that advises running a SET.
+var setAdvice = regexp.MustCompile(`\s*Use "SET [^"]*"[^.\n]*\.?`)
 
 // bareOffset is the column offset written without quotes in the query
 // line DuckDB quotes in a parser error: OFFSET is a reserved word there (it
