@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +120,52 @@ func TestXYBounds(t *testing.T) {
 	h, err := XY(XYOptions{Kind: "bar", X: "x", Y: "y"}, nil)
 	if h != "" || err != nil {
 		t.Errorf("no points: %q, %v", h, err)
+	}
+}
+
+// TestXYAxesOfAnyValues: an axis is drawn with a bounded number of ticks
+// whatever its values: times spanning more than a time.Duration holds
+// (1816 to year 58000, Kafka-legal timestamps: the span overflowed, a 1 ms
+// step was chosen and the tick loop allocated without end), numbers a
+// float step cannot advance (1e16 and 1e16+2: v += 0.5 left v where it
+// was), and the extremes of a float.
+func TestXYAxesOfAnyValues(t *testing.T) {
+	at := func(year int) time.Time { return time.Date(year, 3, 1, 0, 0, 0, 0, time.UTC) }
+	cases := []struct {
+		name string
+		pts  []XYPoint
+		want string // a label the chart shows
+	}{
+		{"1816 to 58000", []XYPoint{{X: at(1816), Y: 1}, {X: at(2026), Y: 2}, {X: at(58000), Y: 3}}, ">20000<"},
+		{"1816 to 2250", []XYPoint{{X: at(1816), Y: 1}, {X: at(2250), Y: 2}}, ">1900<"},
+		{"a day", []XYPoint{{X: at(2026), Y: 1}, {X: at(2026).Add(24 * time.Hour), Y: 2}}, "03-01 12:00"},
+		{"x a float cannot step", []XYPoint{{X: 1e16, Y: 1}, {X: 1e16 + 2, Y: 2}}, "<svg"},
+		{"y a float cannot step", []XYPoint{{X: 1.0, Y: 1e16}, {X: 2.0, Y: 1e16 + 2}}, "<svg"},
+		{"float extremes", []XYPoint{{X: -math.MaxFloat64, Y: -math.MaxFloat64}, {X: math.MaxFloat64, Y: math.MaxFloat64}}, "<svg"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			done := make(chan struct{})
+			var h template.HTML
+			var err error
+			go func() {
+				defer close(done)
+				h, err = XY(XYOptions{Kind: "line", X: "x", Y: "y"}, c.pts)
+			}()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("no chart after 10 s")
+			}
+			if err != nil || !strings.Contains(string(h), c.want) {
+				t.Fatalf("%v, want %q in:\n%.2000s", err, c.want, h)
+			}
+			if testing.Verbose() {
+				t.Log(regexp.MustCompile(`>[0-9:. -]+<`).FindAllString(string(h), -1))
+			}
+			if n := strings.Count(string(h), "<text"); n > 3*maxTicks {
+				t.Errorf("%d labels", n)
+			}
+		})
 	}
 }

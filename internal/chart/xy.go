@@ -170,8 +170,11 @@ func xyLayout(o XYOptions, pts []XYPoint) (*layout, error) {
 
 	// Margins: room for the y tick labels, the legend and the x labels.
 	var yticks []float64
-	for v := lo; v <= hi+step/2; v += step {
+	for i, v := 0, lo; v <= hi+step/2 && i < maxTicks; i, v = i+1, v+step {
 		yticks = append(yticks, v)
+		if v+step == v {
+			break // a step a float this large cannot add: one tick says it
+		}
 	}
 	labelW := 0
 	for _, v := range yticks {
@@ -310,18 +313,25 @@ func continuousX(pts []XYPoint) (bool, func(any) float64) {
 	return false, nil
 }
 
+// maxTicks bounds the ticks of an axis whatever its values: a step that a
+// float cannot add to its start (1e16 + 0.5) or a span past what a step
+// list foresaw must not loop or allocate without end.
+const maxTicks = 64
+
 func xTicks(sample any, lo, hi float64, pos func(float64) float64) []tick {
 	var out []tick
 	if _, isTime := sample.(time.Time); isTime {
-		span := time.Duration(hi-lo) * time.Millisecond
+		// In milliseconds, as floats: a time.Duration holds ~292 years, and
+		// Kafka's timestamps span more (1816 to year 58000 are legal).
+		span := hi - lo
 		layout := "2006-01-02 15:04:05"
 		if hi == lo {
 			return []tick{{Pos: round1(pos(lo)), Label: time.UnixMilli(int64(lo)).UTC().Format(layout)}}
 		}
+		const ms, sec, min, hour, day = 1.0, 1e3, 60e3, 3600e3, 86400e3
 		// A round step giving four to eight ticks.
-		steps := []time.Duration{time.Millisecond, 10 * time.Millisecond, 100 * time.Millisecond, time.Second, 2 * time.Second,
-			5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 5 * time.Minute,
-			10 * time.Minute, 15 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour}
+		steps := []float64{ms, 10 * ms, 100 * ms, sec, 2 * sec, 5 * sec, 10 * sec, 15 * sec, 30 * sec, min, 2 * min, 5 * min,
+			10 * min, 15 * min, 30 * min, hour, 2 * hour, 3 * hour, 6 * hour, 12 * hour, day}
 		step := steps[len(steps)-1]
 		for _, s := range steps {
 			if span/s <= 7 {
@@ -332,20 +342,45 @@ func xTicks(sample any, lo, hi float64, pos func(float64) float64) []tick {
 		for span/step > 7 {
 			step *= 2
 		}
+		if step >= 365*day {
+			// Years: ticks on the 1st of January of round years (1, 2, 5
+			// times a power of ten apart), as far apart as the span needs.
+			years := span / (365.2425 * day)
+			ystep := 1.0
+		round:
+			for p := 1.0; p < 1e9; p *= 10 {
+				for _, m := range []float64{1, 2, 5} {
+					if ystep = m * p; years/ystep <= 7 {
+						break round
+					}
+				}
+			}
+			first := time.UnixMilli(int64(lo)).UTC().Year()
+			y := int(math.Ceil(float64(first)/ystep) * ystep)
+			for i := 0; i < maxTicks; i, y = i+1, y+int(ystep) {
+				v := float64(time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli())
+				if v > hi {
+					break
+				}
+				if v >= lo {
+					out = append(out, tick{Pos: round1(pos(v)), Label: strconv.Itoa(y)})
+				}
+			}
+			return out
+		}
 		switch {
-		case step >= 24*time.Hour:
+		case step >= day:
 			layout = "2006-01-02"
-		case span > 12*time.Hour:
+		case span > 12*hour:
 			layout = "01-02 15:04"
-		case step >= time.Minute:
+		case step >= min:
 			layout = "15:04"
-		case step >= time.Second:
+		case step >= sec:
 			layout = "15:04:05"
 		default:
 			layout = "15:04:05.000"
 		}
-		ms := float64(step.Milliseconds())
-		for v := math.Ceil(lo/ms) * ms; v <= hi; v += ms {
+		for i, v := 0, math.Ceil(lo/step)*step; v <= hi && i < maxTicks; i, v = i+1, v+step {
 			out = append(out, tick{Pos: round1(pos(v)), Label: time.UnixMilli(int64(v)).UTC().Format(layout)})
 		}
 		return out
@@ -354,9 +389,12 @@ func xTicks(sample any, lo, hi float64, pos func(float64) float64) []tick {
 	if lo == hi {
 		return []tick{{Pos: round1(pos(lo)), Label: formatNum(lo, 0)}}
 	}
-	for v := tlo; v <= thi+step/2; v += step {
+	for i, v := 0, tlo; v <= thi+step/2 && i < maxTicks; i, v = i+1, v+step {
 		if v >= lo-step/1e6 && v <= hi+step/1e6 {
 			out = append(out, tick{Pos: round1(pos(v)), Label: formatNum(v, step)})
+		}
+		if v+step == v {
+			break // a step a float this large cannot add: one tick says it
 		}
 	}
 	return out
