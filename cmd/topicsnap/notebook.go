@@ -19,9 +19,10 @@ import (
 func init() { extraCommands = append(extraCommands, (*app).notebookCmd) }
 
 type notebookOptions struct {
-	dir    string
-	out    string
-	params []string
+	dir      string
+	out      string
+	params   []string
+	unlocked bool
 }
 
 func (a *app) notebookCmd() *cobra.Command {
@@ -33,13 +34,19 @@ func (a *app) notebookCmd() *cobra.Command {
 		Long: `run executes a notebook against a snapshot folder and renders it: HTML or
 Markdown by --out's extension (Markdown on stdout without --out). A cell that fails
 shows its error in place; the rest still run; the exit status is 1 if any cell failed.
-FILE may be one of the shipped notebooks by name (see: topicsnap notebook ls).`,
+FILE may be one of the shipped notebooks by name (see: topicsnap notebook ls).
+
+A notebook is code someone wrote, and one may come inside a folder handed over: its
+cells run as the server runs them, one read-only SELECT each, no file written or read
+outside the snapshot folder (COPY, ATTACH, SET, read_csv('/etc/passwd') refused).
+--unlocked runs them as sql does, for a notebook you wrote or trust.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runNotebook(cmd.Context(), args[0], o) },
 	}
 	runCmd.Flags().StringVar(&o.dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	runCmd.Flags().StringVar(&o.out, "out", "", "write the rendered notebook here (.html or .md)")
 	runCmd.Flags().StringArrayVar(&o.params, "param", nil, "override a front-matter parameter, key=value (repeatable)")
+	runCmd.Flags().BoolVar(&o.unlocked, "unlocked", false, "run the cells as sql does (writes, ATTACH, files outside the folder): only a notebook you trust")
 	var lsDir string
 	lsCmd := &cobra.Command{
 		Use:   "ls [--dir DIR]",
@@ -88,7 +95,9 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
-	eng, err := queries.Open(ctx, local, queries.Options{})
+	// Locked as on the server: the same notebook gives the same cells
+	// whether run here or served, and a folder's notebook cannot write.
+	eng, err := queries.Open(ctx, local, queries.Options{Locked: !o.unlocked})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}

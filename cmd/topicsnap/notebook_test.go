@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,5 +58,33 @@ func TestShippedNotebooksRunOnTheirDemoFolders(t *testing.T) {
 				t.Fatalf("notebook run %s: exit %d, stderr %q\n%s", c.name, code, errs, out)
 			}
 		})
+	}
+}
+
+// TestNotebookRunIsLocked: a notebook is code, and one may come inside a
+// folder handed over: notebook run runs its cells as the server does (one
+// read-only SELECT each), so a cell that writes a file or reads one outside
+// the folder is refused in place and the rest still run; --unlocked runs
+// them as sql does. Before, notebook run wrote the file.
+func TestNotebookRunIsLocked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tea")
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 50, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "written.csv")
+	nb := filepath.Join(dir, "sent.md")
+	os.WriteFile(nb, []byte("# sent to us\n\n```sql\nCOPY (SELECT 42 AS x) TO '"+out+"'\n```\n\n```sql\nSELECT * FROM read_csv('/etc/passwd')\n```\n\n```sql\nSELECT count(*) AS n FROM app_events\n```\n"), 0o644)
+	code, stdout, stderr := cli(t, "notebook", "run", nb, "--dir", dir)
+	if code != 1 || !strings.Contains(stdout, "refused: only a read-only SELECT") || !strings.Contains(stdout, "refused: read_csv()") || !strings.Contains(stderr, "2 of 3 cells failed") {
+		t.Fatalf("locked: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a notebook's COPY wrote a file")
+	}
+	if code, stdout, stderr := cli(t, "notebook", "run", nb, "--dir", dir, "--unlocked"); code != 0 || strings.Contains(stdout, "refused") {
+		t.Fatalf("--unlocked: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Fatalf("--unlocked did not run the COPY: %v", err)
 	}
 }
