@@ -559,10 +559,18 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	// it starts: the check's own Go code reads their structure, and a
 	// check on one topic of a folder of thousands costs that topic.
 	if err := e.ensureTopics(ctx, o.Topic, o.AgainstTopic); err != nil {
+		if isDamagedData(err) {
+			return nil, damagedErr(err, fmt.Sprintf("check %s on %s", name, o.Topic), e.dir.Path)
+		}
 		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)
 	}
 	r, err := c.run(ctx, e, o)
 	if err != nil {
+		if isDamagedData(err) {
+			// A data file DuckDB could not read mid-check: the folder's
+			// fault (exit 9, catalog verify), whichever check met it.
+			return nil, damagedErr(err, fmt.Sprintf("check %s on %s", name, o.Topic), e.dir.Path)
+		}
 		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)
 	}
 	r.Check, r.Topic = name, o.Topic
