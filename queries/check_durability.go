@@ -8,11 +8,12 @@ import (
 
 func init() {
 	register(&Check{
-		Name:    "durability",
-		Empty:   EmptyNotedKeepsFail,
-		Summary: "could Kafka have lost records without a hole: replication factor, min.insync.replicas, unclean election, ISR below the minimum at a cut, leader changes, records without idempotence, offsets rewritten after a dump",
-		Order:   15,
-		run:     checkDurability,
+		Name:      "durability",
+		ReadsCuts: true,
+		Empty:     EmptyNotedKeepsFail,
+		Summary:   "could Kafka have lost records without a hole: replication factor, min.insync.replicas, unclean election, ISR below the minimum at a cut, leader changes, records without idempotence, offsets rewritten after a dump",
+		Order:     15,
+		run:       checkDurability,
 	})
 }
 

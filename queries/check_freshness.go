@@ -13,12 +13,13 @@ import (
 
 func init() {
 	register(&Check{
-		Name:    "freshness",
-		Summary: "staleness at the cut, silent stretches, late records",
-		Order:   80,
-		Options: []string{"stale", "silence", "event_time", "late", "limit"},
-		Charts:  freshnessCharts,
-		run:     checkFreshness,
+		Name:      "freshness",
+		ReadsCuts: true,
+		Summary:   "staleness at the cut, silent stretches, late records",
+		Order:     80,
+		Options:   []string{"stale", "silence", "event_time", "late", "limit"},
+		Charts:    freshnessCharts,
+		run:       checkFreshness,
 	})
 }
 

@@ -12,13 +12,14 @@ import (
 
 func init() {
 	register(&Check{
-		Name:    "gaps",
-		Empty:   EmptyNoted,
-		Summary: "holes per partition, explained (markers, aborted, compaction, retention) or missing",
-		Order:   10,
-		Options: []string{"limit"},
-		Charts:  gapsCharts,
-		run:     checkGaps,
+		Name:      "gaps",
+		ReadsCuts: true,
+		Empty:     EmptyNoted,
+		Summary:   "holes per partition, explained (markers, aborted, compaction, retention) or missing",
+		Order:     10,
+		Options:   []string{"limit"},
+		Charts:    gapsCharts,
+		run:       checkGaps,
 	})
 }
 

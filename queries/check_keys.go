@@ -9,11 +9,12 @@ import (
 
 func init() {
 	register(&Check{
-		Name:    "keys",
-		Summary: "records not on murmur2(key) % n, explained by crc32, a custom partitioner or a partition count change (each record judged by the count when it was written; keys split at the seam), or not",
-		Order:   60,
-		Options: []string{"limit"},
-		run:     checkKeys,
+		Name:      "keys",
+		ReadsCuts: true,
+		Summary:   "records not on murmur2(key) % n, explained by crc32, a custom partitioner or a partition count change (each record judged by the count when it was written; keys split at the seam), or not",
+		Order:     60,
+		Options:   []string{"limit"},
+		run:       checkKeys,
 	})
 }
 

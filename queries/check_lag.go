@@ -12,13 +12,14 @@ import (
 
 func init() {
 	register(&Check{
-		Name:    "lag",
-		Empty:   EmptyStands,
-		Summary: "per group and partition: records and seconds behind, retention headroom, members; warns when a cut could not read every group",
-		Order:   50,
-		Options: []string{"group", "limit"},
-		Charts:  lagCharts,
-		run:     checkLag,
+		Name:      "lag",
+		ReadsCuts: true,
+		Empty:     EmptyStands,
+		Summary:   "per group and partition: records and seconds behind, retention headroom, members; warns when a cut could not read every group",
+		Order:     50,
+		Options:   []string{"group", "limit"},
+		Charts:    lagCharts,
+		run:       checkLag,
 	})
 }
 

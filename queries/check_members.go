@@ -10,10 +10,11 @@ import (
 
 func init() {
 	register(&Check{
-		Name:    "members",
-		Summary: "a group's members over time, from its commit log (else the cuts): warns when a member with a client id the group had not had joined, with the partitions it held and the records it committed past",
-		Order:   57,
-		Options: []string{"group"},
+		Name:      "members",
+		ReadsCuts: true,
+		Summary:   "a group's members over time, from its commit log (else the cuts): warns when a member with a client id the group had not had joined, with the partitions it held and the records it committed past",
+		Order:     57,
+		Options:   []string{"group"},
 		Needs: func(o CheckOptions) []string {
 			if o.Group == "" {
 				return []string{"group"}

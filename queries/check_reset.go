@@ -13,10 +13,11 @@ import (
 
 func init() {
 	register(&Check{
-		Name:    "reset",
-		Summary: "what a reset of a group by time would re-read, per partition and by the member that had committed it, before anyone runs it",
-		Order:   55,
-		Options: []string{"group", "to_time", "partitions", "id", "limit"},
+		Name:      "reset",
+		ReadsCuts: true,
+		Summary:   "what a reset of a group by time would re-read, per partition and by the member that had committed it, before anyone runs it",
+		Order:     55,
+		Options:   []string{"group", "to_time", "partitions", "id", "limit"},
 		Needs: func(o CheckOptions) []string {
 			var needs []string
 			if o.Group == "" {

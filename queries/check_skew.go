@@ -12,12 +12,13 @@ import (
 
 func init() {
 	register(&Check{
-		Name:    "skew",
-		Summary: "records and shares per partition, hot and empty partitions, top keys, a what-if re-keying",
-		Order:   30,
-		Options: []string{"hot", "what_if_key", "what_if_partitions", "limit"},
-		Charts:  skewCharts,
-		run:     checkSkew,
+		Name:      "skew",
+		ReadsCuts: true,
+		Summary:   "records and shares per partition, hot and empty partitions, top keys, a what-if re-keying",
+		Order:     30,
+		Options:   []string{"hot", "what_if_key", "what_if_partitions", "limit"},
+		Charts:    skewCharts,
+		run:       checkSkew,
 	})
 }
 

@@ -49,6 +49,11 @@ type Check struct {
 	// Empty is what the check's answer is worth on a topic that holds no
 	// records: by default nothing (a warn, "nothing to judge").
 	Empty EmptyRule
+	// ReadsCuts: the check judges from the cluster snapshots (the cuts:
+	// offsets, groups, configs, partition counts). A cut of its topic the
+	// folder could not read is then a cut it did not judge, and RunCheck
+	// says so in every surface's verdict: never OK.
+	ReadsCuts bool
 	// Charts, if set, draws the check's charts from its report (and, for
 	// a chart of the folder beside it, from in.Coverage): the same figures
 	// the API and the command line give, no SQL of its own. The server's
@@ -588,10 +593,18 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	// it starts: the check's own Go code reads their structure, and a
 	// check on one topic of a folder of thousands costs that topic.
 	if err := e.ensureTopics(ctx, o.Topic, o.AgainstTopic); err != nil {
+		if isDamagedData(err) {
+			return nil, damagedErr(err, fmt.Sprintf("check %s on %s", name, o.Topic), e.dir.Path)
+		}
 		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)
 	}
 	r, err := c.run(ctx, e, o)
 	if err != nil {
+		if isDamagedData(err) {
+			// A data file DuckDB could not read mid-check: the folder's
+			// fault (exit 9, catalog verify), whichever check met it.
+			return nil, damagedErr(err, fmt.Sprintf("check %s on %s", name, o.Topic), e.dir.Path)
+		}
 		return nil, fmt.Errorf("check %s on %s: %w", name, o.Topic, err)
 	}
 	r.Check, r.Topic = name, o.Topic
@@ -604,6 +617,16 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 		r.Message += fmt.Sprintf("; not judged: %s whose manifest is damaged (topicsnap catalog verify names it)",
 			plural(int64(len(t.Damaged)), "partition", "partitions"))
 		r.Summary.Set("unreadable_partitions", t.Damaged)
+	}
+	if bad := e.unreadableCuts(o.Topic); c.ReadsCuts && bad > 0 && r.Summary.Get("unreadable_cuts") == nil {
+		// A cut it could not read may be the one with the finding (the
+		// group behind, the stale partition): not judged, never ok.
+		if r.Status == StatusOK {
+			r.Status = StatusWarn
+		}
+		r.Message += "; not judged: " + plural(int64(bad), "cut of the folder could not be read", "cuts of the folder could not be read") +
+			" (topicsnap catalog verify names them)"
+		r.Summary.Set("unreadable_cuts", int64(bad))
 	}
 	if t.Records == 0 && c.Empty != EmptyStands {
 		// No records is said as such (the check's Empty rule).

@@ -82,6 +82,11 @@ type Topic struct {
 	// Damaged are the partitions whose manifest could not be read: not in
 	// the views, named in Problems.
 	Damaged []int32
+	// unsampled says why its values could not be sampled for their type
+	// when DuckDB failed on a damaged data file: value is then its bytes,
+	// and an option that reads a field of it is the damage's fault, not
+	// the user's.
+	unsampled *DamagedError
 }
 
 // Engine is an in-memory DuckDB over one snapshot folder.

@@ -397,6 +397,14 @@ func (e *Engine) Expr(ctx context.Context, option, text, topic string) (string, 
 	// Bind it (names, types) without reading data.
 	rows, err := conn.QueryContext(ctx, "SELECT ("+canon+") AS x FROM "+view+" LIMIT 0")
 	if err != nil {
+		if t, ok := e.Topic(topic); ok && t.unsampled != nil {
+			// The value's type was lost to a damaged file: the option may
+			// well be right, and the folder is what to fix.
+			de := *t.unsampled
+			de.Context = fmt.Sprintf("option %s %q cannot be judged: the values of %s could not be typed", option, text, t.Name)
+			de.Err = errors.Join(de.Err, err)
+			return "", &de
+		}
 		return "", optErr(option, text, "%v", CleanError(err))
 	}
 	rows.Close()

@@ -1,8 +1,8 @@
 package queries
 
 import (
-	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -178,18 +178,33 @@ func TestFailedRefreshKeepsTheLastCatalog(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v", files)
 	}
-	// Of the size its manifest says (a file of another size costs its
-	// partition before DuckDB sees it: catalog's checkFiles).
+	// Parquet, but not a data file of topicsnap's (one column x): the
+	// views cannot be made over it. (A file of another size than its
+	// manifest's, or one that is not Parquet, costs its partition before
+	// DuckDB sees it: catalog's checkFiles, queries' checkContents.)
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, "COPY (SELECT 1 AS x) TO "+quoteString(files[0])+" (FORMAT parquet)"); err != nil {
+		t.Fatal(err)
+	}
 	st, err := os.Stat(files[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	junk := bytes.Repeat([]byte("not parquet at all "), int(st.Size())/19+1)[:st.Size()]
-	if err := os.WriteFile(files[0], junk, 0o644); err != nil {
+	tp := catalog.TopicPartition{Topic: "broken", Partition: 0}
+	m, err := d.ReadManifest(ctx, tp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Files[0].Bytes = st.Size()
+	if err := d.WriteManifest(ctx, m); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.Refresh(ctx); err == nil {
-		t.Fatal("refresh over a file that is not Parquet succeeded")
+		t.Fatal("refresh over a file that is not a data file succeeded")
 	}
 	if e.Version() != version {
 		t.Fatalf("version %s after a failed refresh, want %s", e.Version(), version)

@@ -153,6 +153,9 @@ func (e *Engine) queryError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if isDamagedData(err) {
+		return damagedErr(err, "", e.dir.Path)
+	}
 	return CleanError(err)
 }
 
@@ -188,6 +191,10 @@ const UnknownTableHint = `topicsnap ls --dir DIR (lists the topics); each is a v
 func CleanError(err error) error {
 	if err == nil {
 		return nil
+	}
+	if isDamagedData(err) {
+		// The folder's fault, not the query's (exit 9, catalog verify).
+		return damagedErr(err, "", "")
 	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.TrimPrefix(msg, "duckdb: ")

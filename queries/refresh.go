@@ -177,6 +177,23 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 			problems = append(problems, fmt.Sprintf("topic %s skipped: %v", n, err))
 			continue
 		}
+		if !catalog.IsURL(e.dir.Path) {
+			// A data file of the right size that is not Parquet (garbage,
+			// zeroes) costs its partition, as one cut short does (the
+			// catalog checks sizes): DuckDB would fail every query of the
+			// topic on its footer.
+			kept := tm.Manifests[:0]
+			var bound boundFiles // whose footers DuckDB reads to make the views
+			for _, m := range tm.Manifests {
+				if me := checkContents(e.dir.Path, m, &bound); me != nil {
+					tm.Damaged = append(tm.Damaged, me)
+					continue
+				}
+				kept = append(kept, m)
+			}
+			tm.Manifests = kept
+			sort.Slice(tm.Damaged, func(i, j int) bool { return tm.Damaged[i].TP.Partition < tm.Damaged[j].TP.Partition })
+		}
 		// A damaged partition hides only itself: named in problems, and
 		// every check on the topic says it could not judge it.
 		var damaged []int32
@@ -539,6 +556,9 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 				e.problems = append(e.problems, fmt.Sprintf("topic %s: its values could not be sampled (%s); read as bytes; run topicsnap catalog verify",
 					tf.name, strings.ReplaceAll(CleanError(err).Error(), e.dir.Path+string(filepath.Separator), "")))
 				t.Structure, t.JSON = "", false
+				if de := (*DamagedError)(nil); errors.As(damagedErr(err, "", e.dir.Path), &de) {
+					t.unsampled = de
+				}
 			}
 			if tf.encoded && t.JSON {
 				// The writer schemas type the values better than a sample.
@@ -589,6 +609,9 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		}
 		for _, q := range ddl {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
+				if isDamagedData(err) {
+					return damagedErr(err, "create views of "+tf.name, e.dir.Path)
+				}
 				return fmt.Errorf("create views of %s: %w", tf.name, err)
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -69,7 +70,7 @@ func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t 
 			continue
 		}
 		var at int64
-		err := catalog.ScanDataFileColumns(ctx, dir.FilePath(m.TP(), f.Name), 4096, columns, func(rows []catalog.Row) error {
+		err := scanFile(ctx, dir.FilePath(m.TP(), f.Name), 4096, func(rows []catalog.Row) error {
 			for i := range rows {
 				if !rows[i].Control && rows[i].Timestamp >= ms { // a marker has the time it was written
 					at = rows[i].Offset
@@ -119,7 +120,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 			return err
 		}
 		check := catalog.NewRowCheck(pl.m.TP(), f)
-		err := catalog.ScanDataFileColumnsReused(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, columns, func(rows []catalog.Row) error {
+		err := scanFile(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, func(rows []catalog.Row) error {
 			// One allocation for the batch's records, one for their
 			// headers: the producer holds them until they are acknowledged.
 			recs := make([]*kgo.Record, 0, len(rows))
@@ -197,4 +198,37 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 		}
 	}
 	return nil
+}
+
+// fnError is an error fn of scanFile returned: its own, not the file's.
+type fnError struct{ err error }
+
+func (e *fnError) Error() string { return e.err.Error() }
+func (e *fnError) Unwrap() error { return e.err }
+
+// scanFile reads the restored columns of the data file at path in
+// batches of batch rows and calls fn with each (the rows are reused). A
+// file whose bytes are not the Parquet they should be (a page whose CRC32
+// does not match, a footer that does not decode: bit rot, a file rewritten)
+// is a damaged folder, as a file cut short is: the error wraps
+// catalog.ErrBadDataFile (exit 9, catalog verify). fn's own errors and a
+// cancelled ctx come back as they are.
+func scanFile(ctx context.Context, path string, batch int, fn func([]catalog.Row) error) error {
+	err := catalog.ScanDataFileColumnsReused(ctx, path, batch, columns, func(rows []catalog.Row) error {
+		if err := fn(rows); err != nil {
+			return &fnError{err}
+		}
+		return nil
+	})
+	var fe *fnError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &fe):
+		return fe.err
+	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)),
+		errors.Is(err, catalog.ErrBadDataFile), errors.Is(err, os.ErrPermission):
+		return err
+	}
+	return fmt.Errorf("%w: %w", err, catalog.ErrBadDataFile)
 }

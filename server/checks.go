@@ -107,6 +107,10 @@ func errorStatus(err error) int {
 	var bad *badRequest
 	var sqlErr *queries.SQLError
 	switch {
+	case errors.Is(err, queries.ErrDamagedData):
+		// A data file the engine could not read: the folder's fault, not
+		// the request's (a 400 would tell the client to change it).
+		return http.StatusInternalServerError
 	case errors.As(err, &bad), errors.Is(err, queries.ErrBadCheck), errors.Is(err, queries.ErrRefused), errors.As(err, &sqlErr):
 		return http.StatusBadRequest
 	case errors.Is(err, queries.ErrTimeout), errors.Is(err, context.DeadlineExceeded):

@@ -1,0 +1,238 @@
+package queries
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/folder"
+	"github.com/topicsnap/topicsnap/internal/exit"
+)
+
+// ErrDamagedData is a data file DuckDB could not read mid-query (or while
+// it made a topic's views): its footer or pages are not what Parquet
+// says, whatever the damage (garbage of the right size, bit rot in a
+// page, a footer rewritten). It is the folder's fault, not the query's:
+// exit 9, and the hint is catalog verify, which names the file.
+var ErrDamagedData = exit.New(exit.BadFolder, "damaged data file",
+	"topicsnap catalog verify --dir DIR (names every damaged file); put the file back from a backup, or remove its partition folder and dump the partition again while Kafka still has its offsets")
+
+// damagedData matches DuckDB's messages of a Parquet file it cannot read:
+// the footer (no magic, a bad length, thrift it cannot decode) or a page
+// (decompression, bit-packing, a buffer read past its end). Only the
+// message's first line is matched: the SQL excerpt below it is the user's.
+var damagedData = regexp.MustCompile(`No magic bytes found at end of file|too small to be a Parquet file|Footer length error|TProtocolException|invalid TType|don't know what type|Out of buffer|Failed to read file "[^"]*\.parquet"|(?i:decompression failure)|might be corrupted|likely corrupted|Invalid string encoding found in Parquet file|bitpacked data exceeds`)
+
+// damagedFile is the file a DuckDB message names, when it does.
+var damagedFile = regexp.MustCompile(`['"]([^'"]+\.parquet)['"]`)
+
+// DamagedError is a query (or a view's build) that failed on a data file
+// it could not read. errors.Is(err, ErrDamagedData) holds.
+type DamagedError struct {
+	// Context says what was being done ("check values on app_events"), or "".
+	Context string
+	// File is the damaged file's path in the folder when DuckDB's message
+	// names it, else "".
+	File string
+	// Msg is DuckDB's message without the driver's wrapping or the SQL
+	// excerpt, the folder's path left out.
+	Msg string
+	Err error
+}
+
+func (e *DamagedError) Error() string {
+	var b strings.Builder
+	if e.Context != "" {
+		b.WriteString(e.Context + ": ")
+	}
+	b.WriteString(ErrDamagedData.Error())
+	if e.File != "" {
+		b.WriteString(" " + e.File)
+	}
+	b.WriteString(": " + e.Msg)
+	if e.File == "" {
+		b.WriteString(" (DuckDB does not say which file: catalog verify names it)")
+	}
+	return b.String()
+}
+
+func (e *DamagedError) Unwrap() []error     { return []error{ErrDamagedData, e.Err} }
+func (e *DamagedError) ExitCode() exit.Code { return exit.BadFolder }
+func (e *DamagedError) Hint() string        { return ErrDamagedData.Hint() }
+
+// isDamagedData reports whether err's message is DuckDB's of a Parquet
+// file it could not read.
+func isDamagedData(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, ErrDamagedData) {
+		return true
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	return damagedData.MatchString(first)
+}
+
+// damagedErr is err as a *DamagedError when DuckDB failed on a damaged
+// data file (else err itself): context says what was being done, root is
+// the folder whose path a file's name is given relative to ("" keeps it).
+func damagedErr(err error, context, root string) error {
+	if err == nil || !isDamagedData(err) {
+		return err
+	}
+	var de *DamagedError
+	if errors.As(err, &de) {
+		if context != "" && de.Context == "" {
+			c := *de
+			c.Context = context
+			return &c
+		}
+		return err
+	}
+	msg := strings.TrimSpace(err.Error())
+	// The first line only: what follows is the query's excerpt (LINE 4:
+	// ... read_parquet([...), the views' SQL, not the user's.
+	msg, _, _ = strings.Cut(msg, "\n")
+	msg = driverNoise.ReplaceAllString(strings.TrimPrefix(msg, "duckdb: "), "")
+	// A wrapping of ours ("create views of T: Invalid Error: ..."): the
+	// DuckDB part is what is said.
+	if i := strings.Index(msg, " Error: "); i >= 0 {
+		msg = msg[i+len(" Error: "):]
+	}
+	file := ""
+	if m := damagedFile.FindStringSubmatch(msg); m != nil {
+		file = m[1]
+	}
+	if root != "" && !catalog.IsURL(root) {
+		prefix := filepath.Clean(root) + string(filepath.Separator)
+		if abs, err := filepath.Abs(root); err == nil {
+			msg = strings.ReplaceAll(msg, abs+string(filepath.Separator), "")
+			file = strings.TrimPrefix(file, abs+string(filepath.Separator))
+		}
+		msg = strings.ReplaceAll(msg, prefix, "")
+		file = strings.TrimPrefix(file, prefix)
+	} else if root != "" {
+		msg = strings.ReplaceAll(msg, strings.TrimSuffix(root, "/")+"/", "")
+		file = strings.TrimPrefix(file, strings.TrimSuffix(root, "/")+"/")
+	}
+	return &DamagedError{Context: context, File: file, Msg: msg, Err: err}
+}
+
+// checkParquetEnds says whether data file name of tp in the folder root
+// begins and ends as a Parquet file does: "PAR1" at both ends and a
+// footer length that fits in the file. A file of the size its manifest
+// recorded that is garbage (rewritten, a disk's block of zeroes) would
+// otherwise fail every query of its topic when DuckDB reads its footer;
+// this way it costs its partition, as a file cut short does. The error
+// wraps catalog.ErrBadDataFile. Reading the pages is catalog verify's.
+func checkParquetEnds(root string, tp catalog.TopicPartition, name string) error {
+	rel := catalog.RelFilePath(tp, name)
+	f, err := folder.OpenRegular(filepath.Join(root, filepath.FromSlash(path.Dir(rel))), name)
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
+	}
+	size := st.Size()
+	bad := func(why string) error {
+		return fmt.Errorf("%s: %w: not Parquet: %s (rewritten or corrupt)", rel, catalog.ErrBadDataFile, why)
+	}
+	if size < 12 {
+		return bad(fmt.Sprintf("%d bytes, too few for a Parquet file", size))
+	}
+	var head, tail [8]byte
+	if _, err := f.ReadAt(head[:4], 0); err != nil && err != io.EOF {
+		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
+	}
+	if _, err := f.ReadAt(tail[:], size-8); err != nil && err != io.EOF {
+		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
+	}
+	switch footer := int64(binary.LittleEndian.Uint32(tail[:4])); {
+	case string(tail[4:]) != "PAR1":
+		return bad("no PAR1 magic at its end")
+	case string(head[:4]) != "PAR1":
+		return bad("no PAR1 magic at its start")
+	case footer == 0 || footer > size-12:
+		return bad(fmt.Sprintf("a footer of %d bytes in a file of %d", footer, size))
+	}
+	return nil
+}
+
+// checkParquetFooter decodes the footer of data file name of tp in the
+// folder root: the file whose footer DuckDB reads when it makes its
+// topic's views (the first listed) must decode, or it fails the views of
+// the whole topic. The error wraps catalog.ErrBadDataFile.
+func checkParquetFooter(root string, tp catalog.TopicPartition, name string) error {
+	rel := catalog.RelFilePath(tp, name)
+	f, err := folder.OpenRegular(filepath.Join(root, filepath.FromSlash(path.Dir(rel))), name)
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
+	}
+	if _, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)); err != nil {
+		return fmt.Errorf("%s: %w: its footer cannot be read: %v (rewritten or corrupt)", rel, catalog.ErrBadDataFile, err)
+	}
+	return nil
+}
+
+// boundFiles tracks, over a topic's partitions in order, which files
+// DuckDB reads the footer of when it makes the topic's views: the first
+// of each read_parquet list (every file, those without markers or open
+// transactions, the others, the superseded; topicSelects).
+type boundFiles struct{ any, plain, other, superseded bool }
+
+// first reports whether f is the first of a list of the views so far, and
+// counts it.
+func (b *boundFiles) first(f catalog.FileEntry, superseded bool) bool {
+	if superseded {
+		was := b.superseded
+		b.superseded = true
+		return !was
+	}
+	plain := f.ControlRecords == 0 && f.OpenTxnRecords == 0
+	was := b.any && (plain && b.plain || !plain && b.other)
+	b.any = true
+	if plain {
+		b.plain = true
+	} else {
+		b.other = true
+	}
+	return !was
+}
+
+// checkContents checks the ends of every data file m lists (checkParquetEnds)
+// in the local folder root, and the footer of those DuckDB binds the
+// topic's views by (checkParquetFooter; b, updated when the partition is
+// sound). The error is the partition's, as the catalog reports a file
+// cut short.
+func checkContents(root string, m *catalog.Manifest, b *boundFiles) *catalog.ManifestError {
+	tp := m.TP()
+	nb := *b
+	for i, f := range m.AllFiles() {
+		err := checkParquetEnds(root, tp, f.Name)
+		if err == nil && nb.first(f, i >= len(m.Files)) {
+			err = checkParquetFooter(root, tp, f.Name)
+		}
+		if err != nil {
+			rel := catalog.RelFilePath(tp, "manifest.json")
+			return &catalog.ManifestError{TP: tp, Path: filepath.Join(root, filepath.FromSlash(rel)), Rel: rel, Err: err, Detail: err.Error()}
+		}
+	}
+	*b = nb
+	return nil
+}

@@ -1,0 +1,220 @@
+package queries
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/topicsnap/topicsnap/internal/exit"
+	"github.com/topicsnap/topicsnap/internal/seeds"
+)
+
+// damagedTeaShop writes the tea shop's folder (no broker) and damages it
+// with each of damage, given the folder; it returns the folder.
+func damagedTeaShop(t *testing.T, damage ...func(t *testing.T, dir string)) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 300, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range damage {
+		d(t, dir)
+	}
+	return dir
+}
+
+// dataFile is the path of the only data file of partition p of app_events.
+func dataFile(t *testing.T, dir string, p int) string {
+	t.Helper()
+	ms, err := filepath.Glob(filepath.Join(dir, "topic=app_events", "partition="+itoa(p), "*.parquet"))
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("partition %d's data files: %v %v", p, ms, err)
+	}
+	return ms[0]
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+// rewrite changes the bytes of partition p's data file in place (its size
+// stays the manifest's).
+func rewrite(p int, change func(b []byte)) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		path := dataFile(t, dir, p)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(b)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// footerStart is where a Parquet file's footer begins.
+func footerStart(b []byte) int {
+	return len(b) - 8 - int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+}
+
+var (
+	// garbage: random bytes of the file's size.
+	garbage = func(b []byte) { rand.Read(b) }
+	// zeroes: a block of zeroes of the file's size.
+	zeroes = func(b []byte) { clear(b) }
+	// badFooter: the footer's thrift flipped, its length and magic kept.
+	badFooter = func(b []byte) {
+		for i := footerStart(b); i < len(b)-8; i += 7 {
+			b[i] ^= 0x5a
+		}
+	}
+	// badPages: bit rot in the data pages, the footer and size unchanged.
+	badPages = func(b []byte) {
+		for i := 200; i < footerStart(b)-200; i += 7 {
+			b[i] ^= 0xff
+		}
+	}
+)
+
+// A data file damaged in its footer (garbage or zeroes of the right size,
+// a footer that does not decode) costs its partition, as one cut short
+// does: the folder opens, the other partitions answer, and the checks say
+// what they did not judge. A footer that does not decode in a file past
+// the first of its topic's views (DuckDB reads it only when a query
+// reaches it) is TestDamagedPagesAreTheFolders' case: decoding every
+// footer at each refresh would cost a folder of many files too much.
+func TestDamagedDataFileCostsItsPartition(t *testing.T) {
+	cases := []struct {
+		name   string
+		p      int
+		damage func(t *testing.T, dir string)
+	}{
+		{"truncated", 0, func(t *testing.T, dir string) {
+			if err := os.Truncate(dataFile(t, dir, 0), 2000); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"garbage of the same size", 0, rewrite(0, garbage)},
+		{"zeroes of the same size", 0, rewrite(0, zeroes)},
+		{"footer rewritten, magic kept", 0, rewrite(0, badFooter)},
+		{"garbage in another partition", 3, rewrite(3, garbage)},
+	}
+	for _, c := range cases {
+		for _, lazy := range []bool{false, true} {
+			t.Run(c.name+map[bool]string{false: "", true: "/lazy"}[lazy], func(t *testing.T) {
+				dir := damagedTeaShop(t, c.damage)
+				ctx := context.Background()
+				e, err := Open(ctx, dir, Options{Lazy: lazy})
+				if err != nil {
+					t.Fatalf("open: %v", err)
+				}
+				defer e.Close()
+				var n int64
+				rows, err := e.Query(ctx, "SELECT count(*) FROM app_events")
+				if err != nil {
+					t.Fatalf("query: %v", err)
+				}
+				for rows.Next() {
+					rows.Scan(&n)
+				}
+				if err := rows.Err(); err != nil {
+					t.Fatalf("query: %v", err)
+				}
+				rows.Close()
+				if n == 0 {
+					t.Fatal("no records answered")
+				}
+				found := false
+				for _, p := range e.Problems() {
+					found = found || strings.Contains(p, "partition="+itoa(c.p)+"/") && strings.Contains(p, "unreadable data file")
+				}
+				if !found {
+					t.Fatalf("no problem names partition %d's file: %q", c.p, e.Problems())
+				}
+				r, err := e.RunCheck(ctx, "gaps", CheckOptions{Topic: "app_events"})
+				if err != nil {
+					t.Fatalf("gaps: %v", err)
+				}
+				if r.Status == StatusOK || !strings.Contains(r.Message, "not judged: 1 partition") {
+					t.Fatalf("gaps: %s %s", r.Status, r.Message)
+				}
+				if got, _ := r.Summary.Get("unreadable_partitions").([]int32); len(got) != 1 || got[0] != int32(c.p) {
+					t.Fatalf("unreadable_partitions %v", r.Summary.Get("unreadable_partitions"))
+				}
+			})
+		}
+	}
+}
+
+// A data file DuckDB cannot read mid-query (its pages damaged, size and
+// footer intact) is a damaged folder: exit 9, catalog verify as the
+// hint, never a user error on an option. TestDamagedPagesAreTheFolders.
+func TestDamagedPagesAreTheFolders(t *testing.T) {
+	t.Run("footer of a later file", func(t *testing.T) {
+		dir := damagedTeaShop(t, rewrite(3, badFooter))
+		e, err := Open(t.Context(), dir, Options{})
+		if err != nil {
+			t.Fatalf("open: %v", err)
+		}
+		defer e.Close()
+		_, err = e.RunCheck(t.Context(), "gaps", CheckOptions{Topic: "app_events"})
+		if code, _ := exit.Of(err); !errors.Is(err, ErrDamagedData) || code != exit.BadFolder {
+			t.Fatalf("exit %d: %v", code, err)
+		}
+	})
+	dir := damagedTeaShop(t, rewrite(0, badPages))
+	ctx := context.Background()
+	e, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	defer e.Close()
+	damaged := func(what string, err error) {
+		t.Helper()
+		code, hint := exit.Of(err)
+		var oe *OptionError
+		if err == nil || !errors.Is(err, ErrDamagedData) || code != exit.BadFolder || !strings.Contains(hint, "catalog verify --dir DIR") || errors.As(err, &oe) {
+			t.Errorf("%s: exit %d, hint %q: %v", what, code, hint, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "LINE ") {
+			t.Errorf("%s: the views' SQL in the message: %v", what, err)
+		}
+	}
+	cases := []struct {
+		name string
+		run  func() error
+	}{
+		{"check values", func() error {
+			_, err := e.RunCheck(ctx, "values", CheckOptions{Topic: "app_events"})
+			return err
+		}},
+		{"check duplicates --id value.event_id", func() error {
+			_, err := e.RunCheck(ctx, "duplicates", CheckOptions{Topic: "app_events", ID: "value.event_id"})
+			return err
+		}},
+		{"sql", func() error {
+			rows, err := e.Query(ctx, `SELECT * FROM "app_events$all"`)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+			}
+			return rows.Err()
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { damaged(c.name, c.run()) })
+	}
+	// DuckDB names the file in some messages: the name is kept, relative
+	// to the folder.
+	err = damagedErr(errors.New(`Invalid Input Error: Failed to read file "`+dir+`/topic=app_events/partition=0/x.parquet": ZSTD Decompression failure`), "check gaps on app_events", dir)
+	var de *DamagedError
+	if !errors.As(err, &de) || de.File != "topic=app_events/partition=0/x.parquet" || strings.Contains(err.Error(), dir) {
+		t.Fatalf("%#v: %v", de, err)
+	}
+}
