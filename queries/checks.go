@@ -572,6 +572,12 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	if !ok {
 		return nil, e.unknownTopic(o.Topic)
 	}
+	for _, name := range []string{o.Topic, o.AgainstTopic} {
+		if at, ok := e.Topic(name); ok && at.Apart != "" {
+			// Its views would be another's: refused, never answered wrong.
+			return nil, exit.Errorf(ErrNameTaken, "check %s on %s: %s", name, o.Topic, at.Apart)
+		}
+	}
 	if err := o.validate(); err != nil {
 		return nil, err
 	}

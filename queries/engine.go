@@ -62,7 +62,10 @@ type Options struct {
 
 // Topic describes one topic's views.
 type Topic struct {
-	Name       string
+	Name string
+	// Apart says why the topic has no views (its name is another topic's
+	// but for case, or a table's the engine makes); "" when it has.
+	Apart      string
 	Partitions int
 	Files      int
 	Records    int64

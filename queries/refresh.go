@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/exit"
 )
 
 // catalogVersion hashes the size and time of every manifest and snapshot
@@ -113,6 +114,7 @@ func (e *Engine) Refresh(ctx context.Context) (bool, error) {
 
 type topicFiles struct {
 	name      string
+	apart     string // why the topic has no views (apartNames); "" when it has
 	manifests []*catalog.Manifest
 	paths     []string
 	plain     []bool            // per path: no control markers, no open transactions
@@ -273,7 +275,53 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 		snaps = nil
 		badCuts[""]++
 	}
+	tfs, problems = apartNames(tfs, problems)
 	return &catalogState{files: tfs, snaps: snaps, problems: problems, badCuts: badCuts, allNames: all}, nil
+}
+
+// ErrNameTaken marks a topic whose name SQL cannot tell apart from another
+// name of the engine's: another topic's that differs only in case (Kafka
+// allows "Orders" beside "orders"; SQL names ignore case), or a table the
+// engine makes (a topic named "files" or "partitions").
+var ErrNameTaken = exit.New(exit.Error, "topic name taken in SQL",
+	"check NAME --topic NAME reads a topic alone (one whose name differs from another's only in case); a topic named as a table topicsnap makes is read in SQL with read_parquet of its files (the files table lists them)")
+
+// takenName says why topic's views cannot be made under its name: a table
+// or view the engine makes has it (lower case); "" when none does.
+func takenName(topic string) string {
+	l := strings.ToLower(topic)
+	if slices.Contains(metadataTables, l) || slices.Contains(logViews, l) {
+		return fmt.Sprintf("topic %s has the name of the table %s that topicsnap makes, so it has no view under that name", topic, l)
+	}
+	return ""
+}
+
+// apartNames marks (topicFiles.apart), and names in problems, the topics
+// whose views SQL could not tell apart: two topics whose names differ only
+// in case (one view answered for both, silently), and a topic named as a
+// table the engine makes (the table answered for it). They keep their rows
+// in the catalog tables (files, partition_dumps, ...) and get no view.
+func apartNames(tfs []topicFiles, problems []string) ([]topicFiles, []string) {
+	byLower := map[string][]string{}
+	for _, tf := range tfs {
+		l := strings.ToLower(tf.name)
+		byLower[l] = append(byLower[l], tf.name)
+	}
+	for i := range tfs {
+		tf := &tfs[i]
+		if same := byLower[strings.ToLower(tf.name)]; len(same) > 1 {
+			tf.apart = fmt.Sprintf("topics %s differ only in case, which SQL names do not tell apart, so none has a view", strings.Join(same, ", "))
+			if same[0] == tf.name { // said once for the group
+				problems = append(problems, tf.apart+": check NAME --topic NAME reads one alone; in SQL, read_parquet its files (the files table lists them, by topic)")
+			}
+			continue
+		}
+		if why := takenName(tf.name); why != "" {
+			tf.apart = why
+			problems = append(problems, why+": check NAME --topic NAME refuses it; in SQL, read_parquet its files (the files table lists them, by topic)")
+		}
+	}
+	return tfs, problems
 }
 
 // apply makes cat, read at catalog version v, the engine's catalog: it
@@ -283,7 +331,7 @@ func (e *Engine) apply(ctx context.Context, v string, tv map[string]string, cat 
 	tfs := cat.files
 	topics := make([]Topic, len(tfs))
 	for i, tf := range tfs {
-		topics[i] = Topic{Name: tf.name, Partitions: len(tf.manifests), Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded}
+		topics[i] = Topic{Name: tf.name, Apart: tf.apart, Partitions: len(tf.manifests), Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded}
 		for _, s := range slices.Concat(tf.schemas, tf.keySchemas) {
 			if !slices.Contains(topics[i].Formats, s.Type) {
 				topics[i].Formats = append(topics[i].Formats, s.Type)
@@ -461,6 +509,9 @@ func (e *Engine) missing(w want) bool {
 	}
 	for _, tf := range e.files {
 		n := strings.ToLower(tf.name)
+		if tf.apart != "" {
+			continue
+		}
 		if w.names[n] && !e.built[n] || w.names[n+"$all"] && !e.built[n+"$all"] ||
 			len(tf.superseded) > 0 && w.names[n+"$superseded"] && !e.built[n+"$superseded"] {
 			return true
@@ -533,6 +584,9 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		}
 	}
 	for _, tf := range e.files {
+		if tf.apart != "" {
+			continue // no view under a name SQL cannot tell apart
+		}
 		n := strings.ToLower(tf.name)
 		needData := (w.all || w.names[n]) && !e.built[n]
 		needAll := (w.all || w.names[n+"$all"]) && !e.built[n+"$all"]
@@ -661,6 +715,9 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 func (e *Engine) lagAtMacroLocked() (string, error) {
 	var parts []string
 	for _, tf := range e.files {
+		if tf.apart != "" {
+			continue // it has no view (its name is said among the problems)
+		}
 		parts = append(parts, fmt.Sprintf(`SELECT %s AS topic, "partition", "offset", "timestamp" FROM %s`, quoteString(tf.name), quoteIdent(tf.name+"$all")))
 	}
 	if len(parts) == 0 {

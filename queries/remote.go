@@ -314,6 +314,9 @@ func (e *Engine) ensureRemote(ctx context.Context) error {
 	}
 	root := e.remoteRoot()
 	for _, tf := range files {
+		if tf.apart != "" {
+			continue // no view under a name SQL cannot tell apart (apartNames)
+		}
 		if root != e.dir.Path {
 			paths, err := rebase(e.dir.Path, root, tf.paths)
 			if err != nil {

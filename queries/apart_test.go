@@ -1,0 +1,84 @@
+package queries
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/catalogtest"
+)
+
+// TestTopicsSQLCannotTellApart: Kafka allows topics whose names differ only
+// in case ("Orders" beside "orders") and a topic named as a table the engine
+// makes ("files"), while SQL names ignore case. Before, one view answered for
+// both case-twins and the files table for the topic "files", silently. Now
+// none of them has a view, each is named among the problems, the catalog
+// tables keep their rows, a check on one refuses (ErrNameTaken) on the whole
+// folder, and a check on one of the twins alone (Options.Topics, as check
+// --topic opens it) answers for it.
+func TestTopicsSQLCannotTellApart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "snap")
+	d := catalogtest.Folder(t, dir, "orders", map[int32][][]catalog.Row{0: {catalogtest.Rows(0, 0, 10)}})
+	for topic, n := range map[string]int{"Orders": 3, "files": 4, "lonely": 5} {
+		tp := catalog.TopicPartition{Topic: topic}
+		fe, err := d.WriteDataFile(t.Context(), tp, catalogtest.Rows(0, 0, n), "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: topic, Files: []catalog.FileEntry{fe}, NextOffset: int64(n)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	for _, lazy := range []bool{false, true} {
+		e, err := Open(ctx, dir, Options{Lazy: lazy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := func(q string) (int64, error) {
+			rows, err := e.Query(ctx, q)
+			if err != nil {
+				return 0, err
+			}
+			defer rows.Close()
+			var n int64
+			rows.Next()
+			return n, rows.Scan(&n)
+		}
+		for _, q := range []string{`SELECT count(*) FROM orders`, `SELECT count(*) FROM "Orders"`, `SELECT count(*) FROM "orders$all"`} {
+			if n, err := count(q); err == nil {
+				t.Errorf("lazy %v: %s answered %d: one view for two topics", lazy, q, n)
+			}
+		}
+		if n, err := count(`SELECT count(*) FROM files`); err != nil || n != 4 {
+			t.Errorf("lazy %v: the files table: %d files, %v; want the 4 topics' files", lazy, n, err)
+		}
+		if n, err := count(`SELECT count(*) FROM lonely`); err != nil || n != 5 {
+			t.Errorf("lazy %v: lonely: %d, %v", lazy, n, err)
+		}
+		problems := strings.Join(e.Problems(), "\n")
+		if !strings.Contains(problems, "topics Orders, orders differ only in case") || !strings.Contains(problems, "topic files has the name of the table files") {
+			t.Errorf("lazy %v: problems do not name them:\n%s", lazy, problems)
+		}
+		for _, topic := range []string{"orders", "Orders", "files"} {
+			if _, err := e.RunCheck(ctx, "gaps", CheckOptions{Topic: topic}); !errors.Is(err, ErrNameTaken) {
+				t.Errorf("lazy %v: check gaps on %s: %v, want ErrNameTaken", lazy, topic, err)
+			}
+		}
+		e.Close()
+	}
+	for topic, n := range map[string]int64{"orders": 10, "Orders": 3} {
+		e, err := Open(ctx, dir, Options{Lazy: true, Topics: []string{topic}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.RunCheck(ctx, "gaps", CheckOptions{Topic: topic})
+		if err != nil || r.Summary.Get("records") != n {
+			t.Errorf("check gaps on %s alone: %v, %v; want %d records", topic, r, err, n)
+		}
+		e.Close()
+	}
+}
