@@ -75,7 +75,24 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, share float
 	if werr := <-errc; werr != nil {
 		return werr
 	}
-	return rerr
+	if rerr != nil {
+		return rerr
+	}
+	// Only a writer that recorded this snapshot in its manifest reached the
+	// cut's end: one interrupted after the reader's last hand-off committed
+	// what it had, and no more. Then the snapshot is interrupted, whatever
+	// the reader saw: its cut, which lists every partition as dumped, is
+	// not written (as on any interruption; the next run resumes from the
+	// manifests).
+	for _, pl := range plans {
+		if w := writers[pl.tp.Partition]; !w.complete {
+			if err := commitCtx.Err(); err != nil {
+				return err
+			}
+			return fmt.Errorf("%s: its dump ended before the cut's end %d (next offset %d)", pl.tp, pl.until, w.next)
+		}
+	}
+	return nil
 }
 
 func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offset, writers map[int32]*writer, share float64) error {
@@ -170,17 +187,24 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		}
 		fetches.EachPartition(func(fp kgo.FetchTopicPartition) {
 			w := writers[fp.Partition]
-			if w == nil || w.finished || len(fp.Records) == 0 {
+			if ferr != nil || w == nil || w.finished || len(fp.Records) == 0 {
 				return
 			}
 			recs := fp.Records
 			// Keep only offsets below the cut; anything later is the next snapshot's.
 			n := sort.Search(len(recs), func(i int) bool { return recs[i].Offset >= w.pl.until })
 			done := n < len(recs) || (n > 0 && recs[n-1].Offset >= w.pl.until-1)
+			beforeHandOff(w.pl.tp, done)
 			if n > 0 {
 				select {
 				case w.in <- item{recs: recs[:n]}:
 				case <-ctx.Done():
+					// Interrupted: the batch is not handed over, so its
+					// partition did not reach the cut's end; it is never
+					// counted finished (G5: the last batches dropped here
+					// ended the loop as if every partition were read).
+					ferr = ctx.Err()
+					return
 				}
 				w.readAt = recs[n-1].Offset + 1
 			}
@@ -189,9 +213,17 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 				cl.RemoveConsumePartitions(map[string][]int32{topic: {fp.Partition}})
 			}
 		})
+		if ferr != nil {
+			return ferr
+		}
 	}
 	return nil
 }
+
+// beforeHandOff runs on the reader's side before a partition's records are
+// handed to its writer; last is true for the batch that reaches the cut's
+// end. A no-op; the interruption tests cancel the run's context in it.
+var beforeHandOff = func(tp catalog.TopicPartition, last bool) {}
 
 // stallCheck is how long a poll may bring nothing before the partitions
 // still to read are checked from outside the fetch path.

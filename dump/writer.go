@@ -86,6 +86,7 @@ type writer struct {
 	next       int64
 	pending    []catalog.LostRange
 	closeOnce  bool
+	complete   bool // this snapshot is recorded in the manifest: the partition reached the cut's end
 
 	records, bytes, files, lostN, lostOffsets, decoded, decodeErrs *atomic.Int64
 	keysDecoded, keyDecodeErrs                                     *atomic.Int64
@@ -185,6 +186,7 @@ func (w *writer) run(ctx, commitCtx context.Context) (err error) {
 	if err := w.commit(commitCtx, done); err != nil {
 		return err
 	}
+	w.complete = true
 	if w.d.opts.Progress != nil {
 		w.d.opts.Progress.Done(tp)
 	}
