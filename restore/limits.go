@@ -228,6 +228,12 @@ func checkLimits(ctx context.Context, dir *catalog.Dir, plans []*plan, to string
 		return nil // nothing to check, nothing to count
 	}
 	now := time.Now().UnixMilli()
+	if !count {
+		// Only the plans with a file whose manifest entry cannot vouch for
+		// its records (fileFits) are read: a snapshot written since the
+		// entries say their largest record is read once, to produce.
+		plans = slices.DeleteFunc(slices.Clone(plans), func(pl *plan) bool { return planFits(pl, l, now) })
+	}
 	var mu sync.Mutex
 	var errs []*LimitError
 	need := map[string]int64{}
@@ -319,4 +325,43 @@ feed:
 	e := errs[0] // max.message.bytes sorts first: a size is named before a time
 	e.Count, e.Need = found[e.Config], need[e.Config]
 	return e
+}
+
+// recordOverhead bounds what recordBatchBytes adds to catalog.RecordBytes
+// of a record: the batch header (61), the record's length, attributes,
+// timestamp and offset deltas, the key's, value's and header count's
+// varints (at most 5 bytes each; a header's two are in RecordBytes).
+const recordOverhead = 61 + 5 + 3 + 5 + 5 + 5
+
+// fileFits reports whether every record of data file f is known, from its
+// manifest entry alone, to be taken by a target of limits l at now: its
+// largest record's bound (MaxRecordBytes, when recorded) within
+// max.message.bytes, and its oldest and newest timestamps within the
+// window. A file it cannot vouch for is read.
+func fileFits(f catalog.FileEntry, l limits, now int64) bool {
+	if f.Records == f.ControlRecords {
+		return true // markers only: none is produced
+	}
+	if f.MaxRecordBytes <= 0 || f.MaxRecordBytes+recordOverhead > l.maxMessageBytes {
+		return false
+	}
+	if f.MinTimestamp < 0 {
+		return false // a record without a time (-1) hides the others' oldest
+	}
+	b, a := tsNeed(f.MinTimestamp, f.MaxTimestamp, now)
+	return b <= l.before && a <= l.after
+}
+
+// planFits reports whether fileFits holds for every file pl reads.
+func planFits(pl *plan, l limits, now int64) bool {
+	p := pl.part
+	for _, f := range pl.m.Files {
+		if f.LastOffset < p.From || f.FirstOffset >= p.Until {
+			continue
+		}
+		if !fileFits(f, l, now) {
+			return false
+		}
+	}
+	return true
 }
