@@ -504,6 +504,7 @@ func mergedEntry(run []FileEntry) FileEntry {
 		fe.DecodeErrors += f.DecodeErrors
 		fe.KeysDecoded += f.KeysDecoded
 		fe.KeyDecodeErrors += f.KeyDecodeErrors
+		fe.MaxRecordBytes = max(fe.MaxRecordBytes, f.MaxRecordBytes)
 		for _, id := range f.SchemaIDs {
 			if !slices.Contains(fe.SchemaIDs, id) {
 				fe.SchemaIDs = append(fe.SchemaIDs, id)
@@ -513,6 +514,11 @@ func mergedEntry(run []FileEntry) FileEntry {
 			if !slices.Contains(fe.KeySchemaIDs, id) {
 				fe.KeySchemaIDs = append(fe.KeySchemaIDs, id)
 			}
+		}
+	}
+	for _, f := range run {
+		if f.MaxRecordBytes == 0 && f.Records > f.ControlRecords {
+			fe.MaxRecordBytes = 0 // one file's is not known: neither is the merge's
 		}
 	}
 	return fe

@@ -166,6 +166,7 @@ func (w *FileWriter) WriteTyped(rows []Row, fields []ValueFields, typed bool) er
 		for _, h := range r.Headers {
 			w.data += int64(len(h.Key) + len(h.Value))
 		}
+		w.fe.MaxRecordBytes = max(w.fe.MaxRecordBytes, RecordBytes(r.Key, r.Value, r.Headers))
 	}
 	w.fe.Records += int64(len(rows))
 	// parquet-go writes a slice of rows one column at a time, each column

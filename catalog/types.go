@@ -146,6 +146,12 @@ type FileEntry struct {
 	OpenTxnRecords int64 `json:"open_txn_records,omitempty"`
 	MinTimestamp   int64 `json:"min_timestamp_ms"`
 	MaxTimestamp   int64 `json:"max_timestamp_ms"`
+	// MaxRecordBytes is an upper bound of the largest record's size: its
+	// key, value and headers' bytes, with 10 bytes a header (RecordBytes).
+	// A restore whose target takes records that large reads no file to
+	// check them (restore's checkLimits). 0: not recorded (a file written
+	// before it was, or a merge of one): the file is read to check.
+	MaxRecordBytes int64 `json:"max_record_bytes,omitempty"`
 	// SchemaIDs are the schema ids of the file's wire-format values; the
 	// folder stores each in schemas/ID.json (catalog verify names those it
 	// lacks). Decoded and DecodeErrors count the values decoded with them
@@ -434,4 +440,15 @@ func ParsePartitions(s string) (map[int32]bool, error) {
 		}
 	}
 	return out, nil
+}
+
+// RecordBytes is what FileEntry.MaxRecordBytes counts of a record: its key
+// and value bytes, each header's key and value bytes and 10 more a header
+// (its two lengths' varints, at most 5 bytes each).
+func RecordBytes(key, value []byte, headers []Header) int64 {
+	n := int64(len(key) + len(value))
+	for _, h := range headers {
+		n += int64(len(h.Key)+len(h.Value)) + 10
+	}
+	return n
 }

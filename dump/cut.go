@@ -92,7 +92,8 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 			}
 			for _, cfg := range r.Configs {
 				switch cfg.Key {
-				case "cleanup.policy", "retention.ms", "retention.bytes", "min.insync.replicas", "unclean.leader.election.enable", "segment.ms", "segment.bytes", "message.timestamp.type", "max.message.bytes":
+				case "cleanup.policy", "retention.ms", "retention.bytes", "min.insync.replicas", "unclean.leader.election.enable", "segment.ms", "segment.bytes", "message.timestamp.type", "max.message.bytes",
+					"message.timestamp.before.max.ms", "message.timestamp.after.max.ms": // restore creates a target that takes the same records
 					if cfg.Value != nil {
 						st.Configs[cfg.Key] = *cfg.Value
 					}

@@ -15,7 +15,12 @@
 //   - target.go: the target topic: one with fewer partitions than the
 //     source is refused (TargetError, exit 12) before anything is
 //     produced; a missing one is created from the snapshot's configs,
-//     adjusted to this cluster (and said);
+//     adjusted to this cluster (and said); the source topic itself, still
+//     holding the records, is refused unless named (SameTopicError);
+//   - limits.go: the target's max.message.bytes and timestamp window: the
+//     producers' batch limit, the window a new target is created with, and
+//     the read of every planned record before anything is produced that
+//     refuses a target that would refuse one (LimitError, exit 12);
 //   - plan.go: each partition's source range (the committed progress,
 //     --from, --until, the stored end) and the sharing out of partitions
 //     between the producers; a dry run (Options.DryRun) scans the plan and

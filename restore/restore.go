@@ -3,6 +3,7 @@ package restore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -22,6 +23,7 @@ import (
 // continues after the committed progress.
 func Run(ctx context.Context, opts Options) (Summary, error) {
 	start := time.Now()
+	explicit := opts.ToTopic != "" // --to-topic named, even the source's own name
 	if opts.ToTopic == "" {
 		opts.ToTopic = opts.Topic
 	}
@@ -101,22 +103,30 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 			warn(fmt.Sprintf("topic %s has message.timestamp.type=LogAppendTime: the broker stamps restored records with its own time instead of the snapshot's", opts.ToTopic))
 		}
 	} else {
-		sum.Created, sum.CreatePlan = true, fmt.Sprintf("%d partitions, %s", src.partitions, how)
-		if !opts.DryRun {
-			r, err := adm.CreateTopic(ctx, int32(src.partitions), int16(rf), configs, opts.ToTopic)
-			if err == nil {
-				err = r.Err
+		// The limits the topic will have: the broker says, for these
+		// configs, without creating it; the snapshot's timestamps widen
+		// its window where they need it.
+		target.limits = limitsOf(func(k string) (string, bool) {
+			if v := configs[k]; v != nil {
+				return *v, true
 			}
-			if ae := deniedErr(who, fmt.Sprintf("create topic %q", opts.ToTopic), opts.ToTopic, "CREATE", err); ae != nil {
-				return sum, ae
+			return "", false
+		})
+		target.limits.known = true
+		if rs, err := adm.ValidateCreateTopics(ctx, int32(src.partitions), int16(rf), configs, opts.ToTopic); err == nil {
+			if r, ok := rs[opts.ToTopic]; ok && r.Err == nil && len(r.Configs) > 0 {
+				target.limits = limitsOf(func(k string) (string, bool) {
+					if c, ok := r.Configs[k]; ok && c.Value != nil {
+						return *c.Value, true
+					}
+					return "", false
+				})
 			}
-			if err != nil {
-				return sum, fmt.Errorf("create topic %s: %w", opts.ToTopic, kafkaconn.Classify(err))
-			}
-			// The client's metadata of the topic may be older than the
-			// topic: the response says what was created.
-			target.exists, target.partitions, target.id = true, src.partitions, r.ID
 		}
+		if shown := widenWindow(src, configs, &target.limits, warn); len(shown) > 0 {
+			how += ", " + strings.Join(shown, ", ")
+		}
+		sum.Created, sum.CreatePlan = true, fmt.Sprintf("%d partitions, %s", src.partitions, how)
 	}
 
 	var producers []*kgo.Client
@@ -140,7 +150,12 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 				// default, after producerMetadataMinAge here.
 				kgo.MetadataMinAge(producerMetadataMinAge),
 				kgo.MaxBufferedRecords(64*1024),
-				kgo.MaxBufferedBytes(32<<20),
+				// Any record the target takes can be produced: a batch
+				// as large as its max.message.bytes (franz-go's default
+				// is about 1 MB), and as much buffered.
+				kgo.ProducerBatchMaxBytes(target.limits.batchMaxBytes()),
+				kgo.BrokerMaxWriteBytes(max(100<<20, 2*target.limits.batchMaxBytes())),
+				kgo.MaxBufferedBytes(max(32<<20, 2*int(target.limits.batchMaxBytes()))),
 				kafkaconn.WaitHook(opts.Progress),
 			)
 			if err != nil {
@@ -166,14 +181,32 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 			return sum, err
 		}
 	}
-	if opts.DryRun {
-		for _, pl := range plans {
-			err := scanPlan(ctx, dir, pl, opts.ToTopic, nil, func([]*kgo.Record, int64, bool, int64) error { return nil })
-			if err != nil {
-				return sum, err
-			}
+	if target.exists && src.snap != nil && src.snap.TopicID != "" && target.id.String() == src.snap.TopicID {
+		if err := checkSameTopic(ctx, adm, opts.ToTopic, explicit, plans, warn); err != nil {
+			return sum, err
 		}
-	} else {
+	}
+	// Every record is held to the target's limits before anything is
+	// created or produced; a dry run's scan is this one.
+	if err := checkLimits(ctx, dir, plans, opts.ToTopic, target.limits, !target.exists, opts.DryRun); err != nil {
+		return sum, err
+	}
+	if !opts.DryRun {
+		if sum.Created {
+			r, err := adm.CreateTopic(ctx, int32(src.partitions), int16(rf), configs, opts.ToTopic)
+			if err == nil {
+				err = r.Err
+			}
+			if ae := deniedErr(who, fmt.Sprintf("create topic %q", opts.ToTopic), opts.ToTopic, "CREATE", err); ae != nil {
+				return sum, ae
+			}
+			if err != nil {
+				return sum, fmt.Errorf("create topic %s: %w", opts.ToTopic, kafkaconn.Classify(err))
+			}
+			// The client's metadata of the topic may be older than the
+			// topic: the response says what was created.
+			target.exists, target.partitions, target.id = true, src.partitions, r.ID
+		}
 		if sum.Created {
 			if err := waitLeading(ctx, cl, opts.ToTopic, src.partitions); err != nil {
 				return sum, err

@@ -159,7 +159,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 					continue
 				}
 				r := &slab[len(recs)]
-				*r = kgo.Record{Topic: to, Partition: part, Key: row.Key, Value: row.Value, Timestamp: time.UnixMilli(row.Timestamp)}
+				*r = kgo.Record{Topic: to, Partition: part, Offset: row.Offset, Key: row.Key, Value: row.Value, Timestamp: time.UnixMilli(row.Timestamp)}
 				if n := len(row.Headers); n > 0 {
 					r.Headers, hslab = hslab[:n:n], hslab[n:]
 					for j, h := range row.Headers {

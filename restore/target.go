@@ -14,6 +14,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/topicsnap/topicsnap/internal/exit"
+	"github.com/topicsnap/topicsnap/internal/shell"
 	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
@@ -25,6 +27,9 @@ type target struct {
 	id            kadm.TopicID
 	brokers       int
 	logAppendTime bool
+	// limits are the target's max.message.bytes and timestamp window: an
+	// existing one's as described, a missing one's as it would be created.
+	limits limits
 }
 
 func describeTarget(ctx context.Context, adm *kadm.Client, topic, who string) (target, error) {
@@ -49,6 +54,9 @@ func describeTarget(ctx context.Context, adm *kadm.Client, topic, who string) (t
 	t.exists, t.partitions, t.id = true, len(td.Partitions), td.ID
 	if rc, err := adm.DescribeTopicConfigs(ctx, topic); err == nil {
 		for _, r := range rc {
+			if r.Err == nil {
+				t.limits = limitsOfConfigs(r.Configs)
+			}
 			for _, c := range r.Configs {
 				if c.Key == "message.timestamp.type" && c.Value != nil && *c.Value == "LogAppendTime" {
 					t.logAppendTime = true
@@ -206,4 +214,70 @@ func ledOrFailed(ctx context.Context, cl *kgo.Client, topic string, partitions i
 		}
 	}
 	return true
+}
+
+// SameTopicError is a restore, without --to-topic, into the topic the
+// snapshot was taken from (the same topic id) while that topic still holds
+// records the restore would write: every one would be in it twice.
+// errors.Is(err, ErrTarget) holds.
+type SameTopicError struct {
+	Topic       string
+	Partition   int32
+	From, Until int64 // the offsets of the partition the topic still holds and the restore would write
+}
+
+func (e *SameTopicError) Error() string {
+	return fmt.Sprintf("%v: topic %s is the topic the snapshot was taken from (the same topic id), and it still holds offsets %d-%d of partition %d that the restore would write again; nothing was produced",
+		ErrTarget, e.Topic, e.From, e.Until-1, e.Partition)
+}
+
+func (e *SameTopicError) Unwrap() error { return ErrTarget }
+
+// ExitCode is exit.Target.
+func (e *SameTopicError) ExitCode() exit.Code { return exit.Target }
+
+// Hint is another topic, or the source named on purpose.
+func (e *SameTopicError) Hint() string {
+	return fmt.Sprintf("restore into another topic with --to-topic %s, or, to write the records into %s a second time on purpose, name it: --to-topic %s",
+		shell.Quote(e.Topic+"-restored"), e.Topic, shell.Quote(e.Topic))
+}
+
+// checkSameTopic is called for a target that is the snapshot's source
+// topic (the same topic id): a restore of offsets it still holds (between
+// its log start and end) is refused, unless --to-topic named it
+// (explicit), which is warned about.
+func checkSameTopic(ctx context.Context, adm *kadm.Client, topic string, explicit bool, plans []*plan, warn func(string)) error {
+	starts, err := adm.ListStartOffsets(ctx, topic)
+	if err == nil {
+		err = starts.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("list the start offsets of %s: %w", topic, kafkaconn.Classify(err))
+	}
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("list the end offsets of %s: %w", topic, kafkaconn.Classify(err))
+	}
+	for _, pl := range plans {
+		p := pl.part
+		s, ok1 := starts.Lookup(topic, p.Partition)
+		en, ok2 := ends.Lookup(topic, p.Partition)
+		if !ok1 || !ok2 || p.From >= p.Until {
+			continue
+		}
+		from, until := max(p.From, s.Offset), min(p.Until, en.Offset)
+		if from >= until {
+			continue
+		}
+		if !explicit {
+			return &SameTopicError{Topic: topic, Partition: p.Partition, From: from, Until: until}
+		}
+		warn(fmt.Sprintf("topic %s is the topic the snapshot was taken from (the same topic id) and still holds offsets %d-%d of partition %d: --to-topic %s writes those records into it again, after its current end",
+			topic, from, until-1, p.Partition, topic))
+		return nil
+	}
+	return nil
 }

@@ -26,8 +26,13 @@ func (a *app) restoreCmd() *cobra.Command {
 markers, no records of aborted transactions) into T2 (default T), each to its own
 partition number, with its exact key and value bytes (null stays null), headers in
 order with duplicates, and timestamp. A missing T2 is created with the partition
-count and configs of T's newest snapshot; a T2 with fewer partitions is refused
-(exit 12) before anything is produced.
+count and configs of T's newest snapshot (its timestamp window widened where the
+snapshot's timestamps need it). Refused (exit 12) before anything is produced: a T2
+with fewer partitions; a T2 that would refuse a record (larger than its
+max.message.bytes, or a timestamp outside its message.timestamp.before.max.ms /
+after.max.ms), naming the record and the setting; and, without --to-topic, the very
+topic the snapshot was taken from while it still holds those records (name it with
+--to-topic T to write them into it again).
 
 It is exactly once and resumable: two transactional producers (ids
 topicsnap-restore-T2 and topicsnap-restore-T2-1), each with its share of the
@@ -61,7 +66,7 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 	f.StringVar(&o.Conn.ConfigFile, "config", "", "client.properties file (bootstrap.servers, security.protocol, sasl.*, ssl.*)")
 	f.StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.StringVar(&o.Topic, "topic", "", "topic in the snapshot folder to restore")
-	f.StringVar(&o.ToTopic, "to-topic", "", "topic to produce into (default the same name)")
+	f.StringVar(&o.ToTopic, "to-topic", "", "topic to produce into (default the same name; naming the source topic itself writes its records into it again)")
 	f.StringVar(&o.Partitions, "partitions", "", "source partitions to restore, e.g. 0,3-5 (default all)")
 	f.StringVar(&o.From, "from", "", "first record: a source OFFSET or an RFC3339 time (default the first stored)")
 	f.StringVar(&o.Until, "until", "", "end (exclusive): a source OFFSET or an RFC3339 time (default the last stored)")
