@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
 func init() {
@@ -41,15 +43,25 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	}
 	// Offsets the dump found rewritten after it read them (a truncated
 	// log), from the manifests the engine loaded.
-	rewrittenBy := map[int64]int64{}
+	rewrittenBy, recreatedBy := map[int64]int64{}, map[int64]int64{}
 	tf, _ := e.topicFilesOf(o.Topic)
 	for _, m := range tf.manifests {
-		rewrittenBy[int64(m.Partition)] = m.RewrittenOffsets()
+		// A topic deleted and made again (another topic id) is someone's
+		// doing, not a broker's loss: said apart, a warning.
+		for _, rw := range m.Rewrites {
+			if rw.Kind == catalog.RewriteRecreated {
+				recreatedBy[int64(m.Partition)] += rw.Len()
+			} else {
+				rewrittenBy[int64(m.Partition)] += rw.Len()
+			}
+		}
 	}
 	r := &Report{Summary: NewRow()}
 	var (
 		rewritten                                        int64
 		rewrittenOn                                      []string
+		recreatedOn                                      []string
+		recreated                                        int64
 		atRisk, toWatch, records, nonIdem, leaderChanges int64
 		below                                            any
 		minRF                                            any
@@ -142,6 +154,11 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		if ni > 0 {
 			warns = append(warns, fmt.Sprintf("%s without idempotence", plural(ni, "record", "records")))
 		}
+		if n := recreatedBy[part]; n > 0 {
+			warns = append(warns, fmt.Sprintf("%s of a topic deleted and made again under its name", plural(n, "offset", "offsets")))
+			recreated += n
+			recreatedOn = append(recreatedOn, name)
+		}
 		rw := rewrittenBy[part]
 		if rw > 0 {
 			fails = append(fails, fmt.Sprintf("%s rewritten after they were dumped", plural(rw, "offset", "offsets")))
@@ -163,7 +180,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 			Set("leader_changes", changes).Set("leader_epochs", intOrNil(p.Get("leader_epochs"))).
 			Set("first_leader_epoch", first).Set("last_leader_epoch", last).
 			Set("records", n).Set("non_idempotent_records", ni).Set("non_idempotent_share", share).
-			Set("rewritten_offsets", rw).Set("findings", strings.Join(append(fails, warns...), "; "))
+			Set("rewritten_offsets", rw).Set("recreated_offsets", recreatedBy[part]).Set("findings", strings.Join(append(fails, warns...), "; "))
 		r.Rows = append(r.Rows, *row)
 	}
 	var share any
@@ -181,7 +198,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		Set("cuts", cuts).Set("replication_factor", minRF).Set("min_insync_replicas", minISR).Set("unclean_leader_election", unclean).
 		Set("isr_below_min_cuts", below).Set("isr_unjudged_cuts", unjudged).Set("leader_changes", leaderChangesOrNil(epochsSeen, leaderChanges)).
 		Set("records", records).Set("non_idempotent_records", nonIdem).Set("non_idempotent_share", share).
-		Set("rewritten_offsets", rewritten).Set("not_seen", notSeen)
+		Set("rewritten_offsets", rewritten).Set("recreated_offsets", recreated).Set("not_seen", notSeen)
 
 	// The verdict: what opened a path to silent loss, then the weaker
 	// findings, then what the check could not see.
@@ -203,6 +220,10 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		said = append(said, fmt.Sprintf("the ISR was below min.insync.replicas (%v) at %s on %s: writes with acks=all were refused then, writes with acks=1 were at risk", minISR, plural(below.(int64), "cut", "cuts"), on(lowISR)))
 	}
 	var weak []string
+	if len(recreatedOn) > 0 {
+		weak = append(weak, fmt.Sprintf("the topic was deleted and made again under its name (another topic id) after %s on %s were dumped: someone's doing, not a broker's loss; the old records are kept in the view %s",
+			plural(recreated, "offset", "offsets"), on(recreatedOn), quoteIdent(o.Topic+"$superseded")))
+	}
 	switch {
 	case cuts == 0:
 		weak = append(weak, "no cut recorded the topic, so its replicas, ISR and settings are unknown (a dump records one)")

@@ -151,14 +151,21 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	// Offsets Kafka rewrote after they were dumped (catalog.Rewrite): the
 	// views hold the current history, the superseded versions are kept;
 	// either way the log the folder dumped is not the log Kafka holds.
-	var rewritten int64
-	rewrittenParts := map[int32]bool{}
+	// A topic deleted and made again under its name (a new topic id) is
+	// said apart: someone did it, no broker lost anything.
+	var rewritten, recreated int64
+	rewrittenParts, recreatedParts := map[int32]bool{}, map[int32]bool{}
 	var rewrites []Row
 	for _, m := range ms {
 		for _, rw := range m.Rewrites {
-			rewritten += rw.Len()
-			rewrittenParts[m.Partition] = true
-			rewrites = append(rewrites, *NewRow().Set("kind", "rewritten").Set("partition", m.Partition).
+			if rw.Kind == catalog.RewriteRecreated {
+				recreated += rw.Len()
+				recreatedParts[m.Partition] = true
+			} else {
+				rewritten += rw.Len()
+				rewrittenParts[m.Partition] = true
+			}
+			rewrites = append(rewrites, *NewRow().Set("kind", "rewritten").Set("rewrite_kind", rw.Kind).Set("partition", m.Partition).
 				Set("from_offset", rw.First).Set("to_offset", rw.Last).Set("offsets", rw.Len()).
 				Set("old_leader_epoch", rw.OldEpoch).Set("new_leader_epoch", rw.NewEpoch).Set("history", rw.History).
 				Set("detected_at", rw.DetectedAt.UTC()))
@@ -170,7 +177,7 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		Set("missing_offsets", sum["missing"]).Set("control_records", control).
 		Set("aborted_records", aborted).Set("compacted_offsets", sum["compacted"]).
 		Set("expired_offsets", sum["expired"]).Set("duplicated_offsets", duplicated).
-		Set("rewritten_offsets", rewritten)
+		Set("rewritten_offsets", rewritten).Set("recreated_offsets", recreated)
 	// Only an import (topicsnap import) records these kinds.
 	if sum["damaged"] > 0 {
 		r.Summary.Set("damaged_offsets", sum["damaged"])
@@ -197,6 +204,22 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		rewrote = fmt.Sprintf("%s on %d of %d partitions rewritten by Kafka after they were dumped (a truncated log, e.g. an unclean leader election: the records dumped there are not in Kafka any more; the views hold Kafka's current records, the superseded ones in the view %s)",
 			plural(rewritten, "offset", "offsets"), len(rewrittenParts), nParts, quoteIdent(o.Topic+"$superseded"))
 	}
+	remade := ""
+	if recreated > 0 {
+		remade = fmt.Sprintf("the topic was deleted and made again under its name (another topic id) after %s on %d of %d partitions were dumped: the views hold the new topic's records, the old ones are kept in the view %s",
+			plural(recreated, "offset", "offsets"), len(recreatedParts), nParts, quoteIdent(o.Topic+"$superseded"))
+	}
+	defer func() {
+		// Said beside any verdict, and a warning at least: the folder's
+		// history of the topic is two topics'.
+		if remade == "" {
+			return
+		}
+		r.Message += "; " + remade
+		if r.Status == StatusOK {
+			r.Status = StatusWarn
+		}
+	}()
 	switch {
 	case sum["missing"] > 0:
 		r.Status = StatusFail
