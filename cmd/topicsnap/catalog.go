@@ -256,11 +256,14 @@ func verifyFound(problems []catalog.Problem) (found, hint string) {
 	return strings.Join(parts, ", "), hint
 }
 
+// msTime is a record's timestamp as ls shows it: as sql shows it (a Kafka
+// timestamp keeps its milliseconds), before 1970 too (Kafka takes them);
+// -1 is Kafka's "no timestamp", not a time.
 func msTime(ms int64) string {
-	if ms < 0 {
-		return fmt.Sprint(ms)
+	if ms == -1 {
+		return "-1 (none)"
 	}
-	return display.Time(time.UnixMilli(ms)) // as sql shows it: a Kafka timestamp keeps its milliseconds
+	return display.Time(time.UnixMilli(ms))
 }
 
 func (a *app) verifyCmd() *cobra.Command {

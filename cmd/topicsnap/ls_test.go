@@ -201,3 +201,22 @@ func TestLsOfOneTopic(t *testing.T) {
 		t.Errorf("ls --topic readngs: %d %s; want the unknown topic error naming readings", code, errs)
 	}
 }
+
+// TestLsTimesBefore1970: ls shows a record's time before 1970 (Kafka takes
+// them) as sql does, a date, and -1, Kafka's "no timestamp", as such;
+// before, any negative time was printed as raw milliseconds.
+func TestLsTimesBefore1970(t *testing.T) {
+	for _, c := range []struct {
+		ms   int64
+		want string
+	}{
+		{-5000, "1969-12-31 23:59:55Z"},
+		{-4852116232933, "1816-03-30 05:56:07.067Z"},
+		{-1, "-1 (none)"},
+		{0, "1970-01-01 00:00:00Z"},
+	} {
+		if got := msTime(c.ms); !strings.HasPrefix(got, c.want) {
+			t.Errorf("msTime(%d) = %q, want %q", c.ms, got, c.want)
+		}
+	}
+}
