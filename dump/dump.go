@@ -62,7 +62,8 @@ type Options struct {
 // Summary of one run.
 type Summary struct {
 	Snapshots   []string
-	Partitions  int
+	Partitions  int // distinct partitions, whatever the rounds
+	seen        map[catalog.TopicPartition]bool
 	Records     int64
 	Bytes       int64 // bytes written to disk
 	Files       int
@@ -433,7 +434,9 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 	if err != nil {
 		return err
 	}
-	sum.Partitions += len(idle)
+	for _, m := range idle {
+		sum.saw(m.TP())
+	}
 	if d.opts.Progress != nil {
 		for _, m := range idle {
 			d.opts.Progress.Start(m.TP(), m.NextOffset, m.NextOffset)

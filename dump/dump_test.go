@@ -320,6 +320,10 @@ func TestFollowKeepsTailingUntilInterrupted(t *testing.T) {
 	if s.Records != total || len(s.Snapshots) < total/chunk {
 		t.Fatalf("follow dumped %d records in %d snapshots, want %d in at least %d", s.Records, len(s.Snapshots), total, total/chunk)
 	}
+	// Partitions, not partition-rounds: the summary said 12 for a topic of 3.
+	if s.Partitions != 2 {
+		t.Errorf("follow's summary counts %d partitions over %d snapshots, want the topic's 2", s.Partitions, len(s.Snapshots))
+	}
 	stored, lost := coverage(t, dir, topic)
 	if stored != total || lost != 0 {
 		t.Fatalf("stored %d lost %d", stored, lost)

@@ -62,7 +62,9 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, share float
 	}
 	wg.Wait()
 	close(errc)
-	sum.Partitions += len(plans)
+	for _, pl := range plans {
+		sum.saw(pl.tp)
+	}
 	sum.Records += records.Load()
 	sum.Bytes += bytes.Load()
 	sum.Files += int(files.Load())

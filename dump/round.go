@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
 // A round dumps several topics at once: a cluster of many small topics
@@ -146,7 +148,9 @@ func (b *readBudget) take(ctx context.Context, n int) (share float64, release fu
 // add counts o's snapshots and records into s.
 func (s *Summary) add(o Summary) {
 	s.Snapshots = append(s.Snapshots, o.Snapshots...)
-	s.Partitions += o.Partitions
+	for tp := range o.seen {
+		s.saw(tp)
+	}
 	s.Records += o.Records
 	s.Bytes += o.Bytes
 	s.Files += o.Files
@@ -158,4 +162,16 @@ func (s *Summary) add(o Summary) {
 	s.KeyDecodeErrors += o.KeyDecodeErrors
 	s.Rewrites += o.Rewrites
 	s.RewrittenOffsets += o.RewrittenOffsets
+}
+
+// saw counts tp among the summary's partitions once, however many rounds
+// of --follow dump it.
+func (s *Summary) saw(tp catalog.TopicPartition) {
+	if s.seen == nil {
+		s.seen = map[catalog.TopicPartition]bool{}
+	}
+	if !s.seen[tp] {
+		s.seen[tp] = true
+		s.Partitions++
+	}
 }
