@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -107,15 +108,18 @@ func createPlan(src *source, brokers int, warn func(string)) (map[string]*string
 			}
 		case k == "retention.ms":
 			if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms > 0 {
-				oldest := int64(-1)
+				// The oldest time, before 1970 too (Kafka takes them); -1 is
+				// Kafka's "no timestamp", no age (it was the "unset" here, so
+				// any time before 1970 hid the warning).
+				oldest := int64(math.MaxInt64)
 				for _, m := range src.manifests {
 					for _, f := range m.Files {
-						if oldest < 0 || f.MinTimestamp < oldest {
-							oldest = f.MinTimestamp
+						if f.MinTimestamp != -1 {
+							oldest = min(oldest, f.MinTimestamp)
 						}
 					}
 				}
-				if oldest >= 0 && time.Now().UnixMilli()-oldest > ms {
+				if oldest != math.MaxInt64 && time.Now().UnixMilli()-oldest > ms {
 					warn(fmt.Sprintf("retention.ms=%s is copied from the source, and the oldest record is from %s: the broker may delete restored records older than that soon after; create the target yourself with a longer retention.ms to keep them",
 						v, units.Time(time.UnixMilli(oldest))))
 				}
