@@ -69,7 +69,19 @@ checks and the options each takes.`,
 				return usagef("unknown check %q: use one of %s, or all", name, strings.Join(queries.CheckNames, ", "))
 			}
 			if o.Topic == "" {
-				return usagef("name the topic: --topic TOPIC")
+				// A folder of one topic needs no --topic: the server's
+				// /api/checks/NAME takes its only topic too.
+				if !catalog.IsURL(o.dir) {
+					if d, err := catalog.OpenAt(cmd.Context(), o.dir, catalog.S3Config{}); err == nil {
+						if ts, err := d.Topics(cmd.Context()); err == nil && len(ts) == 1 {
+							o.Topic = ts[0]
+							fmt.Fprintf(a.stderr, "check on %s, the folder's only topic\n", o.Topic)
+						}
+					}
+				}
+				if o.Topic == "" {
+					return usagef("name the topic: --topic TOPIC")
+				}
 			}
 			if o.plan != "" && (!known || c.Plan == nil) {
 				return usagef("--plan: only check %s writes a plan", strings.Join(planChecks(), ", check "))

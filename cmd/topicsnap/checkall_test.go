@@ -130,3 +130,15 @@ func TestCheckResetWritesThePlan(t *testing.T) {
 		t.Fatalf("plan:\n%s", got)
 	}
 }
+
+// TestCheckTakesTheOnlyTopic: on a folder of one topic, check needs no
+// --topic (the server's /api/checks/NAME takes its only topic too) and says
+// which it took; a folder of none still asks for it.
+func TestCheckTakesTheOnlyTopic(t *testing.T) {
+	dir := smallFolder(t)
+	_, withTopic, _ := cli(t, "check", "gaps", "--dir", dir, "--topic", "events", "--format", "json")
+	code, stdout, stderr := cli(t, "check", "gaps", "--dir", dir, "--format", "json")
+	if code != 0 || stdout != withTopic || !strings.Contains(stderr, "check on events, the folder's only topic") {
+		t.Fatalf("exit %d\n%s%s\nwant the same as with --topic events:\n%s", code, stdout, stderr, withTopic)
+	}
+}
