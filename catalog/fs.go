@@ -408,6 +408,30 @@ func (tm *TopicManifests) Err() error {
 	return fmt.Errorf("%w (and %d more damaged partitions of topic %s)", tm.Damaged[0], len(tm.Damaged)-1, tm.Topic)
 }
 
+// PartitionFolders lists the partitions of topic that have a folder (as
+// ReadTopic names them: partition=N, N as the dump writes it), without
+// reading their manifests.
+func (d *Dir) PartitionFolders(ctx context.Context, topic string) ([]int32, error) {
+	if !ValidTopicName(topic) {
+		return nil, nil
+	}
+	entries, err := d.store().List(ctx, "topic="+topic)
+	if err != nil {
+		return nil, err
+	}
+	var out []int32
+	for _, e := range entries {
+		ps, ok := strings.CutPrefix(e.Name, "partition=")
+		if !ok || !e.Dir {
+			continue
+		}
+		if p, err := strconv.Atoi(ps); err == nil && p >= 0 && p <= math.MaxInt32 && strconv.Itoa(p) == ps {
+			out = append(out, int32(p))
+		}
+	}
+	return out, nil
+}
+
 // ReadTopic reads the manifest of every partition of topic that has one. A
 // manifest that cannot be read skips its partition and is named in
 // Damaged; the error is for a topic folder that cannot be listed.

@@ -408,6 +408,9 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 	if err := d.checkRewrites(ctx, c, busy, epochs, sum); err != nil {
 		return err
 	}
+	if err := d.supersedeVanished(ctx, c, sum); err != nil {
+		return err
+	}
 	var plans []*plan
 	for _, m := range busy {
 		pl, err := d.planPartition(ctx, c, m)

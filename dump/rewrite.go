@@ -249,3 +249,61 @@ func planRewrite(c *cut, m *catalog.Manifest, dv divergence) (rw catalog.Rewrite
 		DetectedAt: c.asOf, Snapshot: c.id}
 	return rw, m.Files[:keep:keep], append([]catalog.FileEntry(nil), m.Files[keep:]...)
 }
+
+// supersedeVanished handles the partitions a topic made again with fewer
+// partitions no longer has: the folder holds records of the old topic's
+// partition N, which the new topic (another topic id) lacks. Left alone,
+// they stayed in the current views as if Kafka still held them, and a
+// restore mixed them into the new topic. Each is recorded as a rewrite of
+// kind topic-recreated (its files superseded, kept in T$superseded), under
+// its lock, as a partition whose topic was made again is. A partition
+// whose last dump recorded no topic id, or the current one, is left alone:
+// nothing says it is another topic's.
+func (d *dumper) supersedeVanished(ctx context.Context, c *cut, sum *Summary) error {
+	if d.parts != nil || c.state.TopicID == "" {
+		return nil // only the partitions asked for are this dump's
+	}
+	have, err := d.dir.PartitionFolders(ctx, c.state.Topic)
+	if err != nil {
+		return err
+	}
+	current := map[int32]bool{}
+	for _, ps := range c.state.Partitions {
+		current[ps.Partition] = true
+	}
+	for _, p := range have {
+		if current[p] {
+			continue
+		}
+		tp := catalog.TopicPartition{Topic: c.state.Topic, Partition: p}
+		m, err := d.dir.ReadManifest(ctx, tp)
+		if err != nil || !anotherTopic(c, m) {
+			continue // a damaged manifest is named by the readers; nothing is decided from it
+		}
+		if !d.holds(tp) {
+			if err := d.lock(ctx, tp); err != nil {
+				return err
+			}
+			if m, err = d.dir.ReadManifest(ctx, tp); err != nil {
+				return err
+			}
+			if !anotherTopic(c, m) {
+				continue
+			}
+		}
+		dv := divergence{kind: catalog.RewriteRecreated, first: m.Files[0].FirstOffset, oldEpoch: -1, epochEnd: -1}
+		if err := d.recordRewrite(ctx, c, m, dv); err != nil {
+			return err
+		}
+		sum.Rewrites++
+		sum.RewrittenOffsets += m.Rewrites[len(m.Rewrites)-1].Len()
+	}
+	return nil
+}
+
+// anotherTopic reports whether m holds records dumped from a topic of
+// another id than the cut's (the same name, made again).
+func anotherTopic(c *cut, m *catalog.Manifest) bool {
+	n := len(m.Snapshots)
+	return rewriteChecked(m) && n > 0 && m.Snapshots[n-1].TopicID != "" && m.Snapshots[n-1].TopicID != c.state.TopicID
+}

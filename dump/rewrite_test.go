@@ -205,3 +205,77 @@ func TestIdle(t *testing.T) {
 		})
 	}
 }
+
+// TestTopicMadeAgainWithFewerPartitions: a topic deleted and made again with
+// fewer partitions leaves the folder holding its old partition 1, which the
+// new topic lacks. The next dump records it as a rewrite of kind
+// topic-recreated (its files superseded), so the current views hold only
+// the new topic's records; before, the old partition stayed current and a
+// restore mixed it into the new topic.
+func TestTopicMadeAgainWithFewerPartitions(t *testing.T) {
+	if !realBroker() {
+		t.Skip("TOPICSNAP_TEST_BROKERS not set: kfake does not remake a topic with a new id the way Kafka does")
+	}
+	brokers := testCluster(t)
+	topic := newTopic(t, brokers, 2, nil)
+	p := producer(t, brokers)
+	for i := range 10 {
+		produce(t, p, &kgo.Record{Topic: topic, Partition: int32(i % 2), Value: []byte(fmt.Sprintf("old-%d", i))})
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	opts := Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}
+	if s, err := Run(ctx, opts); err != nil || s.Records != 10 {
+		t.Fatalf("first dump: %v %v", s, err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	if _, err := adm.DeleteTopics(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	for { // the deletion takes a moment to finish
+		if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("could not make the topic again")
+		case <-time.After(200 * time.Millisecond): // polling the broker
+		}
+	}
+	p2 := producer(t, brokers)
+	for i := range 7 {
+		produce(t, p2, &kgo.Record{Topic: topic, Value: []byte(fmt.Sprintf("new-%d", i))})
+	}
+	s, err := Run(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Rewrites != 2 || s.RewrittenOffsets != 10 || s.Records != 7 {
+		t.Fatalf("dump after the topic was made again with 1 partition: %v, want 2 rewrites (both old partitions), 10 offsets, 7 records", s)
+	}
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := d.ReadManifest(ctx, catalog.TopicPartition{Topic: topic, Partition: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Files) != 0 || len(m.Superseded) != 1 || len(m.Rewrites) != 1 || m.Rewrites[0].Kind != catalog.RewriteRecreated {
+		t.Fatalf("old partition 1: files %+v, superseded %+v, rewrites %+v; want its file superseded by a topic-recreated rewrite", m.Files, m.Superseded, m.Rewrites)
+	}
+	rows := readAllRows(t, dir, topic)
+	if len(rows[1]) != 0 || len(rows[0]) != 7 || string(rows[0][0].Value) != "new-0" {
+		t.Fatalf("current rows: partition 0 %d, partition 1 %d; want the new topic's 7 in partition 0 alone", len(rows[0]), len(rows[1]))
+	}
+	// Again: nothing more to supersede.
+	if s, err := Run(ctx, opts); err != nil || s.Rewrites != 0 {
+		t.Fatalf("third dump: %v %v, want no rewrite", s, err)
+	}
+}
