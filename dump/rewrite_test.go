@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/dump/dumptest"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
@@ -102,25 +102,7 @@ func TestTopicMadeAgain(t *testing.T) {
 	if s, err := Run(ctx, opts); err != nil || s.Records != 10 {
 		t.Fatalf("first dump: %v %v", s, err)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	if _, err := adm.DeleteTopics(ctx, topic); err != nil {
-		t.Fatal(err)
-	}
-	for { // the deletion takes a moment to finish
-		if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("could not make the topic again")
-		case <-time.After(200 * time.Millisecond): // polling the broker
-		}
-	}
+	dumptest.RemakeTopic(t, brokers, topic, 1)
 	p2 := producer(t, brokers)
 	for i := range 15 {
 		produce(t, p2, &kgo.Record{Topic: topic, Value: []byte(fmt.Sprintf("new-%d", i))})
@@ -229,25 +211,7 @@ func TestTopicMadeAgainWithFewerPartitions(t *testing.T) {
 	if s, err := Run(ctx, opts); err != nil || s.Records != 10 {
 		t.Fatalf("first dump: %v %v", s, err)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	if _, err := adm.DeleteTopics(ctx, topic); err != nil {
-		t.Fatal(err)
-	}
-	for { // the deletion takes a moment to finish
-		if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("could not make the topic again")
-		case <-time.After(200 * time.Millisecond): // polling the broker
-		}
-	}
+	dumptest.RemakeTopic(t, brokers, topic, 1)
 	p2 := producer(t, brokers)
 	for i := range 7 {
 		produce(t, p2, &kgo.Record{Topic: topic, Value: []byte(fmt.Sprintf("new-%d", i))})

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/dump"
@@ -37,25 +36,7 @@ func TestRecreatedTopicIsNotABrokersLoss(t *testing.T) {
 	if _, err := dump.Run(ctx, opts); err != nil {
 		t.Fatal(err)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	if _, err := adm.DeleteTopics(ctx, topic); err != nil {
-		t.Fatal(err)
-	}
-	for { // the deletion takes a moment to finish
-		if _, err := adm.CreateTopic(ctx, 1, 1, nil, topic); err == nil {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("could not make the topic again")
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
+	dumptest.RemakeTopic(t, brokers, topic, 1)
 	p2 := dumptest.Producer(t, brokers)
 	for i := range 15 {
 		dumptest.Produce(t, p2, &kgo.Record{Topic: topic, Value: fmt.Appendf(nil, "new-%d", i)})

@@ -118,6 +118,34 @@ func NewTopic(t testing.TB, brokers []string, partitions int32, configs map[stri
 	}
 }
 
+// RemakeTopic deletes topic and makes it again under its name with
+// partitions (Kafka gives it another topic id), retrying the creation until
+// the deletion has finished.
+func RemakeTopic(t testing.TB, brokers []string, topic string, partitions int32) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := adm.DeleteTopics(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	for { // the deletion takes a moment to finish
+		if _, err := adm.CreateTopic(ctx, partitions, 1, nil, topic); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("could not make topic %s again", topic)
+		case <-time.After(200 * time.Millisecond): // polling the broker
+		}
+	}
+}
+
 // Producer is a client producing to the partition each record names; it
 // closes when the test ends.
 func Producer(t testing.TB, brokers []string, opts ...kgo.Opt) *kgo.Client {
