@@ -126,14 +126,16 @@ func damagedErr(err error, context, root string) error {
 	return &DamagedError{Context: context, File: file, Msg: msg, Err: err}
 }
 
-// checkParquetEnds says whether data file name of tp in the folder root
-// begins and ends as a Parquet file does: "PAR1" at both ends and a
-// footer length that fits in the file. A file of the size its manifest
-// recorded that is garbage (rewritten, a disk's block of zeroes) would
-// otherwise fail every query of its topic when DuckDB reads its footer;
-// this way it costs its partition, as a file cut short does. The error
-// wraps catalog.ErrBadDataFile. Reading the pages is catalog verify's.
-func checkParquetEnds(root string, tp catalog.TopicPartition, name string) error {
+// checkDataFile says whether data file name of tp in the folder root
+// begins and ends as a Parquet file does: "PAR1" at both ends and a footer
+// length that fits in the file; with footer, that its footer decodes too
+// (the file whose footer DuckDB reads when it makes its topic's views, the
+// first listed: a bad one fails the views of the whole topic). A file of
+// the size its manifest recorded that is garbage (rewritten, a disk's
+// block of zeroes) would otherwise fail every query of its topic; this way
+// it costs its partition, as a file cut short does. The error wraps
+// catalog.ErrBadDataFile. Reading the pages is catalog verify's.
+func checkDataFile(root string, tp catalog.TopicPartition, name string, footer bool) error {
 	rel := catalog.RelFilePath(tp, name)
 	f, err := folder.OpenRegular(filepath.Join(root, filepath.FromSlash(path.Dir(rel))), name)
 	if err != nil {
@@ -158,33 +160,18 @@ func checkParquetEnds(root string, tp catalog.TopicPartition, name string) error
 	if _, err := f.ReadAt(tail[:], size-8); err != nil && err != io.EOF {
 		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
 	}
-	switch footer := int64(binary.LittleEndian.Uint32(tail[:4])); {
+	switch n := int64(binary.LittleEndian.Uint32(tail[:4])); {
 	case string(tail[4:]) != "PAR1":
 		return bad("no PAR1 magic at its end")
 	case string(head[:4]) != "PAR1":
 		return bad("no PAR1 magic at its start")
-	case footer == 0 || footer > size-12:
-		return bad(fmt.Sprintf("a footer of %d bytes in a file of %d", footer, size))
+	case n == 0 || n > size-12:
+		return bad(fmt.Sprintf("a footer of %d bytes in a file of %d", n, size))
 	}
-	return nil
-}
-
-// checkParquetFooter decodes the footer of data file name of tp in the
-// folder root: the file whose footer DuckDB reads when it makes its
-// topic's views (the first listed) must decode, or it fails the views of
-// the whole topic. The error wraps catalog.ErrBadDataFile.
-func checkParquetFooter(root string, tp catalog.TopicPartition, name string) error {
-	rel := catalog.RelFilePath(tp, name)
-	f, err := folder.OpenRegular(filepath.Join(root, filepath.FromSlash(path.Dir(rel))), name)
-	if err != nil {
-		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
+	if !footer {
+		return nil
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
-	}
-	if _, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)); err != nil {
+	if _, err := parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)); err != nil {
 		return fmt.Errorf("%s: %w: its footer cannot be read: %v (rewritten or corrupt)", rel, catalog.ErrBadDataFile, err)
 	}
 	return nil
@@ -215,19 +202,16 @@ func (b *boundFiles) first(f catalog.FileEntry, superseded bool) bool {
 	return !was
 }
 
-// checkContents checks the ends of every data file m lists (checkParquetEnds)
+// checkContents checks the ends of every data file m lists (checkDataFile)
 // in the local folder root, and the footer of those DuckDB binds the
-// topic's views by (checkParquetFooter; b, updated when the partition is
+// topic's views by (with their footers; b, updated when the partition is
 // sound). The error is the partition's, as the catalog reports a file
 // cut short.
 func checkContents(root string, m *catalog.Manifest, b *boundFiles) *catalog.ManifestError {
 	tp := m.TP()
 	nb := *b
 	for i, f := range m.AllFiles() {
-		err := checkParquetEnds(root, tp, f.Name)
-		if err == nil && nb.first(f, i >= len(m.Files)) {
-			err = checkParquetFooter(root, tp, f.Name)
-		}
+		err := checkDataFile(root, tp, f.Name, nb.first(f, i >= len(m.Files)))
 		if err != nil {
 			rel := catalog.RelFilePath(tp, "manifest.json")
 			return &catalog.ManifestError{TP: tp, Path: filepath.Join(root, filepath.FromSlash(rel)), Rel: rel, Err: err, Detail: err.Error()}
