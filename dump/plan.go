@@ -132,6 +132,12 @@ func (d *dumper) planPartition(ctx context.Context, c *cut, m *catalog.Manifest)
 		}
 	}
 	if pl.until < pl.from {
+		if u := d.opts.Until; m.NextOffset > pl.until && u != "" && u != "now" {
+			// Said, not a silent "dumped 0 records": the folder already
+			// holds the partition past the --until asked.
+			d.warn(fmt.Sprintf("%s: the folder already holds it up to offset %d, past --until %s: nothing of it is dumped (a folder holds one history of a partition; dump into another --dir for an earlier range)",
+				m.TP(), m.NextOffset-1, u))
+		}
 		pl.until = pl.from
 	}
 	return pl, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/topicsnap/topicsnap/schemas"
 )
 
@@ -98,5 +99,31 @@ func TestDumpHostileRegistryCostsOneID(t *testing.T) {
 		if strings.Contains(s, "schema registry") {
 			t.Fatalf("warned: %q", s)
 		}
+	}
+}
+
+// TestUntilBelowTheFolderIsSaid: a dump with --until below where the
+// folder already holds a partition dumps nothing of it, and says why
+// rather than a bare "dumped 0 records".
+func TestUntilBelowTheFolderIsSaid(t *testing.T) {
+	brokers := testCluster(t)
+	topic := newTopic(t, brokers, 1, nil)
+	p := producer(t, brokers)
+	for i := range 10 {
+		produce(t, p, &kgo.Record{Topic: topic, Value: []byte(fmt.Sprint(i))})
+	}
+	dir := t.TempDir()
+	opts := Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{topic}}
+	if s, err := Run(t.Context(), opts); err != nil || s.Records != 10 {
+		t.Fatalf("first dump: %v %v", s, err)
+	}
+	w := &warnings{}
+	opts.Until, opts.Progress = "5", w
+	s, err := Run(t.Context(), opts)
+	if err != nil || s.Records != 0 {
+		t.Fatalf("dump --until 5: %v %v, want nothing dumped", s, err)
+	}
+	if said := strings.Join(w.said, "\n"); !strings.Contains(said, topic+"/0: the folder already holds it up to offset 9, past --until 5: nothing of it is dumped") {
+		t.Errorf("warnings %q: want the partition named with where the folder stands", said)
 	}
 }
