@@ -126,6 +126,11 @@ func damagedErr(err error, context, root string) error {
 	return &DamagedError{Context: context, File: file, Msg: msg, Err: err}
 }
 
+// maxFooterBytes bounds the footer checkDataFile decodes: a data file of
+// topicsnap's has a footer of kilobytes (a merged 128 MiB file's, some
+// hundreds); a var for tests.
+var maxFooterBytes int64 = 16 << 20
+
 // checkDataFile says whether data file name of tp in the folder root
 // begins and ends as a Parquet file does: "PAR1" at both ends and a footer
 // length that fits in the file; with footer, that its footer decodes too
@@ -167,6 +172,10 @@ func checkDataFile(root string, tp catalog.TopicPartition, name string, footer b
 		return bad("no PAR1 magic at its start")
 	case n == 0 || n > size-12:
 		return bad(fmt.Sprintf("a footer of %d bytes in a file of %d", n, size))
+	case footer && n > maxFooterBytes:
+		// Decoding reads the footer whole: a length someone chose (up to
+		// 4 GiB in a file that large) is not read into memory.
+		return bad(fmt.Sprintf("a footer of %d bytes, past the %d a data file's may take", n, maxFooterBytes))
 	}
 	if !footer {
 		return nil

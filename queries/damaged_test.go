@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/seeds"
 )
@@ -216,5 +217,26 @@ func TestDamagedPagesAreTheFolders(t *testing.T) {
 	var de *DamagedError
 	if !errors.As(err, &de) || de.File != "topic=app_events/partition=0/x.parquet" || strings.Contains(err.Error(), dir) {
 		t.Fatalf("%#v: %v", de, err)
+	}
+}
+
+// TestFooterPastItsBoundIsNotRead: the footer length at a data file's end
+// is the file's own word; one past maxFooterBytes is refused before the
+// footer is decoded (read whole into memory), never read.
+func TestFooterPastItsBoundIsNotRead(t *testing.T) {
+	dir := damagedTeaShop(t)
+	name := filepath.Base(dataFile(t, dir, 0))
+	tp := catalog.TopicPartition{Topic: "app_events", Partition: 0}
+	if err := checkDataFile(dir, tp, name, true); err != nil {
+		t.Fatalf("a sound file: %v", err)
+	}
+	defer func(b int64) { maxFooterBytes = b }(maxFooterBytes)
+	maxFooterBytes = 64 // below this file's footer
+	err := checkDataFile(dir, tp, name, true)
+	if !errors.Is(err, catalog.ErrBadDataFile) || !strings.Contains(err.Error(), "past the 64 a data file's may take") {
+		t.Fatalf("footer past the bound: %v", err)
+	}
+	if err := checkDataFile(dir, tp, name, false); err != nil {
+		t.Fatalf("ends only (the footer not decoded): %v", err)
 	}
 }

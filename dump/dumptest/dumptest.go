@@ -129,7 +129,7 @@ func RemakeTopic(t testing.TB, brokers []string, topic string, partitions int32)
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	if _, err := adm.DeleteTopics(ctx, topic); err != nil {
 		t.Fatal(err)
