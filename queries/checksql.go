@@ -83,10 +83,10 @@ type sqlData struct {
 	// Parts: how many shuffle partitions a remote's statement spreads
 	// every record of the topic over to sort them (sortParts).
 	Parts int
-	// Topic is the topic T and All are the views of; Committed, a remote's
-	// predicate over its records that keeps every record at an offset a
-	// group committed (remoteCommitted), set by runRemote.
-	Topic, Committed string
+	// Topic is the topic T and All are the views of; CommittedRecords, a
+	// remote's relation of the records at the offsets a group committed
+	// (remoteCommittedRecords), set by runRemote.
+	Topic, CommittedRecords string
 }
 
 // recordsPerSortPart is how many records a remote's sort task takes

@@ -119,6 +119,8 @@ type Engine struct {
 	remoteMu      sync.Mutex                 // held while the remote's views are built
 	remoteVersion string                     // the catalog version the remote's views were built from
 	remoteSnaps   []*catalog.ClusterSnapshot // the cuts the remote's tables were built from (at remoteVersion)
+	remoteFiles   []topicFiles               // the catalog the remote's views are built from (at remoteVersion)
+	remoteBuilt   map[string]bool            // lower-case names of the remote's tables and views built at remoteVersion
 	remoteFuncs   bool                       // the remote's functions are made
 }
 

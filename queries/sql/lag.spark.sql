@@ -1,13 +1,14 @@
 -- name: lag (Spark)
 -- summary: as lag.sql; the records joined for the committed offsets' times
---          are first filtered by Committed, the partitions and offsets every
---          group committed on the topic at any cut (remoteCommitted, as
---          literals), which Spark pushes to the Parquet scan: it reads the
---          row groups holding those offsets, not every record (the join
---          alone read all 5M records of a topic in 2.6 s). The join still
---          decides; the filter only leaves out records no committed offset
---          matches.
--- params: $1 the topic name; All the topic's full view; Committed the filter.
+--          are CommittedRecords (remoteCommittedRecords): the data files
+--          holding an offset some group committed on the topic at any cut,
+--          each filtered to those offsets (literals), which Spark pushes to
+--          the Parquet scan, so it reads a row group a committed offset, not
+--          every record (the join over the whole view read all 5M records of
+--          a topic in 2.6 s). The join still decides; the relation only
+--          leaves out records no committed offset matches.
+-- params: $1 the topic name; CommittedRecords ("partition", "offset",
+--         "timestamp"), the topic's whole view when past the bound.
 WITH latest AS (
   SELECT group_id, max(snapshot_id) AS snapshot_id FROM group_offsets WHERE topic = $1 GROUP BY 1
 ), o AS (
@@ -27,6 +28,6 @@ SELECT o.group_id, o.state, o."partition", o.committed_offset, p.log_start_offse
 FROM o
 JOIN partitions p ON p.snapshot_id = o.snapshot_id AND p.topic = $1 AND p."partition" = o."partition"
 LEFT JOIN r ON r.snapshot_id = o.snapshot_id
-LEFT JOIN (SELECT "partition", "offset", "timestamp" FROM {{.All}} WHERE {{.Committed}}) rec
+LEFT JOIN {{.CommittedRecords}} rec
   ON rec."partition" = o."partition" AND rec."offset" = o.committed_offset
 ORDER BY o.group_id, o."partition"
