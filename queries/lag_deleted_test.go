@@ -29,6 +29,9 @@ func TestLagCommittedBelowLogStart(t *testing.T) {
 		{"one below the log start", 110, 109, StatusFail, 1, 1, false, "1 record it had not read"},
 		{"at the log start", 110, 110, StatusWarn, 0, 0, true, "the furthest behind is 10 records"},
 		{"caught up", 0, 120, StatusOK, 0, 0, false, "all caught up"},
+		// Past the high watermark (kafka-consumer-groups: lag -30): not
+		// caught up, its next fetch is out of range too.
+		{"past the end", 0, 150, StatusWarn, 0, 0, false, "1 group, none behind the end offset; group billing committed offset 150 on partition 0, past its end offset 120 at the cut (on 1 partition): unless the group committed after the cut read the end"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -68,6 +71,13 @@ func TestLagCommittedBelowLogStart(t *testing.T) {
 			}
 			if got := asInt(r.Summary.Get("out_of_range_partitions")); got != c.outOfRange {
 				t.Errorf("out_of_range_partitions %d, want %d", got, c.outOfRange)
+			}
+			if got, want := asInt(r.Summary.Get("past_end_partitions")), int64(0); c.committed > 120 {
+				if got != 1 {
+					t.Errorf("past_end_partitions %d, want 1", got)
+				}
+			} else if got != want {
+				t.Errorf("past_end_partitions %d, want 0", got)
 			}
 			if got := r.Summary.Get("min_retention_headroom_seconds"); (got != nil) != c.headroom {
 				t.Errorf("min_retention_headroom_seconds %v, want reported: %v", got, c.headroom)
