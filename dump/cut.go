@@ -108,7 +108,7 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 	if st.ConfigsError != "" {
 		d.warn(st.ConfigsError + "; the snapshot records no configs")
 	}
-	st.Groups, st.GroupsError, err = d.groups(ctx, topic)
+	st.Groups, st.GroupsError, err = d.groups(ctx, topic, td.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +126,9 @@ type groupsRead struct {
 	names   []string
 	offs    kadm.FetchOffsetsResponses
 	desc    kadm.DescribedGroups
+	// cdesc describes the groups of the consumer protocol (KIP-848),
+	// which the classic DescribeGroups answers as "Dead" without members.
+	cdesc map[string]kmsg.ConsumerGroupDescribeResponseGroup
 	// denied is set when the principal may not list the groups at all.
 	denied string
 }
@@ -154,21 +157,73 @@ func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
 		g.names = listed.Groups()
 	}
 	if len(g.names) > 0 {
+		var classic, consumer []string
+		for _, n := range g.names {
+			if listed[n].GroupType == "consumer" {
+				consumer = append(consumer, n)
+			} else {
+				classic = append(classic, n)
+			}
+		}
 		g.offs = d.adm.FetchManyOffsets(ctx, g.names...)
-		g.desc, err = d.adm.DescribeGroups(ctx, g.names...)
-		if err != nil && len(g.desc) == 0 && !kafkaconn.IsAuthz(err) {
-			return nil, fmt.Errorf("describe groups: %w", kafkaconn.Classify(err))
+		if len(classic) > 0 {
+			g.desc, err = d.adm.DescribeGroups(ctx, classic...)
+			if err != nil && len(g.desc) == 0 && !kafkaconn.IsAuthz(err) {
+				return nil, fmt.Errorf("describe groups: %w", kafkaconn.Classify(err))
+			}
+		}
+		if len(consumer) > 0 {
+			if g.cdesc, err = d.describeConsumerGroups(ctx, consumer); err != nil {
+				return nil, err
+			}
 		}
 	}
 	d.groupsAt = g
 	return g, nil
 }
 
+// describeConsumerGroups describes groups of the consumer protocol
+// (KIP-848) with ConsumerGroupDescribe. It asks itself rather than through
+// kadm, which keeps an assignment's topic names only: a broker may name the
+// assigned topics by id alone. A group the answer lacks (its coordinator
+// did not answer) is one of the groups not described.
+func (d *dumper) describeConsumerGroups(ctx context.Context, groups []string) (map[string]kmsg.ConsumerGroupDescribeResponseGroup, error) {
+	req := kmsg.NewPtrConsumerGroupDescribeRequest()
+	req.Groups = groups
+	out := map[string]kmsg.ConsumerGroupDescribeResponseGroup{}
+	var firstErr error
+	for _, sh := range d.cl.RequestSharded(ctx, req) {
+		if sh.Err != nil {
+			if firstErr == nil {
+				firstErr = sh.Err
+			}
+			continue
+		}
+		for _, g := range sh.Resp.(*kmsg.ConsumerGroupDescribeResponse).Groups {
+			out[g.Group] = g
+		}
+	}
+	if firstErr != nil && len(out) == 0 && !kafkaconn.IsAuthz(firstErr) {
+		return nil, fmt.Errorf("describe consumer groups: %w", kafkaconn.Classify(firstErr))
+	}
+	for _, g := range groups {
+		if _, ok := out[g]; !ok {
+			cg := kmsg.NewConsumerGroupDescribeResponseGroup()
+			cg.Group, cg.ErrorCode = g, kerr.CoordinatorNotAvailable.Code
+			if kafkaconn.IsAuthz(firstErr) {
+				cg.ErrorCode = kerr.GroupAuthorizationFailed.Code
+			}
+			out[g] = cg
+		}
+	}
+	return out, nil
+}
+
 // groups returns the consumer groups with committed offsets on topic, and,
 // if the principal may not see them all, why (the groups are then those it
 // could read). Groups are optional to a dump: not being allowed to read
 // them is no error.
-func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState, string, error) {
+func (d *dumper) groups(ctx context.Context, topic string, topicID kadm.TopicID) ([]catalog.GroupState, string, error) {
 	rd, err := d.readGroups(ctx)
 	if err != nil {
 		return nil, "", err
@@ -177,11 +232,11 @@ func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState
 		return nil, rd.denied, nil
 	}
 	unknown := slices.Clone(rd.unknown)
-	names, offs, desc := rd.names, rd.offs, rd.desc
+	names, offs, desc, cdesc := rd.names, rd.offs, rd.desc, rd.cdesc
 	if len(names) == 0 {
 		return nil, strings.Join(unknown, "; "), nil
 	}
-	var unread []string
+	var unread, undescribed []string
 	var out []catalog.GroupState
 	for _, g := range names {
 		r, ok := offs[g]
@@ -206,7 +261,30 @@ func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState
 			continue
 		}
 		sort.Slice(gs.Offsets, func(i, j int) bool { return gs.Offsets[i].Partition < gs.Offsets[j].Partition })
-		if dg, ok := desc[g]; ok {
+		if cg, ok := cdesc[g]; ok {
+			if err := kerr.ErrorForCode(cg.ErrorCode); err != nil {
+				undescribed = append(undescribed, fmt.Sprintf("%s (%v)", g, err))
+			} else {
+				gs.State, gs.Protocol, gs.ProtocolType = cg.State, cg.AssignorName, "consumer"
+				for _, m := range cg.Members {
+					gm := catalog.GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
+					if m.InstanceID != nil {
+						gm.InstanceID = *m.InstanceID
+					}
+					// The assignment names the topic, or only its id.
+					for _, tp := range m.Assignment.TopicPartitions {
+						if tp.Topic == topic || (tp.Topic == "" && topicID != (kadm.TopicID{}) && kadm.TopicID(tp.TopicID) == topicID) {
+							gm.Assigned = append(gm.Assigned, tp.Partitions...)
+						}
+					}
+					slices.Sort(gm.Assigned)
+					gs.Members = append(gs.Members, gm)
+				}
+			}
+		} else if dg, ok := desc[g]; ok {
+			if dg.Err != nil {
+				undescribed = append(undescribed, fmt.Sprintf("%s (%v)", g, dg.Err))
+			}
 			gs.State, gs.Protocol, gs.ProtocolType = dg.State, dg.Protocol, dg.ProtocolType
 			for _, m := range dg.Members {
 				gm := catalog.GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
@@ -228,6 +306,10 @@ func (d *dumper) groups(ctx context.Context, topic string) ([]catalog.GroupState
 	if len(unread) > 0 {
 		sort.Strings(unread)
 		unknown = append(unknown, fmt.Sprintf("%s could not read the offsets of consumer groups %s", d.who, strings.Join(unread, ", ")))
+	}
+	if len(undescribed) > 0 {
+		sort.Strings(undescribed)
+		unknown = append(unknown, fmt.Sprintf("%s could not describe consumer groups %s, so their state and members are not known", d.who, strings.Join(undescribed, ", ")))
 	}
 	return out, strings.Join(unknown, "; "), nil
 }

@@ -195,9 +195,41 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 			return sum, ctx.Err()
 		case <-time.After(opts.Interval):
 		}
+		if opts.TopicRegex != "" {
+			topics = d.newlyMatched(ctx, topics)
+		}
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// newlyMatched is topics with, following a --topic-regex, the topics
+// made since that it matches (a pattern subscription's behaviour): each is
+// said and followed from then on, from --from. A topic --partitions does
+// not fit is said and left out; a listing that fails leaves topics as they
+// are (the next round asks again).
+func (d *dumper) newlyMatched(ctx context.Context, topics []string) []string {
+	now, all, err := resolveTopics(ctx, d.adm, nil, d.opts.TopicRegex, d.who)
+	if err != nil {
+		return topics
+	}
+	var added bool
+	for _, t := range now {
+		if slices.Contains(topics, t) {
+			continue
+		}
+		if err := checkPartitions(d.opts.Partitions, d.parts, []string{t}, all); err != nil {
+			d.warn(fmt.Sprintf("topic %s now matches --topic-regex %q but is not followed: %v", t, d.opts.TopicRegex, err))
+			continue
+		}
+		d.warn(fmt.Sprintf("topic %s now matches --topic-regex %q: it is followed from now on", t, d.opts.TopicRegex))
+		topics = append(slices.Clone(topics), t)
+		added = true
+	}
+	if added {
+		sort.Strings(topics)
+	}
+	return topics
 }
 
 // transient reports whether err is worth another try in --follow: the

@@ -127,6 +127,15 @@ func (d *dumper) planPartition(ctx context.Context, c *cut, m *catalog.Manifest)
 				if off < 0 {
 					off = hwm
 				}
+				if logStart > 0 && off <= logStart {
+					// The first record at or after the time is the log's
+					// first (or there is none): the records Kafka already
+					// deleted below it may be from after the time too.
+					// Nothing says which, so no lost range is recorded;
+					// it is said.
+					d.warn(fmt.Sprintf("%s/%d: --from %s: the log now starts at offset %d, the first at or after that time: Kafka already deleted offsets 0-%d (retention or DeleteRecords), and any of them may be from after it too, so the folder may lack records of the time asked; it starts at %d",
+						m.Topic, p, f, logStart, logStart-1, max(off, logStart)))
+				}
 				pl.from = max(off, logStart)
 			}
 		}

@@ -2,10 +2,12 @@ package dump
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
 // A round dumps several topics at once: a cluster of many small topics
@@ -73,6 +75,14 @@ func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error
 				if d.opts.Progress != nil {
 					d.opts.Progress.Waiting(fmt.Sprintf("snapshot of %s failed (%v); trying again in %s", topic, err, d.opts.Interval))
 				}
+				err = nil
+			}
+			if err != nil && d.opts.Follow && ctx.Err() == nil && errors.Is(err, kafkaconn.ErrUnknownTopic) {
+				// Following: a topic deleted costs that topic, not the
+				// others' snapshots. Its name is asked for again each
+				// round, so a topic made again under it is followed again
+				// (a topic-recreated rewrite).
+				d.warn(fmt.Sprintf("topic %s is gone from the cluster (deleted?): the follow goes on with the other topics, and with %s again if it is made again", topic, topic))
 				err = nil
 			}
 			mu.Lock()

@@ -29,6 +29,12 @@ func TestLagCommittedBelowLogStart(t *testing.T) {
 		{"one below the log start", 110, 109, StatusFail, 1, 1, false, "1 record it had not read"},
 		{"at the log start", 110, 110, StatusWarn, 0, 0, true, "the furthest behind is 10 records"},
 		{"caught up", 0, 120, StatusOK, 0, 0, false, "all caught up"},
+		// Past the high watermark (kafka-consumer-groups: lag -30): not
+		// caught up, its next fetch is out of range too.
+		{"past the end", 0, 150, StatusWarn, 0, 0, false, "1 group, none behind the end offset; group billing committed offset 150 on partition 0, past its end offset 120 at the cut (on 1 partition): unless the group committed after the cut read the end"},
+		// A restore's progress group commits source offsets on its
+		// target: past its end is no consumer's position.
+		{"a restore's progress past the end", 0, 150, StatusOK, 0, 0, false, "all caught up"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -36,6 +42,10 @@ func TestLagCommittedBelowLogStart(t *testing.T) {
 			d, err := catalog.Create(dir)
 			if err != nil {
 				t.Fatal(err)
+			}
+			group := "billing"
+			if strings.HasPrefix(c.name, "a restore's") {
+				group = "topicsnap-restore-orders"
 			}
 			// The dump read offsets 0-119 before the log start moved: the
 			// record at the committed offset is still in the folder.
@@ -47,7 +57,7 @@ func TestLagCommittedBelowLogStart(t *testing.T) {
 			if err := d.WriteClusterSnapshot(ctx, &catalog.ClusterSnapshot{ID: "s1", Topic: "orders", AsOf: at, PartitionCount: 1,
 				Configs:    map[string]string{"retention.ms": "604800000"},
 				Partitions: []catalog.PartitionState{{Partition: 0, LogStart: c.logStart, HighWatermark: 120, LastStable: 120}},
-				Groups: []catalog.GroupState{{Group: "billing", State: "Empty",
+				Groups: []catalog.GroupState{{Group: group, State: "Empty",
 					Offsets: []catalog.GroupOffset{{Partition: 0, Offset: c.committed}}}}}); err != nil {
 				t.Fatal(err)
 			}
@@ -68,6 +78,13 @@ func TestLagCommittedBelowLogStart(t *testing.T) {
 			}
 			if got := asInt(r.Summary.Get("out_of_range_partitions")); got != c.outOfRange {
 				t.Errorf("out_of_range_partitions %d, want %d", got, c.outOfRange)
+			}
+			if got, want := asInt(r.Summary.Get("past_end_partitions")), int64(0); c.committed > 120 && group == "billing" {
+				if got != 1 {
+					t.Errorf("past_end_partitions %d, want 1", got)
+				}
+			} else if got != want {
+				t.Errorf("past_end_partitions %d, want 0", got)
 			}
 			if got := r.Summary.Get("min_retention_headroom_seconds"); (got != nil) != c.headroom {
 				t.Errorf("min_retention_headroom_seconds %v, want reported: %v", got, c.headroom)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +27,8 @@ const (
 	cfgMaxMessageBytes = "max.message.bytes"
 	cfgTSBefore        = "message.timestamp.before.max.ms"
 	cfgTSAfter         = "message.timestamp.after.max.ms"
+	// cfgCleanupPolicy: a compacted topic refuses a record without a key.
+	cfgCleanupPolicy = "cleanup.policy"
 )
 
 // Kafka's defaults of them (Kafka 4: after.max.ms is one hour; before it
@@ -43,6 +46,10 @@ type limits struct {
 	known           bool
 	maxMessageBytes int64
 	before, after   int64 // ms
+	// policy is the target's cleanup.policy when it compacts ("compact",
+	// "compact,delete"), whose broker refuses a record with a null key;
+	// empty otherwise or when not known.
+	policy string
 }
 
 // limitsOf reads the effective limits from a topic's configs (described,
@@ -59,6 +66,9 @@ func limitsOf(get func(string) (string, bool)) limits {
 		}
 	}
 	l.known = n > 0
+	if v, ok := get(cfgCleanupPolicy); ok && strings.Contains(v, "compact") {
+		l.policy = v
+	}
 	return l
 }
 
@@ -109,15 +119,19 @@ type LimitError struct {
 	Size      int64 // its size, for max.message.bytes
 	Timestamp int64 // its timestamp (ms), for the timestamp configs
 	Config    string
-	Value     int64 // the target's value of Config
-	Need      int64 // the value Config needs for every record of the restore
-	Count     int64 // records the target would refuse
-	Created   bool  // the target does not exist yet: restore would create it with Value
+	Value     int64  // the target's value of Config
+	Need      int64  // the value Config needs for every record of the restore
+	Count     int64  // records the target would refuse
+	Created   bool   // the target does not exist yet: restore would create it with Value
+	Policy    string // for cleanup.policy: the target's (it compacts), which refuses a null key
 }
 
 func (e *LimitError) Error() string {
 	var what string
-	if e.Config == cfgMaxMessageBytes {
+	if e.Config == cfgCleanupPolicy {
+		what = fmt.Sprintf("its record at partition %d offset %d has no key (null), and topic %s is compacted (%s=%s), which takes only records with a key",
+			e.Partition, e.Offset, e.Target, e.Config, e.Policy)
+	} else if e.Config == cfgMaxMessageBytes {
 		what = fmt.Sprintf("its record at partition %d offset %d is %d bytes (a batch of that record alone), more than topic %s accepts (%s=%d)",
 			e.Partition, e.Offset, e.Size, e.Target, e.Config, e.Value)
 	} else {
@@ -143,6 +157,14 @@ func (e *LimitError) ExitCode() exit.Code { return exit.Target }
 // Hint is the config to set, at the value every record of the restore
 // needs.
 func (e *LimitError) Hint() string {
+	if e.Config == cfgCleanupPolicy {
+		if e.Created {
+			return fmt.Sprintf("create topic %[1]s yourself with cleanup.policy=delete (kafka-topics.sh --bootstrap-server HOST:PORT --create --topic %[1]s --partitions N --config cleanup.policy=delete), then restore into it; the source's records without a key cannot be in a compacted topic",
+				shell.Quote(e.Target))
+		}
+		return fmt.Sprintf("restore into another topic, one that does not compact: create it with cleanup.policy=delete (kafka-topics.sh --bootstrap-server HOST:PORT --create --topic NAME --partitions N --config cleanup.policy=delete) and give it as --to-topic; a record without a key cannot be in compacted topic %s",
+			shell.Quote(e.Target))
+	}
 	if e.Created {
 		return fmt.Sprintf("create topic %[1]s yourself with %[2]s=%[3]d (kafka-topics.sh --bootstrap-server HOST:PORT --create --topic %[1]s --partitions N --config %[2]s=%[3]d), then restore into it",
 			shell.Quote(e.Target), e.Config, e.Need)
@@ -224,7 +246,7 @@ func widenWindow(src *source, configs map[string]*string, eff *limits, warn func
 // restore with a *LimitError when the target would refuse one of them.
 // The scan is the produce's own (scanPlan), two partitions at a time.
 func checkLimits(ctx context.Context, dir *catalog.Dir, plans []*plan, to string, l limits, created, count bool) error {
-	if !l.known && !count {
+	if !l.known && l.policy == "" && !count {
 		return nil // nothing to check, nothing to count
 	}
 	now := time.Now().UnixMilli()
@@ -264,10 +286,14 @@ func checkLimits(ctx context.Context, dir *catalog.Dir, plans []*plan, to string
 				}
 				err := scanPlan(ctx, dir, pl, to, nil, func(recs []*kgo.Record, _ int64, _ bool, _ int64) error {
 					for _, r := range recs {
-						if !l.known {
-							break
-						}
 						e := LimitError{Target: to, Partition: pl.m.Partition, Offset: r.Offset, Created: created}
+						if l.policy != "" && r.Key == nil {
+							e.Config, e.Policy = cfgCleanupPolicy, l.policy
+							refuse(e)
+						}
+						if !l.known {
+							continue
+						}
 						if n := recordBatchBytes(r); n > l.maxMessageBytes {
 							e.Config, e.Size, e.Value, e.Need = cfgMaxMessageBytes, n, l.maxMessageBytes, n
 							refuse(e)
@@ -341,6 +367,9 @@ const recordOverhead = 61 + 5 + 3 + 5 + 5 + 5
 func fileFits(f catalog.FileEntry, l limits, now int64) bool {
 	if f.Records == f.ControlRecords {
 		return true // markers only: none is produced
+	}
+	if l.policy != "" {
+		return false // no entry says whether its records all have a key
 	}
 	if f.MaxRecordBytes <= 0 || f.MaxRecordBytes+recordOverhead > l.maxMessageBytes {
 		return false

@@ -97,7 +97,13 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 			opts.Progress.Warn(msg)
 		}
 	}
-	configs, rf, how := createPlan(src, target.brokers, warn)
+	// How a missing target would be created, and what that adjusts; a
+	// target that exists is not created, so its plan says nothing.
+	planWarn := warn
+	if target.exists {
+		planWarn = func(string) {}
+	}
+	configs, rf, how := createPlan(src, target.brokers, planWarn)
 	if target.exists {
 		if target.logAppendTime {
 			warn(fmt.Sprintf("topic %s has message.timestamp.type=LogAppendTime: the broker stamps restored records with its own time instead of the snapshot's", opts.ToTopic))

@@ -393,6 +393,12 @@ func TestRestoreStopsAtOpenTransaction(t *testing.T) {
 	if s.Records != 1 || s.Partitions[0].OpenAt != 1 {
 		t.Fatalf("with a transaction open: %+v", s)
 	}
+	// Run again while it is still open: nothing to produce, and it says
+	// why (not "everything was already restored").
+	s = restoreOnce(t, brokers, dir, topic, target)
+	if s.Records != 0 || s.Partitions[0].OpenAt != 1 || !strings.Contains(s.String(), "starts at a transaction still open at the last snapshot (partition 0)") {
+		t.Fatalf("again with the transaction open: %+v: %s", s, s)
+	}
 	if err := tx.EndTransaction(ctx, kgo.TryCommit); err != nil {
 		t.Fatal(err)
 	}

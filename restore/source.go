@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,13 +51,36 @@ func readSource(ctx context.Context, dir *catalog.Dir, topic string) (*source, e
 			s.snap = cs
 		}
 	}
-	for _, m := range tm.Manifests {
+	// A partition the topic no longer has (deleted and made again with
+	// fewer) holds only the old topic's history, superseded whole: it is
+	// not restored, and the target needs no such partition.
+	s.manifests = slices.DeleteFunc(slices.Clone(tm.Manifests), func(m *catalog.Manifest) bool {
+		return s.snap != nil && int(m.Partition) >= s.snap.PartitionCount && gone(m)
+	})
+	for _, m := range s.manifests {
 		s.partitions = max(s.partitions, int(m.Partition)+1)
 	}
 	if s.snap != nil {
 		s.partitions = max(s.partitions, s.snap.PartitionCount)
 	}
+	if len(s.manifests) == 0 {
+		return nil, fmt.Errorf("%w: %s holds only superseded history of topic %q (deleted and made again with fewer partitions)", ErrNotInCatalog, dir.Path, topic)
+	}
 	return s, nil
+}
+
+// gone reports whether m holds nothing of its topic's current history: the
+// topic was made again and every file of the partition is superseded.
+func gone(m *catalog.Manifest) bool {
+	if len(m.Files) > 0 || len(m.Lost) > 0 {
+		return false
+	}
+	for _, r := range m.Rewrites {
+		if r.Kind == catalog.RewriteRecreated {
+			return true
+		}
+	}
+	return false
 }
 
 // offsetAtTime is, as Kafka's offsets-for-times, the offset of the first

@@ -78,14 +78,27 @@ func (s Summary) String() string {
 // whyNothing says why a restore produced no record.
 func (s Summary) whyNothing() string {
 	resumed := 0
+	var open []string
 	for _, p := range s.Partitions {
 		if p.Resumed {
 			resumed++
+		}
+		if p.OpenAt >= 0 {
+			open = append(open, fmt.Sprint(p.Partition))
 		}
 	}
 	switch {
 	case len(s.Partitions) == 0:
 		return "no partition to restore"
+	case len(open) > 0:
+		// Not "already restored": the records after the transaction are
+		// still to come, and deleting the progress would write the ones
+		// before it again.
+		word := "partition"
+		if len(open) > 1 {
+			word = "partitions"
+		}
+		return fmt.Sprintf("what is left to restore starts at a transaction still open at the last snapshot (%s %s), so nothing after it is produced yet; dump the topic again once it has ended, then restore again", word, strings.Join(open, ", "))
 	case resumed == len(s.Partitions):
 		return fmt.Sprintf("everything was already restored (the progress group %s has committed every partition to the end; restore into another --to-topic, or delete that group to restore again)", ID(s.Target))
 	default:
