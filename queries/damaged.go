@@ -1,10 +1,8 @@
 package queries
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -126,20 +124,14 @@ func damagedErr(err error, context, root string) error {
 	return &DamagedError{Context: context, File: file, Msg: msg, Err: err}
 }
 
-// maxFooterBytes bounds the footer checkDataFile decodes: a data file of
-// topicsnap's has a footer of kilobytes (a merged 128 MiB file's, some
-// hundreds); a var for tests.
-var maxFooterBytes int64 = 16 << 20
-
 // checkDataFile says whether data file name of tp in the folder root
-// begins and ends as a Parquet file does: "PAR1" at both ends and a footer
-// length that fits in the file; with footer, that its footer decodes too
-// (the file whose footer DuckDB reads when it makes its topic's views, the
-// first listed: a bad one fails the views of the whole topic). A file of
-// the size its manifest recorded that is garbage (rewritten, a disk's
-// block of zeroes) would otherwise fail every query of its topic; this way
-// it costs its partition, as a file cut short does. The error wraps
-// catalog.ErrBadDataFile. Reading the pages is catalog verify's.
+// begins and ends as a Parquet file does (catalog.CheckEnds: "PAR1" at both
+// ends and a footer length that fits in the file); with footer, that its
+// footer decodes too (catalog.OpenParquet, within catalog.MaxFooterBytes).
+// A file of the size its manifest recorded that is garbage (rewritten, a
+// disk's block of zeroes) would otherwise fail every query of its topic;
+// this way it costs its partition, as a file cut short does. The error
+// wraps catalog.ErrBadDataFile. Reading the pages is catalog verify's.
 func checkDataFile(root string, tp catalog.TopicPartition, name string, footer bool) error {
 	rel := catalog.RelFilePath(tp, name)
 	f, err := folder.OpenRegular(filepath.Join(root, filepath.FromSlash(path.Dir(rel))), name)
@@ -151,37 +143,13 @@ func checkDataFile(root string, tp catalog.TopicPartition, name string, footer b
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
 	}
-	size := st.Size()
-	bad := func(why string) error {
-		return fmt.Errorf("%s: %w: not Parquet: %s (rewritten or corrupt)", rel, catalog.ErrBadDataFile, why)
+	if footer {
+		_, err = catalog.OpenParquet(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	} else {
+		err = catalog.CheckEnds(f, st.Size(), false)
 	}
-	if size < 12 {
-		return bad(fmt.Sprintf("%d bytes, too few for a Parquet file", size))
-	}
-	var head, tail [8]byte
-	if _, err := f.ReadAt(head[:4], 0); err != nil && err != io.EOF {
+	if err != nil {
 		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
-	}
-	if _, err := f.ReadAt(tail[:], size-8); err != nil && err != io.EOF {
-		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
-	}
-	switch n := int64(binary.LittleEndian.Uint32(tail[:4])); {
-	case string(tail[4:]) != "PAR1":
-		return bad("no PAR1 magic at its end")
-	case string(head[:4]) != "PAR1":
-		return bad("no PAR1 magic at its start")
-	case n == 0 || n > size-12:
-		return bad(fmt.Sprintf("a footer of %d bytes in a file of %d", n, size))
-	case footer && n > maxFooterBytes:
-		// Decoding reads the footer whole: a length someone chose (up to
-		// 4 GiB in a file that large) is not read into memory.
-		return bad(fmt.Sprintf("a footer of %d bytes, past the %d a data file's may take", n, maxFooterBytes))
-	}
-	if !footer {
-		return nil
-	}
-	if _, err := parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)); err != nil {
-		return fmt.Errorf("%s: %w: its footer cannot be read: %v (rewritten or corrupt)", rel, catalog.ErrBadDataFile, err)
 	}
 	return nil
 }

@@ -230,8 +230,8 @@ func TestFooterPastItsBoundIsNotRead(t *testing.T) {
 	if err := checkDataFile(dir, tp, name, true); err != nil {
 		t.Fatalf("a sound file: %v", err)
 	}
-	defer func(b int64) { maxFooterBytes = b }(maxFooterBytes)
-	maxFooterBytes = 64 // below this file's footer
+	defer func(b int64) { catalog.MaxFooterBytes = b }(catalog.MaxFooterBytes)
+	catalog.MaxFooterBytes = 64 // below this file's footer
 	err := checkDataFile(dir, tp, name, true)
 	if !errors.Is(err, catalog.ErrBadDataFile) || !strings.Contains(err.Error(), "past the 64 a data file's may take") {
 		t.Fatalf("footer past the bound: %v", err)
