@@ -6,7 +6,10 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -27,7 +30,7 @@ var ErrDamagedData = exit.New(exit.BadFolder, "damaged data file",
 // the footer (no magic, a bad length, thrift it cannot decode) or a page
 // (decompression, bit-packing, a buffer read past its end). Only the
 // message's first line is matched: the SQL excerpt below it is the user's.
-var damagedData = regexp.MustCompile(`No magic bytes found at end of file|too small to be a Parquet file|Footer length error|TProtocolException|invalid TType|don't know what type|Out of buffer|Failed to read file "[^"]*\.parquet"|(?i:decompression failure)|might be corrupted|likely corrupted|Invalid string encoding found in Parquet file|bitpacked data exceeds`)
+var damagedData = regexp.MustCompile(`No magic bytes found at end of file|too small to be a Parquet file|Footer length error|TProtocolException|invalid TType|don't know what type|Out of buffer|Failed to read file "[^"]*\.parquet"|(?i:decompression failure)|might be corrupted|likely corrupted|Invalid string encoding found in Parquet file|bitpacked data exceeds|Variable-length int over 10 bytes`)
 
 // damagedFile is the file a DuckDB message names, when it does.
 var damagedFile = regexp.MustCompile(`['"]([^'"]+\.parquet)['"]`)
@@ -133,6 +136,13 @@ func damagedErr(err error, context, root string) error {
 // this way it costs its partition, as a file cut short does. The error
 // wraps catalog.ErrBadDataFile. Reading the pages is catalog verify's.
 func checkDataFile(root string, tp catalog.TopicPartition, name string, footer bool) error {
+	return checkDataFileCached(root, tp, name, footer, nil)
+}
+
+// checkDataFileCached is checkDataFile that decodes the footer of a file
+// fc does not know to have decoded (and records it when it does); fc may
+// be nil.
+func checkDataFileCached(root string, tp catalog.TopicPartition, name string, footer bool, fc *footerCache) error {
 	rel := catalog.RelFilePath(tp, name)
 	f, err := folder.OpenRegular(filepath.Join(root, filepath.FromSlash(path.Dir(rel))), name)
 	if err != nil {
@@ -144,7 +154,17 @@ func checkDataFile(root string, tp catalog.TopicPartition, name string, footer b
 		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
 	}
 	if footer {
-		_, err = catalog.OpenParquet(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+		switch k, ok := fc.key(rel, st); {
+		case ok && fc.has(k):
+			// Decoded before, unchanged since: its ends and its footer's
+			// length within the bound.
+			err = catalog.CheckEnds(f, st.Size(), true)
+		default:
+			_, err = catalog.OpenParquet(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+			if err == nil && ok {
+				fc.add(k)
+			}
+		}
 	} else {
 		err = catalog.CheckEnds(f, st.Size(), false)
 	}
@@ -154,46 +174,44 @@ func checkDataFile(root string, tp catalog.TopicPartition, name string, footer b
 	return nil
 }
 
-// boundFiles tracks, over a topic's partitions in order, which files
-// DuckDB reads the footer of when it makes the topic's views: the first
-// of each read_parquet list (every file, those without markers or open
-// transactions, the others, the superseded; topicSelects).
-type boundFiles struct{ any, plain, other, superseded bool }
-
-// first reports whether f is the first of a list of the views so far, and
-// counts it.
-func (b *boundFiles) first(f catalog.FileEntry, superseded bool) bool {
-	if superseded {
-		was := b.superseded
-		b.superseded = true
-		return !was
-	}
-	plain := f.ControlRecords == 0 && f.OpenTxnRecords == 0
-	was := b.any && (plain && b.plain || !plain && b.other)
-	b.any = true
-	if plain {
-		b.plain = true
-	} else {
-		b.other = true
-	}
-	return !was
-}
-
-// checkContents checks the ends of every data file m lists (checkDataFile)
-// in the local folder root, and the footer of those DuckDB binds the
-// topic's views by (with their footers; b, updated when the partition is
-// sound). The error is the partition's, as the catalog reports a file
-// cut short.
-func checkContents(root string, m *catalog.Manifest, b *boundFiles) *catalog.ManifestError {
+// checkContents checks every data file m lists (checkDataFile): its ends,
+// and its footer decoded (unless fc knows it decoded before). DuckDB reads the footer of every file a query
+// scans (and of the first of each view's list when it makes the views): a
+// file whose footer does not decode, whichever it is, would fail every
+// query of its topic; this way it costs its partition. The error is the
+// partition's, as the catalog reports a file cut short.
+func checkContents(root string, m *catalog.Manifest, fc *footerCache) *catalog.ManifestError {
 	tp := m.TP()
-	nb := *b
-	for i, f := range m.AllFiles() {
-		err := checkDataFile(root, tp, f.Name, nb.first(f, i >= len(m.Files)))
-		if err != nil {
+	for _, f := range m.AllFiles() {
+		if err := checkDataFileCached(root, tp, f.Name, true, fc); err != nil {
 			rel := catalog.RelFilePath(tp, "manifest.json")
 			return &catalog.ManifestError{TP: tp, Path: filepath.Join(root, filepath.FromSlash(rel)), Rel: rel, Err: err, Detail: err.Error()}
 		}
 	}
-	*b = nb
 	return nil
+}
+
+// checkAllContents is checkContents of each of ms, on as many cores as
+// the process may use (decoding a footer is CPU: ~40 µs a file); the
+// error of ms[i] is at [i].
+func checkAllContents(root string, ms []*catalog.Manifest, fc *footerCache) []*catalog.ManifestError {
+	out := make([]*catalog.ManifestError, len(ms))
+	workers := min(runtime.GOMAXPROCS(0), len(ms))
+	if workers <= 1 {
+		for i, m := range ms {
+			out[i] = checkContents(root, m, fc)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(ms); i = int(next.Add(1)) - 1 {
+				out[i] = checkContents(root, ms[i], fc)
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
