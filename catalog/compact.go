@@ -401,7 +401,7 @@ func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, wan
 		return "", err
 	}
 	defer cleanup()
-	pf, err := parquet.OpenFile(f, fe.Bytes)
+	pf, err := OpenParquet(f, fe.Bytes)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", RelFilePath(tp, fe.Name), err)
 	}

@@ -24,6 +24,9 @@ type CopyStats struct {
 	Kept      int   // data files dst already held, same size (and ETag)
 	Manifests int
 	Snapshots int
+	// Damaged names the data files MirrorCopy mirrored damaged (missing,
+	// or not the manifest's size in src), each with what is wrong.
+	Damaged []string
 }
 
 // Copy copies what src has committed into dst (each a folder or a
@@ -38,6 +41,26 @@ type CopyStats struct {
 // refuses to overwrite one that changed under it, in a bucket). Named
 // topics, only those topics and their snapshots are copied.
 func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error) {
+	return copyAll(ctx, src, dst, false, only)
+}
+
+// MirrorCopy is Copy into a folder that stands for src, which its readers
+// read in src's place (the local cache sql, check, serve, notebooks and
+// restore read a bucket through). A data file src holds damaged, missing
+// or not of the size its manifest says (an object cut short), does not
+// stop the copy, which would cost every reader the whole folder: dst gets
+// it as src has it (a shorter object as it is, a longer one cut at the
+// manifest's size and a byte, a missing one removed from dst) beside its
+// manifest, so that dst's readers find the damage where they look for it
+// in a folder (ReadTopic's size check) and it costs that partition alone.
+// Each is named in CopyStats.Damaged. A file of the right size whose bytes
+// are not Parquet is copied as any other: dst's readers check its ends and
+// footer.
+func MirrorCopy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error) {
+	return copyAll(ctx, src, dst, true, only)
+}
+
+func copyAll(ctx context.Context, src, dst *Dir, mirror bool, only []string) (CopyStats, error) {
 	var st CopyStats
 	topics, err := src.Topics(ctx)
 	if err != nil {
@@ -66,11 +89,21 @@ func Copy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, error)
 		if err != nil {
 			return st, err
 		}
+		ms := tm.Manifests
 		for _, me := range tm.Damaged {
+			// Mirrored, a partition whose manifest reads but whose data
+			// files are damaged (a folder's sizes are checked as it is
+			// read) is copied with its damage.
+			if mirror && errors.Is(me, ErrBadDataFile) {
+				if m, err := src.ReadManifest(ctx, me.TP); err == nil {
+					ms = append(ms, m)
+					continue
+				}
+			}
 			damaged = append(damaged, me)
 		}
-		for _, m := range tm.Manifests {
-			if err := copyPartition(ctx, src, dst, m, &st); err != nil {
+		for _, m := range ms {
+			if err := copyPartition(ctx, src, dst, m, mirror, &st); err != nil {
 				return st, err
 			}
 		}
@@ -143,7 +176,7 @@ func (d *Dir) listData(ctx context.Context, tp TopicPartition) (out map[string]s
 	return out, true, nil
 }
 
-func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStats) error {
+func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, mirror bool, st *CopyStats) error {
 	tp := m.TP()
 	from, srcHinted, err := src.listData(ctx, tp)
 	if err != nil {
@@ -162,19 +195,30 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 			return err
 		}
 		o, ok := from[fe.Name]
-		if !ok || o.Size != fe.Bytes {
+		want := fe.Bytes // the bytes dst gets
+		switch {
+		case (!ok || o.Size != fe.Bytes) && !mirror:
 			return fmt.Errorf("copy %s: %s is missing or not the manifest's size in the source (catalog verify says more)", tp, src.FilePath(tp, fe.Name))
+		case !ok:
+			st.Damaged = append(st.Damaged, src.FilePath(tp, fe.Name)+": missing")
+			if err := dst.removeData(ctx, tp, fe.Name); err != nil {
+				return err
+			}
+			continue
+		case o.Size != fe.Bytes:
+			st.Damaged = append(st.Damaged, fmt.Sprintf("%s: %d bytes where the manifest says %d (cut short or rewritten)", src.FilePath(tp, fe.Name), o.Size, fe.Bytes))
+			want = min(o.Size, fe.Bytes+1)
 		}
 		etags[fe.Name] = o.ETag
-		if t, ok := to[fe.Name]; ok && t.Size == fe.Bytes && (!byETag || t.ETag == o.ETag) {
+		if t, ok := to[fe.Name]; ok && t.Size == want && (!byETag || t.ETag == o.ETag) {
 			st.Kept++
 			continue
 		}
-		if err := copyFile(ctx, src, dst, tp, fe); err != nil {
+		if err := copyFile(ctx, src, dst, tp, fe, want); err != nil {
 			return err
 		}
 		st.Files++
-		st.Bytes += fe.Bytes
+		st.Bytes += want
 	}
 	if byETag {
 		b, _ := json.Marshal(etags)
@@ -197,8 +241,10 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, st *CopyStat
 	return nil
 }
 
-// copyFile copies one data file, complete or not at all, and checks its size.
-func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntry) error {
+// copyFile copies one data file, complete or not at all, and checks its
+// size: want bytes (the manifest's, or what MirrorCopy mirrors of a
+// damaged one; an object longer than want is cut there).
+func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntry, want int64) error {
 	rel := RelFilePath(tp, fe.Name)
 	r, err := src.store().Open(ctx, rel)
 	if err != nil {
@@ -208,6 +254,10 @@ func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntr
 	short := func(n int64) error {
 		return fmt.Errorf("copy %s: %d bytes read, the manifest says %d", src.FilePath(tp, fe.Name), n, fe.Bytes)
 	}
+	limit := want + 1 // a file that grows is refused
+	if want != fe.Bytes {
+		limit = want // a damaged one is mirrored up to want
+	}
 	// A local file goes as it is (a bucket uploads it without a copy),
 	// once its size is the manifest's; anything else is read through a
 	// reader that holds it to that size.
@@ -216,12 +266,14 @@ func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntr
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", src.FilePath(tp, fe.Name), err)
 		}
-		if fi.Size() != fe.Bytes {
+		if fi.Size() == want {
+			return dst.store().Upload(ctx, rel, f, want)
+		}
+		if want == fe.Bytes {
 			return short(fi.Size())
 		}
-		return dst.store().Upload(ctx, rel, f, fe.Bytes)
 	}
-	return dst.store().Upload(ctx, rel, &exactReader{r: io.LimitReader(r, fe.Bytes+1), want: fe.Bytes, short: short}, fe.Bytes)
+	return dst.store().Upload(ctx, rel, &exactReader{r: io.LimitReader(r, limit), want: want, short: short}, want)
 }
 
 // exactReader reads r, which must yield want bytes: fewer or more is the

@@ -549,7 +549,7 @@ func scanDataFile(ctx context.Context, path string, batch int, want []bool, reus
 // scanReader is scanDataFile over r, size bytes of Parquet named path in
 // errors: a local file or a bucket's object.
 func scanReader(ctx context.Context, path string, r io.ReaderAt, size int64, batch int, want []bool, reuse bool, fn func([]Row) error) error {
-	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := OpenParquet(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}

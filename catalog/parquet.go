@@ -131,7 +131,15 @@ func ReadDataFile(path string) ([]Row, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer f.Close()
-	r := parquet.NewGenericReader[Row](f, schema)
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	pf, err := OpenParquet(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	r := parquet.NewGenericReader[Row](pf, schema)
 	defer r.Close()
 	rows := make([]Row, r.NumRows())
 	n, err := r.Read(rows)
@@ -162,9 +170,9 @@ func checkDataFile(path string, fe FileEntry) error {
 // checkParquet reads a file's footer (size bytes at r) and compares it
 // with its manifest entry: rows and topicsnap's columns.
 func checkParquet(r io.ReaderAt, size int64, fe FileEntry) error {
-	pf, err := parquet.OpenFile(r, size)
+	pf, err := OpenParquet(r, size)
 	if err != nil {
-		return fmt.Errorf("not a readable Parquet file: %v", err)
+		return err
 	}
 	if pf.NumRows() != fe.Records {
 		return fmt.Errorf("%d rows, manifest says %d", pf.NumRows(), fe.Records)
@@ -199,9 +207,9 @@ func checkParquet(r io.ReaderAt, size int64, fe FileEntry) error {
 // decoded. A page no reader could read (bit rot inside the file, its size
 // and footer intact) is named by its row group and column.
 func checkPages(ctx context.Context, r io.ReaderAt, size int64) error {
-	pf, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<20))
+	pf, err := OpenParquet(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true), parquet.ReadBufferSize(1<<20))
 	if err != nil {
-		return fmt.Errorf("not a readable Parquet file: %v", err)
+		return err
 	}
 	columns := pf.Schema().Columns()
 	for g, rg := range pf.RowGroups() {

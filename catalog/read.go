@@ -63,7 +63,12 @@ func (d *Dir) ReadMarkers(ctx context.Context, m *Manifest, from int64) (Markers
 		if err != nil {
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}
-		r := parquet.NewGenericReader[markerRow](f)
+		pf, err := OpenParquet(f, fe.Bytes)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("read markers of %s: %w", path, err)
+		}
+		r := parquet.NewGenericReader[markerRow](pf)
 		rows := make([]markerRow, 8192)
 		for {
 			n, err := r.Read(rows)

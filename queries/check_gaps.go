@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -28,6 +29,60 @@ type hole struct {
 	partition int32
 	from, to  int64
 	kind      string
+	// Of an undumped hole: the cut whose high watermark it reaches, and
+	// why the folder stops short of it when the manifest says ("" when
+	// nothing does).
+	cut, why string
+}
+
+// holeUndumped is the kind of a hole past the folder's data: offsets a cut
+// says Kafka held (below its high watermark) that the partition's manifest
+// never reached (its next_offset is lower).
+const holeUndumped = "undumped"
+
+// undumpedHoles compares, for each partition of ms, the high watermark of
+// the latest cut of topic that dumped it with where the folder's dump of
+// it reached (the manifest's next_offset: past any transaction marker or
+// compacted tail, which hold no record but were read): offsets from there
+// (or the cut's log start, when higher) up to the high watermark are
+// records Kafka had that the folder does not hold. The dump writes its cut
+// only once every partition reached it, so such a hole is a folder edited
+// or put back from an older copy, or a dump stopped short (--until) of the
+// cut: why says the latter when the manifest's record of that cut does.
+func undumpedHoles(topic string, ms []*catalog.Manifest, snaps []*catalog.ClusterSnapshot) []hole {
+	var out []hole
+	for _, m := range ms {
+		var cut *catalog.ClusterSnapshot
+		var st catalog.PartitionState
+		for _, s := range snaps {
+			if s.Topic != topic || (cut != nil && s.ID < cut.ID) {
+				continue
+			}
+			if len(s.Dumped) > 0 && !slices.Contains(s.Dumped, m.Partition) {
+				continue
+			}
+			for _, ps := range s.Partitions {
+				if ps.Partition == m.Partition {
+					cut, st = s, ps
+				}
+			}
+		}
+		if cut == nil {
+			continue
+		}
+		from := max(m.NextOffset, st.LogStart, 0)
+		if st.HighWatermark <= from {
+			continue
+		}
+		h := hole{partition: m.Partition, from: from, to: st.HighWatermark - 1, kind: holeUndumped, cut: cut.ID}
+		for _, ps := range m.Snapshots {
+			if ps.ID == cut.ID && ps.Until < st.HighWatermark && ps.Until <= m.NextOffset {
+				h.why = fmt.Sprintf("the dump of cut %s stopped at offset %d (--until), short of the cut's high watermark", cut.ID, ps.Until)
+			}
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
@@ -101,6 +156,9 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		}
 		holes = append(holes, splitHole(h, lostBy[h.partition], compacted)...)
 	}
+	// Offsets Kafka held at the last cut that the folder's data never
+	// reached.
+	holes = append(holes, undumpedHoles(o.Topic, ms, snaps)...)
 	// Lost ranges outside the stored span (before the first snapshot) count too.
 	sum := map[string]int64{}
 	for p, ls := range lostBy {
@@ -128,10 +186,17 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		control += asInt(p.Get("control_records"))
 		aborted += asInt(p.Get("aborted_records"))
 	}
-	missingBy := map[int32]int64{}
+	missingBy, undumpedBy := map[int32]int64{}, map[int32]int64{}
 	for _, h := range holes {
 		n := h.to - h.from + 1
 		switch h.kind {
+		case holeUndumped:
+			undumpedBy[h.partition] += n
+			if h.why == "" {
+				sum["undumped"] += n
+			} else {
+				sum["undumped_until"] += n
+			}
 		case "missing":
 			sum["missing"] += n
 			missingBy[h.partition] += n
@@ -177,7 +242,8 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		Set("missing_offsets", sum["missing"]).Set("control_records", control).
 		Set("aborted_records", aborted).Set("compacted_offsets", sum["compacted"]).
 		Set("expired_offsets", sum["expired"]).Set("duplicated_offsets", duplicated).
-		Set("rewritten_offsets", rewritten).Set("recreated_offsets", recreated)
+		Set("rewritten_offsets", rewritten).Set("recreated_offsets", recreated).
+		Set("undumped_offsets", sum["undumped"]+sum["undumped_until"])
 	// Only an import (topicsnap import) records these kinds.
 	if sum["damaged"] > 0 {
 		r.Summary.Set("damaged_offsets", sum["damaged"])
@@ -191,12 +257,19 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		row := NewRow().Set("kind", "partition").Set("partition", pn).Set("first_offset", first).Set("last_offset", last).
 			Set("records", n).Set("naive_missing", last-first+1-n).
 			Set("control_records", p.Get("control_records")).Set("aborted_records", p.Get("aborted_records")).
-			Set("missing_offsets", missingBy[pn])
+			Set("missing_offsets", missingBy[pn]).Set("undumped_offsets", undumpedBy[pn])
 		r.Rows = append(r.Rows, *row)
 	}
 	for _, h := range holes {
-		kind := h.kind
-		r.Rows = append(r.Rows, *NewRow().Set("kind", kind).Set("partition", h.partition).Set("from_offset", h.from).Set("to_offset", h.to).Set("offsets", h.to-h.from+1))
+		row := NewRow().Set("kind", h.kind).Set("partition", h.partition).Set("from_offset", h.from).Set("to_offset", h.to).Set("offsets", h.to-h.from+1)
+		if h.kind == holeUndumped {
+			why := h.why
+			if why == "" {
+				why = "the folder's data for the partition ends below the high watermark its cut recorded (a folder edited or put back from an older copy)"
+			}
+			row.Set("snapshot", h.cut).Set("high_watermark", h.to+1).Set("reason", why)
+		}
+		r.Rows = append(r.Rows, *row)
 	}
 	r.Rows = append(r.Rows, rewrites...)
 	rewrote := ""
@@ -246,6 +319,37 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		r.Status = StatusOK
 		r.Message = fmt.Sprintf("0 missing offsets on all %d partitions", nParts)
 	}
+	if n := sum["undumped"] + sum["undumped_until"]; n > 0 {
+		// Records Kafka held at the cut that the folder does not: said
+		// beside any verdict; unexplained they fail it, stopped short by
+		// --until they warn.
+		var where []string
+		for _, h := range holes {
+			if h.kind == holeUndumped {
+				where = append(where, fmt.Sprintf("partition %d offsets %d-%d (cut %s)", h.partition, h.from, h.to, h.cut))
+			}
+		}
+		if len(where) > 3 {
+			where = append(where[:3], fmt.Sprintf("%d more", len(where)-3))
+		}
+		said := fmt.Sprintf("%s Kafka held at the partition's last cut %s not in the folder on %d of %d partitions: %s",
+			plural(n, "offset", "offsets"), map[bool]string{true: "is", false: "are"}[n == 1], len(undumpedBy), nParts, strings.Join(where, ", "))
+		if r.Status == StatusOK {
+			r.Message = "0 missing offsets in the folder's data, but " + said
+		} else {
+			r.Message += "; " + said
+		}
+		switch {
+		case sum["undumped"] > 0:
+			r.Message += " (its data ends below the high watermark the cut recorded: the folder was edited or put back from an older copy; dump again while Kafka still has them)"
+			r.Status = StatusFail
+		default:
+			r.Message += " (the dump stopped there: --until)"
+			if r.Status == StatusOK {
+				r.Status = StatusWarn
+			}
+		}
+	}
 	var explained []string
 	if control > 0 {
 		explained = append(explained, plural(control, "transaction marker", "transaction markers"))
@@ -279,12 +383,12 @@ func splitHole(h hole, lost []catalog.LostRange, compacted bool) []hole {
 				next = append(next, r)
 				continue
 			}
-			out = append(out, hole{r.partition, lo, hi, l.Kind})
+			out = append(out, hole{partition: r.partition, from: lo, to: hi, kind: l.Kind})
 			if r.from < lo {
-				next = append(next, hole{r.partition, r.from, lo - 1, ""})
+				next = append(next, hole{partition: r.partition, from: r.from, to: lo - 1})
 			}
 			if hi < r.to {
-				next = append(next, hole{r.partition, hi + 1, r.to, ""})
+				next = append(next, hole{partition: r.partition, from: hi + 1, to: r.to})
 			}
 		}
 		rest = next

@@ -1,14 +1,15 @@
 package queries
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -29,7 +30,7 @@ var ErrDamagedData = exit.New(exit.BadFolder, "damaged data file",
 // the footer (no magic, a bad length, thrift it cannot decode) or a page
 // (decompression, bit-packing, a buffer read past its end). Only the
 // message's first line is matched: the SQL excerpt below it is the user's.
-var damagedData = regexp.MustCompile(`No magic bytes found at end of file|too small to be a Parquet file|Footer length error|TProtocolException|invalid TType|don't know what type|Out of buffer|Failed to read file "[^"]*\.parquet"|(?i:decompression failure)|might be corrupted|likely corrupted|Invalid string encoding found in Parquet file|bitpacked data exceeds`)
+var damagedData = regexp.MustCompile(`No magic bytes found at end of file|too small to be a Parquet file|Footer length error|TProtocolException|invalid TType|don't know what type|Out of buffer|Failed to read file "[^"]*\.parquet"|(?i:decompression failure)|might be corrupted|likely corrupted|Invalid string encoding found in Parquet file|bitpacked data exceeds|Variable-length int over 10 bytes`)
 
 // damagedFile is the file a DuckDB message names, when it does.
 var damagedFile = regexp.MustCompile(`['"]([^'"]+\.parquet)['"]`)
@@ -126,21 +127,22 @@ func damagedErr(err error, context, root string) error {
 	return &DamagedError{Context: context, File: file, Msg: msg, Err: err}
 }
 
-// maxFooterBytes bounds the footer checkDataFile decodes: a data file of
-// topicsnap's has a footer of kilobytes (a merged 128 MiB file's, some
-// hundreds); a var for tests.
-var maxFooterBytes int64 = 16 << 20
-
 // checkDataFile says whether data file name of tp in the folder root
-// begins and ends as a Parquet file does: "PAR1" at both ends and a footer
-// length that fits in the file; with footer, that its footer decodes too
-// (the file whose footer DuckDB reads when it makes its topic's views, the
-// first listed: a bad one fails the views of the whole topic). A file of
-// the size its manifest recorded that is garbage (rewritten, a disk's
-// block of zeroes) would otherwise fail every query of its topic; this way
-// it costs its partition, as a file cut short does. The error wraps
-// catalog.ErrBadDataFile. Reading the pages is catalog verify's.
+// begins and ends as a Parquet file does (catalog.CheckEnds: "PAR1" at both
+// ends and a footer length that fits in the file); with footer, that its
+// footer decodes too (catalog.OpenParquet, within catalog.MaxFooterBytes).
+// A file of the size its manifest recorded that is garbage (rewritten, a
+// disk's block of zeroes) would otherwise fail every query of its topic;
+// this way it costs its partition, as a file cut short does. The error
+// wraps catalog.ErrBadDataFile. Reading the pages is catalog verify's.
 func checkDataFile(root string, tp catalog.TopicPartition, name string, footer bool) error {
+	return checkDataFileCached(root, tp, name, footer, nil)
+}
+
+// checkDataFileCached is checkDataFile that decodes the footer of a file
+// fc does not know to have decoded (and records it when it does); fc may
+// be nil.
+func checkDataFileCached(root string, tp catalog.TopicPartition, name string, footer bool, fc *footerCache) error {
 	rel := catalog.RelFilePath(tp, name)
 	f, err := folder.OpenRegular(filepath.Join(root, filepath.FromSlash(path.Dir(rel))), name)
 	if err != nil {
@@ -151,81 +153,65 @@ func checkDataFile(root string, tp catalog.TopicPartition, name string, footer b
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
 	}
-	size := st.Size()
-	bad := func(why string) error {
-		return fmt.Errorf("%s: %w: not Parquet: %s (rewritten or corrupt)", rel, catalog.ErrBadDataFile, why)
+	if footer {
+		switch k, ok := fc.key(rel, st); {
+		case ok && fc.has(k):
+			// Decoded before, unchanged since: its ends and its footer's
+			// length within the bound.
+			err = catalog.CheckEnds(f, st.Size(), true)
+		default:
+			_, err = catalog.OpenParquet(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+			if err == nil && ok {
+				fc.add(k)
+			}
+		}
+	} else {
+		err = catalog.CheckEnds(f, st.Size(), false)
 	}
-	if size < 12 {
-		return bad(fmt.Sprintf("%d bytes, too few for a Parquet file", size))
-	}
-	var head, tail [8]byte
-	if _, err := f.ReadAt(head[:4], 0); err != nil && err != io.EOF {
+	if err != nil {
 		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
-	}
-	if _, err := f.ReadAt(tail[:], size-8); err != nil && err != io.EOF {
-		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
-	}
-	switch n := int64(binary.LittleEndian.Uint32(tail[:4])); {
-	case string(tail[4:]) != "PAR1":
-		return bad("no PAR1 magic at its end")
-	case string(head[:4]) != "PAR1":
-		return bad("no PAR1 magic at its start")
-	case n == 0 || n > size-12:
-		return bad(fmt.Sprintf("a footer of %d bytes in a file of %d", n, size))
-	case footer && n > maxFooterBytes:
-		// Decoding reads the footer whole: a length someone chose (up to
-		// 4 GiB in a file that large) is not read into memory.
-		return bad(fmt.Sprintf("a footer of %d bytes, past the %d a data file's may take", n, maxFooterBytes))
-	}
-	if !footer {
-		return nil
-	}
-	if _, err := parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true)); err != nil {
-		return fmt.Errorf("%s: %w: its footer cannot be read: %v (rewritten or corrupt)", rel, catalog.ErrBadDataFile, err)
 	}
 	return nil
 }
 
-// boundFiles tracks, over a topic's partitions in order, which files
-// DuckDB reads the footer of when it makes the topic's views: the first
-// of each read_parquet list (every file, those without markers or open
-// transactions, the others, the superseded; topicSelects).
-type boundFiles struct{ any, plain, other, superseded bool }
-
-// first reports whether f is the first of a list of the views so far, and
-// counts it.
-func (b *boundFiles) first(f catalog.FileEntry, superseded bool) bool {
-	if superseded {
-		was := b.superseded
-		b.superseded = true
-		return !was
-	}
-	plain := f.ControlRecords == 0 && f.OpenTxnRecords == 0
-	was := b.any && (plain && b.plain || !plain && b.other)
-	b.any = true
-	if plain {
-		b.plain = true
-	} else {
-		b.other = true
-	}
-	return !was
-}
-
-// checkContents checks the ends of every data file m lists (checkDataFile)
-// in the local folder root, and the footer of those DuckDB binds the
-// topic's views by (with their footers; b, updated when the partition is
-// sound). The error is the partition's, as the catalog reports a file
-// cut short.
-func checkContents(root string, m *catalog.Manifest, b *boundFiles) *catalog.ManifestError {
+// checkContents checks every data file m lists (checkDataFile): its ends,
+// and its footer decoded (unless fc knows it decoded before). DuckDB reads the footer of every file a query
+// scans (and of the first of each view's list when it makes the views): a
+// file whose footer does not decode, whichever it is, would fail every
+// query of its topic; this way it costs its partition. The error is the
+// partition's, as the catalog reports a file cut short.
+func checkContents(root string, m *catalog.Manifest, fc *footerCache) *catalog.ManifestError {
 	tp := m.TP()
-	nb := *b
-	for i, f := range m.AllFiles() {
-		err := checkDataFile(root, tp, f.Name, nb.first(f, i >= len(m.Files)))
-		if err != nil {
+	for _, f := range m.AllFiles() {
+		if err := checkDataFileCached(root, tp, f.Name, true, fc); err != nil {
 			rel := catalog.RelFilePath(tp, "manifest.json")
 			return &catalog.ManifestError{TP: tp, Path: filepath.Join(root, filepath.FromSlash(rel)), Rel: rel, Err: err, Detail: err.Error()}
 		}
 	}
-	*b = nb
 	return nil
+}
+
+// checkAllContents is checkContents of each of ms, on as many cores as
+// the process may use (decoding a footer is CPU: ~40 µs a file); the
+// error of ms[i] is at [i].
+func checkAllContents(root string, ms []*catalog.Manifest, fc *footerCache) []*catalog.ManifestError {
+	out := make([]*catalog.ManifestError, len(ms))
+	workers := min(runtime.GOMAXPROCS(0), len(ms))
+	if workers <= 1 {
+		for i, m := range ms {
+			out[i] = checkContents(root, m, fc)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(ms); i = int(next.Add(1)) - 1 {
+				out[i] = checkContents(root, ms[i], fc)
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }

@@ -83,11 +83,10 @@ var (
 
 // A data file damaged in its footer (garbage or zeroes of the right size,
 // a footer that does not decode) costs its partition, as one cut short
-// does: the folder opens, the other partitions answer, and the checks say
-// what they did not judge. A footer that does not decode in a file past
-// the first of its topic's views (DuckDB reads it only when a query
-// reaches it) is TestDamagedPagesAreTheFolders' case: decoding every
-// footer at each refresh would cost a folder of many files too much.
+// does, whichever file of its topic it is (the first of the views', whose
+// footer DuckDB reads to make them, or a later one, whose footer it reads
+// when a query reaches it): the folder opens, the other partitions answer,
+// and the checks say what they did not judge.
 func TestDamagedDataFileCostsItsPartition(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -103,6 +102,7 @@ func TestDamagedDataFileCostsItsPartition(t *testing.T) {
 		{"zeroes of the same size", 0, rewrite(0, zeroes)},
 		{"footer rewritten, magic kept", 0, rewrite(0, badFooter)},
 		{"garbage in another partition", 3, rewrite(3, garbage)},
+		{"footer rewritten in another partition", 3, rewrite(3, badFooter)},
 	}
 	for _, c := range cases {
 		for _, lazy := range []bool{false, true} {
@@ -155,18 +155,6 @@ func TestDamagedDataFileCostsItsPartition(t *testing.T) {
 // footer intact) is a damaged folder: exit 9, catalog verify as the
 // hint, never a user error on an option. TestDamagedPagesAreTheFolders.
 func TestDamagedPagesAreTheFolders(t *testing.T) {
-	t.Run("footer of a later file", func(t *testing.T) {
-		dir := damagedTeaShop(t, rewrite(3, badFooter))
-		e, err := Open(t.Context(), dir, Options{})
-		if err != nil {
-			t.Fatalf("open: %v", err)
-		}
-		defer e.Close()
-		_, err = e.RunCheck(t.Context(), "gaps", CheckOptions{Topic: "app_events"})
-		if code, _ := exit.Of(err); !errors.Is(err, ErrDamagedData) || code != exit.BadFolder {
-			t.Fatalf("exit %d: %v", code, err)
-		}
-	})
 	dir := damagedTeaShop(t, rewrite(0, badPages))
 	ctx := context.Background()
 	e, err := Open(ctx, dir, Options{})
@@ -218,6 +206,10 @@ func TestDamagedPagesAreTheFolders(t *testing.T) {
 	if !errors.As(err, &de) || de.File != "topic=app_events/partition=0/x.parquet" || strings.Contains(err.Error(), dir) {
 		t.Fatalf("%#v: %v", de, err)
 	}
+	// A footer whose thrift DuckDB cannot decode (a varint run on).
+	if err := damagedErr(errors.New(`Invalid Error: Variable-length int over 10 bytes.`), "", dir); !errors.Is(err, ErrDamagedData) {
+		t.Fatalf("a footer's bad varint: %v", err)
+	}
 }
 
 // TestFooterPastItsBoundIsNotRead: the footer length at a data file's end
@@ -230,13 +222,49 @@ func TestFooterPastItsBoundIsNotRead(t *testing.T) {
 	if err := checkDataFile(dir, tp, name, true); err != nil {
 		t.Fatalf("a sound file: %v", err)
 	}
-	defer func(b int64) { maxFooterBytes = b }(maxFooterBytes)
-	maxFooterBytes = 64 // below this file's footer
+	defer func(b int64) { catalog.MaxFooterBytes = b }(catalog.MaxFooterBytes)
+	catalog.MaxFooterBytes = 64 // below this file's footer
 	err := checkDataFile(dir, tp, name, true)
 	if !errors.Is(err, catalog.ErrBadDataFile) || !strings.Contains(err.Error(), "past the 64 a data file's may take") {
 		t.Fatalf("footer past the bound: %v", err)
 	}
 	if err := checkDataFile(dir, tp, name, false); err != nil {
 		t.Fatalf("ends only (the footer not decoded): %v", err)
+	}
+}
+
+// TestFooterCacheSkipsOnlyWhatDecoded: an open decodes the footer of every
+// data file once and keeps which decoded in the user's cache folder; the
+// next open decodes only the files it has not seen, and a file rewritten
+// in place since (its footer damaged) is decoded again and costs its
+// partition.
+func TestFooterCacheSkipsOnlyWhatDecoded(t *testing.T) {
+	was := footerCacheDir
+	footerCacheDir = t.TempDir()
+	defer func() { footerCacheDir = was }()
+	dir := damagedTeaShop(t)
+	open := func() []string {
+		t.Helper()
+		e, err := Open(t.Context(), dir, Options{})
+		if err != nil {
+			t.Fatalf("open: %v", err)
+		}
+		defer e.Close()
+		return e.Problems()
+	}
+	if p := open(); len(p) != 0 {
+		t.Fatalf("a sound folder: %q", p)
+	}
+	fc := openFooterCache(dir)
+	if len(fc.known) != 6 {
+		t.Fatalf("%d files known to decode, want the 6 of app_events", len(fc.known))
+	}
+	if p := open(); len(p) != 0 {
+		t.Fatalf("a sound folder, its footers known: %q", p)
+	}
+	rewrite(3, badFooter)(t, dir)
+	p := open()
+	if len(p) != 1 || !strings.Contains(p[0], "partition=3/") || !strings.Contains(p[0], "its footer cannot be read") {
+		t.Fatalf("partition 3's footer damaged since the last open: %q", p)
 	}
 }

@@ -172,6 +172,11 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 			problems = append(problems, u.Error())
 		}
 	}
+	var fc *footerCache // the files whose footer decoded at an earlier open
+	if !catalog.IsURL(e.dir.Path) {
+		fc = openFooterCache(e.dir.Path)
+		defer fc.save()
+	}
 	for _, n := range names {
 		tm, err := e.dir.ReadTopic(ctx, n)
 		if err != nil {
@@ -181,14 +186,14 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 		}
 		if !catalog.IsURL(e.dir.Path) {
 			// A data file of the right size that is not Parquet (garbage,
-			// zeroes) costs its partition, as one cut short does (the
-			// catalog checks sizes): DuckDB would fail every query of the
-			// topic on its footer.
+			// zeroes, a footer that does not decode) costs its partition,
+			// as one cut short does (the catalog checks sizes): DuckDB
+			// would fail every query of the topic on its footer.
+			bad := checkAllContents(e.dir.Path, tm.Manifests, fc)
 			kept := tm.Manifests[:0]
-			var bound boundFiles // whose footers DuckDB reads to make the views
-			for _, m := range tm.Manifests {
-				if me := checkContents(e.dir.Path, m, &bound); me != nil {
-					tm.Damaged = append(tm.Damaged, me)
+			for i, m := range tm.Manifests {
+				if bad[i] != nil {
+					tm.Damaged = append(tm.Damaged, bad[i])
 					continue
 				}
 				kept = append(kept, m)

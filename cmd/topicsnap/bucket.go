@@ -68,7 +68,7 @@ func (a *app) openDir(ctx context.Context, dir string) (*catalog.Dir, error) {
 // localDir is the folder the DuckDB side reads for --dir: the folder
 // itself, or for a bucket a local cache of what its manifests list,
 // brought up to date first (files already there with the bucket's size
-// and ETag are kept). DuckDB reads local Parquet; see BENCHMARKS.md
+// and ETag are kept; a damaged one mirrored, catalog.MirrorCopy). DuckDB reads local Parquet; see BENCHMARKS.md
 // ("Snapshots in a bucket") for why not httpfs.
 //
 // Named topics, only those are brought up to date (a check reads one).
@@ -97,9 +97,15 @@ func (a *app) localDir(ctx context.Context, dir string, topics ...string) (strin
 		return "", err
 	}
 	start := time.Now()
-	st, err := catalog.Copy(ctx, src, dst, topics...)
+	// A data file damaged in the bucket (missing, cut short) is mirrored
+	// as it is: the cache's readers find it and it costs its partition,
+	// as in a folder, not every query.
+	st, err := catalog.MirrorCopy(ctx, src, dst, topics...)
 	if err != nil {
 		return "", fmt.Errorf("cache %s in %s: %w", dir, cache, err)
+	}
+	for _, d := range st.Damaged {
+		fmt.Fprintf(a.stderr, "warning: %s: its partition is not read (topicsnap catalog verify --dir %s)\n", d, dir)
 	}
 	if len(topics) == 0 {
 		// A topic gone from the bucket goes from the cache.

@@ -15,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/store"
 	"github.com/topicsnap/topicsnap/dump"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
@@ -247,4 +250,84 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestBucketDamagedFileCostsItsPartition: a data file of a bucket cut
+// short, garbage of its size or missing costs its partition on sql and
+// check, as in a folder (named, "not judged: 1 partition"), not every
+// query of the bucket (the copy into the cache refused the whole bucket on
+// a file cut short or missing: exit 2); put back whole, it is read again.
+func TestBucketDamagedFileCostsItsPartition(t *testing.T) {
+	loc, ep := testBucket(t)
+	local := t.TempDir()
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), local, seeds.TeaShopConfig{Users: 300, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	s3 := []string{"--s3-endpoint", ep, "--s3-cache", filepath.Join(t.TempDir(), "cache")}
+	if code, out, errs := cli(t, append([]string{"catalog", "copy", local, loc}, s3...)...); code != 0 {
+		t.Fatalf("copy to the bucket: %d %q %q", code, out, errs)
+	}
+	b, err := catalog.OpenAt(t.Context(), loc, catalog.S3Config{Endpoint: ep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := func(p int) string {
+		ms, err := filepath.Glob(filepath.Join(local, "topic=app_events", fmt.Sprintf("partition=%d", p), "*.parquet"))
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("partition %d: %v %v", p, ms, err)
+		}
+		r, _ := filepath.Rel(local, ms[0])
+		return filepath.ToSlash(r)
+	}
+	whole, err := os.ReadFile(filepath.Join(local, rel(3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		damage func()
+		p      int
+		said   string
+	}{
+		{"cut short", func() {
+			if _, err := b.Store().Put(t.Context(), rel(3), whole[:2000], store.Cond{}); err != nil {
+				t.Fatal(err)
+			}
+		}, 3, "2000 bytes where the manifest says"},
+		{"garbage of the manifest's size", func() {
+			g := make([]byte, len(whole))
+			rand.Read(g)
+			if _, err := b.Store().Put(t.Context(), rel(3), g, store.Cond{}); err != nil {
+				t.Fatal(err)
+			}
+		}, 3, "not Parquet"},
+		{"missing", func() {
+			if err := b.Store().Delete(t.Context(), rel(1)); err != nil {
+				t.Fatal(err)
+			}
+		}, 1, ": missing"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.damage()
+			code, out, errs := cli(t, append([]string{"sql", "--dir", loc, "-c", "SELECT count(DISTINCT partition) FROM app_events", "--format", "csv"}, s3...)...)
+			if code != 0 || !strings.Contains(out, "5") || !strings.Contains(errs, c.said) || !strings.Contains(errs, fmt.Sprintf("partition %d", c.p)) {
+				t.Fatalf("sql: %d %q %q", code, out, errs)
+			}
+			code, out, errs = cli(t, append([]string{"check", "gaps", "--dir", loc, "--topic", "app_events"}, s3...)...)
+			if code != 0 || !strings.Contains(out, "not judged: 1 partition") {
+				t.Fatalf("check gaps: %d %q %q", code, out, errs)
+			}
+			// Put back whole: read again.
+			if _, err := b.Store().Put(t.Context(), rel(c.p), func() []byte {
+				bb, _ := os.ReadFile(filepath.Join(local, rel(c.p)))
+				return bb
+			}(), store.Cond{}); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs = cli(t, append([]string{"sql", "--dir", loc, "-c", "SELECT count(DISTINCT partition) FROM app_events", "--format", "csv"}, s3...)...)
+			if code != 0 || !strings.Contains(out, "6") || strings.Contains(errs, "warning") {
+				t.Fatalf("sql, the file put back: %d %q %q", code, out, errs)
+			}
+		})
+	}
 }
