@@ -253,6 +253,14 @@ func (m *Manifest) validate() error {
 		}
 		prev = f.LastOffset
 	}
+	// The next offset is past every committed file: a dump resumes there
+	// (one below would read and store the file's offsets again), and a
+	// restore and the catalog's ranges end there (one below would leave
+	// the file's later records out without a word).
+	if n := len(m.Files); n > 0 && m.NextOffset <= m.Files[n-1].LastOffset {
+		return fmt.Errorf("next offset %d is not past its last file %q (offsets %d-%d)",
+			m.NextOffset, m.Files[n-1].Name, m.Files[n-1].FirstOffset, m.Files[n-1].LastOffset)
+	}
 	// Superseded files may overlap one another and the current ones (they
 	// are other versions of the same offsets), never share a name.
 	names := map[string]bool{}

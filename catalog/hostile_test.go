@@ -192,6 +192,11 @@ func damages() []damage {
 		{"partition of the manifest is another", asManifest(func(m map[string]any) { m["partition"] = 2 }), nil},
 		{"topic with ../", asManifest(func(m map[string]any) { m["topic"] = "../../etc" }), ErrBadName},
 		{"next offset below -1", asManifest(func(m map[string]any) { m["next_offset"] = -7 }), nil},
+		// A dump resumed there would store offsets 5-9 again; a restore
+		// stopped there left them out while ls listed them.
+		{"next offset inside its last file", asManifest(func(m map[string]any) { m["next_offset"] = 5 }), nil},
+		{"next offset at its last file's last offset", asManifest(func(m map[string]any) { m["next_offset"] = 9 }), nil},
+		{"never dumped (next offset -1) yet listing a file", asManifest(func(m map[string]any) { m["next_offset"] = -1 }), nil},
 		{"rewrite of an unknown kind", asManifest(func(m map[string]any) {
 			m["rewrites"] = []any{rewrite("whatever", 2, 5, 2, 1)}
 		}), nil},
@@ -335,6 +340,8 @@ func TestWriteManifestRefusesWhatReadersRefuse(t *testing.T) {
 		}, ErrBadManifest},
 		{"file name with ../", func(m *Manifest) { m.Files[0].Name = "../x.parquet" }, ErrBadName},
 		{"topic with ../", func(m *Manifest) { m.Topic = "../x" }, ErrBadName},
+		{"next offset inside its last file", func(m *Manifest) { m.NextOffset = 5 }, ErrBadManifest},
+		{"next offset -1 with a file", func(m *Manifest) { m.NextOffset = -1 }, ErrBadManifest},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
