@@ -56,6 +56,10 @@ const (
 	MaxETagsBytes = 16 << 20
 	// MaxLockBytes caps a bucket's lock object (about 150 bytes as written).
 	MaxLockBytes = 64 << 10
+	// MaxPartitionCount bounds a cut's partition count: the checks list a
+	// topic's partitions 0..count-1 (a count of 2^31-1 had them ask for
+	// 16 GiB), and a cut holds at most MaxSnapshotObjects partition states.
+	MaxPartitionCount = 1_000_000
 	// MaxSnapshotIDLen bounds a snapshot id (NewSnapshotID makes 27 bytes).
 	MaxSnapshotIDLen = 128
 
@@ -202,12 +206,27 @@ func (s *ClusterSnapshot) validate() error {
 	if !ValidTopicName(s.Topic) {
 		return fmt.Errorf("%w: %w: topic %.300q", ErrBadManifest, ErrBadName, s.Topic)
 	}
-	if s.PartitionCount < 0 || s.ReplicationFactor < 0 {
-		return fmt.Errorf("%w: partition count %d, replication factor %d", ErrBadManifest, s.PartitionCount, s.ReplicationFactor)
+	if s.PartitionCount < 0 || s.PartitionCount > MaxPartitionCount || s.ReplicationFactor < 0 {
+		return fmt.Errorf("%w: partition count %d, replication factor %d (want 0 to %d partitions, a factor of 0 or more)",
+			ErrBadManifest, s.PartitionCount, s.ReplicationFactor, MaxPartitionCount)
 	}
+	// Offsets are -1 (not known, no commit) or more: the checks subtract
+	// them from one another (an offset of -2^63 overflowed there).
 	for _, p := range s.Partitions {
 		if p.Partition < 0 {
 			return fmt.Errorf("%w: partition %d", ErrBadManifest, p.Partition)
+		}
+		if p.LogStart < -1 || p.HighWatermark < -1 || p.LastStable < -1 {
+			return fmt.Errorf("%w: partition %d has offsets log start %d, high watermark %d, last stable %d (want -1 or more)",
+				ErrBadManifest, p.Partition, p.LogStart, p.HighWatermark, p.LastStable)
+		}
+	}
+	for _, g := range s.Groups {
+		for _, o := range g.Offsets {
+			if o.Partition < 0 || o.Offset < -1 {
+				return fmt.Errorf("%w: group %.300q has offset %d on partition %d (want -1 or more, on partition 0 or more)",
+					ErrBadManifest, g.Group, o.Offset, o.Partition)
+			}
 		}
 	}
 	for _, p := range s.Dumped {

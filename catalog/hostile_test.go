@@ -413,6 +413,22 @@ func TestDamagedSnapshotCorpus(t *testing.T) {
 			defer f.Close()
 			f.Truncate(MaxSnapshotBytes + 1)
 		}, safefile.ErrTooLarge},
+		// The checks list partitions 0..count-1 and subtract offsets: a
+		// count of 2^31-1 had them ask DuckDB for 16 GiB, an offset of
+		// -2^63 overflowed (lag, reset exited 2 with DuckDB's error).
+		{"partition count 2^31-1", "x.json", writeSnap(func(s *ClusterSnapshot) { s.PartitionCount = math.MaxInt32 }), nil},
+		{"high watermark -2^63", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Partitions = []PartitionState{{Partition: 0, LogStart: 0, HighWatermark: math.MinInt64, LastStable: 5}}
+		}), nil},
+		{"log start -2", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Partitions = []PartitionState{{Partition: 0, LogStart: -2, HighWatermark: 5, LastStable: 5}}
+		}), nil},
+		{"committed offset -2^63", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Groups = []GroupState{{Group: "g", Offsets: []GroupOffset{{Partition: 0, Offset: math.MinInt64}}}}
+		}), nil},
+		{"committed offset on partition -1", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Groups = []GroupState{{Group: "g", Offsets: []GroupOffset{{Partition: -1, Offset: 3}}}}
+		}), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -458,6 +474,17 @@ func TestDamagedSnapshotCorpus(t *testing.T) {
 				t.Fatalf("the damaged snapshot was copied: %v", err)
 			}
 		})
+	}
+}
+
+// writeSnap writes a cluster snapshot "x" of topic orders, changed by change.
+func writeSnap(change func(s *ClusterSnapshot)) func(t *testing.T, p string) {
+	return func(t *testing.T, p string) {
+		s := ClusterSnapshot{FormatVersion: 1, ID: "x", Topic: "orders", PartitionCount: 1}
+		change(&s)
+		if err := os.WriteFile(p, mustJSON(t, s), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
