@@ -60,6 +60,11 @@ const (
 	// topic's partitions 0..count-1 (a count of 2^31-1 had them ask for
 	// 16 GiB), and a cut holds at most MaxSnapshotObjects partition states.
 	MaxPartitionCount = 1_000_000
+	// MaxCutOffset bounds the offsets a cut records: 2^62, more than a
+	// partition takes at a billion records a second for 146 years, and far
+	// enough from 2^63 that the checks' differences of two offsets (an end
+	// offset less a committed -1) cannot overflow.
+	MaxCutOffset = 1 << 62
 	// MaxSnapshotIDLen bounds a snapshot id (NewSnapshotID makes 27 bytes).
 	MaxSnapshotIDLen = 128
 
@@ -210,21 +215,22 @@ func (s *ClusterSnapshot) validate() error {
 		return fmt.Errorf("%w: partition count %d, replication factor %d (want 0 to %d partitions, a factor of 0 or more)",
 			ErrBadManifest, s.PartitionCount, s.ReplicationFactor, MaxPartitionCount)
 	}
-	// Offsets are -1 (not known, no commit) or more: the checks subtract
-	// them from one another (an offset of -2^63 overflowed there).
+	// Offsets are -1 (not known, no commit) to MaxCutOffset: the checks
+	// subtract them from one another (an offset of -2^63, or an end offset
+	// of 2^63-1 less a committed -1, overflowed there).
 	for _, p := range s.Partitions {
 		if p.Partition < 0 {
 			return fmt.Errorf("%w: partition %d", ErrBadManifest, p.Partition)
 		}
-		if p.LogStart < -1 || p.HighWatermark < -1 || p.LastStable < -1 {
-			return fmt.Errorf("%w: partition %d has offsets log start %d, high watermark %d, last stable %d (want -1 or more)",
+		if !cutOffset(p.LogStart) || !cutOffset(p.HighWatermark) || !cutOffset(p.LastStable) {
+			return fmt.Errorf("%w: partition %d has offsets log start %d, high watermark %d, last stable %d (want -1 to 2^62)",
 				ErrBadManifest, p.Partition, p.LogStart, p.HighWatermark, p.LastStable)
 		}
 	}
 	for _, g := range s.Groups {
 		for _, o := range g.Offsets {
-			if o.Partition < 0 || o.Offset < -1 {
-				return fmt.Errorf("%w: group %.300q has offset %d on partition %d (want -1 or more, on partition 0 or more)",
+			if o.Partition < 0 || !cutOffset(o.Offset) {
+				return fmt.Errorf("%w: group %.300q has offset %d on partition %d (want -1 to 2^62, on partition 0 or more)",
 					ErrBadManifest, g.Group, o.Offset, o.Partition)
 			}
 		}
@@ -236,6 +242,10 @@ func (s *ClusterSnapshot) validate() error {
 	}
 	return nil
 }
+
+// cutOffset reports whether o is an offset a cut may record: -1 (not
+// known, no commit) to MaxCutOffset.
+func cutOffset(o int64) bool { return o >= -1 && o <= MaxCutOffset }
 
 // validate checks a decoded manifest's content: a topic and partition that
 // can name a folder, file entries named FIRST-LAST.parquet after their own

@@ -420,6 +420,12 @@ func TestDamagedSnapshotCorpus(t *testing.T) {
 		{"high watermark -2^63", "x.json", writeSnap(func(s *ClusterSnapshot) {
 			s.Partitions = []PartitionState{{Partition: 0, LogStart: 0, HighWatermark: math.MinInt64, LastStable: 5}}
 		}), nil},
+		{"high watermark 2^63-1 (less a committed -1 overflows)", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Partitions = []PartitionState{{Partition: 0, LogStart: 0, HighWatermark: math.MaxInt64, LastStable: 5}}
+		}), nil},
+		{"committed offset 2^62+1", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Groups = []GroupState{{Group: "g", Offsets: []GroupOffset{{Partition: 0, Offset: MaxCutOffset + 1}}}}
+		}), nil},
 		{"log start -2", "x.json", writeSnap(func(s *ClusterSnapshot) {
 			s.Partitions = []PartitionState{{Partition: 0, LogStart: -2, HighWatermark: 5, LastStable: 5}}
 		}), nil},
