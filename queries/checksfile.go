@@ -190,7 +190,9 @@ func FileInside(dir, p string) (string, error) {
 // does not hold; it is fs.ErrNotExist.
 type noFileError string
 
-func (e noFileError) Error() string        { return fmt.Sprintf("no file %s in the snapshot folder", string(e)) }
+func (e noFileError) Error() string {
+	return fmt.Sprintf("no file %s in the snapshot folder", string(e))
+}
 func (e noFileError) Is(target error) bool { return target == fs.ErrNotExist }
 
 // Configured returns the entry for check on topic.
