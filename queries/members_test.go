@@ -421,6 +421,16 @@ func TestMembersWithUndecodableLog(t *testing.T) {
 			if c.want > 0 && (r.Status == StatusOK || !strings.Contains(r.Message, "not judged: 1 record of the log could not be decoded")) {
 				t.Fatalf("%s %s; want not ok, saying what it did not judge", r.Status, r.Message)
 			}
+			// reset attributes re-read records from the same log: it says
+			// the attribution is not whole.
+			r, err = e.RunCheck(ctx, "reset", CheckOptions{Topic: membersTopic, Group: membersGroup, ToTime: membersT0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := asInt(r.Summary.Get("undecodable_log_records")); got != c.want ||
+				strings.Contains(r.Message, "who committed them is not judged whole: 1 record of the group's commit log could not be decoded") != (c.want > 0) {
+				t.Fatalf("reset: undecodable_log_records %d, want %d: %s", got, c.want, r.Message)
+			}
 		})
 	}
 }
