@@ -56,6 +56,15 @@ const (
 	MaxETagsBytes = 16 << 20
 	// MaxLockBytes caps a bucket's lock object (about 150 bytes as written).
 	MaxLockBytes = 64 << 10
+	// MaxPartitionCount bounds a cut's partition count: the checks list a
+	// topic's partitions 0..count-1 (a count of 2^31-1 had them ask for
+	// 16 GiB), and a cut holds at most MaxSnapshotObjects partition states.
+	MaxPartitionCount = 1_000_000
+	// MaxCutOffset bounds the offsets a cut records: 2^62, more than a
+	// partition takes at a billion records a second for 146 years, and far
+	// enough from 2^63 that the checks' differences of two offsets (an end
+	// offset less a committed -1) cannot overflow.
+	MaxCutOffset = 1 << 62
 	// MaxSnapshotIDLen bounds a snapshot id (NewSnapshotID makes 27 bytes).
 	MaxSnapshotIDLen = 128
 
@@ -202,12 +211,28 @@ func (s *ClusterSnapshot) validate() error {
 	if !ValidTopicName(s.Topic) {
 		return fmt.Errorf("%w: %w: topic %.300q", ErrBadManifest, ErrBadName, s.Topic)
 	}
-	if s.PartitionCount < 0 || s.ReplicationFactor < 0 {
-		return fmt.Errorf("%w: partition count %d, replication factor %d", ErrBadManifest, s.PartitionCount, s.ReplicationFactor)
+	if s.PartitionCount < 0 || s.PartitionCount > MaxPartitionCount || s.ReplicationFactor < 0 {
+		return fmt.Errorf("%w: partition count %d, replication factor %d (want 0 to %d partitions, a factor of 0 or more)",
+			ErrBadManifest, s.PartitionCount, s.ReplicationFactor, MaxPartitionCount)
 	}
+	// Offsets are -1 (not known, no commit) to MaxCutOffset: the checks
+	// subtract them from one another (an offset of -2^63, or an end offset
+	// of 2^63-1 less a committed -1, overflowed there).
 	for _, p := range s.Partitions {
 		if p.Partition < 0 {
 			return fmt.Errorf("%w: partition %d", ErrBadManifest, p.Partition)
+		}
+		if !cutOffset(p.LogStart) || !cutOffset(p.HighWatermark) || !cutOffset(p.LastStable) {
+			return fmt.Errorf("%w: partition %d has offsets log start %d, high watermark %d, last stable %d (want -1 to 2^62)",
+				ErrBadManifest, p.Partition, p.LogStart, p.HighWatermark, p.LastStable)
+		}
+	}
+	for _, g := range s.Groups {
+		for _, o := range g.Offsets {
+			if o.Partition < 0 || !cutOffset(o.Offset) {
+				return fmt.Errorf("%w: group %.300q has offset %d on partition %d (want -1 to 2^62, on partition 0 or more)",
+					ErrBadManifest, g.Group, o.Offset, o.Partition)
+			}
 		}
 	}
 	for _, p := range s.Dumped {
@@ -217,6 +242,10 @@ func (s *ClusterSnapshot) validate() error {
 	}
 	return nil
 }
+
+// cutOffset reports whether o is an offset a cut may record: -1 (not
+// known, no commit) to MaxCutOffset.
+func cutOffset(o int64) bool { return o >= -1 && o <= MaxCutOffset }
 
 // validate checks a decoded manifest's content: a topic and partition that
 // can name a folder, file entries named FIRST-LAST.parquet after their own
@@ -252,6 +281,14 @@ func (m *Manifest) validate() error {
 			return fmt.Errorf("file %q overlaps or is out of order", f.Name)
 		}
 		prev = f.LastOffset
+	}
+	// The next offset is past every committed file: a dump resumes there
+	// (one below would read and store the file's offsets again), and a
+	// restore and the catalog's ranges end there (one below would leave
+	// the file's later records out without a word).
+	if n := len(m.Files); n > 0 && m.NextOffset <= m.Files[n-1].LastOffset {
+		return fmt.Errorf("next offset %d is not past its last file %q (offsets %d-%d)",
+			m.NextOffset, m.Files[n-1].Name, m.Files[n-1].FirstOffset, m.Files[n-1].LastOffset)
 	}
 	// Superseded files may overlap one another and the current ones (they
 	// are other versions of the same offsets), never share a name.

@@ -192,6 +192,11 @@ func damages() []damage {
 		{"partition of the manifest is another", asManifest(func(m map[string]any) { m["partition"] = 2 }), nil},
 		{"topic with ../", asManifest(func(m map[string]any) { m["topic"] = "../../etc" }), ErrBadName},
 		{"next offset below -1", asManifest(func(m map[string]any) { m["next_offset"] = -7 }), nil},
+		// A dump resumed there would store offsets 5-9 again; a restore
+		// stopped there left them out while ls listed them.
+		{"next offset inside its last file", asManifest(func(m map[string]any) { m["next_offset"] = 5 }), nil},
+		{"next offset at its last file's last offset", asManifest(func(m map[string]any) { m["next_offset"] = 9 }), nil},
+		{"never dumped (next offset -1) yet listing a file", asManifest(func(m map[string]any) { m["next_offset"] = -1 }), nil},
 		{"rewrite of an unknown kind", asManifest(func(m map[string]any) {
 			m["rewrites"] = []any{rewrite("whatever", 2, 5, 2, 1)}
 		}), nil},
@@ -335,6 +340,8 @@ func TestWriteManifestRefusesWhatReadersRefuse(t *testing.T) {
 		}, ErrBadManifest},
 		{"file name with ../", func(m *Manifest) { m.Files[0].Name = "../x.parquet" }, ErrBadName},
 		{"topic with ../", func(m *Manifest) { m.Topic = "../x" }, ErrBadName},
+		{"next offset inside its last file", func(m *Manifest) { m.NextOffset = 5 }, ErrBadManifest},
+		{"next offset -1 with a file", func(m *Manifest) { m.NextOffset = -1 }, ErrBadManifest},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -406,6 +413,28 @@ func TestDamagedSnapshotCorpus(t *testing.T) {
 			defer f.Close()
 			f.Truncate(MaxSnapshotBytes + 1)
 		}, safefile.ErrTooLarge},
+		// The checks list partitions 0..count-1 and subtract offsets: a
+		// count of 2^31-1 had them ask DuckDB for 16 GiB, an offset of
+		// -2^63 overflowed (lag, reset exited 2 with DuckDB's error).
+		{"partition count 2^31-1", "x.json", writeSnap(func(s *ClusterSnapshot) { s.PartitionCount = math.MaxInt32 }), nil},
+		{"high watermark -2^63", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Partitions = []PartitionState{{Partition: 0, LogStart: 0, HighWatermark: math.MinInt64, LastStable: 5}}
+		}), nil},
+		{"high watermark 2^63-1 (less a committed -1 overflows)", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Partitions = []PartitionState{{Partition: 0, LogStart: 0, HighWatermark: math.MaxInt64, LastStable: 5}}
+		}), nil},
+		{"committed offset 2^62+1", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Groups = []GroupState{{Group: "g", Offsets: []GroupOffset{{Partition: 0, Offset: MaxCutOffset + 1}}}}
+		}), nil},
+		{"log start -2", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Partitions = []PartitionState{{Partition: 0, LogStart: -2, HighWatermark: 5, LastStable: 5}}
+		}), nil},
+		{"committed offset -2^63", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Groups = []GroupState{{Group: "g", Offsets: []GroupOffset{{Partition: 0, Offset: math.MinInt64}}}}
+		}), nil},
+		{"committed offset on partition -1", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Groups = []GroupState{{Group: "g", Offsets: []GroupOffset{{Partition: -1, Offset: 3}}}}
+		}), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -451,6 +480,17 @@ func TestDamagedSnapshotCorpus(t *testing.T) {
 				t.Fatalf("the damaged snapshot was copied: %v", err)
 			}
 		})
+	}
+}
+
+// writeSnap writes a cluster snapshot "x" of topic orders, changed by change.
+func writeSnap(change func(s *ClusterSnapshot)) func(t *testing.T, p string) {
+	return func(t *testing.T, p string) {
+		s := ClusterSnapshot{FormatVersion: 1, ID: "x", Topic: "orders", PartitionCount: 1}
+		change(&s)
+		if err := os.WriteFile(p, mustJSON(t, s), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -117,6 +117,19 @@ func membersFromLog(ctx context.Context, e *Engine, o CheckOptions, s Row) (*Rep
 			caveat += fmt.Sprintf("; its assignments name topics by id, and the folder does not give one id for topic %s (no cut of it records one and no commit names one, or it was made again): the partitions held and the records committed past are not known", o.Topic)
 		}
 	}
+	// A record of the log that did not decode may be a generation or a
+	// commit of the group: the history is then not whole, and a member it
+	// would show is not judged (never ok).
+	und, err := e.run(ctx, "members_undecodable", sqlData{}, o.Group)
+	if err != nil {
+		return nil, err
+	}
+	undecodable := asInt(und[0].Get("records"))
+	r.Summary.Set("undecodable_log_records", undecodable)
+	if undecodable > 0 {
+		caveat += fmt.Sprintf("; not judged: %s of the log could not be decoded and may be the group's (a generation or a commit this history lacks; decode_error in group_log says why)",
+			plural(undecodable, "record", "records"))
+	}
 	var who []string
 	for _, x := range rows {
 		if b, ok := x.Get("new_client_id").(bool); ok && b {
@@ -136,6 +149,9 @@ func membersFromLog(ctx context.Context, e *Engine, o CheckOptions, s Row) (*Rep
 		r.Status = StatusWarn
 		r.Message = fmt.Sprintf("group %s: the log keeps %s of it, none with a member; %s",
 			o.Group, plural(asInt(s.Get("generations")), "generation", "generations"), caveat)
+	}
+	if undecodable > 0 {
+		r.Status = StatusWarn
 	}
 	return r, nil
 }

@@ -130,8 +130,17 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	}
 	r.Summary.Set("group", o.Group).Set("to_time", o.ToTime.UTC()).Set("as_of", asOf).
 		Set("partitions", int64(len(rows))).Set("records_to_reread", total)
+	var undecodable int64
 	if membersSQL == "reset_members_log" {
 		r.Summary.Set("attributed_by", "commit log, then cuts")
+		// A record of the log that did not decode may be a generation or
+		// a commit of the group: the attribution is then not whole.
+		und, err := e.run(ctx, "members_undecodable", sqlData{}, o.Group)
+		if err != nil {
+			return nil, err
+		}
+		undecodable = asInt(und[0].Get("records"))
+		r.Summary.Set("undecodable_log_records", undecodable)
 	}
 	if o.ID != "" {
 		d.ID, err = e.Expr(ctx, "id", o.ID, o.Topic)
@@ -159,6 +168,10 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		r.Status = StatusWarn
 		r.Message = fmt.Sprintf("a reset of %s to %s would re-read %s records on %s: %s", o.Group, FormatTime(o.ToTime),
 			FormatNumber(float64(total)), plural(int64(len(rows)), "partition", "partitions"), strings.Join(by, ", "))
+	}
+	if undecodable > 0 && total > 0 {
+		r.Message += fmt.Sprintf("; who committed them is not judged whole: %s of the group's commit log could not be decoded (a generation or a commit the attribution lacks; decode_error in group_log says why)",
+			plural(undecodable, "record", "records"))
 	}
 	if len(inexact) > 0 {
 		r.Status = StatusWarn

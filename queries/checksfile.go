@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -154,6 +155,46 @@ func localPath(p string) (string, error) {
 	return rel, nil
 }
 
+// FileInside is the path of p, a file named relative to the snapshot
+// folder dir, once its links are resolved: a regular file inside dir,
+// spelt under dir as the engine is confined to it. An absolute path, one
+// with "..", a link that leads out of the folder and anything but a
+// regular file are refused: a checks file or a request names a file of
+// the folder, and a folder handed over could otherwise name /etc/passwd
+// through a link. A file that is not there is an error wrapping
+// fs.ErrNotExist.
+func FileInside(dir, p string) (string, error) {
+	rel, err := localPath(p)
+	if err != nil {
+		return "", errors.New("give a file inside the snapshot folder, as a path relative to it")
+	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", errors.New("the snapshot folder cannot be read")
+	}
+	real, err := filepath.EvalSymlinks(filepath.Join(root, rel))
+	if err != nil {
+		return "", noFileError(rel)
+	}
+	inside, err := filepath.Rel(root, real)
+	if err != nil || !filepath.IsLocal(inside) {
+		return "", fmt.Errorf("%s leads out of the snapshot folder", rel)
+	}
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s is not a regular file", rel)
+	}
+	return filepath.Join(dir, inside), nil
+}
+
+// noFileError is a file a checks file or a request names that the folder
+// does not hold; it is fs.ErrNotExist.
+type noFileError string
+
+func (e noFileError) Error() string {
+	return fmt.Sprintf("no file %s in the snapshot folder", string(e))
+}
+func (e noFileError) Is(target error) bool { return target == fs.ErrNotExist }
+
 // Configured returns the entry for check on topic.
 func Configured(cs []ConfiguredCheck, check, topic string) (ConfiguredCheck, bool) {
 	for _, c := range cs {
@@ -236,7 +277,17 @@ func (c ConfiguredCheck) FillFrom(dir string, o *CheckOptions) (set []string, di
 			if err != nil {
 				return nil, "", fmt.Errorf("%w: check %s: option %s: %w", ErrChecksFile, c.Check, name, err)
 			}
-			raw = filepath.Join(dir, rel)
+			// Read as the server reads it: a link out of the folder is
+			// refused here too (a missing file is the check's to name).
+			in, err := FileInside(dir, rel)
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				raw = filepath.Join(dir, rel)
+			case err != nil:
+				return nil, "", fmt.Errorf("%w: check %s: option %s: %w", ErrChecksFile, c.Check, name, err)
+			default:
+				raw = in
+			}
 		}
 		if err := op.Set(o, raw); err != nil {
 			return nil, "", fmt.Errorf("%w: check %s: %w", ErrChecksFile, c.Check, err)

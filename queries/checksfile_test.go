@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -135,5 +136,64 @@ func TestChecksFileRemember(t *testing.T) {
 	}
 	if _, ok := Configured(cs, "missing", "other"); ok {
 		t.Fatal("an entry of another topic applies")
+	}
+}
+
+// TestChecksFileFileStaysInside: a file option a checks file names is
+// read only as a regular file inside the folder, on the command line as
+// on the server (queries.FileInside): a folder handed over whose
+// orders.csv is a link to /etc/passwd had `check missing` print that
+// file's lines as expected keys, where the server refused it.
+func TestChecksFileFileStaysInside(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.csv")
+	if err := os.WriteFile(outside, []byte("id\nsecret-key\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	entry := ConfiguredCheck{Check: "missing", Topic: "app_events",
+		Options: map[string]string{"against": "orders.csv", "against_key": "id", "match": "value.order_id"}}
+	cases := []struct {
+		name string
+		make func(t *testing.T, path string)
+		want string // "" when the entry is filled in
+	}{
+		{"link out of the folder", func(t *testing.T, p string) { mustDo(t, os.Symlink(outside, p)) }, "leads out of the snapshot folder"},
+		{"relative link out of the folder", func(t *testing.T, p string) {
+			rel, err := filepath.Rel(filepath.Dir(p), outside)
+			mustDo(t, err)
+			mustDo(t, os.Symlink(rel, p))
+		}, "leads out of the snapshot folder"},
+		{"link to /dev/zero", func(t *testing.T, p string) { mustDo(t, os.Symlink("/dev/zero", p)) }, "leads out of the snapshot folder"},
+		{"FIFO", func(t *testing.T, p string) { mustDo(t, syscall.Mkfifo(p, 0o644)) }, "not a regular file"},
+		{"folder", func(t *testing.T, p string) { mustDo(t, os.Mkdir(p, 0o755)) }, "not a regular file"},
+		{"link to a file inside", func(t *testing.T, p string) {
+			mustDo(t, os.WriteFile(filepath.Join(filepath.Dir(p), "real.csv"), []byte("id\nA1\n"), 0o644))
+			mustDo(t, os.Symlink("real.csv", p))
+		}, ""},
+		{"regular file", func(t *testing.T, p string) { mustDo(t, os.WriteFile(p, []byte("id\nA1\n"), 0o644)) }, ""},
+		{"missing (the check names it)", func(t *testing.T, p string) {}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c.make(t, filepath.Join(dir, "orders.csv"))
+			o := CheckOptions{Topic: "app_events"}
+			set, _, err := entry.FillFrom(dir, &o)
+			if c.want == "" {
+				if err != nil || len(set) != 3 || filepath.Dir(o.Against) != dir {
+					t.Fatalf("filled %v, against %q, %v; want the file inside %s", set, o.Against, err, dir)
+				}
+				return
+			}
+			if !errors.Is(err, ErrChecksFile) || !strings.Contains(err.Error(), c.want) || o.Against != "" {
+				t.Fatalf("FillFrom = %v (against %q); want ErrChecksFile saying %q", err, o.Against, c.want)
+			}
+		})
+	}
+}
+
+func mustDo(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -96,3 +96,50 @@ func TestLagCommittedBelowLogStart(t *testing.T) {
 		})
 	}
 }
+
+// TestLagRetentionNotANumber: a cut's configs are text read from a folder
+// that may come from elsewhere; a retention.ms that is not a number of
+// milliseconds DuckDB can hold leaves the headroom unknown (NULL), and
+// lag still judges the group. Before, the check failed whole (exit 2) on
+// DuckDB's "Could not convert string '-99999999999999999999999' to INT64".
+func TestLagRetentionNotANumber(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 7, 16, 12, 0, 0, 0, time.UTC)
+	for _, retention := range []string{"-99999999999999999999999", "99999999999999999999999", "a week", "", "604800000"} {
+		t.Run(retention, func(t *testing.T) {
+			dir := t.TempDir()
+			d, err := catalog.Create(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rows []catalog.Row
+			for o := int64(0); o < 120; o++ {
+				rows = append(rows, catalog.Row{Partition: 0, Offset: o, Timestamp: at.Add(-time.Hour).UnixMilli(), TimestampType: catalog.TimestampCreate, Value: []byte("x")})
+			}
+			writePartition(t, d, "orders", 0, "s1", 120, rows)
+			if err := d.WriteClusterSnapshot(ctx, &catalog.ClusterSnapshot{ID: "s1", Topic: "orders", AsOf: at, PartitionCount: 1,
+				Configs:    map[string]string{"retention.ms": retention},
+				Partitions: []catalog.PartitionState{{Partition: 0, LogStart: 0, HighWatermark: 120, LastStable: 120}},
+				Groups: []catalog.GroupState{{Group: "billing", State: "Empty",
+					Offsets: []catalog.GroupOffset{{Partition: 0, Offset: 110}}}}}); err != nil {
+				t.Fatal(err)
+			}
+			e, err := Open(ctx, dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			r, err := e.RunCheck(ctx, "lag", CheckOptions{Topic: "orders"})
+			if err != nil {
+				t.Fatalf("lag: %v", err)
+			}
+			if r.Status != StatusWarn || !strings.Contains(r.Message, "the furthest behind is 10 records") {
+				t.Errorf("%s %q; want warn, 10 records behind", r.Status, r.Message)
+			}
+			known := retention == "604800000"
+			if got := r.Summary.Get("min_retention_headroom_seconds"); (got != nil) != known {
+				t.Errorf("min_retention_headroom_seconds %v, want reported: %v", got, known)
+			}
+		})
+	}
+}

@@ -92,6 +92,13 @@ func ms(d time.Duration) int64 { return membersT0.Add(d).UnixMilli() }
 // __consumer_offsets.
 func membersFixture(t *testing.T, withLog bool) string {
 	t.Helper()
+	return membersFixtureDamaged(t, withLog, nil)
+}
+
+// membersFixtureDamaged is membersFixture with damage applied to the log's
+// records (in log order) before they are written.
+func membersFixtureDamaged(t *testing.T, withLog bool, damage func(rows []catalog.Row)) string {
+	t.Helper()
 	dir := t.TempDir()
 	d, err := catalog.Create(dir)
 	if err != nil {
@@ -178,6 +185,9 @@ func membersFixture(t *testing.T, withLog bool) string {
 	var rows []catalog.Row
 	for i, x := range evs {
 		rows = append(rows, catalog.Row{Partition: 0, Offset: int64(i), Timestamp: ms(x.at), TimestampType: catalog.TimestampCreate, Key: x.key, Value: x.val})
+	}
+	if damage != nil {
+		damage(rows)
 	}
 	writePartition(t, d, offsetsTopic, 0, "s1", int64(len(rows)), rows)
 	return dir
@@ -348,5 +358,79 @@ func TestMembersOnTheWindFarmIncident(t *testing.T) {
 	}
 	if want := "map[galewatch-watcher-1:[18 19 20] galewatch-watcher-2:[21 22 23]]"; fmt.Sprint(held) != want {
 		t.Fatalf("new members held %v, want %s", held, want)
+	}
+}
+
+// TestMembersWithUndecodableLog: a record of the group coordinator's log
+// that does not decode may be a generation or a commit of the group, so
+// members never says ok over it: it warns "not judged" with the count
+// (undecodable_log_records), and a damaged record of another group is not
+// counted. Before, the watchers' generation record with a garbled key
+// left members ok: "no client id joined".
+func TestMembersWithUndecodableLog(t *testing.T) {
+	ctx := context.Background()
+	isGroupRecord := func(r catalog.Row, group string) bool {
+		return len(r.Key) > 2 && r.Key[1] == 2 && strings.Contains(string(r.Key), group)
+	}
+	cases := []struct {
+		name   string
+		damage func(rows []catalog.Row)
+		want   int64
+	}{
+		{"the watchers' generation record's key garbled", func(rows []catalog.Row) {
+			n := 0
+			for i := range rows {
+				if isGroupRecord(rows[i], membersGroup) {
+					if n++; n == 2 { // the second generation: the watchers'
+						rows[i].Key = []byte{0, 2, 0x7f, 0xff}
+					}
+				}
+			}
+		}, 1},
+		{"a commit's value garbled", func(rows []catalog.Row) {
+			for i := range rows {
+				if len(rows[i].Key) > 2 && rows[i].Key[1] == 1 {
+					rows[i].Value = []byte{0xff, 0xff, 1, 2, 3}
+					return
+				}
+			}
+		}, 1},
+		{"another group's value garbled", func(rows []catalog.Row) {
+			for i := range rows {
+				if isGroupRecord(rows[i], "other") {
+					rows[i].Value = []byte{0xff, 0xff, 1, 2, 3}
+				}
+			}
+		}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e, err := Open(ctx, membersFixtureDamaged(t, true, c.damage), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			r, err := e.RunCheck(ctx, "members", CheckOptions{Topic: membersTopic, Group: membersGroup})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := asInt(r.Summary.Get("undecodable_log_records"))
+			if got != c.want || r.Summary.Get("source") != "commit log" {
+				t.Fatalf("undecodable_log_records %d (source %v), want %d: %s", got, r.Summary.Get("source"), c.want, r.Message)
+			}
+			if c.want > 0 && (r.Status == StatusOK || !strings.Contains(r.Message, "not judged: 1 record of the log could not be decoded")) {
+				t.Fatalf("%s %s; want not ok, saying what it did not judge", r.Status, r.Message)
+			}
+			// reset attributes re-read records from the same log: it says
+			// the attribution is not whole.
+			r, err = e.RunCheck(ctx, "reset", CheckOptions{Topic: membersTopic, Group: membersGroup, ToTime: membersT0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := asInt(r.Summary.Get("undecodable_log_records")); got != c.want ||
+				strings.Contains(r.Message, "who committed them is not judged whole: 1 record of the group's commit log could not be decoded") != (c.want > 0) {
+				t.Fatalf("reset: undecodable_log_records %d, want %d: %s", got, c.want, r.Message)
+			}
+		})
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,28 +164,9 @@ func parseBool(s string) (bool, error) {
 }
 
 // resolveAgainst turns the against option, a path relative to the
-// snapshot folder, into the path of a regular file inside the folder.
-// Absolute paths, ".." and symlinks that lead out are refused.
+// snapshot folder, into the path of a regular file inside the folder
+// (queries.FileInside: absolute paths, ".." and links that lead out are
+// refused).
 func (s *Server) resolveAgainst(p string) (string, error) {
-	rel := filepath.Clean(filepath.FromSlash(p))
-	if filepath.IsAbs(p) || !filepath.IsLocal(rel) {
-		return "", errors.New("give a file inside the snapshot folder, as a path relative to it")
-	}
-	root, err := filepath.EvalSymlinks(s.engine.Dir())
-	if err != nil {
-		return "", errors.New("the snapshot folder cannot be read")
-	}
-	real, err := filepath.EvalSymlinks(filepath.Join(root, rel))
-	if err != nil {
-		return "", fmt.Errorf("no file %s in the snapshot folder", rel)
-	}
-	inside, err := filepath.Rel(root, real)
-	if err != nil || !filepath.IsLocal(inside) {
-		return "", fmt.Errorf("%s leads out of the snapshot folder", rel)
-	}
-	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
-		return "", fmt.Errorf("%s is not a regular file", rel)
-	}
-	// The engine is confined to the folder as it spells it.
-	return filepath.Join(s.engine.Dir(), inside), nil
+	return queries.FileInside(s.engine.Dir(), p)
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,7 +24,18 @@ type notebookOptions struct {
 	out      string
 	params   []string
 	unlocked bool
+	timeout  time.Duration
 }
+
+// defaultCellTimeout bounds each cell of a notebook run locked: a
+// notebook may come inside a folder handed over, and one cell of it (a
+// recursive CTE without an end) ran until killed.
+var defaultCellTimeout = time.Minute
+
+// cellMemory is DuckDB's memory limit for a notebook run locked (what a
+// query worker of serve may hold): one cell of a folder's notebook
+// (len(list(n)) over a range of two billion) took 7.6 GB in 25 s.
+const cellMemory = "2GiB"
 
 func (a *app) notebookCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "notebook", Short: "Run SQL notebooks (Markdown files whose sql blocks are cells)", RunE: groupRunE}
@@ -38,8 +50,9 @@ FILE may be one of the shipped notebooks by name (see: topicsnap notebook ls).
 
 A notebook is code someone wrote, and one may come inside a folder handed over: its
 cells run as the server runs them, one read-only SELECT each, no file written or read
-outside the snapshot folder (COPY, ATTACH, SET, read_csv('/etc/passwd') refused).
---unlocked runs them as sql does, for a notebook you wrote or trust.`,
+outside the snapshot folder (COPY, ATTACH, SET, read_csv('/etc/passwd') refused),
+each within --query-timeout (1m) and 2 GiB of memory. --unlocked runs them as sql
+does, for a notebook you wrote or trust.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runNotebook(cmd.Context(), args[0], o) },
 	}
@@ -47,6 +60,7 @@ outside the snapshot folder (COPY, ATTACH, SET, read_csv('/etc/passwd') refused)
 	runCmd.Flags().StringVar(&o.out, "out", "", "write the rendered notebook here (.html or .md)")
 	runCmd.Flags().StringArrayVar(&o.params, "param", nil, "override a front-matter parameter, key=value (repeatable)")
 	runCmd.Flags().BoolVar(&o.unlocked, "unlocked", false, "run the cells as sql does (writes, ATTACH, files outside the folder): only a notebook you trust")
+	runCmd.Flags().DurationVar(&o.timeout, "query-timeout", defaultCellTimeout, "timeout of each cell (a cell past it shows so; the rest still run); not with --unlocked, which runs the cells as sql does")
 	var lsDir string
 	lsCmd := &cobra.Command{
 		Use:   "ls [--dir DIR]",
@@ -70,7 +84,21 @@ outside the snapshot folder (COPY, ATTACH, SET, read_csv('/etc/passwd') refused)
 	return cmd
 }
 
+// notebookEngine is how a notebook's cells run: locked as on the server
+// (the same notebook gives the same cells whether run here or served, and
+// a folder's notebook cannot write), each cell within o.timeout and
+// cellMemory; --unlocked as sql runs a statement.
+func notebookEngine(o *notebookOptions) queries.Options {
+	if o.unlocked {
+		return queries.Options{}
+	}
+	return queries.Options{Locked: true, Timeout: o.timeout, MemoryLimit: cellMemory}
+}
+
 func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) error {
+	if o.timeout <= 0 {
+		return usagef("--query-timeout %s: give a duration of more than 0, such as 90s or 10m", o.timeout)
+	}
 	params := map[string]string{}
 	for _, p := range o.params {
 		k, v, ok := strings.Cut(p, "=")
@@ -95,9 +123,7 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
-	// Locked as on the server: the same notebook gives the same cells
-	// whether run here or served, and a folder's notebook cannot write.
-	eng, err := queries.Open(ctx, local, queries.Options{Locked: !o.unlocked})
+	eng, err := queries.Open(ctx, local, notebookEngine(o))
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}

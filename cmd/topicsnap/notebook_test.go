@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/topicsnap/topicsnap/internal/seeds"
 	"github.com/topicsnap/topicsnap/notebooks"
@@ -86,5 +89,60 @@ func TestNotebookRunIsLocked(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err != nil {
 		t.Fatalf("--unlocked did not run the COPY: %v", err)
+	}
+}
+
+// TestNotebookRunBoundsEachCell: a notebook that came inside a folder is
+// run locked, each cell within --query-timeout (default
+// defaultCellTimeout) and DuckDB's memory limit cellMemory, as serve runs
+// it. Before, a cell with a recursive CTE without an end ran until
+// killed, and one cell grew past 7 GB; now the cell says it ran past its
+// timeout and the next cell still runs.
+func TestNotebookRunBoundsEachCell(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tea")
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 20, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	nb := filepath.Join(dir, "endless.md")
+	os.WriteFile(nb, []byte("# sent to us\n\n```sql\nWITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) AS n FROM r\n```\n\n```sql\nSELECT 41 + 1 AS answer\n```\n"), 0o644)
+	runBounded := func(t *testing.T, args ...string) (int, string, string) {
+		t.Helper()
+		// Past this the run is stopped as a user's Ctrl-C would: the old
+		// code ran the first cell this long and longer.
+		ctx, cancel := context.WithTimeout(t.Context(), 40*time.Second)
+		defer cancel()
+		var out, errb bytes.Buffer
+		start := time.Now()
+		code := run(ctx, args, strings.NewReader(""), &out, &errb)
+		if took := time.Since(start); took > 30*time.Second {
+			t.Fatalf("notebook run took %s", took)
+		}
+		return code, out.String(), errb.String()
+	}
+	t.Run("flag", func(t *testing.T) {
+		code, stdout, stderr := runBounded(t, "notebook", "run", nb, "--dir", dir, "--query-timeout", "2s")
+		if code != 1 || !strings.Contains(stdout, "query ran past its timeout of 2s") || !strings.Contains(stdout, "| 42 |") || !strings.Contains(stderr, "1 of 2 cells failed") {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
+	t.Run("default", func(t *testing.T) {
+		was := defaultCellTimeout
+		defaultCellTimeout = 2 * time.Second
+		defer func() { defaultCellTimeout = was }()
+		code, stdout, stderr := runBounded(t, "notebook", "run", nb, "--dir", dir)
+		if code != 1 || !strings.Contains(stdout, "query ran past its timeout of 2s") || !strings.Contains(stdout, "| 42 |") {
+			t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+		}
+	})
+	if code, _, stderr := cli(t, "notebook", "run", nb, "--dir", dir, "--query-timeout", "0s"); code != 2 || !strings.Contains(stderr, "--query-timeout") {
+		t.Fatalf("--query-timeout 0s: exit %d %q", code, stderr)
+	}
+	// The memory limit is DuckDB's, locked with its other settings: a cell
+	// cannot SET it back (TestNotebookRunIsLocked), and it is set.
+	if o := notebookEngine(&notebookOptions{timeout: time.Second}); !o.Locked || o.MemoryLimit != cellMemory || o.Timeout != time.Second {
+		t.Fatalf("locked engine options %+v", o)
+	}
+	if o := notebookEngine(&notebookOptions{unlocked: true, timeout: time.Second}); o.Locked || o.MemoryLimit != "" || o.Timeout != 0 {
+		t.Fatalf("--unlocked engine options %+v", o)
 	}
 }

@@ -12,7 +12,7 @@ WITH latest AS (
 ), o AS (
   SELECT g.* FROM group_offsets g JOIN latest USING (group_id, snapshot_id) WHERE g.topic = $1
 ), r AS (
-  SELECT value::BIGINT AS retention_ms, snapshot_id FROM topic_configs WHERE topic = $1 AND name = 'retention.ms'
+  SELECT TRY_CAST(value AS BIGINT) AS retention_ms, snapshot_id FROM topic_configs WHERE topic = $1 AND name = 'retention.ms'
 )
 SELECT o.group_id, o.state, o."partition", o.committed_offset, p.log_start_offset, p.high_watermark AS end_offset,
        greatest(p.high_watermark - o.committed_offset, 0) AS lag_records,
