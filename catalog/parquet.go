@@ -167,6 +167,23 @@ func checkDataFile(path string, fe FileEntry) error {
 	return checkParquet(f, st.Size(), fe)
 }
 
+// CheckColumns says whether a data file's schema has the columns every
+// reader of topicsnap's files names (partition, offset, timestamp, key,
+// value, headers): a valid Parquet file without one (written by another
+// tool, or rewritten) would fail every query of its topic's views with a
+// binder error. Types are verify's to compare (checkParquet): a column of
+// another kind of integer still reads.
+func CheckColumns(s *parquet.Schema) error {
+	for _, name := range []string{"partition", "offset", "timestamp", "key", "value", "headers"} {
+		if _, ok := s.Lookup(name); !ok {
+			if _, ok := s.Lookup(name, "list", "element", "key"); !ok {
+				return fmt.Errorf("not a topicsnap file: no column %q", name)
+			}
+		}
+	}
+	return nil
+}
+
 // checkParquet reads a file's footer (size bytes at r) and compares it
 // with its manifest entry: rows and topicsnap's columns.
 func checkParquet(r io.ReaderAt, size int64, fe FileEntry) error {
@@ -177,12 +194,8 @@ func checkParquet(r io.ReaderAt, size int64, fe FileEntry) error {
 	if pf.NumRows() != fe.Records {
 		return fmt.Errorf("%d rows, manifest says %d", pf.NumRows(), fe.Records)
 	}
-	for _, name := range []string{"partition", "offset", "timestamp", "key", "value", "headers"} {
-		if _, ok := pf.Schema().Lookup(name); !ok {
-			if _, ok := pf.Schema().Lookup(name, "list", "element", "key"); !ok {
-				return fmt.Errorf("not a topicsnap file: no column %q", name)
-			}
-		}
+	if err := CheckColumns(pf.Schema()); err != nil {
+		return err
 	}
 	// Each of topicsnap's columns the file has is of its type: a column of
 	// another type (a value of INTEGER) fails every read of the topic's

@@ -130,7 +130,8 @@ func damagedErr(err error, context, root string) error {
 // checkDataFile says whether data file name of tp in the folder root
 // begins and ends as a Parquet file does (catalog.CheckEnds: "PAR1" at both
 // ends and a footer length that fits in the file); with footer, that its
-// footer decodes too (catalog.OpenParquet, within catalog.MaxFooterBytes).
+// footer decodes too (catalog.OpenParquet, within catalog.MaxFooterBytes)
+// and names the columns every view reads (catalog.CheckColumns).
 // A file of the size its manifest recorded that is garbage (rewritten, a
 // disk's block of zeroes) would otherwise fail every query of its topic;
 // this way it costs its partition, as a file cut short does. The error
@@ -160,7 +161,11 @@ func checkDataFileCached(root string, tp catalog.TopicPartition, name string, fo
 			// length within the bound.
 			err = catalog.CheckEnds(f, st.Size(), true)
 		default:
-			_, err = catalog.OpenParquet(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+			var pf *parquet.File
+			pf, err = catalog.OpenParquet(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+			if err == nil {
+				err = catalog.CheckColumns(pf.Schema())
+			}
 			if err == nil && ok {
 				fc.add(k)
 			}

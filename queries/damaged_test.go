@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"os"
@@ -57,6 +58,44 @@ func rewrite(p int, change func(b []byte)) func(t *testing.T, dir string) {
 	}
 }
 
+// withoutColumn writes partition p's data file again without column col
+// (valid Parquet, written by DuckDB) and records its new size in the
+// manifest, so that only its columns tell it from a data file of
+// topicsnap's.
+func withoutColumn(p int, col string) func(t *testing.T, dir string) {
+	return func(t *testing.T, dir string) {
+		path := dataFile(t, dir, p)
+		db, err := sql.Open("duckdb", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		tmp := path + ".tmp"
+		if _, err := db.ExecContext(t.Context(), "COPY (SELECT * EXCLUDE ("+quoteIdent(col)+") FROM read_parquet("+quoteString(path)+")) TO "+quoteString(tmp)+" (FORMAT parquet)"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := catalog.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := d.ReadManifest(t.Context(), catalog.TopicPartition{Topic: "app_events", Partition: int32(p)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Files[0].Bytes = st.Size()
+		if err := d.WriteManifest(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // footerStart is where a Parquet file's footer begins.
 func footerStart(b []byte) int {
 	return len(b) - 8 - int(binary.LittleEndian.Uint32(b[len(b)-8:]))
@@ -103,6 +142,8 @@ func TestDamagedDataFileCostsItsPartition(t *testing.T) {
 		{"footer rewritten, magic kept", 0, rewrite(0, badFooter)},
 		{"garbage in another partition", 3, rewrite(3, garbage)},
 		{"footer rewritten in another partition", 3, rewrite(3, badFooter)},
+		{"without the offset column", 0, withoutColumn(0, "offset")},
+		{"without the value column in another partition", 3, withoutColumn(3, "value")},
 	}
 	for _, c := range cases {
 		for _, lazy := range []bool{false, true} {
