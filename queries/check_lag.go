@@ -38,10 +38,15 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	var maxRec, skipped int64
 	var outOfRange []Row // committed below the log start: the next fetch is out of range
 	var pastEnd []Row    // committed past the end offset the cut read
+	var noOffset []Row   // Kafka answered no committed offset (-1)
 	maxSec, minHead := 0.0, math.Inf(1)
 	for i := range rows {
 		rows[i].Set("kind", "offset")
 		groups[rows[i].Get("group_id").(string)] = true
+		if rows[i].Get("committed_offset") == nil {
+			noOffset = append(noOffset, rows[i])
+			continue
+		}
 		maxRec = max(maxRec, asInt(rows[i].Get("lag_records")))
 		maxSec = math.Max(maxSec, asFloat(rows[i].Get("lag_seconds")))
 		if h := rows[i].Get("retention_headroom_seconds"); h != nil {
@@ -61,7 +66,7 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	r := &Report{Summary: NewRow(), Rows: rows}
 	r.Summary.Set("groups", int64(len(groups))).Set("max_lag_records", maxRec).Set("max_lag_seconds", maxSec).
 		Set("out_of_range_partitions", int64(len(outOfRange))).Set("skipped_records", skipped).
-		Set("past_end_partitions", int64(len(pastEnd)))
+		Set("past_end_partitions", int64(len(pastEnd))).Set("no_committed_offset_partitions", int64(len(noOffset)))
 	if math.IsInf(minHead, 1) {
 		r.Summary.Set("min_retention_headroom_seconds", nil)
 	} else {
@@ -106,6 +111,10 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Message = fmt.Sprintf("group %s had no committed offset on %s at the snapshots: nothing to judge", o.Group, o.Topic)
 	case len(groups) == 0:
 		r.Status, r.Message = StatusOK, "no consumer group had committed offsets on the topic at the snapshots"
+	case len(noOffset) == len(rows):
+		// Every offset the cuts hold is Kafka's "none": no lag to judge.
+		r.Status, r.Message = StatusWarn, noOffsetSentence(noOffset)
+		noOffset = nil
 	case len(outOfRange) > 0:
 		// Its next record is already deleted: no headroom is left, and
 		// the consumer's auto.offset.reset, not the log, decides where it
@@ -140,6 +149,12 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 			"its next fetch is out of range and auto.offset.reset decides where it goes on (earliest: the log start, re-reading the partition; latest: the end, skipping what was written until then)",
 			f.Get("group_id"), asInt(f.Get("committed_offset")), f.Get("partition"), asInt(f.Get("end_offset")), plural(int64(len(pastEnd)), "partition", "partitions"))
 	}
+	if len(noOffset) > 0 {
+		if r.Status == StatusOK {
+			r.Status = StatusWarn
+		}
+		r.Message += "; " + noOffsetSentence(noOffset)
+	}
 	if len(unowned) > 0 {
 		if r.Status == StatusOK {
 			r.Status = StatusWarn
@@ -147,6 +162,29 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Message += "; " + unownedSentence(unowned)
 	}
 	return r, nil
+}
+
+// noOffsetSentence names, group by group, the partitions where Kafka
+// answered that the group has no committed offset.
+func noOffsetSentence(rows []Row) string {
+	var says []string
+	byGroup := map[string][]string{}
+	for _, u := range rows {
+		g := u.Get("group_id").(string)
+		if byGroup[g] == nil {
+			says = append(says, g)
+		}
+		byGroup[g] = append(byGroup[g], fmt.Sprint(u.Get("partition")))
+	}
+	for i, g := range says {
+		word := "partition"
+		if len(byGroup[g]) > 1 {
+			word = "partitions"
+		}
+		says[i] = fmt.Sprintf("group %s on %s %s", g, word, strings.Join(byGroup[g], ", "))
+	}
+	return fmt.Sprintf("no committed offset (Kafka answered -1; kafka-consumer-groups shows \"-\") for %s: the lag is not known, and auto.offset.reset decides where the group starts",
+		strings.Join(says, "; "))
 }
 
 // unownedSentence names, group by group, the partitions no member owns and
