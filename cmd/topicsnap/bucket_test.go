@@ -317,6 +317,10 @@ func TestBucketDamagedFileCostsItsPartition(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "5") || !strings.Contains(errs, c.said) || !strings.Contains(errs, fmt.Sprintf("partition %d", c.p)) {
 				t.Fatalf("sql: %d %q %q", code, out, errs)
 			}
+			// The hint names the bucket the user gave, not the local cache.
+			if hint := "catalog verify --dir " + loc; !strings.Contains(errs, hint) || strings.Contains(errs, "--dir "+cache) {
+				t.Errorf("sql's warning does not say %q, or names the cache %s: %q", hint, cache, errs)
+			}
 			if c.listed {
 				code, out, errs = cli(t, append([]string{"ls", "--dir", loc, "--topic", "app_events"}, s3...)...)
 				if code != 0 || !strings.Contains(errs, c.said) || !strings.Contains(errs, fmt.Sprintf("partition %d", c.p)) ||
@@ -327,6 +331,9 @@ func TestBucketDamagedFileCostsItsPartition(t *testing.T) {
 			code, out, errs = cli(t, append([]string{"check", "gaps", "--dir", loc, "--topic", "app_events"}, s3...)...)
 			if code != 0 || !strings.Contains(out, "not judged: 1 partition") {
 				t.Fatalf("check gaps: %d %q %q", code, out, errs)
+			}
+			if hint := "catalog verify --dir " + loc; !strings.Contains(errs, hint) || strings.Contains(errs, "--dir "+cache) {
+				t.Errorf("check's warning does not say %q, or names the cache %s: %q", hint, cache, errs)
 			}
 			// Put back whole: read again.
 			if _, err := b.Store().Put(t.Context(), rel(c.p), func() []byte {
