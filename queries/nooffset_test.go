@@ -91,6 +91,11 @@ func TestGroupWithoutCommittedOffsetIsSaid(t *testing.T) {
 	if rr.Status != StatusWarn || !strings.Contains(rr.Message, "no committed offset") {
 		t.Errorf("reset: %s %q, want a warning that partition 0 has no committed offset", rr.Status, rr.Message)
 	}
+	for _, row := range rr.Rows {
+		if row.Get("kind") == "partition" && (row.Get("committed_offset") != nil || row.Get("offsets") != nil) {
+			t.Errorf("reset row partition %v: committed_offset %v, offsets %v, want NULL (no committed offset)", row.Get("partition"), row.Get("committed_offset"), row.Get("offsets"))
+		}
+	}
 	if n := asInt(rr.Summary.Get("records_to_reread")); n != 0 {
 		t.Errorf("reset: records_to_reread = %d, want 0 (nothing known to replay)", n)
 	}
