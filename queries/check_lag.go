@@ -67,6 +67,10 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	r.Summary.Set("groups", int64(len(groups))).Set("max_lag_records", maxRec).Set("max_lag_seconds", maxSec).
 		Set("out_of_range_partitions", int64(len(outOfRange))).Set("skipped_records", skipped).
 		Set("past_end_partitions", int64(len(pastEnd))).Set("no_committed_offset_partitions", int64(len(noOffset)))
+	if len(rows) > 0 && len(noOffset) == len(rows) {
+		// No offset known: no lag is known either, not 0.
+		r.Summary.Set("max_lag_records", nil).Set("max_lag_seconds", nil)
+	}
 	if math.IsInf(minHead, 1) {
 		r.Summary.Set("min_retention_headroom_seconds", nil)
 	} else {
@@ -231,16 +235,25 @@ func ofGroup(rows []Row, group string) []Row {
 // lagCharts draws the lag of each group on each partition.
 func lagCharts(_ context.Context, in ChartInput) ([]chart.Chart, error) {
 	var bars []chart.Bar
+	none := 0 // rows without a committed offset: no lag to draw, not 0
 	for _, row := range in.Report.Rows {
 		if row.Get("kind") != "offset" {
+			continue
+		}
+		if row.Get("lag_records") == nil {
+			none++
 			continue
 		}
 		lag := asFloat(row.Get("lag_records"))
 		bars = append(bars, chart.Bar{Label: display.Text(row.Get("group_id")) + " · p" + display.Text(row.Get("partition")), Value: lag, Note: display.Number(lag)})
 	}
-	if len(bars) == 0 {
-		return []chart.Chart{{Title: "Lag per group and partition", Note: "no consumer group has committed offsets on this topic"}}, nil
+	noneNote := ""
+	if none > 0 {
+		noneNote = fmt.Sprintf("; %s without a committed offset (Kafka answered -1) not drawn: their lag is not known", plural(int64(none), "partition", "partitions"))
 	}
-	return []chart.Chart{{Title: "Lag per group and partition", Note: "end offset minus committed offset, at the latest snapshot with the group",
+	if len(bars) == 0 {
+		return []chart.Chart{{Title: "Lag per group and partition", Note: "no consumer group has committed offsets on this topic" + noneNote}}, nil
+	}
+	return []chart.Chart{{Title: "Lag per group and partition", Note: "end offset minus committed offset, at the latest snapshot with the group" + noneNote,
 		SVG: chart.Bars("lag per group and partition", bars, 0, "")}}, nil
 }

@@ -89,6 +89,7 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		x.Set("kind", "partition")
 		p, target, committed := asInt(x.Get("partition")), asInt(x.Get("target_offset")), asInt(x.Get("committed_offset"))
 		have[p] = true
+		asOf = x.Get("as_of")
 		if x.Get("committed_offset") == nil {
 			// Kafka answered no committed offset (-1): nothing to replay
 			// is known, said below, never taken as a position.
@@ -99,7 +100,6 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		if b, ok := x.Get("target_exact").(bool); ok && !b {
 			inexact = append(inexact, p)
 		}
-		asOf = x.Get("as_of")
 		if committed > target {
 			ranges = append(ranges, rng{int32(p), target, committed})
 		}
@@ -177,7 +177,9 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	}
 	if len(notCommitted) > 0 {
 		r.Status = StatusWarn
-		r.Message += fmt.Sprintf("; the group had no committed offset on partitions %s at the cut", partitionList(notCommitted))
+		if len(noOffset) < len(rows) { // else the verdict said it
+			r.Message += fmt.Sprintf("; the group had no committed offset on partitions %s at the cut", partitionList(notCommitted))
+		}
 		r.Summary.Set("partitions_without_offsets", notCommitted)
 	}
 	return r, nil

@@ -80,6 +80,11 @@ func TestGroupWithoutCommittedOffsetIsSaid(t *testing.T) {
 	if offsets != 1 {
 		t.Errorf("lag: %d offset rows, want 1 (partition 0)", offsets)
 	}
+	for _, c := range []string{"max_lag_records", "max_lag_seconds"} {
+		if v := r.Summary.Get(c); v != nil {
+			t.Errorf("lag: %s = %v, want NULL (no lag is known)", c, v)
+		}
+	}
 	if n := r.Summary.Get("no_committed_offset_partitions"); asInt(n) != 1 {
 		t.Errorf("lag: no_committed_offset_partitions = %v, want 1", n)
 	}
@@ -95,6 +100,9 @@ func TestGroupWithoutCommittedOffsetIsSaid(t *testing.T) {
 		if row.Get("kind") == "partition" && (row.Get("committed_offset") != nil || row.Get("offsets") != nil) {
 			t.Errorf("reset row partition %v: committed_offset %v, offsets %v, want NULL (no committed offset)", row.Get("partition"), row.Get("committed_offset"), row.Get("offsets"))
 		}
+	}
+	if rr.Summary.Get("as_of") == nil {
+		t.Errorf("reset: as_of NULL, want the cut's time")
 	}
 	if n := asInt(rr.Summary.Get("records_to_reread")); n != 0 {
 		t.Errorf("reset: records_to_reread = %d, want 0 (nothing known to replay)", n)
