@@ -507,13 +507,64 @@ func (e notFolderError) Is(target error) bool { return target == ErrNotFolder }
 // cut short would otherwise fail every query on the whole topic. The
 // error wraps ErrBadDataFile and names the file by its path in the folder.
 // The content is catalog verify's to check. A bucket's objects are plain
-// and their sizes are not known without a request: verify checks them.
+// and their sizes are not known without a request: CheckListedSizes (ls)
+// and verify check them.
 func (d *Dir) checkFiles(ctx context.Context, m *Manifest) *ManifestError {
 	tp := m.TP()
 	for _, f := range m.AllFiles() {
 		size, err := d.checkData(ctx, tp, f.Name)
 		if err == nil && f.Bytes > 0 && size >= 0 && size != f.Bytes {
 			err = fmt.Errorf("%s: %w: %d bytes where the manifest says %d (cut short or rewritten)", RelFilePath(tp, f.Name), ErrBadDataFile, size, f.Bytes)
+		}
+		if err != nil {
+			rel := manifestRel(tp)
+			return &ManifestError{TP: tp, Path: d.where(rel), Rel: rel, Err: err, Detail: err.Error()}
+		}
+	}
+	return nil
+}
+
+// CheckListedSizes checks, where the store knows data files' sizes only
+// by listing them (a bucket, where ReadTopic asks none), each data file of
+// tm.Manifests against one listing of its partition's objects: a file
+// missing or not of the size its manifest recorded moves its partition
+// from tm.Manifests to tm.Damaged, its error wrapping ErrBadDataFile and
+// naming the object, as ReadTopic does for a folder's files. No object is
+// read: one that has the right size but wrong bytes is catalog verify's to
+// find. In a folder ReadTopic checked the sizes already: nothing is asked.
+// The error is for a partition that cannot be listed.
+func (d *Dir) CheckListedSizes(ctx context.Context, tm *TopicManifests) error {
+	if !d.store().Traits().ETags { // a folder: checkFiles knew each size
+		return nil
+	}
+	kept := tm.Manifests[:0]
+	for _, m := range tm.Manifests {
+		listed, _, err := d.listData(ctx, m.TP())
+		if err != nil {
+			return fmt.Errorf("list the data files of %s: %w", m.TP(), err)
+		}
+		if me := d.listedSizes(m, listed); me != nil {
+			tm.Damaged = append(tm.Damaged, me)
+			continue
+		}
+		kept = append(kept, m)
+	}
+	tm.Manifests = kept
+	sort.Slice(tm.Damaged, func(i, j int) bool { return tm.Damaged[i].TP.Partition < tm.Damaged[j].TP.Partition })
+	return nil
+}
+
+// listedSizes is the first of m's data files that listed lacks or holds at
+// another size than the manifest recorded, as a ManifestError.
+func (d *Dir) listedSizes(m *Manifest, listed map[string]store.Entry) *ManifestError {
+	tp := m.TP()
+	for _, f := range m.AllFiles() {
+		var err error
+		switch e, ok := listed[f.Name]; {
+		case !ok:
+			err = fmt.Errorf("%s: %w: missing", d.where(RelFilePath(tp, f.Name)), ErrBadDataFile)
+		case f.Bytes > 0 && e.Size != f.Bytes:
+			err = fmt.Errorf("%s: %w: %d bytes where the manifest says %d (cut short or rewritten)", d.where(RelFilePath(tp, f.Name)), ErrBadDataFile, e.Size, f.Bytes)
 		}
 		if err != nil {
 			rel := manifestRel(tp)

@@ -389,13 +389,20 @@ type GroupState struct {
 	Members      []GroupMember `json:"members"`
 }
 
-// GroupOffset is a committed offset of a group on one partition.
+// GroupOffset is a committed offset of a group on one partition. Offset
+// is what Kafka answered: a negative one (-1) is Kafka's "no committed
+// offset" (kafka-consumer-groups shows "-"), kept as said; it is no
+// position, and no lag or replay is ever computed from it (NoOffset).
 type GroupOffset struct {
 	Partition   int32  `json:"partition"`
 	Offset      int64  `json:"offset"`
 	LeaderEpoch int32  `json:"leader_epoch"`
 	Metadata    string `json:"metadata"`
 }
+
+// NoOffset reports whether Kafka answered that the group has no committed
+// offset on the partition (a negative offset, -1).
+func (o GroupOffset) NoOffset() bool { return o.Offset < 0 }
 
 // GroupMember is one member of a group and what it was assigned.
 type GroupMember struct {

@@ -252,7 +252,10 @@ func (d *dumper) groups(ctx context.Context, topic string, topicID kadm.TopicID)
 		}
 		gs := catalog.GroupState{Group: g}
 		for p, o := range tos {
-			if o.Err != nil || o.At < 0 {
+			// A committed offset of -1 is Kafka's "no committed offset":
+			// kept as Kafka said it (GroupOffset.NoOffset), so the group
+			// is known and its missing offset is said, never a lag.
+			if o.Err != nil {
 				continue
 			}
 			gs.Offsets = append(gs.Offsets, catalog.GroupOffset{Partition: p, Offset: o.At, LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata})

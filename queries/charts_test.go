@@ -29,6 +29,8 @@ func TestChecksDrawTheirCharts(t *testing.T) {
 		{"lag", []Row{*NewRow().Set("kind", "offset").Set("group_id", "watchers").Set("partition", int32(2)).Set("lag_records", int64(12345))}, nil,
 			[]string{"watchers · p2", "12,345"}},
 		{"lag", nil, nil, []string{"no consumer group has committed offsets on this topic"}},
+		{"lag", []Row{*NewRow().Set("kind", "offset").Set("group_id", "g-neg").Set("partition", int32(0)).Set("lag_records", nil)}, nil,
+			[]string{"1 partition without a committed offset (Kafka answered -1) not drawn"}},
 		{"freshness", []Row{*NewRow().Set("kind", "silence").Set("partition", int32(0)).Set("silent_from", t0.Add(time.Minute)).Set("silent_to", t0.Add(3*time.Minute))}, series,
 			[]string{`class="heat h4"`, "partition 0 silent for 2m 0s", "records per minute"}},
 		{"duplicates", nil, series, []string{"duplicates over time", "records per minute"}},

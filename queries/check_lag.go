@@ -38,10 +38,15 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	var maxRec, skipped int64
 	var outOfRange []Row // committed below the log start: the next fetch is out of range
 	var pastEnd []Row    // committed past the end offset the cut read
+	var noOffset []Row   // Kafka answered no committed offset (-1)
 	maxSec, minHead := 0.0, math.Inf(1)
 	for i := range rows {
 		rows[i].Set("kind", "offset")
 		groups[rows[i].Get("group_id").(string)] = true
+		if rows[i].Get("committed_offset") == nil {
+			noOffset = append(noOffset, rows[i])
+			continue
+		}
 		maxRec = max(maxRec, asInt(rows[i].Get("lag_records")))
 		maxSec = math.Max(maxSec, asFloat(rows[i].Get("lag_seconds")))
 		if h := rows[i].Get("retention_headroom_seconds"); h != nil {
@@ -61,7 +66,11 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	r := &Report{Summary: NewRow(), Rows: rows}
 	r.Summary.Set("groups", int64(len(groups))).Set("max_lag_records", maxRec).Set("max_lag_seconds", maxSec).
 		Set("out_of_range_partitions", int64(len(outOfRange))).Set("skipped_records", skipped).
-		Set("past_end_partitions", int64(len(pastEnd)))
+		Set("past_end_partitions", int64(len(pastEnd))).Set("no_committed_offset_partitions", int64(len(noOffset)))
+	if len(rows) > 0 && len(noOffset) == len(rows) {
+		// No offset known: no lag is known either, not 0.
+		r.Summary.Set("max_lag_records", nil).Set("max_lag_seconds", nil)
+	}
 	if math.IsInf(minHead, 1) {
 		r.Summary.Set("min_retention_headroom_seconds", nil)
 	} else {
@@ -106,6 +115,10 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Message = fmt.Sprintf("group %s had no committed offset on %s at the snapshots: nothing to judge", o.Group, o.Topic)
 	case len(groups) == 0:
 		r.Status, r.Message = StatusOK, "no consumer group had committed offsets on the topic at the snapshots"
+	case len(noOffset) == len(rows):
+		// Every offset the cuts hold is Kafka's "none": no lag to judge.
+		r.Status, r.Message = StatusWarn, noOffsetSentence(noOffset)
+		noOffset = nil
 	case len(outOfRange) > 0:
 		// Its next record is already deleted: no headroom is left, and
 		// the consumer's auto.offset.reset, not the log, decides where it
@@ -140,6 +153,12 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 			"its next fetch is out of range and auto.offset.reset decides where it goes on (earliest: the log start, re-reading the partition; latest: the end, skipping what was written until then)",
 			f.Get("group_id"), asInt(f.Get("committed_offset")), f.Get("partition"), asInt(f.Get("end_offset")), plural(int64(len(pastEnd)), "partition", "partitions"))
 	}
+	if len(noOffset) > 0 {
+		if r.Status == StatusOK {
+			r.Status = StatusWarn
+		}
+		r.Message += "; " + noOffsetSentence(noOffset)
+	}
 	if len(unowned) > 0 {
 		if r.Status == StatusOK {
 			r.Status = StatusWarn
@@ -147,6 +166,29 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Message += "; " + unownedSentence(unowned)
 	}
 	return r, nil
+}
+
+// noOffsetSentence names, group by group, the partitions where Kafka
+// answered that the group has no committed offset.
+func noOffsetSentence(rows []Row) string {
+	var says []string
+	byGroup := map[string][]string{}
+	for _, u := range rows {
+		g := u.Get("group_id").(string)
+		if byGroup[g] == nil {
+			says = append(says, g)
+		}
+		byGroup[g] = append(byGroup[g], fmt.Sprint(u.Get("partition")))
+	}
+	for i, g := range says {
+		word := "partition"
+		if len(byGroup[g]) > 1 {
+			word = "partitions"
+		}
+		says[i] = fmt.Sprintf("group %s on %s %s", g, word, strings.Join(byGroup[g], ", "))
+	}
+	return fmt.Sprintf("no committed offset (Kafka answered -1; kafka-consumer-groups shows \"-\") for %s: the lag is not known, and auto.offset.reset decides where the group starts",
+		strings.Join(says, "; "))
 }
 
 // unownedSentence names, group by group, the partitions no member owns and
@@ -193,16 +235,25 @@ func ofGroup(rows []Row, group string) []Row {
 // lagCharts draws the lag of each group on each partition.
 func lagCharts(_ context.Context, in ChartInput) ([]chart.Chart, error) {
 	var bars []chart.Bar
+	none := 0 // rows without a committed offset: no lag to draw, not 0
 	for _, row := range in.Report.Rows {
 		if row.Get("kind") != "offset" {
+			continue
+		}
+		if row.Get("lag_records") == nil {
+			none++
 			continue
 		}
 		lag := asFloat(row.Get("lag_records"))
 		bars = append(bars, chart.Bar{Label: display.Text(row.Get("group_id")) + " · p" + display.Text(row.Get("partition")), Value: lag, Note: display.Number(lag)})
 	}
-	if len(bars) == 0 {
-		return []chart.Chart{{Title: "Lag per group and partition", Note: "no consumer group has committed offsets on this topic"}}, nil
+	noneNote := ""
+	if none > 0 {
+		noneNote = fmt.Sprintf("; %s without a committed offset (Kafka answered -1) not drawn: their lag is not known", plural(int64(none), "partition", "partitions"))
 	}
-	return []chart.Chart{{Title: "Lag per group and partition", Note: "end offset minus committed offset, at the latest snapshot with the group",
+	if len(bars) == 0 {
+		return []chart.Chart{{Title: "Lag per group and partition", Note: "no consumer group has committed offsets on this topic" + noneNote}}, nil
+	}
+	return []chart.Chart{{Title: "Lag per group and partition", Note: "end offset minus committed offset, at the latest snapshot with the group" + noneNote,
 		SVG: chart.Bars("lag per group and partition", bars, 0, "")}}, nil
 }

@@ -83,21 +83,28 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	var inexact []int64
 	var asOf any
 	have := map[int64]bool{}
+	var noOffset []int32
 	for i := range rows {
 		x := &rows[i]
 		x.Set("kind", "partition")
 		p, target, committed := asInt(x.Get("partition")), asInt(x.Get("target_offset")), asInt(x.Get("committed_offset"))
 		have[p] = true
+		asOf = x.Get("as_of")
+		if x.Get("committed_offset") == nil {
+			// Kafka answered no committed offset (-1): nothing to replay
+			// is known, said below, never taken as a position.
+			noOffset = append(noOffset, int32(p))
+			continue
+		}
 		total += asInt(x.Get("records"))
 		if b, ok := x.Get("target_exact").(bool); ok && !b {
 			inexact = append(inexact, p)
 		}
-		asOf = x.Get("as_of")
 		if committed > target {
 			ranges = append(ranges, rng{int32(p), target, committed})
 		}
 	}
-	var notCommitted []int32
+	notCommitted := noOffset
 	for _, p := range o.Partitions {
 		if !have[int64(p)] {
 			notCommitted = append(notCommitted, p)
@@ -161,6 +168,10 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	r.Rows = append(rows, members...)
 	r.Tables = append(r.Tables, rowsTable("Partitions", rows), rowsTable("Re-read records by the member that had committed them", members))
 	switch {
+	case len(noOffset) == len(rows):
+		r.Status = StatusWarn
+		r.Message = fmt.Sprintf("group %s has no committed offset on %s at the cut (Kafka answered -1; kafka-consumer-groups shows \"-\"): what a reset would re-read is not known",
+			o.Group, plural(int64(len(rows)), "partition", "partitions"))
 	case total == 0:
 		r.Status = StatusOK
 		r.Message = fmt.Sprintf("a reset of %s to %s would re-read nothing on %s", o.Group, FormatTime(o.ToTime), plural(int64(len(rows)), "partition", "partitions"))
@@ -179,7 +190,9 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	}
 	if len(notCommitted) > 0 {
 		r.Status = StatusWarn
-		r.Message += fmt.Sprintf("; the group had no committed offset on partitions %s at the cut", partitionList(notCommitted))
+		if len(noOffset) < len(rows) { // else the verdict said it
+			r.Message += fmt.Sprintf("; the group had no committed offset on partitions %s at the cut", partitionList(notCommitted))
+		}
 		r.Summary.Set("partitions_without_offsets", notCommitted)
 	}
 	return r, nil

@@ -142,6 +142,9 @@ func cutsOf(ss []*catalog.ClusterSnapshot, g string) []groupCut {
 			}
 			found = true
 			for _, o := range gs.Offsets {
+				if o.NoOffset() {
+					continue // no committed offset: no position to follow
+				}
 				c.offsets[o.Partition] = o.Offset
 			}
 			for _, m := range gs.Members {

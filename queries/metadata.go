@@ -165,7 +165,7 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		Group       string `json:"group_id"`
 		State       string `json:"state"`
 		Partition   int32  `json:"partition"`
-		Offset      int64  `json:"committed_offset"`
+		Offset      *int64 `json:"committed_offset"`
 		LeaderEpoch int32  `json:"leader_epoch"`
 		Metadata    string `json:"metadata"`
 	}
@@ -221,7 +221,12 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 			cfgRow{s.ID, s.Topic, asOf, "replication.factor", fmt.Sprint(s.ReplicationFactor)})
 		for _, g := range s.Groups {
 			for _, o := range g.Offsets {
-				offs = append(offs, offRow{s.ID, s.Topic, asOf, g.Group, g.State, o.Partition, o.Offset, o.LeaderEpoch, o.Metadata})
+				// No committed offset (Kafka's -1) is NULL, never a position.
+				var committed *int64
+				if !o.NoOffset() {
+					committed = &o.Offset
+				}
+				offs = append(offs, offRow{s.ID, s.Topic, asOf, g.Group, g.State, o.Partition, committed, o.LeaderEpoch, o.Metadata})
 			}
 			for _, m := range g.Members {
 				mems = append(mems, memRow{s.ID, s.Topic, asOf, g.Group, g.State, m.MemberID, m.InstanceID, m.ClientID, m.Host, m.Assigned})

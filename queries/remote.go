@@ -198,6 +198,9 @@ func committedOffsets(snaps []*catalog.ClusterSnapshot, topic string) (map[int32
 		}
 		for _, g := range s.Groups {
 			for _, o := range g.Offsets {
+				if o.NoOffset() {
+					continue
+				}
 				offs := byPart[o.Partition]
 				if offs == nil {
 					offs = map[int64]bool{}

@@ -257,13 +257,16 @@ func (l *lockedBuffer) String() string {
 // check, as in a folder (named, "not judged: 1 partition"), not every
 // query of the bucket (the copy into the cache refused the whole bucket on
 // a file cut short or missing: exit 2); put back whole, it is read again.
+// ls finds one cut short or missing by its listed size (it showed the
+// partition as fine), naming the bucket in its hint.
 func TestBucketDamagedFileCostsItsPartition(t *testing.T) {
 	loc, ep := testBucket(t)
 	local := t.TempDir()
 	if _, err := seeds.WriteTeaShopFolder(t.Context(), local, seeds.TeaShopConfig{Users: 300, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
-	s3 := []string{"--s3-endpoint", ep, "--s3-cache", filepath.Join(t.TempDir(), "cache")}
+	cache := filepath.Join(t.TempDir(), "cache")
+	s3 := []string{"--s3-endpoint", ep, "--s3-cache", cache}
 	if code, out, errs := cli(t, append([]string{"catalog", "copy", local, loc}, s3...)...); code != 0 {
 		t.Fatalf("copy to the bucket: %d %q %q", code, out, errs)
 	}
@@ -288,24 +291,25 @@ func TestBucketDamagedFileCostsItsPartition(t *testing.T) {
 		damage func()
 		p      int
 		said   string
+		listed bool // ls finds it by the listed size, reading no object
 	}{
 		{"cut short", func() {
 			if _, err := b.Store().Put(t.Context(), rel(3), whole[:2000], store.Cond{}); err != nil {
 				t.Fatal(err)
 			}
-		}, 3, "2000 bytes where the manifest says"},
+		}, 3, "2000 bytes where the manifest says", true},
 		{"garbage of the manifest's size", func() {
 			g := make([]byte, len(whole))
 			rand.Read(g)
 			if _, err := b.Store().Put(t.Context(), rel(3), g, store.Cond{}); err != nil {
 				t.Fatal(err)
 			}
-		}, 3, "not Parquet"},
+		}, 3, "not Parquet", false},
 		{"missing", func() {
 			if err := b.Store().Delete(t.Context(), rel(1)); err != nil {
 				t.Fatal(err)
 			}
-		}, 1, ": missing"},
+		}, 1, ": missing", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.damage()
@@ -313,9 +317,23 @@ func TestBucketDamagedFileCostsItsPartition(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "5") || !strings.Contains(errs, c.said) || !strings.Contains(errs, fmt.Sprintf("partition %d", c.p)) {
 				t.Fatalf("sql: %d %q %q", code, out, errs)
 			}
+			// The hint names the bucket the user gave, not the local cache.
+			if hint := "catalog verify --dir " + loc; !strings.Contains(errs, hint) || strings.Contains(errs, "--dir "+cache) {
+				t.Errorf("sql's warning does not say %q, or names the cache %s: %q", hint, cache, errs)
+			}
+			if c.listed {
+				code, out, errs = cli(t, append([]string{"ls", "--dir", loc, "--topic", "app_events"}, s3...)...)
+				if code != 0 || !strings.Contains(errs, c.said) || !strings.Contains(errs, fmt.Sprintf("partition %d", c.p)) ||
+					!strings.Contains(errs, "catalog verify --dir "+loc) || strings.Count(out, "app_events") != 5 {
+					t.Errorf("ls: %d %q %q, want partition %d left out and named (%s)", code, out, errs, c.p, c.said)
+				}
+			}
 			code, out, errs = cli(t, append([]string{"check", "gaps", "--dir", loc, "--topic", "app_events"}, s3...)...)
 			if code != 0 || !strings.Contains(out, "not judged: 1 partition") {
 				t.Fatalf("check gaps: %d %q %q", code, out, errs)
+			}
+			if hint := "catalog verify --dir " + loc; !strings.Contains(errs, hint) || strings.Contains(errs, "--dir "+cache) {
+				t.Errorf("check's warning does not say %q, or names the cache %s: %q", hint, cache, errs)
 			}
 			// Put back whole: read again.
 			if _, err := b.Store().Put(t.Context(), rel(c.p), func() []byte {

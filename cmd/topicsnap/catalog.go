@@ -80,6 +80,11 @@ func (a *app) lsCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				// In a bucket, a data file missing or cut short is found
+				// by its listed size, as ReadTopic finds a folder's.
+				if err := d.CheckListedSizes(ctx, tm); err != nil {
+					return err
+				}
 				// A damaged manifest costs its partition, named here, not the topic.
 				for _, me := range tm.Damaged {
 					fmt.Fprintf(a.stderr, "warning: %s; run topicsnap catalog verify --dir %s\n", me, dir)

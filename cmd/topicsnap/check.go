@@ -320,7 +320,7 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
-	a.warnProblems(eng)
+	a.warnProblems(eng, o.dir)
 	names := []string{name}
 	if name == "all" {
 		names = queries.CheckNames

@@ -128,7 +128,7 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
-	a.warnProblems(eng)
+	a.warnProblems(eng, o.dir)
 	res := notebooks.Run(ctx, eng, nb, params)
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -126,7 +126,7 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
-	a.warnProblems(eng)
+	a.warnProblems(eng, o.dir)
 	if remote != nil {
 		stmts, serr := splitStatements(text, 1)
 		for _, stmt := range stmts {
@@ -582,8 +582,10 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 }
 
 // warnProblems tells the user, on stderr, what the engine had to skip.
-func (a *app) warnProblems(eng *queries.Engine) {
+// The hint names dir as the user gave it (a bucket's s3://..., not the
+// local cache the engine reads).
+func (a *app) warnProblems(eng *queries.Engine, dir string) {
 	for _, p := range eng.Problems() {
-		fmt.Fprintf(a.stderr, "warning: %s (run: topicsnap catalog verify --dir %s)\n", p, queries.ShellQuote(eng.Dir()))
+		fmt.Fprintf(a.stderr, "warning: %s (run: topicsnap catalog verify --dir %s)\n", p, queries.ShellQuote(dir))
 	}
 }

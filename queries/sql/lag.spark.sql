@@ -17,13 +17,13 @@ WITH latest AS (
   SELECT TRY_CAST(value AS BIGINT) AS retention_ms, snapshot_id FROM topic_configs WHERE topic = $1 AND name = 'retention.ms'
 )
 SELECT o.group_id, o.state, o."partition", o.committed_offset, p.log_start_offset, p.high_watermark AS end_offset,
-       greatest(p.high_watermark - o.committed_offset, 0) AS lag_records,
-       CASE WHEN o.committed_offset >= p.high_watermark THEN 0
+       CASE WHEN o.committed_offset IS NOT NULL THEN greatest(p.high_watermark - o.committed_offset, 0) END AS lag_records,
+       CASE WHEN o.committed_offset IS NULL THEN NULL WHEN o.committed_offset >= p.high_watermark THEN 0
             ELSE round(epoch(o.as_of) - epoch(rec."timestamp"), 3) END AS lag_seconds,
-       CASE WHEN o.committed_offset >= p.high_watermark OR o.committed_offset < p.log_start_offset
+       CASE WHEN o.committed_offset IS NULL OR o.committed_offset >= p.high_watermark OR o.committed_offset < p.log_start_offset
                  OR r.retention_ms IS NULL OR r.retention_ms < 0 THEN NULL
             ELSE round(r.retention_ms / 1000.0 - (epoch(o.as_of) - epoch(rec."timestamp")), 3) END AS retention_headroom_seconds,
-       greatest(p.log_start_offset - o.committed_offset, 0) AS skipped_records,
+       CASE WHEN o.committed_offset IS NOT NULL THEN greatest(p.log_start_offset - o.committed_offset, 0) END AS skipped_records,
        o.as_of, o.snapshot_id
 FROM o
 JOIN partitions p ON p.snapshot_id = o.snapshot_id AND p.topic = $1 AND p."partition" = o."partition"

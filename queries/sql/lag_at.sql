@@ -50,7 +50,7 @@ WITH topicsnap_at AS (
          max(CASE WHEN r."timestamp" <= a.ts THEN r."offset" END) + 1 AS records_end
   FROM recs r JOIN parts p USING (topic, "partition"), topicsnap_at a GROUP BY ALL
 ), cut_offsets AS (
-  SELECT o.topic, o."partition", arg_max(o.committed_offset, o.as_of) AS committed_offset, max(o.as_of) AS as_of,
+  SELECT o.topic, o."partition", arg_max_null(o.committed_offset, o.as_of) AS committed_offset, max(o.as_of) AS as_of,
          arg_max(o.snapshot_id, o.as_of) AS snapshot_id
   FROM group_offsets o, topicsnap_at a WHERE o.group_id = group_name AND o.as_of <= a.ts GROUP BY ALL
 {{- if .Log}}
@@ -102,6 +102,7 @@ WITH topicsnap_at AS (
       WHEN by_log AND log_commit_time IS NULL THEN 'no commit of this partition by the group yet (the commit log is complete for it at this time)'
       WHEN by_log THEN NULL
       WHEN cut_committed IS NOT NULL THEN NULL
+      WHEN cut_as_of IS NOT NULL THEN 'the group had no committed offset on the partition at cut ' || cut_snapshot || ' (Kafka answered -1)'
       WHEN complete_from IS NOT NULL AND ts < complete_from
         THEN 'before the commit log is complete for the group (from ' || strftime(complete_from AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ')
              || ': compaction removed older commits) and before any cut recorded its offsets'

@@ -13,7 +13,8 @@ WITH latest AS (
   SELECT DISTINCT m.group_id, p."partition"
   FROM m JOIN partitions p ON p.snapshot_id = m.snapshot_id AND p.topic = $1 AND array_contains(m.assigned_partitions, p."partition")
 ), committed AS (
-  SELECT DISTINCT g.group_id, g."partition" FROM group_offsets g JOIN latest USING (group_id, snapshot_id) WHERE g.topic = $1
+  SELECT DISTINCT g.group_id, g."partition" FROM group_offsets g JOIN latest USING (group_id, snapshot_id)
+  WHERE g.topic = $1 AND g.committed_offset IS NOT NULL
 )
 SELECT k.group_id, p."partition", p.log_start_offset, p.high_watermark AS end_offset,
        greatest(p.high_watermark - p.log_start_offset, 0) AS records, p.as_of, k.snapshot_id

@@ -32,7 +32,7 @@ WITH cut AS (
   GROUP BY 1
 )
 SELECT t."partition", t.target_offset, t.committed_offset, coalesce(n.records, 0L) AS records,
-       greatest(t.committed_offset - t.target_offset, 0L) AS offsets,
+       CASE WHEN t.committed_offset IS NOT NULL THEN greatest(t.committed_offset - t.target_offset, 0L) END AS offsets,
        t.target_exact, t.log_start_offset, t.high_watermark AS end_offset, t.as_of, t.snapshot_id
 FROM t LEFT JOIN n ON n."partition" = t."partition"
 ORDER BY t."partition"

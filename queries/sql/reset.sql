@@ -6,7 +6,9 @@
 --          record timestamp is at or after the time, markers included (the
 --          broker's time index counts them); the end offset when there is
 --          none. The records to re-read are the data records between the
---          target and the group's committed offset at that cut.
+--          target and the group's committed offset at that cut; where
+--          Kafka answered no committed offset (-1, a NULL committed_offset)
+--          the offsets are NULL: nothing to replay is known.
 --          target_exact is false when the snapshot does not hold the
 --          partition from the log start and the first record it holds is
 --          already at or after the time: the broker may then pick an offset
@@ -38,7 +40,7 @@ WITH cut AS (
 SELECT t."partition", t.target_offset, t.committed_offset,
        (SELECT count(*) FROM {{.T}} r WHERE r."partition" = t."partition"
           AND r."offset" >= t.target_offset AND r."offset" < t.committed_offset) AS records,
-       greatest(t.committed_offset - t.target_offset, 0) AS offsets,
+       CASE WHEN t.committed_offset IS NOT NULL THEN greatest(t.committed_offset - t.target_offset, 0) END AS offsets,
        t.target_exact, t.log_start_offset, t.high_watermark AS end_offset, t.as_of, t.snapshot_id
 FROM t
 ORDER BY t."partition"
