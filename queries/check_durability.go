@@ -3,6 +3,8 @@ package queries
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -33,7 +35,11 @@ const (
 // epochs the cuts and records show, and the records written without
 // idempotence.
 func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
-	parts, err := e.run(ctx, "durability", views(o.Topic), o.Topic)
+	n, err := e.partitionCount(ctx, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := e.run(ctx, "durability", views(o.Topic), o.Topic, n)
 	if err != nil {
 		return nil, err
 	}
@@ -182,6 +188,18 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 			Set("records", n).Set("non_idempotent_records", ni).Set("non_idempotent_share", share).
 			Set("rewritten_offsets", rw).Set("recreated_offsets", recreatedBy[part]).Set("findings", strings.Join(append(fails, warns...), "; "))
 		r.Rows = append(r.Rows, *row)
+		delete(recreatedBy, part)
+		delete(rewrittenBy, part)
+	}
+	// An old topic's partition that the topic made again lacks is no
+	// partition today (no row), but what the folder kept of it is said.
+	for _, part := range slices.Sorted(maps.Keys(recreatedBy)) {
+		recreated += recreatedBy[part]
+		recreatedOn = append(recreatedOn, fmt.Sprint(part))
+	}
+	for _, part := range slices.Sorted(maps.Keys(rewrittenBy)) {
+		rewritten += rewrittenBy[part]
+		rewrittenOn = append(rewrittenOn, fmt.Sprint(part))
 	}
 	var share any
 	if records > 0 {

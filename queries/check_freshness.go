@@ -140,7 +140,11 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 // with records 0 and no newest time or staleness; it returns the rows in
 // partition order and the empty partitions' numbers.
 func withEmptyPartitions(ctx context.Context, e *Engine, topic string, rows []Row) ([]Row, []int64, error) {
-	all, err := e.run(ctx, "topic_partitions", sqlData{}, topic)
+	n, err := e.partitionCount(ctx, topic)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := e.run(ctx, "topic_partitions", sqlData{}, topic, n)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -98,7 +98,14 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	// The catalog as the engine loaded it (the views' version), never the
 	// folder read again: one report describes one catalog version.
 	tf, _ := e.topicFilesOf(o.Topic)
-	ms := tf.manifests
+	// The partitions the topic has today; an old topic's partition that
+	// the topic made again lacks (all its files superseded) is history:
+	// its rewrites are said below, never holes or a partition to count.
+	count, err := e.partitionCount(ctx, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	ms := currentManifests(tf.manifests, count)
 	compacted := false
 	e.mu.RLock()
 	snaps := e.snaps
@@ -221,7 +228,7 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	var rewritten, recreated int64
 	rewrittenParts, recreatedParts := map[int32]bool{}, map[int32]bool{}
 	var rewrites []Row
-	for _, m := range ms {
+	for _, m := range tf.manifests {
 		for _, rw := range m.Rewrites {
 			if rw.Kind == catalog.RewriteRecreated {
 				recreated += rw.Len()
@@ -279,8 +286,10 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	}
 	remade := ""
 	if recreated > 0 {
-		remade = fmt.Sprintf("the topic was deleted and made again under its name (another topic id) after %s on %d of %d partitions were dumped: the views hold the new topic's records, the old ones are kept in the view %s",
-			plural(recreated, "offset", "offsets"), len(recreatedParts), nParts, quoteIdent(o.Topic+"$superseded"))
+		// Said of the old topic's partitions, which may be more than
+		// today's.
+		remade = fmt.Sprintf("the topic was deleted and made again under its name (another topic id) after %s on %s of the old topic were dumped: the views hold the new topic's records, the old ones are kept in the view %s",
+			plural(recreated, "offset", "offsets"), plural(int64(len(recreatedParts)), "partition", "partitions"), quoteIdent(o.Topic+"$superseded"))
 	}
 	defer func() {
 		// Said beside any verdict, and a warning at least: the folder's

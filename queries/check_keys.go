@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -58,16 +59,20 @@ func (e *Engine) placement(ctx context.Context, topic string, limit int) (*place
 	if mis == 0 || crcMis == 0 {
 		return pl, nil
 	}
-	// Earlier counts: those a cut recorded, else every count below n.
-	known, err := e.run(ctx, "keys_counts", d, topic, n)
-	if err != nil {
-		return nil, err
-	}
+	// Earlier counts: those a cut of the topic as it is today recorded
+	// below n (an old topic's, made again under the name, placed none of
+	// today's records), else every count below n.
+	e.mu.RLock()
+	snaps := e.snaps
+	e.mu.RUnlock()
 	var cands []int64
 	source := "snapshots"
-	for _, k := range known {
-		cands = append(cands, asInt(k.Get("partition_count")))
+	for _, s := range currentCuts(topic, snaps) {
+		if c := int64(s.PartitionCount); c > 0 && c < n && !slices.Contains(cands, c) {
+			cands = append(cands, c)
+		}
 	}
+	slices.Sort(cands)
 	if len(cands) == 0 && n <= maxInferredCount {
 		source = "inferred"
 		for m := int64(1); m < n; m++ {

@@ -2,7 +2,6 @@ package queries
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math"
 
@@ -22,23 +21,14 @@ func init() {
 	})
 }
 
-func (e *Engine) partitionCount(ctx context.Context, topic string) (int64, error) {
-	var n sql.NullInt64
-	err := e.db.QueryRowContext(ctx, `SELECT max(partition_count) FROM snapshots WHERE topic = $1`, topic).Scan(&n)
-	if err != nil {
-		return 0, CleanError(err)
-	}
-	if !n.Valid || n.Int64 == 0 {
-		t, _ := e.Topic(topic)
-		return int64(t.Partitions), nil
-	}
-	return n.Int64, nil
-}
-
 func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
 	hot := o.Hot // RunCheck gave every unset option its default
-	parts, err := e.run(ctx, "skew", d, o.Topic)
+	count, err := e.partitionCount(ctx, o.Topic)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := e.run(ctx, "skew", d, o.Topic, count)
 	if err != nil {
 		return nil, err
 	}

@@ -639,7 +639,13 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 		if c.Empty != EmptyNotedKeepsFail || r.Status != StatusFail {
 			r.Status = StatusWarn
 		}
-		msg := fmt.Sprintf("no records: the snapshot of %s holds none on its %s", o.Topic, plural(int64(t.Partitions), "partition", "partitions"))
+		// Today's partitions: an old topic's that the topic made again
+		// lacks are not its.
+		n, err := e.partitionCount(ctx, o.Topic)
+		if err != nil {
+			return nil, err
+		}
+		msg := fmt.Sprintf("no records: the snapshot of %s holds none on its %s", o.Topic, plural(n, "partition", "partitions"))
 		if c.Empty == EmptyNothingToJudge {
 			r.Message = msg + ", so there is nothing to judge"
 		} else {

@@ -48,6 +48,9 @@ func TestSparkReadsTheFolderAsHive(t *testing.T) {
 	s := sparkRemote(t)
 	ctx := context.Background()
 	for _, f := range agreementFolders(t) {
+		if f.superseded {
+			continue // a raw read holds the superseded records the views leave out
+		}
 		e, err := Open(ctx, f.dir, Options{})
 		if err != nil {
 			t.Fatal(err)

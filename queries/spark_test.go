@@ -33,11 +33,15 @@ func sparkRemote(t *testing.T) *spark.Session {
 }
 
 // agreementFolders are the tea shop's and the wind farm's folders with each
-// check's options, as TestOneAnswerEverywhere runs them.
+// check's options, as TestOneAnswerEverywhere runs them, and the folder of
+// a topic made again with fewer partitions (fewerPartitionsFolder).
 func agreementFolders(t *testing.T) []struct {
 	name, dir, topic string
 	opts             map[string]CheckOptions
 	more             []moreCase
+	// superseded: the folder keeps superseded files beside the current
+	// ones, so a raw read of its Parquet files is not the views.
+	superseded bool
 } {
 	tea := filepath.Join(t.TempDir(), "teashop")
 	if _, err := seeds.WriteTeaShopFolder(t.Context(), tea, seeds.TeaShopConfig{Users: 300, Seed: 7}); err != nil {
@@ -47,10 +51,14 @@ func agreementFolders(t *testing.T) []struct {
 	if _, err := seeds.WriteWindFarmFolder(t.Context(), wind, seeds.WindFarmConfig{Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
+	remade, remadeTopic := fewerPartitionsFolder(t)
 	return []struct {
 		name, dir, topic string
 		opts             map[string]CheckOptions
 		more             []moreCase
+		// superseded: the folder keeps superseded files beside the current
+		// ones, so a raw read of its Parquet files is not the views.
+		superseded bool
 	}{
 		{"teashop", tea, seeds.TopicAppEvents, map[string]CheckOptions{
 			"duplicates": {ID: "value.event_id", By: "value.event_name"},
@@ -72,7 +80,7 @@ func agreementFolders(t *testing.T) []struct {
 			{"freshness", "short silence", CheckOptions{Silence: 30, Limit: 7, EventTime: "value.ts", Late: 0.001}},
 			{"reset", "ids, partitions", CheckOptions{Group: "kitchen-display", ToTime: time.Date(2026, 9, 14, 11, 0, 0, 0, time.UTC),
 				Partitions: []int32{0, 2, 5}, ID: "value.event_id"}},
-		}},
+		}, false},
 		{"windfarm", wind, seeds.TopicReadings, map[string]CheckOptions{
 			"duplicates": {ID: "value.turbine_id || value.recorded_at"},
 			"missing":    {Match: "value.turbine_id", AgainstTopic: seeds.TopicReadings + "-backfill", AgainstMatch: "value.turbine_id"},
@@ -81,7 +89,8 @@ func agreementFolders(t *testing.T) []struct {
 			// reset with --partitions and --id: TestSparkAgreesOnTheIncident.
 			{"duplicates", "default id", CheckOptions{}},
 			{"freshness", "short silence", CheckOptions{Silence: 0.5, Limit: 5}},
-		}},
+		}, false},
+		{"remade", remade, remadeTopic, map[string]CheckOptions{}, nil, true},
 	}
 }
 

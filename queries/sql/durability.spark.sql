@@ -10,12 +10,13 @@
 --          where no cut recorded it; topic_cuts, the cuts of the topic.
 --          isr_judged_cuts: the partition's cuts that had a min.insync.replicas
 --          to judge the ISR by.
--- params: T the topic view; $1 the topic name.
+-- params: T the topic view; $1 the topic name; $2 today's partition count
+--         (Engine.partitionCount).
 WITH parts AS (
-  SELECT DISTINCT "partition" FROM files WHERE topic = $1
-  UNION SELECT DISTINCT "partition" FROM partitions WHERE topic = $1
+  SELECT DISTINCT "partition" FROM files WHERE topic = $1 AND NOT superseded
+  UNION SELECT DISTINCT "partition" FROM partitions WHERE topic = $1 AND "partition" < $2
   UNION SELECT CAST(p AS INT) FROM (SELECT explode(filter(sequence(0, n), i -> i < n)) AS p
-                                    FROM (SELECT max(partition_count) AS n FROM snapshots WHERE topic = $1))
+                                    FROM (SELECT CAST($2 AS INT) AS n))
 ), cfg AS (
   SELECT snapshot_id,
          min(CASE WHEN name = 'min.insync.replicas' THEN TRY_CAST(value AS INTEGER) END) AS min_isr,

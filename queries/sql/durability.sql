@@ -12,11 +12,15 @@
 --          topic_cuts: the cuts that recorded the topic.
 --          isr_judged_cuts: the partition's cuts that had a min.insync.replicas
 --          to judge the ISR by.
--- params: T the topic view; $1 the topic name.
+--          The partitions are the topic's today: 0..$2-1, those with
+--          current files and those today's cuts saw (an old topic's
+--          partition that the topic made again lacks is none of them).
+-- params: T the topic view; $1 the topic name; $2 today's partition count
+--         (Engine.partitionCount).
 WITH parts AS (
-  SELECT DISTINCT "partition" FROM files WHERE topic = $1
-  UNION SELECT DISTINCT "partition" FROM partitions WHERE topic = $1
-  UNION SELECT unnest(range(0, (SELECT max(partition_count) FROM snapshots WHERE topic = $1)))::INTEGER
+  SELECT DISTINCT "partition" FROM files WHERE topic = $1 AND NOT superseded
+  UNION SELECT DISTINCT "partition" FROM partitions WHERE topic = $1 AND "partition" < $2
+  UNION SELECT unnest(range(0, $2))::INTEGER
 ), cfg AS (
   SELECT snapshot_id,
          min(CASE WHEN name = 'min.insync.replicas' THEN TRY_CAST(value AS INTEGER) END) AS min_isr,

@@ -1,10 +1,13 @@
 -- name: skew
--- summary: records and bytes per partition; partitions the catalog knows but
---          that hold no record are listed with zero.
--- params: T the topic view; $1 the topic name.
+-- summary: records and bytes per partition; partitions the topic has today
+--          (0..$2-1, and those with a current file) that hold no record are
+--          listed with zero. An old topic's partition that the topic made
+--          again lacks (its files all superseded) is none of them.
+-- params: T the topic view; $1 the topic name; $2 today's partition count
+--         (Engine.partitionCount).
 WITH parts AS (
-  SELECT DISTINCT "partition" FROM files WHERE topic = $1
-  UNION SELECT unnest(range(0, (SELECT max(partition_count) FROM snapshots WHERE topic = $1)))::INTEGER
+  SELECT DISTINCT "partition" FROM files WHERE topic = $1 AND NOT superseded
+  UNION SELECT unnest(range(0, $2))::INTEGER
 ), c AS (
   SELECT "partition", count(*) AS records, sum(coalesce(octet_length(key_raw), 0) + coalesce(octet_length(value_raw), 0)) AS bytes
   FROM {{.T}} GROUP BY 1
