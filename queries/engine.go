@@ -121,7 +121,7 @@ type Engine struct {
 	remoteSnaps   []*catalog.ClusterSnapshot // the cuts the remote's tables were built from (at remoteVersion)
 	remoteFiles   []topicFiles               // the catalog the remote's views are built from (at remoteVersion)
 	remoteBuilt   map[string]bool            // lower-case names of the remote's tables and views built at remoteVersion
-	remoteFuncs   bool                       // the remote's functions are made
+	remoteFuncs   map[string]bool            // lower-case names of the remote's functions made in its session
 }
 
 // ErrRefused marks SQL a locked engine will not run.

@@ -391,8 +391,61 @@ func remoteWant(q string) want {
 // the first builds the second.
 var remoteDepends = map[string]string{"group_history": "group_history_cuts"}
 
-// remoteFunctionsRE finds the functions the remote's script makes.
-var remoteFunctionsRE = regexp.MustCompile(`(?i)CREATE OR REPLACE TEMPORARY FUNCTION ([A-Za-z_][A-Za-z0-9_]*)`)
+// remoteFunctionRE names the function a statement of the remote's script
+// makes.
+var remoteFunctionRE = regexp.MustCompile(`(?i)^\s*CREATE OR REPLACE TEMPORARY FUNCTION ([A-Za-z_][A-Za-z0-9_]*)`)
+
+// ensureRemoteFunctions makes in the remote's session the functions of its
+// script (sql/engine/DIALECT_functions.sql) that names holds (every one
+// when names is nil) and those they call, in the script's order, each once
+// a session: lag needs epoch alone, and a function costs a round trip
+// (10-120 ms).
+func (e *Engine) ensureRemoteFunctions(ctx context.Context, names map[string]bool) error {
+	r := e.opts.Remote
+	script := "sql/engine/" + r.Dialect() + "_functions.sql"
+	b, err := engineSQL.ReadFile(script)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", script, err)
+	}
+	type fn struct{ name, stmt string }
+	var fns []fn
+	for _, st := range strings.Split(stripComments(string(b)), ";\n") {
+		if strings.TrimSpace(st) == "" {
+			continue
+		}
+		m := remoteFunctionRE.FindStringSubmatch(st)
+		if m == nil {
+			return fmt.Errorf("run %s on %s: a statement that makes no function: %.80q", script, r.Dialect(), st)
+		}
+		fns = append(fns, fn{strings.ToLower(m[1]), st})
+	}
+	want := map[string]bool{}
+	for i := len(fns) - 1; i >= 0; i-- {
+		// A function calls only those made before it: walking back, each
+		// wanted one's words add the ones it calls.
+		f := fns[i]
+		if names != nil && !names[f.name] && !want[f.name] {
+			continue
+		}
+		want[f.name] = true
+		for _, w := range remoteWord.FindAllString(f.stmt, -1) {
+			want[strings.ToLower(w)] = true
+		}
+	}
+	if e.remoteFuncs == nil {
+		e.remoteFuncs = map[string]bool{}
+	}
+	for _, f := range fns {
+		if !want[f.name] || e.remoteFuncs[f.name] {
+			continue
+		}
+		if err := r.Exec(ctx, f.stmt); err != nil {
+			return fmt.Errorf("run %s (%s) on %s: %w", script, f.name, r.Dialect(), err)
+		}
+		e.remoteFuncs[f.name] = true
+	}
+	return nil
+}
 
 // ensureRemote builds on the remote what w names, from the catalog version
 // the engine holds: its functions (all of them, once a session, when w
@@ -441,24 +494,8 @@ func (e *Engine) ensureRemote(ctx context.Context, w want) error {
 		return false
 	}
 	r := e.opts.Remote
-	if !e.remoteFuncs {
-		script := "sql/engine/" + r.Dialect() + "_functions.sql"
-		need := names == nil
-		if !need {
-			b, err := engineSQL.ReadFile(script)
-			if err != nil {
-				return fmt.Errorf("read %s: %w", script, err)
-			}
-			for _, m := range remoteFunctionsRE.FindAllStringSubmatch(string(b), -1) {
-				need = need || names[strings.ToLower(m[1])]
-			}
-		}
-		if need {
-			if err := execScript(ctx, r, script); err != nil {
-				return err
-			}
-			e.remoteFuncs = true
-		}
+	if err := e.ensureRemoteFunctions(ctx, names); err != nil {
+		return err
 	}
 	var tables []jsonRows
 	for _, t := range metadataRows(files, snaps) {
@@ -810,7 +847,19 @@ func (e *Engine) QueryRemote(ctx context.Context, q string) ([]string, [][]any, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := e.ensureRemote(ctx, wantOf(doc)); err != nil {
+	// The tables DuckDB's tree names, and the words of the text: the
+	// remote's functions (murmur2, kafka_partition, epoch) are not in it.
+	w := wantOf(doc)
+	if !w.all {
+		words := remoteWant(q)
+		if words.all {
+			w = words
+		}
+		for n := range words.names {
+			w.names[n] = true
+		}
+	}
+	if err := e.ensureRemote(ctx, w); err != nil {
 		return nil, nil, err
 	}
 	return r.Query(ctx, q)

@@ -1,6 +1,7 @@
 package queries
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -105,5 +106,59 @@ WHERE 'partitions' <> "x""y"`)
 	}
 	if w := remoteWant(`SELECT 'open`); !w.all {
 		t.Errorf("unreadable text: %+v, want all", w)
+	}
+}
+
+// statements is a Remote that keeps the statements it is sent (the
+// statements' choice is under test, not Spark: TestSparkAgreesWithDuckDB
+// runs them on a real server).
+type statements struct{ sent []string }
+
+func (s *statements) Dialect() string { return "spark" }
+func (s *statements) Exec(_ context.Context, stmt string) error {
+	s.sent = append(s.sent, stmt)
+	return nil
+}
+func (s *statements) Query(context.Context, string) ([]string, [][]any, error) {
+	return nil, nil, nil
+}
+func (s *statements) Literal(v any) (string, error) { return "", nil }
+func (s *statements) Close() error                  { return nil }
+
+// TestRemoteFunctionsMadeAsNamed: the remote's session gets the functions
+// a statement names and those they call, in the script's order, each once.
+func TestRemoteFunctionsMadeAsNamed(t *testing.T) {
+	r := &statements{}
+	e := &Engine{opts: Options{Remote: r}}
+	made := func(names map[string]bool) []string {
+		t.Helper()
+		r.sent = nil
+		if err := e.ensureRemoteFunctions(t.Context(), names); err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, st := range r.sent {
+			m := remoteFunctionRE.FindStringSubmatch(st)
+			if m == nil {
+				t.Fatalf("not a function: %q", st)
+			}
+			out = append(out, m[1])
+		}
+		return out
+	}
+	for _, c := range []struct {
+		names map[string]bool
+		want  string
+	}{
+		{map[string]bool{"group_offsets": true, "epoch": true}, "epoch"},
+		{map[string]bool{"kafka_partition": true}, "tsnap_murmur2_u,kafka_partition"},
+		{map[string]bool{"epoch": true, "murmur2": true}, "murmur2"},
+		{map[string]bool{"files": true}, ""},
+		{nil, "kafka_partition_crc32,tsnap_row_text"},
+		{nil, ""},
+	} {
+		if got := strings.Join(made(c.names), ","); got != c.want {
+			t.Errorf("%v: made %q, want %q", c.names, got, c.want)
+		}
 	}
 }

@@ -54,7 +54,11 @@ func TestSQLOnSpark(t *testing.T) {
 	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 50, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
-	q := `SELECT "partition", count(*) AS records, max("offset") AS last_offset, (SELECT count(*) FROM files) AS files FROM app_events GROUP BY 1 ORDER BY 1`
+	// kafka_partition is a function the engine makes on Spark: a user's
+	// statement that names one finds it there.
+	q := `SELECT "partition", count(*) AS records, max("offset") AS last_offset, (SELECT count(*) FROM files) AS files,
+  count(*) FILTER (WHERE kafka_partition(key_raw, 6) = "partition") AS murmur2_placed
+FROM app_events GROUP BY 1 ORDER BY 1`
 	_, duck, stderr := cli(t, "sql", "--dir", dir, "--format", "csv", "-c", q)
 	if stderr != "" {
 		t.Fatal(stderr)
