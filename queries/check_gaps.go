@@ -327,6 +327,9 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	default:
 		r.Status = StatusOK
 		r.Message = fmt.Sprintf("0 missing offsets on all %d partitions", nParts)
+		if nParts == 1 {
+			r.Message = "0 missing offsets on its one partition"
+		}
 	}
 	if n := sum["undumped"] + sum["undumped_until"]; n > 0 {
 		// Records Kafka held at the cut that the folder does not: said

@@ -132,6 +132,9 @@ func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	default:
 		r.Status = StatusOK
 		r.Message = fmt.Sprintf("each of %d partitions holds between %.1f%% and %.1f%% of records, close to the fair share of %.1f%%", n, minS*100, maxS*100, fair*100)
+		if n == 1 {
+			r.Message = "its one partition holds every record (no other to compare it with)"
+		}
 	}
 	return r, nil
 }
