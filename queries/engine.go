@@ -23,6 +23,10 @@ import (
 
 // Options of an engine.
 type Options struct {
+	// FolderName is the folder as the user named it, for the command
+	// Problems asks for (a bucket's s3://... where the engine reads its
+	// local cache); "" names none (the command alone).
+	FolderName string
 	// Locked makes the engine safe for untrusted SQL (see package doc).
 	Locked bool
 	// MemoryLimit is DuckDB's memory_limit, e.g. "1GB"; empty keeps DuckDB's default.

@@ -205,7 +205,7 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 		// every check on the topic says it could not judge it.
 		var damaged []int32
 		for _, me := range tm.Damaged {
-			problems = append(problems, fmt.Sprintf("%v; run topicsnap catalog verify", me))
+			problems = append(problems, fmt.Sprintf("%v; %s", me, e.verifyHint()))
 			damaged = append(damaged, me.TP.Partition)
 		}
 		if len(tm.Manifests) == 0 && len(damaged) > 0 {
@@ -244,7 +244,7 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 				if err != nil {
 					// The values stay decoded (the dump did it); only the
 					// schema's subject and version are not known.
-					problems = append(problems, fmt.Sprintf("topic %s: schema %d is not in the folder (%v); run topicsnap catalog verify", n, id, err))
+					problems = append(problems, fmt.Sprintf("topic %s: schema %d is not in the folder (%v); %s", n, id, err, e.verifyHint()))
 					continue
 				}
 				out = append(out, s)
@@ -268,7 +268,7 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 		// A damaged snapshot hides only itself: the others are kept, and
 		// each damaged one is named by its path in the folder.
 		for _, one := range unjoin(err) {
-			problems = append(problems, fmt.Sprintf("%v; run topicsnap catalog verify", one))
+			problems = append(problems, fmt.Sprintf("%v; %s", one, e.verifyHint()))
 			topic := ""
 			if se := (*catalog.SnapshotError)(nil); errors.As(one, &se) {
 				topic = se.FolderTopic()
@@ -434,6 +434,18 @@ func (e *Engine) ensure(ctx context.Context, conn *sql.Conn, w want) error {
 		return fmt.Errorf("commit views: %w", err)
 	}
 	return nil
+}
+
+// verifyHint is the command a problem of the folder asks for: catalog
+// verify of the folder as the user named it (Options.FolderName: a
+// bucket's s3://..., not the local cache the engine reads); without a
+// name, the command alone (a problem never shows the folder's path: the
+// server shows them to whoever reads its pages).
+func (e *Engine) verifyHint() string {
+	if e.opts.FolderName == "" {
+		return "run topicsnap catalog verify"
+	}
+	return "run topicsnap catalog verify --dir " + ShellQuote(e.opts.FolderName)
 }
 
 // metadataSnaps are the cuts the catalog tables hold: those of the
@@ -612,8 +624,8 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 				if ctx.Err() != nil {
 					return fmt.Errorf("infer the value type of %s: %w", tf.name, err)
 				}
-				e.problems = append(e.problems, fmt.Sprintf("topic %s: its values could not be sampled (%s); read as bytes; run topicsnap catalog verify",
-					tf.name, strings.ReplaceAll(CleanError(err).Error(), e.dir.Path+string(filepath.Separator), "")))
+				e.problems = append(e.problems, fmt.Sprintf("topic %s: its values could not be sampled (%s); read as bytes; %s",
+					tf.name, strings.ReplaceAll(CleanError(err).Error(), e.dir.Path+string(filepath.Separator), ""), e.verifyHint()))
 				t.Structure, t.JSON = "", false
 				if de := (*DamagedError)(nil); errors.As(damagedErr(err, "", e.dir.Path), &de) {
 					t.unsampled = de
@@ -636,8 +648,8 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 					if ctx.Err() != nil {
 						return fmt.Errorf("infer the key type of %s: %w", tf.name, err)
 					}
-					e.problems = append(e.problems, fmt.Sprintf("topic %s: its keys could not be sampled (%s); read as text; run topicsnap catalog verify",
-						tf.name, strings.ReplaceAll(CleanError(err).Error(), e.dir.Path+string(filepath.Separator), "")))
+					e.problems = append(e.problems, fmt.Sprintf("topic %s: its keys could not be sampled (%s); read as text; %s",
+						tf.name, strings.ReplaceAll(CleanError(err).Error(), e.dir.Path+string(filepath.Separator), ""), e.verifyHint()))
 					t.KeyStructure = ""
 				}
 				if t.KeyStructure != "" {

@@ -315,12 +315,12 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 			topics = append(topics, t)
 		}
 	}
-	eng, err := queries.Open(ctx, local, queries.Options{Lazy: remote == nil, Remote: remote, RemoteDir: rdir, Topics: topics})
+	eng, err := queries.Open(ctx, local, queries.Options{FolderName: o.dir, Lazy: remote == nil, Remote: remote, RemoteDir: rdir, Topics: topics})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
-	a.warnProblems(eng, o.dir)
+	a.warnProblems(eng)
 	names := []string{name}
 	if name == "all" {
 		names = queries.CheckNames

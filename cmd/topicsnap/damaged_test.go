@@ -154,8 +154,10 @@ func TestDamagedFolderCorpus(t *testing.T) {
 				}
 				// The problem names partition 2 by its path inside the folder;
 				// only the command to run names the folder, as given.
-				problem, hint, _ := strings.Cut(errs, " (run: topicsnap catalog verify --dir ")
-				if !strings.Contains(problem, "topic=app_events/partition=2/") || strings.Contains(problem, top) || !strings.HasPrefix(hint, dir+")") {
+				// The hint once, at the end, as ls says it.
+				problem, hint, _ := strings.Cut(errs, "; run topicsnap catalog verify --dir ")
+				if !strings.Contains(problem, "topic=app_events/partition=2/") || strings.Contains(problem, top) || hint != dir+"\n" ||
+					strings.Count(errs, "catalog verify") != 1 {
 					t.Errorf("sql's warning does not name partition 2 by its path inside the folder, then the folder to verify: %q", errs)
 				}
 				code, out, _ = run("check", "gaps", "--dir", dir, "--topic", "app_events", "--format", "json")

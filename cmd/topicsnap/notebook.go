@@ -123,12 +123,14 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
-	eng, err := queries.Open(ctx, local, notebookEngine(o))
+	opts := notebookEngine(o)
+	opts.FolderName = o.dir
+	eng, err := queries.Open(ctx, local, opts)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
-	a.warnProblems(eng, o.dir)
+	a.warnProblems(eng)
 	res := notebooks.Run(ctx, eng, nb, params)
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -121,12 +121,12 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 			}
 		}
 	}
-	eng, err := queries.Open(ctx, local, queries.Options{Lazy: lazy, Topics: topics, Remote: remote, RemoteDir: rdir})
+	eng, err := queries.Open(ctx, local, queries.Options{FolderName: o.dir, Lazy: lazy, Topics: topics, Remote: remote, RemoteDir: rdir})
 	if err != nil {
 		return fmt.Errorf("open %s: %w", o.dir, err)
 	}
 	defer eng.Close()
-	a.warnProblems(eng, o.dir)
+	a.warnProblems(eng)
 	if remote != nil {
 		stmts, serr := splitStatements(text, 1)
 		for _, stmt := range stmts {
@@ -581,11 +581,11 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 	return out, length
 }
 
-// warnProblems tells the user, on stderr, what the engine had to skip.
-// The hint names dir as the user gave it (a bucket's s3://..., not the
-// local cache the engine reads).
-func (a *app) warnProblems(eng *queries.Engine, dir string) {
+// warnProblems tells the user, on stderr, what the engine had to skip;
+// each says the command to run, naming the folder as the user gave it
+// (queries.Options.FolderName).
+func (a *app) warnProblems(eng *queries.Engine) {
 	for _, p := range eng.Problems() {
-		fmt.Fprintf(a.stderr, "warning: %s (run: topicsnap catalog verify --dir %s)\n", p, queries.ShellQuote(dir))
+		fmt.Fprintf(a.stderr, "warning: %s\n", p)
 	}
 }
