@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -403,21 +404,9 @@ var remoteFunctionRE = regexp.MustCompile(`(?i)^\s*CREATE OR REPLACE TEMPORARY F
 func (e *Engine) ensureRemoteFunctions(ctx context.Context, names map[string]bool) error {
 	r := e.opts.Remote
 	script := "sql/engine/" + r.Dialect() + "_functions.sql"
-	b, err := engineSQL.ReadFile(script)
+	fns, err := remoteFunctions(script)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", script, err)
-	}
-	type fn struct{ name, stmt string }
-	var fns []fn
-	for _, st := range strings.Split(stripComments(string(b)), ";\n") {
-		if strings.TrimSpace(st) == "" {
-			continue
-		}
-		m := remoteFunctionRE.FindStringSubmatch(st)
-		if m == nil {
-			return fmt.Errorf("run %s on %s: a statement that makes no function: %.80q", script, r.Dialect(), st)
-		}
-		fns = append(fns, fn{strings.ToLower(m[1]), st})
+		return fmt.Errorf("run %s on %s: %w", script, r.Dialect(), err)
 	}
 	want := map[string]bool{}
 	for i := len(fns) - 1; i >= 0; i-- {
@@ -448,8 +437,8 @@ func (e *Engine) ensureRemoteFunctions(ctx context.Context, names map[string]boo
 }
 
 // ensureRemote builds on the remote what w names, from the catalog version
-// the engine holds: its functions (all of them, once a session, when w
-// names one), catalog tables and topic views, each once per version. A
+// the engine holds: its functions (ensureRemoteFunctions, once a session),
+// catalog tables and topic views, each once per version. A
 // check on Spark pays for the tables and views it reads, not for every
 // one of the folder's (a Spark session's views cost 20-450 ms each).
 // Views of an older version may stay in the session; no statement reads
@@ -584,19 +573,62 @@ func rebase(dir, root string, paths []string) ([]string, error) {
 // execScript runs an embedded file of statements, each ended by ";" at a
 // line's end.
 func execScript(ctx context.Context, r Remote, name string) error {
-	b, err := engineSQL.ReadFile(name)
+	stmts, err := scriptStatements(name)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", name, err)
+		return err
 	}
-	for _, st := range strings.Split(stripComments(string(b)), ";\n") {
-		if strings.TrimSpace(st) == "" {
-			continue
-		}
+	for _, st := range stmts {
 		if err := r.Exec(ctx, st); err != nil {
 			return fmt.Errorf("run %s on %s: %w", name, r.Dialect(), err)
 		}
 	}
 	return nil
+}
+
+// scriptStatements are the statements of an embedded file, each ended by
+// ";" at a line's end, its comments left out.
+func scriptStatements(name string) ([]string, error) {
+	b, err := engineSQL.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	var out []string
+	for _, st := range strings.Split(stripComments(string(b)), ";\n") {
+		if strings.TrimSpace(st) != "" {
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// remoteFunction is a function a remote's script makes: its lower-case
+// name and the statement.
+type remoteFunction struct{ name, stmt string }
+
+// remoteFunctionScripts are the scripts' functions, read once a script
+// (embedded: they never change).
+var remoteFunctionScripts sync.Map // script name -> []remoteFunction
+
+// remoteFunctions are the functions script makes, in its order; a
+// statement that makes none is an error.
+func remoteFunctions(script string) ([]remoteFunction, error) {
+	if v, ok := remoteFunctionScripts.Load(script); ok {
+		return v.([]remoteFunction), nil
+	}
+	stmts, err := scriptStatements(script)
+	if err != nil {
+		return nil, err
+	}
+	fns := make([]remoteFunction, 0, len(stmts))
+	for _, st := range stmts {
+		m := remoteFunctionRE.FindStringSubmatch(st)
+		if m == nil {
+			return nil, fmt.Errorf("a statement that makes no function: %.80q", st)
+		}
+		fns = append(fns, remoteFunction{strings.ToLower(m[1]), st})
+	}
+	remoteFunctionScripts.Store(script, fns)
+	return fns, nil
 }
 
 // sparkTypes are the catalog tables' column types in Spark, by DuckDB's.
