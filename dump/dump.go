@@ -43,6 +43,10 @@ type Options struct {
 	// FetchMaxBytes bounds one fetch response (default 16 MiB; a partition's
 	// share at most 4 MiB): how far the reader may run ahead of the writers.
 	FetchMaxBytes int32
+	// MaxDecompressedBytes bounds what one fetched batch may decompress to
+	// (default DefaultMaxDecompressedBytes): a partition whose batch
+	// decompresses past it stops there (BatchTooLargeError).
+	MaxDecompressedBytes int
 	// Registry, if set, is the Schema Registry (over the config file's
 	// schema.registry.* keys) that values in the
 	// Confluent wire format are decoded with; SchemaDir a folder of schema

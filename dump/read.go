@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/exit"
+	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -58,6 +60,12 @@ func (d *dumper) readAll(ctx context.Context, c *cut, plans []*plan, share float
 	}
 	rerr := d.consume(ctx, c, assign, writers, share)
 	for _, w := range writers {
+		// A read that ended in an error did not reach the cut's end on
+		// the partitions it had not finished: their writers commit what
+		// they were handed and never record the snapshot as complete.
+		if rerr != nil && !w.finished {
+			w.stopped = true
+		}
 		w.close()
 	}
 	wg.Wait()
@@ -122,6 +130,7 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		kgo.FetchMaxBytes(fetchMax),
 		kgo.FetchMaxPartitionBytes(min(fetchMax, 4<<20)),
 		kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.MaxDecompressBatchBytes(d.maxDecompressed()),
 		kafkaconn.WaitHook(d.opts.Progress),
 	)...)
 	if err != nil {
@@ -140,6 +149,9 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		}
 		return n
 	}
+	// Partitions stopped at a batch past the decompression cap: said when
+	// the others are read.
+	var tooLarge []error
 	for unfinished() > 0 {
 		// A poll that brings nothing for stallCheck has the partitions
 		// still to read looked at from outside the fetch path (stalled):
@@ -161,6 +173,18 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		var ferr error
 		fetches.EachError(func(t string, p int32, err error) {
 			if ferr != nil {
+				return
+			}
+			var big *kgo.ErrDecompressTooLarge
+			if errors.As(err, &big) {
+				// The client stopped fetching the partition at the batch:
+				// it ends there, what came before it is committed, and
+				// the others go on (a zip bomb costs its partition).
+				if w := writers[p]; w != nil && !w.finished {
+					w.finished, w.stopped = true, true
+					cl.RemoveConsumePartitions(map[string][]int32{topic: {p}})
+					tooLarge = append(tooLarge, &BatchTooLargeError{TP: w.pl.tp, Offset: big.Offset, NextOffset: big.NextOffset, Limit: d.maxDecompressed()})
+				}
 				return
 			}
 			if errors.Is(err, kerr.OffsetOutOfRange) {
@@ -219,7 +243,43 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 			return ferr
 		}
 	}
-	return nil
+	return errors.Join(tooLarge...)
+}
+
+// maxDecompressed is the bound on what one fetched batch may decompress to.
+func (d *dumper) maxDecompressed() int {
+	if d.opts.MaxDecompressedBytes > 0 {
+		return d.opts.MaxDecompressedBytes
+	}
+	return DefaultMaxDecompressedBytes
+}
+
+// DefaultMaxDecompressedBytes bounds what one batch a dump fetches may
+// decompress to (import's default too). A batch of records that compress
+// well can pass the broker's max.message.bytes, which bounds the batch as
+// sent, and still decompress to gigabytes: the client would hold it, and the
+// writer a copy of each record, before a byte is written.
+const DefaultMaxDecompressedBytes = 256 << 20
+
+// BatchTooLargeError is a partition whose dump stopped at a batch that
+// decompresses past the bound: everything before the batch is committed,
+// nothing of it or after it is, and nothing is recorded as lost; the next
+// run with a larger bound reads it.
+type BatchTooLargeError struct {
+	TP                 catalog.TopicPartition
+	Offset, NextOffset int64 // the batch's first offset, and the one after it
+	Limit              int
+}
+
+func (e *BatchTooLargeError) Error() string {
+	return fmt.Sprintf("%s: the batch at offsets %d to %d decompresses to more than %s (the bound on one batch): the partition is dumped up to offset %d, and nothing of the batch or after it is written",
+		e.TP, e.Offset, e.NextOffset-1, units.Bytes(int64(e.Limit)), e.Offset)
+}
+
+func (e *BatchTooLargeError) ExitCode() exit.Code { return exit.Error }
+
+func (e *BatchTooLargeError) Hint() string {
+	return fmt.Sprintf("run the dump again with --max-decompressed-bytes above the batch's size (%d now; the dump holds about three times one batch in memory): the other partitions are dumped, and this one resumes at offset %d", e.Limit, e.Offset)
 }
 
 // beforeHandOff runs on the reader's side before a partition's records are

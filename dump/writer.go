@@ -74,6 +74,12 @@ type writer struct {
 	// reader side only
 	finished bool
 	readAt   int64
+	// stopped is set by the reader side before it closes in, read by the
+	// writer after in is closed (the close orders the two): the reading
+	// ended before the cut's end (an error, or a batch past the
+	// decompression cap), so what was read is committed and the
+	// partition is not recorded as dumped to the cut's end.
+	stopped bool
 
 	// writer side only
 	fw         *catalog.FileWriter // the file being written, nil between files
@@ -164,7 +170,10 @@ func (w *writer) run(ctx, commitCtx context.Context) (err error) {
 		}
 	}
 	// Interrupted or not, commit what was read: work is never thrown away.
-	if ctx.Err() != nil {
+	// A partition whose reading stopped short (stopped) commits what it
+	// read and no more: its offsets past it are neither stored nor lost,
+	// and the next run reads them.
+	if ctx.Err() != nil || w.stopped {
 		return w.flush(commitCtx)
 	}
 	// The last file is committed (written, fsynced, renamed, its folder

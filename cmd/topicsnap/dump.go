@@ -73,6 +73,9 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 				// --until now would be each snapshot's own now: --follow never stops.
 				return usagef("--follow with --until %s: --follow dumps until interrupted (Ctrl-C) and --until stops at one point; drop one of them", o.Until)
 			}
+			if o.MaxDecompressedBytes < 1<<20 {
+				return usagef("--max-decompressed-bytes %d: give at least 1048576 (1 MiB); the broker's batches reach a MiB compressed", o.MaxDecompressedBytes)
+			}
 			if err := followCompact(cmd, o); err != nil {
 				return err
 			}
@@ -96,6 +99,7 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 	f.StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.IntVar(&o.FileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
 	f.Int64Var(&o.FileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
+	f.IntVar(&o.MaxDecompressedBytes, "max-decompressed-bytes", dump.DefaultMaxDecompressedBytes, "a fetched batch decompressing past this stops its partition there, with an error (a zip bomb costs its partition, not the process)")
 	f.DurationVar(&o.Conn.DialTimeout, "timeout", 10*time.Second, "dial timeout per broker")
 	f.StringVar(&o.registry, "schema-registry", "", "Schema Registry URL(s), comma-separated (over schema.registry.url in --config)")
 	f.StringVar(&o.regCA, "schema-registry-ca", "", "PEM file of the CAs the Schema Registry's certificate is checked against")
