@@ -272,8 +272,12 @@ type BatchTooLargeError struct {
 }
 
 func (e *BatchTooLargeError) Error() string {
-	return fmt.Sprintf("%s: the batch at offsets %d to %d decompresses to more than %s (the bound on one batch): the partition is dumped up to offset %d, and nothing of the batch or after it is written",
-		e.TP, e.Offset, e.NextOffset-1, units.Bytes(int64(e.Limit)), e.Offset)
+	at := fmt.Sprintf("offsets %d to %d", e.Offset, e.NextOffset-1)
+	if e.NextOffset-1 <= e.Offset {
+		at = fmt.Sprintf("offset %d", e.Offset)
+	}
+	return fmt.Sprintf("%s: the batch at %s decompresses to more than %s (the bound on one batch): the partition is dumped up to offset %d, and nothing of the batch or after it is written",
+		e.TP, at, units.Bytes(int64(e.Limit)), e.Offset)
 }
 
 func (e *BatchTooLargeError) ExitCode() exit.Code { return exit.Error }
