@@ -180,3 +180,113 @@ func TestBatchPastTheDecompressionBoundCostsItsPartition(t *testing.T) {
 		t.Errorf("after the larger bound: %d records in partition 0, want 9 with the batch's record whole at offset 5", len(rows[0]))
 	}
 }
+
+// TestATopicsFailureCostsThatTopic: in a dump of several topics, a topic
+// the broker refuses mid-way costs that topic: every other topic is dumped
+// to its cut's end (before, the first failure stopped the topics not yet
+// started, leaving them to retention), and the run fails naming the topic,
+// with the refusal's exit code. With --follow the other topics are
+// followed on.
+func TestATopicsFailureCostsThatTopic(t *testing.T) {
+	names := make([]string, 80) // more than topicsAtOnce: some start after the failure
+	for i := range names {
+		names[i] = fmt.Sprintf("t%02d", i)
+	}
+	for _, follow := range []bool{false, true} {
+		t.Run(fmt.Sprintf("follow=%v", follow), func(t *testing.T) {
+			c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, names...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			brokers := c.ListenAddrs()
+			cl := dumptest.Producer(t, brokers)
+			for _, n := range names {
+				dumptest.Produce(t, cl, &kgo.Record{Topic: n, Value: []byte("a")}, &kgo.Record{Topic: n, Value: []byte("b")})
+			}
+			const refused = "t00"
+			refusedID := c.TopicInfo(refused).TopicID
+			c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+				c.KeepControl()
+				fr := req.(*kmsg.FetchRequest)
+				for _, tp := range fr.Topics {
+					if tp.Topic != refused && tp.TopicID != refusedID {
+						continue
+					}
+					resp := fr.ResponseKind().(*kmsg.FetchResponse)
+					rt := kmsg.NewFetchResponseTopic()
+					rt.Topic, rt.TopicID = tp.Topic, tp.TopicID
+					for _, p := range tp.Partitions {
+						rp := kmsg.NewFetchResponseTopicPartition()
+						rp.Partition = p.Partition
+						rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+						rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+						rt.Partitions = append(rt.Partitions, rp)
+					}
+					resp.Topics = append(resp.Topics, rt)
+					return resp, nil, true
+				}
+				return nil, nil, false
+			})
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			opts := Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, TopicRegex: "^t"}
+			w := &waitLog{}
+			warned := func() bool {
+				w.mu.Lock()
+				defer w.mu.Unlock()
+				for _, s := range w.said {
+					if strings.Contains(s, refused) && strings.Contains(s, "not authorized") {
+						return true
+					}
+				}
+				return false
+			}
+			if follow {
+				opts.Follow, opts.Interval, opts.Progress = true, 50*time.Millisecond, w
+			}
+			done := make(chan error, 1)
+			go func() { _, err := Run(ctx, opts); done <- err }()
+			dumped := func() (n int) {
+				d, err := catalog.Open(dir)
+				if err != nil {
+					return 0
+				}
+				for _, name := range names[1:] {
+					ms, err := d.Manifests(ctx, name)
+					if err == nil && len(ms) == 1 && ms[0].NextOffset == 2 {
+						n++
+					}
+				}
+				return n
+			}
+			if follow {
+				for dumped() < len(names)-1 || !warned() {
+					select {
+					case err := <-done:
+						t.Fatalf("follow ended with %v", err)
+					case <-ctx.Done():
+						t.Fatal("the other topics were not all dumped, or t00's failure not said, within 60s")
+					case <-time.After(50 * time.Millisecond):
+					}
+				}
+				cancel()
+				if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+					t.Fatalf("follow ended with %v", err)
+				}
+				if !warned() {
+					t.Error("the follow never said that t00 failed")
+				}
+			} else {
+				err := <-done
+				if !errors.Is(err, kafkaconn.ErrAuthorization) || !strings.Contains(err.Error(), refused) {
+					t.Errorf("dump error %v, want the refusal of %s", err, refused)
+				}
+			}
+			if n := dumped(); n != len(names)-1 {
+				t.Errorf("%d of the %d other topics dumped to their end", n, len(names)-1)
+			}
+		})
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
@@ -28,12 +30,17 @@ const (
 	partitionsAtOnce = 64
 )
 
-// round takes one snapshot of every topic. An error stops new snapshots
-// from starting; those running finish (what they read is committed), and
-// the error of the first topic (in the order of topics) that failed is
-// returned, as when topics were dumped one after the other. With Follow, a
-// transient error is waited out instead: the next round resumes from the
-// manifests.
+// round takes one snapshot of every topic. A failure of one topic (the
+// broker refusing it, a partition another dumper holds, a batch past the
+// decompression bound, a damaged manifest) costs that topic: the others are
+// dumped, and the round's error names every topic that failed, the first
+// (in the order of topics) giving the exit code. An error no topic would
+// escape (the cluster unreachable, authentication or TLS failing, the
+// folder full or gone, an interruption) stops new snapshots from starting;
+// those running finish (what they read is committed). With Follow, a
+// transient error is waited out, and a topic's own failure is said and
+// tried again next round, while the other topics are followed on: the
+// next round resumes from the manifests.
 func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error {
 	d.groupsMu.Lock()
 	d.groupsAt = nil // read again each round
@@ -85,9 +92,18 @@ func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error
 				d.warn(fmt.Sprintf("topic %s is gone from the cluster (deleted?): the follow goes on with the other topics, and with %s again if it is made again", topic, topic))
 				err = nil
 			}
+			if err != nil && d.opts.Follow && ctx.Err() == nil && !stopsTheRound(err) {
+				// Following: one topic's failure costs that topic's
+				// snapshot, said each round it happens; the others are
+				// followed on.
+				if d.opts.Progress != nil {
+					d.opts.Progress.Warn(fmt.Sprintf("snapshot of %s failed: %v; the follow goes on with the other topics and tries %s again next round", topic, err, topic))
+				}
+				err = nil
+			}
 			mu.Lock()
 			errs[i] = err
-			failed = failed || err != nil
+			failed = failed || stopsTheRound(err)
 			running--
 			cond.Broadcast()
 			mu.Unlock()
@@ -99,16 +115,68 @@ func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error
 	for i := range topics {
 		sum.add(sums[i])
 	}
-	for _, err := range errs {
+	var failedTopics []string
+	var first error
+	for i, err := range errs {
 		if err != nil {
+			failedTopics = append(failedTopics, topics[i])
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	for _, err := range errs {
+		if stopsTheRound(err) {
 			return err
 		}
+	}
+	if len(failedTopics) == 1 {
+		return first
+	}
+	if first != nil {
+		return &TopicsFailedError{Topics: failedTopics, Of: len(topics), First: first}
 	}
 	if launched < len(topics) {
 		return ctx.Err() // interrupted before every topic started
 	}
 	return nil
 }
+
+// stopsTheRound reports whether err is one no other topic of the round
+// would escape: the cluster, the credentials or the folder, not the topic.
+func stopsTheRound(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	switch code, _ := exit.Of(err); code {
+	case exit.Unreachable, exit.Auth, exit.TLS, exit.Disk, exit.NoCatalog, exit.Interrupted:
+		return true
+	}
+	return false
+}
+
+// TopicsFailedError is a round in which several topics failed each on its
+// own: the others were dumped. It carries the first failure's exit code
+// and hint.
+type TopicsFailedError struct {
+	Topics []string // in the order of the round
+	Of     int      // the topics of the round
+	First  error    // the first topic's failure
+}
+
+func (e *TopicsFailedError) Error() string {
+	names := e.Topics
+	more := ""
+	if len(names) > 10 {
+		names, more = names[:10], fmt.Sprintf(" and %d more", len(e.Topics)-10)
+	}
+	return fmt.Sprintf("%d of %d topics failed (%s%s), the others were dumped; the first: %v", len(e.Topics), e.Of, strings.Join(names, ", "), more, e.First)
+}
+
+func (e *TopicsFailedError) Unwrap() error { return e.First }
 
 // readBudget is the partitions the topics of a round may read together.
 type readBudget struct {
