@@ -39,8 +39,8 @@ const (
 // folder full or gone, an interruption) stops new snapshots from starting;
 // those running finish (what they read is committed). With Follow, a
 // transient error is waited out, and a topic's own failure is said and
-// tried again next round, while the other topics are followed on: the
-// next round resumes from the manifests.
+// tried again next round while the other topics are followed on (unless
+// every topic failed): the next round resumes from the manifests.
 func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error {
 	d.groupsMu.Lock()
 	d.groupsAt = nil // read again each round
@@ -92,15 +92,6 @@ func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error
 				d.warn(fmt.Sprintf("topic %s is gone from the cluster (deleted?): the follow goes on with the other topics, and with %s again if it is made again", topic, topic))
 				err = nil
 			}
-			if err != nil && d.opts.Follow && ctx.Err() == nil && !stopsTheRound(err) {
-				// Following: one topic's failure costs that topic's
-				// snapshot, said each round it happens; the others are
-				// followed on.
-				if d.opts.Progress != nil {
-					d.opts.Progress.Warn(fmt.Sprintf("snapshot of %s failed: %v; the follow goes on with the other topics and tries %s again next round", topic, err, topic))
-				}
-				err = nil
-			}
 			mu.Lock()
 			errs[i] = err
 			failed = failed || stopsTheRound(err)
@@ -129,6 +120,18 @@ func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error
 		if stopsTheRound(err) {
 			return err
 		}
+	}
+	if first != nil && d.opts.Follow && len(failedTopics) < len(topics) {
+		// Following: one topic's failure costs that topic's snapshot,
+		// said each round it happens; the others are followed on. A
+		// round in which every topic failed stops the follow: it would
+		// dump nothing.
+		for i, err := range errs {
+			if err != nil && d.opts.Progress != nil {
+				d.opts.Progress.Warn(fmt.Sprintf("snapshot of %s failed: %v; the follow goes on with the other topics and tries %s again next round", topics[i], err, topics[i]))
+			}
+		}
+		return nil
 	}
 	if len(failedTopics) == 1 {
 		return first
