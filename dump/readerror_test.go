@@ -290,3 +290,42 @@ func TestATopicsFailureCostsThatTopic(t *testing.T) {
 		})
 	}
 }
+
+// TestFollowOfOnlyFailingTopicsStops: a follow whose every topic fails on
+// its own would dump nothing: it stops with the failure.
+func TestFollowOfOnlyFailingTopicsStops(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "only"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	brokers := c.ListenAddrs()
+	dumptest.Produce(t, dumptest.Producer(t, brokers), &kgo.Record{Topic: "only", Value: []byte("a")})
+	c.ControlKey(int16(kmsg.Fetch), func(req kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		fr := req.(*kmsg.FetchRequest)
+		resp := fr.ResponseKind().(*kmsg.FetchResponse)
+		for _, tp := range fr.Topics {
+			rt := kmsg.NewFetchResponseTopic()
+			rt.Topic, rt.TopicID = tp.Topic, tp.TopicID
+			for _, p := range tp.Partitions {
+				rp := kmsg.NewFetchResponseTopicPartition()
+				rp.Partition = p.Partition
+				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
+				rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			resp.Topics = append(resp.Topics, rt)
+		}
+		return resp, nil, true
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	_, err = Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: t.TempDir(), Topics: []string{"only"}, Follow: true, Interval: 50 * time.Millisecond, Progress: &waitLog{}})
+	if ctx.Err() != nil {
+		t.Fatal("the follow went on though its only topic fails")
+	}
+	if !errors.Is(err, kafkaconn.ErrAuthorization) {
+		t.Errorf("follow ended with %v, want the refusal", err)
+	}
+}
