@@ -149,9 +149,15 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		}
 		return n
 	}
-	// Partitions stopped at a batch past the decompression cap: said when
-	// the others are read.
-	var tooLarge []error
+	// Partitions stopped short on their own (a batch past the decompression
+	// cap, a log that went back below what was read): said when the others
+	// are read.
+	var stopped []error
+	stop := func(w *writer, err error) {
+		w.finished, w.stopped = true, true
+		cl.RemoveConsumePartitions(map[string][]int32{topic: {w.pl.tp.Partition}})
+		stopped = append(stopped, err)
+	}
 	for unfinished() > 0 {
 		// A poll that brings nothing for stallCheck has the partitions
 		// still to read looked at from outside the fetch path (stalled):
@@ -181,9 +187,19 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 				// it ends there, what came before it is committed, and
 				// the others go on (a zip bomb costs its partition).
 				if w := writers[p]; w != nil && !w.finished {
-					w.finished, w.stopped = true, true
-					cl.RemoveConsumePartitions(map[string][]int32{topic: {p}})
-					tooLarge = append(tooLarge, &BatchTooLargeError{TP: w.pl.tp, Offset: big.Offset, NextOffset: big.NextOffset, Limit: d.maxDecompressed()})
+					stop(w, &BatchTooLargeError{TP: w.pl.tp, Offset: big.Offset, NextOffset: big.NextOffset, Limit: d.maxDecompressed()})
+				}
+				return
+			}
+			var lost *kgo.ErrDataLoss
+			if errors.As(err, &lost) {
+				// The leader's log ends below what was read (an unclean
+				// election truncated it): the client went back to where
+				// it ends, and what it would read there is another
+				// history than the one read. The partition stops at what
+				// was read; the next run finds the rewrite (rewrite.go).
+				if w := writers[p]; w != nil && !w.finished {
+					stop(w, &HistoryChangedError{TP: w.pl.tp, ReadTo: w.readAt, EndsAt: lost.ResetTo})
 				}
 				return
 			}
@@ -217,6 +233,12 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 				return
 			}
 			recs := fp.Records
+			if recs[0].Offset < w.readAt {
+				// Offsets read again: the client went back (a truncation it
+				// may not have said); never stored twice.
+				stop(w, &HistoryChangedError{TP: w.pl.tp, ReadTo: w.readAt, EndsAt: recs[0].Offset})
+				return
+			}
 			// Keep only offsets below the cut; anything later is the next snapshot's.
 			n := sort.Search(len(recs), func(i int) bool { return recs[i].Offset >= w.pl.until })
 			done := n < len(recs) || (n > 0 && recs[n-1].Offset >= w.pl.until-1)
@@ -243,7 +265,28 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 			return ferr
 		}
 	}
-	return errors.Join(tooLarge...)
+	return errors.Join(stopped...)
+}
+
+// HistoryChangedError is a partition whose log, while it was read, went
+// back below what had been read: an unclean leader election truncated it
+// (or the client was sent back for another reason). What was read is
+// committed; nothing after it is, and nothing is stored twice.
+type HistoryChangedError struct {
+	TP     catalog.TopicPartition
+	ReadTo int64 // the next offset to read when it happened
+	EndsAt int64 // where the leader says the log now ends (or the offset read again)
+}
+
+func (e *HistoryChangedError) Error() string {
+	return fmt.Sprintf("%s: while it was read, its leader said the log ends at offset %d, below offset %d the dump had read to: its history changed under the dump (an unclean leader election truncates a log); the partition is dumped up to offset %d, and nothing is stored twice",
+		e.TP, e.EndsAt, e.ReadTo, e.ReadTo)
+}
+
+func (e *HistoryChangedError) ExitCode() exit.Code { return exit.Error }
+
+func (e *HistoryChangedError) Hint() string {
+	return "run the dump again: it finds the rewritten offsets against what it dumped, keeps both histories and says so (check gaps, check durability)"
 }
 
 // maxDecompressed is the bound on what one fetched batch may decompress to.
