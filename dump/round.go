@@ -133,7 +133,7 @@ func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error
 		}
 		return nil
 	}
-	if len(failedTopics) == 1 {
+	if len(topics) == 1 {
 		return first
 	}
 	if first != nil {

@@ -222,8 +222,14 @@ func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {
 		// stays, and the next run resumes from it.
 		err = nil
 	}
+	var some *dump.TopicsFailedError
+	if errors.As(err, &some) {
+		// The topics that did not fail were dumped: the summary says what
+		// was, the Error: line what was not.
+		fmt.Fprintln(a.stdout, sum.String())
+	}
 	if err != nil {
-		// No summary: the Error: line says what happened.
+		// Otherwise no summary: the Error: line says what happened.
 		return fmt.Errorf("dump to %s: %w", o.Dir, err)
 	}
 	fmt.Fprintln(a.stdout, sum.String())
