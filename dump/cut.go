@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -25,6 +26,31 @@ type cut struct {
 	starts map[int32]int64
 	ends   map[int32]int64
 	stable map[int32]int64
+}
+
+// leaderWait is how long the cut waits for a partition between leaders.
+var leaderWait = 30 * time.Second
+
+// NoLeaderError is a topic whose cut could not list a partition's offsets
+// within leaderWait: its leader stayed unavailable (its broker down, an
+// election that does not end). Nothing of the topic is dumped: a cut
+// records every partition's offsets, and none is invented.
+type NoLeaderError struct {
+	Topic  string
+	Err    error // the last listing's
+	Waited time.Duration
+}
+
+func (e *NoLeaderError) Error() string {
+	return fmt.Sprintf("%v, still after %s: the topic's snapshot needs every partition's offsets, and none is invented", e.Err, e.Waited)
+}
+
+func (e *NoLeaderError) Unwrap() error { return e.Err }
+
+func (e *NoLeaderError) ExitCode() exit.Code { return exit.Error }
+
+func (e *NoLeaderError) Hint() string {
+	return fmt.Sprintf("see which partitions of %s have no leader (kafka-topics.sh --describe --topic %s: Leader: none) and bring their brokers back; the dump's other topics are not held up by this one", e.Topic, e.Topic)
 }
 
 func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
@@ -61,14 +87,37 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 		})
 		return ferr
 	}
-	if err := list("start", d.adm.ListStartOffsets, c.starts); err != nil {
-		return nil, err
-	}
-	if err := list("end", d.adm.ListEndOffsets, c.ends); err != nil {
-		return nil, err
-	}
-	if err := list("last stable", d.adm.ListCommittedOffsets, c.stable); err != nil {
-		return nil, err
+	// A partition between leaders (an election, a broker restarting: a
+	// rolling restart during a nightly dump) answers a retriable error:
+	// waited out for up to leaderWait, as the reading waits out an
+	// outage, before the topic's cut fails naming the partition.
+	deadline := time.Now().Add(leaderWait)
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		err := list("start", d.adm.ListStartOffsets, c.starts)
+		if err == nil {
+			err = list("end", d.adm.ListEndOffsets, c.ends)
+		}
+		if err == nil {
+			err = list("last stable", d.adm.ListCommittedOffsets, c.stable)
+		}
+		var ke *kerr.Error
+		if err == nil || !errors.As(err, &ke) || !ke.Retriable {
+			if err != nil {
+				return nil, err
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			return nil, &NoLeaderError{Topic: topic, Err: err, Waited: leaderWait}
+		}
+		if d.opts.Progress != nil {
+			d.opts.Progress.Waiting(fmt.Sprintf("%v; waiting for a leader", err))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
 	}
 	st := &catalog.ClusterSnapshot{ID: c.id, Topic: topic, AsOf: now, PartitionCount: len(td.Partitions), Configs: map[string]string{}}
 	if td.ID != (kadm.TopicID{}) {
