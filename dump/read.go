@@ -14,6 +14,7 @@ import (
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/kafkaconn"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -153,6 +154,7 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 	// cap, a log that went back below what was read): said when the others
 	// are read.
 	var stopped []error
+	var goneChecked time.Time // when the topic's existence was last asked
 	stop := func(w *writer, err error) {
 		w.finished, w.stopped = true, true
 		cl.RemoveConsumePartitions(map[string][]int32{topic: {w.pl.tp.Partition}})
@@ -177,8 +179,15 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 			continue
 		}
 		var ferr error
+		var unknown bool
 		fetches.EachError(func(t string, p int32, err error) {
 			if ferr != nil {
+				return
+			}
+			if errors.Is(err, kerr.UnknownTopicID) || errors.Is(err, kerr.UnknownTopicOrPartition) {
+				// The topic deleted (or made again) while it is read, or a
+				// broker whose metadata lags: told apart below.
+				unknown = true
 				return
 			}
 			var big *kgo.ErrDecompressTooLarge
@@ -224,8 +233,22 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 				d.opts.Progress.Waiting(fmt.Sprintf("%s/%d: %v (retrying)", t, p, err))
 			}
 		})
+		if ferr == nil && unknown && time.Since(goneChecked) >= time.Second {
+			goneChecked = time.Now()
+			ferr = d.gone(ctx, c)
+		}
 		if ferr != nil {
 			return ferr
+		}
+		if fetches.NumRecords() == 0 && len(fetches.Errors()) > 0 {
+			// A poll of errors alone (a partition being retried) is
+			// polled again after a pause, not at once: the client can
+			// answer the same error in a loop.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(errorPause):
+			}
 		}
 		fetches.EachPartition(func(fp kgo.FetchTopicPartition) {
 			w := writers[fp.Partition]
@@ -289,6 +312,29 @@ func (e *HistoryChangedError) Hint() string {
 	return "run the dump again: it finds the rewritten offsets against what it dumped, keeps both histories and says so (check gaps, check durability)"
 }
 
+// errorPause is how long a poll that brought only errors waits before the
+// next.
+var errorPause = 250 * time.Millisecond
+
+// gone returns ErrUnknownTopic when the topic being read is no longer the
+// cluster's: deleted, or made again under its name (another topic id).
+// What cannot be asked (the cluster unreachable) is not taken for gone.
+func (d *dumper) gone(ctx context.Context, c *cut) error {
+	topic := c.state.Topic
+	md, err := d.adm.Metadata(ctx, topic)
+	if err != nil {
+		return nil
+	}
+	td, ok := md.Topics[topic]
+	switch {
+	case !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition):
+		return fmt.Errorf("%w: topic %q was deleted while it was read: what was read of it is committed, and nothing is recorded as dumped past it", kafkaconn.ErrUnknownTopic, topic)
+	case td.Err == nil && c.state.TopicID != "" && td.ID != (kadm.TopicID{}) && td.ID.String() != c.state.TopicID:
+		return fmt.Errorf("%w: topic %q was deleted and made again while it was read (its topic id changed): what was read of the old topic is committed; the next dump finds the new one", kafkaconn.ErrUnknownTopic, topic)
+	}
+	return nil
+}
+
 // maxDecompressed is the bound on what one fetched batch may decompress to.
 func (d *dumper) maxDecompressed() int {
 	if d.opts.MaxDecompressedBytes > 0 {
@@ -348,6 +394,9 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 	// The cluster may be what is stalled (a broker restarting): a listing
 	// that fails is waited out like the fetches, never a reason to stop.
 	waiting := func(err error) error {
+		if gerr := d.gone(ctx, c); gerr != nil {
+			return gerr
+		}
 		if d.opts.Progress != nil {
 			d.opts.Progress.Waiting(fmt.Sprintf("%s: no records for %s, and its offsets cannot be listed (%v); retrying", topic, stallCheck, kafkaconn.Classify(err)))
 		}
