@@ -7,7 +7,6 @@ import (
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"net"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/magiconair/properties"
+	"github.com/topicsnap/topicsnap/internal/safefile"
 	"github.com/topicsnap/topicsnap/internal/suggest"
 	"github.com/topicsnap/topicsnap/schemas"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -123,10 +123,15 @@ type settings struct {
 	clientID string
 }
 
+// maxConfigBytes bounds a client.properties file.
+const maxConfigBytes = 1 << 20
+
 // readProperties parses a properties file and refuses unknown keys, naming
 // the closest known one.
 func readProperties(path string) (map[string]string, error) {
-	b, err := os.ReadFile(path)
+	// A properties file is a few hundred bytes: a path that names a
+	// device (/dev/zero) or a FIFO is refused, not read without end.
+	b, err := safefile.ReadFile(path, maxConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
@@ -291,7 +296,7 @@ func (s *settings) clientOpts(dialTimeout time.Duration) ([]kgo.Opt, error) {
 	if strings.HasSuffix(s.protocol, "SSL") {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: s.noVerify}
 		if s.caFile != "" {
-			pem, err := os.ReadFile(s.caFile)
+			pem, err := safefile.ReadFile(s.caFile, safefile.MaxText)
 			if err != nil {
 				return nil, fmt.Errorf("read ssl.ca.location: %w", err)
 			}
@@ -302,7 +307,7 @@ func (s *settings) clientOpts(dialTimeout time.Duration) ([]kgo.Opt, error) {
 			cfg.RootCAs = pool
 		}
 		if s.certFile != "" || s.keyFile != "" {
-			cert, err := tls.LoadX509KeyPair(s.certFile, s.keyFile)
+			cert, err := safefile.LoadX509KeyPair(s.certFile, s.keyFile)
 			if err != nil {
 				return nil, fmt.Errorf("%w: load ssl.certificate.location/ssl.key.location: %v", ErrBadConfig, err)
 			}

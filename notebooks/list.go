@@ -34,7 +34,7 @@ type Entry struct {
 
 // Load reads and parses a notebook file.
 func Load(path string) (*Notebook, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.ReadFile(path, safefile.MaxText)
 	if err != nil {
 		return nil, err
 	}

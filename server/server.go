@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/safefile"
 	"github.com/topicsnap/topicsnap/notebooks"
 	"github.com/topicsnap/topicsnap/queries"
 )
@@ -290,7 +291,7 @@ func tlsConfig(cert, key string) (*tls.Config, error) {
 	if cert == "" || key == "" {
 		return nil, errors.New("load TLS certificate: give both the certificate and the key")
 	}
-	pair, err := tls.LoadX509KeyPair(cert, key)
+	pair, err := safefile.LoadX509KeyPair(cert, key)
 	if err != nil {
 		return nil, fmt.Errorf("load TLS certificate: %w", err)
 	}

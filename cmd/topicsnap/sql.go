@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/topicsnap/topicsnap/internal/safefile"
 	"github.com/topicsnap/topicsnap/internal/sqllex"
 	"github.com/topicsnap/topicsnap/queries"
 )
@@ -74,7 +75,7 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	text := o.query
 	switch {
 	case o.file != "":
-		b, err := os.ReadFile(o.file)
+		b, err := safefile.ReadFile(o.file, safefile.MaxText)
 		if err != nil {
 			return usagef("read -f %s: %v", o.file, err)
 		}
@@ -294,7 +295,7 @@ func (s *sqlSession) dot(ctx context.Context, line string) (quit bool, err error
 			s.outFile, s.out = f, f
 		}
 	case ".read":
-		b, err := os.ReadFile(arg)
+		b, err := safefile.ReadFile(arg, safefile.MaxText)
 		if err != nil {
 			return false, usagef(".read: %v", err)
 		}

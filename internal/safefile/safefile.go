@@ -15,6 +15,7 @@
 package safefile
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -98,4 +99,23 @@ func read(f *os.File, name string, max int64) ([]byte, error) {
 		return nil, &TooLargeError{Name: name, Max: max}
 	}
 	return b, nil
+}
+
+// MaxText bounds a text file a user names on the command line or in a
+// config (SQL, a notebook, a PEM certificate, key or CA bundle): 16 MiB.
+const MaxText = 16 << 20
+
+// LoadX509KeyPair is tls.LoadX509KeyPair with the certificate and the key
+// each read through ReadFile, at most MaxText: a path that names a device
+// or a FIFO is refused, not read without end.
+func LoadX509KeyPair(certFile, keyFile string) (tls.Certificate, error) {
+	cert, err := ReadFile(certFile, MaxText)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	key, err := ReadFile(keyFile, MaxText)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.X509KeyPair(cert, key)
 }
