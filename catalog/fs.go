@@ -289,6 +289,16 @@ func (l *Lock) Unlock() {
 // and, in a bucket, multipart uploads never completed (they are not
 // objects, so no reader lists them, but they cost storage until aborted).
 // Call it only while holding the lock.
+//
+// In a bucket a lock is a lease: a writer that stalled past it (paused,
+// or cut off from the bucket) may still run, its data file uploaded and
+// its manifest not yet written, when another takes the lock over. Before
+// removing a data file the manifest does not list, CleanPartition writes
+// m back (the version read under the lock, If-Match), so that the stalled
+// writer's manifest write, conditioned on the version before, fails with
+// ErrConflict rather than list a file removed here; if the stalled writer
+// committed first, this write is the one that fails, and nothing is
+// removed.
 func (d *Dir) CleanPartition(ctx context.Context, m *Manifest) (removed []string, err error) {
 	st := d.store()
 	rel := RelPartitionDir(m.TP())
@@ -297,17 +307,37 @@ func (d *Dir) CleanPartition(ctx context.Context, m *Manifest) (removed []string
 		return nil, err
 	}
 	listed := m.known()
+	var leftovers []string
+	fence := false
 	for _, e := range entries {
 		if e.Dir {
 			continue
 		}
 		name := e.Name
-		if strings.HasPrefix(name, tmpPrefix) || (strings.HasSuffix(name, ".parquet") && !listed[name]) {
-			if err := st.Delete(ctx, rel+"/"+name); err != nil {
-				return removed, fmt.Errorf("remove leftover %s: %w", name, err)
-			}
-			removed = append(removed, name)
+		switch {
+		case strings.HasPrefix(name, tmpPrefix):
+			leftovers = append(leftovers, name)
+		case strings.HasSuffix(name, ".parquet") && !listed[name]:
+			leftovers = append(leftovers, name)
+			fence = true
 		}
+	}
+	if fence && st.Traits().LeasedLocks {
+		// A new token, so a new ETag: a bucket's ETag is its content's
+		// hash, and the same bytes written back would match the version
+		// the other writer read.
+		var tok [8]byte
+		rand.Read(tok[:])
+		m.Fence = hex.EncodeToString(tok[:])
+		if err := d.WriteManifest(ctx, m); err != nil {
+			return nil, fmt.Errorf("clean %s: %w", m.TP(), err)
+		}
+	}
+	for _, name := range leftovers {
+		if err := st.Delete(ctx, rel+"/"+name); err != nil {
+			return removed, fmt.Errorf("remove leftover %s: %w", name, err)
+		}
+		removed = append(removed, name)
 	}
 	unfinished, err := st.Unfinished(ctx, rel, true)
 	return append(removed, unfinished...), err

@@ -117,7 +117,7 @@ func (s *Store) Bucket() string { return s.bucket }
 func (s *Store) Where(rel string) string { return "s3://" + s.bucket + "/" + s.key(rel) }
 
 func (s *Store) Traits() store.Traits {
-	return store.Traits{Partition: "the partition's objects", ETags: true}
+	return store.Traits{Partition: "the partition's objects", ETags: true, LeasedLocks: true}
 }
 
 // s3Error maps a bucket error to the catalog's kinds, naming the object.

@@ -124,6 +124,12 @@ type Traits struct {
 	// bucket, the ETags they had there (catalog's .etags.json), so a
 	// second copy knows which files it holds unchanged.
 	ETags bool
+	// LeasedLocks: Lock is a lease that can expire under a holder that
+	// still runs (stalled, or cut off from the store longer than the
+	// lease), so two writers may each believe they hold a partition;
+	// Put honours Cond, and that is what keeps them apart (a bucket). A
+	// folder's flock cannot be held twice.
+	LeasedLocks bool
 }
 
 // Cond says what a Put may replace; the zero Cond replaces anything.
