@@ -1,0 +1,49 @@
+package catalog
+
+import (
+	"testing"
+	"time"
+)
+
+// A compact that commits and removes the old files (--grace 0) between
+// verify's read of a manifest and its check of the files listed is not
+// damage: verify reads the manifest again and checks the new one.
+func TestVerifyDuringCompactNamesNoMissingFile(t *testing.T) {
+	for _, grace := range []time.Duration{0, time.Hour} {
+		t.Run("grace "+grace.String(), func(t *testing.T) {
+			d, err := Create(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tp := TopicPartition{"events", 0}
+			writeSmallFiles(t, d, tp, 12, 40, false, false)
+			compacted := false
+			defer func(f func(string)) { verifyManifestRead = f }(verifyManifestRead)
+			verifyManifestRead = func(string) {
+				if compacted {
+					return
+				}
+				compacted = true
+				st, err := d.Compact(t.Context(), CompactOptions{TargetBytes: DefaultCompactTarget, MinAge: time.Hour, Grace: grace})
+				if err != nil || st.Merged == 0 {
+					t.Fatalf("compact: %+v %v", st, err)
+				}
+			}
+			files, problems, err := d.Verify(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !compacted {
+				t.Fatal("verify did not read the manifest")
+			}
+			for _, p := range problems {
+				if p.Kind == KindDataFile {
+					t.Errorf("verify during a compact: %s", p)
+				}
+			}
+			if files == 0 {
+				t.Fatal("verify checked no file")
+			}
+		})
+	}
+}
