@@ -173,9 +173,10 @@ func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, 
 			// changed since it was read, the partition is checked again
 			// against the new one.
 			var read []byte
+			checked := map[string]string{}
 			for attempt := 0; ; attempt++ {
 				var b []byte
-				pfiles, pproblems, b, err = d.verifyPartition(ctx, topic, e, prel, read, schemaTopics)
+				pfiles, pproblems, b, err = d.verifyPartition(ctx, topic, e, prel, read, schemaTopics, checked)
 				if err != nil {
 					return files, problems, err
 				}
@@ -201,8 +202,11 @@ func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, 
 var verifyManifestRead = func(prel string) {}
 
 // verifyRereads is how many times verify reads a partition's manifest
-// again when a file it lists is missing and the manifest changed.
-const verifyRereads = 3
+// again when a file it lists is missing and the manifest changed: a
+// compact commits each merged run on its own, so a long one changes it
+// many times while verify reads; each time verify reads only the files
+// new to the manifest.
+const verifyRereads = 1000
 
 // hasMissing reports whether a data file problem is a missing file.
 func hasMissing(ps []Problem) bool {
@@ -217,8 +221,10 @@ func hasMissing(ps []Problem) bool {
 // verifyPartition checks the partition folder e (prel) of topic: its
 // manifest (read from the store, or b when not nil) and every data file
 // it lists. It returns the files checked, the problems, and the manifest
-// bytes checked against.
-func (d *Dir) verifyPartition(ctx context.Context, topic string, e store.Entry, prel string, b []byte, schemaTopics map[int]string) (files int, problems []Problem, _ []byte, err error) {
+// bytes checked against. checked holds what each file read before came to
+// (by its entry: a data file is never rewritten under its name), so a
+// partition checked again reads only the files new to its manifest.
+func (d *Dir) verifyPartition(ctx context.Context, topic string, e store.Entry, prel string, b []byte, schemaTopics map[int]string, checked map[string]string) (files int, problems []Problem, _ []byte, err error) {
 	st := d.store()
 	whole := st.Traits().Partition
 	pdir := st.Where(prel)
@@ -329,7 +335,13 @@ func (d *Dir) verifyPartition(ctx context.Context, topic string, e store.Entry, 
 			problems = append(problems, Problem{KindDataFile, path, fmt.Sprintf("size %d bytes, manifest says %d (truncated or rewritten)", size, fe.Bytes), fix})
 			continue
 		}
-		if p := d.verifyFile(ctx, path, frel, rowsOf, fe); p != "" {
+		key := fmt.Sprintf("%s %d %d-%d %d", fe.Name, fe.Bytes, fe.FirstOffset, fe.LastOffset, fe.Records)
+		p, seen := checked[key]
+		if !seen {
+			p = d.verifyFile(ctx, path, frel, rowsOf, fe)
+			checked[key] = p
+		}
+		if p != "" {
 			problems = append(problems, Problem{KindDataFile, path, p, fix})
 		}
 		if err := ctx.Err(); err != nil {
