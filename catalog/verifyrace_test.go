@@ -47,3 +47,36 @@ func TestVerifyDuringCompactNamesNoMissingFile(t *testing.T) {
 		})
 	}
 }
+
+// The same for ReadTopic (what ls, sql, check and serve read): a file
+// removed by a compact --grace 0 between the manifest's read and the
+// file's check does not cost the partition.
+func TestReadTopicDuringCompactLeavesNoPartitionOut(t *testing.T) {
+	d, err := Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := TopicPartition{"events", 0}
+	writeSmallFiles(t, d, tp, 12, 40, false, false)
+	compacted := false
+	defer func(f func(TopicPartition)) { afterManifestRead = f }(afterManifestRead)
+	afterManifestRead = func(TopicPartition) {
+		if compacted {
+			return
+		}
+		compacted = true
+		if st, err := d.Compact(t.Context(), CompactOptions{TargetBytes: DefaultCompactTarget, MinAge: time.Hour}); err != nil || st.Merged == 0 {
+			t.Fatalf("compact: %+v %v", st, err)
+		}
+	}
+	tm, err := d.ReadTopic(t.Context(), "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !compacted {
+		t.Fatal("ReadTopic did not read the manifest")
+	}
+	if len(tm.Damaged) > 0 || len(tm.Manifests) != 1 || len(tm.Manifests[0].Files) != 1 || tm.Manifests[0].Records() != 12*40 {
+		t.Fatalf("damaged %v, manifests %d: want the compacted partition, 480 records", tm.Damaged, len(tm.Manifests))
+	}
+}
