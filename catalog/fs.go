@@ -228,7 +228,7 @@ func (d *Dir) WriteManifest(ctx context.Context, m *Manifest) error {
 	next, err := d.store().Put(ctx, rel, b, cond)
 	if err != nil {
 		if errors.Is(err, ErrConflict) {
-			return fmt.Errorf("commit manifest of %s: the manifest changed since this writer read it (another dumper wrote %s); this one stops without overwriting it: %w", tp, d.where(rel), ErrConflict)
+			return fmt.Errorf("the manifest changed since this writer read it (another dumper wrote %s); this one stops without overwriting it: %w", d.where(rel), ErrConflict)
 		}
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -83,6 +84,11 @@ func TestS3TakenOverLockNeverLosesAFile(t *testing.T) {
 			}
 			if aerr != nil && !errors.Is(aerr, ErrConflict) {
 				t.Fatalf("stalled writer: %v, want ErrConflict", aerr)
+			}
+			// The dump says which commit failed ("commit manifest of T/N: "),
+			// once: the conflict itself names the manifest's path only.
+			if aerr != nil && strings.Contains(aerr.Error(), "commit manifest of") {
+				t.Errorf("conflict says the commit itself, so the dump's error says it twice: %v", aerr)
 			}
 			if cerr != nil && !errors.Is(cerr, ErrConflict) {
 				t.Fatalf("clean: %v, want ErrConflict", cerr)
