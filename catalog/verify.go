@@ -169,9 +169,10 @@ func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, 
 			var pproblems []Problem
 			// A file a writer removed after it committed a manifest that no
 			// longer lists it (a compact with --grace 0, or past its grace)
-			// is not damage: when a listed file is missing and the manifest
-			// changed since it was read, the partition is checked again
-			// against the new one.
+			// is not damage: when a listed file is missing or unreadable and
+			// the manifest changed since it was read, the partition is
+			// checked again against the new one (a file still listed keeps
+			// what its first check found).
 			var read []byte
 			checked := map[string]string{}
 			for attempt := 0; ; attempt++ {
@@ -180,7 +181,7 @@ func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, 
 				if err != nil {
 					return files, problems, err
 				}
-				if attempt == verifyRereads || !hasMissing(pproblems) {
+				if attempt == verifyRereads || !hasFileProblem(pproblems) {
 					break
 				}
 				now, _, gerr := st.Get(ctx, prel+"/"+manifestName, MaxManifestBytes)
@@ -201,6 +202,10 @@ func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, 
 // it checks the files listed; a test compacts the partition there.
 var verifyManifestRead = func(prel string) {}
 
+// verifyOpened runs once verify opened a data file, before it reads it; a
+// test removes the file there.
+var verifyOpened = func(frel string) {}
+
 // verifyRereads is how many times verify reads a partition's manifest
 // again when a file it lists is missing and the manifest changed: a
 // compact commits each merged run on its own, so a long one changes it
@@ -208,10 +213,12 @@ var verifyManifestRead = func(prel string) {}
 // new to the manifest.
 const verifyRereads = 1000
 
-// hasMissing reports whether a data file problem is a missing file.
-func hasMissing(ps []Problem) bool {
+// hasFileProblem reports whether a data file has a problem: missing, or
+// unreadable part way (in a bucket, an object removed while it was read
+// answers 404 to the next range read, which reads as corrupt data).
+func hasFileProblem(ps []Problem) bool {
 	for _, p := range ps {
-		if p.Kind == KindDataFile && strings.HasPrefix(p.Detail, "missing") {
+		if p.Kind == KindDataFile {
 			return true
 		}
 	}
@@ -359,6 +366,7 @@ func (d *Dir) verifyFile(ctx context.Context, path, frel string, tp TopicPartiti
 		return "missing: " + err.Error()
 	}
 	defer f.Close()
+	verifyOpened(frel)
 	if err := checkParquet(f, fe.Bytes, fe); err != nil {
 		return err.Error()
 	}

@@ -80,3 +80,41 @@ func TestReadTopicDuringCompactLeavesNoPartitionOut(t *testing.T) {
 		t.Fatalf("damaged %v, manifests %d: want the compacted partition, 480 records", tm.Damaged, len(tm.Manifests))
 	}
 }
+
+// In a bucket, an object a compact --grace 0 removes while verify reads
+// it answers 404 to the next range read, which read as corrupt data
+// ("corrupt data in row group 0, column …"); verify reads the new
+// manifest and names nothing.
+func TestS3VerifyDuringCompactNamesNoDamage(t *testing.T) {
+	loc, cfg := testBucket(t)
+	d := mustCreateAt(t, loc, cfg)
+	tp := TopicPartition{"events", 0}
+	writeSmallFiles(t, d, tp, 6, 40, false, false)
+	compacted := false
+	defer func(f func(string)) { verifyOpened = f }(verifyOpened)
+	verifyOpened = func(string) {
+		if compacted {
+			return
+		}
+		compacted = true
+		c, err := OpenAt(t.Context(), loc, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st, err := c.Compact(t.Context(), CompactOptions{TargetBytes: DefaultCompactTarget, MinAge: time.Hour}); err != nil || st.Merged == 0 {
+			t.Fatalf("compact: %+v %v", st, err)
+		}
+	}
+	_, problems, err := d.Verify(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !compacted {
+		t.Fatal("verify opened no data file")
+	}
+	for _, p := range problems {
+		if p.Kind == KindDataFile {
+			t.Errorf("verify during a compact: %s", p)
+		}
+	}
+}
