@@ -118,3 +118,45 @@ func TestS3VerifyDuringCompactNamesNoDamage(t *testing.T) {
 		}
 	}
 }
+
+// catalog copy from a folder a compact --grace 0 merges under it: the
+// partition is copied again from its new manifest, where the copy stopped
+// (exit 2) saying the source file was "missing or not the manifest's size
+// in the source", leaving data files without a manifest in dst.
+func TestCopyDuringCompactCopiesEverything(t *testing.T) {
+	src, err := Create(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := TopicPartition{"events", 0}
+	writeSmallFiles(t, src, tp, 12, 40, false, false)
+	dstDir := t.TempDir()
+	dst, err := Create(dstDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compacted := false
+	defer func(f func(TopicPartition)) { beforeCopyPartition = f }(beforeCopyPartition)
+	beforeCopyPartition = func(TopicPartition) {
+		if compacted {
+			return
+		}
+		compacted = true
+		if st, err := src.Compact(t.Context(), CompactOptions{TargetBytes: DefaultCompactTarget, MinAge: time.Hour}); err != nil || st.Merged == 0 {
+			t.Fatalf("compact: %+v %v", st, err)
+		}
+	}
+	if _, err := Copy(t.Context(), src, dst); err != nil {
+		t.Fatalf("copy during a compact: %v", err)
+	}
+	if !compacted {
+		t.Fatal("copy copied no partition")
+	}
+	m, err := dst.ReadManifest(t.Context(), tp)
+	if err != nil || m.Records() != 12*40 {
+		t.Fatalf("dst: %v records (%v), want 480", m.Records(), err)
+	}
+	if _, problems, err := dst.Verify(t.Context()); err != nil || len(problems) != 3 { // the 3 schema ids the rows name
+		t.Fatalf("verify dst: %v %v", err, problems)
+	}
+}
