@@ -190,6 +190,12 @@ func (d *Dir) compactLocked(ctx context.Context, tp TopicPartition, o CompactOpt
 	}
 	st.Partitions++
 	st.FilesBefore += len(m.Files)
+	// What is listed when it ends, whether it ends done or not: a compact
+	// stopped (a full disk, a kill's next run) says the files that stand.
+	defer func() {
+		st.FilesAfter += len(m.Files)
+		st.Retired += len(m.Retired)
+	}()
 	now := o.Now().UTC()
 	// Leftovers of a killed dump or compact: a merged file never listed,
 	// temp files, old files a killed compact had not yet removed.
@@ -271,8 +277,6 @@ func (d *Dir) compactLocked(ctx context.Context, tp TopicPartition, o CompactOpt
 			st.BytesIn += f.Bytes
 		}
 	}
-	st.FilesAfter += len(m.Files)
-	st.Retired += len(m.Retired)
 	return nil
 }
 

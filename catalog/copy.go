@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/topicsnap/topicsnap/catalog/store"
@@ -60,6 +61,17 @@ func MirrorCopy(ctx context.Context, src, dst *Dir, only ...string) (CopyStats, 
 	return copyAll(ctx, src, dst, true, only)
 }
 
+// sourceGoneError is a copy error of a data file src's manifest listed and
+// src no longer holds.
+type sourceGoneError struct{ err error }
+
+func (e *sourceGoneError) Error() string { return e.err.Error() }
+func (e *sourceGoneError) Unwrap() error { return e.err }
+
+// beforeCopyPartition runs before each partition's copy; a test compacts
+// the source there.
+var beforeCopyPartition = func(tp TopicPartition) {}
+
 func copyAll(ctx context.Context, src, dst *Dir, mirror bool, only []string) (CopyStats, error) {
 	var st CopyStats
 	topics, err := src.Topics(ctx)
@@ -103,8 +115,24 @@ func copyAll(ctx context.Context, src, dst *Dir, mirror bool, only []string) (Co
 			damaged = append(damaged, me)
 		}
 		for _, m := range ms {
-			if err := copyPartition(ctx, src, dst, m, mirror, &st); err != nil {
-				return st, err
+			// A file a compact (--grace 0) removed from src after the
+			// manifest was read is not src's damage: the partition is
+			// copied again from its new manifest, while it changes.
+			for attempt := 0; ; attempt++ {
+				beforeCopyPartition(m.TP())
+				err := copyPartition(ctx, src, dst, m, mirror, &st)
+				if err == nil {
+					break
+				}
+				var gone *sourceGoneError
+				if !errors.As(err, &gone) || attempt == MaxRereads {
+					return st, err
+				}
+				m2, rerr := src.ReadManifest(ctx, m.TP())
+				if rerr != nil || slices.EqualFunc(m2.AllFiles(), m.AllFiles(), func(a, b FileEntry) bool { return a.Name == b.Name }) {
+					return st, err
+				}
+				m = m2
 			}
 		}
 	}
@@ -198,7 +226,11 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, mirror bool,
 		want := fe.Bytes // the bytes dst gets
 		switch {
 		case (!ok || o.Size != fe.Bytes) && !mirror:
-			return fmt.Errorf("copy %s: %s is missing or not the manifest's size in the source (catalog verify says more)", tp, src.FilePath(tp, fe.Name))
+			err := fmt.Errorf("copy %s: %s is missing or not the manifest's size in the source (catalog verify says more)", tp, src.FilePath(tp, fe.Name))
+			if !ok {
+				return &sourceGoneError{err}
+			}
+			return err
 		case !ok:
 			st.Damaged = append(st.Damaged, src.FilePath(tp, fe.Name)+": missing")
 			if err := dst.removeData(ctx, tp, fe.Name); err != nil {
@@ -247,6 +279,9 @@ func copyPartition(ctx context.Context, src, dst *Dir, m *Manifest, mirror bool,
 func copyFile(ctx context.Context, src, dst *Dir, tp TopicPartition, fe FileEntry, want int64) error {
 	rel := RelFilePath(tp, fe.Name)
 	r, err := src.store().Open(ctx, rel)
+	if errors.Is(err, os.ErrNotExist) {
+		return &sourceGoneError{fmt.Errorf("read %s: %w", src.FilePath(tp, fe.Name), err)}
+	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", src.FilePath(tp, fe.Name), err)
 	}

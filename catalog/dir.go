@@ -22,6 +22,7 @@ import (
 var (
 	ErrNewerFormat = exit.New(exit.BadFolder, "snapshot folder written by a newer topicsnap", "use a newer topicsnap build for this folder")
 	ErrLocked      = store.ErrLocked
+	ErrBadLock     = store.ErrBadLock
 	ErrNotWritable = store.ErrNotWritable
 	ErrDiskFull    = store.ErrDiskFull
 	ErrBadManifest = exit.New(exit.BadFolder, "manifest is not valid", "run: topicsnap catalog verify --dir DIR")

@@ -228,7 +228,7 @@ func (d *Dir) WriteManifest(ctx context.Context, m *Manifest) error {
 	next, err := d.store().Put(ctx, rel, b, cond)
 	if err != nil {
 		if errors.Is(err, ErrConflict) {
-			return fmt.Errorf("commit manifest of %s: the manifest changed since this writer read it (another dumper wrote %s); this one stops without overwriting it: %w", tp, d.where(rel), ErrConflict)
+			return fmt.Errorf("the manifest changed since this writer read it (another dumper wrote %s); this one stops without overwriting it: %w", d.where(rel), ErrConflict)
 		}
 		return err
 	}
@@ -289,6 +289,16 @@ func (l *Lock) Unlock() {
 // and, in a bucket, multipart uploads never completed (they are not
 // objects, so no reader lists them, but they cost storage until aborted).
 // Call it only while holding the lock.
+//
+// In a bucket a lock is a lease: a writer that stalled past it (paused,
+// or cut off from the bucket) may still run, its data file uploaded and
+// its manifest not yet written, when another takes the lock over. Before
+// removing a data file the manifest does not list, CleanPartition writes
+// m back (the version read under the lock, If-Match), so that the stalled
+// writer's manifest write, conditioned on the version before, fails with
+// ErrConflict rather than list a file removed here; if the stalled writer
+// committed first, this write is the one that fails, and nothing is
+// removed.
 func (d *Dir) CleanPartition(ctx context.Context, m *Manifest) (removed []string, err error) {
 	st := d.store()
 	rel := RelPartitionDir(m.TP())
@@ -297,17 +307,37 @@ func (d *Dir) CleanPartition(ctx context.Context, m *Manifest) (removed []string
 		return nil, err
 	}
 	listed := m.known()
+	var leftovers []string
+	fence := false
 	for _, e := range entries {
 		if e.Dir {
 			continue
 		}
 		name := e.Name
-		if strings.HasPrefix(name, tmpPrefix) || (strings.HasSuffix(name, ".parquet") && !listed[name]) {
-			if err := st.Delete(ctx, rel+"/"+name); err != nil {
-				return removed, fmt.Errorf("remove leftover %s: %w", name, err)
-			}
-			removed = append(removed, name)
+		switch {
+		case strings.HasPrefix(name, tmpPrefix):
+			leftovers = append(leftovers, name)
+		case strings.HasSuffix(name, ".parquet") && !listed[name]:
+			leftovers = append(leftovers, name)
+			fence = true
 		}
+	}
+	if fence && st.Traits().LeasedLocks {
+		// A new token, so a new ETag: a bucket's ETag is its content's
+		// hash, and the same bytes written back would match the version
+		// the other writer read.
+		var tok [8]byte
+		rand.Read(tok[:])
+		m.Fence = hex.EncodeToString(tok[:])
+		if err := d.WriteManifest(ctx, m); err != nil {
+			return nil, fmt.Errorf("clean %s: %w", m.TP(), err)
+		}
+	}
+	for _, name := range leftovers {
+		if err := st.Delete(ctx, rel+"/"+name); err != nil {
+			return removed, fmt.Errorf("remove leftover %s: %w", name, err)
+		}
+		removed = append(removed, name)
 	}
 	unfinished, err := st.Unfinished(ctx, rel, true)
 	return append(removed, unfinished...), err
@@ -475,7 +505,22 @@ func (d *Dir) ReadTopic(ctx context.Context, topic string) (*TopicManifests, err
 		case !exists:
 			continue // nothing committed yet (a lock, or a first dump killed before its first file)
 		}
-		if me := d.checkFiles(ctx, m); me != nil {
+		afterManifestRead(tp)
+		me = d.checkFiles(ctx, m)
+		// A listed file that is gone because a compact (--grace 0)
+		// committed a manifest that no longer lists it and removed it is
+		// not damage: read the manifest again while it changes.
+		for range MaxRereads {
+			if me == nil || !errors.Is(me, os.ErrNotExist) {
+				break
+			}
+			m2, exists, err := d.readManifestIf(ctx, tp)
+			if err != nil || !exists || slices.EqualFunc(m2.AllFiles(), m.AllFiles(), func(a, b FileEntry) bool { return a.Name == b.Name }) {
+				break
+			}
+			m, me = m2, d.checkFiles(ctx, m2)
+		}
+		if me != nil {
 			tm.Damaged = append(tm.Damaged, me)
 			continue
 		}
@@ -485,6 +530,16 @@ func (d *Dir) ReadTopic(ctx context.Context, topic string) (*TopicManifests, err
 	sort.Slice(tm.Damaged, func(i, j int) bool { return tm.Damaged[i].TP.Partition < tm.Damaged[j].TP.Partition })
 	return tm, nil
 }
+
+// afterManifestRead runs between ReadTopic's read of a partition's
+// manifest and its check of the files listed; a test compacts there.
+var afterManifestRead = func(tp TopicPartition) {}
+
+// MaxRereads bounds how many times a reader reads a partition's manifest
+// again when a file it lists is missing and the manifest changed meanwhile
+// (a compact that removes the files it merged at once, --grace 0, commits
+// each merged run on its own).
+const MaxRereads = 1000
 
 // notAFolder says what stands where a folder of the layout should be
 // (what: "a partition's folder", "a topic's folder of cuts").

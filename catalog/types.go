@@ -285,6 +285,12 @@ type Manifest struct {
 	// kept for a grace period for readers that read an older one, then
 	// removed by a later compact. A dump's cleaning leaves them alone.
 	Retired []RetiredFile `json:"retired,omitempty"`
+	// Fence is a token a bucket's writer sets before it removes the
+	// leftovers of a writer whose lock it took over (CleanPartition): it
+	// makes the manifest's content, so its ETag, new, so that the other
+	// writer's conditional write of the version before fails. Readers
+	// ignore it.
+	Fence string `json:"fence,omitempty"`
 }
 
 // RetiredFile is a data file compaction replaced, and since when.

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -134,7 +135,6 @@ func (d *Dir) verifyCuts(ctx context.Context) (cuts int, problems []Problem, err
 
 func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, err error) {
 	st := d.store()
-	whole := st.Traits().Partition
 	topics, unread, err := d.TopicFolders(ctx)
 	if err != nil {
 		return 0, nil, err
@@ -165,121 +165,197 @@ func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, 
 				problems = append(problems, Problem{KindFolder, pdir, notAFolder(e.Mode, "a partition's folder"), linkFix(e.Mode, "partition's")})
 				continue
 			}
-			mrel := prel + "/" + manifestName
-			mpath := st.Where(mrel)
-			// Read as a regular file in its folder, non-blocking: a FIFO is
-			// a problem named, not a hang.
-			b, _, err := st.Get(ctx, mrel, MaxManifestBytes)
-			var listed map[string]store.Entry // the partition's objects, listed once when a size is asked
-			list := func() (map[string]store.Entry, error) {
-				if listed != nil {
-					return listed, nil
-				}
-				es, err := st.List(ctx, prel)
-				if err != nil {
-					return nil, err
-				}
-				listed = map[string]store.Entry{}
-				for _, e := range es {
-					listed[e.Name] = e
-				}
-				return listed, nil
-			}
-			if errors.Is(err, os.ErrNotExist) {
-				// Nothing committed yet (a first dump interrupted before its
-				// first file): fine, unless data files sit there unlisted.
-				objs, err := list()
+			var pfiles int
+			var pproblems []Problem
+			// A file a writer removed after it committed a manifest that no
+			// longer lists it (a compact with --grace 0, or past its grace)
+			// is not damage: when a listed file is missing or unreadable and
+			// the manifest changed since it was read, the partition is
+			// checked again against the new one (a file still listed keeps
+			// what its first check found).
+			var read []byte
+			checked := map[string]string{}
+			for attempt := 0; ; attempt++ {
+				var b []byte
+				pfiles, pproblems, b, err = d.verifyPartition(ctx, topic, e, prel, read, schemaTopics, checked)
 				if err != nil {
 					return files, problems, err
 				}
-				n := 0
-				for name := range objs {
-					if strings.HasSuffix(name, ".parquet") {
-						n++
-					}
+				if attempt == verifyRereads || !hasFileProblem(pproblems) {
+					break
 				}
-				if n > 0 {
-					problems = append(problems, Problem{KindManifest, pdir, fmt.Sprintf("%d data files but no manifest", n),
-						"remove " + whole + " and dump it again"})
+				now, _, gerr := st.Get(ctx, prel+"/"+manifestName, MaxManifestBytes)
+				if gerr != nil || bytes.Equal(now, b) {
+					break
 				}
-				continue
+				read = now
 			}
-			tp := TopicPartition{Topic: topic, Partition: -1}
-			if p, err := strconv.ParseInt(strings.TrimPrefix(e.Name, "partition="), 10, 32); err == nil {
-				tp.Partition = int32(p)
-			}
-			if err != nil {
-				me := &ManifestError{TP: tp, Path: mpath, Err: err}
-				problems = append(problems, Problem{KindManifest, mpath, strings.Replace(me.Error(), mpath+": ", "", 1),
-					"remove " + whole + " and dump it again"})
-				continue
-			}
-			m, err := parseManifest(mpath, b)
-			if err == nil && tp.Partition >= 0 {
-				// The manifest must be its folder's, as ReadTopic holds it.
-				if ferr := m.checkFolder(tp); ferr != nil {
-					err = &ManifestError{Path: mpath, Err: ErrBadManifest, Detail: ferr.Error()}
-				}
-			}
-			if err != nil {
-				me := err.(*ManifestError)
-				me.TP = tp
-				problems = append(problems, Problem{KindManifest, mpath, strings.Replace(me.Error(), mpath+": ", "", 1),
-					"restore the manifest from a backup, or remove " + whole + " and dump it again"})
-				continue
-			}
-			rowsOf := tp // the folder's partition, which restore produces to
-			if rowsOf.Partition < 0 {
-				rowsOf = m.TP()
-			}
-			for _, fe := range m.AllFiles() {
-				for _, id := range slices.Concat(fe.SchemaIDs, fe.KeySchemaIDs) {
-					if _, ok := schemaTopics[int(id)]; !ok {
-						schemaTopics[int(id)] = topic
-					}
-				}
-				files++
-				frel := prel + "/" + fe.Name
-				path := st.Where(frel)
-				fix := fmt.Sprintf("restore the file from a backup, or re-dump offsets %d-%d while Kafka still has them", fe.FirstOffset, fe.LastOffset)
-				size, err := st.CheckData(ctx, frel)
-				switch {
-				case errors.Is(err, os.ErrNotExist):
-					problems = append(problems, Problem{KindDataFile, path, "missing", fix})
-					continue
-				case store.IsDamaged(err):
-					problems = append(problems, Problem{KindDataFile, path, err.Error(), fix})
-					continue
-				case err != nil:
-					return files, problems, err
-				}
-				if size < 0 { // not known without a request: the listing says
-					objs, err := list()
-					if err != nil {
-						return files, problems, err
-					}
-					o, ok := objs[fe.Name]
-					if !ok || o.Dir {
-						problems = append(problems, Problem{KindDataFile, path, "missing", fix})
-						continue
-					}
-					size = o.Size
-				}
-				if size != fe.Bytes {
-					problems = append(problems, Problem{KindDataFile, path, fmt.Sprintf("size %d bytes, manifest says %d (truncated or rewritten)", size, fe.Bytes), fix})
-					continue
-				}
-				if p := d.verifyFile(ctx, path, frel, rowsOf, fe); p != "" {
-					problems = append(problems, Problem{KindDataFile, path, p, fix})
-				}
-				if err := ctx.Err(); err != nil {
-					return files, problems, err
-				}
-			}
+			files += pfiles
+			problems = append(problems, pproblems...)
 		}
 	}
 	problems = append(problems, d.verifySchemas(ctx, schemaTopics)...)
 	return files, problems, nil
+}
+
+// verifyManifestRead runs after verify read a partition's manifest, before
+// it checks the files listed; a test compacts the partition there.
+var verifyManifestRead = func(prel string) {}
+
+// verifyOpened runs once verify opened a data file, before it reads it; a
+// test removes the file there.
+var verifyOpened = func(frel string) {}
+
+// verifyRereads is how many times verify reads a partition's manifest
+// again when a file it lists is missing and the manifest changed: a
+// compact commits each merged run on its own, so a long one changes it
+// many times while verify reads; each time verify reads only the files
+// new to the manifest.
+const verifyRereads = 1000
+
+// hasFileProblem reports whether a data file has a problem: missing, or
+// unreadable part way (in a bucket, an object removed while it was read
+// answers 404 to the next range read, which reads as corrupt data).
+func hasFileProblem(ps []Problem) bool {
+	for _, p := range ps {
+		if p.Kind == KindDataFile {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyPartition checks the partition folder e (prel) of topic: its
+// manifest (read from the store, or b when not nil) and every data file
+// it lists. It returns the files checked, the problems, and the manifest
+// bytes checked against. checked holds what each file read before came to
+// (by its entry: a data file is never rewritten under its name), so a
+// partition checked again reads only the files new to its manifest.
+func (d *Dir) verifyPartition(ctx context.Context, topic string, e store.Entry, prel string, b []byte, schemaTopics map[int]string, checked map[string]string) (files int, problems []Problem, _ []byte, err error) {
+	st := d.store()
+	whole := st.Traits().Partition
+	pdir := st.Where(prel)
+	mrel := prel + "/" + manifestName
+	mpath := st.Where(mrel)
+	// Read as a regular file in its folder, non-blocking: a FIFO is
+	// a problem named, not a hang.
+	if b == nil {
+		b, _, err = st.Get(ctx, mrel, MaxManifestBytes)
+	}
+	verifyManifestRead(prel)
+	var listed map[string]store.Entry // the partition's objects, listed once when a size is asked
+	list := func() (map[string]store.Entry, error) {
+		if listed != nil {
+			return listed, nil
+		}
+		es, err := st.List(ctx, prel)
+		if err != nil {
+			return nil, err
+		}
+		listed = map[string]store.Entry{}
+		for _, e := range es {
+			listed[e.Name] = e
+		}
+		return listed, nil
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		// Nothing committed yet (a first dump interrupted before its
+		// first file): fine, unless data files sit there unlisted.
+		objs, err := list()
+		if err != nil {
+			return files, problems, b, err
+		}
+		n := 0
+		for name := range objs {
+			if strings.HasSuffix(name, ".parquet") {
+				n++
+			}
+		}
+		if n > 0 {
+			problems = append(problems, Problem{KindManifest, pdir, fmt.Sprintf("%d data files but no manifest", n),
+				"remove " + whole + " and dump it again"})
+		}
+		return files, problems, b, nil
+	}
+	tp := TopicPartition{Topic: topic, Partition: -1}
+	if p, err := strconv.ParseInt(strings.TrimPrefix(e.Name, "partition="), 10, 32); err == nil {
+		tp.Partition = int32(p)
+	}
+	if err != nil {
+		me := &ManifestError{TP: tp, Path: mpath, Err: err}
+		problems = append(problems, Problem{KindManifest, mpath, strings.Replace(me.Error(), mpath+": ", "", 1),
+			"remove " + whole + " and dump it again"})
+		return files, problems, b, nil
+	}
+	m, err := parseManifest(mpath, b)
+	if err == nil && tp.Partition >= 0 {
+		// The manifest must be its folder's, as ReadTopic holds it.
+		if ferr := m.checkFolder(tp); ferr != nil {
+			err = &ManifestError{Path: mpath, Err: ErrBadManifest, Detail: ferr.Error()}
+		}
+	}
+	if err != nil {
+		me := err.(*ManifestError)
+		me.TP = tp
+		problems = append(problems, Problem{KindManifest, mpath, strings.Replace(me.Error(), mpath+": ", "", 1),
+			"restore the manifest from a backup, or remove " + whole + " and dump it again"})
+		return files, problems, b, nil
+	}
+	rowsOf := tp // the folder's partition, which restore produces to
+	if rowsOf.Partition < 0 {
+		rowsOf = m.TP()
+	}
+	for _, fe := range m.AllFiles() {
+		for _, id := range slices.Concat(fe.SchemaIDs, fe.KeySchemaIDs) {
+			if _, ok := schemaTopics[int(id)]; !ok {
+				schemaTopics[int(id)] = topic
+			}
+		}
+		files++
+		frel := prel + "/" + fe.Name
+		path := st.Where(frel)
+		fix := fmt.Sprintf("restore the file from a backup, or re-dump offsets %d-%d while Kafka still has them", fe.FirstOffset, fe.LastOffset)
+		size, err := st.CheckData(ctx, frel)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			problems = append(problems, Problem{KindDataFile, path, "missing", fix})
+			continue
+		case store.IsDamaged(err):
+			problems = append(problems, Problem{KindDataFile, path, err.Error(), fix})
+			continue
+		case err != nil:
+			return files, problems, b, err
+		}
+		if size < 0 { // not known without a request: the listing says
+			objs, err := list()
+			if err != nil {
+				return files, problems, b, err
+			}
+			o, ok := objs[fe.Name]
+			if !ok || o.Dir {
+				problems = append(problems, Problem{KindDataFile, path, "missing", fix})
+				continue
+			}
+			size = o.Size
+		}
+		if size != fe.Bytes {
+			problems = append(problems, Problem{KindDataFile, path, fmt.Sprintf("size %d bytes, manifest says %d (truncated or rewritten)", size, fe.Bytes), fix})
+			continue
+		}
+		key := fmt.Sprintf("%s %d %d-%d %d", fe.Name, fe.Bytes, fe.FirstOffset, fe.LastOffset, fe.Records)
+		p, seen := checked[key]
+		if !seen {
+			p = d.verifyFile(ctx, path, frel, rowsOf, fe)
+			checked[key] = p
+		}
+		if p != "" {
+			problems = append(problems, Problem{KindDataFile, path, p, fix})
+		}
+		if err := ctx.Err(); err != nil {
+			return files, problems, b, err
+		}
+	}
+	return files, problems, b, nil
 }
 
 // verifyFile reads data file frel's footer and its rows against fe; "" if
@@ -290,6 +366,7 @@ func (d *Dir) verifyFile(ctx context.Context, path, frel string, tp TopicPartiti
 		return "missing: " + err.Error()
 	}
 	defer f.Close()
+	verifyOpened(frel)
 	if err := checkParquet(f, fe.Bytes, fe); err != nil {
 		return err.Error()
 	}

@@ -363,8 +363,11 @@ func (d *dumper) lock(ctx context.Context, tp catalog.TopicPartition) error {
 		return nil
 	}
 	l, err := d.dir.LockPartition(ctx, tp)
-	if err != nil {
+	if errors.Is(err, catalog.ErrLocked) {
 		return fmt.Errorf("%w (another topicsnap dump is writing %s; wait for it, or dump other partitions with --partitions)", err, tp)
+	}
+	if err != nil {
+		return err
 	}
 	d.lockMu.Lock()
 	d.locks[tp] = l

@@ -178,28 +178,11 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 		defer fc.save()
 	}
 	for _, n := range names {
-		tm, err := e.dir.ReadTopic(ctx, n)
+		tm, err := e.readTopic(ctx, n, fc)
 		if err != nil {
 			// One unreadable topic must not hide the others: skip it, say why.
 			problems = append(problems, fmt.Sprintf("topic %s skipped: %v", n, err))
 			continue
-		}
-		if !catalog.IsURL(e.dir.Path) {
-			// A data file of the right size that is not Parquet (garbage,
-			// zeroes, a footer that does not decode) costs its partition,
-			// as one cut short does (the catalog checks sizes): DuckDB
-			// would fail every query of the topic on its footer.
-			bad := checkAllContents(e.dir.Path, tm.Manifests, fc)
-			kept := tm.Manifests[:0]
-			for i, m := range tm.Manifests {
-				if bad[i] != nil {
-					tm.Damaged = append(tm.Damaged, bad[i])
-					continue
-				}
-				kept = append(kept, m)
-			}
-			tm.Manifests = kept
-			sort.Slice(tm.Damaged, func(i, j int) bool { return tm.Damaged[i].TP.Partition < tm.Damaged[j].TP.Partition })
 		}
 		// A damaged partition hides only itself: named in problems, and
 		// every check on the topic says it could not judge it.
@@ -832,4 +815,48 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+// afterReadTopic runs between readTopic's read of a topic's manifests and
+// its check of their files; a test compacts the topic there.
+var afterReadTopic = func(topic string) {}
+
+// readTopic reads topic n's manifests (catalog.ReadTopic) and, in a
+// folder, checks the contents of the files they list (checkAllContents):
+// a data file of the right size that is not Parquet (garbage, zeroes, a
+// footer that does not decode) costs its partition, as one cut short does
+// (the catalog checks sizes): DuckDB would fail every query of the topic
+// on its footer. A file missing because a compact (--grace 0) removed it
+// after committing a manifest that no longer lists it is not damage: the
+// topic is read again while the files found missing change.
+func (e *Engine) readTopic(ctx context.Context, n string, fc *footerCache) (*catalog.TopicManifests, error) {
+	var missing string
+	for attempt := 0; ; attempt++ {
+		tm, err := e.dir.ReadTopic(ctx, n)
+		if err != nil || catalog.IsURL(e.dir.Path) {
+			return tm, err
+		}
+		afterReadTopic(n)
+		bad := checkAllContents(e.dir.Path, tm.Manifests, fc)
+		kept := tm.Manifests[:0]
+		for i, m := range tm.Manifests {
+			if bad[i] != nil {
+				tm.Damaged = append(tm.Damaged, bad[i])
+				continue
+			}
+			kept = append(kept, m)
+		}
+		tm.Manifests = kept
+		sort.Slice(tm.Damaged, func(i, j int) bool { return tm.Damaged[i].TP.Partition < tm.Damaged[j].TP.Partition })
+		var now []string
+		for _, me := range tm.Damaged {
+			if errors.Is(me, os.ErrNotExist) {
+				now = append(now, me.Error())
+			}
+		}
+		if len(now) == 0 || strings.Join(now, "\n") == missing || attempt == catalog.MaxRereads {
+			return tm, nil
+		}
+		missing = strings.Join(now, "\n")
+	}
 }

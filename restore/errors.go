@@ -25,6 +25,12 @@ var (
 	// over (its transactional id fenced this one).
 	ErrFenced = exit.New(exit.Locked, "fenced by another restore into the same topic",
 		"another restore into the same topic took over; let it finish, or run this one again to take over (it resumes from the committed progress)")
+	// ErrSourceChanged is a data file the restore's manifest listed that a
+	// catalog compact merged and removed meanwhile (its --grace shorter
+	// than the restore): the folder is sound, the restore read an older
+	// manifest of it.
+	ErrSourceChanged = exit.New(exit.Locked, "the snapshot folder changed under the restore",
+		"run the same command again: it reads the new manifest and resumes after the committed transactions; to keep a restore from meeting this, compact with a --grace longer than a restore takes")
 )
 
 // TargetError is a target topic with fewer partitions than the source:

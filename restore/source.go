@@ -94,7 +94,7 @@ func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t 
 			continue
 		}
 		var at int64
-		err := scanFile(ctx, dir.FilePath(m.TP(), f.Name), 4096, func(rows []catalog.Row) error {
+		err := removedUnder(ctx, dir, m.TP(), f.Name, scanFile(ctx, dir.FilePath(m.TP(), f.Name), 4096, func(rows []catalog.Row) error {
 			for i := range rows {
 				if !rows[i].Control && rows[i].Timestamp >= ms { // a marker has the time it was written
 					at = rows[i].Offset
@@ -102,7 +102,7 @@ func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t 
 				}
 			}
 			return nil
-		})
+		}))
 		if errors.Is(err, errFound) {
 			return at, nil
 		}
@@ -144,7 +144,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 			return err
 		}
 		check := catalog.NewRowCheck(pl.m.TP(), f)
-		err := scanFile(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, func(rows []catalog.Row) error {
+		err := removedUnder(ctx, dir, pl.m.TP(), f.Name, scanFile(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, func(rows []catalog.Row) error {
 			// One allocation for the batch's records, one for their
 			// headers: the producer holds them until they are acknowledged.
 			recs := make([]*kgo.Record, 0, len(rows))
@@ -203,7 +203,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 				return errStop
 			}
 			return nil
-		})
+		}))
 		stopped := errors.Is(err, errStop)
 		if err == nil || stopped && check.AtEnd() {
 			// Read to its end: its last offset and row count.
@@ -222,6 +222,28 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 		}
 	}
 	return nil
+}
+
+// removedUnder is err, unless err is data file name of tp missing and the
+// partition's manifest, read again, no longer lists it: a catalog compact
+// merged and removed it after this restore read the manifest (its --grace
+// shorter than the restore), which is not a damaged folder but
+// ErrSourceChanged.
+func removedUnder(ctx context.Context, dir *catalog.Dir, tp catalog.TopicPartition, name string, err error) error {
+	if err == nil || !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	m, rerr := dir.ReadManifest(ctx, tp)
+	if rerr != nil {
+		return err
+	}
+	for _, f := range m.AllFiles() {
+		if f.Name == name {
+			return err // still listed: missing, the folder is damaged
+		}
+	}
+	return fmt.Errorf("%w: data file %s of %s was removed after this restore read its manifest (a catalog compact merged it into another); nothing of it was committed",
+		ErrSourceChanged, catalog.RelFilePath(tp, name), tp)
 }
 
 // fnError is an error fn of scanFile returned: its own, not the file's.

@@ -13,15 +13,18 @@
 // object (the partition's next writer aborts it); a manifest is replaced
 // only by a conditional PUT (If-Match on the ETag catalog read;
 // If-None-Match: * to create), so of two writers one commits and the
-// other gets ErrConflict; the partition lock is an object created only if
-// absent, with an owner and an expiry, renewed while held and taken over
-// when stale. Every metadata object is read by a capped GET
+// other gets ErrConflict; a data file is created only if absent (its name
+// is never reused: one there is another writer's); the partition lock is
+// an object created only if absent, with an owner and an expiry, renewed
+// while held and taken over when stale. Every metadata object is read by a capped GET
 // (ContentLength, then a LimitReader).
 package bucket
 
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -117,7 +120,7 @@ func (s *Store) Bucket() string { return s.bucket }
 func (s *Store) Where(rel string) string { return "s3://" + s.bucket + "/" + s.key(rel) }
 
 func (s *Store) Traits() store.Traits {
-	return store.Traits{Partition: "the partition's objects", ETags: true}
+	return store.Traits{Partition: "the partition's objects", ETags: true, LeasedLocks: true}
 }
 
 // s3Error maps a bucket error to the catalog's kinds, naming the object.
@@ -302,8 +305,12 @@ func (s *Store) Place(ctx context.Context, tmp, rel string) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", tmp, err)
 	}
-	return s.upload(ctx, rel, f, fi.Size())
+	return s.uploadAs(ctx, rel, f, fi.Size(), true)
 }
+
+// errOurs is a conditional upload refused because its own earlier try
+// succeeded.
+var errOurs = errors.New("the object is this upload's own")
 
 // Upload stores r at rel: a local file as it is, anything else spooled to
 // a temp file first (a part is sent again when a request is retried).
@@ -331,12 +338,48 @@ func (s *Store) Upload(ctx context.Context, rel string, r io.Reader, size int64)
 // aborts (Unfinished). The SDK sends a CRC32 checksum of every request
 // body, which the server verifies.
 func (s *Store) upload(ctx context.Context, rel string, f *os.File, size int64) error {
+	return s.uploadAs(ctx, rel, f, size, false)
+}
+
+// uploadAs is upload; create makes it create rel only if absent
+// (If-None-Match: *, on the PUT or on the multipart completion): a data
+// file's name is never reused, so an object already there is another
+// writer's (one whose lock expired under it, still uploading after the
+// writer that took the lock over committed that name), never replaced:
+// ErrConflict.
+func (s *Store) uploadAs(ctx context.Context, rel string, f *os.File, size int64, create bool) error {
 	key := aws.String(s.key(rel))
 	partSize := s.partSize
+	var ifNoneMatch *string
+	if create {
+		ifNoneMatch = aws.String("*")
+	}
+	conflict := func(err error) error {
+		if !create || !isPrecondition(err) {
+			return nil
+		}
+		// A retried request whose first try was done: the object is ours.
+		if size <= partSize {
+			h := md5.New()
+			if _, herr := io.Copy(h, io.NewSectionReader(f, 0, size)); herr == nil {
+				out, herr := s.cl.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &s.bucket, Key: key})
+				if herr == nil && aws.ToInt64(out.ContentLength) == size && strings.Trim(aws.ToString(out.ETag), `"`) == hex.EncodeToString(h.Sum(nil)) {
+					return errOurs
+				}
+			}
+		}
+		return fmt.Errorf("upload %s: an object of that name is already there, written by another writer of the partition: %w", s.Where(rel), store.ErrConflict)
+	}
 	if size <= partSize {
 		_, err := s.cl.PutObject(ctx, &s3.PutObjectInput{Bucket: &s.bucket, Key: key,
-			Body: io.NewSectionReader(f, 0, size), ContentLength: aws.Int64(size)})
+			Body: io.NewSectionReader(f, 0, size), ContentLength: aws.Int64(size), IfNoneMatch: ifNoneMatch})
 		if err != nil {
+			if cerr := conflict(err); cerr != nil {
+				if cerr == errOurs {
+					return nil
+				}
+				return cerr
+			}
 			return s.s3Error("upload", rel, err)
 		}
 		return nil
@@ -364,8 +407,11 @@ func (s *Store) upload(ctx context.Context, rel string, f *os.File, size int64) 
 		parts = append(parts, types.CompletedPart{PartNumber: aws.Int32(n), ETag: up.ETag})
 	}
 	_, err = s.cl.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &s.bucket, Key: key,
-		UploadId: cu.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: parts}})
+		UploadId: cu.UploadId, MultipartUpload: &types.CompletedMultipartUpload{Parts: parts}, IfNoneMatch: ifNoneMatch})
 	if err != nil {
+		if cerr := conflict(err); cerr != nil && cerr != errOurs {
+			return abort(cerr)
+		}
 		return abort(s.s3Error("complete upload of", rel, err))
 	}
 	return nil

@@ -192,9 +192,27 @@ func (s *Store) Lock(_ context.Context, rel, what string) (store.Held, error) {
 	if err := mkdirSynced(dir); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, store.Classify(err))
 	}
-	f, err := os.OpenFile(s.Where(rel), os.O_CREATE|os.O_RDWR, 0o644)
+	// A handed-over folder is hostile: a lock file that is a link (maybe
+	// dangling, to a path O_CREATE would make outside the folder), a
+	// folder or a device is refused, never opened nor followed.
+	p := s.Where(rel)
+	if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("lock %s: %s is %s: %w", what, p, lockKind(st.Mode()), store.ErrBadLock)
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
 	if err != nil {
+		if errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.EISDIR) {
+			return nil, fmt.Errorf("lock %s: %s is not a regular file: %w", what, p, store.ErrBadLock)
+		}
 		return nil, fmt.Errorf("open lock of %s: %w", what, store.Classify(err))
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		kind := "not a regular file"
+		if err == nil {
+			kind = lockKind(st.Mode())
+		}
+		return nil, fmt.Errorf("lock %s: %s is %s: %w", what, p, kind, store.ErrBadLock)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
@@ -395,6 +413,14 @@ func regularIn(dir, name string) (int64, error) {
 		return 0, fmt.Errorf("%s, %w", KindOf(st.Mode()), safefile.ErrNotRegular)
 	}
 	return st.Size(), nil
+}
+
+// lockKind names what a lock file that is not regular is.
+func lockKind(m os.FileMode) string {
+	if m&os.ModeSymlink != 0 {
+		return "a symbolic link"
+	}
+	return KindOf(m)
 }
 
 // KindOf names what a file that is not regular is.

@@ -124,6 +124,12 @@ type Traits struct {
 	// bucket, the ETags they had there (catalog's .etags.json), so a
 	// second copy knows which files it holds unchanged.
 	ETags bool
+	// LeasedLocks: Lock is a lease that can expire under a holder that
+	// still runs (stalled, or cut off from the store longer than the
+	// lease), so two writers may each believe they hold a partition;
+	// Put honours Cond, and that is what keeps them apart (a bucket). A
+	// folder's flock cannot be held twice.
+	LeasedLocks bool
 }
 
 // Cond says what a Put may replace; the zero Cond replaces anything.
@@ -172,6 +178,11 @@ var (
 	ErrLocked      = exit.New(exit.Locked, "partition is locked by another dumper", "wait for the other dump to finish, or give each dumper its own --partitions")
 	ErrNotWritable = exit.New(exit.Disk, "snapshot folder is not writable", "choose with --dir a folder you can write (not on a read-only mount, not under a file), or fix its permissions")
 	ErrDiskFull    = exit.New(exit.Disk, "no space left on device", "free space in the snapshot folder, then run the same command: it resumes from the last committed file")
+	// ErrBadLock is a partition's lock file that is not a regular file
+	// (a folder, a symbolic link, a FIFO, a device): it is not opened, nor
+	// followed out of the snapshot folder.
+	ErrBadLock = exit.New(exit.BadFolder, "lock file is not a regular file",
+		"remove the lock file named (topicsnap makes it again, an empty regular file; a link there is never followed), then run the same command")
 	// ErrNoCatalog is a path that holds no snapshot folder: it does not
 	// exist, is not a folder, or holds files topicsnap did not write.
 	ErrNoCatalog = exit.New(exit.NoCatalog, "no snapshot folder", "point --dir (or TOPICSNAP_DIR) at a snapshot folder, or make one: topicsnap dump --brokers HOST:PORT --topic NAME --dir DIR")
