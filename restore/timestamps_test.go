@@ -27,7 +27,7 @@ func TestRestoreRefusesTimestampItCannotProduce(t *testing.T) {
 	brokers := dumptest.Brokers(t)
 	maxTS := strconv.FormatInt(math.MaxInt64, 10)
 	topic := dumptest.NewTopic(t, brokers, 1, map[string]*string{"message.timestamp.after.max.ms": &maxTS})
-	now := time.Now().UnixMilli() // recent: the target's retention.ms (a week) keeps them
+	now := time.Now().UnixMilli()                    // recent: the target's retention.ms (a week) keeps them
 	ts := []int64{now, 253_402_300_799_000, now + 1} // now, 9999-12-31, now
 	dumptest.ProduceTimestamps(t, brokers, topic, 0, ts)
 	dir := t.TempDir()
