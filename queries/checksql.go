@@ -71,6 +71,9 @@ func (c *templateCache) lookup(name string) *template.Template {
 type sqlData struct {
 	T, All                        string
 	ID, By, Expr, Time, EventTime string
+	// NoTimestamp: the dialect's test of a record timestamp of -1
+	// (Kafka's "no timestamp"), for order_keys.sql.
+	NoTimestamp string
 	Match, Where, Expected        string
 	Args                          []string // a remote dialect's literals of $1, $2...
 	// RowID: ID is the default id of duplicates, the key and value bytes
