@@ -2,7 +2,9 @@ package dump
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,17 +28,26 @@ func TestDumpKeepsTimestampsPast2262(t *testing.T) {
 		9_223_372_036_855,     // the first ms whose nanoseconds overflow an int64
 		-1,                    // no timestamp
 		0,
+		maxStoredMillis, // the year 294,247: the last time the folder holds
+		1e16,            // past it: DuckDB could not read the topic's files
+		-1e16,
 	}
+	want := slices.Clone(ts)
+	want[len(want)-2], want[len(want)-1] = maxStoredMillis, -maxStoredMillis // the bound on its side
 	dumptest.ProduceTimestamps(t, brokers, topic, 0, ts)
 	dir := t.TempDir()
-	dumpOnce(t, brokers, dir, topic)
+	w := &warnings{}
+	dumpOnce(t, brokers, dir, topic, func(o *Options) { o.Progress = w })
+	if len(w.said) != 1 || !strings.Contains(w.said[0], "offset 7: timestamp 10000000000000000 ms is further from 1970 than the folder's timestamp column holds") {
+		t.Errorf("warnings %q, want one naming offset 7 and its timestamp", w.said)
+	}
 	rows := dumptest.ReadAllRows(t, dir, topic)[0]
 	if len(rows) != len(ts) {
 		t.Fatalf("dumped %d rows, produced %d", len(rows), len(ts))
 	}
 	for i, r := range rows {
-		if r.Timestamp != ts[i] {
-			t.Errorf("offset %d: timestamp %d (%s), Kafka has %d", r.Offset, r.Timestamp, time.UnixMilli(r.Timestamp).UTC(), ts[i])
+		if r.Timestamp != want[i] {
+			t.Errorf("offset %d: timestamp %d (%s), want %d (Kafka has %d)", r.Offset, r.Timestamp, time.UnixMilli(r.Timestamp).UTC(), want[i], ts[i])
 		}
 	}
 }
