@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
 )
 
@@ -28,12 +29,12 @@ func TestDumpKeepsTimestampsPast2262(t *testing.T) {
 		9_223_372_036_855,     // the first ms whose nanoseconds overflow an int64
 		-1,                    // no timestamp
 		0,
-		maxStoredMillis, // the year 294,247: the last time the folder holds
-		1e16,            // past it: DuckDB could not read the topic's files
+		catalog.MaxTimestampMillis, // the year 294,247: the last time the folder holds
+		1e16,                       // past it: DuckDB could not read the topic's files
 		-1e16,
 	}
 	want := slices.Clone(ts)
-	want[len(want)-2], want[len(want)-1] = maxStoredMillis, -maxStoredMillis // the bound on its side
+	want[len(want)-2], want[len(want)-1] = catalog.MaxTimestampMillis, -catalog.MaxTimestampMillis // the bound on its side
 	dumptest.ProduceTimestamps(t, brokers, topic, 0, ts)
 	dir := t.TempDir()
 	w := &warnings{}

@@ -430,26 +430,14 @@ func (w *writer) commit(ctx context.Context, done *catalog.PartitionSnapshot) er
 	return nil
 }
 
-// maxStoredMillis bounds the timestamps the folder holds as they are:
-// DuckDB reads the timestamp column in microseconds, so a time further than
-// this from 1970 (past the year 294,247) would make every query of its
-// topic fail ("Could not convert Timestamp(MS) to Timestamp(US)").
-const maxStoredMillis = 9_223_372_036_854_000
-
 // storedMillis is r's timestamp as the folder stores it: Kafka's, or for a
-// time past maxStoredMillis (a producer's nanoseconds taken for
+// time past catalog.MaxTimestampMillis (a producer's nanoseconds taken for
 // milliseconds), the bound on its side, said once a partition: such a
 // record is kept, and restore refuses it (it cannot produce it either).
 func (w *writer) storedMillis(r *kgo.Record) int64 {
 	ms := recordMillis(r.Timestamp)
-	if ms >= -maxStoredMillis && ms <= maxStoredMillis {
-		return ms
-	}
-	stored := int64(maxStoredMillis)
-	if ms < 0 {
-		stored = -maxStoredMillis
-	}
-	if !w.farWarned {
+	stored, clamped := catalog.StoredTimestamp(ms)
+	if clamped && !w.farWarned {
 		w.farWarned = true
 		w.d.warn(fmt.Sprintf("topic %s partition %d offset %d: timestamp %d ms is further from 1970 than the folder's timestamp column holds (the year 294,247; a producer's nanoseconds taken for milliseconds?), so it is stored as %d (%s), and so are any others of the partition; the record is kept, and restore refuses it",
 			r.Topic, r.Partition, r.Offset, ms, stored, time.UnixMilli(stored).UTC().Format("2006-01-02")))
