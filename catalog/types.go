@@ -65,6 +65,27 @@ const (
 	TxnOpen          = "open" // no marker seen yet when the file was written
 )
 
+// MaxTimestampMillis bounds the record timestamps (ms) a data file holds
+// as they are: DuckDB reads the timestamp column in microseconds, so a time
+// further than this from 1970 (past the year 294,247; Kafka takes any
+// int64, such as a producer's nanoseconds taken for milliseconds) would
+// make every query of its topic fail ("Could not convert Timestamp(MS) to
+// Timestamp(US)").
+const MaxTimestampMillis = 9_223_372_036_854_000
+
+// StoredTimestamp is timestamp ms as a data file stores it: itself, or
+// past MaxTimestampMillis, that bound on its side (clamped true). Writers
+// say so: the record is kept, its time is not.
+func StoredTimestamp(ms int64) (stored int64, clamped bool) {
+	switch {
+	case ms > MaxTimestampMillis:
+		return MaxTimestampMillis, true
+	case ms < -MaxTimestampMillis:
+		return -MaxTimestampMillis, true
+	}
+	return ms, false
+}
+
 // Row is one Kafka record as stored in Parquet: data records and transaction
 // control markers alike. Key and Value are the exact bytes; nil is null, which
 // is not the same as empty.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -93,6 +94,8 @@ type writer struct {
 	pending    []catalog.LostRange
 	closeOnce  bool
 	complete   bool // this snapshot is recorded in the manifest: the partition reached the cut's end
+
+	farWarned bool // a timestamp past maxStoredMillis was said
 
 	records, bytes, files, lostN, lostOffsets, decoded, decodeErrs *atomic.Int64
 	keysDecoded, keyDecodeErrs                                     *atomic.Int64
@@ -204,7 +207,7 @@ func (w *writer) run(ctx, commitCtx context.Context) (err error) {
 
 func (w *writer) add(ctx context.Context, r *kgo.Record) {
 	row := catalog.Row{
-		Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp.UnixMilli(),
+		Partition: r.Partition, Offset: r.Offset, Timestamp: w.storedMillis(r),
 		TimestampType: catalog.TimestampCreate,
 		Key:           r.Key, Value: r.Value,
 		LeaderEpoch: r.LeaderEpoch, ProducerID: r.ProducerID, ProducerEpoch: int32(r.ProducerEpoch),
@@ -435,3 +438,44 @@ func (w *writer) commit(ctx context.Context, done *catalog.PartitionSnapshot) er
 	}
 	return nil
 }
+
+// storedMillis is r's timestamp as the folder stores it: Kafka's, or for a
+// time past catalog.MaxTimestampMillis (a producer's nanoseconds taken for
+// milliseconds), the bound on its side, said once a partition: such a
+// record is kept, and restore refuses it (it cannot produce it either).
+func (w *writer) storedMillis(r *kgo.Record) int64 {
+	ms := recordMillis(r.Timestamp)
+	stored, clamped := catalog.StoredTimestamp(ms)
+	if clamped && !w.farWarned {
+		w.farWarned = true
+		w.d.warn(fmt.Sprintf("topic %s partition %d offset %d: timestamp %d ms is further from 1970 than the folder's timestamp column holds (the year 294,247; a producer's nanoseconds taken for milliseconds?), so it is stored as %d (%s), and so are any others of the partition; the record is kept, and restore refuses it",
+			r.Topic, r.Partition, r.Offset, ms, stored, time.UnixMilli(stored).UTC().Format("2006-01-02")))
+	}
+	return stored
+}
+
+// recordMillis is the timestamp Kafka gave a fetched record, in ms. franz-go
+// makes the record's time.Time as time.Unix(0, ms*1e6), which wraps for a
+// timestamp before 1677-09-21 or after 2262-04-11 (a producer's microseconds
+// taken for milliseconds, year 9999), so UnixMilli of it would store another
+// time (9999-12-31 as 1816-03-30). The nanoseconds kept are ms*1e6 modulo
+// 2^64: ms*15625 modulo 2^58, from which ms is recovered exactly for any
+// timestamp within 2^57 ms (4.5 million years) of 1970.
+func recordMillis(t time.Time) int64 {
+	n := uint64(t.UnixNano())
+	const mask = 1<<58 - 1
+	ms := ((n >> 6) * inv15625) & mask
+	if ms >= 1<<57 {
+		return int64(ms) - 1<<58 // sign-extend the 58 bits
+	}
+	return int64(ms)
+}
+
+// inv15625 is the inverse of 15625 (1e6 / 2^6) modulo 2^64.
+var inv15625 = func() uint64 {
+	x := uint64(15625) // correct to 3 bits (an odd a is its own inverse mod 8); each step doubles them
+	for range 5 {
+		x *= 2 - 15625*x
+	}
+	return x
+}()

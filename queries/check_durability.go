@@ -252,17 +252,34 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	case minRF != nil && minRF.(int64) == 2:
 		weak = append(weak, "replication factor 2 (3 survives one broken machine while another is down)")
 	}
+	// A setting no cut recorded: the cuts could not read the topic's
+	// configs (say why), or were taken before topicsnap recorded it.
+	unreadConfigs, whyUnread := e.configsUnread(o.Topic)
+	if unreadConfigs > 0 {
+		r.Summary.Set("cuts_without_configs", int64(unreadConfigs))
+	}
+	notRecorded := func(key, older string) string {
+		if unreadConfigs > 0 {
+			return fmt.Sprintf("%s not recorded by any cut (%s could not read the topic's configs: %s)", key,
+				plural(int64(unreadConfigs), "cut", "cuts"), whyUnread)
+		}
+		return key + " not recorded by any cut" + older
+	}
+	bothUnread := cuts > 0 && minISR == nil && unclean == nil && unreadConfigs > 0
 	switch {
 	case cuts == 0:
+	case bothUnread:
+		weak = append(weak, notRecorded("min.insync.replicas and unclean.leader.election.enable", ""))
 	case minISR == nil:
-		weak = append(weak, "min.insync.replicas not recorded by any cut")
+		weak = append(weak, notRecorded("min.insync.replicas", ""))
 	case minISR.(int64) <= 1 && unclean != true:
 		weak = append(weak, fmt.Sprintf("min.insync.replicas %d (with acks=all, a write is kept by the leader alone when the others fall behind)", minISR))
 	}
 	switch {
 	case cuts == 0:
+	case bothUnread:
 	case unclean == nil:
-		weak = append(weak, "unclean.leader.election.enable not recorded by any cut (cuts of dumps older than topicsnap's recording of it)")
+		weak = append(weak, notRecorded("unclean.leader.election.enable", " (cuts of dumps older than topicsnap's recording of it)"))
 	case unclean == true && minISR != nil && minISR.(int64) > 1:
 		weak = append(weak, "unclean leader election on")
 	}
@@ -303,6 +320,27 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	}
 	r.Message += cannot
 	return r, nil
+}
+
+// configsUnread is how many cuts of topic could not read its configs
+// (configs_error: no DESCRIBE_CONFIGS), and the newest one's reason.
+func (e *Engine) configsUnread(topic string) (n int, why string) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	var newest *catalog.ClusterSnapshot
+	for _, s := range e.snaps {
+		if s.Topic != topic || s.ConfigsError == "" {
+			continue
+		}
+		n++
+		if newest == nil || s.AsOf.After(newest.AsOf) {
+			newest = s
+		}
+	}
+	if newest != nil {
+		why = newest.ConfigsError
+	}
+	return n, why
 }
 
 // unreadableCuts counts the cluster snapshots of topic the engine's last

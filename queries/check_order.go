@@ -19,8 +19,16 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	d := views(o.Topic)
 	t, _ := e.Topic(o.Topic)
 	d.Parts = sortParts(t.Records)
-	d.Time = `"timestamp"`
+	// The default time is the producer's: a record the broker stamped
+	// (LogAppendTime) is in the log's order by construction, and -1 is no
+	// time at all, so neither is judged (order_keys counts them).
+	d.NoTimestamp = `epoch_ms("timestamp") = -1`
+	if e.opts.Remote != nil {
+		d.NoTimestamp = `unix_millis("timestamp") = -1`
+	}
+	d.Time = `CASE WHEN timestamp_type = 'log_append' OR ` + d.NoTimestamp + ` THEN NULL ELSE "timestamp" END`
 	if o.Time != "" {
+		d.NoTimestamp = "false"
 		var err error
 		if d.Time, err = e.Expr(ctx, "time", o.Time, o.Topic); err != nil {
 			return nil, err
@@ -40,6 +48,11 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	}
 	keys, splitKeys := asInt(kr[0].Get("keys")), asInt(kr[0].Get("split_keys"))
 	noTime, noKey := asInt(kr[0].Get("records_without_time")), asInt(kr[0].Get("records_without_key"))
+	keyed := asInt(kr[0].Get("keyed_records"))
+	var logAppend, noTS int64
+	if o.Time == "" {
+		logAppend, noTS = asInt(kr[0].Get("log_append_records")), asInt(kr[0].Get("no_timestamp_records"))
+	}
 	r := &Report{Summary: NewRow()}
 	for _, x := range rows {
 		ex := NewRow().Set("kind", "out_of_order")
@@ -51,6 +64,9 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		r.Rows = append(r.Rows, *ex)
 	}
 	r.Summary.Set("keys", keys).Set("out_of_order_records", ooo).Set("records_without_time", noTime).Set("records_without_key", noKey)
+	if o.Time == "" {
+		r.Summary.Set("log_append_time_records", logAppend).Set("no_timestamp_records", noTS)
+	}
 	// A partition count change breaks the order of the keys it moves:
 	// their new records are on another partition, which a consumer may
 	// read before the old ones. That is the change, not the producer.
@@ -69,12 +85,24 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	case keys == 0:
 		// Order is per key: without keys there is nothing to judge.
 		r.Status, r.Message = StatusWarn, fmt.Sprintf("no record has a key (%s), so no key's order is judged", plural(noKey, "record with a null key", "records, all with a null key"))
+	case noTime == keyed:
+		// Nothing was compared: no "only moves forward" of nothing.
+		r.Status, r.Message = StatusWarn, fmt.Sprintf("no keyed record has a time to compare, so no key's order is judged (%s)", plural(keyed, "keyed record", "keyed records"))
 	case ooo == 0:
 		r.Status, r.Message = StatusOK, fmt.Sprintf("the time of every one of %d keys only moves forward in offset order", keys)
 	default:
 		r.Status, r.Message = StatusWarn, fmt.Sprintf("%s earlier than the record before them of the same key", plural(ooo, "record is", "records are"))
 	}
-	if noTime > 0 {
+	if logAppend > 0 {
+		r.Status = StatusWarn
+		r.Message += fmt.Sprintf("; %s the broker's time (LogAppendTime), in the log's order whatever the producer did, not judged (--time EXPR takes an event time from the value)",
+			plural(logAppend, "keyed record has", "keyed records have"))
+	}
+	if noTS > 0 {
+		r.Status = StatusWarn
+		r.Message += fmt.Sprintf("; %s no timestamp (-1), not judged", plural(noTS, "keyed record has", "keyed records have"))
+	}
+	if noTime -= logAppend + noTS; noTime > 0 {
 		// A record with no time cannot be placed in time: said, not guessed.
 		r.Status = StatusWarn
 		timeName := o.Time

@@ -71,8 +71,11 @@ func (c *templateCache) lookup(name string) *template.Template {
 type sqlData struct {
 	T, All                        string
 	ID, By, Expr, Time, EventTime string
-	Match, Where, Expected        string
-	Args                          []string // a remote dialect's literals of $1, $2...
+	// NoTimestamp: the dialect's test of a record timestamp of -1
+	// (Kafka's "no timestamp"), for order_keys.sql.
+	NoTimestamp            string
+	Match, Where, Expected string
+	Args                   []string // a remote dialect's literals of $1, $2...
 	// RowID: ID is the default id of duplicates, the key and value bytes
 	// together (a row of two BLOBs), which a dialect may show its own way.
 	RowID bool

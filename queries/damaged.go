@@ -59,6 +59,9 @@ func (e *DamagedError) Error() string {
 		b.WriteString(" " + e.File)
 	}
 	b.WriteString(": " + e.Msg)
+	if e.notUTF8() {
+		b.WriteString(" (a string column holds bytes that are not UTF-8: damage, or a record header key a client wrote as such bytes, which Kafka takes)")
+	}
 	if e.File == "" {
 		b.WriteString(" (DuckDB does not say which file: catalog verify names it)")
 	}
@@ -67,7 +70,21 @@ func (e *DamagedError) Error() string {
 
 func (e *DamagedError) Unwrap() []error     { return []error{ErrDamagedData, e.Err} }
 func (e *DamagedError) ExitCode() exit.Code { return exit.BadFolder }
-func (e *DamagedError) Hint() string        { return ErrDamagedData.Hint() }
+func (e *DamagedError) Hint() string {
+	if e.notUTF8() {
+		return "topicsnap catalog verify --dir DIR: a file it names is damaged (put it back from a backup, or remove its partition folder and dump the partition again while Kafka still has its offsets); " +
+			"if it finds every file intact, a record header key is not UTF-8: every record is there and restore produces its exact bytes; query the topic without its header keys (SELECT * EXCLUDE (headers) FROM …)"
+	}
+	return ErrDamagedData.Hint()
+}
+
+// notUTF8 reports whether DuckDB refused a string that is not UTF-8: a
+// page's bit rot, or a header key as Kafka took it (Kafka keeps a header
+// key's bytes; the Java client writes UTF-8, other clients any bytes), which
+// catalog verify finds intact.
+func (e *DamagedError) notUTF8() bool {
+	return strings.Contains(e.Msg, "Invalid string encoding found in Parquet file")
+}
 
 // isDamagedData reports whether err's message is DuckDB's of a Parquet
 // file it could not read.

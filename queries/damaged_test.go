@@ -309,3 +309,59 @@ func TestFooterCacheSkipsOnlyWhatDecoded(t *testing.T) {
 		t.Fatalf("partition 3's footer damaged since the last open: %q", p)
 	}
 }
+
+// TestHeaderKeyNotUTF8: Kafka keeps a record header key's bytes, and a
+// client other than Java's may write any; the dump keeps them exactly, and
+// DuckDB refuses such a key as a string. The error said "damaged data file"
+// with the hint to remove the partition folder and dump it again, of a file
+// catalog verify finds intact (whose records Kafka may no longer have). It
+// says what it may be, and how to read the topic: without the header keys.
+func TestHeaderKeyNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := string([]byte{0xff, 0xc3, 0x28})
+	rows := []catalog.Row{
+		{Partition: 0, Offset: 0, Timestamp: 1, TimestampType: catalog.TimestampCreate, Key: []byte("a"), Value: []byte("1"), Headers: []catalog.Header{{Key: "ok", Value: []byte("x")}}},
+		{Partition: 0, Offset: 1, Timestamp: 2, TimestampType: catalog.TimestampCreate, Key: []byte("b"), Value: []byte("2"), Headers: []catalog.Header{{Key: bad, Value: []byte{0xff}}}},
+	}
+	writePartition(t, d, "hdr", 0, "s1", 2, rows)
+	ctx := t.Context()
+	e, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	query := func(q string) (n int, err error) {
+		rs, err := e.Query(ctx, q)
+		if err != nil {
+			return 0, err
+		}
+		defer rs.Close()
+		for rs.Next() {
+			n++
+		}
+		return n, rs.Err()
+	}
+	_, err = query(`SELECT headers FROM hdr`)
+	code, hint := exit.Of(err)
+	if err == nil || code != exit.BadFolder || !strings.Contains(err.Error(), "header key") ||
+		!strings.Contains(hint, "EXCLUDE (headers)") || !strings.Contains(hint, "if it finds every file intact") {
+		t.Fatalf("a header key not UTF-8: exit %d, hint %q: %v", code, hint, err)
+	}
+	// The way the hint gives reads every record.
+	if n, err := query(`SELECT * EXCLUDE (headers) FROM hdr`); err != nil || n != 2 {
+		t.Fatalf("SELECT * EXCLUDE (headers): %d rows, %v", n, err)
+	}
+	// And the stored key is the exact bytes, for restore.
+	ms, err := d.Manifests(ctx, "hdr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := catalog.ReadDataFile(d.FilePath(ms[0].TP(), ms[0].Files[0].Name))
+	if err != nil || len(got) != 2 || got[1].Headers[0].Key != bad {
+		t.Fatalf("stored header key: %v, %v", got, err)
+	}
+}

@@ -192,6 +192,12 @@ func TestGoldenDurability(t *testing.T) {
 	if r := got["elected"]; r != nil && r.Rows[0].Get("leader_changes") != int64(2) {
 		t.Errorf("elected: leader_changes %v, want 2 (epochs 4 to 6)", r.Rows[0].Get("leader_changes"))
 	}
+	// Settings no cut recorded because the cuts could not read the configs
+	// are said so, with the cut's reason, not as cuts of older dumps.
+	if r := got["noconfigs"]; r != nil && (!strings.Contains(r.Message, "min.insync.replicas and unclean.leader.election.enable not recorded by any cut (1 cut could not read the topic's configs: topicsnap may not read the configs of topic noconfigs (DESCRIBE_CONFIGS))") ||
+		strings.Contains(r.Message, "older than") || r.Summary.Get("cuts_without_configs") != int64(1)) {
+		t.Errorf("noconfigs does not say its cut could not read the configs (cuts_without_configs %v): %s", r.Summary.Get("cuts_without_configs"), r.Message)
+	}
 	if r := got["empty-rf1"]; r != nil && !strings.Contains(r.Message, "no records") {
 		t.Errorf("empty-rf1 does not say it holds no records: %s", r.Message)
 	}

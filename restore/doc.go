@@ -20,7 +20,9 @@
 //   - limits.go: the target's max.message.bytes and timestamp window: the
 //     producers' batch limit, the window a new target is created with, and
 //     the read of every planned record before anything is produced that
-//     refuses a target that would refuse one (LimitError, exit 12);
+//     refuses a target that would refuse one (LimitError, exit 12), and a
+//     record whose timestamp franz-go's producer cannot write (before 1677,
+//     after 2262: it counts time in int64 nanoseconds);
 //   - plan.go: each partition's source range (the committed progress,
 //     --from, --until, the stored end) and the sharing out of partitions
 //     between the producers; a dry run (Options.DryRun) scans the plan and

@@ -29,7 +29,24 @@ const (
 	cfgTSAfter         = "message.timestamp.after.max.ms"
 	// cfgCleanupPolicy: a compacted topic refuses a record without a key.
 	cfgCleanupPolicy = "cleanup.policy"
+	// limProducerTime is no config of the target: a timestamp topicsnap's
+	// producer cannot write (minProducibleMs, maxProducibleMs). It sorts
+	// before the configs, since no setting takes such a record.
+	limProducerTime = "(producer timestamp range)"
 )
+
+// The timestamps (ms) franz-go's producer writes as they are: it counts a
+// record's time in int64 nanoseconds (time.Time.UnixNano), which wraps
+// before 1677-09-21 and after 2262-04-11, so a record of such a time (Kafka
+// takes any int64) would be produced with another one.
+const (
+	minProducibleMs = math.MinInt64 / 1_000_000
+	maxProducibleMs = math.MaxInt64 / 1_000_000
+)
+
+// producible reports whether topicsnap's producer writes timestamp ts (ms)
+// as it is.
+func producible(ts int64) bool { return ts >= minProducibleMs && ts <= maxProducibleMs }
 
 // Kafka's defaults of them (Kafka 4: after.max.ms is one hour; before it
 // was unbounded), for a target whose configs could not be read.
@@ -128,7 +145,12 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	var what string
-	if e.Config == cfgCleanupPolicy {
+	why := "so the broker would refuse it"
+	if e.Config == limProducerTime {
+		what = fmt.Sprintf("its record at partition %d offset %d has timestamp %s (%d ms), which topicsnap's Kafka client cannot produce: it writes timestamps from %s to %s only (it counts time in 64-bit nanoseconds)",
+			e.Partition, e.Offset, units.Time(time.UnixMilli(e.Timestamp)), e.Timestamp, units.Time(time.UnixMilli(minProducibleMs)), units.Time(time.UnixMilli(maxProducibleMs)))
+		why = "so the record would be restored with another timestamp"
+	} else if e.Config == cfgCleanupPolicy {
 		what = fmt.Sprintf("its record at partition %d offset %d has no key (null), and topic %s is compacted (%s=%s), which takes only records with a key",
 			e.Partition, e.Offset, e.Target, e.Config, e.Policy)
 	} else if e.Config == cfgMaxMessageBytes {
@@ -146,7 +168,7 @@ func (e *LimitError) Error() string {
 	if e.Count > 1 {
 		more = fmt.Sprintf(" (%d records in all)", e.Count)
 	}
-	return fmt.Sprintf("%v: %s%s, so the broker would refuse it; nothing was produced", ErrTarget, what, more)
+	return fmt.Sprintf("%v: %s%s, %s; nothing was produced", ErrTarget, what, more, why)
 }
 
 func (e *LimitError) Unwrap() error { return ErrTarget }
@@ -157,6 +179,10 @@ func (e *LimitError) ExitCode() exit.Code { return exit.Target }
 // Hint is the config to set, at the value every record of the restore
 // needs.
 func (e *LimitError) Hint() string {
+	if e.Config == limProducerTime {
+		return fmt.Sprintf("no setting of topic %s takes it: restore the records around it, e.g. --partitions %d --until %d, then --from %d (and the other partitions with --partitions), and produce that record with a client that writes any 64-bit timestamp (the Java producer)",
+			shell.Quote(e.Target), e.Partition, e.Offset, e.Offset+1)
+	}
 	if e.Config == cfgCleanupPolicy {
 		if e.Created {
 			return fmt.Sprintf("create topic %[1]s yourself with cleanup.policy=delete (kafka-topics.sh --bootstrap-server HOST:PORT --create --topic %[1]s --partitions N --config cleanup.policy=delete), then restore into it; the source's records without a key cannot be in a compacted topic",
@@ -246,15 +272,15 @@ func widenWindow(src *source, configs map[string]*string, eff *limits, warn func
 // restore with a *LimitError when the target would refuse one of them.
 // The scan is the produce's own (scanPlan), two partitions at a time.
 func checkLimits(ctx context.Context, dir *catalog.Dir, plans []*plan, to string, l limits, created, count bool) error {
-	if !l.known && l.policy == "" && !count {
-		return nil // nothing to check, nothing to count
-	}
 	now := time.Now().UnixMilli()
 	if !count {
 		// Only the plans with a file whose manifest entry cannot vouch for
 		// its records (fileFits) are read: a snapshot written since the
 		// entries say their largest record is read once, to produce.
 		plans = slices.DeleteFunc(slices.Clone(plans), func(pl *plan) bool { return planFits(pl, l, now) })
+		if len(plans) == 0 {
+			return nil // nothing to check
+		}
 	}
 	var mu sync.Mutex
 	var errs []*LimitError
@@ -291,6 +317,12 @@ func checkLimits(ctx context.Context, dir *catalog.Dir, plans []*plan, to string
 							e.Config, e.Policy = cfgCleanupPolicy, l.policy
 							refuse(e)
 						}
+						ts := r.Timestamp.UnixMilli() // scanPlan's time.UnixMilli(row) keeps any ms
+						if !producible(ts) {
+							te := e
+							te.Config, te.Timestamp = limProducerTime, ts
+							refuse(te)
+						}
 						if !l.known {
 							continue
 						}
@@ -298,8 +330,7 @@ func checkLimits(ctx context.Context, dir *catalog.Dir, plans []*plan, to string
 							e.Config, e.Size, e.Value, e.Need = cfgMaxMessageBytes, n, l.maxMessageBytes, n
 							refuse(e)
 						}
-						ts := r.Timestamp.UnixMilli()
-						if ts == -1 {
+						if ts == -1 || !producible(ts) {
 							continue
 						}
 						if b, a := tsNeed(ts, ts, now); b > l.before {
@@ -368,8 +399,14 @@ func fileFits(f catalog.FileEntry, l limits, now int64) bool {
 	if f.Records == f.ControlRecords {
 		return true // markers only: none is produced
 	}
+	if !producible(f.MinTimestamp) || !producible(f.MaxTimestamp) {
+		return false // its record the producer cannot write is named
+	}
 	if l.policy != "" {
 		return false // no entry says whether its records all have a key
+	}
+	if !l.known {
+		return f.MaxRecordBytes > 0 // an entry that old may lack its times too
 	}
 	if f.MaxRecordBytes <= 0 || f.MaxRecordBytes+recordOverhead > l.maxMessageBytes {
 		return false

@@ -178,6 +178,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		return err
 	}
 	s := newSink(dir, id, m, opts.FileRows, opts.FileBytes, sum)
+	s.warn = opts.Warn
 	defer func() {
 		if err != nil {
 			s.abort()

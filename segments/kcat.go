@@ -173,6 +173,7 @@ func (w *kcatWriter) add(ctx context.Context, row catalog.Row, lineStart, pos in
 			return err
 		}
 		p = &kcatPart{s: newSink(w.dir, w.id, m, w.o.FileRows, w.o.FileBytes, w.sum), lock: lock, from: m.NextOffset, first: -1}
+		p.s.warn = w.o.Warn
 		p.s.source, p.s.srcFrom = w.opts.File, lineStart
 		w.parts[row.Partition] = p
 	}

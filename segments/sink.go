@@ -32,6 +32,11 @@ type sink struct {
 	lostBudget        int
 	unrecorded        int64 // compacted offsets past the manifest's bound of lost ranges
 	unrecordedRanges  int64
+
+	// warn, if set, is told of the first timestamp past what a data file
+	// holds (catalog.StoredTimestamp).
+	warn      func(string)
+	farWarned bool
 }
 
 const sinkBatchRows = 4096
@@ -82,6 +87,13 @@ func (s *sink) lose(kind, reason string, from, to int64) {
 func (s *sink) add(ctx context.Context, r catalog.Row, until int64) error {
 	if r.Offset < s.next {
 		return fmt.Errorf("offset %d after %d: out of order", r.Offset, s.next-1)
+	}
+	var clamped bool
+	ts := r.Timestamp
+	if r.Timestamp, clamped = catalog.StoredTimestamp(ts); clamped && !s.farWarned && s.warn != nil {
+		s.farWarned = true
+		s.warn(fmt.Sprintf("topic %s partition %d offset %d: timestamp %d ms is further from 1970 than the folder's timestamp column holds (the year 294,247; a producer's nanoseconds taken for milliseconds?), so it is stored as %d, and so are any others of the partition; the record is kept, and restore refuses it",
+			s.m.Topic, s.m.Partition, r.Offset, ts, r.Timestamp))
 	}
 	s.batch = append(s.batch, r)
 	s.next = r.Offset + 1

@@ -102,12 +102,15 @@ func (a *app) lsCmd() *cobra.Command {
 				return nil
 			}
 			// Data records and their times: from the manifests, except for
-			// files with markers or open transactions, read with DuckDB.
+			// files with markers or open transactions, read with DuckDB, and
+			// files whose oldest time is a record's -1 (Kafka's "no
+			// timestamp") with times beside it: the entry cannot say the
+			// oldest time.
 			data := map[catalog.TopicPartition]queries.PartitionRecords{}
 			var withTxn []string
 			for _, m := range all {
 				for _, f := range m.Files {
-					if f.ControlRecords > 0 || f.OpenTxnRecords > 0 {
+					if f.ControlRecords > 0 || f.OpenTxnRecords > 0 || (f.MinTimestamp == -1 && f.MaxTimestamp != -1) {
 						if !slices.Contains(withTxn, m.Topic) {
 							withTxn = append(withTxn, m.Topic)
 						}

@@ -220,3 +220,41 @@ func TestLsTimesBefore1970(t *testing.T) {
 		}
 	}
 }
+
+// TestLsFirstTimeIsNotNoTimestamp: a partition holding a record without a
+// timestamp (-1) beside records with one showed "-1 (none)" as its first
+// data time (the manifest's oldest is that -1); the first data time is the
+// oldest record time, and "-1 (none)" is only a partition whose records
+// all have none.
+func TestLsFirstTimeIsNotNoTimestamp(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).UnixMilli()
+	for p, ts := range [][]int64{{base, -1, base + 1000}, {-1, -1}} {
+		var rows []catalog.Row
+		for i, v := range ts {
+			rows = append(rows, catalog.Row{Partition: int32(p), Offset: int64(i), Timestamp: v, TimestampType: catalog.TimestampCreate, Value: []byte("v")})
+		}
+		tp := catalog.TopicPartition{Topic: "t", Partition: int32(p)}
+		fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: "t", Partition: int32(p), NextOffset: int64(len(ts)), Files: []catalog.FileEntry{fe}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errs := cli(t, "ls", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("ls: %d %s", code, errs)
+	}
+	for p, want := range [][2]string{{"2026-03-01 12:00:00Z", "2026-03-01 12:00:01Z"}, {"-1 (none)", "-1 (none)"}} {
+		row := lsRow(t, out, "t", p)
+		if row["FIRST DATA TIME"] != want[0] || row["LAST DATA TIME"] != want[1] || row["DATA RECORDS"] != fmt.Sprint(3-p) {
+			t.Errorf("partition %d: first %q last %q records %q, want %q %q:\n%s", p, row["FIRST DATA TIME"], row["LAST DATA TIME"], row["DATA RECORDS"], want[0], want[1], out)
+		}
+	}
+}

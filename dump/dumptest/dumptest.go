@@ -6,17 +6,21 @@ package dumptest
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/crc32"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	"fmt"
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Brokers returns the seed brokers of the cluster under test.
@@ -191,4 +195,70 @@ func ReadAllRows(t testing.TB, dir string, topic string) map[int32][]catalog.Row
 		}
 	}
 	return out
+}
+
+// ProduceTimestamps produces one record batch to topic's partition with a
+// record of each timestamp (ms) in ts, key "ts<ms>", value "v", written as
+// a Produce request of its own: franz-go's producer counts a record's time
+// in int64 nanoseconds, so it cannot write a timestamp before 1677 or after
+// 2262, which Kafka takes (with message.timestamp.after.max.ms set so).
+func ProduceTimestamps(t testing.TB, brokers []string, topic string, partition int32, ts []int64) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	td, err := kadm.NewClient(cl).ListTopics(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recs []byte
+	maxTS := ts[0]
+	for i, v := range ts {
+		maxTS = max(maxTS, v)
+		key := fmt.Appendf(nil, "ts%d", v)
+		body := []byte{0} // attributes
+		body = binary.AppendVarint(body, v-ts[0])
+		body = binary.AppendVarint(body, int64(i))
+		body = binary.AppendVarint(body, int64(len(key)))
+		body = append(body, key...)
+		body = binary.AppendVarint(body, 1)
+		body = append(body, 'v')
+		body = binary.AppendVarint(body, 0) // no headers
+		recs = binary.AppendVarint(recs, int64(len(body)))
+		recs = append(recs, body...)
+	}
+	rb := kmsg.RecordBatch{Magic: 2, LastOffsetDelta: int32(len(ts) - 1), FirstTimestamp: ts[0], MaxTimestamp: maxTS,
+		ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: int32(len(ts)), Records: recs}
+	rb.Length = int32(49 + len(recs)) // the batch after its length field
+	batch := rb.AppendTo(nil)
+	binary.BigEndian.PutUint32(batch[17:21], crc32.Checksum(batch[21:], crc32.MakeTable(crc32.Castagnoli)))
+	for {
+		req := kmsg.NewPtrProduceRequest()
+		req.Acks, req.TimeoutMillis = -1, 10000
+		rt := kmsg.NewProduceRequestTopic()
+		rt.Topic, rt.TopicID = topic, td[topic].ID
+		rp := kmsg.NewProduceRequestTopicPartition()
+		rp.Partition, rp.Records = partition, batch
+		rt.Partitions = append(rt.Partitions, rp)
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, cl)
+		if err != nil {
+			t.Fatalf("produce to %s: %v", topic, err)
+		}
+		err = kerr.ErrorForCode(resp.Topics[0].Partitions[0].ErrorCode)
+		if err == nil {
+			return
+		}
+		if !kerr.IsRetriable(err) || ctx.Err() != nil {
+			t.Fatalf("produce to %s: %v", topic, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(100 * time.Millisecond): // the broker's metadata catching up
+		}
+	}
 }

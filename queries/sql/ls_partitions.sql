@@ -2,14 +2,15 @@
 -- summary: per partition, what `topicsnap ls` shows of a topic whose files
 --          hold transaction markers or records of open transactions: data
 --          records (committed, no markers, no aborted records), markers,
---          aborted records, and the first and last data record's time.
+--          aborted records, and the first and last data record's time
+--          (a record's -1 is Kafka's "no timestamp", not a time: left out).
 -- params: none; the view is All.
 SELECT "partition",
        count(*) FILTER (WHERE NOT is_control AND NOT aborted) AS records,
        count(*) FILTER (WHERE is_control) AS markers,
        count(*) FILTER (WHERE aborted AND NOT is_control) AS aborted,
-       epoch_ms(min("timestamp") FILTER (WHERE NOT is_control AND NOT aborted)) AS first_ms,
-       epoch_ms(max("timestamp") FILTER (WHERE NOT is_control AND NOT aborted)) AS last_ms
+       epoch_ms(min("timestamp") FILTER (WHERE NOT is_control AND NOT aborted AND epoch_ms("timestamp") <> -1)) AS first_ms,
+       epoch_ms(max("timestamp") FILTER (WHERE NOT is_control AND NOT aborted AND epoch_ms("timestamp") <> -1)) AS last_ms
 FROM {{.All}}
 GROUP BY 1
 ORDER BY 1
