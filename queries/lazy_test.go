@@ -178,18 +178,19 @@ func TestFailedRefreshKeepsTheLastCatalog(t *testing.T) {
 	if len(files) != 1 {
 		t.Fatalf("files %v", files)
 	}
-	// Parquet with topicsnap's columns, but not a data file of its (the
-	// value an INTEGER, the time a VARCHAR): the views cannot be made over
-	// it. (A file of another size than its manifest's, one that is not
-	// Parquet, or one without a column the views name costs its partition
-	// before DuckDB sees it: catalog's checkFiles, queries'
-	// checkContents.)
+	// Parquet with the six columns catalog.CheckColumns requires, of
+	// their types, but not a data file of topicsnap's (no is_control, which
+	// the views read): the views cannot be made over it. (A file of
+	// another size than its manifest's, one that is not Parquet, one
+	// without one of those six columns or with a column of a type the
+	// views cannot read costs its partition before DuckDB sees it:
+	// catalog's checkFiles, queries' checkContents.)
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, `COPY (SELECT 0::INTEGER AS "partition", 0::BIGINT AS "offset", 'x' AS "timestamp", NULL::BLOB AS "key", 1 AS "value", []::STRUCT("key" VARCHAR, "value" BLOB)[] AS headers) TO `+quoteString(files[0])+" (FORMAT parquet)"); err != nil {
+	if _, err := db.ExecContext(ctx, `COPY (SELECT 0::INTEGER AS "partition", 0::BIGINT AS "offset", TIMESTAMPTZ '2023-11-14 22:13:20Z' AS "timestamp", NULL::BLOB AS "key", '\x01'::BLOB AS "value", []::STRUCT("key" VARCHAR, "value" BLOB)[] AS headers) TO `+quoteString(files[0])+" (FORMAT parquet)"); err != nil {
 		t.Fatal(err)
 	}
 	st, err := os.Stat(files[0])
