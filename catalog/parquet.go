@@ -169,24 +169,19 @@ func checkDataFile(path string, fe FileEntry) error {
 }
 
 // CheckColumns says whether a data file's schema has the columns every
-// reader of topicsnap's files names (partition, offset, timestamp, key,
-// value, headers), each of topicsnap's columns it has of a type its views
-// read (ColumnReads): a valid Parquet file without one, or with one of
-// another type (written by another tool, or rewritten), would fail every
-// query of its topic's views with a binder or conversion error. A column
-// of another width of signed integer where nothing is lost (a partition
-// of INT64, as DuckDB may rewrite it) still reads; verify's comparison
-// (checkParquet) is stricter.
+// reader of topicsnap's files names (viewColumns: every column a data file
+// of topicsnap's has had since the first), each of topicsnap's columns it
+// has of a type its views read (ColumnReads): a valid Parquet file without
+// one, or with one of another type (written by another tool, or
+// rewritten), would fail every query of its topic's views with a binder or
+// conversion error, or the open of the whole folder. A column of another
+// width of signed integer where nothing is lost (a partition of INT64, as
+// DuckDB may rewrite it) still reads; verify's comparison (checkParquet)
+// is stricter. The decoded columns (value_decoded, key_decoded, ...) came
+// later: a file may lack them, and the views read such files by name.
 func CheckColumns(s *parquet.Schema) error {
-	for _, name := range []string{"partition", "offset", "timestamp", "key", "value", "headers"} {
-		if _, ok := s.Lookup(name, "list", "element", "key"); ok && name == "headers" {
-			continue
-		}
-		leaf, ok := s.Lookup(name)
-		if !ok {
-			return fmt.Errorf("not a topicsnap file: no column %q", name)
-		}
-		if name == "headers" {
+	if _, ok := s.Lookup("headers", "list", "element", "key"); !ok {
+		if leaf, ok := s.Lookup("headers"); ok {
 			return fmt.Errorf("not a topicsnap file: column \"headers\" is %s, where topicsnap's views read a list of (key VARCHAR, value BLOB) (%s)", sqlTypeName(leaf.Node.Type()), retypedFix)
 		}
 	}
@@ -200,8 +195,23 @@ func CheckColumns(s *parquet.Schema) error {
 			return fmt.Errorf("not a topicsnap file: column %q is %s, where topicsnap's views read %s (%s)", strings.Join(path, "."), sqlTypeName(got.Node.Type()), sqlTypeName(want.Node.Type()), retypedFix)
 		}
 	}
+	for _, name := range viewColumns {
+		if _, ok := s.Lookup(name); ok {
+			continue
+		}
+		if _, ok := s.Lookup(name, "list", "element", "key"); ok && name == "headers" {
+			continue
+		}
+		return fmt.Errorf("not a topicsnap file: no column %q", name)
+	}
 	return nil
 }
+
+// viewColumns are the columns of Row every data file of topicsnap's has
+// had (since the first), which the views read from the first file of a
+// topic's list without union_by_name.
+var viewColumns = []string{"partition", "offset", "timestamp", "timestamp_type", "key", "value", "headers",
+	"leader_epoch", "producer_id", "producer_epoch", "is_transactional", "is_control", "control_type", "txn_state", "schema_id"}
 
 // retypedFix is the fix of a data file whose column is of another type.
 const retypedFix = "put topicsnap's file back from a backup, or remove the partition folder and dump the partition again"

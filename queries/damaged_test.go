@@ -156,6 +156,12 @@ func TestDamagedDataFileCostsItsPartition(t *testing.T) {
 		{"footer rewritten in another partition", 3, rewrite(3, badFooter)},
 		{"without the offset column", 0, withoutColumn(0, "offset")},
 		{"without the value column in another partition", 3, withoutColumn(3, "value")},
+		// Columns the views read beyond those six (every file of
+		// topicsnap's has had them): without one, the open of the whole
+		// folder failed with DuckDB's binder error.
+		{"without the is_control column", 0, withoutColumn(0, "is_control")},
+		{"without the txn_state column", 0, withoutColumn(0, "txn_state")},
+		{"without the leader_epoch column in another partition", 3, withoutColumn(3, "leader_epoch")},
 		// Columns of another type (written by another tool): each failed
 		// every check of the topic with DuckDB's conversion or binder
 		// error, whichever file of the topic's list it is.

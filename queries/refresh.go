@@ -412,6 +412,11 @@ func (e *Engine) apply(ctx context.Context, v string, tv map[string]string, cat 
 	return nil
 }
 
+// buildFault, when set, fails every build of views: the tests' way to
+// fail a refresh after it read the catalog (a data file DuckDB cannot
+// read, which once did, now costs its partition before DuckDB sees it).
+var buildFault error
+
 // ensure builds what w names and is not built yet, on conn (the query's
 // own connection: a pool of one must not wait for a second).
 func (e *Engine) ensure(ctx context.Context, conn *sql.Conn, w want) error {
@@ -569,6 +574,9 @@ func (e *Engine) wantsLog(w want) bool {
 // buildTx creates, in tx, the catalog tables and topic views w names that
 // are not built yet. e.mu is held.
 func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
+	if buildFault != nil {
+		return buildFault
+	}
 	if e.opts.Lazy && (w.all || w.names[stateMacros]) && !e.built[stateMacros] {
 		// An eager engine made them at Open (setup).
 		if err := createStateMacros(ctx, tx); err != nil {
