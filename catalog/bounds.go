@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"strings"
@@ -189,6 +190,9 @@ func ParseSnapshot(rel string, b []byte) (*ClusterSnapshot, error) {
 	if err := dec.Decode(&s); err != nil {
 		return nil, bad("not JSON: %v", err)
 	}
+	if err := trailingJSON(dec); err != nil {
+		return nil, bad("%v", err)
+	}
 	if s.FormatVersion > FormatVersion {
 		return nil, &SnapshotError{Rel: rel, Err: fmt.Errorf("%w: format version %d, this build reads up to %d", ErrNewerFormat, s.FormatVersion, FormatVersion)}
 	}
@@ -271,6 +275,11 @@ func (m *Manifest) validate() error {
 	case len(m.Lost) > MaxLostRanges:
 		return fmt.Errorf("%d lost ranges, more than the %d a manifest may list (a dump that keeps losing offsets to retention: start a new snapshot folder)", len(m.Lost), MaxLostRanges)
 	}
+	for i, s := range m.Snapshots {
+		if err := s.validate(i); err != nil {
+			return err
+		}
+	}
 	history := m.History()
 	prev := int64(-1)
 	for i, f := range m.Files {
@@ -340,6 +349,49 @@ func (m *Manifest) validate() error {
 		}
 		prev = l.To
 	}
+	return nil
+}
+
+// trailingJSON says whether dec, having decoded one value, holds more
+// than white space after it: a file of two objects (one appended to
+// another, a write interleaved with another) is not what any topicsnap
+// wrote, and which object holds the truth is not known.
+func trailingJSON(dec *json.Decoder) error {
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("more JSON after its object (two objects, or text appended to one)")
+	}
+	return nil
+}
+
+// validate checks one cut entry (the i-th of its manifest's list): an id
+// of a cut's shape, offsets of a partition, 0 or more (-1, Kafka's
+// "unknown", only in an import's entry: no broker said them; a dump's
+// entry holds what the broker answered, or the dump failed), from <=
+// until, all within MaxCutOffset.
+func (s PartitionSnapshot) validate(i int) error {
+	if !ValidSnapshotID(s.ID) {
+		return fmt.Errorf("%w: snapshot %d has id %.100q (want 1 to %d letters, digits, '.', '_' or '-')", ErrBadName, i, s.ID, MaxSnapshotIDLen)
+	}
+	least := int64(0)
+	if s.Imported != "" {
+		least = -1
+	}
+	for _, o := range []struct {
+		name string
+		v    int64
+		min  int64
+	}{{"log start offset", s.LogStart, least}, {"high watermark", s.HighWatermark, least}, {"last stable offset", s.LastStable, least}, {"from", s.From, 0}, {"until", s.Until, 0}} {
+		if o.v < o.min || o.v > MaxCutOffset {
+			return fmt.Errorf("snapshot %s has %s %d (want %d to %d)", s.ID, o.name, o.v, o.min, int64(MaxCutOffset))
+		}
+	}
+	if s.Until < s.From {
+		return fmt.Errorf("snapshot %s dumped from %d until %d (want from <= until)", s.ID, s.From, s.Until)
+	}
+	// Not compared with one another: a dump lists the log start, the end
+	// and the last stable offset in three requests, and a log truncated
+	// (an unclean leader election) or appended to between them moves one
+	// past another.
 	return nil
 }
 

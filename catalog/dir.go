@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -231,7 +232,16 @@ func (d *Dir) open(ctx context.Context) (version int, err error) {
 		return 0, fmt.Errorf("%s has format version %d, this build reads up to %d: %w",
 			d.Path, fi.FormatVersion, FolderFormatVersion, ErrNewerFormat)
 	}
-	return max(fi.FormatVersion, 1), nil
+	if fi.FormatVersion < 1 {
+		// No topicsnap wrote a version below 1, or none ({}, null): a
+		// file that only looks like the folder's, its layout unknown.
+		detail := fmt.Sprintf("format_version %d, where topicsnap writes 1 or more", fi.FormatVersion)
+		if !bytes.Contains(b, []byte(`"format_version"`)) {
+			detail = "no format_version"
+		}
+		return 0, &FolderFileError{Path: st.Where(folderFile), Detail: detail}
+	}
+	return fi.FormatVersion, nil
 }
 
 // CheckCreate tells, without writing anything, whether Create(path) could

@@ -176,6 +176,9 @@ func parseManifest(path string, b []byte) (*Manifest, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, &ManifestError{Path: path, Err: ErrBadManifest, Detail: err.Error()}
 	}
+	if err := trailingJSON(dec); err != nil {
+		return nil, &ManifestError{Path: path, Err: fmt.Errorf("%w: %w", ErrBadManifest, err), Detail: err.Error()}
+	}
 	if m.FormatVersion > FormatVersion {
 		return nil, &ManifestError{Path: path, Err: ErrNewerFormat,
 			Detail: fmt.Sprintf("format version %d, this build reads up to %d", m.FormatVersion, FormatVersion)}

@@ -59,6 +59,13 @@ func lostRange(from, to int64) map[string]any {
 	return map[string]any{"kind": LostBetween, "from": from, "to": to}
 }
 
+// cutEntry is a manifest's entry of cut id: log start, high watermark
+// (its last stable offset), dumped from the log start until it.
+func cutEntry(id string, logStart, hw int64) map[string]any {
+	return map[string]any{"id": id, "as_of": "2026-07-16T12:00:00Z", "log_start_offset": logStart, "high_watermark": hw,
+		"last_stable_offset": hw, "from": logStart, "until": max(hw, logStart), "complete": true}
+}
+
 func fileEntry(name string, first, last, records int64) map[string]any {
 	return map[string]any{"name": name, "first_offset": first, "last_offset": last, "records": records, "bytes": 100}
 }
@@ -230,6 +237,31 @@ func damages() []damage {
 			m["superseded"] = []any{f}
 			m["rewrites"] = []any{rewrite(RewriteTruncated, 6, 9, 6, 1)}
 		}), nil},
+		// Two objects (one appended to another): which holds the truth is
+		// not known; the first was taken and the rest ignored.
+		{"more JSON after its object", func(t *testing.T, path string) {
+			b := mustJSON(t, goodManifest(TopicPartition{"orders", 1}))
+			os.WriteFile(path, append(append(b, '\n'), b...), 0o644)
+		}, nil},
+		{"text after its object", func(t *testing.T, path string) {
+			os.WriteFile(path, append(mustJSON(t, goodManifest(TopicPartition{"orders", 1})), "garbage"...), 0o644)
+		}, nil},
+		// The per-cut entries: an id checks and the catalog join with the
+		// cuts, the offsets the checks subtract.
+		{"cut entry with id ../x", asManifest(func(m map[string]any) { m["snapshots"] = []any{cutEntry("../x", 0, 10)} }), ErrBadName},
+		{"cut entry without an id", asManifest(func(m map[string]any) { m["snapshots"] = []any{cutEntry("", 0, 10)} }), ErrBadName},
+		{"cut entry with a high watermark of -1", asManifest(func(m map[string]any) { m["snapshots"] = []any{cutEntry("s1", 0, -1)} }), nil},
+		{"cut entry with a log start of -5", asManifest(func(m map[string]any) {
+			c := cutEntry("s1", 0, 10)
+			c["log_start_offset"] = -5
+			m["snapshots"] = []any{c}
+		}), nil},
+		{"cut entry with a high watermark of 2^63-1", asManifest(func(m map[string]any) { m["snapshots"] = []any{cutEntry("s1", 0, math.MaxInt64)} }), nil},
+		{"cut entry dumped from after until", asManifest(func(m map[string]any) {
+			c := cutEntry("s1", 0, 10)
+			c["from"], c["until"] = 8, 3
+			m["snapshots"] = []any{c}
+		}), nil},
 		{"superseded file named like a current one", asManifest(func(m map[string]any) {
 			m["files"] = []any{fileEntry(FileName(0, 9), 0, 9, 10)}
 			m["superseded"] = []any{fileEntry(FileName(0, 9), 0, 9, 10)}
@@ -392,6 +424,7 @@ func TestDamagedSnapshotCorpus(t *testing.T) {
 			os.WriteFile(p, mustJSON(t, ClusterSnapshot{FormatVersion: 1, ID: "x", Topic: "../x"}), 0o644)
 		}, ErrBadName},
 		{"invalid JSON", "x.json", func(t *testing.T, p string) { os.WriteFile(p, []byte(`{"id":`), 0o644) }, nil},
+		{"more JSON after its object", "x.json", func(t *testing.T, p string) { os.WriteFile(p, append(snap("x"), snap("x")...), 0o644) }, nil},
 		{"newer format", "x.json", func(t *testing.T, p string) {
 			os.WriteFile(p, mustJSON(t, ClusterSnapshot{FormatVersion: FormatVersion + 1, ID: "x", Topic: "orders"}), 0o644)
 		}, ErrNewerFormat},
@@ -819,7 +852,7 @@ func TestVerifyNamesAColumnOfAnotherType(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := checkParquet(bytes.NewReader(buf.Bytes()), int64(buf.Len()), FileEntry{Records: 2})
-	if err == nil || !strings.Contains(err.Error(), `column "value" is INT32, not BYTE_ARRAY`) {
+	if err == nil || !strings.Contains(err.Error(), `column "value" is INTEGER, where topicsnap's views read BLOB`) {
 		t.Fatalf("a value column of INT32: %v", err)
 	}
 	// A file as the dump writes it still passes.

@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/s2"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
 )
 
@@ -168,20 +169,158 @@ func checkDataFile(path string, fe FileEntry) error {
 }
 
 // CheckColumns says whether a data file's schema has the columns every
-// reader of topicsnap's files names (partition, offset, timestamp, key,
-// value, headers): a valid Parquet file without one (written by another
-// tool, or rewritten) would fail every query of its topic's views with a
-// binder error. Types are verify's to compare (checkParquet): a column of
-// another kind of integer still reads.
+// reader of topicsnap's files names (viewColumns: every column a data file
+// of topicsnap's has had since the first), each of topicsnap's columns it
+// has of a type its views read (ColumnReads): a valid Parquet file without
+// one, or with one of another type (written by another tool, or
+// rewritten), would fail every query of its topic's views with a binder or
+// conversion error, or the open of the whole folder. A column of another
+// width of signed integer where nothing is lost (a partition of INT64, as
+// DuckDB may rewrite it) still reads; verify's comparison (checkParquet)
+// is stricter. The decoded columns (value_decoded, key_decoded, ...) came
+// later: a file may lack them, and the views read such files by name.
 func CheckColumns(s *parquet.Schema) error {
-	for _, name := range []string{"partition", "offset", "timestamp", "key", "value", "headers"} {
-		if _, ok := s.Lookup(name); !ok {
-			if _, ok := s.Lookup(name, "list", "element", "key"); !ok {
-				return fmt.Errorf("not a topicsnap file: no column %q", name)
-			}
+	if _, ok := s.Lookup("headers", "list", "element", "key"); !ok {
+		if leaf, ok := s.Lookup("headers"); ok {
+			return fmt.Errorf("not a topicsnap file: column \"headers\" is %s, where topicsnap's views read a list of (key VARCHAR, value BLOB) (%s)", sqlTypeName(leaf.Node.Type()), retypedFix)
 		}
 	}
+	for _, path := range schema.Columns() {
+		got, ok := s.Lookup(path...)
+		if !ok {
+			continue
+		}
+		want, _ := schema.Lookup(path...)
+		if !ColumnReads(want.Node.Type(), got.Node.Type()) {
+			return fmt.Errorf("not a topicsnap file: column %q is %s, where topicsnap's views read %s (%s)", strings.Join(path, "."), sqlTypeName(got.Node.Type()), sqlTypeName(want.Node.Type()), retypedFix)
+		}
+	}
+	for _, name := range viewColumns {
+		if _, ok := s.Lookup(name); ok {
+			continue
+		}
+		if _, ok := s.Lookup(name, "list", "element", "key"); ok && name == "headers" {
+			continue
+		}
+		return fmt.Errorf("not a topicsnap file: no column %q", name)
+	}
 	return nil
+}
+
+// viewColumns are the columns of Row every data file of topicsnap's has
+// had (since the first), which the views read from the first file of a
+// topic's list without union_by_name.
+var viewColumns = []string{"partition", "offset", "timestamp", "timestamp_type", "key", "value", "headers",
+	"leader_epoch", "producer_id", "producer_epoch", "is_transactional", "is_control", "control_type", "txn_state", "schema_id"}
+
+// retypedFix is the fix of a data file whose column is of another type.
+const retypedFix = "put topicsnap's file back from a backup, or remove the partition folder and dump the partition again"
+
+// ColumnReads says whether a column of type got reads where topicsnap
+// writes want, whichever file of a topic's list DuckDB takes its types
+// from (the first, its columns cast to them): the same family, where
+// every cast between its members keeps the value. Integers: a signed
+// INT32 or INT64 where topicsnap writes INT32 (partition, epochs, schema
+// ids), only INT64 where it writes INT64 (offset, producer id: an INT32
+// or a VARCHAR would fail, or cut, the other files' offsets). Timestamps:
+// a TIMESTAMP of any unit, with or without time zone, or INT96 (not a
+// BIGINT of milliseconds, a DATE or a VARCHAR). Text: a string (VARCHAR,
+// ENUM, JSON); bytes (key, value, a header's value): BLOB only, a VARCHAR
+// failing decode() and octet_length(). A BOOLEAN is a BOOLEAN.
+func ColumnReads(want, got parquet.Type) bool {
+	switch {
+	case isTimestamp(want):
+		return got.Kind() == parquet.Int96 || got.Kind() == parquet.Int64 && isTimestamp(got)
+	case want.Kind() == parquet.Int32:
+		return (got.Kind() == parquet.Int32 || got.Kind() == parquet.Int64) && plainSignedInt(got)
+	case want.Kind() == parquet.Int64:
+		return got.Kind() == parquet.Int64 && plainSignedInt(got)
+	case want.Kind() == parquet.ByteArray && isString(want):
+		return got.Kind() == parquet.ByteArray && isString(got)
+	case want.Kind() == parquet.ByteArray:
+		return got.Kind() == parquet.ByteArray && got.LogicalType() == nil && got.ConvertedType() == nil
+	default:
+		return got.Kind() == want.Kind()
+	}
+}
+
+func isTimestamp(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil {
+		_, ok := lt.Value.(*format.TimestampType)
+		return ok
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		return *ct == deprecated.TimestampMillis || *ct == deprecated.TimestampMicros
+	}
+	return false
+}
+
+// plainSignedInt: an integer type without annotation, or annotated a
+// signed integer of 32 or 64 bits.
+func plainSignedInt(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil {
+		it, ok := lt.Value.(*format.IntType)
+		return ok && it.IsSigned && it.BitWidth >= 32
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		return *ct == deprecated.Int32 || *ct == deprecated.Int64
+	}
+	return true
+}
+
+func isString(t parquet.Type) bool {
+	if lt := t.LogicalType(); lt != nil {
+		switch lt.Value.(type) {
+		case *format.StringType, *format.EnumType, *format.JsonType:
+			return true
+		}
+		return false
+	}
+	if ct := t.ConvertedType(); ct != nil {
+		return *ct == deprecated.UTF8 || *ct == deprecated.Enum || *ct == deprecated.Json
+	}
+	return false
+}
+
+// sqlTypeName is the name DuckDB gives a Parquet type as it reads it
+// (BIGINT, VARCHAR, TIMESTAMP), for messages.
+func sqlTypeName(t parquet.Type) string {
+	lt := t.LogicalType()
+	switch {
+	case isTimestamp(t) || t.Kind() == parquet.Int96:
+		return "TIMESTAMP"
+	case isString(t):
+		return "VARCHAR"
+	case lt != nil:
+		switch v := lt.Value.(type) {
+		case *format.IntType:
+			name := map[int8]string{8: "TINYINT", 16: "SMALLINT", 32: "INTEGER", 64: "BIGINT"}[v.BitWidth]
+			if !v.IsSigned {
+				name = "U" + name
+			}
+			return name
+		case *format.DateType:
+			return "DATE"
+		case *format.DecimalType:
+			return "DECIMAL"
+		}
+		return lt.String()
+	}
+	switch t.Kind() {
+	case parquet.Boolean:
+		return "BOOLEAN"
+	case parquet.Int32:
+		return "INTEGER"
+	case parquet.Int64:
+		return "BIGINT"
+	case parquet.Float:
+		return "FLOAT"
+	case parquet.Double:
+		return "DOUBLE"
+	case parquet.ByteArray:
+		return "BLOB"
+	}
+	return t.Kind().String()
 }
 
 // checkParquet reads a file's footer (size bytes at r) and compares it

@@ -86,9 +86,6 @@ func TestDivergenceOf(t *testing.T) {
 // keep the old records as superseded, and dump the new ones, never merge
 // them with the old.
 func TestTopicMadeAgain(t *testing.T) {
-	if !realBroker() {
-		t.Skip("TOPICSNAP_TEST_BROKERS not set: kfake does not remake a topic with a new id the way Kafka does")
-	}
 	brokers := testCluster(t)
 	topic := newTopic(t, brokers, 1, nil)
 	p := producer(t, brokers)
@@ -195,9 +192,6 @@ func TestIdle(t *testing.T) {
 // the new topic's records; before, the old partition stayed current and a
 // restore mixed it into the new topic.
 func TestTopicMadeAgainWithFewerPartitions(t *testing.T) {
-	if !realBroker() {
-		t.Skip("TOPICSNAP_TEST_BROKERS not set: kfake does not remake a topic with a new id the way Kafka does")
-	}
 	brokers := testCluster(t)
 	topic := newTopic(t, brokers, 2, nil)
 	p := producer(t, brokers)

@@ -34,6 +34,17 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		return nil, err
 	}
 	rows, members = ofGroup(rows, o.Group), ofGroup(members, o.Group)
+	// A restore's progress group on its target commits source offsets,
+	// not positions in the topic: no consumer's, so no lag (lag_at says
+	// the same in its reason). Named, left out.
+	progress := RestoreProgressGroup(o.Topic)
+	if o.Group == progress {
+		r := &Report{Summary: NewRow(), Status: StatusWarn, Message: restoreProgressSentence(o.Topic) + ": no lag to judge"}
+		r.Summary.Set("groups", int64(0)).Set("restore_progress_groups", int64(1))
+		return r, nil
+	}
+	rows, progressRows := withoutGroup(rows, progress)
+	members, _ = withoutGroup(members, progress)
 	groups := map[string]bool{}
 	var maxRec, skipped int64
 	var outOfRange []Row // committed below the log start: the next fetch is out of range
@@ -56,17 +67,15 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 			skipped += n
 			outOfRange = append(outOfRange, rows[i])
 		}
-		// A restore's progress group on its target (topicsnap-restore-T)
-		// commits source offsets, not positions in T: not judged so.
-		if end := rows[i].Get("end_offset"); end != nil && asInt(rows[i].Get("committed_offset")) > asInt(end) &&
-			rows[i].Get("group_id") != "topicsnap-restore-"+o.Topic {
+		if end := rows[i].Get("end_offset"); end != nil && asInt(rows[i].Get("committed_offset")) > asInt(end) {
 			pastEnd = append(pastEnd, rows[i])
 		}
 	}
 	r := &Report{Summary: NewRow(), Rows: rows}
 	r.Summary.Set("groups", int64(len(groups))).Set("max_lag_records", maxRec).Set("max_lag_seconds", maxSec).
 		Set("out_of_range_partitions", int64(len(outOfRange))).Set("skipped_records", skipped).
-		Set("past_end_partitions", int64(len(pastEnd))).Set("no_committed_offset_partitions", int64(len(noOffset)))
+		Set("past_end_partitions", int64(len(pastEnd))).Set("no_committed_offset_partitions", int64(len(noOffset))).
+		Set("restore_progress_groups", int64(min(len(progressRows), 1)))
 	if len(rows) > 0 && len(noOffset) == len(rows) {
 		// No offset known: no lag is known either, not 0.
 		r.Summary.Set("max_lag_records", nil).Set("max_lag_seconds", nil)
@@ -98,7 +107,7 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	unowned = ofGroup(unowned, o.Group)
+	unowned, _ = withoutGroup(ofGroup(unowned, o.Group), progress)
 	r.Summary.Set("unowned_partitions", int64(len(unowned)))
 	for _, u := range unowned {
 		u.Set("kind", "unowned")
@@ -165,7 +174,33 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		}
 		r.Message += "; " + unownedSentence(unowned)
 	}
+	if len(progressRows) > 0 {
+		r.Message += "; " + restoreProgressSentence(o.Topic) + ": left out"
+	}
 	return r, nil
+}
+
+// RestoreProgressGroup is the consumer group whose committed offsets on
+// topic are the progress of restores into it (restore.ID): the next
+// source offset of each partition, not a position in topic.
+func RestoreProgressGroup(topic string) string { return "topicsnap-restore-" + topic }
+
+// restoreProgressSentence says what the restore's progress group on topic is.
+func restoreProgressSentence(topic string) string {
+	return fmt.Sprintf("group %s is the progress of a topicsnap restore into %s (its committed offsets are the snapshot's source offsets, not positions in %s; no consumer's)",
+		RestoreProgressGroup(topic), topic, topic)
+}
+
+// withoutGroup splits rows into those of other groups and those of group.
+func withoutGroup(rows []Row, group string) (others, of []Row) {
+	for _, r := range rows {
+		if r.Get("group_id") == group {
+			of = append(of, r)
+		} else {
+			others = append(others, r)
+		}
+	}
+	return others, of
 }
 
 // noOffsetSentence names, group by group, the partitions where Kafka

@@ -2,6 +2,7 @@ package queries
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -51,20 +52,45 @@ func (e *Engine) partitionCount(ctx context.Context, topic string) (int64, error
 	e.mu.RLock()
 	snaps := e.snaps
 	e.mu.RUnlock()
+	tf, _ := e.topicFilesOf(topic)
+	return currentPartitionCount(topic, tf.manifests, snaps), nil
+}
+
+// currentPartitionCount is partitionCount of topic, whose manifests are
+// ms, the folder's cuts snaps.
+func currentPartitionCount(topic string, ms []*catalog.Manifest, snaps []*catalog.ClusterSnapshot) int64 {
 	var n int64
 	for _, s := range currentCuts(topic, snaps) {
 		n = max(n, int64(s.PartitionCount))
 	}
 	if n > 0 {
-		return n, nil
+		return n
 	}
-	tf, _ := e.topicFilesOf(topic)
-	for _, m := range tf.manifests {
+	for _, m := range ms {
 		if !recreatedAway(m) {
 			n = max(n, int64(m.Partition)+1)
 		}
 	}
-	return n, nil
+	return n
+}
+
+// OldTopicPartitions returns the partitions among ms (the manifests of
+// topic) that are an old topic's only: the topic was deleted and made
+// again with fewer partitions, and the dump superseded all their files
+// (history, in the view "T$superseded"), with snaps the folder's cuts.
+// Nothing counts them among the topic's partitions (ls, the server's
+// topic list, the checks: currentManifests).
+func OldTopicPartitions(topic string, ms []*catalog.Manifest, snaps []*catalog.ClusterSnapshot) []int32 {
+	n := currentPartitionCount(topic, ms, snaps)
+	cur := currentManifests(ms, n)
+	var old []int32
+	for _, m := range ms {
+		if !slices.Contains(cur, m) {
+			old = append(old, m.Partition)
+		}
+	}
+	slices.Sort(old)
+	return old
 }
 
 // recreatedAway reports whether m is a partition of an old topic only: a

@@ -69,12 +69,18 @@ type Topic struct {
 	Name string
 	// Apart says why the topic has no views (its name is another topic's
 	// but for case, or a table's the engine makes); "" when it has.
-	Apart      string
+	Apart string
+	// Partitions are the topic's partitions the folder holds, as it is
+	// today: not OldPartitions.
 	Partitions int
-	Files      int
-	Records    int64
-	JSON       bool   // value is a STRUCT inferred from JSON
-	Structure  string // the inferred JSON structure
+	// OldPartitions are the partitions of an old topic of the name only:
+	// the topic was deleted and made again with fewer partitions, and
+	// their records are history, in "T$superseded" (OldTopicPartitions).
+	OldPartitions []int32
+	Files         int
+	Records       int64
+	JSON          bool   // value is a STRUCT inferred from JSON
+	Structure     string // the inferred JSON structure
 	// KeyStructure is the structure of a topic's decoded keys (the dump
 	// decoded wire-format keys): key is then from_json of key_decoded.
 	KeyStructure string

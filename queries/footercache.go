@@ -31,7 +31,7 @@ import (
 // ignored.
 
 // footerCacheMagic heads a cache file; the keys (8 bytes each) follow.
-const footerCacheMagic = "TSFOOT01"
+const footerCacheMagic = "TSFOOT02"
 
 // maxFooterCacheKeys bounds a cache file (8 bytes a key: 16 MiB).
 const maxFooterCacheKeys = 2 << 20

@@ -20,9 +20,6 @@ import (
 // and warn; before, both failed it as "rewritten by Kafka ... an unclean
 // leader election".
 func TestRecreatedTopicIsNotABrokersLoss(t *testing.T) {
-	if !dumptest.Real() {
-		t.Skip("TOPICSNAP_TEST_BROKERS not set: kfake does not remake a topic with a new id the way Kafka does")
-	}
 	brokers := dumptest.Brokers(t)
 	topic := dumptest.NewTopic(t, brokers, 1, nil)
 	p := dumptest.Producer(t, brokers)

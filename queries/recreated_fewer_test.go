@@ -66,6 +66,11 @@ func TestChecksOnATopicMadeAgainWithFewerPartitions(t *testing.T) {
 	}
 	defer e.Close()
 	checkFewerPartitions(t, e, topic)
+	// The topic list (the server's, sql's) says today's count, and the
+	// vanished partition as the old topic's.
+	if tp, ok := e.Topic(topic); !ok || tp.Partitions != 1 || fmt.Sprint(tp.OldPartitions) != "[1]" {
+		t.Fatalf("topic list: %+v, want 1 partition, partition 1 the old topic's", tp)
+	}
 }
 
 // checkFewerPartitions asserts each check's answer on fewerPartitionsFolder's

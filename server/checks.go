@@ -185,12 +185,16 @@ type apiTopic struct {
 	Records    int64  `json:"records"`
 	JSON       bool   `json:"json"`
 	Structure  string `json:"structure,omitempty"`
+	// OldPartitions are partitions of an old topic of the name only (it
+	// was deleted and made again with fewer): history, in "T$superseded",
+	// not counted in Partitions.
+	OldPartitions []int32 `json:"old_partitions,omitempty"`
 }
 
 func (s *Server) handleAPITopics(w http.ResponseWriter, r *http.Request) {
 	out := []apiTopic{}
 	for _, t := range s.engine.Topics() {
-		out = append(out, apiTopic{t.Name, t.Partitions, t.Files, t.Records, t.JSON, t.Structure})
+		out = append(out, apiTopic{t.Name, t.Partitions, t.Files, t.Records, t.JSON, t.Structure, t.OldPartitions})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

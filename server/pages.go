@@ -194,8 +194,11 @@ type troubledTopic struct {
 }
 
 type topicView struct {
-	Name        string
-	Partitions  int
+	Name       string
+	Partitions int
+	// OldPartitions says which partitions are an old topic's only (the
+	// topic deleted and made again with fewer), "" when none.
+	OldPartitions string
 	Files       int
 	Records     int64
 	JSON        bool
@@ -469,7 +472,7 @@ func (s *Server) buildOverview(ctx context.Context, page int) (*overviewData, er
 		if i < lo || i >= hi {
 			continue
 		}
-		tv := topicView{Name: t.Name, Partitions: t.Partitions, Files: t.Files, Records: t.Records, JSON: t.JSON, LostRanges: lost, LostOffsets: lostOffsets}
+		tv := topicView{Name: t.Name, Partitions: t.Partitions, OldPartitions: oldPartitions(t), Files: t.Files, Records: t.Records, JSON: t.JSON, LostRanges: lost, LostOffsets: lostOffsets}
 		for j := range snaps {
 			if snaps[j].Topic == t.Name {
 				tv.Latest = &snaps[j] // newest first
@@ -992,4 +995,18 @@ func staticFiles() http.Handler {
 		w.Header().Set("Cache-Control", "public, max-age=300")
 		fsrv.ServeHTTP(w, r)
 	}))
+}
+
+// oldPartitions says which of t's partitions are an old topic's only
+// ("1, 2 (the topic was deleted and made again with fewer partitions:
+// their records are history, in the view "T$superseded")"), "" when none.
+func oldPartitions(t queries.Topic) string {
+	if len(t.OldPartitions) == 0 {
+		return ""
+	}
+	ps := make([]string, len(t.OldPartitions))
+	for i, p := range t.OldPartitions {
+		ps[i] = strconv.Itoa(int(p))
+	}
+	return strings.Join(ps, ", ") + " (the topic was deleted and made again with fewer partitions: their records are history, in the view \"" + t.Name + "$superseded\")"
 }

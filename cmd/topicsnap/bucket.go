@@ -73,6 +73,13 @@ func (a *app) openDir(ctx context.Context, dir string) (*catalog.Dir, error) {
 //
 // Named topics, only those are brought up to date (a check reads one).
 func (a *app) localDir(ctx context.Context, dir string, topics ...string) (string, error) {
+	return a.localDirSaying(ctx, dir, "its partition is not read", topics...)
+}
+
+// localDirSaying is localDir whose warning of a data file damaged in the
+// bucket says what the command does about it (damaged: "its partition is
+// not read"; restore refuses the topic).
+func (a *app) localDirSaying(ctx context.Context, dir, damaged string, topics ...string) (string, error) {
 	if !catalog.IsURL(dir) {
 		return dir, nil
 	}
@@ -105,7 +112,7 @@ func (a *app) localDir(ctx context.Context, dir string, topics ...string) (strin
 		return "", fmt.Errorf("cache %s in %s: %w", dir, cache, err)
 	}
 	for _, d := range st.Damaged {
-		fmt.Fprintf(a.stderr, "warning: %s: its partition is not read (topicsnap catalog verify --dir %s)\n", d, dir)
+		fmt.Fprintf(a.stderr, "warning: %s: %s (topicsnap catalog verify --dir %s)\n", d, damaged, dir)
 	}
 	if len(topics) == 0 {
 		// A topic gone from the bucket goes from the cache.

@@ -328,6 +328,13 @@ func TestBucketDamagedFileCostsItsPartition(t *testing.T) {
 					t.Errorf("ls: %d %q %q, want partition %d left out and named (%s)", code, out, errs, c.p, c.said)
 				}
 			}
+			// restore refuses the topic whole: its warning of a file the
+			// copy into the cache finds damaged (by its size) says so,
+			// where it said "its partition is not read".
+			code, out, errs = cli(t, append([]string{"restore", "--brokers", strings.Join(brokers(t), ","), "--dir", loc, "--topic", "app_events", "--to-topic", "app_events_restored", "--dry-run"}, s3...)...)
+			if code != exitBadFolder || c.listed && (!strings.Contains(errs, c.said) || !strings.Contains(errs, ": restore refuses its topic until the file is put back whole")) || strings.Contains(errs, "its partition is not read") {
+				t.Errorf("restore: %d %q %q, want exit %d and a warning that says restore refuses the topic", code, out, errs, exitBadFolder)
+			}
 			code, out, errs = cli(t, append([]string{"check", "gaps", "--dir", loc, "--topic", "app_events"}, s3...)...)
 			if code != 0 || !strings.Contains(out, "not judged: 1 partition") {
 				t.Fatalf("check gaps: %d %q %q", code, out, errs)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -164,6 +165,40 @@ func (a *app) lsCmd() *cobra.Command {
 					cuts[tp][s.ID] = true
 				}
 			}
+			// A partition of an old topic of the name only (the topic
+			// deleted and made again with fewer partitions, its files
+			// superseded) is shown as what it is, and not counted.
+			byTopic := map[string][]*catalog.Manifest{}
+			for _, m := range all {
+				byTopic[m.Topic] = append(byTopic[m.Topic], m)
+			}
+			old := map[catalog.TopicPartition]bool{}
+			var notes []string
+			for _, t := range topics {
+				ps := queries.OldTopicPartitions(t, byTopic[t], snaps)
+				if len(ps) == 0 {
+					continue
+				}
+				var names []string
+				var records int64
+				for _, p := range ps {
+					old[catalog.TopicPartition{Topic: t, Partition: p}] = true
+					names = append(names, strconv.Itoa(int(p)))
+				}
+				for _, m := range byTopic[t] {
+					if old[m.TP()] {
+						for _, f := range m.Superseded {
+							records += f.Records
+						}
+					}
+				}
+				which := "partition " + names[0] + " is"
+				if len(names) > 1 {
+					which = "partitions " + strings.Join(names, ", ") + " are"
+				}
+				notes = append(notes, fmt.Sprintf("note: %s has %s today; %s the old topic's (it was deleted and made again with fewer partitions): %s, history, in the view %q",
+					t, count(len(byTopic[t])-len(ps), "partition", "partitions"), which, count(int(records), "stored record", "stored records"), t+"$superseded"))
+			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TOPIC\tPARTITION\tOFFSETS [FROM,UNTIL)\tDATA RECORDS\tMARKERS\tABORTED\tFIRST DATA TIME\tLAST DATA TIME\tFILES\tBYTES\tSNAPSHOTS\tLOST")
 			for _, m := range all {
@@ -197,9 +232,19 @@ func (a *app) lsCmd() *cobra.Command {
 				for id := range cuts[m.TP()] {
 					ids[id] = true
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", m.Topic, m.Partition, offs, records, markers, aborted, t0, t1, len(m.Files), m.Bytes(), len(ids), lost)
+				part := strconv.Itoa(int(m.Partition))
+				if old[m.TP()] {
+					part += " (old topic's)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%d\t%d\t%d\t%s\n", m.Topic, part, offs, records, markers, aborted, t0, t1, len(m.Files), m.Bytes(), len(ids), lost)
 			}
-			return tw.Flush()
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, n := range notes {
+				fmt.Fprintln(a.stdout, n)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")

@@ -113,6 +113,37 @@ func TestDamagedFolderCorpus(t *testing.T) {
 			os.Remove(filepath.Join(d, "topicsnap.json"))
 			return syscall.Mkfifo(filepath.Join(d, "topicsnap.json"), 0o644)
 		}, true},
+		// No topicsnap writes a format version below 1, or none: the
+		// folder's layout is not known (it was read as version 1).
+		{"topicsnap.json of format_version -1", func(d string) error {
+			return os.WriteFile(filepath.Join(d, "topicsnap.json"), []byte(`{"format_version": -1, "created_by": "topicsnap"}`), 0o644)
+		}, true},
+		{"topicsnap.json of format_version 0", func(d string) error {
+			return os.WriteFile(filepath.Join(d, "topicsnap.json"), []byte(`{"format_version": 0, "created_by": "topicsnap"}`), 0o644)
+		}, true},
+		{"topicsnap.json of {}", func(d string) error {
+			return os.WriteFile(filepath.Join(d, "topicsnap.json"), []byte(`{}`), 0o644)
+		}, true},
+		// A manifest of two objects, and cut entries no dump writes: each
+		// costs its partition, not taken as sound.
+		{"a manifest with more JSON after its object", func(d string) error {
+			path := filepath.Join(part(d, 2), "manifest.json")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(path, append(b, b...), 0o644)
+		}, false},
+		{"a cut entry of high watermark -1", func(d string) error {
+			return rewrite(filepath.Join(part(d, 2), "manifest.json"), func(m map[string]any) {
+				m["snapshots"] = []map[string]any{cutEntry("20260716T120000.000Z-abcdef", -1)}
+			})
+		}, false},
+		{"a cut entry of id ../../x", func(d string) error {
+			return rewrite(filepath.Join(part(d, 2), "manifest.json"), func(m map[string]any) {
+				m["snapshots"] = []map[string]any{cutEntry("../../x", 100)}
+			})
+		}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			top := t.TempDir()
@@ -181,6 +212,12 @@ func TestDamagedFolderCorpus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// cutEntry is a manifest's entry of cut id whose high watermark is hw.
+func cutEntry(id string, hw int64) map[string]any {
+	return map[string]any{"id": id, "as_of": "2026-07-16T12:00:00Z", "log_start_offset": 0, "high_watermark": hw,
+		"last_stable_offset": max(hw, 0), "from": 0, "until": max(hw, 0), "complete": true}
 }
 
 // TestDamagedChecksFile: a checks.json that is a FIFO, a link to

@@ -258,3 +258,53 @@ func TestLsFirstTimeIsNotNoTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// TestLsTopicMadeAgainWithFewerPartitions: a topic deleted and made again
+// with fewer partitions has today's count on ls; the old topic's vanished
+// partition (its files superseded by the dump) is shown as the old
+// topic's, with its records as history, where it was listed as an empty
+// partition of the topic.
+func TestLsTopicMadeAgainWithFewerPartitions(t *testing.T) {
+	bs := brokers(t)
+	topic := dumptest.NewTopic(t, bs, 2, nil)
+	p := dumptest.Producer(t, bs)
+	for i := range 10 {
+		dumptest.Produce(t, p, &kgo.Record{Topic: topic, Partition: int32(i % 2), Value: fmt.Appendf(nil, "old-%d", i)})
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	opts := dump.Options{Conn: kafkaconn.Conn{Brokers: bs}, Dir: dir, Topics: []string{topic}}
+	if _, err := dump.Run(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	dumptest.RemakeTopic(t, bs, topic, 1)
+	p2 := dumptest.Producer(t, bs)
+	for i := range 7 {
+		dumptest.Produce(t, p2, &kgo.Record{Topic: topic, Partition: 0, Value: fmt.Appendf(nil, "new-%d", i)})
+	}
+	if s, err := dump.Run(ctx, opts); err != nil || s.Rewrites != 2 {
+		t.Fatalf("dump after the topic was made again: %+v %v", s, err)
+	}
+	code, out, errs := cli(t, "ls", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("ls: exit %d: %s", code, errs)
+	}
+	if row := lsRow(t, out, topic, 0); row["DATA RECORDS"] != "7" {
+		t.Fatalf("partition 0: %v", row)
+	}
+	var old string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, topic+"  ") && strings.Contains(l, " 1 (old topic's) ") {
+			old = l
+		}
+	}
+	want := "note: " + topic + ` has 1 partition today; partition 1 is the old topic's (it was deleted and made again with fewer partitions): 5 stored records, history, in the view "` + topic + `$superseded"`
+	if old == "" || !strings.Contains(out, want) {
+		t.Fatalf("ls does not show partition 1 as the old topic's:\n%s", out)
+	}
+	// --topic reads the topic's manifests and cuts alone: the same note.
+	if code, out, _ := cli(t, "ls", "--dir", dir, "--topic", topic); code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("ls --topic: exit %d\n%s", code, out)
+	}
+}

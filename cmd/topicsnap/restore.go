@@ -106,7 +106,9 @@ func (a *app) runRestore(cmd *cobra.Command, o *restoreOptions) error {
 	default:
 		o.Progress = quietProgress{a.stderr}
 	}
-	local, err := a.localDir(cmd.Context(), o.Dir)
+	// Restore refuses a topic with a damaged data file whole (a topic
+	// restored without a partition would be another topic): said so.
+	local, err := a.localDirSaying(cmd.Context(), o.Dir, "restore refuses its topic until the file is put back whole (from a backup, or by dumping the partition again)")
 	if err != nil {
 		return fmt.Errorf("restore %s from %s: %w", o.Topic, o.Dir, err)
 	}

@@ -21,7 +21,11 @@
 --          Outside what the folder covers (after a topic's last cut, before
 --          its first cut and first stored record, before the commit log is
 --          complete and before any cut saw the group) the figures are NULL
---          and reason says why: never a made-up 0.
+--          and reason says why: never a made-up 0. A committed offset
+--          past the end offset has lag 0 and a reason (check lag warns of
+--          it: its next fetch is out of range). A restore's progress group
+--          on its target (topicsnap-restore-T on T: source offsets) has no
+--          lag, and the reason says what it is (check lag leaves it out).
 -- params: group_name (a string constant), at_time (a TIMESTAMPTZ);
 --         Records: every stored row of every topic (topic, "partition",
 --         "offset", "timestamp"), built from the catalog's topic names;
@@ -112,7 +116,7 @@ WITH topicsnap_at AS (
     END AS committed_unknown
   FROM j
 ), e AS (
-  SELECT *,
+  SELECT *, group_name = 'topicsnap-restore-' || topic AS progress,
     CASE WHEN end_unknown IS NULL
          THEN least(greatest(coalesce(hw_before, 0), coalesce(records_end, 0)), coalesce(hw_after, greatest(coalesce(hw_before, 0), coalesce(records_end, 0))))
     END AS end_offset
@@ -123,14 +127,20 @@ SELECT e.topic, e."partition", e.ts AS at_time,
        CASE WHEN e.committed IS NULL THEN NULL WHEN e.by_log THEN e.log_commit_time ELSE e.cut_as_of END AS committed_at,
        CASE WHEN e.committed IS NULL THEN NULL WHEN e.by_log THEN 'commit log' ELSE 'cut ' || e.cut_snapshot END AS committed_from,
        e.end_offset,
-       CASE WHEN e.committed IS NOT NULL AND e.end_offset IS NOT NULL THEN greatest(e.end_offset - e.committed, 0) END AS lag_records,
-       CASE WHEN e.committed IS NULL OR e.end_offset IS NULL THEN NULL
+       CASE WHEN e.progress THEN NULL
+            WHEN e.committed IS NOT NULL AND e.end_offset IS NOT NULL THEN greatest(e.end_offset - e.committed, 0) END AS lag_records,
+       CASE WHEN e.progress OR e.committed IS NULL OR e.end_offset IS NULL THEN NULL
             WHEN e.committed >= e.end_offset THEN 0
             ELSE round(epoch(e.ts) - epoch((SELECT arg_min(r."timestamp", r."offset") FROM recs r
                    WHERE r.topic = e.topic AND r."partition" = e."partition" AND r."offset" >= e.committed AND r."offset" < e.end_offset)), 3)
        END AS lag_seconds,
-       coalesce(e.end_unknown, e.committed_unknown,
-         CASE WHEN e.committed < e.end_offset AND NOT EXISTS (SELECT 1 FROM recs r WHERE r.topic = e.topic AND r."partition" = e."partition"
+       coalesce(CASE WHEN e.progress THEN 'group ' || group_name || ' is the progress of a topicsnap restore into ' || e.topic
+           || ' (its committed offsets are the snapshot''s source offsets, not positions in ' || e.topic || '; no consumer''s): no lag' END,
+         e.end_unknown, e.committed_unknown,
+         CASE WHEN e.committed > e.end_offset
+              THEN 'committed offset ' || e.committed || ' is past the end offset ' || e.end_offset || ' at this time: unless the group committed after the end the folder knows (the next cut says), '
+                   || 'its next fetch is out of range and auto.offset.reset decides where it goes on (earliest: the log start, re-reading the partition; latest: the end, skipping what was written until then)'
+              WHEN e.committed < e.end_offset AND NOT EXISTS (SELECT 1 FROM recs r WHERE r.topic = e.topic AND r."partition" = e."partition"
                 AND r."offset" >= e.committed AND r."offset" < e.end_offset)
               THEN 'lag_seconds: no record between the committed offset and the end is stored' END) AS reason
 FROM e
