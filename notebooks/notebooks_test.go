@@ -820,3 +820,46 @@ func TestFormatValueHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRefusesWhatIsNotANotebookFile: `notebook run FILE` reads FILE
+// as List does, bounded and without waiting. Load read it whole with
+// os.ReadFile: a FIFO hung the command (deaf to Ctrl-C), /dev/zero (or a
+// notebook.md linked to it in a folder handed over) grew until the
+// process died of memory.
+func TestLoadRefusesWhatIsNotANotebookFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.md")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero.md")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.md")
+	if err := os.WriteFile(big, []byte("```sql\nSELECT 1\n```\n"+strings.Repeat("x", MaxFileBytes)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want error
+	}{{fifo, ErrNotRegular}, {zero, ErrNotRegular}, {big, ErrTooLarge}} {
+		done := make(chan error, 1)
+		go func() { _, err := Load(c.path); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, c.want) {
+				t.Errorf("Load(%s) = %v; want %v", filepath.Base(c.path), err, c.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Load(%s) blocked", filepath.Base(c.path))
+		}
+	}
+	ok := filepath.Join(dir, "ok.md")
+	if err := os.WriteFile(ok, []byte("# ok\n\n```sql\nSELECT 1\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if nb, err := Load(ok); err != nil || len(nb.Cells()) != 1 {
+		t.Fatalf("Load(ok.md) = %v; want one cell", err)
+	}
+}
