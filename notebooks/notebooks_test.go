@@ -863,3 +863,25 @@ func TestLoadRefusesWhatIsNotANotebookFile(t *testing.T) {
 		t.Fatalf("Load(ok.md) = %v; want one cell", err)
 	}
 }
+
+// TestCellUUID: a UUID in a cell is its text, as in sql and on the
+// server; it showed as \xHH escapes (the 16 bytes duckdb-go scans), and
+// the Markdown and HTML renderings with them.
+func TestCellUUID(t *testing.T) {
+	const u = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+	e := open(t, fixture(t))
+	res := Run(context.Background(), e, mustParse(t, "# u\n\n```sql\nSELECT UUID '"+u+"' AS u\n```\n"), nil)
+	if c := res.Cells[0]; c.Err != "" || cellText(c, 0, 0) != u {
+		t.Fatalf("cell: %q %q", c.Err, cellText(c, 0, 0))
+	}
+	var md, html bytes.Buffer
+	if err := RenderMarkdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderHTML(&html, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), u) || !strings.Contains(html.String(), u) {
+		t.Errorf("no %s in the rendering:\n%s", u, md.String())
+	}
+}

@@ -316,6 +316,11 @@ func TestSQL(t *testing.T) {
 		{"headers as text", "POST", body(headersSQL, "text"), js, 200, []string{`[{\"key\":\"content-type\",\"value\":\"application/json\"},{\"key\":\"raw\",\"value\":\"\\\\xFF\\\\x00\"}]`, `"n":null`, `"i":"7"`}},
 		{"headers in csv", "POST", body(headersSQL, "csv"), js, 200, []string{`""value"":""application/json""`}},
 		{"csv", "POST", body(`SELECT topic, count(*) AS files FROM files GROUP BY ALL`, "csv"), js, 200, []string{"topic,files\nshop.events-v2,2\n"}},
+		// A UUID is its text in every format: duckdb-go scans it into 16
+		// bytes, which were shown as a BLOB (base64, \xHH escapes).
+		{"uuid in json", "POST", body(`SELECT UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' AS u`, "json"), js, 200, []string{`"u":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"`}},
+		{"uuid as text", "POST", body(`SELECT UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' AS u`, "text"), js, 200, []string{`"u":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"`}},
+		{"uuid in csv", "POST", body(`SELECT UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' AS u`, "csv"), js, 200, []string{"u\na0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11\n"}},
 		{"form encoded", "POST", strings.NewReader(url.Values{"sql": {"SELECT 41+1 AS answer"}}.Encode()), form, 200, []string{`"answer":42`}},
 		{"row limit", "POST", body(`SELECT * FROM range(100) r(i)`, "json"), js, 200, []string{`"i":4`}},
 		{"COPY", "POST", body(`COPY (SELECT 1) TO 'x.csv'`, "json"), js, 400, []string{`"error"`, "SELECT"}},
