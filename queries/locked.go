@@ -55,7 +55,10 @@ func parseSQL(ctx context.Context, conn *sql.Conn, q string) (*sqlDoc, error) {
 	dec.UseNumber()
 	var doc sqlDoc
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("parse query: %w", err)
+		// DuckDB writes a DOUBLE constant past float64's range (1e400) as
+		// a bare Infinity, which is not JSON: the text cannot be judged,
+		// and says so as a refusal (400), not as the server's own failure.
+		return nil, fmt.Errorf("%w: this text cannot be judged: DuckDB's syntax tree of it is not JSON (%v); a number beyond a DOUBLE's range, such as 1e400, is the usual cause: write 'infinity'::DOUBLE", ErrRefused, err)
 	}
 	return &doc, nil
 }
