@@ -885,3 +885,36 @@ func TestCellUUID(t *testing.T) {
 		t.Errorf("no %s in the rendering:\n%s", u, md.String())
 	}
 }
+
+// TestProseIsBounded: prose nested past the bounds is shown as text, at
+// once. goldmark took 25 s on quotes nested 200,000 deep and 54 s on
+// lists nested 2,000 deep (a notebook under the 4 MiB cap), with no way to
+// stop it: `notebook run --out x.html` and the server's notebook page
+// stalled on a folder's notebook.
+func TestProseIsBounded(t *testing.T) {
+	var list strings.Builder
+	for i := range 2000 {
+		list.WriteString(strings.Repeat("  ", i) + "- x\n")
+	}
+	cases := []struct{ name, md, why string }{
+		{"quotes", strings.Repeat(">", 200_000) + " <x>", "quote and list markers"},
+		{"lists", list.String(), "quote and list markers"},
+		{"brackets", strings.Repeat("[", 2_000_000), "more than 10000 ["},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			got := string(proseHTML(c.md))
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("took %s", d)
+			}
+			if !strings.Contains(got, "shown as text") || !strings.Contains(got, c.why) || strings.Contains(got, "<blockquote>") || strings.Contains(got, "<x>") {
+				t.Errorf("%.300s", got)
+			}
+		})
+	}
+	// Ordinary nesting still renders.
+	if got := string(proseHTML(strings.Repeat("> ", 20) + "deep enough\n\n" + "- a\n  - b\n    - c")); !strings.Contains(got, "<blockquote>") || !strings.Contains(got, "<li>c</li>") {
+		t.Errorf("ordinary nesting: %s", got)
+	}
+}
