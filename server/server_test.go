@@ -333,6 +333,9 @@ func TestSQL(t *testing.T) {
 		// DuckDB's tree of a DOUBLE past float64 holds a bare Infinity,
 		// not JSON: that was a 500 "parse query: invalid character 'I'".
 		{"number past a DOUBLE", "POST", body(`SELECT 1e400 AS x`, "json"), js, 400, []string{"refused", "1e400", "'infinity'::DOUBLE"}},
+		// DuckDB stops reading at a NUL: "SELECT 1\x00; COPY ..." was
+		// answered as SELECT 1, the rest dropped without a word.
+		{"NUL in the text", "POST", body("SELECT 1 AS one\x00 WHERE false", "json"), js, 400, []string{"refused", "NUL byte (at byte 15)"}},
 		{"infinity written as text", "POST", body(`SELECT 'infinity'::DOUBLE AS x`, "json"), js, 200, []string{`"x":"+Inf"`}},
 		{"no sql", "POST", body(``, "json"), js, 400, []string{"no SQL given"}},
 		{"unknown format", "POST", body(`SELECT 1`, "xml"), js, 400, []string{"unknown format"}},
