@@ -340,6 +340,39 @@ func TestTokenGuessesAreLimited(t *testing.T) {
 	}
 }
 
+// TestGuessBucketPerIPv6Network: the addresses of one IPv6 /64 (what one
+// host is given) share one bucket; keyed by address, each of its 2^64
+// addresses had five guesses of its own.
+func TestGuessBucketPerIPv6Network(t *testing.T) {
+	addr := func(remote string) string { return clientAddr(&http.Request{RemoteAddr: remote}) }
+	for _, c := range []struct{ a, b string }{
+		{"[2001:db8:1:2::1]:5000", "[2001:db8:1:2:ffff:ffff:ffff:ffff]:6000"},
+		{"[2001:db8:1:2::1]:5000", "[2001:db8:1:2::1%eth0]:5000"},
+		{"10.0.0.1:5000", "10.0.0.1:6000"},
+		{"[::ffff:10.0.0.1]:1", "10.0.0.1:2"},
+	} {
+		if addr(c.a) != addr(c.b) {
+			t.Errorf("%s and %s have buckets %q and %q; want one", c.a, c.b, addr(c.a), addr(c.b))
+		}
+	}
+	for _, c := range []struct{ a, b string }{
+		{"[2001:db8:1:2::1]:5000", "[2001:db8:1:3::1]:5000"},
+		{"10.0.0.1:5000", "10.0.0.2:5000"},
+		{"[::1]:5000", "127.0.0.1:5000"},
+	} {
+		if addr(c.a) == addr(c.b) {
+			t.Errorf("%s and %s share bucket %q", c.a, c.b, addr(c.a))
+		}
+	}
+	l := newFailLimiter(time.Now)
+	for i := range failBurst {
+		l.failed(addr(fmt.Sprintf("[2001:db8:1:2::%x]:443", i+1)))
+	}
+	if l.wait(addr("[2001:db8:1:2::beef]:443")) == 0 {
+		t.Error("a sixth address of the /64 may guess after five guesses from the others")
+	}
+}
+
 func TestFailLimiterIsBounded(t *testing.T) {
 	l := newFailLimiter(time.Now)
 	for i := range maxFailBucket + 10 {
