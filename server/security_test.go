@@ -736,7 +736,7 @@ func TestCleartextWarning(t *testing.T) {
 	}{
 		{Options{Addr: "0.0.0.0:8080", Token: "t"}, true},
 		{Options{Addr: ":8080", Token: "t"}, true},
-		{Options{Addr: "10.1.2.3:8080", Token: "t", TLSCert: "c", TLSKey: "k"}, false},
+		{Options{Addr: "10.1.2.3:8080", Token: "0123456789abcdef", TLSCert: "c", TLSKey: "k"}, false},
 		{Options{Addr: "127.0.0.1:8080"}, false},
 		{Options{}, false},
 	}
@@ -747,6 +747,28 @@ func TestCleartextWarning(t *testing.T) {
 		}
 		if c.warn && !strings.Contains(strings.Join(w, " "), "in clear") {
 			t.Errorf("%+v: %q does not say the token travels in clear", c.o, w)
+		}
+	}
+}
+
+// TestShortTokenWarning: off loopback a token of fewer than 16
+// characters is named as guessable (it was taken without a word: a token
+// of one character falls to 30 guesses a minute); on loopback, where
+// every local client shares one bucket, nothing is said.
+func TestShortTokenWarning(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		warn bool
+	}{
+		{Options{Addr: "10.1.2.3:8080", Token: "t", TLSCert: "c", TLSKey: "k"}, true},
+		{Options{Addr: "0.0.0.0:8080", Token: "hunter2"}, true},
+		{Options{Addr: "10.1.2.3:8080", Token: "0123456789abcde", TLSCert: "c", TLSKey: "k"}, true},
+		{Options{Addr: "10.1.2.3:8080", Token: "0123456789abcdef", TLSCert: "c", TLSKey: "k"}, false},
+		{Options{Addr: "127.0.0.1:8080", Token: "t"}, false},
+	} {
+		w := strings.Join(c.o.Warnings(), " ")
+		if strings.Contains(w, "the token is") != c.warn || c.warn && !strings.Contains(w, "openssl rand -hex 16") {
+			t.Errorf("%+v: warnings %q", c.o, w)
 		}
 	}
 }
