@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -101,6 +103,9 @@ func (a *app) serveCmd() *cobra.Command {
 				return usagef("--max-rows %d: give 1 or more", o.MaxRows)
 			}
 			mem, err := parseBytes(o.workerMem)
+			if errors.Is(err, strconv.ErrRange) {
+				return usagef("--worker-memory %q: larger than any machine's memory; give a size such as 2GiB", o.workerMem)
+			}
 			if err != nil || mem < 256<<20 {
 				return usagef("--worker-memory %q: give a size of at least 256MiB, such as 2GiB", o.workerMem)
 			}
