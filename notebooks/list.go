@@ -32,9 +32,11 @@ type Entry struct {
 	Err    error             // set when the file does not parse
 }
 
-// Load reads and parses a notebook file.
+// Load reads and parses a notebook file: a regular file (a link is
+// followed) of at most MaxFileBytes, opened without waiting, so a FIFO or a
+// device (/dev/zero) is refused before anything is read from it.
 func Load(path string) (*Notebook, error) {
-	b, err := safefile.ReadFile(path, safefile.MaxText)
+	b, err := safefile.ReadFile(path, MaxFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +137,7 @@ func (l *Lister) List(dirs ...string) ([]Entry, error) {
 
 // entry lists one file, from what was kept when it has not changed.
 func (l *Lister) entry(dir, name, path string) (Entry, bool) {
-	root, err := os.OpenRoot(dir)
+	root, err := safefile.OpenRoot(dir)
 	if err != nil {
 		return Entry{}, false
 	}

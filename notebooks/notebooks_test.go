@@ -820,3 +820,101 @@ func TestFormatValueHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRefusesWhatIsNotANotebookFile: `notebook run FILE` reads FILE
+// as List does, bounded and without waiting. Load read it whole with
+// os.ReadFile: a FIFO hung the command (deaf to Ctrl-C), /dev/zero (or a
+// notebook.md linked to it in a folder handed over) grew until the
+// process died of memory.
+func TestLoadRefusesWhatIsNotANotebookFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo.md")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zero := filepath.Join(dir, "zero.md")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(dir, "big.md")
+	if err := os.WriteFile(big, []byte("```sql\nSELECT 1\n```\n"+strings.Repeat("x", MaxFileBytes)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want error
+	}{{fifo, ErrNotRegular}, {zero, ErrNotRegular}, {big, ErrTooLarge}} {
+		done := make(chan error, 1)
+		go func() { _, err := Load(c.path); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, c.want) {
+				t.Errorf("Load(%s) = %v; want %v", filepath.Base(c.path), err, c.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Load(%s) blocked", filepath.Base(c.path))
+		}
+	}
+	ok := filepath.Join(dir, "ok.md")
+	if err := os.WriteFile(ok, []byte("# ok\n\n```sql\nSELECT 1\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if nb, err := Load(ok); err != nil || len(nb.Cells()) != 1 {
+		t.Fatalf("Load(ok.md) = %v; want one cell", err)
+	}
+}
+
+// TestCellUUID: a UUID in a cell is its text, as in sql and on the
+// server; it showed as \xHH escapes (the 16 bytes duckdb-go scans), and
+// the Markdown and HTML renderings with them.
+func TestCellUUID(t *testing.T) {
+	const u = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+	e := open(t, fixture(t))
+	res := Run(context.Background(), e, mustParse(t, "# u\n\n```sql\nSELECT UUID '"+u+"' AS u\n```\n"), nil)
+	if c := res.Cells[0]; c.Err != "" || cellText(c, 0, 0) != u {
+		t.Fatalf("cell: %q %q", c.Err, cellText(c, 0, 0))
+	}
+	var md, html bytes.Buffer
+	if err := RenderMarkdown(&md, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderHTML(&html, res); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), u) || !strings.Contains(html.String(), u) {
+		t.Errorf("no %s in the rendering:\n%s", u, md.String())
+	}
+}
+
+// TestProseIsBounded: prose nested past the bounds is shown as text, at
+// once. goldmark took 25 s on quotes nested 200,000 deep and 54 s on
+// lists nested 2,000 deep (a notebook under the 4 MiB cap), with no way to
+// stop it: `notebook run --out x.html` and the server's notebook page
+// stalled on a folder's notebook.
+func TestProseIsBounded(t *testing.T) {
+	var list strings.Builder
+	for i := range 2000 {
+		list.WriteString(strings.Repeat("  ", i) + "- x\n")
+	}
+	cases := []struct{ name, md, why string }{
+		{"quotes", strings.Repeat(">", 200_000) + " <x>", "quote and list markers"},
+		{"lists", list.String(), "quote and list markers"},
+		{"brackets", strings.Repeat("[", 2_000_000), "more than 10000 ["},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			got := string(proseHTML(c.md))
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("took %s", d)
+			}
+			if !strings.Contains(got, "shown as text") || !strings.Contains(got, c.why) || strings.Contains(got, "<blockquote>") || strings.Contains(got, "<x>") {
+				t.Errorf("%.300s", got)
+			}
+		})
+	}
+	// Ordinary nesting still renders.
+	if got := string(proseHTML(strings.Repeat("> ", 20) + "deep enough\n\n" + "- a\n  - b\n    - c")); !strings.Contains(got, "<blockquote>") || !strings.Contains(got, "<li>c</li>") {
+		t.Errorf("ordinary nesting: %s", got)
+	}
+}

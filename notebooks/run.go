@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/internal/sqllex"
 	"github.com/topicsnap/topicsnap/queries"
 )
@@ -161,6 +162,11 @@ func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
 		if err := rows.Scan(ptrs...); err != nil {
 			c.Err, c.ErrKind = err.Error(), kindOf(err)
 			return
+		}
+		for i := range vals {
+			if i < len(c.Types) {
+				vals[i] = display.Typed(c.Types[i], vals[i])
+			}
 		}
 		c.Rows = append(c.Rows, vals)
 	}

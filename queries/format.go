@@ -42,6 +42,12 @@ func WriteRows(ctx context.Context, w io.Writer, rows *sql.Rows, o WriteOptions)
 	if err != nil {
 		return Stats{}, err
 	}
+	types := make([]string, len(cols))
+	if cts, err := rows.ColumnTypes(); err == nil {
+		for i, ct := range cts {
+			types[i] = ct.DatabaseTypeName()
+		}
+	}
 	vals := make([]any, len(cols))
 	ptrs := make([]any, len(cols))
 	for i := range vals {
@@ -51,7 +57,13 @@ func WriteRows(ctx context.Context, w io.Writer, rows *sql.Rows, o WriteOptions)
 		if !rows.Next() {
 			return false, rows.Err()
 		}
-		return true, rows.Scan(ptrs...)
+		if err := rows.Scan(ptrs...); err != nil {
+			return false, err
+		}
+		for i := range vals {
+			vals[i] = display.Typed(types[i], vals[i])
+		}
+		return true, nil
 	}, o)
 }
 

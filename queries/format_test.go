@@ -1,6 +1,7 @@
 package queries
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -254,5 +255,34 @@ func TestPartitionList(t *testing.T) {
 	}
 	if got := partitionList([]int64{3, 12}); got != "[3,12]" {
 		t.Errorf("partitionList(int64) = %q", got)
+	}
+}
+
+// TestWriteRowsUUID: a UUID column is written as the UUID's text in every
+// format of sql; duckdb-go scans it into 16 bytes, which the table showed
+// as \xHH escapes and JSON as base64.
+func TestWriteRowsUUID(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	const u = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+	for _, f := range []string{"table", "csv", "json", "jsonl", "markdown", "line"} {
+		rows, err := db.QueryContext(ctx, "SELECT UUID '"+u+"' AS u, '\\xA0'::BLOB AS b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if _, err := WriteRows(ctx, &out, rows, WriteOptions{Format: f}); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if !strings.Contains(out.String(), u) {
+			t.Errorf("%s: no %s in\n%s", f, u, out.String())
+		}
+		if f == "json" && !strings.Contains(out.String(), `"b":"oA=="`) {
+			t.Errorf("json: a BLOB is no longer base64:\n%s", out.String())
+		}
 	}
 }

@@ -323,6 +323,9 @@ func (e *Engine) Expr(ctx context.Context, option, text, topic string) (string, 
 		// The newlines end a trailing -- comment; whatever the text does,
 		// only the tree is used.
 		doc, err := parseSQL(ctx, conn, "SELECT (\n"+expr+"\n) FROM "+view)
+		if errors.Is(err, ErrRefused) { // a NUL, a tree that is not JSON
+			return nil, optErr(option, text, "%v", strings.TrimPrefix(err.Error(), ErrRefused.Error()+": "))
+		}
 		if err != nil {
 			return nil, err
 		}

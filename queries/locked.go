@@ -47,6 +47,11 @@ type sqlDoc struct {
 // once per query. Numbers stay as DuckDB wrote them: a BIGINT constant must
 // not pass through a float64.
 func parseSQL(ctx context.Context, conn *sql.Conn, q string) (*sqlDoc, error) {
+	// DuckDB reads a statement's text up to its first NUL byte: what
+	// follows would be dropped unseen, by the guard and the run alike.
+	if i := strings.IndexByte(q, 0); i >= 0 {
+		return nil, fmt.Errorf("%w: the text holds a NUL byte (at byte %d), where DuckDB would stop reading it; remove it (in a string, write chr(0))", ErrRefused, i)
+	}
 	var out string
 	if err := conn.QueryRowContext(ctx, "SELECT json_serialize_sql(?::VARCHAR)::VARCHAR", q).Scan(&out); err != nil {
 		return nil, fmt.Errorf("parse query: %w", err)
@@ -55,7 +60,10 @@ func parseSQL(ctx context.Context, conn *sql.Conn, q string) (*sqlDoc, error) {
 	dec.UseNumber()
 	var doc sqlDoc
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("parse query: %w", err)
+		// DuckDB writes a DOUBLE constant past float64's range (1e400) as
+		// a bare Infinity, which is not JSON: the text cannot be judged,
+		// and says so as a refusal (400), not as the server's own failure.
+		return nil, fmt.Errorf("%w: this text cannot be judged: DuckDB's syntax tree of it is not JSON (%v); a number beyond a DOUBLE's range, such as 1e400, is the usual cause: write 'infinity'::DOUBLE", ErrRefused, err)
 	}
 	return &doc, nil
 }

@@ -249,7 +249,7 @@ func (s *Server) handleAPIChecks(w http.ResponseWriter, r *http.Request) {
 			op := queries.CheckOptionSet[n]
 			ao := apiOption{Name: op.Name, Kind: string(op.Kind), Default: op.Default, Help: op.Help}
 			if op.Min != 0 || op.Max != 0 {
-				lo, hi := op.Min, op.Max
+				lo, hi := op.Min, s.optionMax(op)
 				ao.Min, ao.Max = &lo, &hi
 			}
 			ac.Options = append(ac.Options, ao)

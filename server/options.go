@@ -31,6 +31,17 @@ type checkParam struct {
 	Min, Max string
 }
 
+// optionMax is the largest value this server takes for a number option:
+// the option's own bound, and for limit the server's --max-rows, which
+// the index and the forms said nothing of (they offered 100,000; the
+// server refused past 10,000).
+func (s *Server) optionMax(op *queries.Option) float64 {
+	if op.Name == "limit" {
+		return min(op.Max, float64(s.opts.MaxRows))
+	}
+	return op.Max
+}
+
 // paramOf is the form's view of an option.
 func paramOf(op *queries.Option) checkParam {
 	help := op.Help

@@ -707,7 +707,11 @@ func (s *Server) formFields(check string, v url.Values) (fields []formField, hid
 	c, _ := queries.LookupCheck(check)
 	for _, name := range c.Options {
 		op := queries.CheckOptionSet[name]
-		fields = append(fields, formField{checkParam: paramOf(op), Value: v.Get(name), Disabled: op.Kind == queries.KindExpr && !s.sql})
+		p := paramOf(op)
+		if p.Max != "" {
+			p.Max = strconv.FormatFloat(s.optionMax(op), 'f', -1, 64)
+		}
+		fields = append(fields, formField{checkParam: p, Value: v.Get(name), Disabled: op.Kind == queries.KindExpr && !s.sql})
 	}
 	return fields, nil
 }

@@ -15,17 +15,36 @@ import (
 // with its options; each check's page has a form field per option it
 // takes; a parameter that is no option of the check is a 400 naming it.
 func TestChecksComeFromTheRegistry(t *testing.T) {
-	_, ts := newTestServer(t, Options{})
+	_, ts := newTestServer(t, Options{MaxRows: 700})
 	r := get(t, ts.URL+"/api/checks")
 	if r.code != http.StatusOK {
 		t.Fatalf("/api/checks: %d %s", r.code, r.body)
 	}
 	var idx []struct {
 		Name    string
-		Options []struct{ Name, Kind string }
+		Options []struct {
+			Name, Kind string
+			Max        *float64
+		}
 	}
 	if err := json.Unmarshal([]byte(r.body), &idx); err != nil {
 		t.Fatal(err)
+	}
+	// limit's bound is what this server takes (--max-rows), in the index
+	// and in the form: both offered 100,000 and the server refused past
+	// --max-rows.
+	for _, c := range idx {
+		for _, o := range c.Options {
+			if o.Name == "limit" && (o.Max == nil || *o.Max != 700) {
+				t.Errorf("%s: limit's max is %v, the server takes 700", c.Name, o.Max)
+			}
+		}
+	}
+	if page := get(t, ts.URL+q("/checks/duplicates", "topic", topic)); !strings.Contains(page.body, `name="limit" type="number" step="1" min="1" max="700"`) {
+		t.Errorf("the form's limit is not bounded by the server's 700")
+	}
+	if r := get(t, ts.URL+q("/api/checks/duplicates", "topic", topic, "limit", "701")); r.code != http.StatusBadRequest || !strings.Contains(r.body, "at most 700") {
+		t.Errorf("limit 701: %d %s", r.code, r.body)
 	}
 	if len(idx) != len(queries.CheckNames) {
 		t.Fatalf("index has %d checks, the registry %d", len(idx), len(queries.CheckNames))

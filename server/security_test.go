@@ -340,6 +340,39 @@ func TestTokenGuessesAreLimited(t *testing.T) {
 	}
 }
 
+// TestGuessBucketPerIPv6Network: the addresses of one IPv6 /64 (what one
+// host is given) share one bucket; keyed by address, each of its 2^64
+// addresses had five guesses of its own.
+func TestGuessBucketPerIPv6Network(t *testing.T) {
+	addr := func(remote string) string { return clientAddr(&http.Request{RemoteAddr: remote}) }
+	for _, c := range []struct{ a, b string }{
+		{"[2001:db8:1:2::1]:5000", "[2001:db8:1:2:ffff:ffff:ffff:ffff]:6000"},
+		{"[2001:db8:1:2::1]:5000", "[2001:db8:1:2::1%eth0]:5000"},
+		{"10.0.0.1:5000", "10.0.0.1:6000"},
+		{"[::ffff:10.0.0.1]:1", "10.0.0.1:2"},
+	} {
+		if addr(c.a) != addr(c.b) {
+			t.Errorf("%s and %s have buckets %q and %q; want one", c.a, c.b, addr(c.a), addr(c.b))
+		}
+	}
+	for _, c := range []struct{ a, b string }{
+		{"[2001:db8:1:2::1]:5000", "[2001:db8:1:3::1]:5000"},
+		{"10.0.0.1:5000", "10.0.0.2:5000"},
+		{"[::1]:5000", "127.0.0.1:5000"},
+	} {
+		if addr(c.a) == addr(c.b) {
+			t.Errorf("%s and %s share bucket %q", c.a, c.b, addr(c.a))
+		}
+	}
+	l := newFailLimiter(time.Now)
+	for i := range failBurst {
+		l.failed(addr(fmt.Sprintf("[2001:db8:1:2::%x]:443", i+1)))
+	}
+	if l.wait(addr("[2001:db8:1:2::beef]:443")) == 0 {
+		t.Error("a sixth address of the /64 may guess after five guesses from the others")
+	}
+}
+
 func TestFailLimiterIsBounded(t *testing.T) {
 	l := newFailLimiter(time.Now)
 	for i := range maxFailBucket + 10 {
@@ -703,7 +736,7 @@ func TestCleartextWarning(t *testing.T) {
 	}{
 		{Options{Addr: "0.0.0.0:8080", Token: "t"}, true},
 		{Options{Addr: ":8080", Token: "t"}, true},
-		{Options{Addr: "10.1.2.3:8080", Token: "t", TLSCert: "c", TLSKey: "k"}, false},
+		{Options{Addr: "10.1.2.3:8080", Token: "0123456789abcdef", TLSCert: "c", TLSKey: "k"}, false},
 		{Options{Addr: "127.0.0.1:8080"}, false},
 		{Options{}, false},
 	}
@@ -714,6 +747,28 @@ func TestCleartextWarning(t *testing.T) {
 		}
 		if c.warn && !strings.Contains(strings.Join(w, " "), "in clear") {
 			t.Errorf("%+v: %q does not say the token travels in clear", c.o, w)
+		}
+	}
+}
+
+// TestShortTokenWarning: off loopback a token of fewer than 16
+// characters is named as guessable (it was taken without a word: a token
+// of one character falls to 30 guesses a minute); on loopback, where
+// every local client shares one bucket, nothing is said.
+func TestShortTokenWarning(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		warn bool
+	}{
+		{Options{Addr: "10.1.2.3:8080", Token: "t", TLSCert: "c", TLSKey: "k"}, true},
+		{Options{Addr: "0.0.0.0:8080", Token: "hunter2"}, true},
+		{Options{Addr: "10.1.2.3:8080", Token: "0123456789abcde", TLSCert: "c", TLSKey: "k"}, true},
+		{Options{Addr: "10.1.2.3:8080", Token: "0123456789abcdef", TLSCert: "c", TLSKey: "k"}, false},
+		{Options{Addr: "127.0.0.1:8080", Token: "t"}, false},
+	} {
+		w := strings.Join(c.o.Warnings(), " ")
+		if strings.Contains(w, "the token is") != c.warn || c.warn && !strings.Contains(w, "openssl rand -hex 16") {
+			t.Errorf("%+v: warnings %q", c.o, w)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/safefile"
@@ -307,11 +308,21 @@ func (o Options) Warnings() []string {
 		addr = defaultAddr
 	}
 	loop, err := isLoopback(addr)
-	if err != nil || loop || (o.TLSCert != "" && o.TLSKey != "") {
+	if err != nil || loop {
 		return nil
 	}
-	return []string{fmt.Sprintf("serving %s without TLS: the token and the session cookie travel in clear over the network; give --tls-cert and --tls-key", addr)}
+	var out []string
+	if o.TLSCert == "" || o.TLSKey == "" {
+		out = append(out, fmt.Sprintf("serving %s without TLS: the token and the session cookie travel in clear over the network; give --tls-cert and --tls-key", addr))
+	}
+	if n := utf8.RuneCountInString(o.Token); o.Token != "" && n < minTokenChars {
+		out = append(out, fmt.Sprintf("the token is %d characters: a client may guess 30 a minute (and a network of them each as many), so a short one is found; give a random one of %d or more, such as openssl rand -hex 16 prints", n, minTokenChars))
+	}
+	return out
 }
+
+// minTokenChars is the shortest token off loopback that draws no warning.
+const minTokenChars = 16
 
 // Close releases the engine, or stops the workers and waits for them.
 func (s *Server) Close() error {

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"time"
@@ -142,13 +143,26 @@ func newFailLimiter(now func() time.Time) *failLimiter {
 	return &failLimiter{now: now, m: map[string]*bucket{}}
 }
 
-// clientAddr is the address a request came from, without its port. Proxy
-// headers are not trusted: behind a proxy, every client shares its bucket.
+// clientAddr is the client a request came from, for the guess limit: its
+// IPv4 address, or the /64 network of its IPv6 address (one host is
+// handed a whole /64, so keyed by address it had 2^64 buckets of five
+// guesses each: no limit at all). Proxy headers are not trusted: behind a
+// proxy, every client shares its bucket.
 func clientAddr(r *http.Request) string {
-	if h, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+	h, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		h = r.RemoteAddr
+	}
+	a, err := netip.ParseAddr(h)
+	if err != nil {
 		return h
 	}
-	return r.RemoteAddr
+	a = a.Unmap().WithZone("")
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.Prefix(64)
+	return p.String()
 }
 
 // refill brings b up to date; it returns the tokens now there.

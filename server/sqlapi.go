@@ -184,6 +184,9 @@ func readResult(ctx context.Context, rows *sql.Rows, maxRows, maxBytes int) (*re
 		if err := rows.Scan(ptrs...); err != nil {
 			return nil, queries.CleanError(err)
 		}
+		for i := range vals {
+			vals[i] = display.Typed(res.types[i], vals[i])
+		}
 		row := 0
 		for _, v := range vals {
 			row += valueBytes(v, maxBytes-size-row)

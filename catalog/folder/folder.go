@@ -376,7 +376,7 @@ func OpenRegular(dir, name string) (*os.File, error) {
 		f, err = os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	} else {
 		var root *os.Root
-		if root, err = os.OpenRoot(dir); err != nil {
+		if root, err = safefile.OpenRoot(dir); err != nil {
 			return nil, err
 		}
 		defer root.Close()
@@ -400,7 +400,7 @@ func OpenRegular(dir, name string) (*os.File, error) {
 // regularIn is the size of name when it is a regular file inside folder
 // dir (a link is followed only while it stays inside), without opening it.
 func regularIn(dir, name string) (int64, error) {
-	root, err := os.OpenRoot(dir)
+	root, err := safefile.OpenRoot(dir)
 	if err != nil {
 		return 0, err
 	}

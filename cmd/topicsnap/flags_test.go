@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -101,6 +102,12 @@ func TestReadingCommandsRefuseWhatIsNotASnapshotFolder(t *testing.T) {
 	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
 	nb := filepath.Join(root, "nb.md")
 	os.WriteFile(nb, []byte("```sql\nSELECT 1\n```\n"), 0o644)
+	// A FIFO as the folder: opening it waited for a writer, so every
+	// command hung, deaf to Ctrl-C.
+	fifo := filepath.Join(root, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	commands := [][]string{
 		{"ls"},
 		{"catalog", "ls"},
@@ -110,14 +117,21 @@ func TestReadingCommandsRefuseWhatIsNotASnapshotFolder(t *testing.T) {
 		{"notebook", "run", nb},
 		{"serve", "--addr", "127.0.0.1:0"},
 	}
-	for _, dir := range []string{missing, foreign} {
+	for _, dir := range []string{missing, foreign, fifo} {
 		for _, args := range commands {
 			t.Run(filepath.Base(dir)+" "+strings.Join(args[:1], " "), func(t *testing.T) {
 				before := tree(t, root)
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 				defer cancel()
 				var out, errb bytes.Buffer
-				code := run(ctx, append(args, "--dir", dir), strings.NewReader(""), &out, &errb)
+				done := make(chan int, 1)
+				go func() { done <- run(ctx, append(args, "--dir", dir), strings.NewReader(""), &out, &errb) }()
+				var code int
+				select {
+				case code = <-done:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("%v --dir %s did not return", args, dir)
+				}
 				e, try := errorLines(errb.String())
 				if code != exitNoCatalog || !strings.Contains(e, dir) || !strings.Contains(try, "topicsnap dump --brokers HOST:PORT --topic NAME --dir") {
 					t.Fatalf("%v: exit %d, stdout %q, stderr %q; want %d naming %s and the dump that makes one", args, code, out.String(), errb.String(), exitNoCatalog, dir)

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +14,11 @@ import (
 )
 
 func init() { extraCommands = append(extraCommands, (*app).serveCmd) }
+
+// maxWorkers bounds --workers: each worker is a process holding its own
+// engine (78-101 MiB at rest, up to --worker-memory busy); --workers 100000
+// started processes until the host ran out of memory.
+const maxWorkers = 64
 
 // workerEnv, set to 1, makes this program one of serve's query workers
 // (server.ServeWorker): serve starts its workers as copies of itself with
@@ -84,8 +91,8 @@ func (a *app) serveCmd() *cobra.Command {
 			if (o.TLSCert == "") != (o.TLSKey == "") {
 				return usagef("--tls-cert and --tls-key go together")
 			}
-			if o.Workers < 0 {
-				return usagef("--workers %d: use 1 or more, or 0 to run queries in the serve process", o.Workers)
+			if o.Workers < 0 || o.Workers > maxWorkers {
+				return usagef("--workers %d: use 1 to %d, or 0 to run queries in the serve process", o.Workers, maxWorkers)
 			}
 			// The server reads zero as its default: a 0s or negative flag
 			// would silently become 10s (or 10,000 rows).
@@ -96,6 +103,9 @@ func (a *app) serveCmd() *cobra.Command {
 				return usagef("--max-rows %d: give 1 or more", o.MaxRows)
 			}
 			mem, err := parseBytes(o.workerMem)
+			if errors.Is(err, strconv.ErrRange) {
+				return usagef("--worker-memory %q: larger than any machine's memory; give a size such as 2GiB", o.workerMem)
+			}
 			if err != nil || mem < 256<<20 {
 				return usagef("--worker-memory %q: give a size of at least 256MiB, such as 2GiB", o.workerMem)
 			}

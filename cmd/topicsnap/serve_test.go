@@ -33,6 +33,10 @@ func TestServeTLSFlags(t *testing.T) {
 		{"no query time", []string{"serve", "--dir", missing, "--query-timeout", "0s"}, exitError, "--query-timeout 0s: give a duration of more than 0"},
 		{"negative query time", []string{"serve", "--dir", missing, "--query-timeout", "-1s"}, exitError, "--query-timeout -1s"},
 		{"negative rows", []string{"serve", "--dir", missing, "--max-rows", "-1"}, exitError, "--max-rows -1: give 1 or more"},
+		// Each worker is a process of its own: 100000 were started one
+		// after another until the host ran out of memory.
+		{"too many workers", []string{"serve", "--dir", missing, "--workers", "100000"}, exitError, "--workers 100000: use 1 to 64"},
+		{"negative workers", []string{"serve", "--dir", missing, "--workers", "-1"}, exitError, "--workers -1: use 1 to 64"},
 		{"unreadable certificate", []string{"serve", "--dir", missing, "--tls-cert", "c.pem", "--tls-key", "k.pem"}, -1, "load TLS certificate"},
 	}
 	for _, c := range cases {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"strconv"
 	"strings"
 )
@@ -14,10 +15,20 @@ func parseBytes(s string) (int64, error) {
 	for _, u := range units {
 		if n, ok := strings.CutSuffix(s, u.suffix); ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
-			if err != nil || f <= 0 {
+			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 {
 				return 0, strconv.ErrSyntax
 			}
-			return int64(f * float64(u.mult)), nil
+			// A float past int64 converts to a negative number (and a
+			// fraction of a byte to 0): 99999999999GiB became a negative
+			// size, which --target-size took as "merge nothing".
+			b := f * float64(u.mult)
+			if b >= math.MaxInt64 {
+				return 0, strconv.ErrRange
+			}
+			if b < 1 {
+				return 0, strconv.ErrSyntax
+			}
+			return int64(b), nil
 		}
 	}
 	n, err := strconv.ParseInt(s, 10, 64)

@@ -75,6 +75,20 @@ func text(v any, null string) string {
 	return string(b)
 }
 
+// Typed gives a value scanned from a column of DuckDB type dbType
+// (sql.ColumnType.DatabaseTypeName) the type the column says, where the
+// driver lost it: duckdb-go scans a UUID into 16 bytes, which every format
+// then showed as a BLOB (base64 in JSON, \xHH escapes as text) instead of
+// the UUID's text.
+func Typed(dbType string, v any) any {
+	if b, ok := v.([]byte); ok && dbType == "UUID" && len(b) == len(duckdb.UUID{}) {
+		var u duckdb.UUID
+		copy(u[:], b)
+		return u
+	}
+	return v
+}
+
 // Time writes a time in UTC to the microsecond, trailing zeros trimmed:
 // units.Time.
 func Time(t time.Time) string { return units.Time(t) }

@@ -46,11 +46,32 @@ func (e *TooLargeError) Error() string {
 // Is makes errors.Is(err, ErrTooLarge) true.
 func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 
+// OpenRoot is os.OpenRoot for a folder someone else may have chosen: it
+// never waits. os.OpenRoot opens dir as any file, so a FIFO given as the
+// folder (--dir, a link planted in its place) blocks it until a writer
+// comes, and no signal ends the wait. Opening dir/. instead fails at once
+// with ENOTDIR on anything but a folder, a FIFO included, with no window
+// between a check and the open.
+func OpenRoot(dir string) (*os.Root, error) {
+	if dir == "" {
+		dir = "."
+	}
+	root, err := os.OpenRoot(dir + string(filepath.Separator) + ".")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			pe.Path = dir // name the folder as it was given, not dir/.
+		}
+		return nil, err
+	}
+	return root, nil
+}
+
 // ReadFileIn reads name (a path relative to dir, which may hold
 // separators) of the folder dir: a regular file inside the folder of at
 // most max bytes.
 func ReadFileIn(dir, name string, max int64) ([]byte, error) {
-	root, err := os.OpenRoot(dir)
+	root, err := OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}

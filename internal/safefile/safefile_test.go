@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -80,5 +81,62 @@ func TestReadFileIn(t *testing.T) {
 func TestReadFileRefusesDevice(t *testing.T) {
 	if _, err := ReadFile("/dev/zero", 1<<20); !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("ReadFile(/dev/zero) = %v; want ErrNotRegular", err)
+	}
+}
+
+// TestFolderThatIsNotAFolder: a FIFO, a device, a file or a link to one
+// given as the folder is refused at once. os.OpenRoot opened a FIFO as a
+// file and waited for a writer: `topicsnap ls --dir FIFO` hung, deaf to
+// Ctrl-C.
+func TestFolderThatIsNotAFolder(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, folder := range []string{fifo, link, file, "/dev/zero"} {
+		t.Run(filepath.Base(folder), func(t *testing.T) {
+			done := make(chan error, 2)
+			go func() {
+				r, err := OpenRoot(folder)
+				if err == nil {
+					r.Close()
+				}
+				done <- err
+			}()
+			go func() { _, err := ReadFileIn(folder, "topicsnap.json", 100); done <- err }()
+			for range 2 {
+				select {
+				case err := <-done:
+					if !errors.Is(err, syscall.ENOTDIR) {
+						t.Fatalf("open %s as a folder: %v; want ENOTDIR", folder, err)
+					}
+					if !strings.Contains(err.Error(), folder+":") {
+						t.Fatalf("error %q does not name %s as given", err, folder)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatalf("opening %s as a folder blocked", folder)
+				}
+			}
+		})
+	}
+	// A folder still opens, given with or without a trailing separator.
+	for _, d := range []string{dir, dir + "/"} {
+		r, err := OpenRoot(d)
+		if err != nil {
+			t.Fatalf("OpenRoot(%s): %v", d, err)
+		}
+		if _, err := r.Stat("file"); err != nil {
+			t.Fatalf("Stat(file) in %s: %v", d, err)
+		}
+		r.Close()
 	}
 }
