@@ -129,9 +129,10 @@ const maxConfigBytes = 1 << 20
 // readProperties parses a properties file and refuses unknown keys, naming
 // the closest known one.
 func readProperties(path string) (map[string]string, error) {
-	// A properties file is a few hundred bytes: a path that names a
-	// device (/dev/zero) or a FIFO is refused, not read without end.
-	b, err := safefile.ReadFile(path, maxConfigBytes)
+	// A properties file is a few hundred bytes: a pipe (<(...)) is read
+	// through the bound, and /dev/zero is refused past it, not read
+	// without end.
+	b, err := safefile.ReadNamed(path, maxConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
@@ -296,7 +297,7 @@ func (s *settings) clientOpts(dialTimeout time.Duration) ([]kgo.Opt, error) {
 	if strings.HasSuffix(s.protocol, "SSL") {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: s.noVerify}
 		if s.caFile != "" {
-			pem, err := safefile.ReadFile(s.caFile, safefile.MaxText)
+			pem, err := safefile.ReadNamed(s.caFile, safefile.MaxText)
 			if err != nil {
 				return nil, fmt.Errorf("read ssl.ca.location: %w", err)
 			}

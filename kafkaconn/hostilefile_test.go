@@ -2,25 +2,35 @@ package kafkaconn
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/topicsnap/topicsnap/internal/safefile"
 )
 
-// TestConfigFileIsBounded: --config naming a device, a FIFO or a file past
-// the bound is refused at once. Before, /dev/zero was read without end (4 GB
-// of memory in 4 s) and a FIFO waited for a writer.
+// TestConfigFileIsBounded: --config naming /dev/zero or a file past the
+// bound is refused at once, a folder is not read, and a pipe (as a shell's
+// <(...) hands one over) is read. Before, /dev/zero was read without end
+// (4 GB of memory in 4 s).
 func TestConfigFileIsBounded(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	pr, pw, err := os.Pipe()
+	if err != nil {
 		t.Fatal(err)
 	}
+	go func() {
+		pw.WriteString("bootstrap.servers=h:9092\n")
+		pw.Close()
+	}()
+	pipe := fmt.Sprintf("/proc/self/fd/%d", pr.Fd())
+	if props, err := readProperties(pipe); err != nil || props["bootstrap.servers"] != "h:9092" {
+		t.Errorf("read a pipe: %v %v", props, err)
+	}
+	pr.Close()
 	big := filepath.Join(dir, "big.properties")
 	if err := os.WriteFile(big, []byte("bootstrap.servers=h:9092\n#"+strings.Repeat("x", 2<<20)+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -29,8 +39,8 @@ func TestConfigFileIsBounded(t *testing.T) {
 		path string
 		want error
 	}{
-		{"/dev/zero", safefile.ErrNotRegular},
-		{fifo, safefile.ErrNotRegular},
+		{"/dev/zero", safefile.ErrTooLarge},
+		{dir, safefile.ErrNotRegular},
 		{big, safefile.ErrTooLarge},
 	} {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {

@@ -95,7 +95,7 @@ func (r *Registry) timeout() time.Duration {
 func (r *Registry) transport() (*http.Transport, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if r.CAFile != "" {
-		pem, err := safefile.ReadFile(r.CAFile, safefile.MaxText)
+		pem, err := safefile.ReadNamed(r.CAFile, safefile.MaxText)
 		if err != nil {
 			return nil, fmt.Errorf("%w: read %s: %w", ErrBadRegistry, caOption, err)
 		}

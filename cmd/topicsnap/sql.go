@@ -75,7 +75,7 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	text := o.query
 	switch {
 	case o.file != "":
-		b, err := safefile.ReadFile(o.file, safefile.MaxText)
+		b, err := safefile.ReadNamed(o.file, safefile.MaxText)
 		if err != nil {
 			return usagef("read -f %s: %v", o.file, err)
 		}
@@ -295,7 +295,7 @@ func (s *sqlSession) dot(ctx context.Context, line string) (quit bool, err error
 			s.outFile, s.out = f, f
 		}
 	case ".read":
-		b, err := safefile.ReadFile(arg, safefile.MaxText)
+		b, err := safefile.ReadNamed(arg, safefile.MaxText)
 		if err != nil {
 			return false, usagef(".read: %v", err)
 		}

@@ -123,18 +123,50 @@ func read(f *os.File, name string, max int64) ([]byte, error) {
 }
 
 // MaxText bounds a text file a user names on the command line or in a
-// config (SQL, a notebook, a PEM certificate, key or CA bundle): 16 MiB.
+// config (SQL, a PEM certificate, key or CA bundle): 16 MiB.
 const MaxText = 16 << 20
 
+// ReadNamed reads a file the user named on the command line, of at most
+// max bytes. Unlike ReadFile it takes a pipe or a character device, as a
+// shell hands them over (sql -f <(...), --config /dev/stdin), and reads it
+// through a limit: /dev/zero is refused once past max, not read without
+// end. A folder, a socket or a block device is ErrNotRegular.
+func ReadNamed(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	name := filepath.Base(path)
+	switch m := st.Mode(); {
+	case m.IsRegular():
+		return read(f, name, max)
+	case m&os.ModeNamedPipe != 0, m&os.ModeCharDevice != 0:
+		b, err := io.ReadAll(io.LimitReader(f, max+1))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		if int64(len(b)) > max {
+			return nil, &TooLargeError{Name: name, Max: max}
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("read %s: %w", name, ErrNotRegular)
+}
+
 // LoadX509KeyPair is tls.LoadX509KeyPair with the certificate and the key
-// each read through ReadFile, at most MaxText: a path that names a device
-// or a FIFO is refused, not read without end.
+// each read through ReadNamed, at most MaxText: /dev/zero is refused, not
+// read without end.
 func LoadX509KeyPair(certFile, keyFile string) (tls.Certificate, error) {
-	cert, err := ReadFile(certFile, MaxText)
+	cert, err := ReadNamed(certFile, MaxText)
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	key, err := ReadFile(keyFile, MaxText)
+	key, err := ReadNamed(keyFile, MaxText)
 	if err != nil {
 		return tls.Certificate{}, err
 	}
