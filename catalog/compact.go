@@ -99,9 +99,13 @@ var compactPause = func(stage string) {}
 
 // Compact merges small files of the chosen partitions; see above. A
 // partition a dump holds, or whose manifest is damaged, is skipped and
-// named in Skipped; the error is for what stops the whole run.
+// named in Skipped. A partition whose lock file is not a regular file
+// (ErrBadLock) is skipped and named too, the others are compacted, and the
+// error returned at the end wraps ErrBadLock for each; any other error
+// stops the whole run.
 func (d *Dir) Compact(ctx context.Context, o CompactOptions) (CompactStats, error) {
 	var st CompactStats
+	var bad []error // partitions whose lock file is refused (ErrBadLock)
 	if o.TargetBytes <= 0 {
 		o.TargetBytes = DefaultCompactTarget
 	}
@@ -137,9 +141,23 @@ func (d *Dir) Compact(ctx context.Context, o CompactOptions) (CompactStats, erro
 					st.Skipped = append(st.Skipped, fmt.Sprintf("%s: locked by a dump or another compact (run compact again once it is done)", m.TP()))
 					continue
 				}
+				if errors.Is(err, ErrBadLock) {
+					// Costs this partition, named; the others are
+					// compacted, and the run still fails at the end.
+					st.Skipped = append(st.Skipped, fmt.Sprintf("%s: %v", m.TP(), err))
+					bad = append(bad, fmt.Errorf("compact %s: %w", m.TP(), err))
+					continue
+				}
 				return st, fmt.Errorf("compact %s: %w", m.TP(), err)
 			}
 		}
+	}
+	if len(bad) > 0 {
+		n := "1 partition"
+		if len(bad) > 1 {
+			n = fmt.Sprintf("%d partitions", len(bad))
+		}
+		return st, fmt.Errorf("%s not compacted, the others were: %w", n, errors.Join(bad...))
 	}
 	return st, nil
 }
