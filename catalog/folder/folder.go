@@ -61,6 +61,8 @@ func (s *Store) Vacant(context.Context) error {
 	switch {
 	case errors.Is(err, os.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return fmt.Errorf("%w: %s does not exist", store.ErrNoCatalog, path)
+	case errors.Is(err, syscall.ELOOP):
+		return fmt.Errorf("%w: %s is not a folder: %s", store.ErrNoCatalog, path, linkLoop(path))
 	case err != nil:
 		return fmt.Errorf("open %s: %w", path, err)
 	case !st.IsDir():
@@ -436,4 +438,35 @@ func KindOf(m os.FileMode) string {
 		return "a folder"
 	}
 	return "a " + m.Type().String()
+}
+
+// maxLinkHops bounds linkLoop's walk (the kernel gives up after 40).
+const maxLinkHops = 40
+
+// linkLoop names the symbolic links path goes round, "a -> b -> a", read
+// one link at a time (bounded, nothing followed past maxLinkHops), or says
+// the loop is on the way to path when path itself is not the link.
+func linkLoop(path string) string {
+	chain := []string{path}
+	seen := map[string]bool{filepath.Clean(path): true}
+	p := path
+	for range maxLinkHops {
+		target, err := os.Readlink(p)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		chain = append(chain, target)
+		if seen[filepath.Clean(target)] {
+			return "a loop of symbolic links: " + strings.Join(chain, " -> ")
+		}
+		seen[filepath.Clean(target)] = true
+		p = target
+	}
+	if len(chain) == 1 {
+		return "a loop of symbolic links on the way to it (too many levels of symbolic links)"
+	}
+	return "a chain of symbolic links that loops or is too long: " + strings.Join(chain, " -> ") + " -> ..."
 }

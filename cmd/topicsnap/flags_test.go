@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,6 +109,14 @@ func TestReadingCommandsRefuseWhatIsNotASnapshotFolder(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A loop of symbolic links (ln -s l1 l2; ln -s l2 l1), as the folder
+	// or on the way to it: exit 2 with "stat l1: too many levels of
+	// symbolic links", not named as a loop nor as what is not a folder.
+	loop := filepath.Join(root, "l1")
+	if err := errors.Join(os.Symlink(filepath.Join(root, "l1"), filepath.Join(root, "l2")), os.Symlink(filepath.Join(root, "l2"), loop)); err != nil {
+		t.Fatal(err)
+	}
+	underLoop := filepath.Join(loop, "snapshots")
 	commands := [][]string{
 		{"ls"},
 		{"catalog", "ls"},
@@ -117,7 +126,7 @@ func TestReadingCommandsRefuseWhatIsNotASnapshotFolder(t *testing.T) {
 		{"notebook", "run", nb},
 		{"serve", "--addr", "127.0.0.1:0"},
 	}
-	for _, dir := range []string{missing, foreign, fifo} {
+	for _, dir := range []string{missing, foreign, fifo, loop, underLoop} {
 		for _, args := range commands {
 			t.Run(filepath.Base(dir)+" "+strings.Join(args[:1], " "), func(t *testing.T) {
 				before := tree(t, root)
@@ -135,6 +144,12 @@ func TestReadingCommandsRefuseWhatIsNotASnapshotFolder(t *testing.T) {
 				e, try := errorLines(errb.String())
 				if code != exitNoCatalog || !strings.Contains(e, dir) || !strings.Contains(try, "topicsnap dump --brokers HOST:PORT --topic NAME --dir") {
 					t.Fatalf("%v: exit %d, stdout %q, stderr %q; want %d naming %s and the dump that makes one", args, code, out.String(), errb.String(), exitNoCatalog, dir)
+				}
+				if (dir == loop || dir == underLoop) && !strings.Contains(e, "loop of symbolic links") {
+					t.Fatalf("%v --dir %s: %q does not name the loop", args, dir, e)
+				}
+				if dir == loop && !strings.Contains(e, loop+" -> "+filepath.Join(root, "l2")+" -> "+loop) {
+					t.Fatalf("%v --dir %s: %q does not name the links of the loop", args, dir, e)
 				}
 				if after := tree(t, root); after != before {
 					t.Errorf("%v wrote to the disk", args)
