@@ -196,6 +196,10 @@ func CleanError(err error) error {
 		// The folder's fault, not the query's (exit 9, catalog verify).
 		return damagedErr(err, "", "")
 	}
+	if oom := outOfMemory(err); oom != nil {
+		// DuckDB's advice is SETs no surface runs: say what the user can do.
+		return oom
+	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.TrimPrefix(msg, "duckdb: ")
 	// DuckDB advises a SET for some limits ("Use \"SET max_expression_depth

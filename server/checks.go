@@ -111,7 +111,10 @@ func errorStatus(err error) int {
 		// A data file the engine could not read: the folder's fault, not
 		// the request's (a 400 would tell the client to change it).
 		return http.StatusInternalServerError
-	case errors.As(err, &bad), errors.Is(err, queries.ErrBadCheck), errors.Is(err, queries.ErrRefused), errors.As(err, &sqlErr):
+	case errors.As(err, &bad), errors.Is(err, queries.ErrBadCheck), errors.Is(err, queries.ErrRefused), errors.As(err, &sqlErr),
+		errors.Is(err, queries.ErrOutOfMemory):
+		// Out of memory: the query asked for more than a query may hold;
+		// a smaller one is answered.
 		return http.StatusBadRequest
 	case errors.Is(err, queries.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusRequestTimeout

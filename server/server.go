@@ -439,6 +439,10 @@ func (s *Server) clean(err error) string {
 		msg = fmt.Sprintf("%s %q: %s", oe.Option, oe.Value, oe.Reason)
 	case errors.As(err, &oe):
 		msg = fmt.Sprintf("%s %s", oe.Option, oe.Reason)
+	case errors.Is(err, queries.ErrOutOfMemory):
+		// DuckDB's advice (SET memory_limit, SET threads) is dropped: the
+		// server refuses a SET. Say what the client, and the operator, can do.
+		msg += ": " + queries.ErrOutOfMemory.Hint() + ", " + queries.ServeMemoryHint
 	}
 	for _, p := range s.strip {
 		msg = strings.ReplaceAll(msg, p+string(filepath.Separator), "")
