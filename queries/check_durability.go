@@ -15,7 +15,7 @@ func init() {
 		Name:      "durability",
 		ReadsCuts: true,
 		Empty:     EmptyNotedKeepsFail,
-		Summary:   "could Kafka have lost records without a hole: replication factor, min.insync.replicas, unclean election, ISR below the minimum at a cut, leader changes, records without idempotence, offsets rewritten after a dump",
+		Summary:   "could Kafka have lost records without a hole: replication factor, min.insync.replicas, unclean election, ISR below the minimum at a cut, leader elections, records without idempotence, offsets rewritten after a dump",
 		Order:     15,
 		run:       checkDurability,
 	})
@@ -73,6 +73,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		minRF                                            any
 		minISR, unclean                                  any
 		rfOne, lowISR, uncleanOne, unseen, changed       []string
+		sameLeader                                       []string // of changed: the cuts saw one broker leading
 		noEpoch                                          []string
 		unjudged                                         int64
 		epochsSeen                                       bool
@@ -87,8 +88,9 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		first, last := intOrNil(p.Get("first_leader_epoch")), intOrNil(p.Get("last_leader_epoch"))
 		var changes any
 		if first != nil && last != nil {
-			// Each election bumps the epoch by one: the span counts those no
-			// cut or record happened to see.
+			// Each election bumps the epoch by one, whoever it elects (a
+			// broker restarted and elected again bumps it too): the span
+			// counts those no cut or record happened to see.
 			changes = last.(int64) - first.(int64)
 			leaderChanges += changes.(int64)
 			epochsSeen = true
@@ -153,8 +155,15 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 			warns = append(warns, "no leader epoch seen")
 			noEpoch = append(noEpoch, name)
 		}
+		sameBroker := intOrNil(p.Get("same_cut_leader"))
 		if changes != nil && changes.(int64) > 0 {
-			warns = append(warns, fmt.Sprintf("%s (leader epochs %d to %d)", plural(changes.(int64), "leader change", "leader changes"), first, last))
+			f := fmt.Sprintf("%s (leader epochs %d to %d)", plural(changes.(int64), "leader election", "leader elections"), first, last)
+			if sameBroker != nil {
+				f += fmt.Sprintf("; the same leader, broker %d, at every cut (leader epochs %d to %d)", sameBroker,
+					intOrNil(p.Get("same_cut_leader_first_epoch")), intOrNil(p.Get("same_cut_leader_last_epoch")))
+				sameLeader = append(sameLeader, name)
+			}
+			warns = append(warns, f)
 			changed = append(changed, name)
 		}
 		if ni > 0 {
@@ -183,7 +192,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		row := NewRow().Set("kind", "partition").Set("partition", p.Get("partition")).Set("risk", risk).
 			Set("replication_factor", rf).Set("min_insync_replicas", misr).Set("unclean_leader_election", ucl).
 			Set("cuts", asInt(p.Get("cuts"))).Set("isr_below_min_cuts", bl).
-			Set("leader_changes", changes).Set("leader_epochs", intOrNil(p.Get("leader_epochs"))).
+			Set("leader_changes", changes).Set("same_cut_leader", sameBroker).Set("leader_epochs", intOrNil(p.Get("leader_epochs"))).
 			Set("first_leader_epoch", first).Set("last_leader_epoch", last).
 			Set("records", n).Set("non_idempotent_records", ni).Set("non_idempotent_share", share).
 			Set("rewritten_offsets", rw).Set("recreated_offsets", recreatedBy[part]).Set("findings", strings.Join(append(fails, warns...), "; "))
@@ -287,10 +296,21 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		weak = append(weak, fmt.Sprintf("the ISR was not judged at %s (cuts that recorded no min.insync.replicas, counted per partition)", plural(unjudged, "cut", "cuts")))
 	}
 	if len(noEpoch) > 0 {
-		weak = append(weak, "no cut or record showed a leader epoch of "+on(noEpoch)+", so leader changes are unknown there")
+		weak = append(weak, "no cut or record showed a leader epoch of "+on(noEpoch)+", so leader elections are unknown there")
 	}
 	if len(changed) > 0 {
-		weak = append(weak, fmt.Sprintf("%s on %s (a new leader that was in sync loses nothing; one that was not, or a record written with acks=1, can)", plural(leaderChanges, "leader change", "leader changes"), on(changed)))
+		// An election bumps the epoch whoever it elects: one that gives the
+		// leadership back to the same broker (a restart) is still one.
+		same := ""
+		switch {
+		case len(sameLeader) == len(changed) && len(changed) == 1:
+			same = "; there, the cuts saw the same broker leading before and after (elected again, as after its restart)"
+		case len(sameLeader) == len(changed):
+			same = "; on each, the cuts saw the same broker leading before and after (elected again, as after its restart)"
+		case len(sameLeader) > 0:
+			same = "; on " + on(sameLeader) + ", the cuts saw the same broker leading before and after (elected again, as after its restart)"
+		}
+		weak = append(weak, fmt.Sprintf("%s on %s (each bumps the leader epoch, even one that elects the same broker again; a leader elected while in sync loses nothing; one that was not, or a record written with acks=1, can)%s", plural(leaderChanges, "leader election", "leader elections"), on(changed), same))
 	}
 	if nonIdem > 0 {
 		weak = append(weak, fmt.Sprintf("%s of %d (%.1f%%) written without idempotence, which a retry can duplicate or reorder", plural(nonIdem, "record", "records"), records, 100*float64(nonIdem)/float64(records)))
@@ -315,7 +335,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		r.Message = "no path to silent loss seen, but " + strings.Join(weak, "; ")
 	default:
 		r.Status = StatusOK
-		r.Message = fmt.Sprintf("each of %s was kept safely at every one of %s: replication factor %v, min.insync.replicas %v, no unclean leader election, the ISR never below the minimum, no leader change, every record from an idempotent producer",
+		r.Message = fmt.Sprintf("each of %s was kept safely at every one of %s: replication factor %v, min.insync.replicas %v, no unclean leader election, the ISR never below the minimum, no leader election, every record from an idempotent producer",
 			plural(int64(len(parts)), "partition", "partitions"), plural(cuts, "cut", "cuts"), minRF, minISR)
 	}
 	r.Message += cannot
@@ -354,7 +374,8 @@ func (e *Engine) unreadableCuts(topic string) int {
 	return e.badCuts[""] + e.badCuts[topic]
 }
 
-// leaderChangesOrNil is the topic's leader changes, or nil when no cut or
+// leaderChangesOrNil is the topic's leader elections (epoch bumps; the
+// summary key is leader_changes, a contract), or nil when no cut or
 // record showed a leader epoch: none seen is not none made.
 func leaderChangesOrNil(seen bool, n int64) any {
 	if !seen {

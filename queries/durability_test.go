@@ -124,6 +124,12 @@ func TestGoldenDurability(t *testing.T) {
 			}}, {configs: safeConfigs, state: rf3(2)}}},
 		{name: "elected", parts: 1, records: 4, producerID: idempotent, epochs: []int32{4, 4, 5},
 			cuts: []durabilityCut{{configs: safeConfigs, state: rf3(4)}, {configs: safeConfigs, state: rf3(6, 2, 3, 1)}}},
+		// A broker restarted and elected leader again: two elections per
+		// partition, the cuts see broker 1 leading before and after. They
+		// are elections (each bumps the epoch), said as such, with the
+		// same leader named; it was "6 leader changes".
+		{name: "reelected", parts: 3, records: 4, producerID: idempotent, epochs: []int32{4, 4, 5},
+			cuts: []durabilityCut{{configs: safeConfigs, state: rf3(4)}, {configs: safeConfigs, state: rf3(6)}}},
 		{name: "unclean", parts: 1, records: 2, producerID: idempotent, epochs: []int32{0},
 			cuts: []durabilityCut{{configs: map[string]string{"min.insync.replicas": "1", "unclean.leader.election.enable": "true"}, state: rf3(0)}}},
 		{name: "unclean-min2", parts: 1, records: 2, producerID: idempotent, epochs: []int32{0},
@@ -160,6 +166,7 @@ func TestGoldenDurability(t *testing.T) {
 		"safe":         {StatusOK, int64(0), int64(0), int64(0)},
 		"shrunk":       {StatusFail, int64(1), int64(0), int64(1)},
 		"elected":      {StatusWarn, int64(0), int64(0), int64(0)},
+		"reelected":    {StatusWarn, int64(0), int64(0), int64(0)},
 		"unclean":      {StatusFail, int64(1), int64(0), int64(0)},
 		"unclean-min2": {StatusWarn, int64(0), int64(0), int64(0)},
 		"nocut":        {StatusWarn, int64(0), int64(0), nil},
@@ -189,8 +196,20 @@ func TestGoldenDurability(t *testing.T) {
 			t.Errorf("%s: rewritten_offsets %v, want 0", name, r.Summary.Get("rewritten_offsets"))
 		}
 	}
-	if r := got["elected"]; r != nil && r.Rows[0].Get("leader_changes") != int64(2) {
-		t.Errorf("elected: leader_changes %v, want 2 (epochs 4 to 6)", r.Rows[0].Get("leader_changes"))
+	if r := got["elected"]; r != nil && (r.Rows[0].Get("leader_changes") != int64(2) || r.Rows[0].Get("same_cut_leader") != nil ||
+		!strings.Contains(r.Message, "2 leader elections on 1 partition (0) (each bumps the leader epoch, even one that elects the same broker again; a leader elected while in sync loses nothing; one that was not, or a record written with acks=1, can);") || strings.Contains(r.Message, "leader change")) {
+		t.Errorf("elected: leader_changes %v, same_cut_leader %v, want 2 (epochs 4 to 6) and none (broker 1, then 2): %s", r.Rows[0].Get("leader_changes"), r.Rows[0].Get("same_cut_leader"), r.Message)
+	}
+	if r := got["reelected"]; r != nil {
+		if r.Summary.Get("leader_changes") != int64(6) || !strings.Contains(r.Message, "6 leader elections on 3 partitions (0, 1, 2) (each bumps the leader epoch, even one that elects the same broker again; a leader elected while in sync loses nothing; one that was not, or a record written with acks=1, can); on each, the cuts saw the same broker leading before and after (elected again, as after its restart)") ||
+			strings.Contains(r.Message, "leader change") {
+			t.Errorf("reelected: leader_changes %v: %s", r.Summary.Get("leader_changes"), r.Message)
+		}
+		for _, row := range r.Rows {
+			if row.Get("same_cut_leader") != int64(1) || !strings.Contains(fmt.Sprint(row.Get("findings")), "2 leader elections (leader epochs 4 to 6); the same leader, broker 1, at every cut (leader epochs 4 to 6)") {
+				t.Errorf("reelected partition %v: same_cut_leader %v, %v", row.Get("partition"), row.Get("same_cut_leader"), row.Get("findings"))
+			}
+		}
 	}
 	// Settings no cut recorded because the cuts could not read the configs
 	// are said so, with the cut's reason, not as cuts of older dumps.

@@ -7,7 +7,9 @@
 --          the committed data records written without idempotence (producer
 --          id -1 or NULL); the topic's weakest min.insync.replicas and
 --          whether any cut said unclean.leader.election.enable true, NULL
---          where no cut recorded it; topic_cuts, the cuts of the topic.
+--          where no cut recorded it; topic_cuts, the cuts of the topic;
+--          same_cut_leader and its epochs as durability.sql. The output
+--          columns are durability.sql's, in its order (TestSparkAgreesWithDuckDB).
 --          isr_judged_cuts: the partition's cuts that had a min.insync.replicas
 --          to judge the ISR by.
 -- params: T the topic view; $1 the topic name; $2 today's partition count
@@ -27,7 +29,7 @@ WITH parts AS (
          bool_or(unclean = 'true') AS unclean
   FROM cfg
 ), cuts AS (
-  SELECT p."partition", p.snapshot_id, size(p.replicas) AS rf, CASE WHEN p.isr IS NULL THEN 0 ELSE size(p.isr) END AS isr, p.leader_epoch, c.min_isr
+  SELECT p."partition", p.snapshot_id, size(p.replicas) AS rf, CASE WHEN p.isr IS NULL THEN 0 ELSE size(p.isr) END AS isr, p.leader, p.leader_epoch, c.min_isr
   FROM partitions p LEFT JOIN cfg c USING (snapshot_id)
   WHERE p.topic = $1 AND size(p.replicas) > 0
 ), by_cut AS (
@@ -35,6 +37,10 @@ WITH parts AS (
          sum(CASE WHEN min_isr IS NOT NULL THEN 1 ELSE 0 END) AS judged_cuts,
          sum(CASE WHEN isr < min_isr THEN 1 ELSE 0 END) AS below
   FROM cuts GROUP BY 1
+), by_cut_leader AS (
+  SELECT "partition", count(DISTINCT leader) AS leaders, count(DISTINCT leader_epoch) AS epochs,
+         min(leader) AS leader, min(leader_epoch) AS first_epoch, max(leader_epoch) AS last_epoch
+  FROM cuts WHERE leader >= 0 AND leader_epoch >= 0 GROUP BY 1
 ), rec AS (
   SELECT "partition", leader_epoch, count(*) AS records,
          sum(CASE WHEN producer_id IS NULL OR producer_id < 0 THEN 1 ELSE 0 END) AS non_idem
@@ -59,10 +65,14 @@ SELECT p."partition",
        e.epochs AS leader_epochs,
        e.first_epoch AS first_leader_epoch,
        e.last_epoch AS last_leader_epoch,
+       CASE WHEN l.leaders = 1 AND l.epochs > 1 THEN l.leader END AS same_cut_leader,
+       CASE WHEN l.leaders = 1 AND l.epochs > 1 THEN l.first_epoch END AS same_cut_leader_first_epoch,
+       CASE WHEN l.leaders = 1 AND l.epochs > 1 THEN l.last_epoch END AS same_cut_leader_last_epoch,
        CAST(coalesce(r.records, 0) AS BIGINT) AS records,
        CAST(coalesce(r.non_idem, 0) AS BIGINT) AS non_idempotent_records
 FROM parts p CROSS JOIN settings s
 LEFT JOIN by_cut b USING ("partition")
 LEFT JOIN by_epoch e USING ("partition")
+LEFT JOIN by_cut_leader l USING ("partition")
 LEFT JOIN by_rec r USING ("partition")
 ORDER BY 1

@@ -10,6 +10,10 @@
 --          the setting. A cut whose replicas are empty could not see them and
 --          judges nothing; one whose ISR is empty had no replica in sync.
 --          topic_cuts: the cuts that recorded the topic.
+--          same_cut_leader: the one broker every cut with a leader saw
+--          leading, when those cuts saw more than one leader epoch (elections
+--          that gave the leadership back to it, as after its restart), with
+--          the first and last epoch those cuts saw; NULL otherwise.
 --          isr_judged_cuts: the partition's cuts that had a min.insync.replicas
 --          to judge the ISR by.
 --          The partitions are the topic's today: 0..$2-1, those with
@@ -31,7 +35,7 @@ WITH parts AS (
          bool_or(unclean = 'true') AS unclean
   FROM cfg
 ), cuts AS (
-  SELECT p."partition", p.snapshot_id, len(p.replicas) AS rf, coalesce(len(p.isr), 0) AS isr, p.leader_epoch, c.min_isr
+  SELECT p."partition", p.snapshot_id, len(p.replicas) AS rf, coalesce(len(p.isr), 0) AS isr, p.leader, p.leader_epoch, c.min_isr
   FROM partitions p LEFT JOIN cfg c USING (snapshot_id)
   WHERE p.topic = $1 AND len(p.replicas) > 0
 ), by_cut AS (
@@ -39,6 +43,10 @@ WITH parts AS (
          sum(CASE WHEN min_isr IS NOT NULL THEN 1 ELSE 0 END) AS judged_cuts,
          sum(CASE WHEN isr < min_isr THEN 1 ELSE 0 END) AS below
   FROM cuts GROUP BY 1
+), by_cut_leader AS (
+  SELECT "partition", count(DISTINCT leader) AS leaders, count(DISTINCT leader_epoch) AS epochs,
+         min(leader) AS leader, min(leader_epoch) AS first_epoch, max(leader_epoch) AS last_epoch
+  FROM cuts WHERE leader >= 0 AND leader_epoch >= 0 GROUP BY 1
 ), rec AS (
   SELECT "partition", leader_epoch, count(*) AS records,
          sum(CASE WHEN producer_id IS NULL OR producer_id < 0 THEN 1 ELSE 0 END) AS non_idem
@@ -63,10 +71,14 @@ SELECT p."partition",
        e.epochs AS leader_epochs,
        e.first_epoch AS first_leader_epoch,
        e.last_epoch AS last_leader_epoch,
+       CASE WHEN l.leaders = 1 AND l.epochs > 1 THEN l.leader END AS same_cut_leader,
+       CASE WHEN l.leaders = 1 AND l.epochs > 1 THEN l.first_epoch END AS same_cut_leader_first_epoch,
+       CASE WHEN l.leaders = 1 AND l.epochs > 1 THEN l.last_epoch END AS same_cut_leader_last_epoch,
        coalesce(r.records, 0)::BIGINT AS records,
        coalesce(r.non_idem, 0)::BIGINT AS non_idempotent_records
 FROM parts p CROSS JOIN settings s
 LEFT JOIN by_cut b USING ("partition")
 LEFT JOIN by_epoch e USING ("partition")
+LEFT JOIN by_cut_leader l USING ("partition")
 LEFT JOIN by_rec r USING ("partition")
 ORDER BY 1
