@@ -199,14 +199,14 @@ type topicView struct {
 	// OldPartitions says which partitions are an old topic's only (the
 	// topic deleted and made again with fewer), "" when none.
 	OldPartitions string
-	Files       int
-	Records     int64
-	JSON        bool
-	LostRanges  int
-	LostOffsets int64
-	Latest      *apiSnapshot
-	Coverage    template.HTML
-	Tiles       []tile
+	Files         int
+	Records       int64
+	JSON          bool
+	LostRanges    int
+	LostOffsets   int64
+	Latest        *apiSnapshot
+	Coverage      template.HTML
+	Tiles         []tile
 }
 
 type tile struct {
