@@ -65,6 +65,8 @@ func text(v any, null string) string {
 		return Interval(x)
 	case duckdb.UUID:
 		return x.String()
+	case duckdb.Union:
+		return text(x.Value, null)
 	case json.Number:
 		return x.String()
 	}
@@ -75,23 +77,17 @@ func text(v any, null string) string {
 	return string(b)
 }
 
-// Typed gives a value scanned from a column of DuckDB type dbType
-// (sql.ColumnType.DatabaseTypeName) the type the column says, where the
-// driver lost it: duckdb-go scans a UUID into 16 bytes, which every format
-// then showed as a BLOB (base64 in JSON, \xHH escapes as text) instead of
-// the UUID's text.
-func Typed(dbType string, v any) any {
-	if b, ok := v.([]byte); ok && dbType == "UUID" && len(b) == len(duckdb.UUID{}) {
-		var u duckdb.UUID
-		copy(u[:], b)
-		return u
+// Time writes a time in UTC, trailing zeros of the fraction trimmed:
+// units.Time, and the nanoseconds of a TIMESTAMP_NS where it has them
+// (units' layout stops at the microsecond, which dropped them).
+func Time(t time.Time) string {
+	if t.Nanosecond()%1000 != 0 {
+		return t.UTC().Format(timeLayoutNS)
 	}
-	return v
+	return units.Time(t)
 }
 
-// Time writes a time in UTC to the microsecond, trailing zeros trimmed:
-// units.Time.
-func Time(t time.Time) string { return units.Time(t) }
+const timeLayoutNS = "2006-01-02 15:04:05.999999999Z07:00"
 
 // Float writes the shortest text that reads back to the same float.
 func Float(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
@@ -257,6 +253,22 @@ func encodable(v any, text bool) any {
 			out[i] = encodable(e, text)
 		}
 		return out
+	case duckdb.Union:
+		return encodable(x.Value, text)
+	case duckdb.OrderedMap:
+		keys, vals := x.Keys(), x.Values()
+		o := Object{Keys: make([]string, len(keys)), Vals: make([]any, len(keys))}
+		for i, k := range keys {
+			if s, ok := k.(string); ok {
+				o.Keys[i] = s
+			} else {
+				o.Keys[i] = Text(k)
+			}
+			if i < len(vals) {
+				o.Vals[i] = encodable(vals[i], text)
+			}
+		}
+		return o
 	case duckdb.Map:
 		out := map[string]any{}
 		for k, e := range x {
