@@ -92,18 +92,35 @@ const timeLayoutNS = "2006-01-02 15:04:05.999999999Z07:00"
 // Float writes the shortest text that reads back to the same float.
 func Float(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// Interval writes a DuckDB interval as its parts: "1 months 2 days 1h30m0s";
-// a zero interval is "0s".
+// Interval writes a DuckDB interval as DuckDB does: "1 year 2 months 3
+// days 04:05:06.5", "-01:30:00", a zero interval "00:00:00". (Go's
+// time.Duration, used before, overflowed past 292 years of microseconds:
+// INTERVAL '3000000 hours' read -2124095h34m33.709551616s.)
 func Interval(x duckdb.Interval) string {
 	var parts []string
-	if x.Months != 0 {
-		parts = append(parts, fmt.Sprintf("%d months", x.Months))
+	unit := func(n int64, name string) {
+		if n == 0 {
+			return
+		}
+		if n != 1 && n != -1 {
+			name += "s"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", n, name))
 	}
-	if x.Days != 0 {
-		parts = append(parts, fmt.Sprintf("%d days", x.Days))
-	}
+	unit(int64(x.Months)/12, "year")
+	unit(int64(x.Months)%12, "month")
+	unit(int64(x.Days), "day")
 	if x.Micros != 0 || len(parts) == 0 {
-		parts = append(parts, (time.Duration(x.Micros) * time.Microsecond).String())
+		sign, us := "", uint64(x.Micros)
+		if x.Micros < 0 {
+			sign, us = "-", uint64(-(x.Micros+1))+1
+		}
+		const hour = 3600 * 1000000
+		t := fmt.Sprintf("%s%02d:%02d:%02d", sign, us/hour, us%hour/60000000, us%60000000/1000000)
+		if frac := us % 1000000; frac != 0 {
+			t += strings.TrimRight(fmt.Sprintf(".%06d", frac), "0")
+		}
+		parts = append(parts, t)
 	}
 	return strings.Join(parts, " ")
 }

@@ -45,6 +45,12 @@ func TestTypedFromDuckDB(t *testing.T) {
 		{"blob stays", "'\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0A\\x0B\\x0C\\x0D\\x0E\\x0F'::BLOB", `\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0A\x0B\x0C\x0D\x0E\x0F`, `"AAECAwQFBgcICQoLDA0ODw=="`},
 		{"map nan", "MAP {'a': 'nan'::DOUBLE, 'b': 'inf'::DOUBLE}", `{"a":"NaN","b":"+Inf"}`, `{"a":"NaN","b":"+Inf"}`},
 		{"map blob", "MAP {'b': '\\xFF'::BLOB}", `{"b":"\\xFF"}`, `{"b":"/w=="}`},
+		{"interval", "INTERVAL '1 year 2 days 03:00:00.5'", "1 year 2 days 03:00:00.5", `"12 months 2 days 10800500000 us"`},
+		{"interval months", "INTERVAL '14 months'", "1 year 2 months", `"14 months 0 days 0 us"`},
+		{"interval one day", "INTERVAL '1 day'", "1 day", `"0 months 1 days 0 us"`},
+		{"interval negative", "INTERVAL '-90 minutes'", "-01:30:00", `"0 months 0 days -5400000000 us"`},
+		{"interval past 292 years", "INTERVAL '3000000 hours'", "3000000:00:00", `"0 months 0 days 10800000000000000 us"`},
+		{"interval zero", "INTERVAL 0 SECONDS", "00:00:00", `"0 months 0 days 0 us"`},
 		{"map key order", "MAP {'z': 1, 'a': 2}", `{"z":1,"a":2}`, `{"z":1,"a":2}`},
 	}
 	for _, c := range cases {
