@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -30,11 +31,42 @@ func Typed(dbType string, v any) any {
 	if !strings.ContainsAny(dbType, "([") {
 		return scalar(dbType, v)
 	}
-	t, ok := parseType(dbType, 0)
-	if !ok {
+	if !strings.Contains(dbType, "UUID") && !strings.Contains(dbType, "TIME") && !strings.Contains(dbType, "DATE") {
+		return v // a topic's headers, STRUCT(key VARCHAR, value BLOB)[], on every row
+	}
+	t := parsed(dbType)
+	if t == nil {
 		return v
 	}
 	return t.apply(v, 0)
+}
+
+// parsedTypes keeps the types parsed, so a nested column is parsed once
+// and not on every row; at most maxParsedTypes of them.
+var (
+	parsedMu    sync.Mutex
+	parsedTypes = map[string]*dbType{}
+)
+
+const maxParsedTypes = 1024
+
+func parsed(s string) *dbType {
+	parsedMu.Lock()
+	t, ok := parsedTypes[s]
+	parsedMu.Unlock()
+	if ok {
+		return t
+	}
+	t, good := parseType(s, 0)
+	if !good {
+		t = nil
+	}
+	parsedMu.Lock()
+	if len(parsedTypes) < maxParsedTypes {
+		parsedTypes[s] = t
+	}
+	parsedMu.Unlock()
+	return t
 }
 
 // maxTypeDepth bounds the nesting of a type walked: deeper values are left

@@ -42,6 +42,8 @@ func TestTypedFromDuckDB(t *testing.T) {
 		{"uuid in map", "MAP {'k': [" + u + "]}", `{"k":["0f8fad5b-d9cb-469f-a165-70867728950e"]}`, `{"k":["0f8fad5b-d9cb-469f-a165-70867728950e"]}`},
 		{"uuid in union", "union_value(u := " + u + ")", "0f8fad5b-d9cb-469f-a165-70867728950e", `"0f8fad5b-d9cb-469f-a165-70867728950e"`},
 		{"time in struct", "{'t': TIME '12:00', 'ts': 'infinity'::TIMESTAMP}", `{"t":"12:00:00","ts":"infinity"}`, `{"t":"12:00:00","ts":"infinity"}`},
+		{"tz types in struct", "{'ts': 'infinity'::TIMESTAMPTZ, 'tz': TIMETZ '12:00:00+01', 'd': '-infinity'::DATE}", `{"d":"-infinity","ts":"infinity","tz":"12:00:00+01"}`, `{"d":"-infinity","ts":"infinity","tz":"12:00:00+01"}`},
+		{"headers untouched", "[{'key': 'k', 'value': '\\xFF'::BLOB}]", `[{"key":"k","value":"\\xFF"}]`, `[{"key":"k","value":"/w=="}]`},
 		{"blob stays", "'\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0A\\x0B\\x0C\\x0D\\x0E\\x0F'::BLOB", `\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0A\x0B\x0C\x0D\x0E\x0F`, `"AAECAwQFBgcICQoLDA0ODw=="`},
 		{"map nan", "MAP {'a': 'nan'::DOUBLE, 'b': 'inf'::DOUBLE}", `{"a":"NaN","b":"+Inf"}`, `{"a":"NaN","b":"+Inf"}`},
 		{"map blob", "MAP {'b': '\\xFF'::BLOB}", `{"b":"\\xFF"}`, `{"b":"/w=="}`},
@@ -83,5 +85,20 @@ func TestTypedFromDuckDB(t *testing.T) {
 				t.Errorf("JSON = %s, want %s", b, c.json)
 			}
 		})
+	}
+}
+
+// TestTypedCheap: Typed runs on every value of every row; a nested type
+// with nothing to give back (a topic's headers) costs no allocation, and
+// one that has is parsed once.
+func TestTypedCheap(t *testing.T) {
+	var headers any = []any{map[string]any{"key": "k", "value": []byte("v")}}
+	if n := testing.AllocsPerRun(100, func() { Typed("STRUCT(\"key\" VARCHAR, \"value\" BLOB)[]", headers) }); n != 0 {
+		t.Errorf("headers: %v allocations", n)
+	}
+	var empty any = []any{}
+	Typed("UUID[]", empty)
+	if n := testing.AllocsPerRun(100, func() { Typed("UUID[]", empty) }); n > 1 {
+		t.Errorf("UUID[]: %v allocations, the type parsed on every row", n)
 	}
 }
