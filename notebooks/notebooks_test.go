@@ -886,6 +886,40 @@ func TestCellUUID(t *testing.T) {
 	}
 }
 
+// TestCellTyped: a cell reads a value as every surface does
+// (display.Typed at any depth): a TIME was 0001-01-01 12:00:00Z, a TIMETZ
+// lost its offset, 'infinity'::TIMESTAMP was 294247-01-10, a UUID inside
+// a LIST or STRUCT was 16 bytes, a TIMESTAMP_NS lost its nanoseconds.
+func TestCellTyped(t *testing.T) {
+	const u = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+	e := open(t, fixture(t))
+	cases := []struct{ expr, want string }{
+		{"TIME '12:00'", "12:00:00"},
+		{"TIMETZ '12:00:00+01'", "12:00:00+01"},
+		{"'infinity'::TIMESTAMP", "infinity"},
+		{"TIMESTAMP_NS '2020-01-01 00:00:00.123456789'", "2020-01-01 00:00:00.123456789Z"},
+		{"[UUID '" + u + "']", `["` + u + `"]`},
+		{"{'id': UUID '" + u + "'}", `{"id":"` + u + `"}`},
+		{"MAP {'a': 'nan'::DOUBLE}", `{"a":"NaN"}`},
+	}
+	for _, c := range cases {
+		t.Run(c.expr, func(t *testing.T) {
+			res := Run(context.Background(), e, mustParse(t, "# t\n\n```sql\nSELECT "+c.expr+" AS v\n```\n"), nil)
+			cell := res.Cells[0]
+			if cell.Err != "" || cellText(cell, 0, 0) != c.want {
+				t.Fatalf("cell: %q %q, want %q", cell.Err, cellText(cell, 0, 0), c.want)
+			}
+			var html bytes.Buffer
+			if err := RenderHTML(&html, res); err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(html.String(), "0001-01-01") {
+				t.Errorf("a time of day read as a date in the page")
+			}
+		})
+	}
+}
+
 // TestProseIsBounded: prose nested past the bounds is shown as text, at
 // once. goldmark took 25 s on quotes nested 200,000 deep and 54 s on
 // lists nested 2,000 deep (a notebook under the 4 MiB cap), with no way to

@@ -159,6 +159,12 @@ func (e *Engine) queryRows(ctx context.Context, q string, args ...any) ([]Row, e
 	defer reset()
 	defer rows.Close()
 	cols, _ := rows.Columns()
+	types := make([]string, len(cols))
+	if cts, err := rows.ColumnTypes(); err == nil {
+		for i, ct := range cts {
+			types[i] = ct.DatabaseTypeName()
+		}
+	}
 	var out []Row
 	for rows.Next() {
 		vals := make([]any, len(cols))
@@ -171,7 +177,7 @@ func (e *Engine) queryRows(ctx context.Context, q string, args ...any) ([]Row, e
 		}
 		r := NewRow()
 		for i, c := range cols {
-			r.Set(c, vals[i])
+			r.Set(c, display.Typed(types[i], vals[i]))
 		}
 		out = append(out, *r)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -283,6 +284,57 @@ func TestWriteRowsUUID(t *testing.T) {
 		}
 		if f == "json" && !strings.Contains(out.String(), `"b":"oA=="`) {
 			t.Errorf("json: a BLOB is no longer base64:\n%s", out.String())
+		}
+	}
+}
+
+// TestWriteRowsTyped: a value reads the same in every format, nested or
+// not, and the JSON formats stay valid JSON (a MAP holding NaN made json
+// print "[Error: ..."; a TIME read 0001-01-01 12:00:00Z; a TIMESTAMP_NS
+// lost its nanoseconds as text; a UUID in a LIST was 16 bytes).
+func TestWriteRowsTyped(t *testing.T) {
+	db, err := sql.Open("duckdb", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	const u = "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"
+	cases := []struct {
+		name, expr string
+		want       []string // in every format
+	}{
+		{"time", "TIME '12:00'", []string{"12:00:00"}},
+		{"timetz", "TIMETZ '12:00:00+01'", []string{"12:00:00+01"}},
+		{"timestamp_ns", "TIMESTAMP_NS '2020-01-01 00:00:00.123456789'", []string{"00:00:00.123456789Z"}},
+		{"infinity", "'infinity'::TIMESTAMP", []string{"infinity"}},
+		{"uuid in list", "[UUID '" + u + "']", []string{u}},
+		{"uuid in struct", "{'id': UUID '" + u + "'}", []string{u}},
+		{"map nan", "MAP {'a': 'nan'::DOUBLE}", []string{"NaN"}},
+	}
+	for _, c := range cases {
+		for _, f := range []string{"table", "csv", "json", "jsonl", "markdown", "line"} {
+			t.Run(c.name+"/"+f, func(t *testing.T) {
+				rows, err := db.QueryContext(ctx, "SELECT "+c.expr+" AS v")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out bytes.Buffer
+				if _, err := WriteRows(ctx, &out, rows, WriteOptions{Format: f}); err != nil {
+					t.Fatalf("%v\n%s", err, out.String())
+				}
+				for _, w := range c.want {
+					if !strings.Contains(out.String(), w) {
+						t.Errorf("no %s in\n%s", w, out.String())
+					}
+				}
+				if strings.Contains(out.String(), "0001-01-01") {
+					t.Errorf("a time of day read as a date:\n%s", out.String())
+				}
+				if f == "json" && !json.Valid(out.Bytes()) {
+					t.Errorf("invalid JSON:\n%s", out.String())
+				}
+			})
 		}
 	}
 }

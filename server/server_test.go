@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/seeds"
@@ -321,6 +322,20 @@ func TestSQL(t *testing.T) {
 		{"uuid in json", "POST", body(`SELECT UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' AS u`, "json"), js, 200, []string{`"u":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"`}},
 		{"uuid as text", "POST", body(`SELECT UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' AS u`, "text"), js, 200, []string{`"u":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"`}},
 		{"uuid in csv", "POST", body(`SELECT UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11' AS u`, "csv"), js, 200, []string{"u\na0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11\n"}},
+		// Every surface reads a value through display.Typed and display:
+		// a TIME was 0001-01-01T12:00:00Z, a TIMETZ lost its offset, a
+		// UUID in a LIST or STRUCT was base64, 'infinity'::TIMESTAMP was
+		// 294247-01-10, a TIMESTAMP_NS lost its nanoseconds as text and
+		// csv, a MAP holding NaN was a 500.
+		{"time in json", "POST", body(`SELECT TIME '12:00' AS t, TIMETZ '12:00:00+01' AS tz`, "json"), js, 200, []string{`"t":"12:00:00"`, `"tz":"12:00:00+01"`}},
+		{"time as text", "POST", body(`SELECT TIME '12:00' AS t, TIMETZ '12:00:00+01' AS tz`, "text"), js, 200, []string{`"t":"12:00:00"`, `"tz":"12:00:00+01"`}},
+		{"time in csv", "POST", body(`SELECT TIME '12:00' AS t, TIMETZ '12:00:00+01' AS tz`, "csv"), js, 200, []string{"t,tz\n12:00:00,12:00:00+01\n"}},
+		{"timestamp_ns as text", "POST", body(`SELECT TIMESTAMP_NS '2020-01-01 00:00:00.123456789' AS t`, "text"), js, 200, []string{`"t":"2020-01-01 00:00:00.123456789Z"`}},
+		{"timestamp_ns in csv", "POST", body(`SELECT TIMESTAMP_NS '2020-01-01 00:00:00.123456789' AS t`, "csv"), js, 200, []string{"2020-01-01 00:00:00.123456789Z"}},
+		{"infinity in json", "POST", body(`SELECT 'infinity'::TIMESTAMP AS t, '-infinity'::DATE AS d`, "json"), js, 200, []string{`"t":"infinity"`, `"d":"-infinity"`}},
+		{"nested uuid in json", "POST", body(`SELECT [UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'] AS l, {'u': UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'} AS s`, "json"), js, 200, []string{`"l":["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"]`, `"s":{"u":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"}`}},
+		{"nested uuid in csv", "POST", body(`SELECT [UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'] AS l`, "csv"), js, 200, []string{`a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11`}},
+		{"map nan in json", "POST", body(`SELECT MAP {'a': 'nan'::DOUBLE} AS m, 'nan'::DOUBLE AS n`, "json"), js, 200, []string{`"m":{"a":"NaN"}`, `"n":"NaN"`}},
 		{"form encoded", "POST", strings.NewReader(url.Values{"sql": {"SELECT 41+1 AS answer"}}.Encode()), form, 200, []string{`"answer":42`}},
 		{"row limit", "POST", body(`SELECT * FROM range(100) r(i)`, "json"), js, 200, []string{`"i":4`}},
 		{"COPY", "POST", body(`COPY (SELECT 1) TO 'x.csv'`, "json"), js, 400, []string{`"error"`, "SELECT"}},
@@ -697,5 +712,29 @@ func TestMembershipHistoryPageAndAPI(t *testing.T) {
 	}
 	if code, body := get("/history?topic=readings&group=%3Cscript%3E"); code != 404 || strings.Contains(body, "<script>") {
 		t.Fatalf("hostile group name: %d\n%s", code, body)
+	}
+}
+
+// TestValueBytesNested: a MAP's and a UNION's values count toward the
+// result's byte bound like a LIST's; a MAP counted 24 bytes whatever it
+// held.
+func TestValueBytesNested(t *testing.T) {
+	var big duckdb.OrderedMap
+	for i := range 1000 {
+		big.Set(fmt.Sprint(i), strings.Repeat("x", 100))
+	}
+	cases := []struct {
+		name string
+		v    any
+		min  int
+	}{
+		{"map", big, 100_000},
+		{"union", duckdb.Union{Tag: "s", Value: strings.Repeat("x", 1000)}, 1000},
+		{"list", []any{strings.Repeat("x", 1000)}, 1000},
+	}
+	for _, c := range cases {
+		if got := valueBytes(c.v, 1<<30); got < c.min {
+			t.Errorf("%s: %d bytes, want at least %d", c.name, got, c.min)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/duckdb/duckdb-go/v2"
 	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/queries"
 )
@@ -239,6 +240,18 @@ func valueBytes(v any, budget int) int {
 			n += len(k) + 4 + valueBytes(e, budget-n)
 		}
 		return n
+	case duckdb.OrderedMap:
+		n := 2
+		vals := x.Values()
+		for i, k := range x.Keys() {
+			if n > budget || i >= len(vals) {
+				return n
+			}
+			n += valueBytes(k, budget-n) + 2 + valueBytes(vals[i], budget-n)
+		}
+		return n
+	case duckdb.Union:
+		return valueBytes(x.Value, budget)
 	}
 	return 24 // numbers, booleans, times, UUIDs, decimals
 }

@@ -5,11 +5,16 @@
 // pages and the checks' messages, so the same value reads the same
 // everywhere.
 //
+// Typed, applied to every value scanned, first gives back what duckdb-go
+// lost, at any depth of a LIST, STRUCT, MAP or UNION: a UUID's text, a
+// TIME's text (12:00:00) and a TIMETZ's with its offset (12:00:00+01),
+// infinity and -infinity for a DATE or TIMESTAMP's sentinels.
+//
 // Three families, by reader:
 //
 //   - Text (and Field for CSV) writes any value as the text formats show
 //     it: NULL as NULL, times in UTC to the microsecond with trailing zeros
-//     trimmed (2026-07-16 11:21:00.25Z), floats as the shortest text that
+//     trimmed (2026-07-16 11:21:00.25Z; a TIMESTAMP_NS to its nanosecond), floats as the shortest text that
 //     reads back to the same float (strconv 'g', -1), BLOBs as \xHH escapes,
 //     nested values as JSON. A string is escaped where a terminal or a page
 //     would act on it: control characters (ESC of an ANSI sequence, NUL,

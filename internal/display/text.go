@@ -65,6 +65,8 @@ func text(v any, null string) string {
 		return Interval(x)
 	case duckdb.UUID:
 		return x.String()
+	case duckdb.Union:
+		return text(x.Value, null)
 	case json.Number:
 		return x.String()
 	}
@@ -75,39 +77,50 @@ func text(v any, null string) string {
 	return string(b)
 }
 
-// Typed gives a value scanned from a column of DuckDB type dbType
-// (sql.ColumnType.DatabaseTypeName) the type the column says, where the
-// driver lost it: duckdb-go scans a UUID into 16 bytes, which every format
-// then showed as a BLOB (base64 in JSON, \xHH escapes as text) instead of
-// the UUID's text.
-func Typed(dbType string, v any) any {
-	if b, ok := v.([]byte); ok && dbType == "UUID" && len(b) == len(duckdb.UUID{}) {
-		var u duckdb.UUID
-		copy(u[:], b)
-		return u
+// Time writes a time in UTC, trailing zeros of the fraction trimmed:
+// units.Time, and the nanoseconds of a TIMESTAMP_NS where it has them
+// (units' layout stops at the microsecond, which dropped them).
+func Time(t time.Time) string {
+	if t.Nanosecond()%1000 != 0 {
+		return t.UTC().Format(timeLayoutNS)
 	}
-	return v
+	return units.Time(t)
 }
 
-// Time writes a time in UTC to the microsecond, trailing zeros trimmed:
-// units.Time.
-func Time(t time.Time) string { return units.Time(t) }
+const timeLayoutNS = "2006-01-02 15:04:05.999999999Z07:00"
 
 // Float writes the shortest text that reads back to the same float.
 func Float(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// Interval writes a DuckDB interval as its parts: "1 months 2 days 1h30m0s";
-// a zero interval is "0s".
+// Interval writes a DuckDB interval as DuckDB does: "1 year 2 months 3
+// days 04:05:06.5", "-01:30:00", a zero interval "00:00:00". (Go's
+// time.Duration, used before, overflowed past 292 years of microseconds:
+// INTERVAL '3000000 hours' read -2124095h34m33.709551616s.)
 func Interval(x duckdb.Interval) string {
 	var parts []string
-	if x.Months != 0 {
-		parts = append(parts, fmt.Sprintf("%d months", x.Months))
+	unit := func(n int64, name string) {
+		if n == 0 {
+			return
+		}
+		if n != 1 && n != -1 {
+			name += "s"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", n, name))
 	}
-	if x.Days != 0 {
-		parts = append(parts, fmt.Sprintf("%d days", x.Days))
-	}
+	unit(int64(x.Months)/12, "year")
+	unit(int64(x.Months)%12, "month")
+	unit(int64(x.Days), "day")
 	if x.Micros != 0 || len(parts) == 0 {
-		parts = append(parts, (time.Duration(x.Micros) * time.Microsecond).String())
+		sign, us := "", uint64(x.Micros)
+		if x.Micros < 0 {
+			sign, us = "-", uint64(-(x.Micros+1))+1
+		}
+		const hour = 3600 * 1000000
+		t := fmt.Sprintf("%s%02d:%02d:%02d", sign, us/hour, us%hour/60000000, us%60000000/1000000)
+		if frac := us % 1000000; frac != 0 {
+			t += strings.TrimRight(fmt.Sprintf(".%06d", frac), "0")
+		}
+		parts = append(parts, t)
 	}
 	return strings.Join(parts, " ")
 }
@@ -257,6 +270,22 @@ func encodable(v any, text bool) any {
 			out[i] = encodable(e, text)
 		}
 		return out
+	case duckdb.Union:
+		return encodable(x.Value, text)
+	case duckdb.OrderedMap:
+		keys, vals := x.Keys(), x.Values()
+		o := Object{Keys: make([]string, len(keys)), Vals: make([]any, len(keys))}
+		for i, k := range keys {
+			if s, ok := k.(string); ok {
+				o.Keys[i] = s
+			} else {
+				o.Keys[i] = Text(k)
+			}
+			if i < len(vals) {
+				o.Vals[i] = encodable(vals[i], text)
+			}
+		}
+		return o
 	case duckdb.Map:
 		out := map[string]any{}
 		for k, e := range x {
