@@ -108,6 +108,9 @@ func (s *Store) Writable(context.Context) (bool, error) {
 		if errors.Is(err, syscall.ENOTDIR) || err == nil && !st.IsDir() {
 			return false, fmt.Errorf("create %s: %w: %s is a file, not a folder", path, store.ErrNotWritable, p)
 		}
+		if errors.Is(err, syscall.ELOOP) {
+			return false, fmt.Errorf("create %s: %w: %s is not a folder: %s", path, store.ErrNotWritable, p, linkLoop(p))
+		}
 		if err != nil {
 			return false, fmt.Errorf("create %s: %w", path, store.Classify(err))
 		}

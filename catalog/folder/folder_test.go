@@ -128,3 +128,23 @@ func TestVacantNamesWhatIsThere(t *testing.T) {
 		}
 	}
 }
+
+// TestWritableNamesALinkLoop: a dump's --dir that is a loop of symbolic
+// links is a folder that cannot be written (exit 7) naming the loop, where
+// it was "stat l1: too many levels of symbolic links" (exit 2).
+func TestWritableNamesALinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	l1, l2 := filepath.Join(dir, "l1"), filepath.Join(dir, "l2")
+	if err := os.Symlink(l2, l1); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(l1, l2); err != nil {
+		t.Fatal(err)
+	}
+	for _, root := range []string{l1, filepath.Join(l1, "x")} {
+		_, err := New(root).Writable(t.Context())
+		if !errors.Is(err, store.ErrNotWritable) || !strings.Contains(err.Error(), "loop of symbolic links") {
+			t.Errorf("Writable(%s) = %v, want ErrNotWritable naming the loop", root, err)
+		}
+	}
+}
