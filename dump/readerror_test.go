@@ -58,14 +58,7 @@ func TestReadErrorNeverCompletesAPartition(t *testing.T) {
 				if p.Partition == 1 && p.FetchOffset > 50 {
 					refused.Store(true)
 					resp := fr.ResponseKind().(*kmsg.FetchResponse)
-					rt := kmsg.NewFetchResponseTopic()
-					rt.Topic, rt.TopicID = tp.Topic, tp.TopicID
-					rp := kmsg.NewFetchResponseTopicPartition()
-					rp.Partition = 1
-					rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
-					rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
-					rt.Partitions = append(rt.Partitions, rp)
-					resp.Topics = append(resp.Topics, rt)
+					refuseFetch(resp, tp, kerr.TopicAuthorizationFailed.Code, 1)
 					return resp, nil, true
 				}
 			}
@@ -214,16 +207,7 @@ func TestATopicsFailureCostsThatTopic(t *testing.T) {
 						continue
 					}
 					resp := fr.ResponseKind().(*kmsg.FetchResponse)
-					rt := kmsg.NewFetchResponseTopic()
-					rt.Topic, rt.TopicID = tp.Topic, tp.TopicID
-					for _, p := range tp.Partitions {
-						rp := kmsg.NewFetchResponseTopicPartition()
-						rp.Partition = p.Partition
-						rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
-						rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
-						rt.Partitions = append(rt.Partitions, rp)
-					}
-					resp.Topics = append(resp.Topics, rt)
+					refuseFetch(resp, tp, kerr.TopicAuthorizationFailed.Code)
 					return resp, nil, true
 				}
 				return nil, nil, false
@@ -306,16 +290,7 @@ func TestFollowOfOnlyFailingTopicsStops(t *testing.T) {
 		fr := req.(*kmsg.FetchRequest)
 		resp := fr.ResponseKind().(*kmsg.FetchResponse)
 		for _, tp := range fr.Topics {
-			rt := kmsg.NewFetchResponseTopic()
-			rt.Topic, rt.TopicID = tp.Topic, tp.TopicID
-			for _, p := range tp.Partitions {
-				rp := kmsg.NewFetchResponseTopicPartition()
-				rp.Partition = p.Partition
-				rp.ErrorCode = kerr.TopicAuthorizationFailed.Code
-				rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
-				rt.Partitions = append(rt.Partitions, rp)
-			}
-			resp.Topics = append(resp.Topics, rt)
+			refuseFetch(resp, tp, kerr.TopicAuthorizationFailed.Code)
 		}
 		return resp, nil, true
 	})
@@ -328,4 +303,24 @@ func TestFollowOfOnlyFailingTopicsStops(t *testing.T) {
 	if !errors.Is(err, kafkaconn.ErrAuthorization) {
 		t.Errorf("follow ended with %v, want the refusal", err)
 	}
+}
+
+// refuseFetch adds to resp an answer for tp in which each of partitions
+// (every partition tp asks for, when none is named) has the error code.
+func refuseFetch(resp *kmsg.FetchResponse, tp kmsg.FetchRequestTopic, code int16, partitions ...int32) {
+	if len(partitions) == 0 {
+		for _, p := range tp.Partitions {
+			partitions = append(partitions, p.Partition)
+		}
+	}
+	rt := kmsg.NewFetchResponseTopic()
+	rt.Topic, rt.TopicID = tp.Topic, tp.TopicID
+	for _, p := range partitions {
+		rp := kmsg.NewFetchResponseTopicPartition()
+		rp.Partition = p
+		rp.ErrorCode = code
+		rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+		rt.Partitions = append(rt.Partitions, rp)
+	}
+	resp.Topics = append(resp.Topics, rt)
 }

@@ -43,14 +43,7 @@ func TestTruncationMidReadIsNeverDumpedTwice(t *testing.T) {
 				if p.FetchOffset > 50 && fenced.Load() == 0 {
 					fenced.Add(1)
 					resp := fr.ResponseKind().(*kmsg.FetchResponse)
-					rt := kmsg.NewFetchResponseTopic()
-					rt.Topic, rt.TopicID = tp.Topic, tp.TopicID
-					rp := kmsg.NewFetchResponseTopicPartition()
-					rp.Partition = p.Partition
-					rp.ErrorCode = kerr.FencedLeaderEpoch.Code
-					rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
-					rt.Partitions = append(rt.Partitions, rp)
-					resp.Topics = append(resp.Topics, rt)
+					refuseFetch(resp, tp, kerr.FencedLeaderEpoch.Code, p.Partition)
 					return resp, nil, true
 				}
 			}

@@ -112,11 +112,16 @@ func read(f *os.File, name string, max int64) ([]byte, error) {
 	if st.Size() > max {
 		return nil, &TooLargeError{Name: name, Max: max}
 	}
+	return readLimited(f, name, max) // a file that grows while read is refused too
+}
+
+// readLimited reads f to its end, refusing it past max bytes.
+func readLimited(f *os.File, name string, max int64) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	if int64(len(b)) > max { // grew while read
+	if int64(len(b)) > max {
 		return nil, &TooLargeError{Name: name, Max: max}
 	}
 	return b, nil
@@ -146,14 +151,7 @@ func ReadNamed(path string, max int64) ([]byte, error) {
 	case m.IsRegular():
 		return read(f, name, max)
 	case m&os.ModeNamedPipe != 0, m&os.ModeCharDevice != 0:
-		b, err := io.ReadAll(io.LimitReader(f, max+1))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", name, err)
-		}
-		if int64(len(b)) > max {
-			return nil, &TooLargeError{Name: name, Max: max}
-		}
-		return b, nil
+		return readLimited(f, name, max)
 	}
 	return nil, fmt.Errorf("read %s: %w", name, ErrNotRegular)
 }
