@@ -140,13 +140,13 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	// The registry's settings and the --schema files are read before
 	// anything is written: bad ones leave DIR as it was.
-	reg, err := kafkaconn.RegistryOf(opts.Conn.ConfigFile, opts.Registry)
+	reg, err := kafkaconn.RegistryOf(ctx, opts.Conn.ConfigFile, opts.Registry)
 	if err != nil {
 		return sum, err
 	}
 	var res *schemas.Resolver
 	if reg != nil || opts.SchemaDir != "" {
-		if res, err = schemas.NewResolver(schemas.Options{Folder: &catalog.Dir{Path: opts.Dir}, Registry: reg, SchemaDir: opts.SchemaDir}); err != nil {
+		if res, err = schemas.NewResolver(ctx, schemas.Options{Folder: &catalog.Dir{Path: opts.Dir}, Registry: reg, SchemaDir: opts.SchemaDir}); err != nil {
 			return sum, fmt.Errorf("%w: %w", kafkaconn.ErrBadConfig, err)
 		}
 	}
@@ -163,7 +163,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return sum, err
 	}
 	defer cl.Close()
-	who := kafkaconn.Principal(opts.Conn)
+	who := kafkaconn.Principal(ctx, opts.Conn)
 	topics, all, err := resolveTopics(ctx, adm, opts.Topics, opts.TopicRegex, who)
 	if err != nil {
 		return sum, err

@@ -43,7 +43,7 @@ func CreateTopic(ctx context.Context, c kafkaconn.Conn, topic string, partitions
 // Produce writes recs in order, each to its own partition, and waits until
 // all are acknowledged.
 func Produce(ctx context.Context, c kafkaconn.Conn, recs []Record) error {
-	cl, err := kafkaconn.NewClient(c, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(5*time.Millisecond),
+	cl, err := kafkaconn.NewClient(ctx, c, kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(5*time.Millisecond),
 		kgo.MaxBufferedRecords(1<<16))
 	if err != nil {
 		return err

@@ -123,7 +123,7 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		fetchMax = max(int32(float64(fetchMax)*share), min(fetchMax, 1<<20))
 		extra = append(extra, kgo.DisableClientMetrics())
 	}
-	cl, err := kafkaconn.NewClient(d.conn, append(extra,
+	cl, err := kafkaconn.NewClient(ctx, d.conn, append(extra,
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign}),
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),

@@ -11,12 +11,12 @@ import (
 
 // NewClient makes a Kafka client from a connection's settings. Extra
 // options are appended.
-func NewClient(c Conn, extra ...kgo.Opt) (*kgo.Client, error) {
-	s, err := resolve(c)
+func NewClient(ctx context.Context, c Conn, extra ...kgo.Opt) (*kgo.Client, error) {
+	s, err := resolve(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	opts, err := s.clientOpts(c.DialTimeout)
+	opts, err := s.clientOpts(ctx, c.DialTimeout)
 	if err != nil {
 		return nil, err
 	}
@@ -31,11 +31,11 @@ func NewClient(c Conn, extra ...kgo.Opt) (*kgo.Client, error) {
 // request that fails is explained (connectError) knowing the security
 // protocol the client used.
 func Connect(ctx context.Context, c Conn) (*kgo.Client, *kadm.Client, error) {
-	s, err := resolve(c)
+	s, err := resolve(ctx, c)
 	if err != nil {
 		return nil, nil, err
 	}
-	cl, err := NewClient(c)
+	cl, err := NewClient(ctx, c)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package kafkaconn
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -93,8 +94,8 @@ var knownKeys = []string{
 
 // S3Endpoint is the s3.endpoint of the properties file at path, "" when
 // it sets none.
-func S3Endpoint(path string) (string, error) {
-	props, err := readProperties(path)
+func S3Endpoint(ctx context.Context, path string) (string, error) {
+	props, err := readProperties(ctx, path)
 	if err != nil {
 		return "", err
 	}
@@ -128,11 +129,11 @@ const maxConfigBytes = 1 << 20
 
 // readProperties parses a properties file and refuses unknown keys, naming
 // the closest known one.
-func readProperties(path string) (map[string]string, error) {
+func readProperties(ctx context.Context, path string) (map[string]string, error) {
 	// A properties file is a few hundred bytes: a pipe (<(...)) is read
 	// through the bound, and /dev/zero is refused past it, not read
 	// without end.
-	b, err := safefile.ReadNamed(path, maxConfigBytes)
+	b, err := safefile.ReadNamed(ctx, path, maxConfigBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read config %s: %w", path, err)
 	}
@@ -183,11 +184,11 @@ func parseProperties(path, text string) (map[string]string, error) {
 
 var jaasRE = regexp.MustCompile(`(\w+)\s*=\s*"((?:[^"\\]|\\.)*)"`)
 
-func resolve(c Conn) (*settings, error) {
+func resolve(ctx context.Context, c Conn) (*settings, error) {
 	props := map[string]string{}
 	if c.ConfigFile != "" {
 		var err error
-		if props, err = readProperties(c.ConfigFile); err != nil {
+		if props, err = readProperties(ctx, c.ConfigFile); err != nil {
 			return nil, err
 		}
 	}
@@ -251,8 +252,8 @@ func resolveProps(c Conn, props map[string]string) (*settings, error) {
 }
 
 // Principal is who the broker will take the client for, as ACLs name it.
-func Principal(c Conn) string {
-	s, err := resolve(c)
+func Principal(ctx context.Context, c Conn) string {
+	s, err := resolve(ctx, c)
 	switch {
 	case err != nil:
 		return "the client's principal"
@@ -285,7 +286,7 @@ func splitList(s string) []string {
 
 // clientOpts turns settings into franz-go options. Secrets go into the
 // mechanism and nowhere else.
-func (s *settings) clientOpts(dialTimeout time.Duration) ([]kgo.Opt, error) {
+func (s *settings) clientOpts(ctx context.Context, dialTimeout time.Duration) ([]kgo.Opt, error) {
 	if dialTimeout == 0 {
 		dialTimeout = 10 * time.Second
 	}
@@ -297,7 +298,7 @@ func (s *settings) clientOpts(dialTimeout time.Duration) ([]kgo.Opt, error) {
 	if strings.HasSuffix(s.protocol, "SSL") {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: s.noVerify}
 		if s.caFile != "" {
-			pem, err := safefile.ReadNamed(s.caFile, safefile.MaxText)
+			pem, err := safefile.ReadNamed(ctx, s.caFile, safefile.MaxText)
 			if err != nil {
 				return nil, fmt.Errorf("read ssl.ca.location: %w", err)
 			}
@@ -308,9 +309,9 @@ func (s *settings) clientOpts(dialTimeout time.Duration) ([]kgo.Opt, error) {
 			cfg.RootCAs = pool
 		}
 		if s.certFile != "" || s.keyFile != "" {
-			cert, err := safefile.LoadX509KeyPair(s.certFile, s.keyFile)
+			cert, err := safefile.LoadX509KeyPair(ctx, s.certFile, s.keyFile)
 			if err != nil {
-				return nil, fmt.Errorf("%w: load ssl.certificate.location/ssl.key.location: %v", ErrBadConfig, err)
+				return nil, fmt.Errorf("%w: load ssl.certificate.location/ssl.key.location: %w", ErrBadConfig, err)
 			}
 			cfg.Certificates = []tls.Certificate{cert}
 		}
@@ -343,11 +344,11 @@ var registryKeys = []string{
 // RegistryOf returns the Schema Registry settings: the config file's
 // Confluent client keys, with what flag (from flags or the environment)
 // gives on top; nil when neither names a registry.
-func RegistryOf(configFile string, flag *schemas.Registry) (*schemas.Registry, error) {
+func RegistryOf(ctx context.Context, configFile string, flag *schemas.Registry) (*schemas.Registry, error) {
 	props := map[string]string{}
 	if configFile != "" {
 		var err error
-		if props, err = readProperties(configFile); err != nil {
+		if props, err = readProperties(ctx, configFile); err != nil {
 			return nil, err
 		}
 	}

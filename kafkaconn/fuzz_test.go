@@ -31,7 +31,7 @@ func FuzzProperties(f *testing.F) {
 				t.Fatalf("unknown key %q accepted", k)
 			}
 		}
-		if _, err := resolve(Conn{ConfigFile: ""}); err == nil {
+		if _, err := resolve(t.Context(), Conn{ConfigFile: ""}); err == nil {
 			t.Fatal("no brokers accepted")
 		}
 		if pw := m["sasl.password"]; len(pw) > 3 {

@@ -27,7 +27,7 @@ func TestConfigFileIsBounded(t *testing.T) {
 		pw.Close()
 	}()
 	pipe := fmt.Sprintf("/proc/self/fd/%d", pr.Fd())
-	if props, err := readProperties(pipe); err != nil || props["bootstrap.servers"] != "h:9092" {
+	if props, err := readProperties(t.Context(), pipe); err != nil || props["bootstrap.servers"] != "h:9092" {
 		t.Errorf("read a pipe: %v %v", props, err)
 	}
 	pr.Close()
@@ -45,7 +45,7 @@ func TestConfigFileIsBounded(t *testing.T) {
 	} {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
 			done := make(chan error, 1)
-			go func() { _, err := readProperties(tc.path); done <- err }()
+			go func() { _, err := readProperties(t.Context(), tc.path); done <- err }()
 			select {
 			case err := <-done:
 				if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.path) {

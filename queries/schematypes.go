@@ -29,7 +29,7 @@ func (e *Engine) typedStructure(ctx context.Context, ss []*catalog.Schema, infer
 	if err != nil && !scalar {
 		return "", nil
 	}
-	r, err := schemas.NewResolver(schemas.Options{Folder: e.dir})
+	r, err := schemas.NewResolver(ctx, schemas.Options{Folder: e.dir})
 	if err != nil {
 		return "", nil
 	}

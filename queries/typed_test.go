@@ -106,7 +106,7 @@ func typedFolder(t *testing.T, legacy bool) string {
 			t.Fatal(err)
 		}
 	}
-	res, err := schemas.NewResolver(schemas.Options{Folder: d})
+	res, err := schemas.NewResolver(t.Context(), schemas.Options{Folder: d})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		return sum, err
 	}
 	defer cl.Close()
-	who := kafkaconn.Principal(opts.Conn)
+	who := kafkaconn.Principal(ctx, opts.Conn)
 	target, err := describeTarget(ctx, adm, opts.ToTopic, who)
 	if err != nil {
 		return sum, err
@@ -145,7 +145,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		// partitions it restores, so no earlier run's transaction stays
 		// open behind this one.
 		for i := range producerCount {
-			cl, err := kafkaconn.NewClient(opts.Conn,
+			cl, err := kafkaconn.NewClient(ctx, opts.Conn,
 				kgo.TransactionalID(TxnID(opts.ToTopic, i)),
 				kgo.TransactionTimeout(60*time.Second),
 				kgo.RecordPartitioner(kgo.ManualPartitioner()),

@@ -251,7 +251,7 @@ func (p *txnProducer) commit(ctx context.Context, again bool) error {
 	// known to the next run, and it takes milliseconds.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
-	who := kafkaconn.Principal(p.opts.Conn)
+	who := kafkaconn.Principal(ctx, p.opts.Conn)
 	if err := p.cl.Flush(cctx); err != nil {
 		p.abort(ctx)
 		return restoreErr(ctx, "produce", who, p.opts.ToTopic, p.txnID, err)

@@ -47,7 +47,7 @@ func TestRegistryCredentials(t *testing.T) {
 			}
 			var warned atomic.Int32
 			var text strings.Builder
-			r, err := NewResolver(Options{Folder: dir, Registry: &Registry{URLs: []string{reg.URL()}, User: c.user, Password: c.pass, Token: c.token},
+			r, err := NewResolver(t.Context(), Options{Folder: dir, Registry: &Registry{URLs: []string{reg.URL()}, User: c.user, Password: c.pass, Token: c.token},
 				Warn: func(s string) { warned.Add(1); text.WriteString(s) }})
 			if err != nil {
 				t.Fatal(err)

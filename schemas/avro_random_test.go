@@ -1779,7 +1779,7 @@ func TestAvroRandomSchemas(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := NewResolver(Options{SchemaDir: dir})
+	r, err := NewResolver(t.Context(), Options{SchemaDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1925,7 +1925,7 @@ func TestAvroRandomRegressions(t *testing.T) {
 			if err := writeFile(dir, "1.avsc", c.schema); err != nil {
 				t.Fatal(err)
 			}
-			r, err := NewResolver(Options{SchemaDir: dir})
+			r, err := NewResolver(t.Context(), Options{SchemaDir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}

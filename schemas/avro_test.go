@@ -97,7 +97,7 @@ func resolverWith(t *testing.T, ss ...*catalog.Schema) *Resolver {
 			t.Fatal(err)
 		}
 	}
-	r, err := NewResolver(Options{Folder: dir})
+	r, err := NewResolver(t.Context(), Options{Folder: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestSchemaDirNames(t *testing.T) {
 	if got[12].Type != catalog.SchemaAvro || got[7].Type != catalog.SchemaProtobuf || got[7].Files["dep.proto"] == "" || len(bare) != 0 {
 		t.Fatalf("read: %+v %+v", got, bare)
 	}
-	r, err := NewResolver(Options{SchemaDir: dir})
+	r, err := NewResolver(t.Context(), Options{SchemaDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

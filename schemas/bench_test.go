@@ -38,7 +38,7 @@ func benchAvro(b *testing.B) (*Resolver, []byte) {
 		b.Fatal(err)
 	}
 	dir.WriteSchema(b.Context(), &catalog.Schema{ID: 1, Type: catalog.SchemaAvro, Schema: schema})
-	r, _ := NewResolver(Options{Folder: dir})
+	r, _ := NewResolver(b.Context(), Options{Folder: dir})
 	return r, wire
 }
 

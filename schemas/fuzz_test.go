@@ -33,7 +33,7 @@ func FuzzSchemaText(f *testing.F) {
 	types := []string{catalog.SchemaAvro, catalog.SchemaProtobuf, catalog.SchemaJSON}
 	f.Fuzz(func(t *testing.T, typ uint8, text string, payload []byte) {
 		// As a --schema file would give it: no folder, nothing written.
-		r, err := NewResolver(Options{})
+		r, err := NewResolver(t.Context(), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

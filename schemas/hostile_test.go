@@ -144,7 +144,7 @@ func TestHostileRegistryCostsOneID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewResolver(Options{Folder: dir, Registry: &Registry{URLs: []string{h.srv.URL}},
+	r, err := NewResolver(t.Context(), Options{Folder: dir, Registry: &Registry{URLs: []string{h.srv.URL}},
 		Warn: func(s string) { warned.Add(1); warnings.WriteString(s) }})
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +217,7 @@ func TestUnreachableRegistryIsDownForTheRun(t *testing.T) {
 	url := srv.URL
 	srv.Close() // nothing listens there now
 	var warnings []string
-	r, err := NewResolver(Options{Registry: &Registry{URLs: []string{url}},
+	r, err := NewResolver(t.Context(), Options{Registry: &Registry{URLs: []string{url}},
 		Warn: func(s string) { warnings = append(warnings, s) }})
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +293,7 @@ func TestRedirectKeepsCredentialsAtHome(t *testing.T) {
 			seen, homeAuth = nil, nil
 			mu.Unlock()
 			c.reg.URLs = []string{home.URL}
-			r, err := NewResolver(Options{Registry: &c.reg})
+			r, err := NewResolver(t.Context(), Options{Registry: &c.reg})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -357,7 +357,7 @@ func TestSchemaDirCostsOneID(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "3.avsc"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewResolver(Options{SchemaDir: dir})
+	r, err := NewResolver(t.Context(), Options{SchemaDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,7 +398,7 @@ func TestSchemaDirCostsOneID(t *testing.T) {
 		References: []catalog.SchemaReference{{Name: "D", ID: 2}}}); err != nil {
 		t.Fatal(err)
 	}
-	rf, err := NewResolver(Options{Folder: folder, SchemaDir: dir})
+	rf, err := NewResolver(t.Context(), Options{Folder: folder, SchemaDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +411,7 @@ func TestSchemaDirCostsOneID(t *testing.T) {
 	if err := writeFile(dir, "orders.avsc", big); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewResolver(Options{SchemaDir: dir}); !errors.Is(err, ErrBadRegistry) || !errors.Is(err, safefile.ErrTooLarge) || !strings.Contains(err.Error(), "orders.avsc") {
+	if _, err := NewResolver(t.Context(), Options{SchemaDir: dir}); !errors.Is(err, ErrBadRegistry) || !errors.Is(err, safefile.ErrTooLarge) || !strings.Contains(err.Error(), "orders.avsc") {
 		t.Fatalf("a bare topic's schema past the bound: %v", err)
 	}
 }
@@ -580,7 +580,7 @@ func TestHugeAnswerCostsLittle(t *testing.T) {
 		w.Write([]byte(`\""}`))
 	}))
 	defer srv.Close()
-	r, err := NewResolver(Options{Registry: &Registry{URLs: []string{srv.URL}}})
+	r, err := NewResolver(t.Context(), Options{Registry: &Registry{URLs: []string{srv.URL}}})
 	if err != nil {
 		t.Fatal(err)
 	}

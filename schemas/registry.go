@@ -92,10 +92,10 @@ func (r *Registry) timeout() time.Duration {
 }
 
 // transport makes the HTTP transport of r: its trusted CAs.
-func (r *Registry) transport() (*http.Transport, error) {
+func (r *Registry) transport(ctx context.Context) (*http.Transport, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if r.CAFile != "" {
-		pem, err := safefile.ReadNamed(r.CAFile, safefile.MaxText)
+		pem, err := safefile.ReadNamed(ctx, r.CAFile, safefile.MaxText)
 		if err != nil {
 			return nil, fmt.Errorf("%w: read %s: %w", ErrBadRegistry, caOption, err)
 		}
@@ -111,8 +111,8 @@ func (r *Registry) transport() (*http.Transport, error) {
 // httpClient makes the HTTP client of r: its timeout and trusted CAs,
 // answers bounded to MaxSchemaBytes (boundedTransport), no credentials
 // across a change of origin on redirect (checkRedirect).
-func (r *Registry) httpClient() (*http.Client, error) {
-	tr, err := r.transport()
+func (r *Registry) httpClient(ctx context.Context) (*http.Client, error) {
+	tr, err := r.transport(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (r *Registry) httpClient() (*http.Client, error) {
 // down. Any other failure (refused, timed out) is left to the dump, which
 // warns of a registry it cannot reach and goes on.
 func (r *Registry) CheckTLS(ctx context.Context) error {
-	tr, err := r.transport()
+	tr, err := r.transport(ctx)
 	if err != nil {
 		return err
 	}
@@ -172,12 +172,12 @@ func tlsFailure(err error) bool {
 }
 
 // client makes the sr client for r.
-func (r *Registry) client() (*sr.Client, error) {
+func (r *Registry) client(ctx context.Context) (*sr.Client, error) {
 	if len(r.URLs) == 0 {
 		return nil, fmt.Errorf("%w: no schema.registry.url", ErrBadRegistry)
 	}
 	opts := []sr.ClientOpt{sr.URLs(r.URLs...), sr.UserAgent("topicsnap")}
-	hc, err := r.httpClient()
+	hc, err := r.httpClient(ctx)
 	if err != nil {
 		return nil, err
 	}

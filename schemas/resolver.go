@@ -80,10 +80,10 @@ type Resolver struct {
 }
 
 // NewResolver reads the --schema folder and makes the registry client.
-func NewResolver(o Options) (*Resolver, error) {
+func NewResolver(ctx context.Context, o Options) (*Resolver, error) {
 	r := &Resolver{o: o, entries: map[int]*entry{}}
 	if o.Registry != nil {
-		cl, err := o.Registry.client()
+		cl, err := o.Registry.client(ctx)
 		if err != nil {
 			return nil, err
 		}

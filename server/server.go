@@ -175,7 +175,7 @@ func New(ctx context.Context, o Options) (*Server, error) {
 	if o.Dir == "" {
 		return nil, errors.New("open server: no snapshot folder given")
 	}
-	tc, err := tlsConfig(o.TLSCert, o.TLSKey)
+	tc, err := tlsConfig(ctx, o.TLSCert, o.TLSKey)
 	if err != nil {
 		return nil, err
 	}
@@ -285,14 +285,14 @@ func isLoopback(addr string) (bool, error) {
 }
 
 // tlsConfig loads a certificate and its key; neither given is plain HTTP.
-func tlsConfig(cert, key string) (*tls.Config, error) {
+func tlsConfig(ctx context.Context, cert, key string) (*tls.Config, error) {
 	if cert == "" && key == "" {
 		return nil, nil
 	}
 	if cert == "" || key == "" {
 		return nil, errors.New("load TLS certificate: give both the certificate and the key")
 	}
-	pair, err := safefile.LoadX509KeyPair(cert, key)
+	pair, err := safefile.LoadX509KeyPair(ctx, cert, key)
 	if err != nil {
 		return nil, fmt.Errorf("load TLS certificate: %w", err)
 	}

@@ -33,14 +33,14 @@ func (a *app) addBucketFlags(root *cobra.Command) {
 // s3Config is how this command reaches a bucket: --s3-endpoint, else
 // s3.endpoint in the properties file (--config or TOPICSNAP_CONFIG),
 // else the SDK's own chain. Retries are said on stderr.
-func (a *app) s3Config(configFile string) (catalog.S3Config, error) {
+func (a *app) s3Config(ctx context.Context, configFile string) (catalog.S3Config, error) {
 	cfg := catalog.S3Config{Endpoint: a.bucket.endpoint, LockTTL: a.bucket.lockTTL,
 		Log: func(s string) { fmt.Fprintln(a.stderr, s) }}
 	if configFile == "" {
 		configFile = a.getenv("TOPICSNAP_CONFIG")
 	}
 	if cfg.Endpoint == "" && configFile != "" {
-		ep, err := kafkaconn.S3Endpoint(configFile)
+		ep, err := kafkaconn.S3Endpoint(ctx, configFile)
 		if err != nil {
 			return cfg, err
 		}
@@ -58,7 +58,7 @@ func (a *app) openDir(ctx context.Context, dir string) (*catalog.Dir, error) {
 	if !catalog.IsURL(dir) {
 		return catalog.OpenAt(ctx, dir, catalog.S3Config{})
 	}
-	cfg, err := a.s3Config("")
+	cfg, err := a.s3Config(ctx, "")
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (a *app) localDirSaying(ctx context.Context, dir, damaged string, topics ..
 	if !catalog.IsURL(dir) {
 		return dir, nil
 	}
-	cfg, err := a.s3Config("")
+	cfg, err := a.s3Config(ctx, "")
 	if err != nil {
 		return "", err
 	}

@@ -370,7 +370,7 @@ Do not copy into a folder or prefix a dumper is writing.`,
 			if err != nil {
 				return err
 			}
-			cfg, err := a.s3Config("")
+			cfg, err := a.s3Config(ctx, "")
 			if err != nil {
 				return err
 			}

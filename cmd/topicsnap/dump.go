@@ -144,11 +144,11 @@ func followCompact(cmd *cobra.Command, o *dumpOptions) error {
 // or --schema is set), whose rows hold the exact bytes, the decoded text
 // and the typed columns: under 448MiB the collector took about a third of
 // such a dump's CPU (BENCHMARKS.md, "Defaults").
-func dumpMemoryLimit(o *dumpOptions) string {
+func dumpMemoryLimit(ctx context.Context, o *dumpOptions) string {
 	if o.SchemaDir != "" {
 		return "768MiB"
 	}
-	if reg, err := kafkaconn.RegistryOf(o.Conn.ConfigFile, o.Registry); err == nil && reg != nil {
+	if reg, err := kafkaconn.RegistryOf(ctx, o.Conn.ConfigFile, o.Registry); err == nil && reg != nil {
 		return "768MiB"
 	}
 	return "448MiB"
@@ -185,7 +185,7 @@ func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {
 	// Memory grows with the partitions written at once (a row group each),
 	// not with the topic; a soft limit makes the collector keep it there.
 	if o.memLimit == "" {
-		o.memLimit = dumpMemoryLimit(o)
+		o.memLimit = dumpMemoryLimit(cmd.Context(), o)
 	}
 	if a.getenv("GOMEMLIMIT") == "" && o.memLimit != "0" {
 		n, err := parseBytes(o.memLimit)
@@ -208,7 +208,7 @@ func (a *app) runDump(cmd *cobra.Command, o *dumpOptions) error {
 	} else {
 		o.Progress = quietProgress{a.stderr}
 	}
-	s3, err := a.s3Config(o.Conn.ConfigFile)
+	s3, err := a.s3Config(cmd.Context(), o.Conn.ConfigFile)
 	if err != nil {
 		return err
 	}

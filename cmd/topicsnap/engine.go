@@ -60,7 +60,7 @@ func (a *app) remoteDir(ctx context.Context, remote queries.Remote, dir string) 
 	if !ok {
 		return "", fmt.Errorf("read %s on %s: only Spark reads a bucket", dir, remote.Dialect())
 	}
-	cfg, err := a.s3Config("")
+	cfg, err := a.s3Config(ctx, "")
 	if err != nil {
 		return "", err
 	}

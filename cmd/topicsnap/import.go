@@ -87,7 +87,7 @@ file) continue where the last import ended.`,
 					return usagef("--topic %q is no topic name: Kafka's are 1 to 249 of the characters a-z A-Z 0-9 . _ - (and not . or ..)", t)
 				}
 			}
-			s3, err := a.s3Config("")
+			s3, err := a.s3Config(cmd.Context(), "")
 			if err != nil {
 				return err
 			}

@@ -36,7 +36,7 @@ func TestDumpMemoryLimit(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			o := &dumpOptions{}
 			c.set(o)
-			if got := dumpMemoryLimit(o); got != c.want {
+			if got := dumpMemoryLimit(t.Context(), o); got != c.want {
 				t.Errorf("got %s, want %s", got, c.want)
 			}
 		})

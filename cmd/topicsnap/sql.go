@@ -75,8 +75,11 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 	text := o.query
 	switch {
 	case o.file != "":
-		b, err := safefile.ReadNamed(o.file, safefile.MaxText)
+		b, err := safefile.ReadNamed(ctx, o.file, safefile.MaxText)
 		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("read -f %s: %w", o.file, err)
+			}
 			return usagef("read -f %s: %v", o.file, err)
 		}
 		text = string(b)
@@ -295,8 +298,11 @@ func (s *sqlSession) dot(ctx context.Context, line string) (quit bool, err error
 			s.outFile, s.out = f, f
 		}
 	case ".read":
-		b, err := safefile.ReadNamed(arg, safefile.MaxText)
+		b, err := safefile.ReadNamed(ctx, arg, safefile.MaxText)
 		if err != nil {
+			if ctx.Err() != nil {
+				return false, fmt.Errorf(".read %s: %w", arg, err)
+			}
 			return false, usagef(".read: %v", err)
 		}
 		return false, s.script(ctx, string(b))

@@ -15,6 +15,7 @@
 package safefile
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/topicsnap/topicsnap/internal/units"
 )
@@ -127,6 +129,26 @@ func readLimited(f *os.File, name string, max int64) ([]byte, error) {
 	return b, nil
 }
 
+// readUntil is readLimited ended by ctx: when ctx ends, a read that waits
+// is woken (a deadline on a file the poller holds, as a pipe opened
+// non-blocking is; otherwise the file is closed under it) and the error is
+// ctx's.
+func readUntil(ctx context.Context, f *os.File, name string, max int64) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	stop := context.AfterFunc(ctx, func() {
+		if f.SetReadDeadline(time.Now()) != nil {
+			f.Close() // not pollable (a device): closing it ends the read
+		}
+	})
+	b, err := readLimited(f, name, max)
+	if !stop() && ctx.Err() != nil {
+		return nil, fmt.Errorf("read %s: %w", name, ctx.Err())
+	}
+	return b, err
+}
+
 // MaxText bounds a text file a user names on the command line or in a
 // config (SQL, a PEM certificate, key or CA bundle): 16 MiB.
 const MaxText = 16 << 20
@@ -136,7 +158,11 @@ const MaxText = 16 << 20
 // shell hands them over (sql -f <(...), --config /dev/stdin), and reads it
 // through a limit: /dev/zero is refused once past max, not read without
 // end. A folder, a socket or a block device is ErrNotRegular.
-func ReadNamed(path string, max int64) ([]byte, error) {
+//
+// A pipe or a device may never send its end (a FIFO whose writer is open
+// and silent, a terminal): the read ends when ctx does, with ctx's error,
+// so a Ctrl-C reaches a command waiting on it.
+func ReadNamed(ctx context.Context, path string, max int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
@@ -151,7 +177,7 @@ func ReadNamed(path string, max int64) ([]byte, error) {
 	case m.IsRegular():
 		return read(f, name, max)
 	case m&os.ModeNamedPipe != 0, m&os.ModeCharDevice != 0:
-		return readLimited(f, name, max)
+		return readUntil(ctx, f, name, max)
 	}
 	return nil, fmt.Errorf("read %s: %w", name, ErrNotRegular)
 }
@@ -159,12 +185,12 @@ func ReadNamed(path string, max int64) ([]byte, error) {
 // LoadX509KeyPair is tls.LoadX509KeyPair with the certificate and the key
 // each read through ReadNamed, at most MaxText: /dev/zero is refused, not
 // read without end.
-func LoadX509KeyPair(certFile, keyFile string) (tls.Certificate, error) {
-	cert, err := ReadNamed(certFile, MaxText)
+func LoadX509KeyPair(ctx context.Context, certFile, keyFile string) (tls.Certificate, error) {
+	cert, err := ReadNamed(ctx, certFile, MaxText)
 	if err != nil {
 		return tls.Certificate{}, err
 	}
-	key, err := ReadNamed(keyFile, MaxText)
+	key, err := ReadNamed(ctx, keyFile, MaxText)
 	if err != nil {
 		return tls.Certificate{}, err
 	}

@@ -1,6 +1,7 @@
 package safefile
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -138,5 +139,49 @@ func TestFolderThatIsNotAFolder(t *testing.T) {
 			t.Fatalf("Stat(file) in %s: %v", d, err)
 		}
 		r.Close()
+	}
+}
+
+// TestReadNamedSilentFIFO: a FIFO whose writer is open and never writes
+// held ReadNamed without end, and a Ctrl-C (ctx) did not reach it.
+func TestReadNamedSilentFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, err := os.OpenFile(fifo, os.O_RDWR, 0) // a writer, open and silent
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, tc := range []struct {
+		name  string
+		early bool // ctx ended before the read begins
+	}{{"cancelled while waiting", false}, {"cancelled before", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			if tc.early {
+				cancel()
+			} else {
+				time.AfterFunc(200*time.Millisecond, cancel)
+			}
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { _, err := ReadNamed(ctx, fifo, MaxText); done <- err }()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "fifo") {
+					t.Fatalf("ReadNamed: %v, want context.Canceled naming the file", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("ReadNamed of a silent FIFO did not end with its context")
+			}
+		})
+	}
+	// A FIFO that does send its end is still read whole.
+	go func() { w.WriteString("SELECT 1"); w.Close() }()
+	b, err := ReadNamed(t.Context(), fifo, MaxText)
+	if err != nil || string(b) != "SELECT 1" {
+		t.Fatalf("ReadNamed of a FIFO that writes: %q %v", b, err)
 	}
 }
