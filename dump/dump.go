@@ -38,8 +38,14 @@ type Options struct {
 	Until      string // now | OFFSET (exclusive) | RFC3339 time
 	Follow     bool
 	Interval   time.Duration // pause between snapshots with Follow
-	FileRows   int           // roll a file after this many rows
-	FileBytes  int64         // or this many bytes of keys, values and headers
+	// WaitUnreachable bounds how long a one-shot dump (not Follow) waits
+	// for a cluster it can no longer reach, once it started reading: past
+	// it, the dump stops with what it read committed and an error of
+	// kafkaconn.ErrUnreachable (exit 3). 0 waits without end, as Follow
+	// always does.
+	WaitUnreachable time.Duration
+	FileRows        int   // roll a file after this many rows
+	FileBytes       int64 // or this many bytes of keys, values and headers
 	// FetchMaxBytes bounds one fetch response (default 16 MiB; a partition's
 	// share at most 4 MiB): how far the reader may run ahead of the writers.
 	FetchMaxBytes int32

@@ -155,6 +155,8 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 	// are read.
 	var stopped []error
 	var goneChecked time.Time // when the topic's existence was last asked
+	// Since when the cluster could not be reached (zero: it answers).
+	var down downClock
 	stop := func(w *writer, err error) {
 		w.finished, w.stopped = true, true
 		cl.RemoveConsumePartitions(map[string][]int32{topic: {w.pl.tp.Partition}})
@@ -172,8 +174,11 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		if fetches.NumRecords() > 0 {
+			down.reset()
+		}
 		if stalled && fetches.NumRecords() == 0 {
-			if err := d.stalled(ctx, cl, c, writers); err != nil {
+			if err := d.stalled(ctx, cl, c, writers, &down); err != nil {
 				return err
 			}
 			continue
@@ -227,6 +232,9 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 			cerr := kafkaconn.Classify(err)
 			if errors.Is(cerr, kafkaconn.ErrAuthentication) || errors.Is(cerr, kafkaconn.ErrAuthorization) {
 				ferr = fmt.Errorf("read %s/%d: %w", t, p, cerr)
+				return
+			}
+			if ferr = d.stillDown(&down, t, cerr); ferr != nil {
 				return
 			}
 			if d.opts.Progress != nil {
@@ -389,13 +397,17 @@ var stallCheck = 10 * time.Second
 // was waiting for, and the broker's out-of-range answer did not reach the
 // poll) gets its lost range and moves on; one whose end went below the cut
 // (a truncation) is an error, never a wait without end.
-func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers map[int32]*writer) error {
+func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers map[int32]*writer, down *downClock) error {
 	topic := c.state.Topic
 	// The cluster may be what is stalled (a broker restarting): a listing
-	// that fails is waited out like the fetches, never a reason to stop.
+	// that fails is waited out like the fetches (for a one-shot dump, up
+	// to WaitUnreachable), never a reason to stop.
 	waiting := func(err error) error {
 		if gerr := d.gone(ctx, c); gerr != nil {
 			return gerr
+		}
+		if derr := d.stillDown(down, topic, kafkaconn.Classify(err)); derr != nil {
+			return derr
 		}
 		if d.opts.Progress != nil {
 			d.opts.Progress.Waiting(fmt.Sprintf("%s: no records for %s, and its offsets cannot be listed (%v); retrying", topic, stallCheck, kafkaconn.Classify(err)))
@@ -416,6 +428,7 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 	if err != nil {
 		return waiting(err)
 	}
+	down.reset()
 	ps := make([]int32, 0, len(writers))
 	for p := range writers {
 		ps = append(ps, p)
@@ -441,6 +454,52 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 		}
 	}
 	return nil
+}
+
+// downClock is since when a reader has not reached the cluster.
+type downClock struct{ since time.Time }
+
+func (c *downClock) reset() { c.since = time.Time{} }
+
+// stillDown notes that cerr (a classified error of reading topic) is
+// or is not the cluster out of reach, and returns an UnreachableError once
+// a one-shot dump has not reached it for WaitUnreachable: a cron job's
+// dump ends, with what it read committed, rather than wait without end.
+// --follow waits outages out.
+func (d *dumper) stillDown(c *downClock, topic string, cerr error) error {
+	if !errors.Is(cerr, kafkaconn.ErrUnreachable) {
+		return nil
+	}
+	if c.since.IsZero() {
+		c.since = time.Now()
+		return nil
+	}
+	bound := d.opts.WaitUnreachable
+	if d.opts.Follow || bound <= 0 || time.Since(c.since) < bound {
+		return nil
+	}
+	return &UnreachableError{Topic: topic, Waited: bound, Err: cerr}
+}
+
+// UnreachableError ends a one-shot dump that could not reach the cluster
+// for WaitUnreachable while it read: what was read is committed.
+// errors.Is(err, kafkaconn.ErrUnreachable) holds; exit 3.
+type UnreachableError struct {
+	Topic  string
+	Waited time.Duration
+	Err    error // the last failure, classified
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("read %s: the cluster could not be reached for %s (--wait-unreachable): %v", e.Topic, e.Waited, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+func (e *UnreachableError) ExitCode() exit.Code { return exit.Unreachable }
+
+func (e *UnreachableError) Hint() string {
+	return "what was read is committed: run the same command again once the cluster is back and it resumes where it stopped (or give --wait-unreachable a longer wait, 0 for none)"
 }
 
 // handleOutOfRange records the offsets retention deleted under our feet and

@@ -73,6 +73,12 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 				// --until now would be each snapshot's own now: --follow never stops.
 				return usagef("--follow with --until %s: --follow dumps until interrupted (Ctrl-C) and --until stops at one point; drop one of them", o.Until)
 			}
+			if o.Follow && cmd.Flags().Changed("wait-unreachable") {
+				return usagef("--follow with --wait-unreachable: --follow waits cluster outages out; --wait-unreachable bounds the wait of a one-shot dump: drop one of them")
+			}
+			if o.WaitUnreachable < 0 {
+				return usagef("--wait-unreachable %s: give a duration of 0 (wait without end) or more, such as 5m", o.WaitUnreachable)
+			}
 			if o.MaxDecompressedBytes < 1<<20 {
 				return usagef("--max-decompressed-bytes %d: give at least 1048576 (1 MiB); the broker's batches reach a MiB compressed", o.MaxDecompressedBytes)
 			}
@@ -101,6 +107,7 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 	f.Int64Var(&o.FileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
 	f.IntVar(&o.MaxDecompressedBytes, "max-decompressed-bytes", dump.DefaultMaxDecompressedBytes, "a fetched batch decompressing past this stops its partition there, with an error (a zip bomb costs its partition, not the process)")
 	f.DurationVar(&o.Conn.DialTimeout, "timeout", 10*time.Second, "dial timeout per broker")
+	f.DurationVar(&o.WaitUnreachable, "wait-unreachable", 5*time.Minute, "without --follow, how long a dump that lost the cluster while reading waits for it; then it stops with what it read committed (exit 3); 0 waits without end")
 	f.StringVar(&o.registry, "schema-registry", "", "Schema Registry URL(s), comma-separated (over schema.registry.url in --config)")
 	f.StringVar(&o.regCA, "schema-registry-ca", "", "PEM file of the CAs the Schema Registry's certificate is checked against")
 	f.StringVar(&o.SchemaDir, "schema", "", "folder of schema files named by the id they stand for (ID.avsc, ID.proto, ID.json), for hosts without the registry")
