@@ -125,14 +125,14 @@ func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
 	defer func() { c.Duration = time.Since(start) }()
 	rows, err := eng.Query(ctx, c.SQL)
 	if err != nil {
-		c.Err, c.ErrKind = err.Error(), kindOf(err)
+		c.fail(err, err)
 		return
 	}
 	defer rows.Close()
 	c.Notes = rows.Notes
 	cols, err := rows.Columns()
 	if err != nil {
-		c.Err, c.ErrKind = err.Error(), kindOf(err)
+		c.fail(err, err)
 		return
 	}
 	c.Columns = cols
@@ -160,7 +160,7 @@ func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			c.Err, c.ErrKind = err.Error(), kindOf(err)
+			c.fail(err, queries.CleanError(err))
 			return
 		}
 		for i := range vals {
@@ -171,13 +171,27 @@ func runCell(ctx context.Context, eng *queries.Engine, c *Cell, o CellOptions) {
 		c.Rows = append(c.Rows, vals)
 	}
 	if err := rows.Err(); err != nil {
-		c.Err, c.ErrKind = queries.CleanError(err).Error(), kindOf(err)
+		c.fail(err, queries.CleanError(err))
 		return
 	}
 	if o.Chart != "" {
 		if _, err := buildChart(c, o); err != nil {
 			c.ChartErr = err.Error()
 		}
+	}
+}
+
+// fail sets the cell's error: its text, with the fix the CLI gives where
+// the user can act on it (a query out of memory: make it smaller), and its
+// kind. shown is err as said (queries.CleanError of a driver's error, or
+// err itself): the kind is err's (a timeout, a cancel) or else shown's.
+func (c *Cell) fail(err, shown error) {
+	c.Err, c.ErrKind = shown.Error(), kindOf(err)
+	if c.ErrKind == ErrSQL {
+		c.ErrKind = kindOf(shown)
+	}
+	if c.ErrKind == ErrMemory {
+		c.Err += ": " + queries.ErrOutOfMemory.Hint()
 	}
 }
 
@@ -201,6 +215,7 @@ const (
 	ErrRefused   ErrKind = "refused"   // a locked engine would not run the statement
 	ErrParams    ErrKind = "params"    // a placeholder could not be filled
 	ErrSQL       ErrKind = "sql"       // DuckDB's own error: the cell's SQL
+	ErrMemory    ErrKind = "memory"    // the query ran out of memory (queries.ErrOutOfMemory)
 )
 
 // kindOf tells an error's kind from its type, never its text.
@@ -212,6 +227,8 @@ func kindOf(err error) ErrKind {
 		return ErrCancelled
 	case errors.Is(err, queries.ErrRefused):
 		return ErrRefused
+	case errors.Is(err, queries.ErrOutOfMemory):
+		return ErrMemory
 	}
 	return ErrSQL
 }

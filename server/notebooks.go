@@ -263,6 +263,11 @@ func (s *Server) notebookFor(ctx context.Context, n servedNotebook, src []byte, 
 			if c.Transient() {
 				transient = true
 			}
+			if c.ErrKind == notebooks.ErrMemory {
+				// As the SQL endpoint says it (clean): the memory a
+				// query may hold here is the operator's to give.
+				c.Err += ", " + queries.ServeMemoryHint
+			}
 			c.Err, c.ChartErr, c.SQL = s.cleanText(c.Err), s.cleanText(c.ChartErr), s.cleanSQL(c.SQL)
 		}
 		var buf bytes.Buffer

@@ -2,7 +2,10 @@ package server
 
 import (
 	"encoding/json"
+	"html"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,6 +33,23 @@ func TestSQLOutOfMemorySaysWhatToDo(t *testing.T) {
 	for _, advice := range []string{"SET", "threads", "memory_limit", "preserve_insertion_order"} {
 		if strings.Contains(got.Error, advice) {
 			t.Errorf("%q still advises %s", got.Error, advice)
+		}
+	}
+}
+
+// TestNotebookOutOfMemorySaysWhatToDo: a notebook cell past the memory
+// limit showed "query ran out of memory: failed to allocate …" alone; it
+// now says what /api/sql says: a smaller query, and --worker-memory.
+func TestNotebookOutOfMemorySaysWhatToDo(t *testing.T) {
+	nbDir := filepath.Join(t.TempDir(), "nbs")
+	os.Mkdir(nbDir, 0o755)
+	writeFile(t, filepath.Join(nbDir, "oom.md"), "# OOM\n\n```sql\nSELECT list(repeat('x', 1000)) FROM range(1000000)\n```\n")
+	_, ts := newTestServer(t, Options{engineMemory: "64MB", NotebookDirs: []string{nbDir}})
+	r := get(t, ts.URL+"/notebooks/oom.md")
+	page := html.UnescapeString(r.body)
+	for _, want := range []string{"query ran out of memory: failed to allocate", "make the query smaller", "LIMIT", "topicsnap serve --worker-memory"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("%d: no %q in the notebook page", r.code, want)
 		}
 	}
 }
