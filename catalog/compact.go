@@ -8,9 +8,13 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/topicsnap/topicsnap/internal/exit"
+	"github.com/topicsnap/topicsnap/internal/suggest"
 )
 
 // Compaction: a partition's small committed files merged into large ones.
@@ -100,29 +104,66 @@ var compactPause = func(stage string) {}
 // Compact merges small files of the chosen partitions; see above. A
 // partition a dump holds, or whose manifest is damaged, is skipped and
 // named in Skipped. A partition whose lock file is not a regular file
-// (ErrBadLock) is skipped and named too, the others are compacted, and the
-// error returned at the end wraps ErrBadLock for each; any other error
-// stops the whole run.
+// (ErrBadLock), and a topic that cannot be read (its folder a link, a
+// file or a FIFO: FolderError; a listing that fails; a topic named in
+// o.Topics the folder does not hold: ErrNoTopic) are skipped and named
+// too, the others are compacted, and the error returned at the end wraps
+// each; any other error (a full disk, an interrupt) stops the whole run.
 func (d *Dir) Compact(ctx context.Context, o CompactOptions) (CompactStats, error) {
 	var st CompactStats
-	var bad []error // partitions whose lock file is refused (ErrBadLock)
+	var bad []error // partitions and topics not compacted, each named
+	var badTopics int
 	if o.TargetBytes <= 0 {
 		o.TargetBytes = DefaultCompactTarget
 	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	held, unread, err := d.TopicFolders(ctx)
+	if err != nil {
+		return st, err
+	}
+	notRead := map[string]*FolderError{}
+	for _, fe := range unread {
+		notRead[fe.Topic] = fe
+	}
 	topics := o.Topics
 	if len(topics) == 0 {
-		var err error
-		if topics, err = d.Topics(ctx); err != nil {
-			return st, err
+		topics = slices.Clone(held)
+		for _, fe := range unread {
+			topics = append(topics, fe.Topic)
 		}
 	}
+	skipTopic := func(topic string, err error) {
+		if fe, ok := err.(*FolderError); ok {
+			st.Skipped = append(st.Skipped, fe.Error()) // names topic=T
+		} else {
+			st.Skipped = append(st.Skipped, fmt.Sprintf("topic %s: %v", topic, err))
+		}
+		bad = append(bad, fmt.Errorf("compact topic %s: %w", topic, err))
+		badTopics++
+	}
 	for _, topic := range topics {
+		if fe := notRead[topic]; fe != nil {
+			skipTopic(topic, fe)
+			continue
+		}
+		if !slices.Contains(held, topic) {
+			msg := fmt.Sprintf("the folder holds no topic %q", topic)
+			if c := suggest.Closest(topic, held); c != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", c)
+			}
+			skipTopic(topic, exit.Errorf(ErrNoTopic, "%s", msg))
+			continue
+		}
 		tm, err := d.ReadTopic(ctx, topic)
 		if err != nil {
-			return st, err
+			if cerr := ctx.Err(); cerr != nil {
+				return st, cerr
+			}
+			// Costs this topic, named; the others are compacted.
+			skipTopic(topic, err)
+			continue
 		}
 		for _, me := range tm.Damaged {
 			if o.Partitions == nil || o.Partitions[me.TP.Partition] {
@@ -153,13 +194,24 @@ func (d *Dir) Compact(ctx context.Context, o CompactOptions) (CompactStats, erro
 		}
 	}
 	if len(bad) > 0 {
-		n := "1 partition"
-		if len(bad) > 1 {
-			n = fmt.Sprintf("%d partitions", len(bad))
+		var n []string
+		if badTopics > 0 {
+			n = append(n, count(badTopics, "topic"))
 		}
-		return st, fmt.Errorf("%s not compacted, the others were: %w", n, errors.Join(bad...))
+		if parts := len(bad) - badTopics; parts > 0 {
+			n = append(n, count(parts, "partition"))
+		}
+		return st, fmt.Errorf("%s not compacted, the others were: %w", strings.Join(n, " and "), errors.Join(bad...))
 	}
 	return st, nil
+}
+
+// count is "1 topic", "2 topics".
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // CompactHeld compacts partitions whose locks the caller holds: a

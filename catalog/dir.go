@@ -32,6 +32,10 @@ var (
 	// as a link may lead out of the snapshot folder (README "Security").
 	ErrNotFolder = exit.New(exit.BadFolder, "not a folder",
 		"replace each link named with the folder it points to (move the folder back into the snapshot folder), or mount that folder at the link's name instead (mount --bind OTHER DIR/topic=T); links are not followed")
+	// ErrNoTopic is a topic named (catalog compact --topic) that the
+	// folder holds no folder of.
+	ErrNoTopic = exit.New(exit.UnknownTopic, "topic not in the snapshot folder",
+		"topicsnap ls --dir DIR lists the topics the folder holds")
 	// ErrNoCatalog is a path that holds no snapshot folder: it does not
 	// exist, is not a folder, or holds files topicsnap did not write.
 	ErrNoCatalog = store.ErrNoCatalog
