@@ -85,8 +85,10 @@ var forever = "-1"
 
 // loadTeaShop produces the tea shop's Monday to the cluster, dumps it into
 // dir and writes orders.csv beside the snapshots.
-func loadTeaShop(ctx context.Context, conn kafkaconn.Conn, dir string, users int) (*seeds.TeaShopData, dump.Summary, error) {
-	return loadTeaShopAs(ctx, conn, dir, users, nil)
+// Its events go to topic (seeds.TopicAppEvents in the demo; a name of
+// their own in a test, which may run again on the same broker).
+func loadTeaShop(ctx context.Context, conn kafkaconn.Conn, dir, topic string, users int) (*seeds.TeaShopData, dump.Summary, error) {
+	return loadTeaShopAs(ctx, conn, dir, topic, users, nil)
 }
 
 // teaShopAvro is the Avro schema of the tea shop's app_events values.
@@ -132,7 +134,7 @@ func avroValues(reg *srfake.Registry) (func([]byte) ([]byte, error), error) {
 }
 
 // loadTeaShopAs is loadTeaShop with the events in Avro when reg is set.
-func loadTeaShopAs(ctx context.Context, conn kafkaconn.Conn, dir string, users int, reg *srfake.Registry) (*seeds.TeaShopData, dump.Summary, error) {
+func loadTeaShopAs(ctx context.Context, conn kafkaconn.Conn, dir, topic string, users int, reg *srfake.Registry) (*seeds.TeaShopData, dump.Summary, error) {
 	data := seeds.TeaShop(seeds.TeaShopConfig{Users: users, Seed: 1})
 	encode := func(v []byte) ([]byte, error) { return v, nil }
 	var registry *schemas.Registry
@@ -143,7 +145,7 @@ func loadTeaShopAs(ctx context.Context, conn kafkaconn.Conn, dir string, users i
 		}
 		registry = &schemas.Registry{URLs: []string{reg.URL()}}
 	}
-	if err := dump.CreateTopic(ctx, conn, seeds.TopicAppEvents, seeds.AppEventsPartitions, map[string]*string{"retention.ms": &forever}); err != nil {
+	if err := dump.CreateTopic(ctx, conn, topic, seeds.AppEventsPartitions, map[string]*string{"retention.ms": &forever}); err != nil {
 		return nil, dump.Summary{}, err
 	}
 	recs := make([]dump.Record, len(data.Events))
@@ -156,7 +158,7 @@ func loadTeaShopAs(ctx context.Context, conn kafkaconn.Conn, dir string, users i
 		if err != nil {
 			return nil, dump.Summary{}, fmt.Errorf("encode a demo event: %w", err)
 		}
-		recs[i] = dump.Record{Topic: e.Topic, Partition: e.Partition, Key: e.Key, Value: v, Timestamp: e.Timestamp, Headers: hs}
+		recs[i] = dump.Record{Topic: topic, Partition: e.Partition, Key: e.Key, Value: v, Timestamp: e.Timestamp, Headers: hs}
 	}
 	if err := dump.Produce(ctx, conn, recs); err != nil {
 		return nil, dump.Summary{}, err
@@ -172,10 +174,10 @@ func loadTeaShopAs(ctx context.Context, conn kafkaconn.Conn, dir string, users i
 		}
 		counts[e.Partition]++
 	}
-	if err := dump.CommitGroupOffsets(ctx, conn, teaShopGroup, seeds.TopicAppEvents, behind); err != nil {
+	if err := dump.CommitGroupOffsets(ctx, conn, teaShopGroup, topic, behind); err != nil {
 		return nil, dump.Summary{}, err
 	}
-	sum, err := dump.Run(ctx, dump.Options{Conn: conn, Dir: dir, Topics: []string{seeds.TopicAppEvents}, Registry: registry})
+	sum, err := dump.Run(ctx, dump.Options{Conn: conn, Dir: dir, Topics: []string{topic}, Registry: registry})
 	if err != nil {
 		return nil, sum, err
 	}
@@ -325,7 +327,7 @@ func (a *app) runDemo(ctx context.Context, o *demoOptions) error {
 	default:
 		return usagef("--format %q: use json or avro", o.format)
 	}
-	data, sum, err := loadTeaShopAs(ctx, conn, o.dir, o.users, reg)
+	data, sum, err := loadTeaShopAs(ctx, conn, o.dir, seeds.TopicAppEvents, o.users, reg)
 	if reg != nil {
 		reg.Close()
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/topicsnap/topicsnap/dump/dumptest"
 	"github.com/topicsnap/topicsnap/kafkaconn"
@@ -28,33 +29,37 @@ func TestEndToEnd(t *testing.T) {
 	bs := brokers(t)
 	dir := t.TempDir()
 	ctx := context.Background()
-	data, _, err := loadTeaShop(ctx, kafkaconn.Conn{Brokers: bs}, dir, 300)
+	// A topic of its own: on a real broker the test may run again (-count=2,
+	// a second make test), where app_events already held the first run's
+	// events and the count came out twice the truth (2090, not 1045).
+	topic := fmt.Sprintf("app_events_%d", time.Now().UnixNano()%1e9)
+	data, _, err := loadTeaShop(ctx, kafkaconn.Conn{Brokers: bs}, dir, topic, 300)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := strings.Join(bs, ",")
 
 	// A second dump finds nothing new.
-	code, out, errs := cli(t, "dump", "--brokers", b, "--topic", "app_events", "--dir", dir)
+	code, out, errs := cli(t, "dump", "--brokers", b, "--topic", topic, "--dir", dir)
 	if code != 0 || !strings.Contains(out, "dumped 0 records") {
 		t.Fatalf("dump again: %d %q %q", code, out, errs)
 	}
-	code, out, _ = cli(t, "sql", "--dir", dir, "-c", `SELECT count(*) AS n FROM app_events`, "--format", "json")
+	code, out, _ = cli(t, "sql", "--dir", dir, "-c", `SELECT count(*) AS n FROM `+topic, "--format", "json")
 	var rows []map[string]any
 	if code != 0 || json.Unmarshal([]byte(out), &rows) != nil || int(rows[0]["n"].(float64)) != data.Truth.Events {
 		t.Fatalf("sql: %d %q", code, out)
 	}
-	code, out, _ = cli(t, "check", "missing", "--dir", dir, "--topic", "app_events", "--where", "value.event_name = 'order_completed'",
+	code, out, _ = cli(t, "check", "missing", "--dir", dir, "--topic", topic, "--where", "value.event_name = 'order_completed'",
 		"--match", "value.order_id", "--against", filepath.Join(dir, "orders.csv"), "--against-key", "order_id", "--by", "platform", "--format", "json")
 	var doc map[string]any
 	json.Unmarshal([]byte(out), &doc)
 	if code != 1 || doc["status"] != "fail" || int(doc["summary"].(map[string]any)["missing"].(float64)) != data.Truth.OrdersMissingCompleted {
 		t.Fatalf("check missing: exit %d %s", code, out)
 	}
-	if code, out, _ = cli(t, "check", "gaps", "--dir", dir, "--topic", "app_events"); code != 0 || !strings.HasPrefix(out, "OK gaps on app_events: 0 missing offsets on all 6 partitions") {
+	if code, out, _ = cli(t, "check", "gaps", "--dir", dir, "--topic", topic); code != 0 || !strings.HasPrefix(out, "OK gaps on "+topic+": 0 missing offsets on all 6 partitions") {
 		t.Fatalf("check gaps: %d %q", code, out)
 	}
-	if code, _, _ = cli(t, "check", "duplicates", "--dir", dir, "--topic", "app_events", "--id", "value.event_id", "--strict"); code != 1 {
+	if code, _, _ = cli(t, "check", "duplicates", "--dir", dir, "--topic", topic, "--id", "value.event_id", "--strict"); code != 1 {
 		t.Fatalf("duplicates --strict on a warn: exit %d", code)
 	}
 	// --format parquet writes a Parquet file to stdout that DuckDB reads back.
@@ -62,7 +67,7 @@ func TestEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code := run(ctx, []string{"sql", "--dir", dir, "-c", `SELECT "partition", count(*) AS n FROM app_events GROUP BY 1`, "--format", "parquet"},
+	if code := run(ctx, []string{"sql", "--dir", dir, "-c", `SELECT "partition", count(*) AS n FROM ` + topic + ` GROUP BY 1`, "--format", "parquet"},
 		strings.NewReader(""), pq, &bytes.Buffer{}); code != 0 {
 		t.Fatalf("sql --format parquet: exit %d", code)
 	}
@@ -76,7 +81,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("verify: %d %q", code, out)
 	}
 	// Truncate a file: verify names it, exits 9; other topics' queries still work.
-	files, _ := filepath.Glob(filepath.Join(dir, "topic=app_events", "partition=0", "*.parquet"))
+	files, _ := filepath.Glob(filepath.Join(dir, "topic="+topic, "partition=0", "*.parquet"))
 	st, _ := os.Stat(files[0])
 	os.Truncate(files[0], st.Size()/2)
 	code, out, _ = cli(t, "catalog", "verify", "--dir", dir)
