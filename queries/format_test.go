@@ -308,6 +308,7 @@ func TestWriteRowsTyped(t *testing.T) {
 		{"timetz", "TIMETZ '12:00:00+01'", []string{"12:00:00+01"}},
 		{"timestamp_ns", "TIMESTAMP_NS '2020-01-01 00:00:00.123456789'", []string{"00:00:00.123456789Z"}},
 		{"infinity", "'infinity'::TIMESTAMP", []string{"infinity"}},
+		{"date", "DATE '2026-12-07'", []string{"2026-12-07"}}, // was 2026-12-07 00:00:00Z
 		{"uuid in list", "[UUID '" + u + "']", []string{u}},
 		{"uuid in struct", "{'id': UUID '" + u + "'}", []string{u}},
 		{"map nan", "MAP {'a': 'nan'::DOUBLE}", []string{"NaN"}},
@@ -330,6 +331,9 @@ func TestWriteRowsTyped(t *testing.T) {
 				}
 				if strings.Contains(out.String(), "0001-01-01") {
 					t.Errorf("a time of day read as a date:\n%s", out.String())
+				}
+				if c.name == "date" && strings.Contains(out.String(), "00:00") {
+					t.Errorf("a date read as a timestamp at midnight:\n%s", out.String())
 				}
 				if f == "json" && !json.Valid(out.Bytes()) {
 					t.Errorf("invalid JSON:\n%s", out.String())

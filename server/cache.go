@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/internal/chart"
+	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/queries"
 )
 
@@ -163,7 +164,7 @@ func valueSize(v any) int64 {
 		return int64(len(x)) + sizeValue
 	case []byte:
 		return int64(len(x)) + sizeValue + 8
-	case time.Time:
+	case time.Time, display.Date:
 		return sizeValue + 24
 	case []any:
 		n := int64(sizeValue + 24)

@@ -332,6 +332,9 @@ func TestSQL(t *testing.T) {
 		{"time in csv", "POST", body(`SELECT TIME '12:00' AS t, TIMETZ '12:00:00+01' AS tz`, "csv"), js, 200, []string{"t,tz\n12:00:00,12:00:00+01\n"}},
 		{"timestamp_ns as text", "POST", body(`SELECT TIMESTAMP_NS '2020-01-01 00:00:00.123456789' AS t`, "text"), js, 200, []string{`"t":"2020-01-01 00:00:00.123456789Z"`}},
 		{"timestamp_ns in csv", "POST", body(`SELECT TIMESTAMP_NS '2020-01-01 00:00:00.123456789' AS t`, "csv"), js, 200, []string{"2020-01-01 00:00:00.123456789Z"}},
+		// A DATE was a timestamp at midnight, 2026-12-07T00:00:00Z.
+		{"date in json", "POST", body(`SELECT DATE '2026-12-07' AS d, [DATE '2026-12-08'] AS l`, "json"), js, 200, []string{`"d":"2026-12-07"`, `"l":["2026-12-08"]`}},
+		{"date in csv", "POST", body(`SELECT DATE '2026-12-07' AS d`, "csv"), js, 200, []string{"d\n2026-12-07\n"}},
 		{"infinity in json", "POST", body(`SELECT 'infinity'::TIMESTAMP AS t, '-infinity'::DATE AS d`, "json"), js, 200, []string{`"t":"infinity"`, `"d":"-infinity"`}},
 		{"nested uuid in json", "POST", body(`SELECT [UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'] AS l, {'u': UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'} AS s`, "json"), js, 200, []string{`"l":["a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"]`, `"s":{"u":"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"}`}},
 		{"nested uuid in csv", "POST", body(`SELECT [UUID 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'] AS l`, "csv"), js, 200, []string{`a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11`}},

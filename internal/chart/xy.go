@@ -297,7 +297,7 @@ func xyLayout(o XYOptions, pts []XYPoint) (*layout, error) {
 func continuousX(pts []XYPoint) (bool, func(any) float64) {
 	allTime, allNum := true, true
 	for _, p := range pts {
-		if _, ok := p.X.(time.Time); !ok {
+		if _, ok := display.AsTime(p.X); !ok {
 			allTime = false
 		}
 		if _, ok := display.Numeric(p.X); !ok {
@@ -306,7 +306,7 @@ func continuousX(pts []XYPoint) (bool, func(any) float64) {
 	}
 	switch {
 	case allTime:
-		return true, func(v any) float64 { return float64(v.(time.Time).UnixMilli()) }
+		return true, func(v any) float64 { t, _ := display.AsTime(v); return float64(t.UnixMilli()) }
 	case allNum:
 		return true, func(v any) float64 { f, _ := display.Numeric(v); return f }
 	}
@@ -320,7 +320,7 @@ const maxTicks = 64
 
 func xTicks(sample any, lo, hi float64, pos func(float64) float64) []tick {
 	var out []tick
-	if _, isTime := sample.(time.Time); isTime {
+	if _, isTime := display.AsTime(sample); isTime {
 		// In milliseconds, as floats: a time.Duration holds ~292 years, and
 		// Kafka's timestamps span more (1816 to year 58000 are legal).
 		span := hi - lo

@@ -51,6 +51,8 @@ func text(v any, null string) string {
 		return Blob(x)
 	case time.Time:
 		return Time(x)
+	case Date:
+		return x.String()
 	case float64:
 		return Float(x)
 	case float32:
@@ -232,6 +234,8 @@ func encodable(v any, text bool) any {
 			return Time(x)
 		}
 		return x.UTC().Format(time.RFC3339Nano)
+	case Date:
+		return x.String()
 	case *big.Int:
 		if x.IsInt64() {
 			return x.Int64()

@@ -19,6 +19,8 @@ import (
 //     (it was a BLOB: base64 in JSON, \xHH escapes as text);
 //   - a TIME is its text, 12:00:00 (the driver gives a time on 0001-01-01);
 //     a TIMETZ is its text with its offset, 12:00:00+01;
+//   - a DATE is a Date, shown as 2026-12-07 (the driver gives a
+//     time.Time at midnight UTC, which read as 2026-12-07 00:00:00Z);
 //   - a DATE or TIMESTAMP of any precision that is infinity or -infinity
 //     is that word (the driver gives the instant of its sentinel,
 //     294247-01-10 04:00:54.775807 for 'infinity'::TIMESTAMP).
@@ -267,6 +269,9 @@ func scalar(dbType string, v any) any {
 			if w, ok := infinity(b); ok {
 				return w
 			}
+			if dbType == "DATE" {
+				return Date(b)
+			}
 		}
 	}
 	return v
@@ -309,4 +314,27 @@ var infinities = func() map[time.Time]string {
 func infinity(t time.Time) (string, bool) {
 	w, ok := infinities[t.UTC()]
 	return w, ok
+}
+
+// Date is a DATE value: a day, with no time of day. Its text and its JSON
+// are 2026-12-07, as DuckDB writes it.
+type Date time.Time
+
+// Time is the day's midnight UTC, as the driver gave it (a chart's axis).
+func (d Date) Time() time.Time { return time.Time(d) }
+
+func (d Date) String() string { return time.Time(d).UTC().Format(time.DateOnly) }
+
+// MarshalText makes a Date its text in JSON and wherever text is asked.
+func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// AsTime is v as a time when it is one: a time.Time, or a Date's midnight.
+func AsTime(v any) (time.Time, bool) {
+	switch x := v.(type) {
+	case time.Time:
+		return x, true
+	case Date:
+		return x.Time(), true
+	}
+	return time.Time{}, false
 }
