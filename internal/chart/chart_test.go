@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 const hostile = `</text><script>alert(1)</script>"'&<x y="`
@@ -139,6 +141,8 @@ func TestXYAxesOfAnyValues(t *testing.T) {
 		{"1816 to 58000", []XYPoint{{X: at(1816), Y: 1}, {X: at(2026), Y: 2}, {X: at(58000), Y: 3}}, ">20000<"},
 		{"1816 to 2250", []XYPoint{{X: at(1816), Y: 1}, {X: at(2250), Y: 2}}, ">1900<"},
 		{"a day", []XYPoint{{X: at(2026), Y: 1}, {X: at(2026).Add(24 * time.Hour), Y: 2}}, "03-01 12:00"},
+		// DATEs (display.Date since a DATE reads as its day) stay a time axis.
+		{"dates", []XYPoint{{X: display.Date(at(2026)), Y: 1}, {X: display.Date(at(2026).Add(24 * time.Hour)), Y: 2}}, "03-01 12:00"},
 		{"x a float cannot step", []XYPoint{{X: 1e16, Y: 1}, {X: 1e16 + 2, Y: 2}}, "<svg"},
 		{"y a float cannot step", []XYPoint{{X: 1.0, Y: 1e16}, {X: 2.0, Y: 1e16 + 2}}, "<svg"},
 		{"float extremes", []XYPoint{{X: -math.MaxFloat64, Y: -math.MaxFloat64}, {X: math.MaxFloat64, Y: math.MaxFloat64}}, "<svg"},
