@@ -25,7 +25,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/topicsnap/topicsnap/internal/exit"
 	"math"
 	"math/big"
 	"net/url"
@@ -38,6 +37,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/spark-connect-go/spark/sparkerrors"
 	sparksql "github.com/apache/spark-connect-go/spark/sql"
+
+	"github.com/topicsnap/topicsnap/internal/display"
+	"github.com/topicsnap/topicsnap/internal/exit"
 )
 
 // ErrUnreachable marks a Spark Connect server that could not be reached
@@ -230,7 +232,9 @@ func value(a arrow.Array, i int) (any, error) {
 		dt := x.DataType().(*arrow.TimestampType)
 		return x.Value(i).ToTime(dt.Unit).UTC(), nil
 	case *array.Date32:
-		return x.Value(i).ToTime().UTC(), nil
+		// A day, shown as DuckDB's DATE is (2026-12-07), not a
+		// timestamp at midnight.
+		return display.Date(x.Value(i).ToTime().UTC()), nil
 	case *array.List:
 		lo, hi := x.ValueOffsets(i)
 		out := make([]any, 0, hi-lo)
