@@ -402,26 +402,42 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 	// The cluster may be what is stalled (a broker restarting): a listing
 	// that fails is waited out like the fetches (for a one-shot dump, up
 	// to WaitUnreachable), never a reason to stop.
+	began := time.Now()
+	// A cluster that does not answer (a broker hung, a network cut) holds
+	// each listing for the client's retry timeout (30 s): a one-shot
+	// dump's listing ends when its wait for the cluster would.
+	lctx, cancel := ctx, context.CancelFunc(func() {})
+	if left, ok := d.waitLeft(down, began); ok {
+		lctx, cancel = context.WithTimeout(ctx, max(left, time.Second))
+	}
+	defer cancel()
 	waiting := func(err error) error {
-		if gerr := d.gone(ctx, c); gerr != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		cerr := kafkaconn.Classify(err)
+		if errors.Is(cerr, kafkaconn.ErrUnreachable) {
+			if derr := d.stillDownSince(down, topic, cerr, began); derr != nil {
+				return derr
+			}
+		} else if gerr := d.gone(ctx, c); gerr != nil {
+			// Asked only of a cluster that answers: one out of reach
+			// cannot say, and the question would wait as long again.
 			return gerr
 		}
-		if derr := d.stillDown(down, topic, kafkaconn.Classify(err)); derr != nil {
-			return derr
-		}
 		if d.opts.Progress != nil {
-			d.opts.Progress.Waiting(fmt.Sprintf("%s: no records for %s, and its offsets cannot be listed (%v); retrying", topic, stallCheck, kafkaconn.Classify(err)))
+			d.opts.Progress.Waiting(fmt.Sprintf("%s: no records for %s, and its offsets cannot be listed (%v); retrying", topic, stallCheck, cerr))
 		}
 		return nil
 	}
-	starts, err := d.adm.ListStartOffsets(ctx, topic)
+	starts, err := d.adm.ListStartOffsets(lctx, topic)
 	if err == nil {
 		err = starts.Error()
 	}
 	if err != nil {
 		return waiting(err)
 	}
-	ends, err := d.adm.ListEndOffsets(ctx, topic)
+	ends, err := d.adm.ListEndOffsets(lctx, topic)
 	if err == nil {
 		err = ends.Error()
 	}
@@ -467,18 +483,37 @@ func (c *downClock) reset() { c.since = time.Time{} }
 // dump ends, with what it read committed, rather than wait without end.
 // --follow waits outages out.
 func (d *dumper) stillDown(c *downClock, topic string, cerr error) error {
+	return d.stillDownSince(c, topic, cerr, time.Now())
+}
+
+// stillDownSince is stillDown for a failure of a request sent at began:
+// the wait counts from there.
+func (d *dumper) stillDownSince(c *downClock, topic string, cerr error, began time.Time) error {
 	if !errors.Is(cerr, kafkaconn.ErrUnreachable) {
 		return nil
 	}
 	if c.since.IsZero() {
-		c.since = time.Now()
-		return nil
+		c.since = began
 	}
 	bound := d.opts.WaitUnreachable
 	if d.opts.Follow || bound <= 0 || time.Since(c.since) < bound {
 		return nil
 	}
 	return &UnreachableError{Topic: topic, Waited: bound, Err: cerr}
+}
+
+// waitLeft is how long a one-shot dump may still wait for the cluster, a
+// request sent at began included; false when it waits without end.
+func (d *dumper) waitLeft(c *downClock, began time.Time) (time.Duration, bool) {
+	bound := d.opts.WaitUnreachable
+	if d.opts.Follow || bound <= 0 {
+		return 0, false
+	}
+	since := c.since
+	if since.IsZero() {
+		since = began
+	}
+	return bound - began.Sub(since), true
 }
 
 // UnreachableError ends a one-shot dump that could not reach the cluster
