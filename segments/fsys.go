@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/safefile"
@@ -87,7 +88,9 @@ func (osFS) readDir(p string) ([]fileInfo, error) {
 }
 
 func (osFS) open(p string) (io.ReaderAt, io.Closer, error) {
-	f, err := os.Open(p)
+	// Non-blocking: a FIFO put in the file's place after it was listed
+	// would hold open(2) until a writer came; it is refused below.
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, exit.Errorf(ErrBadInput, "%v", err)
 	}

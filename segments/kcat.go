@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -91,7 +92,9 @@ func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) 
 			return sum, err
 		}
 	}
-	f, err := os.Open(opts.File)
+	// Non-blocking: a FIFO no one writes to would hold open(2) for ever,
+	// deaf to Ctrl-C; it is refused below, as anything not a regular file.
+	f, err := os.OpenFile(opts.File, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return sum, exit.Errorf(ErrBadInput, "%v", err)
 	}
