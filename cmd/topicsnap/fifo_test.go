@@ -3,12 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/topicsnap/topicsnap/catalog"
 )
@@ -67,5 +70,28 @@ func TestSilentFIFOInterrupted(t *testing.T) {
 				t.Fatalf("%v: still reading the FIFO 10 s after Ctrl-C", args)
 			}
 		})
+	}
+}
+
+// TestConfigFromAPipe: dump --config <(…) read its config for the
+// registry (the memory limit), then again for the client, and the second
+// read found the pipe empty: 'no brokers: pass --brokers HOST:PORT …',
+// exit 2. The pipe's bytes are read once and kept.
+func TestConfigFromAPipe(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	go func() { pw.WriteString("bootstrap.servers=" + c.ListenAddrs()[0] + "\n"); pw.Close() }()
+	dir := filepath.Join(t.TempDir(), "snap")
+	code, out, errs := cli(t, "dump", "--config", fmt.Sprintf("/dev/fd/%d", pr.Fd()), "--topic", "t", "--dir", dir)
+	if code != 0 || !strings.Contains(out, "dumped 0 records") {
+		t.Fatalf("dump --config of a pipe: exit %d, %q %q", code, out, errs)
 	}
 }

@@ -23,6 +23,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -177,9 +179,43 @@ func ReadNamed(ctx context.Context, path string, max int64) ([]byte, error) {
 	case m.IsRegular():
 		return read(f, name, max)
 	case m&os.ModeNamedPipe != 0, m&os.ModeCharDevice != 0:
-		return readUntil(ctx, f, name, max)
+		if !inherited(path) {
+			return readUntil(ctx, f, name, max)
+		}
+		// A descriptor the shell handed over (--config <(…)) gives its
+		// bytes once: a command reads its config for the registry, the
+		// bucket and each client, and the second read found it empty.
+		// What was read whole is kept, by path, for the process.
+		inheritedMu.Lock()
+		defer inheritedMu.Unlock()
+		if b, ok := inheritedRead[path]; ok {
+			if int64(len(b)) > max {
+				return nil, &TooLargeError{Name: name, Max: max}
+			}
+			return b, nil
+		}
+		b, err := readUntil(ctx, f, name, max)
+		if err == nil {
+			inheritedRead[path] = b
+		}
+		return b, err
 	}
 	return nil, fmt.Errorf("read %s: %w", name, ErrNotRegular)
+}
+
+// inheritedRead is what ReadNamed read whole of a descriptor the process
+// inherited (inherited), by the path it was named by.
+var (
+	inheritedMu   sync.Mutex
+	inheritedRead = map[string][]byte{}
+)
+
+// inherited tells whether path names a descriptor of this process (what
+// a shell's <(…) or a redirection hands over), not a FIFO of the file
+// system, which another writer may fill again.
+func inherited(path string) bool {
+	p := filepath.Clean(path)
+	return p == "/dev/stdin" || strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/self/fd/")
 }
 
 // LoadX509KeyPair is tls.LoadX509KeyPair with the certificate and the key

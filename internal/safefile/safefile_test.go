@@ -3,6 +3,7 @@ package safefile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -178,10 +179,59 @@ func TestReadNamedSilentFIFO(t *testing.T) {
 			}
 		})
 	}
-	// A FIFO that does send its end is still read whole.
-	go func() { w.WriteString("SELECT 1"); w.Close() }()
+	// A FIFO that does send its end is still read whole (the writer
+	// closes once the read has begun: its bytes wait in the pipe).
+	w.WriteString("SELECT 1")
+	time.AfterFunc(200*time.Millisecond, func() { w.Close() })
 	b, err := ReadNamed(t.Context(), fifo, MaxText)
 	if err != nil || string(b) != "SELECT 1" {
 		t.Fatalf("ReadNamed of a FIFO that writes: %q %v", b, err)
+	}
+}
+
+// TestReadNamedInheritedTwice: a descriptor the shell hands over
+// (--config <(…), /dev/fd/N) gives its bytes once; a command reads its
+// config several times (the registry, the bucket, each client), and the
+// second read found it empty ('no brokers'). It reads the same bytes each
+// time now; a FIFO of the file system is read afresh.
+func TestReadNamedInheritedTwice(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	go func() { pw.WriteString("bootstrap.servers=h:9092\n"); pw.Close() }()
+	path := fmt.Sprintf("/proc/self/fd/%d", pr.Fd())
+	for i := range 3 {
+		b, err := ReadNamed(t.Context(), path, MaxText)
+		if err != nil || string(b) != "bootstrap.servers=h:9092\n" {
+			t.Fatalf("read %d of %s: %q %v", i+1, path, b, err)
+		}
+	}
+	if _, err := ReadNamed(t.Context(), path, 4); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("kept bytes past a smaller bound: %v", err)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"one", "two"} {
+		// A reader held open keeps what was written once the writer is
+		// gone, so ReadNamed finds the bytes and then the end.
+		keep, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.WriteString(want)
+		w.Close()
+		b, err := ReadNamed(t.Context(), fifo, MaxText)
+		keep.Close()
+		if err != nil || string(b) != want {
+			t.Fatalf("read the FIFO: %q %v, want %q", b, err, want)
+		}
 	}
 }
