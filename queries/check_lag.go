@@ -25,15 +25,19 @@ func init() {
 
 func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
-	rows, err := e.run(ctx, "lag", d, o.Topic)
+	all, err := e.runAll(ctx,
+		stmt{"lag", d, []any{o.Topic}},
+		stmt{"lag_members", d, []any{o.Topic}},
+		// A cut whose principal could not read every group does not prove
+		// there were none.
+		stmt{"lag_unread", d, []any{o.Topic}},
+		// Partitions no member owns and no commit covers (after a
+		// partition count change the group did not rebalance onto).
+		stmt{"lag_unowned", d, []any{o.Topic}})
 	if err != nil {
 		return nil, err
 	}
-	members, err := e.run(ctx, "lag_members", d, o.Topic)
-	if err != nil {
-		return nil, err
-	}
-	rows, members = ofGroup(rows, o.Group), ofGroup(members, o.Group)
+	rows, members, unread, unowned := ofGroup(all[0], o.Group), ofGroup(all[1], o.Group), all[2], all[3]
 	// A restore's progress group on its target commits source offsets,
 	// not positions in the topic: no consumer's, so no lag (lag_at says
 	// the same in its reason). Named, left out.
@@ -92,21 +96,12 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	r.Tables = append(r.Tables, rowsTable("Members", members))
 	// A cut whose principal could not read every group does not prove there
 	// were none: say so rather than "no group".
-	unread, err := e.run(ctx, "lag_unread", d, o.Topic)
-	if err != nil {
-		return nil, err
-	}
 	r.Summary.Set("snapshots_with_unreadable_groups", int64(len(unread)))
 	for _, u := range unread {
 		u.Set("kind", "groups_unreadable")
 		r.Rows = append(r.Rows, u)
 	}
-	// Partitions no member owns and no commit covers (after a partition
-	// count change the group did not rebalance onto): nobody reads them.
-	unowned, err := e.run(ctx, "lag_unowned", d, o.Topic)
-	if err != nil {
-		return nil, err
-	}
+	// Partitions no member owns and no commit covers: nobody reads them.
 	unowned, _ = withoutGroup(ofGroup(unowned, o.Group), progress)
 	r.Summary.Set("unowned_partitions", int64(len(unowned)))
 	for _, u := range unowned {

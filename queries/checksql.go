@@ -195,6 +195,63 @@ func (e *Engine) run(ctx context.Context, name string, d sqlData, args ...any) (
 	return e.queryRows(ctx, q, args...)
 }
 
+// A stmt is one statement of a check: its name, data and arguments, as
+// Engine.run takes them.
+type stmt struct {
+	name string
+	d    sqlData
+	args []any
+}
+
+// runAll runs statements of one check that do not depend on each other and
+// returns their rows in the order given. On a remote engine (Spark Connect)
+// they run together: each is two round trips, a plan and a job of its own
+// on the server, mostly waiting, and a check's small statements over the
+// catalog tables then cost no more than its largest. The embedded DuckDB
+// runs them one after the other, each on every core. The error is the
+// first statement's that failed, in the order given; the others are
+// stopped.
+func (e *Engine) runAll(ctx context.Context, ss ...stmt) ([][]Row, error) {
+	out := make([][]Row, len(ss))
+	if e.opts.Remote == nil || len(ss) < 2 {
+		for i, s := range ss {
+			rows, err := e.run(ctx, s.name, s.d, s.args...)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = rows
+		}
+		return out, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(ss))
+	var wg sync.WaitGroup
+	for i, s := range ss {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = e.run(ctx, s.name, s.d, s.args...)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	// The first failure in the given order, not one the cancel caused.
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 func views(topic string) sqlData {
 	return sqlData{Topic: topic, T: quoteIdent(topic), All: quoteIdent(topic + "$all")}
 }
