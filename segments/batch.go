@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -323,6 +324,14 @@ func (s *Scanner) decodeV2(buf []byte) (*Batch, error) {
 	if n < 0 || int64(n) > int64(len(data))/7+1 || int64(n) > int64(rb.LastOffsetDelta)+1 {
 		return nil, fmt.Errorf("%d records claimed in %d bytes for %d offsets", n, len(data), int64(rb.LastOffsetDelta)+1)
 	}
+	// The records decoded are bounded with the bytes they come from:
+	// records and headers of a few bytes each compress to almost nothing
+	// and cost tens of times their bytes once decoded.
+	budget := int64(s.lim.MaxDecompressed) - int64(len(data)) - int64(n)*recordCost
+	if budget < 0 {
+		return nil, fmt.Errorf("%d records in %d bytes take more than the cap of %d bytes in memory once decoded (%d bytes a record)", n, len(data), s.lim.MaxDecompressed, recordCost)
+	}
+	size := len(data)
 	recs := make([]Record, 0, n)
 	var hdrs []Header
 	counts := make([]int, 0, n)
@@ -331,10 +340,14 @@ func (s *Scanner) decodeV2(buf []byte) (*Batch, error) {
 		var r Record
 		var nh int
 		var err error
-		r, nh, hdrs, data, err = readRecord(data, hdrs)
+		r, nh, hdrs, data, err = readRecord(data, hdrs, &budget)
 		counts = append(counts, nh)
 		if err != nil {
 			return nil, fmt.Errorf("record %d: %v", i, err)
+		}
+		if budget < 0 {
+			return nil, fmt.Errorf("record %d: the batch's %d bytes, %d records and more than %d headers take more than the cap of %d bytes in memory once decoded (%d bytes a record, %d a header and its key)",
+				i, size, n, len(hdrs), s.lim.MaxDecompressed, recordCost, headerCost)
 		}
 		delta := r.Offset
 		if delta <= prev || delta > int64(rb.LastOffsetDelta) {
@@ -377,10 +390,20 @@ func (s *Scanner) decodeV2(buf []byte) (*Batch, error) {
 	return b, nil
 }
 
+// What a record and a header cost in memory once decoded, besides the
+// bytes they point into: a Record and its header count; a Header, the slack
+// of the slice it is appended to, and the row's copy of it (its key string
+// is counted by its length).
+const (
+	recordCost = int64(unsafe.Sizeof(Record{}) + unsafe.Sizeof(int(0)))
+	headerCost = int64(3 * unsafe.Sizeof(Header{}))
+)
+
 // readRecord reads one v2 record off data. Its Offset holds the offset
 // delta, its Timestamp the timestamp delta; its nh headers are appended to
-// hdrs (the caller points Headers at them).
-func readRecord(data []byte, hdrs []Header) (Record, int, []Header, []byte, error) {
+// hdrs (the caller points Headers at them). Each header is taken off
+// budget; it stops once that is below 0.
+func readRecord(data []byte, hdrs []Header, budget *int64) (Record, int, []Header, []byte, error) {
 	var r Record
 	length, n := binary.Varint(data)
 	if n <= 0 || length < 0 || length > int64(len(data)-n) {
@@ -402,6 +425,9 @@ func readRecord(data []byte, hdrs []Header) (Record, int, []Header, []byte, erro
 		v := d.bytes()
 		if k == nil && d.err == nil {
 			d.err = errors.New("a header with a null key")
+		}
+		if *budget -= headerCost + int64(len(k)); *budget < 0 {
+			return r, 0, hdrs, nil, nil
 		}
 		hdrs = append(hdrs, Header{Key: string(k), Value: v})
 	}

@@ -124,7 +124,7 @@ file) continue where the last import ended.`,
 	f.IntVar(&o.fileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
 	f.Int64Var(&o.fileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
 	f.Int32Var(&o.maxBatch, "max-batch-bytes", segments.DefaultLimits.MaxBatchBytes, "a batch larger on disk is a damaged range, not read")
-	f.IntVar(&o.maxInflat, "max-decompressed-bytes", segments.DefaultLimits.MaxDecompressed, "a batch decompressing past this is a damaged range (a zip bomb costs its batch)")
+	f.IntVar(&o.maxInflat, "max-decompressed-bytes", segments.DefaultLimits.MaxDecompressed, "a batch decompressing past this, or whose records and headers take more than this in memory once decoded, is a damaged range (a zip bomb costs its batch)")
 	cmd.RunE = hinted(cmd.RunE, importHints)
 	return cmd
 }
