@@ -86,11 +86,21 @@ func resolve(ctx context.Context, paths, topics []string, openBucket OpenBucket,
 		}
 		logs := map[string]bool{}
 		for _, e := range ents {
-			if base, ok := segmentBase(e.name); ok && e.regular {
+			base, ok := segmentBase(e.name)
+			switch {
+			case ok && e.regular:
 				logs[strings.TrimSuffix(e.name, ".log")] = true
 				if err := addFile(fsys, tp, fsys.join(dir, e.name), base); err != nil {
 					return err
 				}
+			case ok:
+				// Left out, never without a word: its offsets would read
+				// as compacted holes, or not be there at all.
+				what := e.other
+				if e.dir {
+					what = "a folder"
+				}
+				warn(fmt.Sprintf("%s is %s, not a regular file: not imported, so partition %s lacks the offsets it may hold; give the file it stands for as a PATH", fsys.join(dir, e.name), what, tp))
 			}
 		}
 		for _, e := range ents {
@@ -157,6 +167,12 @@ func resolve(ctx context.Context, paths, topics []string, openBucket OpenBucket,
 			n := 0
 			for _, e := range ents {
 				if !e.dir {
+					if tp, ok := partitionFolder(e.name); ok && e.other != "" && wanted(tp) {
+						// A partition folder moved to another disk and linked
+						// back, or a FIFO in its place: left out, with a word
+						// (a link is not followed out of the log directory).
+						warn(fmt.Sprintf("%s is %s, not a folder: partition %s not imported; give the folder it stands for as a PATH", fsys.join(p, e.name), e.other, tp))
+					}
 					continue
 				}
 				tp, ok := partitionFolder(e.name)
