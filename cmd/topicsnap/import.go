@@ -81,6 +81,11 @@ file) continue where the last import ended.`,
 				return usagef("--file-rows %d: give at least 1 record a file", o.fileRows)
 			case o.fileBytes < 1:
 				return usagef("--file-bytes %d: give at least 1 byte a file", o.fileBytes)
+			case o.maxBatch < 1:
+				// 0 and below read as the default (64 MiB) without a word.
+				return usagef("--max-batch-bytes %d: give at least 1 (a batch larger on disk is a damaged range)", o.maxBatch)
+			case o.maxInflat < 1<<20:
+				return usagef("--max-decompressed-bytes %d: give at least 1048576 (1 MiB); the broker's batches reach a MiB compressed", o.maxInflat)
 			}
 			for _, t := range o.topics {
 				if !catalog.ValidTopicName(t) {
