@@ -197,7 +197,8 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		damage = nil
 	}
 	for si, seg := range segs {
-		if s.next >= 0 && si+1 < len(segs) && segs[si+1].base <= s.next && damage == nil {
+		nextBase, hasNext := nextInFolder(segs, si)
+		if s.next >= 0 && hasNext && nextBase <= s.next && damage == nil {
 			continue // every offset it may hold was imported before
 		}
 		r, f, err := seg.fs.open(seg.path)
@@ -280,8 +281,8 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		f.Close()
 		// A damaged tail of a segment with a later one: the offsets up to
 		// that segment's base were in it.
-		if damage != nil && si+1 < len(segs) && s.next >= 0 {
-			loseDamage(segs[si+1].base - 1)
+		if damage != nil && hasNext && s.next >= 0 {
+			loseDamage(nextBase - 1)
 		}
 		if err := s.flush(ctx); err != nil {
 			return err
@@ -308,6 +309,20 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		return nil // nothing readable at all
 	}
 	return s.finish(ctx, from, logStart, "segments")
+}
+
+// nextInFolder is the base offset of the segment after segs[i] in its own
+// folder: the offsets segs[i] may hold end below it. Another folder's
+// segments of the partition (another broker's replica) say nothing of
+// where this one's end.
+func nextInFolder(segs []segFile, i int) (int64, bool) {
+	dir := segs[i].fs.dir(segs[i].path)
+	for _, n := range segs[i+1:] {
+		if n.fs == segs[i].fs && n.fs.dir(n.path) == dir {
+			return n.base, true
+		}
+	}
+	return 0, false
 }
 
 // addBatch turns a batch's records into rows; holes inside the batch (the

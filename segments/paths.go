@@ -200,11 +200,34 @@ func resolve(ctx context.Context, paths, topics []string, openBucket OpenBucket,
 		}
 	}
 	for tp, fs := range out {
-		slices.SortFunc(fs, func(a, b segFile) int { return cmpInt(a.base, b.base) })
+		slices.SortFunc(fs, func(a, b segFile) int {
+			if c := cmpInt(a.base, b.base); c != 0 {
+				return c
+			}
+			return strings.Compare(a.path, b.path)
+		})
 		out[tp] = fs
 		warnSkipped(fs, warn)
+		warnReplicas(tp, fs, warn)
 	}
 	return out, nil
+}
+
+// warnReplicas warns of a partition whose segments lie in more than one
+// folder (the log directories of two brokers holding replicas of it):
+// they are read in offset order, and an offset two of them hold is taken
+// from the first read; what the other holds there is not compared.
+func warnReplicas(tp catalog.TopicPartition, fs []segFile, warn func(string)) {
+	var dirs []string
+	for _, f := range fs {
+		if d := f.fs.dir(f.path); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) > 1 {
+		warn(fmt.Sprintf("partition %s is in %d folders (%s): their segments are read in offset order, and an offset two of them hold is taken from the first read, what the other holds there not compared (import one replica's folder to read it alone)",
+			tp, len(dirs), strings.Join(dirs, ", ")))
+	}
 }
 
 // warnSkipped warns of segment files beside those given, between the first
