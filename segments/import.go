@@ -57,7 +57,10 @@ func (s Summary) String() string {
 	if s.Unmatched > 0 {
 		out += fmt.Sprintf(", %d lines that did not match the format (not imported; the warnings name the first)", s.Unmatched)
 	}
-	if s.Partitions == 0 {
+	switch {
+	case s.Partitions == 0 && s.Damaged > 0:
+		out += " (nothing readable that was not imported before; the warnings name each damaged batch)"
+	case s.Partitions == 0:
 		out += " (nothing new: every offset was already imported)"
 	}
 	return out
@@ -187,8 +190,13 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 	from := m.NextOffset
 	logStart := int64(-1)
 	first := true      // no new batch yet in this run
-	var damage *Damage // the last damage not yet followed by a good batch
+	var damage *Damage // the first damage not yet followed by a good batch
 	var damageAt string
+	var damageBase int64 // the base offset of damageAt
+	// damageTo is the last offset the headers of the damages since damage
+	// claim, while each claims the offsets after the one before it; -1
+	// when one does not.
+	damageTo := int64(-1)
 	loseDamage := func(upTo int64) {
 		if damage == nil {
 			return
@@ -210,6 +218,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			f.Close()
 			return err
 		}
+		prevLast := int64(-1) // the last offset of the file's previous batch
 		for {
 			if err := ctx.Err(); err != nil {
 				f.Close()
@@ -227,11 +236,28 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			if d != nil {
 				sum.Damaged++
 				opts.Warn(fmt.Sprintf("%s: %s", seg.path, d.Error()))
-				if damage == nil {
-					damage, damageAt = d, seg.path
+				switch {
+				case damage == nil:
+					damage, damageAt, damageBase = d, seg.path, seg.base
+					damageTo = -1
+					if d.From >= 0 && d.To >= d.From {
+						damageTo = d.To
+					}
+				case damageTo >= 0 && d.From == damageTo+1 && d.To >= d.From:
+					damageTo = d.To
+				default:
+					damageTo = -1
 				}
 				continue
 			}
+			if b.LastOffset <= prevLast {
+				// Kafka's offsets only grow within a segment: a batch
+				// that goes back is not Kafka's log, and is not read.
+				opts.Warn(fmt.Sprintf("%s: bytes %d-%d: a batch of offsets %d-%d after offset %d in the same file: the offsets go back, so it is not imported (what it holds is not compared with what was)",
+					seg.path, b.Pos, b.Pos+b.Size-1, b.BaseOffset, b.LastOffset, prevLast))
+				continue
+			}
+			prevLast = b.LastOffset
 			if b.LastOffset < s.next || b.LastOffset < ls.offset {
 				damage = nil
 				continue // imported before, or below the log start
@@ -243,6 +269,11 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			// to its first batch were in it (compacted away, or damaged);
 			// those before it were not imported.
 			segStart := min(seg.base, b.BaseOffset)
+			if s.next < 0 && damage != nil {
+				// A damaged segment before it: its offsets were damaged,
+				// not before the first segment.
+				segStart = min(segStart, damageBase)
+			}
 			// Offsets below the log start the broker recorded are deleted,
 			// as a dump of the broker would have found them: lost ranges of
 			// the dump's kinds, with the checkpoint as their reason, though
@@ -288,10 +319,21 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			return err
 		}
 	}
-	if damage != nil && s.next >= 0 && damage.From == s.next && damage.To >= damage.From && damage.To-damage.From < 1<<31 {
-		// The last batch is damaged: its header's offsets, unchecked, are
-		// the best there is.
-		loseDamage(damage.To)
+	if damage != nil && s.next < 0 && damage.From == damageBase && damage.To >= damage.From {
+		// Not one batch read, on a first import: offsets from the damaged
+		// segment's base on were in it (as below).
+		s.next = 0
+		s.lose(catalog.LostBeforeFirst, "before the first segment imported", 0, damageBase-1)
+		from, logStart = damageBase, damageBase
+	}
+	if damage != nil && s.next >= 0 && damage.From == s.next && damage.To >= damage.From && max(damageTo, damage.To)-damage.From < 1<<31 {
+		// The last batches are damaged: their headers' offsets, unchecked,
+		// are the best there is (the first's alone when a later one's do
+		// not follow from it).
+		if damageTo < 0 {
+			opts.Warn(fmt.Sprintf("%s: the damaged batches after %s claim offsets that do not follow from it: they are unknown, so the lost range recorded ends at %d", damageAt, damage.Error(), damage.To))
+		}
+		loseDamage(max(damageTo, damage.To))
 	} else if damage != nil {
 		opts.Warn(fmt.Sprintf("%s: %s: the offsets it held are unknown, so no lost range is recorded for it", damageAt, damage.Error()))
 	}
