@@ -41,6 +41,7 @@ type Summary struct {
 	LostOffsets int64
 	Damaged     int // batches that could not be read
 	Unmatched   int // lines of a kcat -f file that did not match its format
+	BadLines    int // lines of a kcat -J file that did not read
 	Elapsed     time.Duration
 }
 
@@ -53,6 +54,9 @@ func (s Summary) String() string {
 		s.Records, s.Files, s.Partitions, s.Elapsed.Seconds(), rate, s.Lost, s.LostOffsets)
 	if s.Damaged > 0 {
 		out += fmt.Sprintf(", %d damaged batches (lost ranges of kind damaged say where and why)", s.Damaged)
+	}
+	if s.BadLines > 0 {
+		out += fmt.Sprintf(", %d lines that did not read as kcat -C -J (not imported; the warnings name the first)", s.BadLines)
 	}
 	if s.Unmatched > 0 {
 		out += fmt.Sprintf(", %d lines that did not match the format (not imported; the warnings name the first)", s.Unmatched)

@@ -136,8 +136,14 @@ func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) 
 			note += fmt.Sprintf("; %d lines of the file did not match the format and were not imported (the import's warnings name the first)", w.unmatched)
 			sum.Unmatched = w.unmatched
 		}
-	} else if err := readKcatJSON(ctx, br, w); err != nil {
-		return sum, err
+	} else {
+		if err := readKcatJSON(ctx, br, w); err != nil {
+			return sum, err
+		}
+		if w.badLines > 0 {
+			note += fmt.Sprintf("; %d lines of the file did not read as kcat -C -J and were not imported (the import's warnings name the first)", w.badLines)
+			sum.BadLines = w.badLines
+		}
 	}
 	return sum, w.finish(ctx, note)
 }
@@ -153,6 +159,7 @@ type kcatWriter struct {
 	parts       map[int32]*kcatPart
 	otherTopics int
 	unmatched   int
+	badLines    int // -J lines that did not read
 }
 
 // add writes a row read from the file's bytes lineStart..pos.
@@ -232,44 +239,48 @@ func (w *kcatWriter) close(err error) {
 	}
 }
 
-// readKcatJSON reads the lines of kcat -C -J.
+// readKcatJSON reads the lines of kcat -C -J. The first was checked
+// (checkFirstLine): a later line that does not read (cut short by a kcat
+// stopped mid-write, past MaxKcatLine, not its JSON) costs that line,
+// counted and the first five named, as a --kcat-format line that does not
+// match; the offset it held is one the file passes over.
 func readKcatJSON(ctx context.Context, br *bufio.Reader, w *kcatWriter) error {
 	var pos int64
+	bad := func(lineNo int, at int64, why string) {
+		w.badLines++
+		if w.badLines <= 5 {
+			w.o.Warn(fmt.Sprintf("%s line %d (byte %d) is not a line of kcat -C -J (%s); not imported", w.opts.File, lineNo, at, why))
+		}
+	}
 	for lineNo := 1; ; lineNo++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, rerr := readLine(br)
-		if errors.Is(rerr, io.EOF) && len(line) == 0 {
+		line, n, rerr := readLine(br)
+		if errors.Is(rerr, io.EOF) && n == 0 {
 			return nil
+		}
+		lineStart := pos
+		pos += n
+		if errors.Is(rerr, errLongLine) {
+			bad(lineNo, lineStart, rerr.Error())
+			continue
 		}
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return exit.Errorf(ErrBadInput, "%s line %d: %v", w.opts.File, lineNo, rerr)
 		}
-		lineStart := pos
-		pos += int64(len(line))
 		trimmed := bytes.TrimSpace(line)
 		if len(trimmed) == 0 {
 			continue
 		}
-		var l kcatLine
-		if err := json.Unmarshal(trimmed, &l); err != nil || l.Partition == nil || l.Offset == nil {
-			why := "it lacks partition or offset"
-			if err != nil {
-				why = err.Error()
-			}
-			return exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J (%s); give kcat's -J output (kcat -C -J -t TOPIC -e), or with --kcat-format the -f FORMAT it was written with", w.opts.File, lineNo, why)
-		}
-		if l.Topic != w.opts.Topic {
-			w.otherTopics++
+		topic, row, err := parseKcatLine(trimmed)
+		if err != nil {
+			bad(lineNo, lineStart, err.Error())
 			continue
 		}
-		if *l.Partition < 0 || *l.Offset < 0 {
-			return exit.Errorf(ErrBadInput, "%s line %d: partition %d offset %d", w.opts.File, lineNo, *l.Partition, *l.Offset)
-		}
-		row, err := kcatRow(&l)
-		if err != nil {
-			return exit.Errorf(ErrBadInput, "%s line %d: %v", w.opts.File, lineNo, err)
+		if topic != w.opts.Topic {
+			w.otherTopics++
+			continue
 		}
 		if err := w.add(ctx, row, lineStart, pos); err != nil {
 			return err
@@ -277,15 +288,31 @@ func readKcatJSON(ctx context.Context, br *bufio.Reader, w *kcatWriter) error {
 	}
 }
 
+// parseKcatLine reads one line of kcat -C -J (not blank) into its topic
+// and row.
+func parseKcatLine(line []byte) (string, catalog.Row, error) {
+	var l kcatLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return "", catalog.Row{}, err
+	}
+	if l.Partition == nil || l.Offset == nil {
+		return "", catalog.Row{}, errors.New("it lacks partition or offset")
+	}
+	if *l.Partition < 0 || *l.Offset < 0 {
+		return "", catalog.Row{}, fmt.Errorf("partition %d offset %d", *l.Partition, *l.Offset)
+	}
+	row, err := kcatRow(&l)
+	return l.Topic, row, err
+}
+
 // checkFirstLine reads the first line that is not blank: it must be a
-// line of kcat -C -J.
+// line of kcat -C -J, whole (a later one that is not costs its line).
 func checkFirstLine(br *bufio.Reader, file string) error {
 	for lineNo := 1; ; lineNo++ {
-		line, err := readLine(br)
+		line, _, err := readLine(br)
 		if len(bytes.TrimSpace(line)) > 0 {
-			var l kcatLine
-			if jerr := json.Unmarshal(bytes.TrimSpace(line), &l); jerr != nil || l.Partition == nil || l.Offset == nil {
-				return exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J; give kcat's -J output (kcat -C -J -t TOPIC -e), or with --kcat-format the -f FORMAT it was written with", file, lineNo)
+			if _, _, perr := parseKcatLine(bytes.TrimSpace(line)); perr != nil {
+				return exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J (%v); give kcat's -J output (kcat -C -J -t TOPIC -e), or with --kcat-format the -f FORMAT it was written with", file, lineNo, perr)
 			}
 			return nil
 		}
@@ -298,19 +325,30 @@ func checkFirstLine(br *bufio.Reader, file string) error {
 	}
 }
 
-// readLine reads one line, refusing one past MaxKcatLine.
-func readLine(br *bufio.Reader) ([]byte, error) {
+// errLongLine is a line past MaxKcatLine.
+var errLongLine = fmt.Errorf("a line past %d bytes", MaxKcatLine)
+
+// readLine reads one line and says how many bytes it took, its newline
+// included. A line past MaxKcatLine is not held: it is read to its end
+// and errLongLine returned.
+func readLine(br *bufio.Reader) ([]byte, int64, error) {
 	var out []byte
+	var n int64
 	for {
 		chunk, err := br.ReadSlice('\n')
-		out = append(out, chunk...)
-		if len(out) > MaxKcatLine {
-			return nil, fmt.Errorf("a line past %d bytes", MaxKcatLine)
+		n += int64(len(chunk))
+		if n > MaxKcatLine {
+			out = nil
+		} else {
+			out = append(out, chunk...)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		return out, err
+		if n > MaxKcatLine && (err == nil || errors.Is(err, io.EOF)) {
+			return nil, n, errLongLine
+		}
+		return out, n, err
 	}
 }
 
