@@ -193,6 +193,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 	}()
 	from := m.NextOffset
 	logStart := int64(-1)
+	damagedBefore := sum.Damaged
 	first := true      // no new batch yet in this run
 	var damage *Damage // the first damage not yet followed by a good batch
 	var damageAt string
@@ -350,6 +351,19 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		from, logStart = ls.offset, ls.offset
 	case s.next >= 0 && ls.offset > s.next:
 		s.lose(catalog.LostBetween, ls.reason(), s.next, ls.offset-1)
+	}
+	if first && damage == nil && sum.Damaged == damagedBefore {
+		// No new batch, none damaged: a partition whose records retention
+		// deleted keeps an empty active segment named by the log end
+		// offset. The offsets below it were not in what was imported.
+		switch end := segs[len(segs)-1].base; {
+		case s.next < 0 && end > 0:
+			s.next = 0
+			s.lose(catalog.LostBeforeFirst, fmt.Sprintf("before the first segment imported (its segments hold no record; the last is named by offset %d)", end), 0, end-1)
+			from, logStart = end, end
+		case s.next >= 0 && end > s.next:
+			s.lose(catalog.LostBetween, "not in the imported segments (deleted since the last import, or not given)", s.next, end-1)
+		}
 	}
 	if s.next < 0 {
 		return nil // nothing readable at all
