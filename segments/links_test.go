@@ -13,8 +13,8 @@ import (
 
 // TestImportSaysWhatItDoesNotFollow: a log directory's partition folder
 // that is a symbolic link (moved to another disk and linked back), a
-// segment that is one, or a FIFO named as a segment, was left out without
-// a word: the import said "1 partitions", exit 0, and the partition or the
+// segment that is one, a FIFO named as a segment, or a .log whose name is
+// not a base offset of 20 digits, was left out without a word: the import said "1 partitions", exit 0, and the partition or the
 // segment's offsets were simply not there. Each is now named in a warning,
 // and what is beside it imported.
 func TestImportSaysWhatItDoesNotFollow(t *testing.T) {
@@ -51,6 +51,14 @@ func TestImportSaysWhatItDoesNotFollow(t *testing.T) {
 		{"a segment that is a folder", func(t *testing.T, logs, elsewhere string) {
 			os.Mkdir(filepath.Join(logs, "a-0", "00000000000000000001.log"), 0o755)
 		}, 1, "00000000000000000001.log is a folder, not a regular file"},
+		// Named otherwise than its base offset: left out without a word before.
+		{"a segment of 21 digits", func(t *testing.T, logs, elsewhere string) {
+			writeSegment(t, elsewhere, 1, data(1, 0, -1, "later"))
+			os.Rename(filepath.Join(elsewhere, "00000000000000000001.log"), filepath.Join(logs, "a-0", "000000000000000000001.log"))
+		}, 1, "000000000000000000001.log: not a segment's name (20 digits and .log, its base offset): not imported, so partition a/0 lacks the offsets it may hold"},
+		{"a segment named segment.log", func(t *testing.T, logs, elsewhere string) {
+			os.WriteFile(filepath.Join(logs, "a-0", "segment.log"), data(1, 0, -1, "later"), 0o644)
+		}, 1, "segment.log: not a segment's name"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -93,6 +93,11 @@ func resolve(ctx context.Context, paths, topics []string, openBucket OpenBucket,
 				if err := addFile(fsys, tp, fsys.join(dir, e.name), base); err != nil {
 					return err
 				}
+			case !ok && strings.HasSuffix(e.name, ".log") && !e.dir:
+				// A .log whose name is not a base offset (renamed, copied
+				// as "segment.log", 19 or 21 digits): its offsets are
+				// unknown, so it is not read, never without a word.
+				warn(fmt.Sprintf("%s: not a segment's name (20 digits and .log, its base offset): not imported, so partition %s lacks the offsets it may hold; give it its base offset's name", fsys.join(dir, e.name), tp))
 			case ok:
 				// Left out, never without a word: its offsets would read
 				// as compacted holes, or not be there at all.
