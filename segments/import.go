@@ -120,17 +120,31 @@ func Import(ctx context.Context, opts Options) (Summary, error) {
 	})
 	starts := readLogStarts(parts, opts.Warn)
 	id := catalog.NewSnapshotID(start)
+	var damaged []error // partitions whose manifest does not read
 	for _, tp := range tps {
 		if err := ctx.Err(); err != nil {
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}
 		if err := importPartition(ctx, dir, id, tp, parts[tp], starts[tp], opts, &sum); err != nil {
+			var me *catalog.ManifestError
+			if errors.As(err, &me) {
+				// It costs that partition: the others are imported.
+				opts.Warn(fmt.Sprintf("%v; partition %s not imported", err, tp))
+				damaged = append(damaged, err)
+				continue
+			}
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}
 	}
 	sum.Elapsed = time.Since(start)
+	switch {
+	case len(damaged) == 1:
+		return sum, damaged[0]
+	case len(damaged) > 1:
+		return sum, fmt.Errorf("%d partitions not imported, their manifests damaged (the warnings name each); the first: %w", len(damaged), damaged[0])
+	}
 	return sum, nil
 }
 

@@ -110,6 +110,10 @@ file) continue where the last import ended.`,
 					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
 			}
 			if err != nil {
+				if sum.Partitions > 0 {
+					// What was imported beside the failure stays: said.
+					fmt.Fprintln(a.stdout, sum.String())
+				}
 				return fmt.Errorf("import to %s: %w", o.dir, err)
 			}
 			fmt.Fprintln(a.stdout, sum.String())
