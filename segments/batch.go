@@ -257,18 +257,24 @@ func (s *Scanner) fatal(d *Damage) *Damage {
 	return d
 }
 
-// allZero reports whether the n bytes of r at pos are all zero, reading at
-// most 1 MiB of them (a preallocated tail is checked by its head).
+// allZero reports whether the n bytes of r at pos are all zero: all of
+// them, 1 MiB at a time (a head of zeroes may be a hole a crash left in
+// the middle of a segment, with batches after it; only zeroes to the end
+// are a preallocated tail).
 func allZero(r io.ReaderAt, pos, n int64) bool {
-	n = min(n, 1<<20)
-	buf := make([]byte, n)
-	if _, err := r.ReadAt(buf, pos); err != nil && !errors.Is(err, io.EOF) {
-		return false
-	}
-	for _, c := range buf {
-		if c != 0 {
+	buf := make([]byte, min(n, 1<<20))
+	for n > 0 {
+		b := buf[:min(n, int64(len(buf)))]
+		if _, err := r.ReadAt(b, pos); err != nil && !errors.Is(err, io.EOF) {
 			return false
 		}
+		for _, c := range b {
+			if c != 0 {
+				return false
+			}
+		}
+		pos += int64(len(b))
+		n -= int64(len(b))
 	}
 	return true
 }
