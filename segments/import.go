@@ -269,6 +269,26 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 				}
 				continue
 			}
+			if hasNext && b.LastOffset >= nextBase {
+				// A segment holds the offsets below its folder's next one's
+				// base: a batch claiming more (its header's last offset is
+				// under its CRC, not under any check of Kafka's) would have
+				// the next segment's records taken for imported before.
+				if b.BaseOffset >= nextBase {
+					opts.Warn(fmt.Sprintf("%s: bytes %d-%d: a batch of offsets %d-%d, at or past the base offset %d of the folder's next segment: not imported (the next segment holds those offsets)",
+						seg.path, b.Pos, b.Pos+b.Size-1, b.BaseOffset, b.LastOffset, nextBase))
+					continue
+				}
+				kept := b.Records[:0:0]
+				for _, r := range b.Records {
+					if r.Offset < nextBase {
+						kept = append(kept, r)
+					}
+				}
+				opts.Warn(fmt.Sprintf("%s: bytes %d-%d: a batch of offsets %d-%d, past the base offset %d of the folder's next segment: read up to offset %d (%d of its records past it not imported)",
+					seg.path, b.Pos, b.Pos+b.Size-1, b.BaseOffset, b.LastOffset, nextBase, nextBase-1, len(b.Records)-len(kept)))
+				b.Records, b.LastOffset = kept, nextBase-1
+			}
 			if b.LastOffset <= prevLast {
 				// Kafka's offsets only grow within a segment: a batch
 				// that goes back is not Kafka's log, and is not read.
