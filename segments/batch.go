@@ -9,6 +9,8 @@ import (
 	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
 // Limits bound what one batch may cost. Everything in a segment file is
@@ -21,6 +23,11 @@ type Limits struct {
 	// a zip bomb costs its batch, not the process.
 	MaxDecompressed int
 }
+
+// MaxOffset is the largest offset an import reads (the catalog's bound on
+// a cut's offsets): past it a batch is damage and a kcat line does not
+// read, where the next offset after it would overflow.
+const MaxOffset = catalog.MaxCutOffset
 
 // DefaultLimits: Kafka's message.max.bytes defaults to 1 MiB and is rarely
 // set past a few tens; 64 MiB on disk and 256 MiB decompressed leave room
@@ -211,6 +218,14 @@ func (s *Scanner) Next() (*Batch, *Damage, error) {
 		return nil, s.fatal(&Damage{Pos: s.pos, Size: left, From: -1, To: -1, Reason: "batch without a magic byte"}), nil
 	}
 	magic := int8(head[16])
+	if base < 0 || base > MaxOffset {
+		// Past it, a batch's offsets (and the next offset after them)
+		// would overflow; no Kafka log comes near it.
+		d := &Damage{Pos: s.pos, Size: total, From: -1, To: -1,
+			Reason: fmt.Sprintf("base offset %d, outside 0 to 2^62: no Kafka log's", base)}
+		s.pos += total
+		return nil, d, nil
+	}
 	if magic == 2 && length >= v2HeaderSize-logOverhead {
 		attrs := int16(binary.BigEndian.Uint16(head[21:23]))
 		last := base + int64(int32(binary.BigEndian.Uint32(head[23:27])))

@@ -298,8 +298,8 @@ func parseKcatLine(line []byte) (string, catalog.Row, error) {
 	if l.Partition == nil || l.Offset == nil {
 		return "", catalog.Row{}, errors.New("it lacks partition or offset")
 	}
-	if *l.Partition < 0 || *l.Offset < 0 {
-		return "", catalog.Row{}, fmt.Errorf("partition %d offset %d", *l.Partition, *l.Offset)
+	if *l.Partition < 0 || *l.Offset < 0 || *l.Offset > MaxOffset {
+		return "", catalog.Row{}, fmt.Errorf("partition %d offset %d (an offset is 0 to 2^62)", *l.Partition, *l.Offset)
 	}
 	row, err := kcatRow(&l)
 	return l.Topic, row, err

@@ -69,7 +69,7 @@ func (s *Scanner) decodeV01(buf []byte, magic int8) (*Batch, error) {
 		if magic == 1 {
 			off = outer.offset - lastRel + m.offset
 		}
-		if off <= prev || off > outer.offset || off < 0 {
+		if off <= prev || off > outer.offset || off < 0 || off > MaxOffset {
 			return nil, fmt.Errorf("inner message %d has offset %d (after %d, wrapper %d)", i, off, prev, outer.offset)
 		}
 		prev = off
