@@ -3,8 +3,10 @@ package segments
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -43,5 +45,34 @@ func TestImportDamagedManifestCostsItsPartition(t *testing.T) {
 	}
 	if len(warns) == 0 {
 		t.Errorf("no warning names partition a/0")
+	}
+}
+
+// TestImportKcatDamagedManifestCostsItsPartition: the same for kcat -J:
+// a partition whose manifest is damaged stopped the import at its first
+// line, and the other partitions' lines were not imported.
+func TestImportKcatDamagedManifestCostsItsPartition(t *testing.T) {
+	line := func(p, off int) string {
+		return fmt.Sprintf(`{"topic":"k","partition":%d,"offset":%d,"ts":1,"key":null,"payload":"v"}`, p, off)
+	}
+	file := filepath.Join(t.TempDir(), "k.jsonl")
+	os.WriteFile(file, []byte(strings.Join([]string{line(0, 0), line(1, 0)}, "\n")+"\n"), 0o644)
+	dir := t.TempDir()
+	if _, err := ImportKcat(context.Background(), KcatOptions{Dir: dir, File: file, Topic: "k"}); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "topic=k", "partition=0", "manifest.json")
+	os.WriteFile(bad, []byte("garbage"), 0o644)
+	os.WriteFile(file, []byte(strings.Join([]string{line(0, 0), line(1, 0), line(0, 1), line(1, 1)}, "\n")+"\n"), 0o644)
+	_, err := ImportKcat(context.Background(), KcatOptions{Dir: dir, File: file, Topic: "k"})
+	var me *catalog.ManifestError
+	if !errors.As(err, &me) || me.TP.Partition != 0 {
+		t.Fatalf("err %v, want partition k/0's manifest damaged", err)
+	}
+	if _, rows := readRows(t, dir, catalog.TopicPartition{Topic: "k", Partition: 1}); len(rows) != 2 {
+		t.Fatalf("partition k/1: %d rows, want 2", len(rows))
+	}
+	if got, _ := os.ReadFile(bad); string(got) != "garbage" {
+		t.Errorf("the damaged manifest was written: %q", got)
 	}
 }

@@ -70,6 +70,9 @@ type kcatPart struct {
 	from    int64
 	first   int64
 	skipped int64 // lines at offsets already imported (or repeated)
+	// damaged is the error of a partition whose manifest does not read:
+	// its lines are passed over, the other partitions imported.
+	damaged error
 }
 
 // ImportKcat reads a kcat -C -J file into opts.Dir, or with opts.Format
@@ -175,6 +178,13 @@ func (w *kcatWriter) add(ctx context.Context, row catalog.Row, lineStart, pos in
 		if err == nil {
 			_, err = w.dir.CleanPartition(ctx, m)
 		}
+		var me *catalog.ManifestError
+		if errors.As(err, &me) {
+			lock.Unlock()
+			w.o.Warn(fmt.Sprintf("%v; partition %s not imported", err, tp))
+			w.parts[row.Partition] = &kcatPart{damaged: err}
+			return nil
+		}
 		if err != nil {
 			lock.Unlock()
 			return err
@@ -183,6 +193,9 @@ func (w *kcatWriter) add(ctx context.Context, row catalog.Row, lineStart, pos in
 		p.s.warn = w.o.Warn
 		p.s.source, p.s.srcFrom = w.opts.File, lineStart
 		w.parts[row.Partition] = p
+	}
+	if p.damaged != nil {
+		return nil
 	}
 	s := p.s
 	if row.Offset < s.next {
@@ -217,8 +230,13 @@ func (w *kcatWriter) finish(ctx context.Context, note string) error {
 		ps = append(ps, n)
 	}
 	slices.Sort(ps)
+	var damaged []error
 	for _, n := range ps {
 		p := w.parts[n]
+		if p.damaged != nil {
+			damaged = append(damaged, p.damaged)
+			continue
+		}
 		if p.skipped > 0 {
 			w.o.Warn(fmt.Sprintf("%s/%d: %d lines at offsets already imported (or repeated in the file) left out", w.opts.Topic, n, p.skipped))
 		}
@@ -226,12 +244,21 @@ func (w *kcatWriter) finish(ctx context.Context, note string) error {
 			return err
 		}
 	}
+	switch {
+	case len(damaged) == 1:
+		return damaged[0]
+	case len(damaged) > 1:
+		return fmt.Errorf("%d partitions not imported, their manifests damaged (the warnings name each); the first: %w", len(damaged), damaged[0])
+	}
 	return nil
 }
 
 // close drops what a failed import was writing and unlocks.
 func (w *kcatWriter) close(err error) {
 	for _, p := range w.parts {
+		if p.damaged != nil {
+			continue
+		}
 		if err != nil {
 			p.s.abort()
 		}
