@@ -68,3 +68,29 @@ func TestImportKcatLinesThatDoNotRead(t *testing.T) {
 		t.Errorf("note %q", note)
 	}
 }
+
+// TestImportKcatHeadersBound: a kcat -J line of millions of empty headers
+// (a few bytes each) decoded to twenty times its bytes (a 40 MB line of 5
+// million took 1.3 GB); past MaxKcatHeaders the line does not read, the
+// others are imported, and a line at the bound still reads.
+func TestImportKcatHeadersBound(t *testing.T) {
+	line := func(off, headers int) string {
+		return fmt.Sprintf(`{"topic":"t","partition":0,"offset":%d,"ts":1,"key":null,"payload":"v","headers":[%s]}`, off,
+			strings.TrimSuffix(strings.Repeat(`"",null,`, headers), ","))
+	}
+	file := filepath.Join(t.TempDir(), "kcat.jsonl")
+	os.WriteFile(file, []byte(strings.Join([]string{line(0, 2), line(1, MaxKcatHeaders+1), line(2, MaxKcatHeaders)}, "\n")+"\n"), 0o644)
+	dir := t.TempDir()
+	var warns []string
+	sum, err := ImportKcat(context.Background(), KcatOptions{Dir: dir, File: file, Topic: "t", Warn: func(s string) { warns = append(warns, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rows := readRows(t, dir, catalog.TopicPartition{Topic: "t", Partition: 0})
+	if sum.BadLines != 1 || len(rows) != 2 || rows[1].Offset != 2 || len(rows[1].Headers) != MaxKcatHeaders || rows[0].Headers[1].Value != nil {
+		t.Fatalf("summary %+v, %d rows", sum, len(rows))
+	}
+	if !strings.Contains(strings.Join(warns, "\n"), "more than 1000000 headers") {
+		t.Errorf("warnings %q", warns)
+	}
+}
