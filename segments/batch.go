@@ -144,6 +144,10 @@ type Scanner struct {
 	// SkipBelow skips the records (and the CRC check) of v2 batches whose
 	// last offset is below it: what an earlier import already has.
 	SkipBelow int64
+	// Lacking, if set, says whether the folder lacks an offset of
+	// base..last: such a batch is read whole though below SkipBelow, so
+	// that records the folder lacks are seen.
+	Lacking func(base, last int64) bool
 }
 
 // NewScanner reads the size bytes of r as a segment file.
@@ -229,7 +233,7 @@ func (s *Scanner) Next() (*Batch, *Damage, error) {
 	if magic == 2 && length >= v2HeaderSize-logOverhead {
 		attrs := int16(binary.BigEndian.Uint16(head[21:23]))
 		last := base + int64(int32(binary.BigEndian.Uint32(head[23:27])))
-		if s.HeadersOnly && attrs&0x20 == 0 || last < s.SkipBelow { // the header is enough
+		if s.HeadersOnly && attrs&0x20 == 0 || last < s.SkipBelow && (s.Lacking == nil || !s.Lacking(base, last)) { // the header is enough
 			b := &Batch{}
 			fillV2(b, head[:])
 			b.Pos, b.Size = s.pos, total

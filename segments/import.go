@@ -42,6 +42,9 @@ type Summary struct {
 	Damaged     int // batches that could not be read
 	Unmatched   int // lines of a kcat -f file that did not match its format
 	BadLines    int // lines of a kcat -J file that did not read
+	// NotAdded counts records the segments hold that the folder lacks
+	// (lost ranges) below a partition's next offset: not imported.
+	NotAdded int64
 	Elapsed     time.Duration
 }
 
@@ -55,6 +58,9 @@ func (s Summary) String() string {
 	if s.Damaged > 0 {
 		out += fmt.Sprintf(", %d damaged batches (lost ranges of kind damaged say where and why)", s.Damaged)
 	}
+	if s.NotAdded > 0 {
+		out += fmt.Sprintf(", %d records the folder records lost below its partitions' next offsets left out (an import adds after a partition's last offset; the warnings say where)", s.NotAdded)
+	}
 	if s.BadLines > 0 {
 		out += fmt.Sprintf(", %d lines that did not read as kcat -C -J (not imported; the warnings name the first)", s.BadLines)
 	}
@@ -62,6 +68,7 @@ func (s Summary) String() string {
 		out += fmt.Sprintf(", %d lines that did not match the format (not imported; the warnings name the first)", s.Unmatched)
 	}
 	switch {
+	case s.Partitions == 0 && s.NotAdded > 0:
 	case s.Partitions == 0 && s.Damaged > 0:
 		out += " (nothing readable that was not imported before; the warnings name each damaged batch)"
 	case s.Partitions == 0:
@@ -207,6 +214,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 	}()
 	from := m.NextOffset
 	logStart := int64(-1)
+	notAdded := int64(0) // records the folder lacks, below its next offset
 	damagedBefore := sum.Damaged
 	first := true      // no new batch yet in this run
 	var damage *Damage // the first damage not yet followed by a good batch
@@ -244,6 +252,7 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 				return err
 			}
 			sc.SkipBelow = max(s.next, ls.offset)
+			sc.Lacking = func(base, last int64) bool { return lacking(m.Lost, base, last) >= 0 }
 			b, d, rerr := sc.Next()
 			if errors.Is(rerr, io.EOF) {
 				break
@@ -298,8 +307,23 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			}
 			prevLast = b.LastOffset
 			if b.LastOffset < s.next || b.LastOffset < ls.offset {
+				// Imported before, or below the log start; but a record the
+				// folder lacks (a lost range says so) cannot be added below
+				// its next offset: said, never passed over without a word.
+				for _, r := range b.Records {
+					if r.Offset < s.next {
+						if i := lacking(m.Lost, r.Offset, r.Offset); i >= 0 {
+							notAdded++
+							if notAdded == 1 {
+								l := m.Lost[i]
+								opts.Warn(fmt.Sprintf("%s: offset %d (and any others the folder lacks below its next offset %d: the summary counts them) is in this segment, but the folder records it lost (%s %d-%d) and holds later offsets, so it is not imported: an import adds after a partition's last offset; import these segments into another folder to read them",
+									seg.path, r.Offset, s.next, l.Kind, l.From, l.To))
+							}
+						}
+					}
+				}
 				damage = nil
-				continue // imported before, or below the log start
+				continue
 			}
 			if logStart < 0 {
 				logStart = max(b.BaseOffset, ls.offset)
@@ -399,10 +423,25 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			s.lose(catalog.LostBetween, "not in the imported segments (deleted since the last import, or not given)", s.next, end-1)
 		}
 	}
+	sum.NotAdded += notAdded
 	if s.next < 0 {
 		return nil // nothing readable at all
 	}
 	return s.finish(ctx, from, logStart, "segments")
+}
+
+// lacking is the index of a lost range of ls (sorted, apart) that the
+// folder could hold records of, overlapping base..last; -1 when none. The
+// cleaner's holes (compacted) and the offsets below a broker's log start
+// (deleted) hold none by their nature, so they are not counted.
+func lacking(ls []catalog.LostRange, base, last int64) int {
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].To >= base })
+	for ; i < len(ls) && ls[i].From <= last; i++ {
+		if ls[i].Kind != catalog.LostCompacted && !strings.HasPrefix(ls[i].Reason, "deleted:") {
+			return i
+		}
+	}
+	return -1
 }
 
 // nextInFolder is the base offset of the segment after segs[i] in its own
