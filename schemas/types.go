@@ -101,7 +101,7 @@ func avroType(s avro.Schema, depth int, budget *int) (*Type, error) {
 			}
 			t.Fields = append(t.Fields, Field{f.Name(), ft})
 		}
-		return t, nil
+		return orJSON(t), nil
 	case *avro.ArraySchema:
 		et, err := avroType(s.Items(), depth+1, budget)
 		return &Type{Kind: KindList, Elem: et}, err
@@ -127,7 +127,7 @@ func avroType(s avro.Schema, depth int, budget *int) (*Type, error) {
 			}
 			t.Fields = append(t.Fields, Field{branchName(b), bt})
 		}
-		return t, nil
+		return orJSON(t), nil
 	case *avro.EnumSchema:
 		return scalar("VARCHAR"), nil
 	case *avro.FixedSchema:
@@ -248,6 +248,18 @@ func protoMessageType(md protoreflect.MessageDescriptor, depth int, budget *int)
 	for i := 0; i < fs.Len(); i++ {
 		fd := fs.Get(i)
 		t.Fields = append(t.Fields, Field{string(fd.Name()), protoFieldType(fd, depth, budget)})
+	}
+	return orJSON(t)
+}
+
+// orJSON is t, or JSON text when t is a STRUCT of no fields (an Avro record
+// of no fields, a union of null alone, a Protobuf message of none such as
+// google.protobuf.Empty): the engine has no empty STRUCT (its views failed
+// with "Binder Error: Empty object in JSON structure", every query of the
+// topic with them), and a JSON topic's {} reads as its text too.
+func orJSON(t *Type) *Type {
+	if t.Kind == KindStruct && len(t.Fields) == 0 {
+		return scalar(KindJSON)
 	}
 	return t
 }
