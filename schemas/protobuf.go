@@ -3,12 +3,14 @@ package schemas
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -76,13 +78,60 @@ func (d *protoDecoder) message(index []int) (protoreflect.MessageDescriptor, err
 	return md, nil
 }
 
+// maxIndex bounds a message index: a path of nested messages, each a
+// level of the schema, so more than this is not an index.
+const maxIndex = 64
+
+// errIndexShort: the payload ends inside its message index.
+var errIndexShort = errors.New("the payload ends inside its message index")
+
+// readIndex reads the message index that starts a Protobuf payload: a
+// zig-zag varint count (0 standing for the index [0]), then that many
+// zig-zag varints. sr's DecodeIndex said "registration is missing for
+// encode/decode" of a count past its bound, and "EOF" of a payload that
+// ends early.
+func readIndex(b []byte) ([]int, []byte, error) {
+	varint := func() (int64, error) {
+		v, n := binary.Varint(b)
+		switch {
+		case n == 0:
+			return 0, errIndexShort
+		case n < 0:
+			return 0, errors.New("the message index holds a varint past 64 bits")
+		}
+		b = b[n:]
+		return v, nil
+	}
+	count, err := varint()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case count == 0:
+		return []int{0}, b, nil
+	case count < 0 || count > maxIndex:
+		return nil, nil, fmt.Errorf("message index of %d messages: not a message index (0 to %d nested messages): is the value Protobuf?", count, maxIndex)
+	}
+	index := make([]int, count)
+	for i := range index {
+		v, err := varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		if v < 0 || v > math.MaxInt32 {
+			return nil, nil, fmt.Errorf("message index %d is not in the schema", v)
+		}
+		index[i] = int(v)
+	}
+	return index, b, nil
+}
+
 var protoJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 
 func (d *protoDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
-	var h sr.ConfluentHeader
-	index, rest, err := h.DecodeIndex(payload, 64)
+	index, rest, err := readIndex(payload)
 	if err != nil {
-		return nil, fmt.Errorf("read message index: %w", err)
+		return nil, err
 	}
 	md, err := d.message(index)
 	if err != nil {
