@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -415,6 +416,9 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 		n := &avroNode{op: opFixed, size: s.Size()}
 		if l := s.Logical(); l != nil {
 			if d, ok := l.(*avro.DecimalLogicalSchema); ok {
+				if err := checkDecimal(d); err != nil {
+					return nil, err
+				}
 				n.op, n.scale = opFixedDecimal, d.Scale()
 			} else if l.Type() == avro.Duration && s.Size() == 12 {
 				n.op = opFixedDuration
@@ -463,6 +467,9 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 		return &avroNode{op: opString}, nil
 	case avro.Bytes:
 		if d, ok := ls.(*avro.DecimalLogicalSchema); ok && logical == avro.Decimal {
+			if err := checkDecimal(d); err != nil {
+				return nil, err
+			}
 			return &avroNode{op: opBytesDecimal, scale: d.Scale()}, nil
 		}
 		return &avroNode{op: opBytes}, nil
@@ -665,7 +672,7 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		}
 		switch n.op {
 		case opFixedDecimal:
-			return appendDecimal(b, raw, n.scale), nil
+			return appendDecimal(b, raw, n.scale)
 		case opFixedDuration:
 			return fmt.Appendf(b, `{"months":%d,"days":%d,"milliseconds":%d}`,
 				binary.LittleEndian.Uint32(raw[0:4]), binary.LittleEndian.Uint32(raw[4:8]), binary.LittleEndian.Uint32(raw[8:12])), nil
@@ -674,7 +681,11 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 	case opBytes:
 		return appendBase64(b, r.bytes("ReadBytes")), nil
 	case opBytesDecimal:
-		return appendDecimal(b, r.bytes("ReadBytes"), n.scale), nil
+		raw := r.bytes("ReadBytes")
+		if r.err != nil {
+			return nil, r.err
+		}
+		return appendDecimal(b, raw, n.scale)
 	case opDate:
 		return appendQuoted(b, time.Unix(int64(r.int())*86400, 0).UTC(), time.DateOnly), nil
 	case opTimeMillis:
@@ -792,9 +803,31 @@ func appendBase64(b []byte, raw []byte) []byte {
 	return append(b, '"')
 }
 
+// maxDecimalDigits bounds a decimal's precision (and so its scale) and
+// maxDecimalBytes its unscaled bytes (enough for that many digits): a
+// schema's scale of 300,000 made each 2-byte value cost a minute (the
+// zeros before the digits, prepended one at a time), 2,000,000,000 never
+// ended; the digits of a 1 MiB value took 1.15 s. DuckDB's DECIMAL holds
+// 38 digits; past them a decimal is its exact text.
+const (
+	maxDecimalDigits = 1000
+	maxDecimalBytes  = 416 // 2^(8*416-1) > 10^1000
+)
+
+// checkDecimal refuses a decimal whose precision is past maxDecimalDigits.
+func checkDecimal(d *avro.DecimalLogicalSchema) error {
+	if d.Precision() > maxDecimalDigits || d.Scale() > maxDecimalDigits {
+		return fmt.Errorf("avro decimal of precision %d and scale %d: more than %d digits, the bound topicsnap writes", d.Precision(), d.Scale(), maxDecimalDigits)
+	}
+	return nil
+}
+
 // appendDecimal writes a decimal's two's-complement unscaled bytes with its
 // scale as an exact decimal string ("-1234.567").
-func appendDecimal(b []byte, raw []byte, scale int) []byte {
+func appendDecimal(b []byte, raw []byte, scale int) ([]byte, error) {
+	if len(raw) > maxDecimalBytes {
+		return nil, fmt.Errorf("avro decimal of %d bytes: more than %d digits, the bound topicsnap writes", len(raw), maxDecimalDigits)
+	}
 	n := new(big.Int).SetBytes(raw)
 	if len(raw) > 0 && raw[0]&0x80 != 0 {
 		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(len(raw))*8))
@@ -806,15 +839,15 @@ func appendDecimal(b []byte, raw []byte, scale int) []byte {
 	}
 	if scale <= 0 {
 		b = append(b, digits...)
-		return append(b, '"')
+		return append(b, '"'), nil
 	}
-	for len(digits) <= scale {
-		digits = "0" + digits
+	if len(digits) <= scale {
+		digits = strings.Repeat("0", scale+1-len(digits)) + digits
 	}
 	b = append(b, digits[:len(digits)-scale]...)
 	b = append(b, '.')
 	b = append(b, digits[len(digits)-scale:]...)
-	return append(b, '"')
+	return append(b, '"'), nil
 }
 
 // nullable reports whether u is null and one other type: read as that
