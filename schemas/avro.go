@@ -17,6 +17,7 @@ import (
 	"github.com/hamba/avro/v2"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/jsonbound"
 )
 
 // avroDecoder reads Avro values of one writer schema. hamba/avro parses the
@@ -59,10 +60,21 @@ type avroState struct {
 // maxEmptyText bounds the text of array items whose type is encoded in no
 // bytes (null, a fixed of size 0, a record of only such fields): a block's
 // count alone says how many there are, so a few bytes of payload could
-// otherwise ask for any number of them (a count of 2^62 never ends).
-const maxEmptyText = 16 << 20
+// otherwise ask for any number of them (a count of 2^62 never ends). No
+// real value holds many: at 16 MiB, sixty 9-byte values made a dump take
+// 16.7 s and 6.3 GB.
+const maxEmptyText = 64 << 10
 
-var errEmptyItems = fmt.Errorf("avro: array items encoded in no bytes make more than %d MiB of text", maxEmptyText>>20)
+var errEmptyItems = fmt.Errorf("avro: array items encoded in no bytes make more than %d KiB of text", maxEmptyText>>10)
+
+// maxDecodedText bounds one value's decoded text: the engine reads no
+// value's fields past it (jsonbound.MaxBytes), and a byte of payload can
+// stand for a whole schema's worth of text (a union branch's name, a
+// record of fields encoded in no bytes), so without it a payload could ask
+// for terabytes.
+const maxDecodedText = jsonbound.MaxBytes
+
+var errTooMuchText = fmt.Errorf("avro: the value's text is larger than %d MiB, the bound of one value", maxDecodedText>>20)
 
 // avroReader reads the binary encoding of one payload. The first error
 // stays (later reads return zeros) and ends the decode.
@@ -635,6 +647,9 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 						return nil, errEmptyItems
 					}
 				}
+				if len(b)-st.base > maxDecodedText {
+					return nil, errTooMuchText
+				}
 			}
 		}
 		return append(b, ']'), nil
@@ -655,6 +670,9 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 				b = append(b, ':')
 				if b, err = st.appendAvro(b, n.elem, depth+1); err != nil {
 					return nil, err
+				}
+				if len(b)-st.base > maxDecodedText {
+					return nil, errTooMuchText
 				}
 			}
 		}
