@@ -141,5 +141,70 @@ func (d *protoDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
 	if err := proto.Unmarshal(rest, m); err != nil {
 		return nil, err
 	}
-	return protoJSON.MarshalAppend(buf, m)
+	// protojson writes every field of every message (EmitUnpopulated): an
+	// empty element of a repeated message is two bytes of payload and all
+	// its fields' names of text. Measured before the text is made.
+	left := maxDecodedText
+	if !protoTextFits(m, &left) {
+		return nil, errProtoTooMuchText
+	}
+	out, err := protoJSON.MarshalAppend(buf, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(out)-len(buf) > maxDecodedText {
+		return nil, errProtoTooMuchText
+	}
+	return out, nil
+}
+
+var errProtoTooMuchText = fmt.Errorf("protobuf: the value's text is larger than %d MiB, the bound of one value", maxDecodedText>>20)
+
+// protoTextFits takes from left at least the text protojson writes for m
+// (every field's name, each element of a list or map, each string's and
+// bytes' length) and reports whether it stays within it; it stops at the
+// first byte past it, so it costs at most left steps.
+func protoTextFits(m protoreflect.Message, left *int) bool {
+	fds := m.Descriptor().Fields()
+	for i := 0; i < fds.Len(); i++ {
+		if *left -= len(fds.Get(i).Name()) + 4; *left < 0 {
+			return false
+		}
+	}
+	fits := true
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList():
+			l := v.List()
+			for i := 0; fits && i < l.Len(); i++ {
+				fits = protoValueFits(fd, l.Get(i), left)
+			}
+		case fd.IsMap():
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				*left -= len(k.String()) + 4
+				fits = *left >= 0 && protoValueFits(fd.MapValue(), mv, left)
+				return fits
+			})
+		default:
+			fits = protoValueFits(fd, v, left)
+		}
+		return fits
+	})
+	return fits
+}
+
+// protoValueFits is protoTextFits for one value of field fd.
+func protoValueFits(fd protoreflect.FieldDescriptor, v protoreflect.Value, left *int) bool {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		*left -= 2
+		return *left >= 0 && protoTextFits(v.Message(), left)
+	case protoreflect.StringKind:
+		*left -= len(v.String()) + 2
+	case protoreflect.BytesKind:
+		*left -= len(v.Bytes())*4/3 + 2
+	default:
+		*left -= 2
+	}
+	return *left >= 0
 }
