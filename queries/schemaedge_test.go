@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -112,5 +113,44 @@ func TestEmptyRecordsReadAsText(t *testing.T) {
 		if got := queryString(t, e, c.q); got != c.want {
 			t.Errorf("%s:\n got %s\nwant %s", c.q, got, c.want)
 		}
+	}
+}
+
+// TestMissingSchemasWarnedInOneLine: the schema ids a topic's files name
+// that the folder lacks (ids the registry did not know: a producer can
+// write thousands) are one warning. Before, each was a line of its own on
+// every command that opened the folder: 3,000 lines for 3,000 made-up ids.
+func TestMissingSchemasWarnedInOneLine(t *testing.T) {
+	stored := &catalog.Schema{ID: 1, Type: catalog.SchemaAvro, Source: "test", Schema: `"string"`}
+	many := [][]byte{wireValue(1, nil, 2, 'x')}
+	for id := 100; id < 3100; id++ {
+		many = append(many, wireValue(id, nil, 2, 'x'))
+	}
+	dir := schemaTopicFolder(t, []*catalog.Schema{stored}, map[string][][]byte{
+		"many": many,
+		"two":  {wireValue(1, nil, 2, 'x'), wireValue(7, nil, 2, 'x'), wireValue(5, nil, 2, 'x')},
+	})
+	e, err := Open(context.Background(), dir, Options{Locked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	want := map[string]string{
+		"many": "topic many: 3000 schemas (100, 101, 102, 103, 104 and 2995 more) are not in the folder (its values were not decoded, or the folder lost it); run topicsnap catalog verify",
+		"two":  "topic two: schemas 5 and 7 are not in the folder (its values were not decoded, or the folder lost it); run topicsnap catalog verify",
+	}
+	for topic, w := range want {
+		var lines []string
+		for _, p := range e.Problems() {
+			if strings.HasPrefix(p, "topic "+topic+":") {
+				lines = append(lines, p)
+			}
+		}
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], w) {
+			t.Errorf("%s: %d lines, %.300q; want one starting %q", topic, len(lines), lines, w)
+		}
+	}
+	if got := queryString(t, e, `SELECT count(*)::VARCHAR FROM many WHERE value_error LIKE '%is not stored%'`); got != "3000" {
+		t.Errorf("%s values say why they were not decoded, want 3000", got)
 	}
 }
