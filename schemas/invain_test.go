@@ -82,3 +82,47 @@ func TestRegistryAskedInVainIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowRegistryAskedInVainIsBounded: a registry that takes its time to
+// say it has no schema (within the client's timeout) is left alone once a
+// run has waited maxFailedWait for such answers. Before, each id waited
+// its full answer: at 9 s an answer, the 1,000 ids of maxFailedIDs would
+// hold the dump for two and a half hours.
+func TestSlowRegistryAskedInVainIsBounded(t *testing.T) {
+	old := maxFailedWait
+	maxFailedWait = time.Second
+	t.Cleanup(func() { maxFailedWait = old })
+	h := newHostileRegistry(t)
+	var warnings []string
+	r, err := NewResolver(Options{Registry: &Registry{URLs: []string{h.srv.URL}},
+		Warn: func(s string) { warnings = append(warnings, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := func(w http.ResponseWriter) {
+		time.Sleep(300 * time.Millisecond)
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"error_code":40403,"message":"Schema not found"}`))
+	}
+	start := time.Now()
+	for id := 1; id <= 20; id++ {
+		h.set(id, slow)
+		if _, _, _, fail := r.Decode(context.Background(), wire(id), nil); fail == nil {
+			t.Fatalf("schema %d decoded", id)
+		}
+	}
+	asked := 0
+	for id := 1; id <= 20; id++ {
+		asked += h.times(id)
+	}
+	if took := time.Since(start); asked != 4 || took > 3*time.Second {
+		t.Fatalf("asked for %d ids in %v; want 4 (1 s of 300 ms answers)", asked, took)
+	}
+	_, _, _, fail := r.Decode(context.Background(), wire(20), nil)
+	if !errors.Is(fail, ErrTooManyFailedIDs) || !strings.Contains(fail.Reason, "schema 20 not fetched: the schema registry took 1s to answer about 4 schema ids it had no schema for: no more are asked") {
+		t.Fatalf("schema 20: %v", fail)
+	}
+	if len(warnings) != 1 {
+		t.Fatalf("warnings %q, want one", warnings)
+	}
+}

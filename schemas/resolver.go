@@ -83,7 +83,15 @@ type Resolver struct {
 	// maxFailedIDs or maxServerErrorIDs the registry is not asked again
 	// this run (see fetchFailure).
 	failed, serverErrs int
+	// failedWait: the time spent waiting for those answers.
+	failedWait time.Duration
 }
+
+// maxFailedWait bounds the time a run waits for the registry's answers
+// about ids it has no schema for: a registry that answers each in 9 s (its
+// timeout is 10) would otherwise hold the dump for hours before
+// maxFailedIDs. A variable for the tests.
+var maxFailedWait = time.Minute
 
 // maxFailedIDs bounds the ids a run asks the registry for in vain: each
 // costs a request (4 ms each on Apicurio: 3,000 ids a producer made up
@@ -295,19 +303,21 @@ func (r *Resolver) find(ctx context.Context, id int) (*catalog.Schema, *Failure)
 	if r.down != nil {
 		return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason), Err: r.down.Err}
 	}
+	start := time.Now()
 	s, err := r.fetch(ctx, id, 0)
 	if err != nil {
-		return nil, r.bounded(r.fetchFailure(ctx, id, err))
+		return nil, r.bounded(r.fetchFailure(ctx, id, err), time.Since(start))
 	}
 	r.serverErrs = 0
 	return s, nil
 }
 
-// bounded counts f, an id's failure to be fetched, and when it is the
-// registry's answer (not a registry that is down, nor an interrupted
-// dump), stops asking it for the rest of the run past maxFailedIDs such
-// ids, or maxServerErrorIDs in a row answered 5xx. r.mu is held.
-func (r *Resolver) bounded(f *Failure) *Failure {
+// bounded counts f, an id's failure to be fetched after took, and when it
+// is the registry's answer (not a registry that is down, nor an
+// interrupted dump), stops asking it for the rest of the run past
+// maxFailedIDs such ids, maxServerErrorIDs in a row answered 5xx, or
+// maxFailedWait spent waiting for such answers. r.mu is held.
+func (r *Resolver) bounded(f *Failure, took time.Duration) *Failure {
 	var re *sr.ResponseError
 	switch {
 	case r.down != nil, errors.Is(f.Err, context.Canceled), errors.Is(f.Err, context.DeadlineExceeded):
@@ -318,11 +328,14 @@ func (r *Resolver) bounded(f *Failure) *Failure {
 		r.serverErrs = 0
 	}
 	r.failed++
+	r.failedWait += took
 	switch {
 	case r.serverErrs >= maxServerErrorIDs:
 		r.setDown(fmt.Sprintf("the schema registry answered HTTP %d to %d schema ids in a row, each asked three times", re.StatusCode, r.serverErrs), ErrRegistryUnreachable, "")
 	case r.failed >= maxFailedIDs:
 		r.setDown(fmt.Sprintf("the schema registry had no schema for %d schema ids of this run (unknown ids, or answers that are not schemas): no more are asked", r.failed), ErrTooManyFailedIDs, "")
+	case r.failedWait >= maxFailedWait:
+		r.setDown(fmt.Sprintf("the schema registry took %s to answer about %d schema ids it had no schema for: no more are asked", r.failedWait.Round(time.Second), r.failed), ErrTooManyFailedIDs, "")
 	}
 	return f
 }
