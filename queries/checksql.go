@@ -195,6 +195,16 @@ func (e *Engine) run(ctx context.Context, name string, d sqlData, args ...any) (
 	return e.queryRows(ctx, q, args...)
 }
 
+// noTimestamp is the dialect's test of a record timestamp of -1, Kafka's
+// "no timestamp" (the view reads it as 1969-12-31 23:59:59.999): a time no
+// check may take for the record's.
+func (e *Engine) noTimestamp() string {
+	if e.opts.Remote != nil {
+		return `unix_millis("timestamp") = -1`
+	}
+	return `epoch_ms("timestamp") = -1`
+}
+
 func views(topic string) sqlData {
 	return sqlData{Topic: topic, T: quoteIdent(topic), All: quoteIdent(topic + "$all")}
 }
@@ -275,6 +285,7 @@ func rowsTable(title string, rows []Row) Table {
 // under 240 points.
 func (e *Engine) timeStep(ctx context.Context, d sqlData) (time.Duration, error) {
 	const maxPoints = 240
+	d.NoTimestamp = e.noTimestamp()
 	rows, err := e.run(ctx, "time_span", d)
 	if err != nil || len(rows) == 0 {
 		return time.Minute, err
