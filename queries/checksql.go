@@ -69,7 +69,10 @@ func (c *templateCache) lookup(name string) *template.Template {
 // sqlData fills a check's SQL template. Every field is either a quoted
 // identifier or DuckDB's own rendering of a parsed expression (Engine.Expr).
 type sqlData struct {
-	T, All                        string
+	T, All string
+	// Alias is the topic's bare quoted name, for a subquery the user's
+	// expressions read as the topic (T is schema-qualified on DuckDB).
+	Alias                         string
 	ID, By, Expr, Time, EventTime string
 	// NoTimestamp: the dialect's test of a record timestamp of -1
 	// (Kafka's "no timestamp"), for order_keys.sql.
@@ -188,11 +191,26 @@ func (e *Engine) run(ctx context.Context, name string, d sqlData, args ...any) (
 	if e.opts.Remote != nil {
 		return e.runRemote(ctx, name, d, args)
 	}
-	q, err := render(name, d)
+	q, err := render(name, d.local())
 	if err != nil {
 		return nil, err
 	}
 	return e.queryRows(ctx, q, args...)
+}
+
+// local names the topic's views by their schema (main."d"): a check's
+// statement has CTEs of short names (d, s, t, p, cut, parts, ranges, ...),
+// and a topic of the same name was read as the CTE, not its view (check
+// freshness on a topic named d: 'Referenced column "timestamp" not found').
+// Alias keeps the bare name, for a subquery named as the topic.
+func (d sqlData) local() sqlData {
+	if d.T != "" {
+		d.T = "main." + d.T
+	}
+	if d.All != "" {
+		d.All = "main." + d.All
+	}
+	return d
 }
 
 // noTimestamp is the dialect's test of a record timestamp of -1, Kafka's
@@ -206,7 +224,7 @@ func (e *Engine) noTimestamp() string {
 }
 
 func views(topic string) sqlData {
-	return sqlData{Topic: topic, T: quoteIdent(topic), All: quoteIdent(topic + "$all")}
+	return sqlData{Topic: topic, T: quoteIdent(topic), All: quoteIdent(topic + "$all"), Alias: quoteIdent(topic)}
 }
 
 func asInt(v any) int64 {
