@@ -320,7 +320,7 @@ func (e *Engine) apply(ctx context.Context, v string, tv map[string]string, cat 
 	topics := make([]Topic, len(tfs))
 	for i, tf := range tfs {
 		old := OldTopicPartitions(tf.name, tf.manifests, cat.snaps)
-		topics[i] = Topic{Name: tf.name, Apart: tf.apart, Partitions: len(tf.manifests) - len(old), OldPartitions: old, Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded}
+		topics[i] = Topic{Name: tf.name, Apart: tf.apart, Partitions: len(tf.manifests) - len(old), OldPartitions: old, Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded, openTxn: tf.openTxn}
 		for _, s := range slices.Concat(tf.schemas, tf.keySchemas) {
 			if !slices.Contains(topics[i].Formats, s.Type) {
 				topics[i].Formats = append(topics[i].Formats, s.Type)
