@@ -15,14 +15,16 @@ import (
 // by retention in 0 seconds" (retention_headroom_seconds -20787 days). Its
 // age is not known: lag_seconds and the headroom are NULL, the verdict
 // says so (warn, lag_age_unknown_partitions), and max_lag_seconds is NULL
-// when no partition behind has a known age.
+// when no partition behind has a known age. The lag_at macro (SQL,
+// notebooks) gave the same 1.8e9 seconds: its lag_seconds is NULL with a
+// reason.
 func TestLagOfARecordWithNoTimestamp(t *testing.T) {
 	dir := t.TempDir()
 	d, err := catalog.Create(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().UTC()
+	now := time.Now().UTC().Truncate(time.Microsecond)
 	ms := now.Add(-time.Minute).UnixMilli()
 	var rows []catalog.Row
 	for i := range int64(10) {
@@ -63,4 +65,20 @@ func TestLagOfARecordWithNoTimestamp(t *testing.T) {
 			t.Errorf("row %v: lag_seconds %v, retention_headroom_seconds %v; want NULL", row.Keys, row.Get("lag_seconds"), row.Get("retention_headroom_seconds"))
 		}
 	}
+	var sec *float64
+	var reason *string
+	q := `SELECT lag_seconds, reason FROM lag_at('g', TIMESTAMPTZ '` + now.Format("2006-01-02 15:04:05.999999Z07:00") + `')`
+	if err := e.DB().QueryRowContext(t.Context(), q).Scan(&sec, &reason); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	if sec != nil || reason == nil || !strings.Contains(*reason, "no timestamp (-1)") {
+		t.Errorf("lag_at: lag_seconds %v, reason %v; want NULL and the reason", deref(sec), deref(reason))
+	}
+}
+
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

@@ -727,7 +727,8 @@ func (e *Engine) lagAtMacroLocked() (string, error) {
 		if tf.apart != "" {
 			continue // it has no view (its name is said among the problems)
 		}
-		parts = append(parts, fmt.Sprintf(`SELECT %s AS topic, "partition", "offset", "timestamp" FROM %s`, quoteString(tf.name), quoteIdent(tf.name+"$all")))
+		// A record's -1 is Kafka's "no timestamp": no time, not 1969.
+		parts = append(parts, fmt.Sprintf(`SELECT %s AS topic, "partition", "offset", CASE WHEN epoch_ms("timestamp") = -1 THEN NULL ELSE "timestamp" END AS "timestamp" FROM %s`, quoteString(tf.name), quoteIdent(tf.name+"$all")))
 	}
 	if len(parts) == 0 {
 		parts = []string{`SELECT NULL::VARCHAR AS topic, NULL::INTEGER AS "partition", NULL::BIGINT AS "offset", NULL::TIMESTAMPTZ AS "timestamp" WHERE false`}
