@@ -26,7 +26,10 @@ func init() {
 func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
 	d.NoTimestamp = e.noTimestamp() // a record with no timestamp has no age
-	rows, err := e.run(ctx, "lag", d, o.Topic)
+	// A group's commits at cuts of an old topic of the name (deleted and
+	// made again) are not lag on today's.
+	from := e.firstCurrentCut(o.Topic)
+	rows, err := e.run(ctx, "lag", d, o.Topic, from)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +124,7 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	}
 	// Partitions no member owns and no commit covers (after a partition
 	// count change the group did not rebalance onto): nobody reads them.
-	unowned, err := e.run(ctx, "lag_unowned", d, o.Topic)
+	unowned, err := e.run(ctx, "lag_unowned", d, o.Topic, from)
 	if err != nil {
 		return nil, err
 	}

@@ -7,11 +7,12 @@
 --          every record (the join over the whole view read all 5M records of
 --          a topic in 2.6 s). The join still decides; the relation only
 --          leaves out records no committed offset matches.
--- params: $1 the topic name; CommittedRecords ("partition", "offset",
+-- params: $1 the topic name; $2 the id of the first cut of today's topic
+--         ('' for every cut: see lag.sql); CommittedRecords ("partition", "offset",
 --         "timestamp"), the topic's whole view when past the bound;
 --         NoTimestamp the dialect's test of a timestamp of -1 (no age).
 WITH latest AS (
-  SELECT group_id, max(snapshot_id) AS snapshot_id FROM group_offsets WHERE topic = $1 GROUP BY 1
+  SELECT group_id, max(snapshot_id) AS snapshot_id FROM group_offsets WHERE topic = $1 AND snapshot_id >= $2 GROUP BY 1
 ), o AS (
   SELECT g.* FROM group_offsets g JOIN latest USING (group_id, snapshot_id) WHERE g.topic = $1
 ), r AS (
