@@ -14,7 +14,9 @@ import (
 // group's latest cut, the old topic's, and said "WARN 1 group; the
 // furthest behind is 3 records" with lag_seconds -3.3 (the new topic's
 // record at offset 2 is younger than the old cut). Only the cuts of
-// today's topic count: no group, as Kafka says.
+// today's topic count: no group, as Kafka says. reset the same: it said
+// "a reset of g-r ... would re-read 2 records" of the new topic for the
+// old topic's commit; now the group has no committed offset to judge.
 func TestLagLeavesOutTheOldTopicsCommits(t *testing.T) {
 	dir := t.TempDir()
 	d, err := catalog.Create(dir)
@@ -55,5 +57,12 @@ func TestLagLeavesOutTheOldTopicsCommits(t *testing.T) {
 		if row.Get("kind") == "offset" {
 			t.Errorf("row of the old topic's commit: %v", row.Get("committed_offset"))
 		}
+	}
+	rr, err := e.RunCheck(t.Context(), "reset", CheckOptions{Topic: "again", Group: "g-r", ToTime: now.Add(-time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Summary.Get("records_to_reread") != int64(0) || rr.Status == StatusOK {
+		t.Errorf("reset: %s %q, records_to_reread %v; want nothing judged", rr.Status, rr.Message, rr.Summary.Get("records_to_reread"))
 	}
 }
