@@ -80,3 +80,41 @@ func TestFreshnessLeavesOutNoTimestamp(t *testing.T) {
 		t.Errorf("charts %+v: want one chart over the timed records' span (minutes), not back to 1970", r.Charts)
 	}
 }
+
+// TestDuplicatesChartLeavesOutNoTimestamp: copies with a timestamp of -1
+// were drawn at 1969-12-31 23:59 on the duplicates chart, its axis
+// stretched over 57 years; they have no bucket now.
+func TestDuplicatesChartLeavesOutNoTimestamp(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := time.Now().Add(-time.Minute).UnixMilli()
+	row := func(off, ts int64, v string) catalog.Row {
+		return catalog.Row{Partition: 0, Offset: off, Timestamp: ts, TimestampType: catalog.TimestampCreate, Key: []byte("k"), Value: []byte(v), ProducerID: -1}
+	}
+	writePartition(t, d, "dups", 0, "s1", 4, []catalog.Row{row(0, ms, "a"), row(1, -1, "a"), row(2, -1, "b"), row(3, ms+1, "b")})
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(t.Context(), "duplicates", CheckOptions{Topic: "dups", Charts: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Summary.Get("duplicate_ids") != int64(2) {
+		t.Errorf("duplicate_ids %v, want 2", r.Summary.Get("duplicate_ids"))
+	}
+	if len(r.Charts) != 1 {
+		t.Fatalf("charts %+v", r.Charts)
+	}
+	for _, s := range r.Charts[0].Series {
+		for _, p := range s.Points {
+			if p.T.Year() < 2000 {
+				t.Errorf("duplicates chart point at %v: a record without a timestamp taken for 1969", p.T)
+			}
+		}
+	}
+}
