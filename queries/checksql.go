@@ -69,7 +69,10 @@ func (c *templateCache) lookup(name string) *template.Template {
 // sqlData fills a check's SQL template. Every field is either a quoted
 // identifier or DuckDB's own rendering of a parsed expression (Engine.Expr).
 type sqlData struct {
-	T, All                        string
+	T, All string
+	// Alias is the topic's bare quoted name, for a subquery the user's
+	// expressions read as the topic (T is schema-qualified on DuckDB).
+	Alias                         string
 	ID, By, Expr, Time, EventTime string
 	// NoTimestamp: the dialect's test of a record timestamp of -1
 	// (Kafka's "no timestamp"), for order_keys.sql.
@@ -188,7 +191,7 @@ func (e *Engine) run(ctx context.Context, name string, d sqlData, args ...any) (
 	if e.opts.Remote != nil {
 		return e.runRemote(ctx, name, d, args)
 	}
-	q, err := render(name, d)
+	q, err := render(name, d.local())
 	if err != nil {
 		return nil, err
 	}
@@ -252,8 +255,33 @@ func (e *Engine) runAll(ctx context.Context, ss ...stmt) ([][]Row, error) {
 	return out, nil
 }
 
+// local names the topic's views by their schema (main."d"): a check's
+// statement has CTEs of short names (d, s, t, p, cut, parts, ranges, ...),
+// and a topic of the same name was read as the CTE, not its view (check
+// freshness on a topic named d: 'Referenced column "timestamp" not found').
+// Alias keeps the bare name, for a subquery named as the topic.
+func (d sqlData) local() sqlData {
+	if d.T != "" {
+		d.T = "main." + d.T
+	}
+	if d.All != "" {
+		d.All = "main." + d.All
+	}
+	return d
+}
+
+// noTimestamp is the dialect's test of a record timestamp of -1, Kafka's
+// "no timestamp" (the view reads it as 1969-12-31 23:59:59.999): a time no
+// check may take for the record's.
+func (e *Engine) noTimestamp() string {
+	if e.opts.Remote != nil {
+		return `unix_millis("timestamp") = -1`
+	}
+	return `epoch_ms("timestamp") = -1`
+}
+
 func views(topic string) sqlData {
-	return sqlData{Topic: topic, T: quoteIdent(topic), All: quoteIdent(topic + "$all")}
+	return sqlData{Topic: topic, T: quoteIdent(topic), All: quoteIdent(topic + "$all"), Alias: quoteIdent(topic)}
 }
 
 func asInt(v any) int64 {
@@ -332,6 +360,7 @@ func rowsTable(title string, rows []Row) Table {
 // under 240 points.
 func (e *Engine) timeStep(ctx context.Context, d sqlData) (time.Duration, error) {
 	const maxPoints = 240
+	d.NoTimestamp = e.noTimestamp()
 	rows, err := e.run(ctx, "time_span", d)
 	if err != nil || len(rows) == 0 {
 		return time.Minute, err

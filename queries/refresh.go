@@ -334,7 +334,7 @@ func (e *Engine) apply(ctx context.Context, v string, tv map[string]string, cat 
 	topics := make([]Topic, len(tfs))
 	for i, tf := range tfs {
 		old := OldTopicPartitions(tf.name, tf.manifests, cat.snaps)
-		topics[i] = Topic{Name: tf.name, Apart: tf.apart, Partitions: len(tf.manifests) - len(old), OldPartitions: old, Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded}
+		topics[i] = Topic{Name: tf.name, Apart: tf.apart, Partitions: len(tf.manifests) - len(old), OldPartitions: old, Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded, openTxn: tf.openTxn}
 		for _, s := range slices.Concat(tf.schemas, tf.keySchemas) {
 			if !slices.Contains(topics[i].Formats, s.Type) {
 				topics[i].Formats = append(topics[i].Formats, s.Type)
@@ -741,7 +741,8 @@ func (e *Engine) lagAtMacroLocked() (string, error) {
 		if tf.apart != "" {
 			continue // it has no view (its name is said among the problems)
 		}
-		parts = append(parts, fmt.Sprintf(`SELECT %s AS topic, "partition", "offset", "timestamp" FROM %s`, quoteString(tf.name), quoteIdent(tf.name+"$all")))
+		// A record's -1 is Kafka's "no timestamp": no time, not 1969.
+		parts = append(parts, fmt.Sprintf(`SELECT %s AS topic, "partition", "offset", CASE WHEN epoch_ms("timestamp") = -1 THEN NULL ELSE "timestamp" END AS "timestamp" FROM %s`, quoteString(tf.name), quoteIdent(tf.name+"$all")))
 	}
 	if len(parts) == 0 {
 		parts = []string{`SELECT NULL::VARCHAR AS topic, NULL::INTEGER AS "partition", NULL::BIGINT AS "offset", NULL::TIMESTAMPTZ AS "timestamp" WHERE false`}

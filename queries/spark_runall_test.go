@@ -33,11 +33,13 @@ func TestSparkStatementsTogether(t *testing.T) {
 	defer e.Close()
 	const topic = "readings"
 	d := views(topic)
+	d.NoTimestamp = e.noTimestamp()
+	from := e.firstCurrentCut(topic)
 	ss := []stmt{
-		{"lag", d, []any{topic}},
+		{"lag", d, []any{topic, from}},
 		{"lag_members", d, []any{topic}},
 		{"lag_unread", d, []any{topic}},
-		{"lag_unowned", d, []any{topic}},
+		{"lag_unowned", d, []any{topic, from}},
 		{"gaps_partitions", d, nil},
 		{"skew_keys", d, []any{10}},
 	}

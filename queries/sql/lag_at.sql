@@ -4,7 +4,8 @@
 --          commit log or at a cut), the committed offset, the end offset,
 --          the lag in records (end - committed) and in seconds (at_time less
 --          the timestamp of the first unread record, the one at the
---          committed offset; 0 when nothing is unread).
+--          committed offset; 0 when nothing is unread; NULL, with a reason,
+--          when that record has no timestamp: Records give -1 as NULL).
 --          The committed offset comes from group_commit_log where the folder
 --          holds a dump of __consumer_offsets that covers at_time: the
 --          group's last commit at or before it (compaction only removes a
@@ -32,7 +33,8 @@
 --          lag, and the reason says what it is (check lag leaves it out).
 -- params: group_name (a string constant), at_time (a TIMESTAMPTZ);
 --         Records: every stored row of every topic (topic, "partition",
---         "offset", "timestamp"), built from the catalog's topic names;
+--         "offset", "timestamp", NULL for a record's -1), built from the
+--         catalog's topic names;
 --         Log: the folder holds __consumer_offsets.
 -- use: SELECT * FROM lag_at('billing', TIMESTAMPTZ '2026-07-16 11:00:00Z')
 CREATE OR REPLACE MACRO lag_at(group_name, at_time) AS TABLE
@@ -159,7 +161,7 @@ SELECT e.topic, e."partition", e.ts AS at_time,
             WHEN e.committed IS NOT NULL AND e.end_offset IS NOT NULL THEN greatest(e.end_offset - e.committed, 0) END AS lag_records,
        CASE WHEN e.progress OR e.committed IS NULL OR e.end_offset IS NULL THEN NULL
             WHEN e.committed >= e.end_offset THEN 0
-            ELSE round(epoch(e.ts) - epoch((SELECT arg_min(r."timestamp", r."offset") FROM recs r
+            ELSE round(epoch(e.ts) - epoch((SELECT arg_min_null(r."timestamp", r."offset") FROM recs r
                    WHERE r.topic = e.topic AND r."partition" = e."partition" AND r."offset" >= e.committed AND r."offset" < e.end_offset)), 3)
        END AS lag_seconds,
        coalesce(CASE WHEN e.progress THEN 'group ' || group_name || ' is the progress of a topicsnap restore into ' || e.topic
@@ -170,6 +172,9 @@ SELECT e.topic, e."partition", e.ts AS at_time,
                    || 'its next fetch is out of range and auto.offset.reset decides where it goes on (earliest: the log start, re-reading the partition; latest: the end, skipping what was written until then)'
               WHEN e.committed < e.end_offset AND NOT EXISTS (SELECT 1 FROM recs r WHERE r.topic = e.topic AND r."partition" = e."partition"
                 AND r."offset" >= e.committed AND r."offset" < e.end_offset)
-              THEN 'lag_seconds: no record between the committed offset and the end is stored' END) AS reason
+              THEN 'lag_seconds: no record between the committed offset and the end is stored'
+              WHEN e.committed < e.end_offset AND (SELECT arg_min_null(r."timestamp", r."offset") FROM recs r WHERE r.topic = e.topic AND r."partition" = e."partition"
+                AND r."offset" >= e.committed AND r."offset" < e.end_offset) IS NULL
+              THEN 'lag_seconds: the first unread record has no timestamp (-1), so no age' END) AS reason
 FROM e
 ORDER BY e.topic, e."partition"
