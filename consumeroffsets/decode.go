@@ -31,6 +31,14 @@ var (
 const (
 	MaxKeyBytes   = 1 << 16
 	MaxValueBytes = 64 << 20
+	// MaxMembers bounds the members of one classic generation, and
+	// MaxTopics the topics one record names (a member's subscription, the
+	// assignments of a generation or a member): past them a value of a few
+	// bytes an element decodes to gigabytes (2.6 million members in 60 MiB
+	// took 3.7 GB to query), so it is ErrTooLarge. Kafka's own groups stay
+	// far below: a classic group rebalances every member at each join.
+	MaxMembers = 100_000
+	MaxTopics  = 1_000_000
 )
 
 // Kind names what a record of __consumer_offsets is about.
@@ -226,6 +234,9 @@ func Decode(key, value []byte) (Record, error) {
 	}
 	if err != nil {
 		r.Commit, r.Classic, r.GroupEpoch, r.MemberMetadata, r.TargetEpoch, r.Target, r.Current = nil, nil, nil, nil, nil, nil, nil
+		if errors.Is(err, ErrTooLarge) {
+			return fail(fmt.Errorf("%s value version %d: %w", r.Kind, r.ValueVersion, err))
+		}
 		return fail(fmt.Errorf("%w: %s value version %d: %v", ErrMalformed, r.Kind, r.ValueVersion, err))
 	}
 	return r, nil
@@ -301,9 +312,33 @@ func decodeCommit(value []byte) (*OffsetCommit, error) {
 }
 
 func decodeClassic(value []byte) (*GroupMetadata, error) {
+	// kmsg allocates the members the count claims before reading them,
+	// once the bytes left could hold them (10 bytes a member at least; a
+	// count they cannot hold is malformed, as kmsg says): the count is read
+	// and bounded first.
+	if n, left, err := classicMembers(value); err != nil {
+		return nil, err
+	} else if n > MaxMembers && int64(n)*10 <= int64(left) {
+		return nil, fmt.Errorf("%w: a generation of %d members, past the %d decoded", ErrTooLarge, n, MaxMembers)
+	}
 	var v kmsg.GroupMetadataValue
 	if err := v.ReadFrom(value); err != nil {
 		return nil, err
+	}
+	// ConsumerProtocol's assignments: a version, then the topics' count,
+	// which kmsg allocates before reading them once the bytes could hold
+	// them (6 a topic; else the assignment is garbage, kept): all counted
+	// before any is decoded.
+	topics := 0
+	for _, m := range v.Members {
+		if v.ProtocolType != "consumer" || len(m.Assignment) < 6 {
+			continue
+		}
+		if n := int32(binary.BigEndian.Uint32(m.Assignment[2:6])); n > 0 && int64(n)*6 <= int64(len(m.Assignment)-6) {
+			if topics += int(n); topics > MaxTopics {
+				return nil, fmt.Errorf("%w: assignments of more than %d topics, past the %d decoded", ErrTooLarge, topics, MaxTopics)
+			}
+		}
 	}
 	g := &GroupMetadata{ProtocolType: v.ProtocolType, Generation: v.Generation, Protocol: v.Protocol, Leader: v.Leader,
 		CurrentStateTimestampMs: -1, Members: make([]ClassicMember, 0, len(v.Members))}
@@ -361,6 +396,9 @@ func decodeMemberMetadata(src []byte) (*MemberMetadata, error) {
 	m.ClientID = b.cstr()
 	m.ClientHost = b.cstr()
 	n := b.carray(1)
+	if n > MaxTopics {
+		return nil, fmt.Errorf("%w: a subscription of %d topics, past the %d decoded", ErrTooLarge, n, MaxTopics)
+	}
 	m.SubscribedTopicNames = make([]string, 0, n)
 	for range n {
 		m.SubscribedTopicNames = append(m.SubscribedTopicNames, b.cstr())
@@ -419,6 +457,39 @@ func nonNil(p []int32) []int32 {
 func uuidString(u [16]byte) string {
 	h := hex.EncodeToString(u[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// classicMembers reads the count of members of a GroupMetadataValue,
+// whose fields before it are read (and checked) on the way, and the bytes
+// left after it.
+func classicMembers(value []byte) (int, int, error) {
+	b := reader{src: value}
+	flexible := b.int16() >= 4
+	if flexible {
+		b.cstr()         // protocol type
+		b.int32()        // generation
+		b.cnstr()        // protocol
+		b.cnstr()        // leader
+		b.int64()        // current state timestamp
+		n := b.uvarint() // the members' count + 1; 0 is null
+		if b.err != nil {
+			return 0, 0, b.err
+		}
+		return max(int(n)-1, 0), len(b.src), nil
+	}
+	version := int16(binary.BigEndian.Uint16(value))
+	b.str()
+	b.int32()
+	b.nstr()
+	b.nstr()
+	if version >= 2 {
+		b.int64()
+	}
+	n := b.int32()
+	if b.err != nil {
+		return 0, 0, b.err
+	}
+	return max(int(n), 0), len(b.src), nil
 }
 
 // Tally counts the records of a log by kind, and those not decoded by why.

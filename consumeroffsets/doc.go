@@ -19,8 +19,9 @@
 // Nothing is lost and nothing invented: a key type or a value version this
 // package does not know, and bytes that do not decode, come back as a
 // Record with the value's bytes in Raw and an error that says why
-// (ErrUnknownType, ErrUnknownVersion, ErrMalformed, ErrTooLarge), never a
-// panic. Tally counts them.
+// (ErrUnknownType, ErrUnknownVersion, ErrMalformed, ErrTooLarge: past
+// MaxKeyBytes, MaxValueBytes, MaxMembers or MaxTopics, counted before
+// anything of that size is allocated), never a panic. Tally counts them.
 //
 // The classic records are read with franz-go's kmsg types; kmsg has no
 // types for the KIP-848 records, so those are read here after Kafka's own

@@ -101,6 +101,19 @@ func (b *reader) str() string {
 	return string(b.span(int(n)))
 }
 
+// nstr reads a non-flexible nullable string (int16 length, -1 null).
+func (b *reader) nstr() *string {
+	n := b.int16()
+	if b.err != nil || n < 0 {
+		return nil
+	}
+	s := string(b.span(int(n)))
+	if b.err != nil {
+		return nil
+	}
+	return &s
+}
+
 // cstr reads a compact string; a null is an error.
 func (b *reader) cstr() string {
 	s := b.cnstr()
@@ -146,6 +159,10 @@ func (b *reader) carray(min int) int {
 // Partitions, tagged fields}.
 func (b *reader) topicPartitions() []TopicPartitions {
 	n := b.carray(16 + 1 + 1)
+	if n > MaxTopics {
+		b.fail(fmt.Errorf("%w: %d topics, past the %d decoded", ErrTooLarge, n, MaxTopics))
+		return nil
+	}
 	out := make([]TopicPartitions, 0, n)
 	for range n {
 		t := TopicPartitions{TopicID: b.uuid()}

@@ -295,27 +295,16 @@ func (d *dumper) groups(ctx context.Context, topic string, topicID kadm.TopicID)
 			}
 			continue
 		}
-		tos, ok := r.Fetched[topic]
-		if !ok || len(tos) == 0 {
-			continue
-		}
+		// A group is recorded when it committed on the topic or when a
+		// member of it is assigned a partition of the topic: one
+		// consuming without ever committing is a group Kafka shows
+		// (kafka-consumer-groups lists its partitions with "-"), never
+		// left out as if nobody read the topic.
 		gs := catalog.GroupState{Group: g}
-		for p, o := range tos {
-			// A committed offset of -1 is Kafka's "no committed offset":
-			// kept as Kafka said it (GroupOffset.NoOffset), so the group
-			// is known and its missing offset is said, never a lag.
-			if o.Err != nil {
-				continue
-			}
-			gs.Offsets = append(gs.Offsets, catalog.GroupOffset{Partition: p, Offset: o.At, LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata})
-		}
-		if len(gs.Offsets) == 0 {
-			continue
-		}
-		sort.Slice(gs.Offsets, func(i, j int) bool { return gs.Offsets[i].Partition < gs.Offsets[j].Partition })
+		var descErr error // said only of a group the cut records
 		if cg, ok := cdesc[g]; ok {
 			if err := kerr.ErrorForCode(cg.ErrorCode); err != nil {
-				undescribed = append(undescribed, fmt.Sprintf("%s (%v)", g, err))
+				descErr = err
 			} else {
 				gs.State, gs.Protocol, gs.ProtocolType = cg.State, cg.AssignorName, "consumer"
 				for _, m := range cg.Members {
@@ -334,9 +323,7 @@ func (d *dumper) groups(ctx context.Context, topic string, topicID kadm.TopicID)
 				}
 			}
 		} else if dg, ok := desc[g]; ok {
-			if dg.Err != nil {
-				undescribed = append(undescribed, fmt.Sprintf("%s (%v)", g, dg.Err))
-			}
+			descErr = dg.Err
 			gs.State, gs.Protocol, gs.ProtocolType = dg.State, dg.Protocol, dg.ProtocolType
 			for _, m := range dg.Members {
 				gm := catalog.GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
@@ -353,6 +340,34 @@ func (d *dumper) groups(ctx context.Context, topic string, topicID kadm.TopicID)
 				gs.Members = append(gs.Members, gm)
 			}
 		}
+		have := map[int32]bool{}
+		for p, o := range r.Fetched[topic] {
+			// A committed offset of -1 is Kafka's "no committed offset":
+			// kept as Kafka said it (GroupOffset.NoOffset), so the group
+			// is known and its missing offset is said, never a lag.
+			if o.Err != nil {
+				continue
+			}
+			have[p] = true
+			gs.Offsets = append(gs.Offsets, catalog.GroupOffset{Partition: p, Offset: o.At, LeaderEpoch: o.LeaderEpoch, Metadata: o.Metadata})
+		}
+		// A partition a member is assigned and the group never committed
+		// on is "no committed offset" too (-1), as Kafka shows it.
+		for _, m := range gs.Members {
+			for _, p := range m.Assigned {
+				if !have[p] {
+					have[p] = true
+					gs.Offsets = append(gs.Offsets, catalog.GroupOffset{Partition: p, Offset: -1, LeaderEpoch: -1})
+				}
+			}
+		}
+		if len(gs.Offsets) == 0 {
+			continue
+		}
+		if descErr != nil {
+			undescribed = append(undescribed, fmt.Sprintf("%s (%v)", g, descErr))
+		}
+		sort.Slice(gs.Offsets, func(i, j int) bool { return gs.Offsets[i].Partition < gs.Offsets[j].Partition })
 		out = append(out, gs)
 	}
 	if len(unread) > 0 {

@@ -87,13 +87,19 @@ type writer struct {
 	batch      []catalog.Row
 	fields     []catalog.ValueFields // aligned with batch when the dump decodes: where each value's fields lie
 	batchBytes int64
-	arena      []byte          // the batch's decoded values, back to back (reused once written)
-	ids        schemaIDs       // one *int32 per schema id, shared by the rows
-	openTxn    map[int64][]int // producer id -> indexes in batch of an unresolved transaction
-	next       int64
-	pending    []catalog.LostRange
-	closeOnce  bool
-	complete   bool // this snapshot is recorded in the manifest: the partition reached the cut's end
+	// decodedBytes: the decoded text (values and keys) of the rows of the
+	// file being written, the batch's included. A schema-encoded value's
+	// text can be far larger than its bytes (an Avro value of 200 bytes,
+	// 16 MiB), so the file rolls on both: sixty such values, counted by
+	// their bytes alone, were one file and 6.3 GB of memory.
+	decodedBytes int64
+	arena        []byte          // the batch's decoded values, back to back (reused once written)
+	ids          schemaIDs       // one *int32 per schema id, shared by the rows
+	openTxn      map[int64][]int // producer id -> indexes in batch of an unresolved transaction
+	next         int64
+	pending      []catalog.LostRange
+	closeOnce    bool
+	complete     bool // this snapshot is recorded in the manifest: the partition reached the cut's end
 
 	farWarned bool // a timestamp past maxStoredMillis was said
 
@@ -151,7 +157,7 @@ func (w *writer) run(ctx, commitCtx context.Context) (err error) {
 			if w.fw != nil {
 				inFile, inFileBytes = w.fw.Rows(), w.fw.DataBytes()
 			}
-			full := inFile+int64(len(w.batch)) >= int64(w.fileRows) || inFileBytes+w.batchBytes >= w.fileBytes
+			full := inFile+int64(len(w.batch)) >= int64(w.fileRows) || inFileBytes+w.batchBytes+w.decodedBytes >= w.fileBytes
 			if !full && len(w.batch) < batchRows {
 				continue
 			}
@@ -269,6 +275,7 @@ func (w *writer) add(ctx context.Context, r *kgo.Record) {
 	}
 	w.batch = append(w.batch, row)
 	w.batchBytes += int64(len(r.Key) + len(r.Value))
+	w.decodedBytes += int64(len(row.ValueDecoded) + len(row.KeyDecoded))
 }
 
 // decode decodes a wire-format value with its writer schema into
@@ -404,6 +411,7 @@ func (w *writer) finishFile(ctx context.Context) error {
 	}
 	fe, err := w.fw.Commit(ctx)
 	w.fw = nil
+	w.decodedBytes = 0
 	if err != nil {
 		return fmt.Errorf("write %s: %w", w.pl.tp, err)
 	}

@@ -49,7 +49,9 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		if err != nil {
 			return nil, err
 		}
-		c, err := e.chart(ctx, "duplicates", "duplicates_series", d, step)
+		dc := d
+		dc.NoTimestamp = e.noTimestamp()
+		c, err := e.chart(ctx, "duplicates", "duplicates_series", dc, step)
 		if err != nil {
 			return nil, err
 		}

@@ -25,15 +25,36 @@ func init() {
 
 func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
+	// A record with no timestamp (-1, read as 1969-12-31 23:59:59.999)
+	// has no time to be fresh, stale, silent or late at: the SQL leaves it
+	// out of every time and counts it.
+	d.NoTimestamp = e.noTimestamp()
 	silence := o.Silence // RunCheck gave every unset option its default
-	parts, err := e.run(ctx, "freshness", d, o.Topic)
+	rows, err := e.run(ctx, "freshness", d, o.Topic)
 	if err != nil {
 		return nil, err
 	}
-	maxStale := 0.0
-	for i := range parts {
-		parts[i].Set("kind", "partition")
-		maxStale = math.Max(maxStale, asFloat(parts[i].Get("staleness_seconds")))
+	maxStale, timed := 0.0, 0
+	var noTS, noTSBeside int64 // no timestamp: all, and beside timed records
+	var untimed []int64        // partitions whose every record has no timestamp
+	parts := make([]Row, 0, len(rows))
+	for _, x := range rows {
+		p := NewRow()
+		for _, k := range x.Keys {
+			if k != "no_timestamp_records" { // a summary figure, not the row's
+				p.Set(k, x.Get(k))
+			}
+		}
+		p.Set("kind", "partition")
+		noTS += asInt(x.Get("no_timestamp_records"))
+		if p.Get("newest") == nil {
+			untimed = append(untimed, asInt(p.Get("partition")))
+		} else {
+			timed++
+			noTSBeside += asInt(x.Get("no_timestamp_records"))
+			maxStale = math.Max(maxStale, asFloat(p.Get("staleness_seconds")))
+		}
+		parts = append(parts, *p)
 	}
 	// A partition that holds no record has no newest record: listed with
 	// nothing invented, named, and not judged.
@@ -100,17 +121,24 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 		}
 	}
 	var maxStaleV any = maxStale
-	if len(parts) == len(empty) {
-		maxStaleV = nil // no record anywhere: no staleness to speak of
+	if timed == 0 {
+		maxStaleV = nil // no timed record anywhere: no staleness to speak of
 	}
 	r.Summary.Set("max_staleness_seconds", maxStaleV).Set("stale_partitions", int64(len(staleParts))).
-		Set("empty_partitions", int64(len(empty))).Set("silent_stretches", stretches).Set("late_records", late)
+		Set("empty_partitions", int64(len(empty))).Set("silent_stretches", stretches).Set("late_records", late).
+		Set("no_timestamp_records", noTS)
 	if o.EventTime != "" {
 		r.Summary.Set("records_without_event_time", noEventTime)
 	}
 	var notes []string
 	if len(empty) > 0 && len(empty) < len(parts) {
 		notes = append(notes, fmt.Sprintf("%s no records (%s), not judged", plural(int64(len(empty)), "partition holds", "partitions hold"), spans(empty)))
+	}
+	if len(untimed) > 0 {
+		notes = append(notes, fmt.Sprintf("%s only records without a timestamp (-1): %s, not judged", plural(int64(len(untimed)), "partition holds", "partitions hold"), spans(untimed)))
+	}
+	if noTSBeside > 0 {
+		notes = append(notes, fmt.Sprintf("%s no timestamp (-1), left out of the times", plural(noTSBeside, "record has", "records have")))
 	}
 	if len(staleParts) > 0 {
 		notes = append(notes, fmt.Sprintf("stale: the newest record is %s older than the cut (over %s) on %s %s",

@@ -87,14 +87,11 @@ func undumpedHoles(topic string, ms []*catalog.Manifest, snaps []*catalog.Cluste
 
 func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
-	parts, err := e.run(ctx, "gaps_partitions", d)
+	all, err := e.runAll(ctx, stmt{"gaps_partitions", d, nil}, stmt{"gaps_holes", d, nil})
 	if err != nil {
 		return nil, err
 	}
-	holesRows, err := e.run(ctx, "gaps_holes", d)
-	if err != nil {
-		return nil, err
-	}
+	parts, holesRows := all[0], all[1]
 	// The catalog as the engine loaded it (the views' version), never the
 	// folder read again: one report describes one catalog version.
 	tf, _ := e.topicFilesOf(o.Topic)

@@ -91,6 +91,7 @@ func (e *Engine) placement(ctx context.Context, topic string, limit int) (*place
 		return pl, nil // not every misplaced record is on an earlier count's partition
 	}
 	m := asInt(best[0].Get("old_count"))
+	d.NoTimestamp = e.noTimestamp() // a record's -1 is no time: placed, not timed
 	seam, err := e.run(ctx, "keys_seam", d, n, m, limit)
 	if err != nil {
 		return nil, err
@@ -103,7 +104,7 @@ func (e *Engine) placement(ctx context.Context, topic string, limit int) (*place
 		// placement at all: not one change of the count.
 		return pl, nil
 	}
-	pre, err := e.run(ctx, "keys_before", d, after, before)
+	pre, err := e.run(ctx, "keys_before", d, after, before, n, m)
 	if err != nil {
 		return nil, err
 	}

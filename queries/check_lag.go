@@ -25,15 +25,23 @@ func init() {
 
 func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	d := views(o.Topic)
-	rows, err := e.run(ctx, "lag", d, o.Topic)
+	d.NoTimestamp = e.noTimestamp() // a record with no timestamp has no age
+	// A group's commits at cuts of an old topic of the name (deleted and
+	// made again) are not lag on today's.
+	from := e.firstCurrentCut(o.Topic)
+	all, err := e.runAll(ctx,
+		stmt{"lag", d, []any{o.Topic, from}},
+		stmt{"lag_members", d, []any{o.Topic}},
+		// A cut whose principal could not read every group does not prove
+		// there were none.
+		stmt{"lag_unread", d, []any{o.Topic}},
+		// Partitions no member owns and no commit covers (after a
+		// partition count change the group did not rebalance onto).
+		stmt{"lag_unowned", d, []any{o.Topic, from}})
 	if err != nil {
 		return nil, err
 	}
-	members, err := e.run(ctx, "lag_members", d, o.Topic)
-	if err != nil {
-		return nil, err
-	}
-	rows, members = ofGroup(rows, o.Group), ofGroup(members, o.Group)
+	rows, members, unread, unowned := ofGroup(all[0], o.Group), ofGroup(all[1], o.Group), all[2], all[3]
 	// A restore's progress group on its target commits source offsets,
 	// not positions in the topic: no consumer's, so no lag (lag_at says
 	// the same in its reason). Named, left out.
@@ -51,6 +59,8 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	var pastEnd []Row    // committed past the end offset the cut read
 	var noOffset []Row   // Kafka answered no committed offset (-1)
 	maxSec, minHead := 0.0, math.Inf(1)
+	var ageUnknown int64 // partitions behind whose lag in time is not known
+	var knownAge bool    // some partition behind has a known lag in time
 	for i := range rows {
 		rows[i].Set("kind", "offset")
 		groups[rows[i].Get("group_id").(string)] = true
@@ -59,7 +69,15 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 			continue
 		}
 		maxRec = max(maxRec, asInt(rows[i].Get("lag_records")))
-		maxSec = math.Max(maxSec, asFloat(rows[i].Get("lag_seconds")))
+		switch sec := rows[i].Get("lag_seconds"); {
+		case sec != nil:
+			maxSec = math.Max(maxSec, asFloat(sec))
+			knownAge = knownAge || asInt(rows[i].Get("lag_records")) > 0
+		case asInt(rows[i].Get("lag_records")) > 0 && asInt(rows[i].Get("skipped_records")) == 0:
+			// Behind, and the record at the committed offset has no
+			// time (-1) or is not in the folder: its age is not known.
+			ageUnknown++
+		}
 		if h := rows[i].Get("retention_headroom_seconds"); h != nil {
 			minHead = math.Min(minHead, asFloat(h))
 		}
@@ -75,7 +93,14 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	r.Summary.Set("groups", int64(len(groups))).Set("max_lag_records", maxRec).Set("max_lag_seconds", maxSec).
 		Set("out_of_range_partitions", int64(len(outOfRange))).Set("skipped_records", skipped).
 		Set("past_end_partitions", int64(len(pastEnd))).Set("no_committed_offset_partitions", int64(len(noOffset))).
-		Set("restore_progress_groups", int64(min(len(progressRows), 1)))
+		Set("restore_progress_groups", int64(min(len(progressRows), 1))).Set("lag_age_unknown_partitions", ageUnknown)
+	if maxRec > 0 && !knownAge {
+		r.Summary.Set("max_lag_seconds", nil) // behind by records, by no known time
+	}
+	age := humanSeconds(maxSec)
+	if !knownAge {
+		age = "an age not known"
+	}
 	if len(rows) > 0 && len(noOffset) == len(rows) {
 		// No offset known: no lag is known either, not 0.
 		r.Summary.Set("max_lag_records", nil).Set("max_lag_seconds", nil)
@@ -92,21 +117,12 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	r.Tables = append(r.Tables, rowsTable("Members", members))
 	// A cut whose principal could not read every group does not prove there
 	// were none: say so rather than "no group".
-	unread, err := e.run(ctx, "lag_unread", d, o.Topic)
-	if err != nil {
-		return nil, err
-	}
 	r.Summary.Set("snapshots_with_unreadable_groups", int64(len(unread)))
 	for _, u := range unread {
 		u.Set("kind", "groups_unreadable")
 		r.Rows = append(r.Rows, u)
 	}
-	// Partitions no member owns and no commit covers (after a partition
-	// count change the group did not rebalance onto): nobody reads them.
-	unowned, err := e.run(ctx, "lag_unowned", d, o.Topic)
-	if err != nil {
-		return nil, err
-	}
+	// Partitions no member owns and no commit covers: nobody reads them.
 	unowned, _ = withoutGroup(ofGroup(unowned, o.Group), progress)
 	r.Summary.Set("unowned_partitions", int64(len(unowned)))
 	for _, u := range unowned {
@@ -140,10 +156,10 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 			plural(skipped, "record", "records"), plural(int64(len(outOfRange)), "partition", "partitions"))
 	case !math.IsInf(minHead, 1) && minHead < 3600:
 		r.Status = StatusFail
-		r.Message = fmt.Sprintf("a group is %d records and %s behind; its next record is deleted by retention in %s", maxRec, humanSeconds(maxSec), humanSeconds(max(minHead, 0)))
+		r.Message = fmt.Sprintf("a group is %d records and %s behind; its next record is deleted by retention in %s", maxRec, age, humanSeconds(max(minHead, 0)))
 	case maxRec > 0:
 		r.Status = StatusWarn
-		r.Message = fmt.Sprintf("%s; the furthest behind is %d records and %s", plural(int64(len(groups)), "group", "groups"), maxRec, humanSeconds(maxSec))
+		r.Message = fmt.Sprintf("%s; the furthest behind is %d records and %s", plural(int64(len(groups)), "group", "groups"), maxRec, age)
 	case len(pastEnd) > 0:
 		r.Status = StatusWarn
 		r.Message = fmt.Sprintf("%s, none behind the end offset", plural(int64(len(groups)), "group", "groups"))
@@ -161,6 +177,10 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Message += fmt.Sprintf("; group %s committed offset %d on partition %v, past its end offset %d at the cut (on %s): unless the group committed after the cut read the end (one consuming as the cut was taken can be a little ahead; the next cut says), "+
 			"its next fetch is out of range and auto.offset.reset decides where it goes on (earliest: the log start, re-reading the partition; latest: the end, skipping what was written until then)",
 			f.Get("group_id"), asInt(f.Get("committed_offset")), f.Get("partition"), asInt(f.Get("end_offset")), plural(int64(len(pastEnd)), "partition", "partitions"))
+	}
+	if ageUnknown > 0 {
+		r.Message += fmt.Sprintf("; the lag in time is not known on %s behind (the record at the committed offset has no timestamp, -1, or is not in the folder)",
+			plural(ageUnknown, "partition", "partitions"))
 	}
 	if len(noOffset) > 0 {
 		if r.Status == StatusOK {

@@ -22,10 +22,7 @@ func checkOrder(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	// The default time is the producer's: a record the broker stamped
 	// (LogAppendTime) is in the log's order by construction, and -1 is no
 	// time at all, so neither is judged (order_keys counts them).
-	d.NoTimestamp = `epoch_ms("timestamp") = -1`
-	if e.opts.Remote != nil {
-		d.NoTimestamp = `unix_millis("timestamp") = -1`
-	}
+	d.NoTimestamp = e.noTimestamp()
 	d.Time = `CASE WHEN timestamp_type = 'log_append' OR ` + d.NoTimestamp + ` THEN NULL ELSE "timestamp" END`
 	if o.Time != "" {
 		d.NoTimestamp = "false"

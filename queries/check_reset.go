@@ -62,7 +62,9 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 		b, _ := json.Marshal(o.Partitions)
 		parts = string(b)
 	}
-	rows, err := e.run(ctx, "reset", d, o.Topic, o.Group, o.ToTime.UTC(), parts)
+	// A commit at a cut of an old topic of the name (deleted and made
+	// again) is not this topic's: only today's topic's cuts count.
+	rows, err := e.run(ctx, "reset", d, o.Topic, o.Group, o.ToTime.UTC(), parts, e.firstCurrentCut(o.Topic))
 	if err != nil {
 		return nil, err
 	}

@@ -28,10 +28,11 @@ func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	if err != nil {
 		return nil, err
 	}
-	parts, err := e.run(ctx, "skew", d, o.Topic, count)
+	all, err := e.runAll(ctx, stmt{"skew", d, []any{o.Topic, count}}, stmt{"skew_keys", d, []any{10}})
 	if err != nil {
 		return nil, err
 	}
+	parts, keys := all[0], all[1]
 	var total int64
 	for _, p := range parts {
 		total += asInt(p.Get("records"))
@@ -65,10 +66,6 @@ func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	}
 	if n == 0 {
 		minS = 0
-	}
-	keys, err := e.run(ctx, "skew_keys", d, 10)
-	if err != nil {
-		return nil, err
 	}
 	var keyCount int64
 	if len(keys) > 0 {

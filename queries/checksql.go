@@ -69,7 +69,10 @@ func (c *templateCache) lookup(name string) *template.Template {
 // sqlData fills a check's SQL template. Every field is either a quoted
 // identifier or DuckDB's own rendering of a parsed expression (Engine.Expr).
 type sqlData struct {
-	T, All                        string
+	T, All string
+	// Alias is the topic's bare quoted name, for a subquery the user's
+	// expressions read as the topic (T is schema-qualified on DuckDB).
+	Alias                         string
 	ID, By, Expr, Time, EventTime string
 	// NoTimestamp: the dialect's test of a record timestamp of -1
 	// (Kafka's "no timestamp"), for order_keys.sql.
@@ -188,15 +191,97 @@ func (e *Engine) run(ctx context.Context, name string, d sqlData, args ...any) (
 	if e.opts.Remote != nil {
 		return e.runRemote(ctx, name, d, args)
 	}
-	q, err := render(name, d)
+	q, err := render(name, d.local())
 	if err != nil {
 		return nil, err
 	}
 	return e.queryRows(ctx, q, args...)
 }
 
+// A stmt is one statement of a check: its name, data and arguments, as
+// Engine.run takes them.
+type stmt struct {
+	name string
+	d    sqlData
+	args []any
+}
+
+// runAll runs statements of one check that do not depend on each other and
+// returns their rows in the order given. On a remote engine (Spark Connect)
+// they run together: each is two round trips, a plan and a job of its own
+// on the server, mostly waiting, and a check's small statements over the
+// catalog tables then cost no more than its largest. The embedded DuckDB
+// runs them one after the other, each on every core. The error is the
+// first statement's that failed, in the order given; the others are
+// stopped.
+func (e *Engine) runAll(ctx context.Context, ss ...stmt) ([][]Row, error) {
+	out := make([][]Row, len(ss))
+	if e.opts.Remote == nil || len(ss) < 2 {
+		for i, s := range ss {
+			rows, err := e.run(ctx, s.name, s.d, s.args...)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = rows
+		}
+		return out, nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(ss))
+	var wg sync.WaitGroup
+	for i, s := range ss {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i], errs[i] = e.run(ctx, s.name, s.d, s.args...)
+			if errs[i] != nil {
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	// The first failure in the given order, not one the cancel caused.
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// local names the topic's views by their schema (main."d"): a check's
+// statement has CTEs of short names (d, s, t, p, cut, parts, ranges, ...),
+// and a topic of the same name was read as the CTE, not its view (check
+// freshness on a topic named d: 'Referenced column "timestamp" not found').
+// Alias keeps the bare name, for a subquery named as the topic.
+func (d sqlData) local() sqlData {
+	if d.T != "" {
+		d.T = "main." + d.T
+	}
+	if d.All != "" {
+		d.All = "main." + d.All
+	}
+	return d
+}
+
+// noTimestamp is the dialect's test of a record timestamp of -1, Kafka's
+// "no timestamp" (the view reads it as 1969-12-31 23:59:59.999): a time no
+// check may take for the record's.
+func (e *Engine) noTimestamp() string {
+	if e.opts.Remote != nil {
+		return `unix_millis("timestamp") = -1`
+	}
+	return `epoch_ms("timestamp") = -1`
+}
+
 func views(topic string) sqlData {
-	return sqlData{Topic: topic, T: quoteIdent(topic), All: quoteIdent(topic + "$all")}
+	return sqlData{Topic: topic, T: quoteIdent(topic), All: quoteIdent(topic + "$all"), Alias: quoteIdent(topic)}
 }
 
 func asInt(v any) int64 {
@@ -275,6 +360,7 @@ func rowsTable(title string, rows []Row) Table {
 // under 240 points.
 func (e *Engine) timeStep(ctx context.Context, d sqlData) (time.Duration, error) {
 	const maxPoints = 240
+	d.NoTimestamp = e.noTimestamp()
 	rows, err := e.run(ctx, "time_span", d)
 	if err != nil || len(rows) == 0 {
 		return time.Minute, err

@@ -40,6 +40,18 @@ func currentCuts(topic string, snaps []*catalog.ClusterSnapshot) []*catalog.Clus
 	return cuts
 }
 
+// firstCurrentCut is the id of the first cut of topic as it is today
+// (currentCuts), "" when there is none: cut ids sort as their times.
+func (e *Engine) firstCurrentCut(topic string) string {
+	e.mu.RLock()
+	snaps := e.snaps
+	e.mu.RUnlock()
+	if cs := currentCuts(topic, snaps); len(cs) > 0 {
+		return cs[0].ID
+	}
+	return ""
+}
+
 // partitionCount is topic's partition count today: the largest a cut of
 // the topic as it is today recorded (partitions are only ever added to a
 // topic; one made again with fewer is another topic, see currentCuts),

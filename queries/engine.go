@@ -95,6 +95,9 @@ type Topic struct {
 	// Damaged are the partitions whose manifest could not be read: not in
 	// the views, named in Problems.
 	Damaged []int32
+	// openTxn: some file holds records of a transaction its marker was
+	// not in (the view decides them from a later marker, if any).
+	openTxn bool
 	// unsampled says why its values could not be sampled for their type
 	// when DuckDB failed on a damaged data file: value is then its bytes,
 	// and an option that reads a field of it is the damage's fault, not

@@ -8,7 +8,10 @@ import "context"
 type PartitionRecords struct {
 	Partition                 int32
 	Records, Markers, Aborted int64
-	FirstMs, LastMs           int64
+	// Open are the data records (counted in Records) of a transaction no
+	// marker in the folder decides yet: Kafka may still abort them.
+	Open            int64
+	FirstMs, LastMs int64
 }
 
 // PartitionRecords reads, per partition of topic, its data records,
@@ -22,7 +25,7 @@ func (e *Engine) PartitionRecords(ctx context.Context, topic string) ([]Partitio
 	out := make([]PartitionRecords, 0, len(rows))
 	for _, r := range rows {
 		p := PartitionRecords{Partition: int32(asInt(r.Get("partition"))), Records: asInt(r.Get("records")),
-			Markers: asInt(r.Get("markers")), Aborted: asInt(r.Get("aborted")), FirstMs: -1, LastMs: -1}
+			Markers: asInt(r.Get("markers")), Aborted: asInt(r.Get("aborted")), Open: asInt(r.Get("open")), FirstMs: -1, LastMs: -1}
 		if v := r.Get("first_ms"); v != nil {
 			p.FirstMs, p.LastMs = asInt(v), asInt(r.Get("last_ms"))
 		}

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -222,15 +223,28 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 		}
 		stored := func(ids map[int]bool) []*catalog.Schema {
 			var out []*catalog.Schema
+			var missing []int
+			unreadable := 0
 			for _, id := range slices.Sorted(maps.Keys(ids)) {
 				s, err := e.dir.ReadSchema(ctx, int(id))
 				if err != nil {
 					// The values stay decoded (the dump did it); only the
-					// schema's subject and version are not known.
-					problems = append(problems, fmt.Sprintf("topic %s: schema %d is not in the folder (%v); %s", n, id, err, e.verifyHint()))
+					// schema's subject and version are not known. Ids a
+					// producer made up can be thousands: said in one line.
+					if errors.Is(err, os.ErrNotExist) {
+						missing = append(missing, id)
+					} else if unreadable++; unreadable <= maxSchemaProblems {
+						problems = append(problems, fmt.Sprintf("topic %s: schema %d is not readable in the folder (%v); %s", n, id, err, e.verifyHint()))
+					}
 					continue
 				}
 				out = append(out, s)
+			}
+			if unreadable > maxSchemaProblems {
+				problems = append(problems, fmt.Sprintf("topic %s: %d more schemas are not readable in the folder; %s", n, unreadable-maxSchemaProblems, e.verifyHint()))
+			}
+			if len(missing) > 0 {
+				problems = append(problems, fmt.Sprintf("topic %s: %s not in the folder (its values were not decoded, or the folder lost it); %s", n, schemaIDList(missing), e.verifyHint()))
 			}
 			return out
 		}
@@ -320,7 +334,7 @@ func (e *Engine) apply(ctx context.Context, v string, tv map[string]string, cat 
 	topics := make([]Topic, len(tfs))
 	for i, tf := range tfs {
 		old := OldTopicPartitions(tf.name, tf.manifests, cat.snaps)
-		topics[i] = Topic{Name: tf.name, Apart: tf.apart, Partitions: len(tf.manifests) - len(old), OldPartitions: old, Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded}
+		topics[i] = Topic{Name: tf.name, Apart: tf.apart, Partitions: len(tf.manifests) - len(old), OldPartitions: old, Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded, openTxn: tf.openTxn}
 		for _, s := range slices.Concat(tf.schemas, tf.keySchemas) {
 			if !slices.Contains(topics[i].Formats, s.Type) {
 				topics[i].Formats = append(topics[i].Formats, s.Type)
@@ -727,7 +741,8 @@ func (e *Engine) lagAtMacroLocked() (string, error) {
 		if tf.apart != "" {
 			continue // it has no view (its name is said among the problems)
 		}
-		parts = append(parts, fmt.Sprintf(`SELECT %s AS topic, "partition", "offset", "timestamp" FROM %s`, quoteString(tf.name), quoteIdent(tf.name+"$all")))
+		// A record's -1 is Kafka's "no timestamp": no time, not 1969.
+		parts = append(parts, fmt.Sprintf(`SELECT %s AS topic, "partition", "offset", CASE WHEN epoch_ms("timestamp") = -1 THEN NULL ELSE "timestamp" END AS "timestamp" FROM %s`, quoteString(tf.name), quoteIdent(tf.name+"$all")))
 	}
 	if len(parts) == 0 {
 		parts = []string{`SELECT NULL::VARCHAR AS topic, NULL::INTEGER AS "partition", NULL::BIGINT AS "offset", NULL::TIMESTAMPTZ AS "timestamp" WHERE false`}
@@ -868,4 +883,23 @@ func (e *Engine) readTopic(ctx context.Context, n string, fc *footerCache) (*cat
 		}
 		missing = strings.Join(now, "\n")
 	}
+}
+
+// maxSchemaProblems bounds the schema ids a topic's warnings name one by one.
+const maxSchemaProblems = 5
+
+// schemaIDList names ids ("schema 7", "schemas 7, 9 and 12", "3,000
+// schemas: 1, 2, 3, 4, 5 and 2,995 more").
+func schemaIDList(ids []int) string {
+	names := make([]string, 0, maxSchemaProblems)
+	for _, id := range ids[:min(len(ids), maxSchemaProblems)] {
+		names = append(names, strconv.Itoa(id))
+	}
+	switch {
+	case len(ids) == 1:
+		return "schema " + names[0] + " is"
+	case len(ids) <= maxSchemaProblems:
+		return "schemas " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + " are"
+	}
+	return fmt.Sprintf("%d schemas (%s and %d more) are", len(ids), strings.Join(names, ", "), len(ids)-maxSchemaProblems)
 }

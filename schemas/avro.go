@@ -10,12 +10,14 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/hamba/avro/v2"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/jsonbound"
 )
 
 // avroDecoder reads Avro values of one writer schema. hamba/avro parses the
@@ -58,10 +60,21 @@ type avroState struct {
 // maxEmptyText bounds the text of array items whose type is encoded in no
 // bytes (null, a fixed of size 0, a record of only such fields): a block's
 // count alone says how many there are, so a few bytes of payload could
-// otherwise ask for any number of them (a count of 2^62 never ends).
-const maxEmptyText = 16 << 20
+// otherwise ask for any number of them (a count of 2^62 never ends). No
+// real value holds many: at 16 MiB, sixty 9-byte values made a dump take
+// 16.7 s and 6.3 GB.
+const maxEmptyText = 64 << 10
 
-var errEmptyItems = fmt.Errorf("avro: array items encoded in no bytes make more than %d MiB of text", maxEmptyText>>20)
+var errEmptyItems = fmt.Errorf("avro: array items encoded in no bytes make more than %d KiB of text", maxEmptyText>>10)
+
+// maxDecodedText bounds one value's decoded text: the engine reads no
+// value's fields past it (jsonbound.MaxBytes), and a byte of payload can
+// stand for a whole schema's worth of text (a union branch's name, a
+// record of fields encoded in no bytes), so without it a payload could ask
+// for terabytes.
+const maxDecodedText = jsonbound.MaxBytes
+
+var errTooMuchText = fmt.Errorf("avro: the value's text is larger than %d MiB, the bound of one value", maxDecodedText>>20)
 
 // avroReader reads the binary encoding of one payload. The first error
 // stays (later reads return zeros) and ends the decode.
@@ -415,6 +428,9 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 		n := &avroNode{op: opFixed, size: s.Size()}
 		if l := s.Logical(); l != nil {
 			if d, ok := l.(*avro.DecimalLogicalSchema); ok {
+				if err := checkDecimal(d); err != nil {
+					return nil, err
+				}
 				n.op, n.scale = opFixedDecimal, d.Scale()
 			} else if l.Type() == avro.Duration && s.Size() == 12 {
 				n.op = opFixedDuration
@@ -463,6 +479,9 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 		return &avroNode{op: opString}, nil
 	case avro.Bytes:
 		if d, ok := ls.(*avro.DecimalLogicalSchema); ok && logical == avro.Decimal {
+			if err := checkDecimal(d); err != nil {
+				return nil, err
+			}
 			return &avroNode{op: opBytesDecimal, scale: d.Scale()}, nil
 		}
 		return &avroNode{op: opBytes}, nil
@@ -628,6 +647,9 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 						return nil, errEmptyItems
 					}
 				}
+				if len(b)-st.base > maxDecodedText {
+					return nil, errTooMuchText
+				}
 			}
 		}
 		return append(b, ']'), nil
@@ -649,6 +671,9 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 				if b, err = st.appendAvro(b, n.elem, depth+1); err != nil {
 					return nil, err
 				}
+				if len(b)-st.base > maxDecodedText {
+					return nil, errTooMuchText
+				}
 			}
 		}
 		return append(b, '}'), nil
@@ -665,7 +690,7 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		}
 		switch n.op {
 		case opFixedDecimal:
-			return appendDecimal(b, raw, n.scale), nil
+			return appendDecimal(b, raw, n.scale)
 		case opFixedDuration:
 			return fmt.Appendf(b, `{"months":%d,"days":%d,"milliseconds":%d}`,
 				binary.LittleEndian.Uint32(raw[0:4]), binary.LittleEndian.Uint32(raw[4:8]), binary.LittleEndian.Uint32(raw[8:12])), nil
@@ -674,7 +699,11 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 	case opBytes:
 		return appendBase64(b, r.bytes("ReadBytes")), nil
 	case opBytesDecimal:
-		return appendDecimal(b, r.bytes("ReadBytes"), n.scale), nil
+		raw := r.bytes("ReadBytes")
+		if r.err != nil {
+			return nil, r.err
+		}
+		return appendDecimal(b, raw, n.scale)
 	case opDate:
 		return appendQuoted(b, time.Unix(int64(r.int())*86400, 0).UTC(), time.DateOnly), nil
 	case opTimeMillis:
@@ -792,9 +821,31 @@ func appendBase64(b []byte, raw []byte) []byte {
 	return append(b, '"')
 }
 
+// maxDecimalDigits bounds a decimal's precision (and so its scale) and
+// maxDecimalBytes its unscaled bytes (enough for that many digits): a
+// schema's scale of 300,000 made each 2-byte value cost a minute (the
+// zeros before the digits, prepended one at a time), 2,000,000,000 never
+// ended; the digits of a 1 MiB value took 1.15 s. DuckDB's DECIMAL holds
+// 38 digits; past them a decimal is its exact text.
+const (
+	maxDecimalDigits = 1000
+	maxDecimalBytes  = 416 // 2^(8*416-1) > 10^1000
+)
+
+// checkDecimal refuses a decimal whose precision is past maxDecimalDigits.
+func checkDecimal(d *avro.DecimalLogicalSchema) error {
+	if d.Precision() > maxDecimalDigits || d.Scale() > maxDecimalDigits {
+		return fmt.Errorf("avro decimal of precision %d and scale %d: more than %d digits, the bound topicsnap writes", d.Precision(), d.Scale(), maxDecimalDigits)
+	}
+	return nil
+}
+
 // appendDecimal writes a decimal's two's-complement unscaled bytes with its
 // scale as an exact decimal string ("-1234.567").
-func appendDecimal(b []byte, raw []byte, scale int) []byte {
+func appendDecimal(b []byte, raw []byte, scale int) ([]byte, error) {
+	if len(raw) > maxDecimalBytes {
+		return nil, fmt.Errorf("avro decimal of %d bytes: more than %d digits, the bound topicsnap writes", len(raw), maxDecimalDigits)
+	}
 	n := new(big.Int).SetBytes(raw)
 	if len(raw) > 0 && raw[0]&0x80 != 0 {
 		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(len(raw))*8))
@@ -806,15 +857,15 @@ func appendDecimal(b []byte, raw []byte, scale int) []byte {
 	}
 	if scale <= 0 {
 		b = append(b, digits...)
-		return append(b, '"')
+		return append(b, '"'), nil
 	}
-	for len(digits) <= scale {
-		digits = "0" + digits
+	if len(digits) <= scale {
+		digits = strings.Repeat("0", scale+1-len(digits)) + digits
 	}
 	b = append(b, digits[:len(digits)-scale]...)
 	b = append(b, '.')
 	b = append(b, digits[len(digits)-scale:]...)
-	return append(b, '"')
+	return append(b, '"'), nil
 }
 
 // nullable reports whether u is null and one other type: read as that

@@ -54,6 +54,10 @@ var (
 	// ErrRegistryRefused: the registry refused the credentials; every
 	// id's for the rest of the run.
 	ErrRegistryRefused = errors.New("the schema registry refused the credentials")
+	// ErrTooManyFailedIDs: the registry had no schema for maxFailedIDs
+	// ids of the run (ids a producer made up); every id the folder lacks,
+	// for the rest of the run.
+	ErrTooManyFailedIDs = errors.New("too many schema ids the schema registry has no schema for")
 )
 
 // TooLargeError is a registry answer or a schema text past MaxSchemaBytes:

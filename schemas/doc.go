@@ -37,7 +37,11 @@
 //     ErrBadAnswer, ErrBadSchema, ErrUnreadableSchema). Other ids go on
 //     decoding. Only a registry that gives no answer (refused, timed out,
 //     TLS: ErrRegistryUnreachable) or refuses the credentials
-//     (ErrRegistryRefused) fails every id for the rest of the run.
+//     (ErrRegistryRefused) fails every id for the rest of the run, and one
+//     asked in vain too often: 3 ids in a row answered 5xx
+//     (ErrRegistryUnreachable), or 1,000 ids with no schema, or a minute
+//     spent waiting for such answers (ErrTooManyFailedIDs: ids a producer
+//     made up).
 //   - On a redirect to another origin (scheme, host or port), no
 //     credentials go along: Go's client keeps them for the same host name
 //     on another port.

@@ -3,12 +3,14 @@ package schemas
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/bufbuild/protocompile"
-	"github.com/twmb/franz-go/pkg/sr"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -76,13 +78,60 @@ func (d *protoDecoder) message(index []int) (protoreflect.MessageDescriptor, err
 	return md, nil
 }
 
+// maxIndex bounds a message index: a path of nested messages, each a
+// level of the schema, so more than this is not an index.
+const maxIndex = 64
+
+// errIndexShort: the payload ends inside its message index.
+var errIndexShort = errors.New("the payload ends inside its message index")
+
+// readIndex reads the message index that starts a Protobuf payload: a
+// zig-zag varint count (0 standing for the index [0]), then that many
+// zig-zag varints. sr's DecodeIndex said "registration is missing for
+// encode/decode" of a count past its bound, and "EOF" of a payload that
+// ends early.
+func readIndex(b []byte) ([]int, []byte, error) {
+	varint := func() (int64, error) {
+		v, n := binary.Varint(b)
+		switch {
+		case n == 0:
+			return 0, errIndexShort
+		case n < 0:
+			return 0, errors.New("the message index holds a varint past 64 bits")
+		}
+		b = b[n:]
+		return v, nil
+	}
+	count, err := varint()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case count == 0:
+		return []int{0}, b, nil
+	case count < 0 || count > maxIndex:
+		return nil, nil, fmt.Errorf("message index of %d messages: not a message index (0 to %d nested messages): is the value Protobuf?", count, maxIndex)
+	}
+	index := make([]int, count)
+	for i := range index {
+		v, err := varint()
+		if err != nil {
+			return nil, nil, err
+		}
+		if v < 0 || v > math.MaxInt32 {
+			return nil, nil, fmt.Errorf("message index %d is not in the schema", v)
+		}
+		index[i] = int(v)
+	}
+	return index, b, nil
+}
+
 var protoJSON = protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}
 
 func (d *protoDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
-	var h sr.ConfluentHeader
-	index, rest, err := h.DecodeIndex(payload, 64)
+	index, rest, err := readIndex(payload)
 	if err != nil {
-		return nil, fmt.Errorf("read message index: %w", err)
+		return nil, err
 	}
 	md, err := d.message(index)
 	if err != nil {
@@ -92,5 +141,70 @@ func (d *protoDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
 	if err := proto.Unmarshal(rest, m); err != nil {
 		return nil, err
 	}
-	return protoJSON.MarshalAppend(buf, m)
+	// protojson writes every field of every message (EmitUnpopulated): an
+	// empty element of a repeated message is two bytes of payload and all
+	// its fields' names of text. Measured before the text is made.
+	left := maxDecodedText
+	if !protoTextFits(m, &left) {
+		return nil, errProtoTooMuchText
+	}
+	out, err := protoJSON.MarshalAppend(buf, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(out)-len(buf) > maxDecodedText {
+		return nil, errProtoTooMuchText
+	}
+	return out, nil
+}
+
+var errProtoTooMuchText = fmt.Errorf("protobuf: the value's text is larger than %d MiB, the bound of one value", maxDecodedText>>20)
+
+// protoTextFits takes from left at least the text protojson writes for m
+// (every field's name, each element of a list or map, each string's and
+// bytes' length) and reports whether it stays within it; it stops at the
+// first byte past it, so it costs at most left steps.
+func protoTextFits(m protoreflect.Message, left *int) bool {
+	fds := m.Descriptor().Fields()
+	for i := 0; i < fds.Len(); i++ {
+		if *left -= len(fds.Get(i).Name()) + 4; *left < 0 {
+			return false
+		}
+	}
+	fits := true
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList():
+			l := v.List()
+			for i := 0; fits && i < l.Len(); i++ {
+				fits = protoValueFits(fd, l.Get(i), left)
+			}
+		case fd.IsMap():
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				*left -= len(k.String()) + 4
+				fits = *left >= 0 && protoValueFits(fd.MapValue(), mv, left)
+				return fits
+			})
+		default:
+			fits = protoValueFits(fd, v, left)
+		}
+		return fits
+	})
+	return fits
+}
+
+// protoValueFits is protoTextFits for one value of field fd.
+func protoValueFits(fd protoreflect.FieldDescriptor, v protoreflect.Value, left *int) bool {
+	switch fd.Kind() {
+	case protoreflect.MessageKind, protoreflect.GroupKind:
+		*left -= 2
+		return *left >= 0 && protoTextFits(v.Message(), left)
+	case protoreflect.StringKind:
+		*left -= len(v.String()) + 2
+	case protoreflect.BytesKind:
+		*left -= len(v.Bytes())*4/3 + 2
+	default:
+		*left -= 2
+	}
+	return *left >= 0
 }

@@ -77,7 +77,32 @@ type Resolver struct {
 	mu      sync.RWMutex
 	entries map[int]*entry // every id met, decodable or not
 	down    *Failure       // the registry could not be reached, or refused us
+	// failed counts the ids the registry answered about with no schema
+	// this run (unknown, not a schema, an HTTP error); serverErrs the ids
+	// in a row it answered with 5xx (after asking again). Past
+	// maxFailedIDs or maxServerErrorIDs the registry is not asked again
+	// this run (see fetchFailure).
+	failed, serverErrs int
+	// failedWait: the time spent waiting for those answers.
+	failedWait time.Duration
 }
+
+// maxFailedWait bounds the time a run waits for the registry's answers
+// about ids it has no schema for: a registry that answers each in 9 s (its
+// timeout is 10) would otherwise hold the dump for hours before
+// maxFailedIDs. A variable for the tests.
+var maxFailedWait = time.Minute
+
+// maxFailedIDs bounds the ids a run asks the registry for in vain: each
+// costs a request (4 ms each on Apicurio: 3,000 ids a producer made up
+// took 11.6 s, a million would take an hour and a million requests).
+// No topic of real schema ids comes near it.
+const maxFailedIDs = 1000
+
+// maxServerErrorIDs bounds the ids in a row a run asks for while the
+// registry answers 5xx: each is asked three times, 1.25 s apart (20 ids
+// took 26.3 s against a registry answering 500 to everything).
+const maxServerErrorIDs = 3
 
 // NewResolver reads the --schema folder and makes the registry client.
 func NewResolver(ctx context.Context, o Options) (*Resolver, error) {
@@ -278,11 +303,41 @@ func (r *Resolver) find(ctx context.Context, id int) (*catalog.Schema, *Failure)
 	if r.down != nil {
 		return nil, &Failure{ID: id, Reason: fmt.Sprintf("schema %d not fetched: %s", id, r.down.Reason), Err: r.down.Err}
 	}
+	start := time.Now()
 	s, err := r.fetch(ctx, id, 0)
 	if err != nil {
-		return nil, r.fetchFailure(ctx, id, err)
+		return nil, r.bounded(r.fetchFailure(ctx, id, err), time.Since(start))
 	}
+	r.serverErrs = 0
 	return s, nil
+}
+
+// bounded counts f, an id's failure to be fetched after took, and when it
+// is the registry's answer (not a registry that is down, nor an
+// interrupted dump), stops asking it for the rest of the run past
+// maxFailedIDs such ids, maxServerErrorIDs in a row answered 5xx, or
+// maxFailedWait spent waiting for such answers. r.mu is held.
+func (r *Resolver) bounded(f *Failure, took time.Duration) *Failure {
+	var re *sr.ResponseError
+	switch {
+	case r.down != nil, errors.Is(f.Err, context.Canceled), errors.Is(f.Err, context.DeadlineExceeded):
+		return f
+	case errors.As(f.Err, &re) && re.StatusCode >= 500:
+		r.serverErrs++
+	default:
+		r.serverErrs = 0
+	}
+	r.failed++
+	r.failedWait += took
+	switch {
+	case r.serverErrs >= maxServerErrorIDs:
+		r.setDown(fmt.Sprintf("the schema registry answered HTTP %d to %d schema ids in a row, each asked three times", re.StatusCode, r.serverErrs), ErrRegistryUnreachable, "")
+	case r.failed >= maxFailedIDs:
+		r.setDown(fmt.Sprintf("the schema registry had no schema for %d schema ids of this run (unknown ids, or answers that are not schemas): no more are asked", r.failed), ErrTooManyFailedIDs, "")
+	case r.failedWait >= maxFailedWait:
+		r.setDown(fmt.Sprintf("the schema registry took %s to answer about %d schema ids it had no schema for: no more are asked", r.failedWait.Round(time.Second), r.failed), ErrTooManyFailedIDs, "")
+	}
+	return f
 }
 
 // fetchFailure classifies a registry error. A registry that got no
@@ -460,7 +515,12 @@ func (r *Resolver) compile(ctx context.Context, s *catalog.Schema) (decoder, err
 	switch s.Type {
 	case catalog.SchemaAvro, "":
 		var texts []string
+		parsed := map[int]bool{}
 		for _, rf := range refs {
+			if parsed[rf.id] {
+				continue // the same schema under another name
+			}
+			parsed[rf.id] = true
 			if err := checkText("its reference "+strconv.Quote(rf.name), rf.text, false); err != nil {
 				return nil, err
 			}
@@ -482,16 +542,44 @@ func (r *Resolver) compile(ctx context.Context, s *catalog.Schema) (decoder, err
 	return nil, fmt.Errorf("unknown schema type %q", s.Type)
 }
 
-type refText struct{ name, text string }
+type refText struct {
+	name, text string
+	id         int // the referenced schema's id
+}
+
+// maxReferencedSchemas bounds the distinct schemas one schema references,
+// directly and through its references.
+const maxReferencedSchemas = 1000
 
 // references lists the texts s references, deepest first (an Avro named
-// type must be parsed before the schema that uses it).
+// type must be parsed before the schema that uses it), each under every
+// name it is referenced by. Each referenced schema is walked once: a
+// schema that references the one below it twice, twenty deep, was walked
+// 2^20 times (a dump of two records took 110.6 s and 816 MB; the 32
+// levels allowed, forever).
 func (r *Resolver) references(ctx context.Context, s *catalog.Schema, depth int) ([]refText, error) {
+	return r.referencesOnce(ctx, s, depth, map[int]string{}, map[string]bool{})
+}
+
+// referencesOnce is references, skipping the schemas in walked (already
+// listed with their references; by id, their text) and the names in named
+// (already listed).
+func (r *Resolver) referencesOnce(ctx context.Context, s *catalog.Schema, depth int, walked map[int]string, named map[string]bool) ([]refText, error) {
 	if depth > 32 {
 		return nil, fmt.Errorf("references nested deeper than 32")
 	}
 	var out []refText
 	for _, ref := range s.References {
+		if text, ok := walked[ref.ID]; ok {
+			if !named[ref.Name] {
+				named[ref.Name] = true
+				out = append(out, refText{name: ref.Name, id: ref.ID, text: text})
+			}
+			continue
+		}
+		if len(walked) >= maxReferencedSchemas {
+			return nil, fmt.Errorf("references more than %d schemas", maxReferencedSchemas)
+		}
 		var rs *catalog.Schema
 		if r.o.Folder != nil {
 			var err error
@@ -508,14 +596,21 @@ func (r *Resolver) references(ctx context.Context, s *catalog.Schema, depth int)
 		if rs == nil {
 			return nil, fmt.Errorf("referenced schema %d (%s) is not stored", ref.ID, ref.Name)
 		}
-		deeper, err := r.references(ctx, rs, depth+1)
+		walked[ref.ID] = rs.Schema
+		deeper, err := r.referencesOnce(ctx, rs, depth+1, walked, named)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, deeper...)
-		out = append(out, refText{ref.Name, rs.Schema})
+		if !named[ref.Name] {
+			named[ref.Name] = true
+			out = append(out, refText{name: ref.Name, id: ref.ID, text: rs.Schema})
+		}
 		for name, t := range rs.Files {
-			out = append(out, refText{name, t})
+			if !named[name] {
+				named[name] = true
+				out = append(out, refText{name: name, id: ref.ID, text: t})
+			}
 		}
 	}
 	return out, nil

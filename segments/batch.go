@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/topicsnap/topicsnap/catalog"
 )
 
 // Limits bound what one batch may cost. Everything in a segment file is
@@ -20,6 +23,11 @@ type Limits struct {
 	// a zip bomb costs its batch, not the process.
 	MaxDecompressed int
 }
+
+// MaxOffset is the largest offset an import reads (the catalog's bound on
+// a cut's offsets): past it a batch is damage and a kcat line does not
+// read, where the next offset after it would overflow.
+const MaxOffset = catalog.MaxCutOffset
 
 // DefaultLimits: Kafka's message.max.bytes defaults to 1 MiB and is rarely
 // set past a few tens; 64 MiB on disk and 256 MiB decompressed leave room
@@ -136,6 +144,10 @@ type Scanner struct {
 	// SkipBelow skips the records (and the CRC check) of v2 batches whose
 	// last offset is below it: what an earlier import already has.
 	SkipBelow int64
+	// Lacking, if set, says whether the folder lacks an offset of
+	// base..last: such a batch is read whole though below SkipBelow, so
+	// that records the folder lacks are seen.
+	Lacking func(base, last int64) bool
 }
 
 // NewScanner reads the size bytes of r as a segment file.
@@ -210,10 +222,18 @@ func (s *Scanner) Next() (*Batch, *Damage, error) {
 		return nil, s.fatal(&Damage{Pos: s.pos, Size: left, From: -1, To: -1, Reason: "batch without a magic byte"}), nil
 	}
 	magic := int8(head[16])
+	if base < 0 || base > MaxOffset {
+		// Past it, a batch's offsets (and the next offset after them)
+		// would overflow; no Kafka log comes near it.
+		d := &Damage{Pos: s.pos, Size: total, From: -1, To: -1,
+			Reason: fmt.Sprintf("base offset %d, outside 0 to 2^62: no Kafka log's", base)}
+		s.pos += total
+		return nil, d, nil
+	}
 	if magic == 2 && length >= v2HeaderSize-logOverhead {
 		attrs := int16(binary.BigEndian.Uint16(head[21:23]))
 		last := base + int64(int32(binary.BigEndian.Uint32(head[23:27])))
-		if s.HeadersOnly && attrs&0x20 == 0 || last < s.SkipBelow { // the header is enough
+		if s.HeadersOnly && attrs&0x20 == 0 || last < s.SkipBelow && (s.Lacking == nil || !s.Lacking(base, last)) { // the header is enough
 			b := &Batch{}
 			fillV2(b, head[:])
 			b.Pos, b.Size = s.pos, total
@@ -256,18 +276,24 @@ func (s *Scanner) fatal(d *Damage) *Damage {
 	return d
 }
 
-// allZero reports whether the n bytes of r at pos are all zero, reading at
-// most 1 MiB of them (a preallocated tail is checked by its head).
+// allZero reports whether the n bytes of r at pos are all zero: all of
+// them, 1 MiB at a time (a head of zeroes may be a hole a crash left in
+// the middle of a segment, with batches after it; only zeroes to the end
+// are a preallocated tail).
 func allZero(r io.ReaderAt, pos, n int64) bool {
-	n = min(n, 1<<20)
-	buf := make([]byte, n)
-	if _, err := r.ReadAt(buf, pos); err != nil && !errors.Is(err, io.EOF) {
-		return false
-	}
-	for _, c := range buf {
-		if c != 0 {
+	buf := make([]byte, min(n, 1<<20))
+	for n > 0 {
+		b := buf[:min(n, int64(len(buf)))]
+		if _, err := r.ReadAt(b, pos); err != nil && !errors.Is(err, io.EOF) {
 			return false
 		}
+		for _, c := range b {
+			if c != 0 {
+				return false
+			}
+		}
+		pos += int64(len(b))
+		n -= int64(len(b))
 	}
 	return true
 }
@@ -323,6 +349,14 @@ func (s *Scanner) decodeV2(buf []byte) (*Batch, error) {
 	if n < 0 || int64(n) > int64(len(data))/7+1 || int64(n) > int64(rb.LastOffsetDelta)+1 {
 		return nil, fmt.Errorf("%d records claimed in %d bytes for %d offsets", n, len(data), int64(rb.LastOffsetDelta)+1)
 	}
+	// The records decoded are bounded with the bytes they come from:
+	// records and headers of a few bytes each compress to almost nothing
+	// and cost tens of times their bytes once decoded.
+	budget := int64(s.lim.MaxDecompressed) - int64(len(data)) - int64(n)*recordCost
+	if budget < 0 {
+		return nil, fmt.Errorf("%d records in %d bytes take more than the cap of %d bytes in memory once decoded (%d bytes a record)", n, len(data), s.lim.MaxDecompressed, recordCost)
+	}
+	size := len(data)
 	recs := make([]Record, 0, n)
 	var hdrs []Header
 	counts := make([]int, 0, n)
@@ -331,10 +365,14 @@ func (s *Scanner) decodeV2(buf []byte) (*Batch, error) {
 		var r Record
 		var nh int
 		var err error
-		r, nh, hdrs, data, err = readRecord(data, hdrs)
+		r, nh, hdrs, data, err = readRecord(data, hdrs, &budget)
 		counts = append(counts, nh)
 		if err != nil {
 			return nil, fmt.Errorf("record %d: %v", i, err)
+		}
+		if budget < 0 {
+			return nil, fmt.Errorf("record %d: the batch's %d bytes, %d records and more than %d headers take more than the cap of %d bytes in memory once decoded (%d bytes a record, %d a header and its key)",
+				i, size, n, len(hdrs), s.lim.MaxDecompressed, recordCost, headerCost)
 		}
 		delta := r.Offset
 		if delta <= prev || delta > int64(rb.LastOffsetDelta) {
@@ -377,10 +415,20 @@ func (s *Scanner) decodeV2(buf []byte) (*Batch, error) {
 	return b, nil
 }
 
+// What a record and a header cost in memory once decoded, besides the
+// bytes they point into: a Record and its header count; a Header, the slack
+// of the slice it is appended to, and the row's copy of it (its key string
+// is counted by its length).
+const (
+	recordCost = int64(unsafe.Sizeof(Record{}) + unsafe.Sizeof(int(0)))
+	headerCost = int64(3 * unsafe.Sizeof(Header{}))
+)
+
 // readRecord reads one v2 record off data. Its Offset holds the offset
 // delta, its Timestamp the timestamp delta; its nh headers are appended to
-// hdrs (the caller points Headers at them).
-func readRecord(data []byte, hdrs []Header) (Record, int, []Header, []byte, error) {
+// hdrs (the caller points Headers at them). Each header is taken off
+// budget; it stops once that is below 0.
+func readRecord(data []byte, hdrs []Header, budget *int64) (Record, int, []Header, []byte, error) {
 	var r Record
 	length, n := binary.Varint(data)
 	if n <= 0 || length < 0 || length > int64(len(data)-n) {
@@ -402,6 +450,9 @@ func readRecord(data []byte, hdrs []Header) (Record, int, []Header, []byte, erro
 		v := d.bytes()
 		if k == nil && d.err == nil {
 			d.err = errors.New("a header with a null key")
+		}
+		if *budget -= headerCost + int64(len(k)); *budget < 0 {
+			return r, 0, hdrs, nil, nil
 		}
 		hdrs = append(hdrs, Header{Key: string(k), Value: v})
 	}

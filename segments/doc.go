@@ -18,7 +18,8 @@
 // Every byte is read as hostile. A batch longer than the file or than
 // Limits.MaxBatchBytes, a CRC that does not match, a record count, header
 // count or field length past the bytes that hold it, offsets out of their
-// batch, or a decompression past Limits.MaxDecompressed (a zip bomb) is a
+// batch, a decompression past Limits.MaxDecompressed (a zip bomb), or
+// records and headers that take more than it in memory once decoded is a
 // [Damage]: that batch is lost, with its reason, and the scan goes on with
 // the next one. Only a header that cannot say where the next batch starts
 // (a length shorter than any batch's, a file that ends inside a batch: a

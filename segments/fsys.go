@@ -49,6 +49,26 @@ type fileInfo struct {
 	size    int64
 	dir     bool
 	regular bool
+	// other names what an entry that is neither a folder nor a regular
+	// file is (a symbolic link, a FIFO, a device, a socket); "" otherwise.
+	other string
+}
+
+// otherKind names a file mode that is neither a folder nor a regular file.
+func otherKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir() || m.IsRegular():
+		return ""
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
 
 // fileSystem is where an import's PATHs lie: the local disk, or one
@@ -82,7 +102,7 @@ func (osFS) readDir(p string) ([]fileInfo, error) {
 	}
 	out := make([]fileInfo, len(ents))
 	for i, e := range ents {
-		out[i] = fileInfo{name: e.Name(), dir: e.IsDir(), regular: e.Type().IsRegular()}
+		out[i] = fileInfo{name: e.Name(), dir: e.IsDir(), regular: e.Type().IsRegular(), other: otherKind(e.Type())}
 	}
 	return out, nil
 }

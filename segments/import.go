@@ -41,6 +41,10 @@ type Summary struct {
 	LostOffsets int64
 	Damaged     int // batches that could not be read
 	Unmatched   int // lines of a kcat -f file that did not match its format
+	BadLines    int // lines of a kcat -J file that did not read
+	// NotAdded counts records the segments hold that the folder lacks
+	// (lost ranges) below a partition's next offset: not imported.
+	NotAdded int64
 	Elapsed     time.Duration
 }
 
@@ -54,10 +58,20 @@ func (s Summary) String() string {
 	if s.Damaged > 0 {
 		out += fmt.Sprintf(", %d damaged batches (lost ranges of kind damaged say where and why)", s.Damaged)
 	}
+	if s.NotAdded > 0 {
+		out += fmt.Sprintf(", %d records the folder records lost below its partitions' next offsets left out (an import adds after a partition's last offset; the warnings say where)", s.NotAdded)
+	}
+	if s.BadLines > 0 {
+		out += fmt.Sprintf(", %d lines that did not read as kcat -C -J (not imported; the warnings name the first)", s.BadLines)
+	}
 	if s.Unmatched > 0 {
 		out += fmt.Sprintf(", %d lines that did not match the format (not imported; the warnings name the first)", s.Unmatched)
 	}
-	if s.Partitions == 0 {
+	switch {
+	case s.Partitions == 0 && s.NotAdded > 0:
+	case s.Partitions == 0 && s.Damaged > 0:
+		out += " (nothing readable that was not imported before; the warnings name each damaged batch)"
+	case s.Partitions == 0:
 		out += " (nothing new: every offset was already imported)"
 	}
 	return out
@@ -113,17 +127,31 @@ func Import(ctx context.Context, opts Options) (Summary, error) {
 	})
 	starts := readLogStarts(parts, opts.Warn)
 	id := catalog.NewSnapshotID(start)
+	var damaged []error // partitions whose manifest does not read
 	for _, tp := range tps {
 		if err := ctx.Err(); err != nil {
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}
 		if err := importPartition(ctx, dir, id, tp, parts[tp], starts[tp], opts, &sum); err != nil {
+			var me *catalog.ManifestError
+			if errors.As(err, &me) {
+				// It costs that partition: the others are imported.
+				opts.Warn(fmt.Sprintf("%v; partition %s not imported", err, tp))
+				damaged = append(damaged, err)
+				continue
+			}
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}
 	}
 	sum.Elapsed = time.Since(start)
+	switch {
+	case len(damaged) == 1:
+		return sum, damaged[0]
+	case len(damaged) > 1:
+		return sum, fmt.Errorf("%d partitions not imported, their manifests damaged (the warnings name each); the first: %w", len(damaged), damaged[0])
+	}
 	return sum, nil
 }
 
@@ -186,9 +214,16 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 	}()
 	from := m.NextOffset
 	logStart := int64(-1)
+	notAdded := int64(0) // records the folder lacks, below its next offset
+	damagedBefore := sum.Damaged
 	first := true      // no new batch yet in this run
-	var damage *Damage // the last damage not yet followed by a good batch
+	var damage *Damage // the first damage not yet followed by a good batch
 	var damageAt string
+	var damageBase int64 // the base offset of damageAt
+	// damageTo is the last offset the headers of the damages since damage
+	// claim, while each claims the offsets after the one before it; -1
+	// when one does not.
+	damageTo := int64(-1)
 	loseDamage := func(upTo int64) {
 		if damage == nil {
 			return
@@ -197,7 +232,8 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		damage = nil
 	}
 	for si, seg := range segs {
-		if s.next >= 0 && si+1 < len(segs) && segs[si+1].base <= s.next && damage == nil {
+		nextBase, hasNext := nextInFolder(segs, si)
+		if s.next >= 0 && hasNext && nextBase <= s.next && damage == nil {
 			continue // every offset it may hold was imported before
 		}
 		r, f, err := seg.fs.open(seg.path)
@@ -209,12 +245,14 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			f.Close()
 			return err
 		}
+		prevLast := int64(-1) // the last offset of the file's previous batch
 		for {
 			if err := ctx.Err(); err != nil {
 				f.Close()
 				return err
 			}
 			sc.SkipBelow = max(s.next, ls.offset)
+			sc.Lacking = func(base, last int64) bool { return lacking(m.Lost, base, last) >= 0 }
 			b, d, rerr := sc.Next()
 			if errors.Is(rerr, io.EOF) {
 				break
@@ -226,14 +264,66 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			if d != nil {
 				sum.Damaged++
 				opts.Warn(fmt.Sprintf("%s: %s", seg.path, d.Error()))
-				if damage == nil {
-					damage, damageAt = d, seg.path
+				switch {
+				case damage == nil:
+					damage, damageAt, damageBase = d, seg.path, seg.base
+					damageTo = -1
+					if d.From >= 0 && d.To >= d.From {
+						damageTo = d.To
+					}
+				case damageTo >= 0 && d.From == damageTo+1 && d.To >= d.From:
+					damageTo = d.To
+				default:
+					damageTo = -1
 				}
 				continue
 			}
+			if hasNext && b.LastOffset >= nextBase {
+				// A segment holds the offsets below its folder's next one's
+				// base: a batch claiming more (its header's last offset is
+				// under its CRC, not under any check of Kafka's) would have
+				// the next segment's records taken for imported before.
+				if b.BaseOffset >= nextBase {
+					opts.Warn(fmt.Sprintf("%s: bytes %d-%d: a batch of offsets %d-%d, at or past the base offset %d of the folder's next segment: not imported (the next segment holds those offsets)",
+						seg.path, b.Pos, b.Pos+b.Size-1, b.BaseOffset, b.LastOffset, nextBase))
+					continue
+				}
+				kept := b.Records[:0:0]
+				for _, r := range b.Records {
+					if r.Offset < nextBase {
+						kept = append(kept, r)
+					}
+				}
+				opts.Warn(fmt.Sprintf("%s: bytes %d-%d: a batch of offsets %d-%d, past the base offset %d of the folder's next segment: read up to offset %d (%d of its records past it not imported)",
+					seg.path, b.Pos, b.Pos+b.Size-1, b.BaseOffset, b.LastOffset, nextBase, nextBase-1, len(b.Records)-len(kept)))
+				b.Records, b.LastOffset = kept, nextBase-1
+			}
+			if b.LastOffset <= prevLast {
+				// Kafka's offsets only grow within a segment: a batch
+				// that goes back is not Kafka's log, and is not read.
+				opts.Warn(fmt.Sprintf("%s: bytes %d-%d: a batch of offsets %d-%d after offset %d in the same file: the offsets go back, so it is not imported (what it holds is not compared with what was)",
+					seg.path, b.Pos, b.Pos+b.Size-1, b.BaseOffset, b.LastOffset, prevLast))
+				continue
+			}
+			prevLast = b.LastOffset
 			if b.LastOffset < s.next || b.LastOffset < ls.offset {
+				// Imported before, or below the log start; but a record the
+				// folder lacks (a lost range says so) cannot be added below
+				// its next offset: said, never passed over without a word.
+				for _, r := range b.Records {
+					if r.Offset < s.next {
+						if i := lacking(m.Lost, r.Offset, r.Offset); i >= 0 {
+							notAdded++
+							if notAdded == 1 {
+								l := m.Lost[i]
+								opts.Warn(fmt.Sprintf("%s: offset %d (and any others the folder lacks below its next offset %d: the summary counts them) is in this segment, but the folder records it lost (%s %d-%d) and holds later offsets, so it is not imported: an import adds after a partition's last offset; import these segments into another folder to read them",
+									seg.path, r.Offset, s.next, l.Kind, l.From, l.To))
+							}
+						}
+					}
+				}
 				damage = nil
-				continue // imported before, or below the log start
+				continue
 			}
 			if logStart < 0 {
 				logStart = max(b.BaseOffset, ls.offset)
@@ -242,6 +332,11 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 			// to its first batch were in it (compacted away, or damaged);
 			// those before it were not imported.
 			segStart := min(seg.base, b.BaseOffset)
+			if s.next < 0 && damage != nil {
+				// A damaged segment before it: its offsets were damaged,
+				// not before the first segment.
+				segStart = min(segStart, damageBase)
+			}
 			// Offsets below the log start the broker recorded are deleted,
 			// as a dump of the broker would have found them: lost ranges of
 			// the dump's kinds, with the checkpoint as their reason, though
@@ -280,17 +375,28 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 		f.Close()
 		// A damaged tail of a segment with a later one: the offsets up to
 		// that segment's base were in it.
-		if damage != nil && si+1 < len(segs) && s.next >= 0 {
-			loseDamage(segs[si+1].base - 1)
+		if damage != nil && hasNext && s.next >= 0 {
+			loseDamage(nextBase - 1)
 		}
 		if err := s.flush(ctx); err != nil {
 			return err
 		}
 	}
-	if damage != nil && s.next >= 0 && damage.From == s.next && damage.To >= damage.From && damage.To-damage.From < 1<<31 {
-		// The last batch is damaged: its header's offsets, unchecked, are
-		// the best there is.
-		loseDamage(damage.To)
+	if damage != nil && s.next < 0 && damage.From == damageBase && damage.To >= damage.From {
+		// Not one batch read, on a first import: offsets from the damaged
+		// segment's base on were in it (as below).
+		s.next = 0
+		s.lose(catalog.LostBeforeFirst, "before the first segment imported", 0, damageBase-1)
+		from, logStart = damageBase, damageBase
+	}
+	if damage != nil && s.next >= 0 && damage.From == s.next && damage.To >= damage.From && max(damageTo, damage.To)-damage.From < 1<<31 {
+		// The last batches are damaged: their headers' offsets, unchecked,
+		// are the best there is (the first's alone when a later one's do
+		// not follow from it).
+		if damageTo < 0 {
+			opts.Warn(fmt.Sprintf("%s: the damaged batches after %s claim offsets that do not follow from it: they are unknown, so the lost range recorded ends at %d", damageAt, damage.Error(), damage.To))
+		}
+		loseDamage(max(damageTo, damage.To))
 	} else if damage != nil {
 		opts.Warn(fmt.Sprintf("%s: %s: the offsets it held are unknown, so no lost range is recorded for it", damageAt, damage.Error()))
 	}
@@ -304,10 +410,52 @@ func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalo
 	case s.next >= 0 && ls.offset > s.next:
 		s.lose(catalog.LostBetween, ls.reason(), s.next, ls.offset-1)
 	}
+	if first && damage == nil && sum.Damaged == damagedBefore {
+		// No new batch, none damaged: a partition whose records retention
+		// deleted keeps an empty active segment named by the log end
+		// offset. The offsets below it were not in what was imported.
+		switch end := segs[len(segs)-1].base; {
+		case s.next < 0 && end > 0:
+			s.next = 0
+			s.lose(catalog.LostBeforeFirst, fmt.Sprintf("before the first segment imported (its segments hold no record; the last is named by offset %d)", end), 0, end-1)
+			from, logStart = end, end
+		case s.next >= 0 && end > s.next:
+			s.lose(catalog.LostBetween, "not in the imported segments (deleted since the last import, or not given)", s.next, end-1)
+		}
+	}
+	sum.NotAdded += notAdded
 	if s.next < 0 {
 		return nil // nothing readable at all
 	}
 	return s.finish(ctx, from, logStart, "segments")
+}
+
+// lacking is the index of a lost range of ls (sorted, apart) that the
+// folder could hold records of, overlapping base..last; -1 when none. The
+// cleaner's holes (compacted) and the offsets below a broker's log start
+// (deleted) hold none by their nature, so they are not counted.
+func lacking(ls []catalog.LostRange, base, last int64) int {
+	i := sort.Search(len(ls), func(i int) bool { return ls[i].To >= base })
+	for ; i < len(ls) && ls[i].From <= last; i++ {
+		if ls[i].Kind != catalog.LostCompacted && !strings.HasPrefix(ls[i].Reason, "deleted:") {
+			return i
+		}
+	}
+	return -1
+}
+
+// nextInFolder is the base offset of the segment after segs[i] in its own
+// folder: the offsets segs[i] may hold end below it. Another folder's
+// segments of the partition (another broker's replica) say nothing of
+// where this one's end.
+func nextInFolder(segs []segFile, i int) (int64, bool) {
+	dir := segs[i].fs.dir(segs[i].path)
+	for _, n := range segs[i+1:] {
+		if n.fs == segs[i].fs && n.fs.dir(n.path) == dir {
+			return n.base, true
+		}
+	}
+	return 0, false
 }
 
 // addBatch turns a batch's records into rows; holes inside the batch (the

@@ -17,6 +17,11 @@ import (
 	"github.com/topicsnap/topicsnap/catalog"
 )
 
+// MaxKcatHeaders bounds the headers of one kcat -J line: a line of empty
+// headers, a few bytes each, would decode to twenty times its bytes (a
+// 40 MB line of 5 million took 1.3 GB); past it the line does not read.
+const MaxKcatHeaders = 1_000_000
+
 // MaxKcatLine bounds one line of a kcat -J file (a record's key, value and
 // headers, escaped): a longer line is refused, not read into memory.
 const MaxKcatLine = 64 << 20
@@ -50,7 +55,7 @@ type kcatLine struct {
 	TS        int64             `json:"ts"`
 	Key       json.RawMessage   `json:"key"`
 	Payload   json.RawMessage   `json:"payload"`
-	Headers   []json.RawMessage `json:"headers"`
+	Headers   json.RawMessage   `json:"headers"` // read element by element: kcatRow
 }
 
 // rawBytes reads a JSON string as bytes; null (or absent) is nil.
@@ -71,6 +76,9 @@ type kcatPart struct {
 	from    int64
 	first   int64
 	skipped int64 // lines at offsets already imported (or repeated)
+	// damaged is the error of a partition whose manifest does not read:
+	// its lines are passed over, the other partitions imported.
+	damaged error
 }
 
 // ImportKcat reads a kcat -C -J file into opts.Dir, or with opts.Format
@@ -139,8 +147,14 @@ func ImportKcat(ctx context.Context, opts KcatOptions) (sum Summary, err error) 
 			note += fmt.Sprintf("; %d lines of the file did not match the format and were not imported (the import's warnings name the first)", w.unmatched)
 			sum.Unmatched = w.unmatched
 		}
-	} else if err := readKcatJSON(ctx, br, w); err != nil {
-		return sum, err
+	} else {
+		if err := readKcatJSON(ctx, br, w); err != nil {
+			return sum, err
+		}
+		if w.badLines > 0 {
+			note += fmt.Sprintf("; %d lines of the file did not read as kcat -C -J and were not imported (the import's warnings name the first)", w.badLines)
+			sum.BadLines = w.badLines
+		}
 	}
 	return sum, w.finish(ctx, note)
 }
@@ -156,6 +170,7 @@ type kcatWriter struct {
 	parts       map[int32]*kcatPart
 	otherTopics int
 	unmatched   int
+	badLines    int // -J lines that did not read
 }
 
 // add writes a row read from the file's bytes lineStart..pos.
@@ -171,6 +186,13 @@ func (w *kcatWriter) add(ctx context.Context, row catalog.Row, lineStart, pos in
 		if err == nil {
 			_, err = w.dir.CleanPartition(ctx, m)
 		}
+		var me *catalog.ManifestError
+		if errors.As(err, &me) {
+			lock.Unlock()
+			w.o.Warn(fmt.Sprintf("%v; partition %s not imported", err, tp))
+			w.parts[row.Partition] = &kcatPart{damaged: err}
+			return nil
+		}
 		if err != nil {
 			lock.Unlock()
 			return err
@@ -179,6 +201,9 @@ func (w *kcatWriter) add(ctx context.Context, row catalog.Row, lineStart, pos in
 		p.s.warn = w.o.Warn
 		p.s.source, p.s.srcFrom = w.opts.File, lineStart
 		w.parts[row.Partition] = p
+	}
+	if p.damaged != nil {
+		return nil
 	}
 	s := p.s
 	if row.Offset < s.next {
@@ -213,8 +238,13 @@ func (w *kcatWriter) finish(ctx context.Context, note string) error {
 		ps = append(ps, n)
 	}
 	slices.Sort(ps)
+	var damaged []error
 	for _, n := range ps {
 		p := w.parts[n]
+		if p.damaged != nil {
+			damaged = append(damaged, p.damaged)
+			continue
+		}
 		if p.skipped > 0 {
 			w.o.Warn(fmt.Sprintf("%s/%d: %d lines at offsets already imported (or repeated in the file) left out", w.opts.Topic, n, p.skipped))
 		}
@@ -222,12 +252,21 @@ func (w *kcatWriter) finish(ctx context.Context, note string) error {
 			return err
 		}
 	}
+	switch {
+	case len(damaged) == 1:
+		return damaged[0]
+	case len(damaged) > 1:
+		return fmt.Errorf("%d partitions not imported, their manifests damaged (the warnings name each); the first: %w", len(damaged), damaged[0])
+	}
 	return nil
 }
 
 // close drops what a failed import was writing and unlocks.
 func (w *kcatWriter) close(err error) {
 	for _, p := range w.parts {
+		if p.damaged != nil {
+			continue
+		}
 		if err != nil {
 			p.s.abort()
 		}
@@ -235,44 +274,48 @@ func (w *kcatWriter) close(err error) {
 	}
 }
 
-// readKcatJSON reads the lines of kcat -C -J.
+// readKcatJSON reads the lines of kcat -C -J. The first was checked
+// (checkFirstLine): a later line that does not read (cut short by a kcat
+// stopped mid-write, past MaxKcatLine, not its JSON) costs that line,
+// counted and the first five named, as a --kcat-format line that does not
+// match; the offset it held is one the file passes over.
 func readKcatJSON(ctx context.Context, br *bufio.Reader, w *kcatWriter) error {
 	var pos int64
+	bad := func(lineNo int, at int64, why string) {
+		w.badLines++
+		if w.badLines <= 5 {
+			w.o.Warn(fmt.Sprintf("%s line %d (byte %d) is not a line of kcat -C -J (%s); not imported", w.opts.File, lineNo, at, why))
+		}
+	}
 	for lineNo := 1; ; lineNo++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		line, rerr := readLine(br)
-		if errors.Is(rerr, io.EOF) && len(line) == 0 {
+		line, n, rerr := readLine(br)
+		if errors.Is(rerr, io.EOF) && n == 0 {
 			return nil
+		}
+		lineStart := pos
+		pos += n
+		if errors.Is(rerr, errLongLine) {
+			bad(lineNo, lineStart, rerr.Error())
+			continue
 		}
 		if rerr != nil && !errors.Is(rerr, io.EOF) {
 			return exit.Errorf(ErrBadInput, "%s line %d: %v", w.opts.File, lineNo, rerr)
 		}
-		lineStart := pos
-		pos += int64(len(line))
 		trimmed := bytes.TrimSpace(line)
 		if len(trimmed) == 0 {
 			continue
 		}
-		var l kcatLine
-		if err := json.Unmarshal(trimmed, &l); err != nil || l.Partition == nil || l.Offset == nil {
-			why := "it lacks partition or offset"
-			if err != nil {
-				why = err.Error()
-			}
-			return exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J (%s); give kcat's -J output (kcat -C -J -t TOPIC -e), or with --kcat-format the -f FORMAT it was written with", w.opts.File, lineNo, why)
-		}
-		if l.Topic != w.opts.Topic {
-			w.otherTopics++
+		topic, row, err := parseKcatLine(trimmed)
+		if err != nil {
+			bad(lineNo, lineStart, err.Error())
 			continue
 		}
-		if *l.Partition < 0 || *l.Offset < 0 {
-			return exit.Errorf(ErrBadInput, "%s line %d: partition %d offset %d", w.opts.File, lineNo, *l.Partition, *l.Offset)
-		}
-		row, err := kcatRow(&l)
-		if err != nil {
-			return exit.Errorf(ErrBadInput, "%s line %d: %v", w.opts.File, lineNo, err)
+		if topic != w.opts.Topic {
+			w.otherTopics++
+			continue
 		}
 		if err := w.add(ctx, row, lineStart, pos); err != nil {
 			return err
@@ -280,15 +323,31 @@ func readKcatJSON(ctx context.Context, br *bufio.Reader, w *kcatWriter) error {
 	}
 }
 
+// parseKcatLine reads one line of kcat -C -J (not blank) into its topic
+// and row.
+func parseKcatLine(line []byte) (string, catalog.Row, error) {
+	var l kcatLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return "", catalog.Row{}, err
+	}
+	if l.Partition == nil || l.Offset == nil {
+		return "", catalog.Row{}, errors.New("it lacks partition or offset")
+	}
+	if *l.Partition < 0 || *l.Offset < 0 || *l.Offset > MaxOffset {
+		return "", catalog.Row{}, fmt.Errorf("partition %d offset %d (an offset is 0 to 2^62)", *l.Partition, *l.Offset)
+	}
+	row, err := kcatRow(&l)
+	return l.Topic, row, err
+}
+
 // checkFirstLine reads the first line that is not blank: it must be a
-// line of kcat -C -J.
+// line of kcat -C -J, whole (a later one that is not costs its line).
 func checkFirstLine(br *bufio.Reader, file string) error {
 	for lineNo := 1; ; lineNo++ {
-		line, err := readLine(br)
+		line, _, err := readLine(br)
 		if len(bytes.TrimSpace(line)) > 0 {
-			var l kcatLine
-			if jerr := json.Unmarshal(bytes.TrimSpace(line), &l); jerr != nil || l.Partition == nil || l.Offset == nil {
-				return exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J; give kcat's -J output (kcat -C -J -t TOPIC -e), or with --kcat-format the -f FORMAT it was written with", file, lineNo)
+			if _, _, perr := parseKcatLine(bytes.TrimSpace(line)); perr != nil {
+				return exit.Errorf(ErrBadInput, "%s line %d is not a line of kcat -C -J (%v); give kcat's -J output (kcat -C -J -t TOPIC -e), or with --kcat-format the -f FORMAT it was written with", file, lineNo, perr)
 			}
 			return nil
 		}
@@ -301,19 +360,30 @@ func checkFirstLine(br *bufio.Reader, file string) error {
 	}
 }
 
-// readLine reads one line, refusing one past MaxKcatLine.
-func readLine(br *bufio.Reader) ([]byte, error) {
+// errLongLine is a line past MaxKcatLine.
+var errLongLine = fmt.Errorf("a line past %d bytes", MaxKcatLine)
+
+// readLine reads one line and says how many bytes it took, its newline
+// included. A line past MaxKcatLine is not held: it is read to its end
+// and errLongLine returned.
+func readLine(br *bufio.Reader) ([]byte, int64, error) {
 	var out []byte
+	var n int64
 	for {
 		chunk, err := br.ReadSlice('\n')
-		out = append(out, chunk...)
-		if len(out) > MaxKcatLine {
-			return nil, fmt.Errorf("a line past %d bytes", MaxKcatLine)
+		n += int64(len(chunk))
+		if n > MaxKcatLine {
+			out = nil
+		} else {
+			out = append(out, chunk...)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		return out, err
+		if n > MaxKcatLine && (err == nil || errors.Is(err, io.EOF)) {
+			return nil, n, errLongLine
+		}
+		return out, n, err
 	}
 }
 
@@ -334,19 +404,40 @@ func kcatRow(l *kcatLine) (catalog.Row, error) {
 	if row.Value, err = rawBytes(l.Payload); err != nil {
 		return row, fmt.Errorf("payload: %v", err)
 	}
-	if len(l.Headers)%2 != 0 {
-		return row, fmt.Errorf("%d header fields: kcat -J writes key and value pairs", len(l.Headers))
+	if len(l.Headers) == 0 || string(l.Headers) == "null" {
+		return row, nil
 	}
-	for i := 0; i < len(l.Headers); i += 2 {
-		k, err := rawBytes(l.Headers[i])
-		if err != nil || k == nil {
-			return row, fmt.Errorf("header %d: its key is not a string", i/2)
+	// Element by element, counted: only the headers kept are held.
+	dec := json.NewDecoder(bytes.NewReader(l.Headers))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return row, errors.New("headers: not an array")
+	}
+	var key []byte
+	n := 0
+	for ; dec.More(); n++ {
+		if n >= 2*MaxKcatHeaders {
+			return row, fmt.Errorf("more than %d headers, past the %d a line may hold", MaxKcatHeaders, MaxKcatHeaders)
 		}
-		v, err := rawBytes(l.Headers[i+1])
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return row, fmt.Errorf("headers: %v", err)
+		}
+		if n%2 == 0 {
+			k, err := rawBytes(raw)
+			if err != nil || k == nil {
+				return row, fmt.Errorf("header %d: its key is not a string", n/2)
+			}
+			key = k
+			continue
+		}
+		v, err := rawBytes(raw)
 		if err != nil {
-			return row, fmt.Errorf("header %q: %v", k, err)
+			return row, fmt.Errorf("header %q: %v", key, err)
 		}
-		row.Headers = append(row.Headers, catalog.Header{Key: string(k), Value: v})
+		row.Headers = append(row.Headers, catalog.Header{Key: string(key), Value: v})
+	}
+	if n%2 != 0 {
+		return row, fmt.Errorf("%d header fields: kcat -J writes key and value pairs", n)
 	}
 	return row, nil
 }

@@ -399,7 +399,7 @@ func (r *fmtRec) set(field byte, v []byte) {
 // check holds the message to its lengths (a length after its field
 // checks where it was cut) and to what kcat can print.
 func (r *fmtRec) check() matchStatus {
-	if r.partition < 0 || r.partition > 1<<31-1 || r.offset < 0 {
+	if r.partition < 0 || r.partition > 1<<31-1 || r.offset < 0 || r.offset > MaxOffset {
 		return matchFail
 	}
 	if r.haveKey && r.haveKeyLen && (r.keyLen < -1 || int64(len(r.key)) != max(r.keyLen, 0)) {

@@ -86,11 +86,26 @@ func resolve(ctx context.Context, paths, topics []string, openBucket OpenBucket,
 		}
 		logs := map[string]bool{}
 		for _, e := range ents {
-			if base, ok := segmentBase(e.name); ok && e.regular {
+			base, ok := segmentBase(e.name)
+			switch {
+			case ok && e.regular:
 				logs[strings.TrimSuffix(e.name, ".log")] = true
 				if err := addFile(fsys, tp, fsys.join(dir, e.name), base); err != nil {
 					return err
 				}
+			case !ok && strings.HasSuffix(e.name, ".log") && !e.dir:
+				// A .log whose name is not a base offset (renamed, copied
+				// as "segment.log", 19 or 21 digits): its offsets are
+				// unknown, so it is not read, never without a word.
+				warn(fmt.Sprintf("%s: not a segment's name (20 digits and .log, its base offset): not imported, so partition %s lacks the offsets it may hold; give it its base offset's name", fsys.join(dir, e.name), tp))
+			case ok:
+				// Left out, never without a word: its offsets would read
+				// as compacted holes, or not be there at all.
+				what := e.other
+				if e.dir {
+					what = "a folder"
+				}
+				warn(fmt.Sprintf("%s is %s, not a regular file: not imported, so partition %s lacks the offsets it may hold; give the file it stands for as a PATH", fsys.join(dir, e.name), what, tp))
 			}
 		}
 		for _, e := range ents {
@@ -157,6 +172,12 @@ func resolve(ctx context.Context, paths, topics []string, openBucket OpenBucket,
 			n := 0
 			for _, e := range ents {
 				if !e.dir {
+					if tp, ok := partitionFolder(e.name); ok && e.other != "" && wanted(tp) {
+						// A partition folder moved to another disk and linked
+						// back, or a FIFO in its place: left out, with a word
+						// (a link is not followed out of the log directory).
+						warn(fmt.Sprintf("%s is %s, not a folder: partition %s not imported; give the folder it stands for as a PATH", fsys.join(p, e.name), e.other, tp))
+					}
 					continue
 				}
 				tp, ok := partitionFolder(e.name)
@@ -184,11 +205,34 @@ func resolve(ctx context.Context, paths, topics []string, openBucket OpenBucket,
 		}
 	}
 	for tp, fs := range out {
-		slices.SortFunc(fs, func(a, b segFile) int { return cmpInt(a.base, b.base) })
+		slices.SortFunc(fs, func(a, b segFile) int {
+			if c := cmpInt(a.base, b.base); c != 0 {
+				return c
+			}
+			return strings.Compare(a.path, b.path)
+		})
 		out[tp] = fs
 		warnSkipped(fs, warn)
+		warnReplicas(tp, fs, warn)
 	}
 	return out, nil
+}
+
+// warnReplicas warns of a partition whose segments lie in more than one
+// folder (the log directories of two brokers holding replicas of it):
+// they are read in offset order, and an offset two of them hold is taken
+// from the first read; what the other holds there is not compared.
+func warnReplicas(tp catalog.TopicPartition, fs []segFile, warn func(string)) {
+	var dirs []string
+	for _, f := range fs {
+		if d := f.fs.dir(f.path); !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	if len(dirs) > 1 {
+		warn(fmt.Sprintf("partition %s is in %d folders (%s): their segments are read in offset order, and an offset two of them hold is taken from the first read, what the other holds there not compared (import one replica's folder to read it alone)",
+			tp, len(dirs), strings.Join(dirs, ", ")))
+	}
 }
 
 // warnSkipped warns of segment files beside those given, between the first

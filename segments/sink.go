@@ -3,6 +3,8 @@ package segments
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
@@ -30,20 +32,46 @@ type sink struct {
 	source            string
 	srcFrom, srcUntil int64
 	lostBudget        int
-	unrecorded        int64 // compacted offsets past the manifest's bound of lost ranges
-	unrecordedRanges  int64
+	// unrecorded counts, by kind, the ranges and offsets lost past the
+	// manifest's bound of lost ranges: said in the snapshot's note.
+	unrecorded map[string]*unrecorded
 
 	// warn, if set, is told of the first timestamp past what a data file
 	// holds (catalog.StoredTimestamp).
 	warn      func(string)
 	farWarned bool
+
+	// lastCommit is when the manifest was last committed: a file
+	// committed sooner than manifestEvery after it is listed by the next
+	// commit, not one of its own.
+	lastCommit time.Time
 }
+
+// manifestEvery spaces the manifest's commits: a partition of many small
+// segments makes a file of each, and a manifest committed after each one
+// is written again whole every time (10,000 one-record segments took 574 s,
+// a 5 MiB manifest rewritten 10,000 times). Files committed since the last
+// manifest are not listed yet: an import stopped then leaves them as
+// leftovers, which the next one removes and reads again.
+const manifestEvery = time.Second
+
+// manifestCommits counts the manifests the sinks commit (the tests read it).
+var manifestCommits atomic.Int64
 
 const sinkBatchRows = 4096
 
+// lostReserve is what the budget of lost ranges keeps for the kinds an
+// import records at most a few times a partition (before the first
+// segment, between imports, below the log start): the kinds that repeat
+// (compacted, damaged, not-in-file) stop being listed before it.
+const lostReserve = 100
+
+// unrecorded is the lost ranges of one kind past the manifest's bound.
+type unrecorded struct{ ranges, offsets int64 }
+
 func newSink(dir *catalog.Dir, id string, m *catalog.Manifest, fileRows int, fileBytes int64, sum *Summary) *sink {
 	return &sink{dir: dir, id: id, m: m, fileRows: fileRows, fileBytes: fileBytes, sum: sum, next: m.NextOffset,
-		lostBudget: catalog.MaxLostRanges - 100 - len(m.Lost)}
+		lostBudget: catalog.MaxLostRanges - lostReserve - len(m.Lost)}
 }
 
 // setSource names where the rows that follow come from; a new source
@@ -73,9 +101,28 @@ func (s *sink) lose(kind, reason string, from, to int64) {
 			return
 		}
 	}
-	if kind == catalog.LostCompacted && s.lostBudget <= 0 {
-		s.unrecorded += to - from + 1
-		s.unrecordedRanges++
+	// A manifest lists at most catalog.MaxLostRanges: past that it does not
+	// read, and a commit of it fails (a kcat file of a transactional topic
+	// passes over a marker per transaction; a segment can hold a damaged
+	// batch every few). Past the budget a range of a repeating kind is
+	// counted, and said in the snapshot's note, not listed; any kind once
+	// the bound itself is reached.
+	repeating := kind == catalog.LostCompacted || kind == catalog.LostDamaged || kind == catalog.LostNotInFile
+	if repeating && s.lostBudget <= 0 || len(s.m.Lost)+len(s.pending) >= catalog.MaxLostRanges {
+		if s.unrecorded == nil {
+			s.unrecorded = map[string]*unrecorded{}
+		}
+		u := s.unrecorded[kind]
+		if u == nil {
+			u = &unrecorded{}
+			s.unrecorded[kind] = u
+			if s.warn != nil && kind != catalog.LostCompacted {
+				s.warn(fmt.Sprintf("topic %s partition %d: from offset %d on, %s ranges are counted in the snapshot's note, not listed one by one: the manifest lists at most %d lost ranges (check gaps counts their offsets as missing)",
+					s.m.Topic, s.m.Partition, from, kind, catalog.MaxLostRanges))
+			}
+		}
+		u.ranges++
+		u.offsets += to - from + 1
 		return
 	}
 	s.lostBudget--
@@ -166,6 +213,9 @@ func (s *sink) flush(ctx context.Context) error {
 	if !wrote && len(s.pending) == 0 && s.m.NextOffset >= s.next {
 		return nil
 	}
+	if time.Since(s.lastCommit) < manifestEvery {
+		return nil // listed by the next commit (finish makes one)
+	}
 	return s.commit(ctx, nil)
 }
 
@@ -184,6 +234,8 @@ func (s *sink) commit(ctx context.Context, done *catalog.PartitionSnapshot) erro
 	if err := s.dir.WriteManifest(ctx, m); err != nil {
 		return fmt.Errorf("commit manifest of %s: %w", m.TP(), err)
 	}
+	s.lastCommit = time.Now()
+	manifestCommits.Add(1)
 	return nil
 }
 
@@ -207,12 +259,34 @@ func (s *sink) finishNote(ctx context.Context, from, logStart int64, imported, n
 	}
 	done := &catalog.PartitionSnapshot{ID: s.id, AsOf: time.Now().UTC(), LogStart: logStart, HighWatermark: -1, LastStable: -1,
 		From: from, Until: s.next, Complete: true, Imported: imported, Note: note}
-	if s.unrecorded > 0 {
-		done.Note += fmt.Sprintf("%d more compacted holes (%d offsets) past the bound of %d lost ranges a manifest lists are not recorded one by one",
-			s.unrecordedRanges, s.unrecorded, catalog.MaxLostRanges)
+	if n := s.unrecordedNote(); n != "" {
+		if done.Note != "" {
+			done.Note += "; "
+		}
+		done.Note += n
 	}
 	s.sum.Partitions++
 	return s.commit(ctx, done)
+}
+
+// unrecordedNote says the lost ranges past the manifest's bound, by kind.
+func (s *sink) unrecordedNote() string {
+	var parts []string
+	for _, kind := range []string{catalog.LostCompacted, catalog.LostDamaged, catalog.LostNotInFile, catalog.LostBeforeFirst, catalog.LostBetween} {
+		u := s.unrecorded[kind]
+		if u == nil {
+			continue
+		}
+		what := kind + " ranges"
+		if kind == catalog.LostCompacted {
+			what = "compacted holes"
+		}
+		parts = append(parts, fmt.Sprintf("%d more %s (%d offsets)", u.ranges, what, u.offsets))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s past the bound of %d lost ranges a manifest lists are not recorded one by one", strings.Join(parts, ", "), catalog.MaxLostRanges)
 }
 
 // abort drops the file being written (its rows were never listed).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"unsafe"
 )
 
 // decodeV01 reads one message of a v0/v1 message set (Kafka before 0.11;
@@ -32,7 +33,14 @@ func (s *Scanner) decodeV01(buf []byte, magic int8) (*Batch, error) {
 		return nil, err
 	}
 	var inner []message
+	// Each inner message costs its message and its Record once decoded,
+	// bounded with the bytes they come from (as decodeV2's records).
+	budget := int64(s.lim.MaxDecompressed) - int64(len(data))
+	size := len(data)
 	for len(data) > 0 {
+		if budget -= innerCost; budget < 0 {
+			return nil, fmt.Errorf("the inner messages of %d bytes take more than the cap of %d bytes in memory once decoded (%d bytes a message)", size, s.lim.MaxDecompressed, innerCost)
+		}
 		if len(data) < logOverhead {
 			return nil, fmt.Errorf("inner message set: %d bytes left, no message", len(data))
 		}
@@ -61,7 +69,7 @@ func (s *Scanner) decodeV01(buf []byte, magic int8) (*Batch, error) {
 		if magic == 1 {
 			off = outer.offset - lastRel + m.offset
 		}
-		if off <= prev || off > outer.offset || off < 0 {
+		if off <= prev || off > outer.offset || off < 0 || off > MaxOffset {
 			return nil, fmt.Errorf("inner message %d has offset %d (after %d, wrapper %d)", i, off, prev, outer.offset)
 		}
 		prev = off
@@ -74,6 +82,9 @@ func (s *Scanner) decodeV01(buf []byte, magic int8) (*Batch, error) {
 	b.BaseOffset = b.Records[0].Offset
 	return b, nil
 }
+
+// innerCost is what an inner message of a wrapper costs once decoded.
+const innerCost = int64(unsafe.Sizeof(message{}) + unsafe.Sizeof(Record{}))
 
 type message struct {
 	offset int64

@@ -50,6 +50,8 @@ type app struct {
 	progress kafkaconn.Progress
 	// bucket holds the --s3-* flags, for --dir s3://bucket/prefix.
 	bucket bucketFlags
+	// warned: the engine's problems already told (warnProblems).
+	warned map[string]bool
 }
 
 // version is the release, set at build time with

@@ -388,6 +388,7 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 			worst = r.Status
 		}
 	}
+	a.warnProblems(eng) // what building the checked topic's views found
 	switch o.format {
 	case "json":
 		enc := json.NewEncoder(a.stdout)

@@ -104,7 +104,7 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 	f.DurationVar(&o.compact.Every, "compact-every", 15*time.Minute, "with --compact-target, at most one compaction pass per this long, between snapshots")
 	f.StringVar(&o.Dir, "dir", a.defaultDir(), "snapshot folder, or s3://BUCKET/PREFIX")
 	f.IntVar(&o.FileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
-	f.Int64Var(&o.FileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
+	f.Int64Var(&o.FileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data (and the text decoded from it)")
 	f.IntVar(&o.MaxDecompressedBytes, "max-decompressed-bytes", dump.DefaultMaxDecompressedBytes, "a fetched batch decompressing past this stops its partition there, with an error (a zip bomb costs its partition, not the process)")
 	f.DurationVar(&o.Conn.DialTimeout, "timeout", 10*time.Second, "dial timeout per broker")
 	f.DurationVar(&o.WaitUnreachable, "wait-unreachable", 5*time.Minute, "without --follow, how long a dump that lost the cluster while reading waits for it; then it stops with what it read committed (exit 3); 0 waits without end")

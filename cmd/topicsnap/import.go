@@ -81,6 +81,11 @@ file) continue where the last import ended.`,
 				return usagef("--file-rows %d: give at least 1 record a file", o.fileRows)
 			case o.fileBytes < 1:
 				return usagef("--file-bytes %d: give at least 1 byte a file", o.fileBytes)
+			case o.maxBatch < 1:
+				// 0 and below read as the default (64 MiB) without a word.
+				return usagef("--max-batch-bytes %d: give at least 1 (a batch larger on disk is a damaged range)", o.maxBatch)
+			case o.maxInflat < 1<<20:
+				return usagef("--max-decompressed-bytes %d: give at least 1048576 (1 MiB); the broker's batches reach a MiB compressed", o.maxInflat)
 			}
 			for _, t := range o.topics {
 				if !catalog.ValidTopicName(t) {
@@ -105,6 +110,10 @@ file) continue where the last import ended.`,
 					FileRows: o.fileRows, FileBytes: o.fileBytes, Warn: warn})
 			}
 			if err != nil {
+				if sum.Partitions > 0 {
+					// What was imported beside the failure stays: said.
+					fmt.Fprintln(a.stdout, sum.String())
+				}
 				return fmt.Errorf("import to %s: %w", o.dir, err)
 			}
 			fmt.Fprintln(a.stdout, sum.String())
@@ -124,7 +133,7 @@ file) continue where the last import ended.`,
 	f.IntVar(&o.fileRows, "file-rows", 512*1024, "roll a Parquet file after this many records")
 	f.Int64Var(&o.fileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data")
 	f.Int32Var(&o.maxBatch, "max-batch-bytes", segments.DefaultLimits.MaxBatchBytes, "a batch larger on disk is a damaged range, not read")
-	f.IntVar(&o.maxInflat, "max-decompressed-bytes", segments.DefaultLimits.MaxDecompressed, "a batch decompressing past this is a damaged range (a zip bomb costs its batch)")
+	f.IntVar(&o.maxInflat, "max-decompressed-bytes", segments.DefaultLimits.MaxDecompressed, "a batch decompressing past this, or whose records and headers take more than this in memory once decoded, is a damaged range (a zip bomb costs its batch)")
 	cmd.RunE = hinted(cmd.RunE, importHints)
 	return cmd
 }

@@ -34,6 +34,11 @@ func TestImportErrors(t *testing.T) {
 		{"segments, bad topic name", []string{"import", "--dir", dir, "--topic", "..", pdir}, exitError, []string{`--topic ".." is no topic name`}},
 		{"no rows a file", []string{"import", "--dir", dir, "--file-rows", "0", pdir}, exitError, []string{"--file-rows 0: give at least 1"}},
 		{"negative bytes a file", []string{"import", "--dir", dir, "--file-bytes", "-5", pdir}, exitError, []string{"--file-bytes -5: give at least 1"}},
+		// 0 and below became the defaults (64 MiB, 256 MiB) without a word.
+		{"no batch bytes", []string{"import", "--dir", dir, "--max-batch-bytes", "0", pdir}, exitError, []string{"--max-batch-bytes 0: give at least 1"}},
+		{"negative batch bytes", []string{"import", "--dir", dir, "--max-batch-bytes", "-1", pdir}, exitError, []string{"--max-batch-bytes -1: give at least 1"}},
+		{"no decompressed bytes", []string{"import", "--dir", dir, "--max-decompressed-bytes", "0", pdir}, exitError, []string{"--max-decompressed-bytes 0: give at least 1048576"}},
+		{"negative decompressed bytes", []string{"import", "--dir", dir, "--max-decompressed-bytes", "-5", pdir}, exitError, []string{"--max-decompressed-bytes -5: give at least 1048576"}},
 		{"kcat-format without kcat", []string{"import", "--dir", dir, "--kcat-format", `%p %o %s\n`, pdir}, exitError, []string{"--kcat-format goes with --kcat"}},
 		{"unreadable kcat format", []string{"import", "--dir", dir, "--kcat", notKcat, "--kcat-format", `%o %s\n`, "--topic", "t"}, exitError, []string{"lacks %o or %p", "Try: give the -f FORMAT"}},
 		{"not this kcat format", []string{"import", "--dir", dir, "--kcat", notKcat, "--kcat-format", `%p %o %s\n`, "--topic", "t"}, exitBadInput, []string{"does not match --kcat-format"}},

@@ -132,6 +132,7 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 	defer eng.Close()
 	a.warnProblems(eng)
 	res := notebooks.Run(ctx, eng, nb, params)
+	a.warnProblems(eng) // what building the views its cells name found
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

@@ -155,7 +155,9 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 		s.timer = true
 		return a.repl(ctx, s)
 	}
-	return s.script(ctx, text)
+	err = s.script(ctx, text)
+	a.warnProblems(eng)
+	return err
 }
 
 // sqlSession is what the REPL and a script share: the output format and
@@ -590,9 +592,18 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 
 // warnProblems tells the user, on stderr, what the engine had to skip;
 // each says the command to run, naming the folder as the user gave it
-// (queries.Options.FolderName).
+// (queries.Options.FolderName). Each is told once: a lazy engine finds
+// more while it builds the views a statement names (a field whose type
+// differs between a topic's schemas), so it is called again after the
+// statements run.
 func (a *app) warnProblems(eng *queries.Engine) {
+	if a.warned == nil {
+		a.warned = map[string]bool{}
+	}
 	for _, p := range eng.Problems() {
-		fmt.Fprintf(a.stderr, "warning: %s\n", p)
+		if !a.warned[p] {
+			a.warned[p] = true
+			fmt.Fprintf(a.stderr, "warning: %s\n", p)
+		}
 	}
 }

@@ -27,10 +27,10 @@
 -- returns: the longest stretches first, at most $2; stretches counts them
 --          all, whatever $2.
 WITH r AS (
-  -- a record without a time starts and ends no stretch (the time
-  -- difference is NULL), and dropping it leaves the others' neighbours
+  -- a record without a time (NULL, or -1: NoTimestamp) starts and ends
+  -- no stretch, and dropping it leaves the others' neighbours
   SELECT "partition", "timestamp" AS t, unix_micros("timestamp") AS u
-  FROM {{.T}} WHERE "timestamp" IS NOT NULL
+  FROM {{.T}} WHERE "timestamp" IS NOT NULL AND NOT ({{.NoTimestamp}})
 ), w AS (
   SELECT min(u) AS lo, (max(u) - min(u)) DIV 65536 + 1 AS width FROM r
 ), rk AS (

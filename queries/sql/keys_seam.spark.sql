@@ -5,9 +5,12 @@
 --          offset, since Spark keeps no order of a UNION ALL's branches;
 --          a key that is not UTF-8 is shown as 0x and its hex, as on DuckDB.
 -- params: $1 the new count; $2 the old count; $3 how many examples.
---         T the topic's data view.
+--         T the topic's data view; NoTimestamp the dialect's test of a
+--         timestamp of -1.
 WITH d AS (
-  SELECT key_raw, "partition", "offset", "timestamp",
+  -- a record's -1 is Kafka's "no timestamp": no time, not 1969 (its
+  -- placement still counts; only the time window leaves it out)
+  SELECT key_raw, "partition", "offset", CASE WHEN {{.NoTimestamp}} THEN NULL ELSE "timestamp" END AS "timestamp",
          "partition" = kafka_partition(key_raw, CAST($1 AS INT)) AS new_place,
          "partition" = kafka_partition(key_raw, CAST($2 AS INT)) AS old_place
   FROM {{.T}} WHERE key_raw IS NOT NULL
@@ -21,7 +24,7 @@ WITH d AS (
          min("offset") FILTER (WHERE new_place AND NOT old_place) AS first_new_offset
   FROM d GROUP BY 1
 ), s AS (
-  SELECT count(*) FILTER (WHERE last_old IS NOT NULL AND first_new IS NOT NULL) AS split_at_seam,
+  SELECT count(*) FILTER (WHERE last_old_offset IS NOT NULL AND first_new_offset IS NOT NULL) AS split_at_seam,
          count(*) FILTER (WHERE last_old > first_new) AS keys_against_the_seam,
          max(last_old) AS seam_after, min(first_new) AS seam_before
   FROM k
@@ -43,7 +46,7 @@ SELECT * FROM (
   SELECT 2, 'split_at_seam', "key", old_partition, last_old_offset, new_partition, first_new_offset, NULL, NULL, last_old, first_new, NULL, NULL
   FROM (SELECT coalesce(try_validate_utf8(CAST(key_raw AS STRING)), '0x' || hex(key_raw)) AS "key", old_partition, last_old_offset,
                new_partition, first_new_offset, last_old, first_new
-        FROM k WHERE last_old IS NOT NULL AND first_new IS NOT NULL
+        FROM k WHERE last_old_offset IS NOT NULL AND first_new_offset IS NOT NULL
         ORDER BY old_partition, last_old_offset LIMIT $3)
 )
 ORDER BY ord, old_partition, last_old_offset

@@ -7,9 +7,12 @@
 --          the time window the change falls in (after the last old-only
 --          record, before the first new-only one).
 -- params: $1 the new count; $2 the old count; $3 how many examples.
---         T the topic's data view.
+--         T the topic's data view; NoTimestamp the dialect's test of a
+--         timestamp of -1.
 WITH d AS (
-  SELECT key_raw, "partition", "offset", "timestamp",
+  -- a record's -1 is Kafka's "no timestamp": no time, not 1969 (its
+  -- placement still counts; only the time window leaves it out)
+  SELECT key_raw, "partition", "offset", CASE WHEN {{.NoTimestamp}} THEN NULL ELSE "timestamp" END AS "timestamp",
          "partition" = kafka_partition(key_raw, $1::INTEGER) AS new_place,
          "partition" = kafka_partition(key_raw, $2::INTEGER) AS old_place
   FROM {{.T}} WHERE key_raw IS NOT NULL
@@ -23,7 +26,7 @@ WITH d AS (
          min("offset") FILTER (WHERE new_place AND NOT old_place) AS first_new_offset
   FROM d GROUP BY 1
 ), s AS (
-  SELECT count(*) FILTER (WHERE last_old IS NOT NULL AND first_new IS NOT NULL) AS split_at_seam,
+  SELECT count(*) FILTER (WHERE last_old_offset IS NOT NULL AND first_new_offset IS NOT NULL) AS split_at_seam,
          count(*) FILTER (WHERE last_old > first_new) AS keys_against_the_seam,
          max(last_old) AS seam_after, min(first_new) AS seam_before
   FROM k
@@ -44,5 +47,5 @@ UNION ALL
 UNION ALL
 (SELECT 'split_at_seam', coalesce(try(decode(key_raw)), '0x' || hex(key_raw)), old_partition, last_old_offset, new_partition, first_new_offset,
         NULL, NULL, last_old, first_new, NULL, NULL
- FROM k WHERE last_old IS NOT NULL AND first_new IS NOT NULL
+ FROM k WHERE last_old_offset IS NOT NULL AND first_new_offset IS NOT NULL
  ORDER BY old_partition, last_old_offset LIMIT $3)

@@ -7,10 +7,12 @@
 --          every record (the join over the whole view read all 5M records of
 --          a topic in 2.6 s). The join still decides; the relation only
 --          leaves out records no committed offset matches.
--- params: $1 the topic name; CommittedRecords ("partition", "offset",
---         "timestamp"), the topic's whole view when past the bound.
+-- params: $1 the topic name; $2 the id of the first cut of today's topic
+--         ('' for every cut: see lag.sql); CommittedRecords ("partition", "offset",
+--         "timestamp"), the topic's whole view when past the bound;
+--         NoTimestamp the dialect's test of a timestamp of -1 (no age).
 WITH latest AS (
-  SELECT group_id, max(snapshot_id) AS snapshot_id FROM group_offsets WHERE topic = $1 GROUP BY 1
+  SELECT group_id, max(snapshot_id) AS snapshot_id FROM group_offsets WHERE topic = $1 AND snapshot_id >= $2 GROUP BY 1
 ), o AS (
   SELECT g.* FROM group_offsets g JOIN latest USING (group_id, snapshot_id) WHERE g.topic = $1
 ), r AS (
@@ -28,6 +30,6 @@ SELECT o.group_id, o.state, o."partition", o.committed_offset, p.log_start_offse
 FROM o
 JOIN partitions p ON p.snapshot_id = o.snapshot_id AND p.topic = $1 AND p."partition" = o."partition"
 LEFT JOIN r ON r.snapshot_id = o.snapshot_id
-LEFT JOIN {{.CommittedRecords}} rec
+LEFT JOIN (SELECT "partition", "offset", "timestamp" FROM {{.CommittedRecords}} WHERE NOT ({{.NoTimestamp}})) rec
   ON rec."partition" = o."partition" AND rec."offset" = o.committed_offset
 ORDER BY o.group_id, o."partition"

@@ -7,10 +7,17 @@
 --          start, whose next fetch is out of range) and skipped_records, the
 --          records deleted before the group read them (log start - committed).
 --          A partition where Kafka answered no committed offset (-1) has a
---          NULL committed offset and NULL lags: never a made-up lag.
--- params: $1 the topic name; All the topic's full view.
+--          NULL committed offset and NULL lags: never a made-up lag. A
+--          record at the committed offset with no timestamp (-1) has no age:
+--          its lag in time and retention headroom are NULL, not 57 years.
+--          Only the cuts of the topic as it is today count ($2, the first
+--          of them): a group's commits on an old topic of the name
+--          (deleted and made again) are not lag on this one.
+-- params: $1 the topic name; $2 the id of the first cut of today's topic
+--         ('' for every cut); All the topic's full view; NoTimestamp the
+--         dialect's test of a timestamp of -1.
 WITH latest AS (
-  SELECT group_id, max(snapshot_id) AS snapshot_id FROM group_offsets WHERE topic = $1 GROUP BY 1
+  SELECT group_id, max(snapshot_id) AS snapshot_id FROM group_offsets WHERE topic = $1 AND snapshot_id >= $2 GROUP BY 1
 ), o AS (
   SELECT g.* FROM group_offsets g JOIN latest USING (group_id, snapshot_id) WHERE g.topic = $1
 ), r AS (
@@ -28,5 +35,6 @@ SELECT o.group_id, o.state, o."partition", o.committed_offset, p.log_start_offse
 FROM o
 JOIN partitions p ON p.snapshot_id = o.snapshot_id AND p.topic = $1 AND p."partition" = o."partition"
 LEFT JOIN r ON r.snapshot_id = o.snapshot_id
-LEFT JOIN {{.All}} rec ON rec."partition" = o."partition" AND rec."offset" = o.committed_offset
+LEFT JOIN (SELECT "partition", "offset", "timestamp" FROM {{.All}} WHERE NOT ({{.NoTimestamp}})) rec
+  ON rec."partition" = o."partition" AND rec."offset" = o.committed_offset
 ORDER BY o.group_id, o."partition"

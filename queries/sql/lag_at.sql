@@ -4,7 +4,8 @@
 --          commit log or at a cut), the committed offset, the end offset,
 --          the lag in records (end - committed) and in seconds (at_time less
 --          the timestamp of the first unread record, the one at the
---          committed offset; 0 when nothing is unread).
+--          committed offset; 0 when nothing is unread; NULL, with a reason,
+--          when that record has no timestamp: Records give -1 as NULL).
 --          The committed offset comes from group_commit_log where the folder
 --          holds a dump of __consumer_offsets that covers at_time: the
 --          group's last commit at or before it (compaction only removes a
@@ -21,14 +22,19 @@
 --          Outside what the folder covers (after a topic's last cut, before
 --          its first cut and first stored record, before the commit log is
 --          complete and before any cut saw the group) the figures are NULL
---          and reason says why: never a made-up 0. A committed offset
+--          and reason says why: never a made-up 0. So are they where a
+--          record of the log of a commit's key type, at or before at_time
+--          and after the commit in force, does not decode and may be the
+--          group's commit of the partition (its key names them, or does not
+--          decode either): the commit in force may be that one. A committed offset
 --          past the end offset has lag 0 and a reason (check lag warns of
 --          it: its next fetch is out of range). A restore's progress group
 --          on its target (topicsnap-restore-T on T: source offsets) has no
 --          lag, and the reason says what it is (check lag leaves it out).
 -- params: group_name (a string constant), at_time (a TIMESTAMPTZ);
 --         Records: every stored row of every topic (topic, "partition",
---         "offset", "timestamp"), built from the catalog's topic names;
+--         "offset", "timestamp", NULL for a record's -1), built from the
+--         catalog's topic names;
 --         Log: the folder holds __consumer_offsets.
 -- use: SELECT * FROM lag_at('billing', TIMESTAMPTZ '2026-07-16 11:00:00Z')
 CREATE OR REPLACE MACRO lag_at(group_name, at_time) AS TABLE
@@ -60,8 +66,25 @@ WITH topicsnap_at AS (
 {{- if .Log}}
 ), log_commits AS (
   SELECT l.topic, l."partition", arg_max(l.committed_offset, l.log_offset) AS committed_offset,
-         arg_max(l.deleted, l.log_offset) AS deleted, arg_max(coalesce(l.commit_time, l.log_time), l.log_offset) AS commit_time
+         arg_max(l.deleted, l.log_offset) AS deleted, arg_max(coalesce(l.commit_time, l.log_time), l.log_offset) AS commit_time,
+         arg_max(l.log_partition, l.log_offset) AS commit_log_partition, max(l.log_offset) AS commit_log_offset
   FROM group_commit_log l, topicsnap_at a WHERE l.group_id = group_name AND coalesce(l.commit_time, l.log_time) <= a.ts GROUP BY ALL
+), undecoded_commits AS (
+  -- The records of a commit's key type (0, 1) that group_commit_log
+  -- leaves out because they do not decode, with their key's names (the
+  -- key decoded alone) or the key's own error.
+  SELECT log_partition, log_offset, log_time, k."group" AS group_id, k.topic, k."partition", k.error AS key_error
+  FROM (SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time,
+          from_json(kafka_offsets_record(key_raw, NULL), '{"group":"VARCHAR","topic":"VARCHAR","partition":"INTEGER","error":"VARCHAR"}') AS k
+        FROM "__consumer_offsets" WHERE key_raw < '\x00\x02'::BLOB AND kafka_offsets_commit(key_raw, value_raw) IS NULL)
+), undecoded AS (
+  SELECT p.topic, p."partition", count(*) AS undecoded_records,
+         arg_min(u.log_partition, u.log_offset) AS undecoded_log_partition, min(u.log_offset) AS undecoded_log_offset
+  FROM parts p LEFT JOIN log_commits lc USING (topic, "partition")
+  JOIN undecoded_commits u ON u.key_error IS NOT NULL OR (u.group_id = group_name AND u.topic = p.topic AND u."partition" = p."partition"),
+  topicsnap_at a
+  WHERE u.log_time <= a.ts AND (lc.commit_log_offset IS NULL OR u.log_partition <> lc.commit_log_partition OR u.log_offset > lc.commit_log_offset)
+  GROUP BY ALL
 ), coverage AS (
   SELECT CASE WHEN bool_and(complete_from_start) THEN '-infinity'::TIMESTAMPTZ ELSE max(complete_from) END AS complete_from,
          max(known_until) AS known_until
@@ -72,11 +95,12 @@ WITH topicsnap_at AS (
          st.first_stored, st.records_end, co.committed_offset AS cut_committed, co.as_of AS cut_as_of, co.snapshot_id AS cut_snapshot,
 {{- if .Log}}
          lc.committed_offset AS log_committed, lc.deleted AS log_deleted, lc.commit_time AS log_commit_time,
-         cv.complete_from, cv.known_until,
+         cv.complete_from, cv.known_until, ud.undecoded_records, ud.undecoded_log_partition, ud.undecoded_log_offset,
          cv.known_until IS NOT NULL AND a.ts <= cv.known_until AND (lc.commit_time IS NOT NULL OR a.ts >= cv.complete_from) AS by_log
 {{- else}}
          NULL::BIGINT AS log_committed, NULL::BOOLEAN AS log_deleted, NULL::TIMESTAMPTZ AS log_commit_time,
-         NULL::TIMESTAMPTZ AS complete_from, NULL::TIMESTAMPTZ AS known_until, false AS by_log
+         NULL::TIMESTAMPTZ AS complete_from, NULL::TIMESTAMPTZ AS known_until, NULL::BIGINT AS undecoded_records,
+         NULL::INTEGER AS undecoded_log_partition, NULL::BIGINT AS undecoded_log_offset, false AS by_log
 {{- end}}
   FROM parts p CROSS JOIN topicsnap_at a
   LEFT JOIN span s USING (topic, "partition")
@@ -86,6 +110,7 @@ WITH topicsnap_at AS (
   LEFT JOIN cut_offsets co USING (topic, "partition")
 {{- if .Log}}
   LEFT JOIN log_commits lc USING (topic, "partition")
+  LEFT JOIN undecoded ud USING (topic, "partition")
   CROSS JOIN coverage cv
 {{- end}}
 ), k AS (
@@ -97,11 +122,16 @@ WITH topicsnap_at AS (
         THEN 'before the first cut of ' || topic || ' and its first stored record: its end offset is unknown'
     END AS end_unknown,
     CASE
+      WHEN by_log AND undecoded_records > 0 THEN NULL
       WHEN by_log AND log_deleted THEN NULL
       WHEN by_log THEN log_committed
       ELSE cut_committed
     END AS committed,
     CASE
+      WHEN by_log AND undecoded_records > 0
+        THEN undecoded_records || CASE WHEN undecoded_records = 1 THEN ' record' ELSE ' records' END
+             || ' of the commit log at or before this time (the first at log partition ' || undecoded_log_partition || ' offset ' || undecoded_log_offset
+             || ') may be the group''s commit of this partition after the one the log decodes, and could not be decoded (decode_error in group_log says why): the committed offset is not known'
       WHEN by_log AND log_deleted THEN 'the commit was deleted (a tombstone in the commit log: the group or topic removed, or the offset expired)'
       WHEN by_log AND log_commit_time IS NULL THEN 'no commit of this partition by the group yet (the commit log is complete for it at this time)'
       WHEN by_log THEN NULL
@@ -131,7 +161,7 @@ SELECT e.topic, e."partition", e.ts AS at_time,
             WHEN e.committed IS NOT NULL AND e.end_offset IS NOT NULL THEN greatest(e.end_offset - e.committed, 0) END AS lag_records,
        CASE WHEN e.progress OR e.committed IS NULL OR e.end_offset IS NULL THEN NULL
             WHEN e.committed >= e.end_offset THEN 0
-            ELSE round(epoch(e.ts) - epoch((SELECT arg_min(r."timestamp", r."offset") FROM recs r
+            ELSE round(epoch(e.ts) - epoch((SELECT arg_min_null(r."timestamp", r."offset") FROM recs r
                    WHERE r.topic = e.topic AND r."partition" = e."partition" AND r."offset" >= e.committed AND r."offset" < e.end_offset)), 3)
        END AS lag_seconds,
        coalesce(CASE WHEN e.progress THEN 'group ' || group_name || ' is the progress of a topicsnap restore into ' || e.topic
@@ -142,6 +172,9 @@ SELECT e.topic, e."partition", e.ts AS at_time,
                    || 'its next fetch is out of range and auto.offset.reset decides where it goes on (earliest: the log start, re-reading the partition; latest: the end, skipping what was written until then)'
               WHEN e.committed < e.end_offset AND NOT EXISTS (SELECT 1 FROM recs r WHERE r.topic = e.topic AND r."partition" = e."partition"
                 AND r."offset" >= e.committed AND r."offset" < e.end_offset)
-              THEN 'lag_seconds: no record between the committed offset and the end is stored' END) AS reason
+              THEN 'lag_seconds: no record between the committed offset and the end is stored'
+              WHEN e.committed < e.end_offset AND (SELECT arg_min_null(r."timestamp", r."offset") FROM recs r WHERE r.topic = e.topic AND r."partition" = e."partition"
+                AND r."offset" >= e.committed AND r."offset" < e.end_offset) IS NULL
+              THEN 'lag_seconds: the first unread record has no timestamp (-1), so no age' END) AS reason
 FROM e
 ORDER BY e.topic, e."partition"

@@ -6,9 +6,10 @@
 --          Only groups whose members own some partition of the topic are
 --          judged (an empty group, or one whose assignment the cut could not
 --          decode, says nothing about ownership).
--- params: $1 the topic name.
+-- params: $1 the topic name; $2 the id of the first cut of today's topic
+--         ('' for every cut: see lag.sql).
 WITH latest AS (
-  SELECT group_id, max(snapshot_id) AS snapshot_id FROM group_offsets WHERE topic = $1 GROUP BY group_id
+  SELECT group_id, max(snapshot_id) AS snapshot_id FROM group_offsets WHERE topic = $1 AND snapshot_id >= $2 GROUP BY group_id
 ), m AS (
   SELECT group_id, snapshot_id, assigned_partitions FROM group_members JOIN latest USING (group_id, snapshot_id)
   WHERE topic = $1 AND assigned_partitions IS NOT NULL AND len(assigned_partitions) > 0

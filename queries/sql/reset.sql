@@ -15,9 +15,11 @@
 --          the snapshot never saw.
 -- params: $1 the topic name; $2 the group id; $3 the time (TIMESTAMPTZ);
 --         $4 a JSON list of partitions, or NULL for every partition the
---         group committed on. T the topic's data view; All its full view.
+--         group committed on; $5 the id of the first cut of today's topic
+--         ('' for every cut: a commit on an old topic of the name is not
+--         this one's). T the topic's data view; All its full view.
 WITH cut AS (
-  SELECT max(as_of) AS as_of FROM group_offsets WHERE topic = $1 AND group_id = $2
+  SELECT max(as_of) AS as_of FROM group_offsets WHERE topic = $1 AND group_id = $2 AND snapshot_id >= $5
 ), o AS (
   SELECT g."partition", g.committed_offset, g.snapshot_id, g.as_of
   FROM group_offsets g, cut
