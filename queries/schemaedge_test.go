@@ -26,7 +26,7 @@ func schemaTopicFolder(t *testing.T, ss []*catalog.Schema, topics map[string][][
 			t.Fatal(err)
 		}
 	}
-	res, err := schemas.NewResolver(schemas.Options{Folder: d})
+	res, err := schemas.NewResolver(t.Context(), schemas.Options{Folder: d})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestRegistryAskedInVainIsBounded(t *testing.T) {
 				t.Fatal(err)
 			}
 			var warnings []string
-			r, err := NewResolver(Options{Folder: dir, Registry: &Registry{URLs: []string{h.srv.URL}},
+			r, err := NewResolver(t.Context(), Options{Folder: dir, Registry: &Registry{URLs: []string{h.srv.URL}},
 				Warn: func(s string) { warnings = append(warnings, s) }})
 			if err != nil {
 				t.Fatal(err)
@@ -94,7 +94,7 @@ func TestSlowRegistryAskedInVainIsBounded(t *testing.T) {
 	t.Cleanup(func() { maxFailedWait = old })
 	h := newHostileRegistry(t)
 	var warnings []string
-	r, err := NewResolver(Options{Registry: &Registry{URLs: []string{h.srv.URL}},
+	r, err := NewResolver(t.Context(), Options{Registry: &Registry{URLs: []string{h.srv.URL}},
 		Warn: func(s string) { warnings = append(warnings, s) }})
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func TestSchemaConflictWarnedOnEveryCommand(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res, err := schemas.NewResolver(schemas.Options{Folder: d})
+	res, err := schemas.NewResolver(t.Context(), schemas.Options{Folder: d})
 	if err != nil {
 		t.Fatal(err)
 	}
