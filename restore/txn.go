@@ -247,12 +247,18 @@ func (p *txnProducer) commit(ctx context.Context, again bool) error {
 		}
 		return nil
 	}
-	// The commit is not cut short by Ctrl-C: a commit's outcome must be
-	// known to the next run, and it takes milliseconds.
+	// The records' acknowledgements are waited for until Ctrl-C: a broker
+	// that does not answer (hung, not down) holds a flush without end, and
+	// an interrupted flush aborts the transaction, whose records the next
+	// run produces again. The commit itself is not cut short by Ctrl-C: a
+	// commit's outcome must be known to the next run, and it takes
+	// milliseconds.
+	fctx, fcancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer fcancel()
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
 	who := kafkaconn.Principal(ctx, p.opts.Conn)
-	if err := p.cl.Flush(cctx); err != nil {
+	if err := p.cl.Flush(fctx); err != nil {
 		p.abort(ctx)
 		return restoreErr(ctx, "produce", who, p.opts.ToTopic, p.txnID, err)
 	}
