@@ -736,7 +736,28 @@ func (st *avroState) appendAvroString(b []byte) []byte {
 		b = append(b, raw...)
 		return append(b, '"')
 	}
+	if !utf8.Valid(raw) {
+		// An Avro string is UTF-8 (the specification's "unicode character
+		// sequence"): bytes that are not are no text. Replaced by U+FFFD,
+		// they read as a string no one wrote, and two map keys could meet;
+		// the value fails alone, kept as its bytes, as a Protobuf string
+		// and a JSON Schema value do.
+		st.r.fail("ReadString", fmt.Sprintf("string of %d bytes is not UTF-8 (at byte %d)", len(raw), invalidAt(raw)))
+		return b
+	}
 	return appendStringBytes(b, raw)
+}
+
+// invalidAt is the offset of s's first byte that is not part of valid UTF-8.
+func invalidAt(s []byte) int {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(s)
 }
 
 // jsonPlain marks the bytes a JSON string holds as they are: printable
