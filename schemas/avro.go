@@ -705,21 +705,60 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		}
 		return appendDecimal(b, raw, n.scale)
 	case opDate:
-		return appendQuoted(b, time.Unix(int64(r.int())*86400, 0).UTC(), time.DateOnly), nil
+		v := r.int()
+		if v < minDate || v > maxDate {
+			return nil, fmt.Errorf("avro: date %d (days from 1970-01-01) is outside the range SQL's DATE holds (%d to %d: -5877641-06-25 to 5881580-07-10)", v, minDate, maxDate)
+		}
+		return appendQuoted(b, time.Unix(int64(v)*86400, 0).UTC(), time.DateOnly), nil
 	case opTimeMillis:
 		return appendTimeOfDay(b, int64(r.int())*1000, "time-millis")
 	case opTimeMicros:
 		return appendTimeOfDay(b, r.long(), "time-micros")
-	case opTimestampMillis:
-		return appendTimestamp(b, time.UnixMilli(r.long()).UTC()), nil
-	case opTimestampMicros:
-		return appendTimestamp(b, time.UnixMicro(r.long()).UTC()), nil
-	case opLocalTimestampMillis:
-		return appendQuoted(b, time.UnixMilli(r.long()).UTC(), "2006-01-02T15:04:05.999999"), nil
-	case opLocalTimestampMicros:
-		return appendQuoted(b, time.UnixMicro(r.long()).UTC(), "2006-01-02T15:04:05.999999"), nil
+	case opTimestampMillis, opLocalTimestampMillis:
+		v := r.long()
+		if v < minTimestamp/1000 || v > maxTimestamp/1000 {
+			return nil, timestampRange(n.op, v)
+		}
+		if n.op == opLocalTimestampMillis {
+			return appendQuoted(b, time.UnixMilli(v).UTC(), "2006-01-02T15:04:05.999999"), nil
+		}
+		return appendTimestamp(b, time.UnixMilli(v).UTC()), nil
+	case opTimestampMicros, opLocalTimestampMicros:
+		v := r.long()
+		if v < minTimestamp || v > maxTimestamp {
+			return nil, timestampRange(n.op, v)
+		}
+		if n.op == opLocalTimestampMicros {
+			return appendQuoted(b, time.UnixMicro(v).UTC(), "2006-01-02T15:04:05.999999"), nil
+		}
+		return appendTimestamp(b, time.UnixMicro(v).UTC()), nil
 	}
 	return nil, fmt.Errorf("avro plan op %d is not known", n.op)
+}
+
+// The range of SQL's (DuckDB's) DATE and TIMESTAMP: days from 1970-01-01
+// and microseconds from 1970-01-01T00:00:00Z (the bounds are infinity or
+// past it). A date or timestamp outside it does not read as one: the
+// engine read it as NULL with no error (timestamp-millis 2^63-1, a date of
+// -2^31), so the value fails alone, kept as its bytes, and says why.
+const (
+	minDate      = -(1<<31 - 2)         // -5877641-06-25
+	maxDate      = 1<<31 - 2            // 5881580-07-10
+	minTimestamp = -9223372022400000000 // -290308-12-22T00:00:00Z
+	maxTimestamp = math.MaxInt64 - 1    // 294247-01-10T04:00:54.775806Z
+)
+
+func timestampRange(op avroOp, v int64) error {
+	name, unit := "timestamp-micros", "µs"
+	switch op {
+	case opTimestampMillis:
+		name, unit = "timestamp-millis", "ms"
+	case opLocalTimestampMillis:
+		name, unit = "local-timestamp-millis", "ms"
+	case opLocalTimestampMicros:
+		name = "local-timestamp-micros"
+	}
+	return fmt.Errorf("avro: %s %d %s from 1970-01-01 is outside the range SQL's TIMESTAMP holds (-290308-12-22 to 294247-01-10)", name, v, unit)
 }
 
 // appendAvroString reads an Avro string (a length, then its bytes) and
