@@ -229,6 +229,7 @@ const (
 	opFloat
 	opDouble
 	opString
+	opUUID // a string of logicalType uuid: typed UUID, so checked to be one
 	opBytes
 	opDate
 	opTimeMillis
@@ -476,6 +477,9 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 	case avro.Double:
 		return &avroNode{op: opDouble}, nil
 	case avro.String:
+		if logical == avro.UUID {
+			return &avroNode{op: opUUID}, nil
+		}
 		return &avroNode{op: opString}, nil
 	case avro.Bytes:
 		if d, ok := ls.(*avro.DecimalLogicalSchema); ok && logical == avro.Decimal {
@@ -582,6 +586,19 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		return append(b, '}'), nil
 	case opString:
 		return st.appendAvroString(b), nil
+	case opUUID:
+		raw := r.bytes("ReadString")
+		if r.err != nil {
+			return nil, r.err
+		}
+		if !isUUID(raw) {
+			// The view types the field UUID: any other text read as NULL,
+			// with no error.
+			return nil, fmt.Errorf("avro: uuid %s is not a UUID (32 hex digits, 8-4-4-4-12)", shortQuote(raw))
+		}
+		b = append(b, '"')
+		b = append(b, raw...)
+		return append(b, '"'), nil
 	case opLong:
 		v := r.long()
 		st.num, st.numOK = uint64(v), true
@@ -759,6 +776,44 @@ func timestampRange(op avroOp, v int64) error {
 		name = "local-timestamp-micros"
 	}
 	return fmt.Errorf("avro: %s %d %s from 1970-01-01 is outside the range SQL's TIMESTAMP holds (-290308-12-22 to 294247-01-10)", name, v, unit)
+}
+
+// isUUID reports whether s is a UUID as SQL's UUID reads it exactly: 32
+// hex digits, bare or 8-4-4-4-12 with hyphens, that form in braces.
+func isUUID(s []byte) bool {
+	if len(s) == 38 && s[0] == '{' && s[37] == '}' {
+		s = s[1:37]
+	}
+	hex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+	switch len(s) {
+	case 32:
+		for _, c := range s {
+			if !hex(c) {
+				return false
+			}
+		}
+		return true
+	case 36:
+		for i, c := range s {
+			if i == 8 || i == 13 || i == 18 || i == 23 {
+				if c != '-' {
+					return false
+				}
+			} else if !hex(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// shortQuote is s quoted, cut to 40 bytes.
+func shortQuote(s []byte) string {
+	if len(s) > 40 {
+		return strconv.Quote(string(s[:40])) + fmt.Sprintf(" (%d bytes)", len(s))
+	}
+	return strconv.Quote(string(s))
 }
 
 // appendAvroString reads an Avro string (a length, then its bytes) and
