@@ -262,6 +262,7 @@ type avroNode struct {
 	symbols  [][]byte    // enum: each symbol as a JSON string
 	size     int         // fixed
 	scale    int         // decimals
+	prec     int         // decimals: the precision (digits) the view's DECIMAL holds
 	name     string      // enum: its full name, for errors
 }
 
@@ -432,7 +433,7 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 				if err := checkDecimal(d); err != nil {
 					return nil, err
 				}
-				n.op, n.scale = opFixedDecimal, d.Scale()
+				n.op, n.scale, n.prec = opFixedDecimal, d.Scale(), d.Precision()
 			} else if l.Type() == avro.Duration && s.Size() == 12 {
 				n.op = opFixedDuration
 			}
@@ -486,7 +487,7 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 			if err := checkDecimal(d); err != nil {
 				return nil, err
 			}
-			return &avroNode{op: opBytesDecimal, scale: d.Scale()}, nil
+			return &avroNode{op: opBytesDecimal, scale: d.Scale(), prec: d.Precision()}, nil
 		}
 		return &avroNode{op: opBytes}, nil
 	}
@@ -707,7 +708,7 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		}
 		switch n.op {
 		case opFixedDecimal:
-			return appendDecimal(b, raw, n.scale)
+			return appendDecimal(b, raw, n.scale, n.prec)
 		case opFixedDuration:
 			return fmt.Appendf(b, `{"months":%d,"days":%d,"milliseconds":%d}`,
 				binary.LittleEndian.Uint32(raw[0:4]), binary.LittleEndian.Uint32(raw[4:8]), binary.LittleEndian.Uint32(raw[8:12])), nil
@@ -720,7 +721,7 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		if r.err != nil {
 			return nil, r.err
 		}
-		return appendDecimal(b, raw, n.scale)
+		return appendDecimal(b, raw, n.scale, n.prec)
 	case opDate:
 		v := r.int()
 		if v < minDate || v > maxDate {
@@ -957,7 +958,7 @@ func checkDecimal(d *avro.DecimalLogicalSchema) error {
 
 // appendDecimal writes a decimal's two's-complement unscaled bytes with its
 // scale as an exact decimal string ("-1234.567").
-func appendDecimal(b []byte, raw []byte, scale int) ([]byte, error) {
+func appendDecimal(b []byte, raw []byte, scale, prec int) ([]byte, error) {
 	if len(raw) > maxDecimalBytes {
 		return nil, fmt.Errorf("avro decimal of %d bytes: more than %d digits, the bound topicsnap writes", len(raw), maxDecimalDigits)
 	}
@@ -966,6 +967,12 @@ func appendDecimal(b []byte, raw []byte, scale int) ([]byte, error) {
 		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(len(raw))*8))
 	}
 	digits := n.Abs(n).String()
+	if prec <= 38 && len(digits) > prec && digits != "0" {
+		// The view types it DECIMAL(prec,scale), which holds prec digits:
+		// a value of more read as NULL, with no error (Avro does not bound
+		// a decimal's bytes by its precision; hamba writes any).
+		return nil, fmt.Errorf("avro decimal of %d digits is past its precision of %d (decimal(%d,%d))", len(digits), prec, prec, scale)
+	}
 	b = append(b, '"')
 	if len(raw) > 0 && raw[0]&0x80 != 0 && digits != "0" {
 		b = append(b, '-')
