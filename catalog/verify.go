@@ -44,6 +44,9 @@ type VerifyReport struct {
 	Files    int // data files checked
 	Cuts     int // cluster snapshots checked (those read and those damaged)
 	Problems []Problem
+	// Notes are what is true of the folder and is no damage (a schema id
+	// the registry never had: its values are undecoded, nothing is missing).
+	Notes []string
 }
 
 // Verify is VerifyAll's count of data files and its problems.
@@ -69,8 +72,8 @@ func (d *Dir) Verify(ctx context.Context) (files int, problems []Problem, err er
 // problems: no reader reads them, and the next dump removes them.
 func (d *Dir) VerifyAll(ctx context.Context) (*VerifyReport, error) {
 	r := &VerifyReport{}
-	files, problems, err := d.verifyTopics(ctx)
-	r.Files, r.Problems = files, problems
+	files, problems, notes, err := d.verifyTopics(ctx)
+	r.Files, r.Problems, r.Notes = files, problems, notes
 	if err != nil {
 		return r, err
 	}
@@ -133,24 +136,24 @@ func (d *Dir) verifyCuts(ctx context.Context) (cuts int, problems []Problem, err
 	return cuts, problems, nil
 }
 
-func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, err error) {
+func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, notes []string, err error) {
 	st := d.store()
 	topics, unread, err := d.TopicFolders(ctx)
 	if err != nil {
-		return 0, nil, err
+		return 0, nil, nil, err
 	}
 	for _, u := range unread {
 		problems = append(problems, Problem{KindFolder, st.Where(u.Rel), u.Detail + ": topic " + u.Topic + " is not read", linkFix(u.Mode, "topic's")})
 	}
 	// damaged is an error that is the object's own, named as a problem;
 	// any other (a bucket that cannot be reached) stops the run.
-	schemaTopics := map[int]string{} // schema id -> the first topic whose files list it
+	schemaTopics := map[int]*schemaMet{} // schema id -> where the files list it
 	for _, topic := range topics {
 		trel := "topic=" + topic
 		entries, err := st.List(ctx, trel)
 		if err != nil {
 			if !store.IsDamaged(err) {
-				return files, problems, err
+				return files, problems, nil, err
 			}
 			problems = append(problems, Problem{KindFolder, st.Where(trel), err.Error(), "check the folder's permissions"})
 			continue
@@ -179,7 +182,7 @@ func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, 
 				var b []byte
 				pfiles, pproblems, b, err = d.verifyPartition(ctx, topic, e, prel, read, schemaTopics, checked)
 				if err != nil {
-					return files, problems, err
+					return files, problems, nil, err
 				}
 				if attempt == verifyRereads || !hasFileProblem(pproblems) {
 					break
@@ -194,8 +197,9 @@ func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, 
 			problems = append(problems, pproblems...)
 		}
 	}
-	problems = append(problems, d.verifySchemas(ctx, schemaTopics)...)
-	return files, problems, nil
+	sp, notes := d.verifySchemas(ctx, schemaTopics)
+	problems = append(problems, sp...)
+	return files, problems, notes, nil
 }
 
 // verifyManifestRead runs after verify read a partition's manifest, before
@@ -231,7 +235,7 @@ func hasFileProblem(ps []Problem) bool {
 // bytes checked against. checked holds what each file read before came to
 // (by its entry: a data file is never rewritten under its name), so a
 // partition checked again reads only the files new to its manifest.
-func (d *Dir) verifyPartition(ctx context.Context, topic string, e store.Entry, prel string, b []byte, schemaTopics map[int]string, checked map[string]string) (files int, problems []Problem, _ []byte, err error) {
+func (d *Dir) verifyPartition(ctx context.Context, topic string, e store.Entry, prel string, b []byte, schemaTopics map[int]*schemaMet, checked map[string]string) (files int, problems []Problem, _ []byte, err error) {
 	st := d.store()
 	whole := st.Traits().Partition
 	pdir := st.Where(prel)
@@ -307,8 +311,14 @@ func (d *Dir) verifyPartition(ctx context.Context, topic string, e store.Entry, 
 	}
 	for _, fe := range m.AllFiles() {
 		for _, id := range slices.Concat(fe.SchemaIDs, fe.KeySchemaIDs) {
-			if _, ok := schemaTopics[int(id)]; !ok {
-				schemaTopics[int(id)] = topic
+			sm := schemaTopics[int(id)]
+			if sm == nil {
+				sm = &schemaMet{topic: topic}
+				schemaTopics[int(id)] = sm
+			}
+			if len(sm.files) < maxSchemaFiles {
+				sm.files = append(sm.files, prel+"/"+fe.Name)
+				sm.sizes = append(sm.sizes, fe.Bytes)
 			}
 		}
 		files++
@@ -386,20 +396,53 @@ func (d *Dir) verifyFile(ctx context.Context, path, frel string, tp TopicPartiti
 	return ""
 }
 
+// schemaMet is where the data files list a schema id: the first topic, and
+// the first files (relative paths and sizes).
+type schemaMet struct {
+	topic string
+	files []string
+	sizes []int64
+}
+
+// maxSchemaFiles bounds the files of a schema id the folder lacks that
+// verify reads for why its values were not decoded.
+const maxSchemaFiles = 8
+
+// unknownToRegistry is the reason a value is given when the registry
+// answered that it has no schema of its id (schemas.Resolver: HTTP 404).
+const unknownToRegistry = "is unknown to the registry"
+
 // verifySchemas names the schema ids the data files list that the folder
-// lacks (or holds damaged), and the references of those it holds.
-func (d *Dir) verifySchemas(ctx context.Context, met map[int]string) []Problem {
+// lacks (or holds damaged), and the references of those it holds. An id
+// the registry said it did not know (HTTP 404, the reason of one of its
+// values, even if earlier values found the registry down) is no damage and
+// no schema a dump could fetch: it is a note, not a problem (it was reported as missing, exit 9, with the
+// advice to dump again with the registry reachable, which cannot help).
+func (d *Dir) verifySchemas(ctx context.Context, met map[int]*schemaMet) ([]Problem, []string) {
 	var problems []Problem
+	var notes []string
 	seen := map[int]bool{}
-	var check func(id int, by string)
-	check = func(id int, by string) {
+	var check func(id int, by string, sm *schemaMet)
+	check = func(id int, by string, sm *schemaMet) {
 		if seen[id] {
 			return
 		}
 		seen[id] = true
 		s, err := d.ReadSchema(ctx, id)
 		if errors.Is(err, os.ErrNotExist) {
-			problems = append(problems, Problem{KindSchema, d.SchemaPath(id), fmt.Sprintf("schema id %d (%s) is not in the folder: its values were not decoded", id, by),
+			var why []string
+			if sm != nil {
+				why = d.undecodedReasons(ctx, id, sm)
+			}
+			if i := slices.IndexFunc(why, func(w string) bool { return strings.Contains(w, unknownToRegistry) }); i >= 0 {
+				notes = append(notes, fmt.Sprintf("schema id %d (%s) was unknown to the schema registry when its values were dumped (%q): they are kept undecoded, value_error says why; the folder lacks nothing a dump could fetch (if the registry has it now, give --schema DIR with it as %d.avsc, .proto or .json to dump new values)", id, by, why[i], id))
+				return
+			}
+			detail := fmt.Sprintf("schema id %d (%s) is not in the folder: its values were not decoded", id, by)
+			if len(why) > 0 {
+				detail += fmt.Sprintf(" (%q)", why[0])
+			}
+			problems = append(problems, Problem{KindSchema, d.SchemaPath(id), detail,
 				"dump again with the schema registry reachable (it fetches the schemas the folder lacks), or give --schema DIR with the schema as " + strconv.Itoa(id) + ".avsc, .proto or .json"})
 			return
 		}
@@ -408,11 +451,57 @@ func (d *Dir) verifySchemas(ctx context.Context, met map[int]string) []Problem {
 			return
 		}
 		for _, r := range s.References {
-			check(r.ID, fmt.Sprintf("referenced by schema %d as %s", id, r.Name))
+			check(r.ID, fmt.Sprintf("referenced by schema %d as %s", id, r.Name), nil)
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(met)) {
-		check(id, "met in topic "+met[id])
+		check(id, "met in topic "+met[id].topic, met[id])
 	}
-	return problems
+	return problems, notes
+}
+
+// undecodedReasons reads the decode errors of the values (and keys) of
+// schema id in the first files that list it: each distinct reason, at
+// most 4; nil when none was read (a file that does not read is the data
+// file check's problem) or a value of id was decoded.
+func (d *Dir) undecodedReasons(ctx context.Context, id int, sm *schemaMet) []string {
+	want := make([]bool, len(rowLeafPaths))
+	for i, p := range rowLeafPaths {
+		switch p[0] {
+		case "schema_id", "value_decoded", "value_decode_error", "key_schema_id", "key_decoded", "key_decode_error":
+			want[i] = true
+		}
+	}
+	var why []string
+	decoded := false
+	add := func(r *string) {
+		if r != nil && len(why) < 4 && !slices.Contains(why, *r) {
+			why = append(why, *r)
+		}
+	}
+	for i, frel := range sm.files {
+		f, err := d.store().Open(ctx, frel)
+		if err != nil {
+			return nil
+		}
+		err = scanReader(ctx, frel, f, sm.sizes[i], 8192, want, true, func(rows []Row) error {
+			for j := range rows {
+				r := &rows[j]
+				if r.SchemaID != nil && int(*r.SchemaID) == id {
+					decoded = decoded || r.ValueDecoded != nil
+					add(r.ValueDecodeError)
+				}
+				if r.KeySchemaID != nil && int(*r.KeySchemaID) == id {
+					decoded = decoded || r.KeyDecoded != nil
+					add(r.KeyDecodeError)
+				}
+			}
+			return nil
+		})
+		f.Close()
+		if err != nil || decoded {
+			return nil
+		}
+	}
+	return why
 }

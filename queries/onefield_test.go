@@ -28,7 +28,7 @@ func oddFixture(t *testing.T) string {
 		`{"s":{"a":[1, 2]},"n":"1_000","d":"inf","b":"yes","o":{"k":1e3}}`,
 		`{"s":null,"n":null,"d":null,"b":null,"o":[1]}`,
 		`{"s":"first","s":"second","n":2,"n":3}`,
-		`{"S":"upper","N":5}`,
+		`{"Upper":"upper","N2":5}`, // (names differing only in case: TestNamesDifferingInCase)
 		`{"s":"\u00e9\n\"","n":123456789012345678901234567890,"d":-0}`,
 		`{"a.b":"dot","x/y":"slash","q\"uote":"quote","ti~lde":"tilde","":"empty"}`,
 		` {"s" : "spaced" , "n" : -7 } `,

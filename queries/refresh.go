@@ -646,6 +646,9 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 					}
 				}
 			}
+			if t.JSON {
+				t.Structure = e.keepApart(tf.name, t.Structure, "value")
+			}
 			if tf.keyEncoded {
 				// Keys: the structure of a sample of the decoded keys (a
 				// record, or a scalar: an Avro "string" key), then the
@@ -665,6 +668,7 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 							e.problems = append(e.problems, fmt.Sprintf("topic %s: key field %s differ between its schemas; read as VARCHAR (its JSON text)", tf.name, c))
 						}
 					}
+					t.KeyStructure = e.keepApart(tf.name, t.KeyStructure, "key")
 				}
 			}
 		}
@@ -883,6 +887,21 @@ func (e *Engine) readTopic(ctx context.Context, n string, fc *footerCache) (*cat
 		}
 		missing = strings.Join(now, "\n")
 	}
+}
+
+// keepApart is structure with each object level that holds names differing
+// only in case typed as its JSON text (see caseApart), each such level
+// named in one warning of the topic.
+func (e *Engine) keepApart(topic, structure, names string) string {
+	apart, clashes, err := caseApart(structure, names)
+	if err != nil {
+		return structure // not a structure caseApart reads: none of ours
+	}
+	if len(clashes) > 0 {
+		e.problems = append(e.problems, fmt.Sprintf("topic %s: names that differ only in case, which SQL does not tell apart (%s); each such level is read as VARCHAR, its JSON text: read its fields with ->> (%s->>'NAME')",
+			topic, strings.Join(clashes, "; "), strings.SplitN(clashes[0], ":", 2)[0]))
+	}
+	return apart
 }
 
 // maxSchemaProblems bounds the schema ids a topic's warnings name one by one.

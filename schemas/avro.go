@@ -229,6 +229,7 @@ const (
 	opFloat
 	opDouble
 	opString
+	opUUID // a string of logicalType uuid: typed UUID, so checked to be one
 	opBytes
 	opDate
 	opTimeMillis
@@ -261,6 +262,7 @@ type avroNode struct {
 	symbols  [][]byte    // enum: each symbol as a JSON string
 	size     int         // fixed
 	scale    int         // decimals
+	prec     int         // decimals: the precision (digits) the view's DECIMAL holds
 	name     string      // enum: its full name, for errors
 }
 
@@ -431,7 +433,7 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 				if err := checkDecimal(d); err != nil {
 					return nil, err
 				}
-				n.op, n.scale = opFixedDecimal, d.Scale()
+				n.op, n.scale, n.prec = opFixedDecimal, d.Scale(), d.Precision()
 			} else if l.Type() == avro.Duration && s.Size() == 12 {
 				n.op = opFixedDuration
 			}
@@ -476,13 +478,16 @@ func compileAvro(s avro.Schema, named map[avro.Schema]*avroNode) (*avroNode, err
 	case avro.Double:
 		return &avroNode{op: opDouble}, nil
 	case avro.String:
+		if logical == avro.UUID {
+			return &avroNode{op: opUUID}, nil
+		}
 		return &avroNode{op: opString}, nil
 	case avro.Bytes:
 		if d, ok := ls.(*avro.DecimalLogicalSchema); ok && logical == avro.Decimal {
 			if err := checkDecimal(d); err != nil {
 				return nil, err
 			}
-			return &avroNode{op: opBytesDecimal, scale: d.Scale()}, nil
+			return &avroNode{op: opBytesDecimal, scale: d.Scale(), prec: d.Precision()}, nil
 		}
 		return &avroNode{op: opBytes}, nil
 	}
@@ -582,6 +587,19 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		return append(b, '}'), nil
 	case opString:
 		return st.appendAvroString(b), nil
+	case opUUID:
+		raw := r.bytes("ReadString")
+		if r.err != nil {
+			return nil, r.err
+		}
+		if !isUUID(raw) {
+			// The view types the field UUID: any other text read as NULL,
+			// with no error.
+			return nil, fmt.Errorf("avro: uuid %s is not a UUID (32 hex digits, 8-4-4-4-12)", shortQuote(raw))
+		}
+		b = append(b, '"')
+		b = append(b, raw...)
+		return append(b, '"'), nil
 	case opLong:
 		v := r.long()
 		st.num, st.numOK = uint64(v), true
@@ -690,7 +708,7 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		}
 		switch n.op {
 		case opFixedDecimal:
-			return appendDecimal(b, raw, n.scale)
+			return appendDecimal(b, raw, n.scale, n.prec)
 		case opFixedDuration:
 			return fmt.Appendf(b, `{"months":%d,"days":%d,"milliseconds":%d}`,
 				binary.LittleEndian.Uint32(raw[0:4]), binary.LittleEndian.Uint32(raw[4:8]), binary.LittleEndian.Uint32(raw[8:12])), nil
@@ -703,23 +721,100 @@ func (st *avroState) appendAvro(b []byte, n *avroNode, depth int) ([]byte, error
 		if r.err != nil {
 			return nil, r.err
 		}
-		return appendDecimal(b, raw, n.scale)
+		return appendDecimal(b, raw, n.scale, n.prec)
 	case opDate:
-		return appendQuoted(b, time.Unix(int64(r.int())*86400, 0).UTC(), time.DateOnly), nil
+		v := r.int()
+		if v < minDate || v > maxDate {
+			return nil, fmt.Errorf("avro: date %d (days from 1970-01-01) is outside the range SQL's DATE holds (%d to %d: -5877641-06-25 to 5881580-07-10)", v, minDate, maxDate)
+		}
+		return appendQuoted(b, time.Unix(int64(v)*86400, 0).UTC(), time.DateOnly), nil
 	case opTimeMillis:
 		return appendTimeOfDay(b, int64(r.int())*1000, "time-millis")
 	case opTimeMicros:
 		return appendTimeOfDay(b, r.long(), "time-micros")
-	case opTimestampMillis:
-		return appendTimestamp(b, time.UnixMilli(r.long()).UTC()), nil
-	case opTimestampMicros:
-		return appendTimestamp(b, time.UnixMicro(r.long()).UTC()), nil
-	case opLocalTimestampMillis:
-		return appendQuoted(b, time.UnixMilli(r.long()).UTC(), "2006-01-02T15:04:05.999999"), nil
-	case opLocalTimestampMicros:
-		return appendQuoted(b, time.UnixMicro(r.long()).UTC(), "2006-01-02T15:04:05.999999"), nil
+	case opTimestampMillis, opLocalTimestampMillis:
+		v := r.long()
+		if v < minTimestamp/1000 || v > maxTimestamp/1000 {
+			return nil, timestampRange(n.op, v)
+		}
+		if n.op == opLocalTimestampMillis {
+			return appendQuoted(b, time.UnixMilli(v).UTC(), "2006-01-02T15:04:05.999999"), nil
+		}
+		return appendTimestamp(b, time.UnixMilli(v).UTC()), nil
+	case opTimestampMicros, opLocalTimestampMicros:
+		v := r.long()
+		if v < minTimestamp || v > maxTimestamp {
+			return nil, timestampRange(n.op, v)
+		}
+		if n.op == opLocalTimestampMicros {
+			return appendQuoted(b, time.UnixMicro(v).UTC(), "2006-01-02T15:04:05.999999"), nil
+		}
+		return appendTimestamp(b, time.UnixMicro(v).UTC()), nil
 	}
 	return nil, fmt.Errorf("avro plan op %d is not known", n.op)
+}
+
+// The range of SQL's (DuckDB's) DATE and TIMESTAMP: days from 1970-01-01
+// and microseconds from 1970-01-01T00:00:00Z (the bounds are infinity or
+// past it). A date or timestamp outside it does not read as one: the
+// engine read it as NULL with no error (timestamp-millis 2^63-1, a date of
+// -2^31), so the value fails alone, kept as its bytes, and says why.
+const (
+	minDate      = -(1<<31 - 2)         // -5877641-06-25
+	maxDate      = 1<<31 - 2            // 5881580-07-10
+	minTimestamp = -9223372022400000000 // -290308-12-22T00:00:00Z
+	maxTimestamp = math.MaxInt64 - 1    // 294247-01-10T04:00:54.775806Z
+)
+
+func timestampRange(op avroOp, v int64) error {
+	name, unit := "timestamp-micros", "µs"
+	switch op {
+	case opTimestampMillis:
+		name, unit = "timestamp-millis", "ms"
+	case opLocalTimestampMillis:
+		name, unit = "local-timestamp-millis", "ms"
+	case opLocalTimestampMicros:
+		name = "local-timestamp-micros"
+	}
+	return fmt.Errorf("avro: %s %d %s from 1970-01-01 is outside the range SQL's TIMESTAMP holds (-290308-12-22 to 294247-01-10)", name, v, unit)
+}
+
+// isUUID reports whether s is a UUID as SQL's UUID reads it exactly: 32
+// hex digits, bare or 8-4-4-4-12 with hyphens, that form in braces.
+func isUUID(s []byte) bool {
+	if len(s) == 38 && s[0] == '{' && s[37] == '}' {
+		s = s[1:37]
+	}
+	hex := func(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+	switch len(s) {
+	case 32:
+		for _, c := range s {
+			if !hex(c) {
+				return false
+			}
+		}
+		return true
+	case 36:
+		for i, c := range s {
+			if i == 8 || i == 13 || i == 18 || i == 23 {
+				if c != '-' {
+					return false
+				}
+			} else if !hex(c) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// shortQuote is s quoted, cut to 40 bytes.
+func shortQuote(s []byte) string {
+	if len(s) > 40 {
+		return strconv.Quote(string(s[:40])) + fmt.Sprintf(" (%d bytes)", len(s))
+	}
+	return strconv.Quote(string(s))
 }
 
 // appendAvroString reads an Avro string (a length, then its bytes) and
@@ -736,7 +831,28 @@ func (st *avroState) appendAvroString(b []byte) []byte {
 		b = append(b, raw...)
 		return append(b, '"')
 	}
+	if !utf8.Valid(raw) {
+		// An Avro string is UTF-8 (the specification's "unicode character
+		// sequence"): bytes that are not are no text. Replaced by U+FFFD,
+		// they read as a string no one wrote, and two map keys could meet;
+		// the value fails alone, kept as its bytes, as a Protobuf string
+		// and a JSON Schema value do.
+		st.r.fail("ReadString", fmt.Sprintf("string of %d bytes is not UTF-8 (at byte %d)", len(raw), invalidAt(raw)))
+		return b
+	}
 	return appendStringBytes(b, raw)
+}
+
+// invalidAt is the offset of s's first byte that is not part of valid UTF-8.
+func invalidAt(s []byte) int {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(s)
 }
 
 // jsonPlain marks the bytes a JSON string holds as they are: printable
@@ -842,7 +958,7 @@ func checkDecimal(d *avro.DecimalLogicalSchema) error {
 
 // appendDecimal writes a decimal's two's-complement unscaled bytes with its
 // scale as an exact decimal string ("-1234.567").
-func appendDecimal(b []byte, raw []byte, scale int) ([]byte, error) {
+func appendDecimal(b []byte, raw []byte, scale, prec int) ([]byte, error) {
 	if len(raw) > maxDecimalBytes {
 		return nil, fmt.Errorf("avro decimal of %d bytes: more than %d digits, the bound topicsnap writes", len(raw), maxDecimalDigits)
 	}
@@ -851,6 +967,12 @@ func appendDecimal(b []byte, raw []byte, scale int) ([]byte, error) {
 		n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(len(raw))*8))
 	}
 	digits := n.Abs(n).String()
+	if prec <= 38 && len(digits) > prec && digits != "0" {
+		// The view types it DECIMAL(prec,scale), which holds prec digits:
+		// a value of more read as NULL, with no error (Avro does not bound
+		// a decimal's bytes by its precision; hamba writes any).
+		return nil, fmt.Errorf("avro decimal of %d digits is past its precision of %d (decimal(%d,%d))", len(digits), prec, prec, scale)
+	}
 	b = append(b, '"')
 	if len(raw) > 0 && raw[0]&0x80 != 0 && digits != "0" {
 		b = append(b, '-')

@@ -47,6 +47,14 @@ func TestDecimalBounds(t *testing.T) {
 		{"a negative one", []byte{0, 0, 0, 0, 4, 4, 0xfb, 0x2e}, `"-12.34"`, true},
 		{"a small one", []byte{0, 0, 0, 0, 4, 2, 7}, `"0.07"`, true},
 		{"fixed", []byte{0, 0, 0, 0, 5, 0, 42}, `"0.042"`, true},
+		// Past the precision: DECIMAL(10,2) read it as NULL with no error
+		// (12345678901 = 0x02 0xdf 0xdc 0x1c 0x35: 123456789.01); 10 digits
+		// still decode, and a fixed of 4 digits past 9.999.
+		{"11 digits of decimal(10,2)", []byte{0, 0, 0, 0, 4, 10, 0x02, 0xdf, 0xdc, 0x1c, 0x35}, "does not decode with schema 4: avro decimal of 11 digits is past its precision of 10 (decimal(10,2))", false},
+		{"10 digits of decimal(10,2)", []byte{0, 0, 0, 0, 4, 10, 0x02, 0x54, 0x0b, 0xe3, 0xff}, `"99999999.99"`, true},
+		{"-10 digits of decimal(10,2)", []byte{0, 0, 0, 0, 4, 10, 0xfd, 0xab, 0xf4, 0x1c, 0x01}, `"-99999999.99"`, true},
+		{"fixed past 9.999", []byte{0, 0, 0, 0, 5, 0x27, 0x10}, "avro decimal of 5 digits is past its precision of 4", false},
+		{"fixed at 9.999", []byte{0, 0, 0, 0, 5, 0x27, 0x0f}, `"9.999"`, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

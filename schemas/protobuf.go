@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/bufbuild/protocompile"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
@@ -141,6 +144,9 @@ func (d *protoDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
 	if err := proto.Unmarshal(rest, m); err != nil {
 		return nil, err
 	}
+	if err := protoUnknown(m, string(md.FullName())); err != nil {
+		return nil, err
+	}
 	// protojson writes every field of every message (EmitUnpopulated): an
 	// empty element of a repeated message is two bytes of payload and all
 	// its fields' names of text. Measured before the text is made.
@@ -156,6 +162,53 @@ func (d *protoDecoder) decode(payload []byte, buf []byte) ([]byte, error) {
 		return nil, errProtoTooMuchText
 	}
 	return out, nil
+}
+
+// protoUnknown says where m holds fields its schema does not name. Such a
+// field (a writer of another version of the message, a schema id that is
+// not the writer's) has no place in the decoded text: protojson left it
+// out and the value read as if it were absent (field 99 = 42 read as
+// nothing). Its bytes are data the value holds, so the value fails alone,
+// kept as its bytes, naming the fields. The walk visits each message of m
+// once (the payload's size bounds it).
+func protoUnknown(m protoreflect.Message, path string) error {
+	if u := m.GetUnknown(); len(u) > 0 {
+		var nums []string
+		for b := u; len(b) > 0 && len(nums) < 5; {
+			num, typ, n := protowire.ConsumeTag(b)
+			if n < 0 {
+				break
+			}
+			m := protowire.ConsumeFieldValue(num, typ, b[n:])
+			if m < 0 {
+				break
+			}
+			if s := strconv.Itoa(int(num)); !slices.Contains(nums, s) {
+				nums = append(nums, s)
+			}
+			b = b[n+m:]
+		}
+		return fmt.Errorf("protobuf: %s holds fields its schema does not name (numbers %s; %d bytes): the value was written with another schema; they would be left out of the decoded value", path, strings.Join(nums, ", "), len(u))
+	}
+	var err error
+	m.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		switch {
+		case fd.IsList() && fd.Message() != nil:
+			l := v.List()
+			for i := 0; err == nil && i < l.Len(); i++ {
+				err = protoUnknown(l.Get(i).Message(), fmt.Sprintf("%s.%s[%d]", path, fd.Name(), i))
+			}
+		case fd.IsMap() && fd.MapValue().Message() != nil:
+			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+				err = protoUnknown(mv.Message(), fmt.Sprintf("%s.%s[%s]", path, fd.Name(), strconv.Quote(k.String())))
+				return err == nil
+			})
+		case !fd.IsList() && !fd.IsMap() && fd.Message() != nil:
+			err = protoUnknown(v.Message(), path+"."+string(fd.Name()))
+		}
+		return err == nil
+	})
+	return err
 }
 
 var errProtoTooMuchText = fmt.Errorf("protobuf: the value's text is larger than %d MiB, the bound of one value", maxDecodedText>>20)

@@ -52,3 +52,39 @@ func TestProtobufMessageIndexFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestProtobufUnknownFields: a field the schema does not name (field 99 =
+// 42) was left out of the decoded value with no word, the value read as if
+// it were absent. Now the value fails alone, naming where and which.
+func TestProtobufUnknownFields(t *testing.T) {
+	r := resolverWith(t, &catalog.Schema{ID: 5, Type: catalog.SchemaProtobuf, Schema: "syntax = \"proto3\";\npackage p;\nmessage M { string s = 1; N n = 2; repeated N l = 3; map<string, N> m = 4; }\nmessage N { int64 k = 1; }\n"})
+	f99 := []byte{0x98, 0x06, 42} // field 99, varint 42
+	cases := []struct {
+		name string
+		msg  []byte
+		want string // the text, or "" for a failure
+		why  string
+	}{
+		{"known fields only", []byte{10, 1, 'z'}, `{"s":"z", "n":null, "l":[], "m":{}}`, ""},
+		{"field 99 = 42", append([]byte{10, 1, 'z'}, f99...), "", "p.M holds fields its schema does not name (numbers 99; 3 bytes)"},
+		{"in a nested message", append([]byte{0x12, 3}, f99...), "", "p.M.n holds fields its schema does not name (numbers 99"},
+		{"in a list's element", append([]byte{0x1a, 0}, append([]byte{0x1a, 3}, f99...)...), "", "p.M.l[1] holds fields"},
+		{"in a map's value", append([]byte{0x22, 8, 10, 1, 'a', 0x12, 3}, f99...), "", `p.M.m["a"] holds fields`},
+		{"two fields", append(append([]byte{10, 1, 'z', 0xa0, 0x06, 1}, f99...), 0x98, 0x06, 1), "", "numbers 100, 99; 9 bytes"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			value := append(wire(5)[:5:5], 0)
+			value = append(value, c.msg...)
+			out, _, ok, fail := r.Decode(t.Context(), value, nil)
+			switch {
+			case !ok:
+				t.Fatal("not taken as the wire format")
+			case c.want != "" && (fail != nil || strings.ReplaceAll(string(out), " ", "") != strings.ReplaceAll(c.want, " ", "")):
+				t.Fatalf("got %s, %v; want %s", out, fail, c.want)
+			case c.want == "" && (fail == nil || !strings.Contains(fail.Reason, c.why)):
+				t.Fatalf("got %s, %v; want a failure saying %q", out, fail, c.why)
+			}
+		})
+	}
+}

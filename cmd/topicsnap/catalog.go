@@ -342,6 +342,9 @@ func (a *app) verifyCmd() *cobra.Command {
 			for _, p := range r.Problems {
 				fmt.Fprintln(a.stdout, p.String())
 			}
+			for _, n := range r.Notes {
+				fmt.Fprintln(a.stdout, "note: "+n)
+			}
 			checked := count(r.Files, "data file", "data files") + " and " + count(r.Cuts, "cluster snapshot", "cluster snapshots") + " checked"
 			if len(r.Problems) > 0 {
 				found, hint := verifyFound(r.Problems)
