@@ -93,7 +93,7 @@ func TestAvroNamesDifferingInCase(t *testing.T) {
 	if err := d.WriteSchema(ctx, &catalog.Schema{ID: 1, Type: catalog.SchemaAvro, Schema: text, Source: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := schemas.NewResolver(schemas.Options{Folder: d})
+	res, err := schemas.NewResolver(t.Context(), schemas.Options{Folder: d})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestAvroUUIDIsOne(t *testing.T) {
 	if err := writeFile(dir, "1.avsc", `{"type":"string","logicalType":"uuid"}`); err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewResolver(Options{SchemaDir: dir})
+	r, err := NewResolver(t.Context(), Options{SchemaDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func TestAvroTimesOutsideSQLRange(t *testing.T) {
 		if err := writeFile(dir, "1.avsc", c.schema); err != nil {
 			t.Fatal(err)
 		}
-		r, err := NewResolver(Options{SchemaDir: dir})
+		r, err := NewResolver(t.Context(), Options{SchemaDir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
