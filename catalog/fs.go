@@ -145,6 +145,8 @@ func (e *ManifestError) Error() string {
 		what = "data file damaged"
 	case errors.Is(e.Err, ErrNotFolder):
 		what = "partition folder not read"
+	case errors.Is(e.Err, ErrTooManyFiles):
+		what = "manifest not read"
 	case !errors.Is(e.Err, ErrBadManifest):
 		what = "manifest unreadable"
 	}
