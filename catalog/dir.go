@@ -26,7 +26,9 @@ var (
 	ErrBadLock     = store.ErrBadLock
 	ErrNotWritable = store.ErrNotWritable
 	ErrDiskFull    = store.ErrDiskFull
-	ErrBadManifest = exit.New(exit.BadFolder, "manifest is not valid", "run: topicsnap catalog verify --dir DIR")
+	// ErrTooManyFiles: the limit of open files reached (store.ErrTooManyFiles).
+	ErrTooManyFiles = store.ErrTooManyFiles
+	ErrBadManifest  = exit.New(exit.BadFolder, "manifest is not valid", "run: topicsnap catalog verify --dir DIR")
 	// ErrNotFolder is a topic's or a partition's folder, or a topic's
 	// folder of cuts, that is a symbolic link (or a file): it is not read,
 	// as a link may lead out of the snapshot folder (README "Security").

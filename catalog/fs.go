@@ -145,6 +145,8 @@ func (e *ManifestError) Error() string {
 		what = "data file damaged"
 	case errors.Is(e.Err, ErrNotFolder):
 		what = "partition folder not read"
+	case errors.Is(e.Err, ErrTooManyFiles):
+		what = "partition not read"
 	case !errors.Is(e.Err, ErrBadManifest):
 		what = "manifest unreadable"
 	}
@@ -500,6 +502,10 @@ func (d *Dir) ReadTopic(ctx context.Context, topic string) (*TopicManifests, err
 		m, exists, err := d.readManifestIf(ctx, tp)
 		var me *ManifestError
 		switch {
+		case errors.Is(err, ErrTooManyFiles):
+			// The process's limit, not the partition's: leaving the
+			// partition out would judge the others as the whole topic.
+			return nil, fmt.Errorf("read topic %s: %w", topic, err)
 		case errors.As(err, &me):
 			tm.Damaged = append(tm.Damaged, me)
 			continue
@@ -522,6 +528,9 @@ func (d *Dir) ReadTopic(ctx context.Context, topic string) (*TopicManifests, err
 				break
 			}
 			m, me = m2, d.checkFiles(ctx, m2)
+		}
+		if me != nil && errors.Is(me, ErrTooManyFiles) {
+			return nil, fmt.Errorf("read topic %s: %w", topic, me)
 		}
 		if me != nil {
 			tm.Damaged = append(tm.Damaged, me)

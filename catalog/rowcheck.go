@@ -172,6 +172,8 @@ func (d *Dir) checkData(ctx context.Context, tp TopicPartition, name string) (in
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return 0, fmt.Errorf("%s: %w: missing: %w", RelFilePath(tp, name), ErrBadDataFile, err)
+	case errors.Is(err, ErrTooManyFiles):
+		return 0, fmt.Errorf("%s: %w", RelFilePath(tp, name), err)
 	case err != nil:
 		return 0, fmt.Errorf("%s: %w: %w", RelFilePath(tp, name), ErrBadDataFile, err)
 	}

@@ -36,11 +36,12 @@ const (
 // dumped, and the round's error names every topic that failed, the first
 // (in the order of topics) giving the exit code. An error no topic would
 // escape (the cluster unreachable, authentication or TLS failing, the
-// folder full or gone, an interruption) stops new snapshots from starting;
-// those running finish (what they read is committed). With Follow, a
-// transient error is waited out, and a topic's own failure is said and
-// tried again next round while the other topics are followed on (unless
-// every topic failed): the next round resumes from the manifests.
+// folder full or gone, the limit of open files, an interruption) stops
+// new snapshots from starting; those running finish (what they read is
+// committed). With Follow, a transient error is waited out, and a topic's
+// own failure is said and tried again next round while the other topics
+// are followed on (unless every topic failed): the next round resumes
+// from the manifests.
 func (d *dumper) round(ctx context.Context, topics []string, sum *Summary) error {
 	d.groupsMu.Lock()
 	d.groupsAt = nil // read again each round
@@ -152,6 +153,11 @@ func stopsTheRound(err error) bool {
 		return false
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	if errors.Is(err, catalog.ErrTooManyFiles) {
+		// The process's limit of open files: the next topic would meet it
+		// too.
 		return true
 	}
 	switch code, _ := exit.Of(err); code {

@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
 	"net"
 	"strings"
@@ -14,6 +13,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/topicsnap/topicsnap/catalog/store"
+	"github.com/topicsnap/topicsnap/internal/exit"
 )
 
 // Errors a caller can tell apart with errors.Is, each with the exit code
@@ -96,6 +98,11 @@ func Classify(err error) error {
 	}
 	if isTLS(err) {
 		return fmt.Errorf("%w: %w", ErrTLS, err)
+	}
+	if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+		// A socket this process could not open: the limit of open files,
+		// not a cluster out of reach.
+		return store.TooManyFiles(err)
 	}
 	var ne net.Error
 	var oe *net.OpError

@@ -15,12 +15,16 @@ func init() {
 	register(&Check{
 		Name:      "gaps",
 		ReadsCuts: true,
-		Empty:     EmptyNoted,
-		Summary:   "holes per partition, explained (markers, aborted, compaction, retention) or missing",
-		Order:     10,
-		Options:   []string{"limit"},
-		Charts:    gapsCharts,
-		run:       checkGaps,
+		// A topic with no records keeps a fail: offsets missing,
+		// damaged, deleted between snapshots or not dumped are data the
+		// folder does not know, not "no data", and fail the same with
+		// records or without.
+		Empty:   EmptyNotedKeepsFail,
+		Summary: "holes per partition, explained (markers, aborted, compaction, retention) or missing",
+		Order:   10,
+		Options: []string{"limit"},
+		Charts:  gapsCharts,
+		run:     checkGaps,
 	})
 }
 

@@ -120,15 +120,14 @@ func membersFromLog(ctx context.Context, e *Engine, o CheckOptions, s Row) (*Rep
 	// A record of the log that did not decode may be a generation or a
 	// commit of the group: the history is then not whole, and a member it
 	// would show is not judged (never ok).
-	und, err := e.run(ctx, "members_undecodable", sqlData{}, o.Group)
+	undecodable, where, err := logUndecodable(ctx, e, o.Group)
 	if err != nil {
 		return nil, err
 	}
-	undecodable := asInt(und[0].Get("records"))
 	r.Summary.Set("undecodable_log_records", undecodable)
 	if undecodable > 0 {
-		caveat += fmt.Sprintf("; not judged: %s of the log could not be decoded and may be the group's (a generation or a commit this history lacks; decode_error in group_log says why)",
-			plural(undecodable, "record", "records"))
+		caveat += fmt.Sprintf("; not judged: %s of the log could not be decoded and may be the group's (a generation or a commit this history lacks: %s)",
+			plural(undecodable, "record", "records"), where)
 	}
 	var who []string
 	for _, x := range rows {
@@ -164,14 +163,34 @@ func membersFromCuts(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	s := sum[0]
 	r := &Report{Summary: NewRow(), Rows: []Row{}}
 	log := "the folder holds no dump of __consumer_offsets"
+	undecodable := int64(-1) // no log to count in
 	if e.hasCommitLog() {
 		log = "the dump of __consumer_offsets keeps no generation of this group (compacted away, or before the dump)"
+		// A record that did not decode may be the generation the log
+		// lacks: "keeps none" would hide it.
+		var where string
+		var err error
+		undecodable, where, err = logUndecodable(ctx, e, o.Group)
+		if err != nil {
+			return nil, err
+		}
+		if undecodable > 0 {
+			log = fmt.Sprintf("the dump of __consumer_offsets keeps no generation of this group that decodes: %s of it could not be decoded and may be the group's (%s)",
+				plural(undecodable, "record", "records"), where)
+		}
 	}
 	r.Summary.Set("group", o.Group).Set("source", "cuts").Set("cuts", asInt(s.Get("cuts_with_group")))
+	if undecodable >= 0 {
+		r.Summary.Set("undecodable_log_records", undecodable)
+	}
 	if asInt(s.Get("cuts_with_group")) == 0 {
 		r.Status = StatusWarn
 		r.Summary.Set("members", int64(0)).Set("new_client_ids", int64(0)).Set("generations", nil).Set("history_from", nil)
-		r.Message = fmt.Sprintf("group %s: no cut of %s saw it and %s: nothing to judge", o.Group, o.Topic, log)
+		judge := "nothing to judge"
+		if undecodable > 0 {
+			judge = "not judged"
+		}
+		r.Message = fmt.Sprintf("group %s: no cut of %s saw it and %s: %s", o.Group, o.Topic, log, judge)
 		if !e.hasCommitLog() {
 			r.Message += " (topicsnap dump --topic __consumer_offsets reads the group's own log)"
 		}
@@ -206,4 +225,25 @@ func membersFromCuts(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 	}
 	r.Message = fmt.Sprintf("group %s: %s seen, none with a client id its first cut had not had; %s", o.Group, plural(int64(len(rows)), "member", "members"), caveat)
 	return r, nil
+}
+
+// logUndecodable counts the records of the group coordinator's log that
+// did not decode and may be group's (members_undecodable), and says where
+// they are and why the first did not decode.
+func logUndecodable(ctx context.Context, e *Engine, group string) (int64, string, error) {
+	und, err := e.run(ctx, "members_undecodable", sqlData{}, group)
+	if err != nil {
+		return 0, "", err
+	}
+	n := asInt(und[0].Get("records"))
+	if n == 0 {
+		return 0, "", nil
+	}
+	at, _ := und[0].Get("at").(string)
+	where := "at " + at
+	if n > 5 {
+		where = "the first at " + at
+	}
+	why, _ := und[0].Get("first_error").(string)
+	return n, fmt.Sprintf("%s of %s, the first: %s; decode_error in group_log says why for each", where, offsetsTopic, why), nil
 }

@@ -93,11 +93,13 @@ const (
 	// EmptyNothingToJudge: no share, staleness or order is invented for a
 	// topic that holds nothing; the check warns and says so.
 	EmptyNothingToJudge EmptyRule = iota
-	// EmptyNoted: the check's own finding stands beside "no records"
-	// (gaps: what Kafka deleted), the verdict at least a warn.
+	// EmptyNoted: the check's own finding stands beside "no records",
+	// the verdict at least a warn.
 	EmptyNoted
 	// EmptyNotedKeepsFail: as EmptyNoted, and a fail stays a fail
-	// (durability judges the cuts too: a path to silent loss they show).
+	// (durability judges the cuts too: a path to silent loss they show;
+	// gaps: offsets damaged, missing or deleted before they were dumped
+	// are not "no data").
 	EmptyNotedKeepsFail
 	// EmptyStands: the answer does not read the records (lag reads the
 	// groups' offsets, which an empty topic has too).

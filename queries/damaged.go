@@ -15,6 +15,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/catalog/folder"
+	"github.com/topicsnap/topicsnap/catalog/store"
 	"github.com/topicsnap/topicsnap/internal/exit"
 )
 
@@ -164,6 +165,9 @@ func checkDataFileCached(root string, tp catalog.TopicPartition, name string, fo
 	rel := catalog.RelFilePath(tp, name)
 	f, err := folder.OpenRegular(filepath.Join(root, filepath.FromSlash(path.Dir(rel))), name)
 	if err != nil {
+		if limit := store.TooManyFiles(err); errors.Is(limit, catalog.ErrTooManyFiles) {
+			return fmt.Errorf("%s: %w", rel, limit) // the process's limit, not the file's damage
+		}
 		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
 	}
 	defer f.Close()

@@ -866,6 +866,12 @@ func (e *Engine) readTopic(ctx context.Context, n string, fc *footerCache) (*cat
 		}
 		afterReadTopic(n)
 		bad := checkAllContents(e.dir.Path, tm.Manifests, fc)
+		for _, me := range bad {
+			if me != nil && errors.Is(me, catalog.ErrTooManyFiles) {
+				// The process's limit: not a partition to leave out.
+				return nil, fmt.Errorf("read topic %s: %w", n, me)
+			}
+		}
 		kept := tm.Manifests[:0]
 		for i, m := range tm.Manifests {
 			if bad[i] != nil {

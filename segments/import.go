@@ -45,7 +45,7 @@ type Summary struct {
 	// NotAdded counts records the segments hold that the folder lacks
 	// (lost ranges) below a partition's next offset: not imported.
 	NotAdded int64
-	Elapsed     time.Duration
+	Elapsed  time.Duration
 }
 
 func (s Summary) String() string {
@@ -134,10 +134,9 @@ func Import(ctx context.Context, opts Options) (Summary, error) {
 			return sum, err
 		}
 		if err := importPartition(ctx, dir, id, tp, parts[tp], starts[tp], opts, &sum); err != nil {
-			var me *catalog.ManifestError
-			if errors.As(err, &me) {
+			if costsPartition(err) {
 				// It costs that partition: the others are imported.
-				opts.Warn(fmt.Sprintf("%v; partition %s not imported", err, tp))
+				warnNotImported(opts.Warn, err, tp, damaged)
 				damaged = append(damaged, err)
 				continue
 			}
@@ -146,13 +145,68 @@ func Import(ctx context.Context, opts Options) (Summary, error) {
 		}
 	}
 	sum.Elapsed = time.Since(start)
-	switch {
-	case len(damaged) == 1:
-		return sum, damaged[0]
-	case len(damaged) > 1:
-		return sum, fmt.Errorf("%d partitions not imported, their manifests damaged (the warnings name each); the first: %w", len(damaged), damaged[0])
+	return sum, notImported(damaged)
+}
+
+// costsPartition reports whether err costs its partition only, the others
+// imported: a manifest that does not read, or the limit of open files
+// reached when the partition's lock or manifest was opened.
+func costsPartition(err error) bool {
+	var me *catalog.ManifestError
+	return errors.As(err, &me) || errors.Is(err, catalog.ErrTooManyFiles)
+}
+
+// warnNotImported says that tp is not imported, for err; of the partitions
+// not imported for the limit of open files, only the first is named (the
+// same cause, the same fix), the end's error counts them.
+func warnNotImported(warn func(string), err error, tp catalog.TopicPartition, before []error) {
+	if errors.Is(err, catalog.ErrTooManyFiles) {
+		if slices.ContainsFunc(before, func(e error) bool { return errors.Is(e, catalog.ErrTooManyFiles) }) {
+			return
+		}
+		warn(fmt.Sprintf("%v; partition %s not imported, nor the others this import cannot open files for (counted at the end)", err, tp))
+		return
 	}
-	return sum, nil
+	warn(fmt.Sprintf("%v; partition %s not imported", err, tp))
+}
+
+// notImported is the error of an import some of whose partitions were not
+// imported (errs, in partition order), nil if none: it names how many, why,
+// and the first. Damage comes first (exit 9): a limit of open files
+// reached (exit 2) is fixed by running again with a higher one.
+func notImported(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	var first, firstLimit error
+	limited := 0
+	for _, e := range errs {
+		if errors.Is(e, catalog.ErrTooManyFiles) {
+			limited++
+			if firstLimit == nil {
+				firstLimit = e
+			}
+		} else if first == nil {
+			first = e
+		}
+	}
+	damaged := len(errs) - limited
+	switch {
+	case limited == 0 && damaged == 1:
+		return first
+	case limited == 0:
+		return fmt.Errorf("%d partitions not imported, their manifests damaged (the warnings name each); the first: %w", damaged, first)
+	case damaged == 0:
+		return fmt.Errorf("%d %s not imported: the limit of open files was reached (those imported are committed; run again with a higher limit to import the rest); the first: %w", limited, plural(limited, "partition", "partitions"), firstLimit)
+	}
+	return fmt.Errorf("%d partitions not imported: %d for the limit of open files (%v), %d with their manifests damaged (the warnings name each); the first damaged: %w", len(errs), limited, firstLimit, damaged, first)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // marker is a transaction marker found by the first pass.
@@ -191,7 +245,7 @@ func (t *txnStates) state(pid, off int64) string {
 func importPartition(ctx context.Context, dir *catalog.Dir, id string, tp catalog.TopicPartition, segs []segFile, ls logStart, opts Options, sum *Summary) (err error) {
 	lock, err := dir.LockPartition(ctx, tp)
 	if err != nil {
-		return fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
+		return lockErr(err, tp)
 	}
 	defer lock.Unlock()
 	m, err := dir.ReadManifest(ctx, tp)
@@ -578,4 +632,13 @@ func cmpInt(a, b int64) int {
 		return 1
 	}
 	return 0
+}
+
+// lockErr is the error of taking tp's lock: locked by another writer says
+// so, any other cause (a limit of open files, a bad lock file) is its own.
+func lockErr(err error, tp catalog.TopicPartition) error {
+	if errors.Is(err, catalog.ErrLocked) {
+		return fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
+	}
+	return fmt.Errorf("lock %s: %w", tp, err)
 }

@@ -48,14 +48,14 @@ const KcatLacks = "kcat -J carries no transaction markers, producer ids or epoch
 // kcatLine is one line of kcat -C -J. Key and payload stay raw so that
 // null (absent) and "" (empty) stay apart.
 type kcatLine struct {
-	Topic     string            `json:"topic"`
-	Partition *int32            `json:"partition"`
-	Offset    *int64            `json:"offset"`
-	TSType    string            `json:"tstype"`
-	TS        int64             `json:"ts"`
-	Key       json.RawMessage   `json:"key"`
-	Payload   json.RawMessage   `json:"payload"`
-	Headers   json.RawMessage   `json:"headers"` // read element by element: kcatRow
+	Topic     string          `json:"topic"`
+	Partition *int32          `json:"partition"`
+	Offset    *int64          `json:"offset"`
+	TSType    string          `json:"tstype"`
+	TS        int64           `json:"ts"`
+	Key       json.RawMessage `json:"key"`
+	Payload   json.RawMessage `json:"payload"`
+	Headers   json.RawMessage `json:"headers"` // read element by element: kcatRow
 }
 
 // rawBytes reads a JSON string as bytes; null (or absent) is nil.
@@ -170,7 +170,8 @@ type kcatWriter struct {
 	parts       map[int32]*kcatPart
 	otherTopics int
 	unmatched   int
-	badLines    int // -J lines that did not read
+	badLines    int     // -J lines that did not read
+	notRead     []error // partitions not imported, in the order met
 }
 
 // add writes a row read from the file's bytes lineStart..pos.
@@ -179,18 +180,20 @@ func (w *kcatWriter) add(ctx context.Context, row catalog.Row, lineStart, pos in
 	if p == nil {
 		tp := catalog.TopicPartition{Topic: w.opts.Topic, Partition: row.Partition}
 		lock, err := w.dir.LockPartition(ctx, tp)
+		if err != nil && errors.Is(err, catalog.ErrTooManyFiles) {
+			w.notImported(lockErr(err, tp), tp, row.Partition)
+			return nil
+		}
 		if err != nil {
-			return fmt.Errorf("%w (another topicsnap is writing %s; wait for it)", err, tp)
+			return lockErr(err, tp)
 		}
 		m, err := w.dir.ReadManifest(ctx, tp)
 		if err == nil {
 			_, err = w.dir.CleanPartition(ctx, m)
 		}
-		var me *catalog.ManifestError
-		if errors.As(err, &me) {
+		if err != nil && costsPartition(err) {
 			lock.Unlock()
-			w.o.Warn(fmt.Sprintf("%v; partition %s not imported", err, tp))
-			w.parts[row.Partition] = &kcatPart{damaged: err}
+			w.notImported(err, tp, row.Partition)
 			return nil
 		}
 		if err != nil {
@@ -224,6 +227,13 @@ func (w *kcatWriter) add(ctx context.Context, row catalog.Row, lineStart, pos in
 	return s.add(ctx, row, pos)
 }
 
+// notImported records that partition n (tp) is not imported, for err.
+func (w *kcatWriter) notImported(err error, tp catalog.TopicPartition, n int32) {
+	warnNotImported(w.o.Warn, err, tp, w.notRead)
+	w.notRead = append(w.notRead, err)
+	w.parts[n] = &kcatPart{damaged: err}
+}
+
 // finish commits every partition, each with the note of what the file
 // lacks.
 func (w *kcatWriter) finish(ctx context.Context, note string) error {
@@ -252,13 +262,7 @@ func (w *kcatWriter) finish(ctx context.Context, note string) error {
 			return err
 		}
 	}
-	switch {
-	case len(damaged) == 1:
-		return damaged[0]
-	case len(damaged) > 1:
-		return fmt.Errorf("%d partitions not imported, their manifests damaged (the warnings name each); the first: %w", len(damaged), damaged[0])
-	}
-	return nil
+	return notImported(damaged)
 }
 
 // close drops what a failed import was writing and unlocks.

@@ -14,8 +14,8 @@
 // past its cap, a link out of the folder) is marked with [Damaged]; a
 // request that failed (a bucket down, denied) is neither, and stops what
 // asked for it. The kinds shared by every backend (ErrNoCatalog,
-// ErrNotWritable, ErrDiskFull, ErrLocked, ErrConflict, ErrDenied) are
-// declared here and re-exported by catalog.
+// ErrNotWritable, ErrDiskFull, ErrTooManyFiles, ErrLocked, ErrConflict,
+// ErrDenied) are declared here and re-exported by catalog.
 //
 // This package imports nothing but the standard library and internal/exit.
 package store
@@ -178,6 +178,14 @@ var (
 	ErrLocked      = exit.New(exit.Locked, "partition is locked by another dumper", "wait for the other dump to finish, or give each dumper its own --partitions")
 	ErrNotWritable = exit.New(exit.Disk, "snapshot folder is not writable", "choose with --dir a folder you can write (not on a read-only mount, not under a file), or fix its permissions")
 	ErrDiskFull    = exit.New(exit.Disk, "no space left on device", "free space in the snapshot folder, then run the same command: it resumes from the last committed file")
+	// ErrTooManyFiles is the process's (EMFILE) or the system's (ENFILE)
+	// limit of open files reached: nothing is wrong with the folder, and
+	// the same command run with a higher limit, or on fewer partitions at
+	// once, does what this one could not. Exit 2, a runtime error, not 7:
+	// the folder is writable and the disk has room, and a reading command
+	// (sql, check) meets it too.
+	ErrTooManyFiles = exit.New(exit.Error, "the limit of open files is reached",
+		"raise the limit of open files (ulimit -n 65536 in the shell that runs it, LimitNOFILE= in a systemd unit) and run the same command again (what was committed stays; it goes on from there), or give it fewer partitions or topics at once")
 	// ErrBadLock is a partition's lock file that is not a regular file
 	// (a folder, a symbolic link, a FIFO, a device): it is not opened, nor
 	// followed out of the snapshot folder.
@@ -206,11 +214,36 @@ func (e *damagedError) Unwrap() error { return e.err }
 
 // Damaged marks err as the object's own: it is there but cannot be used
 // as it is. Its text is unchanged; errors.Is and errors.As see through it.
+// A limit of open files reached (EMFILE, ENFILE) is the process's, not
+// the object's: it is returned as TooManyFiles makes it, unmarked.
 func Damaged(err error) error {
 	if err == nil {
 		return nil
 	}
+	if isTooManyFiles(err) {
+		return TooManyFiles(err)
+	}
 	return &damagedError{err}
+}
+
+func isTooManyFiles(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
+}
+
+// TooManyFiles wraps an EMFILE or ENFILE error with ErrTooManyFiles and
+// the limit that was reached; any other error is returned as it is.
+func TooManyFiles(err error) error {
+	if err == nil || !isTooManyFiles(err) || errors.Is(err, ErrTooManyFiles) {
+		return err
+	}
+	if errors.Is(err, syscall.ENFILE) {
+		return fmt.Errorf("%w: %w (the system's: fs.file-max)", err, ErrTooManyFiles)
+	}
+	var lim syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
+		return fmt.Errorf("%w: %w (this process's, ulimit -n, is %d)", err, ErrTooManyFiles, lim.Cur)
+	}
+	return fmt.Errorf("%w: %w (this process's, ulimit -n)", err, ErrTooManyFiles)
 }
 
 // IsDamaged reports whether err was marked by Damaged.
@@ -220,9 +253,12 @@ func IsDamaged(err error) bool {
 }
 
 // Classify maps an OS error of a write to the kinds above: a full disk
-// (ErrDiskFull), a folder this process may not write (ErrNotWritable).
+// (ErrDiskFull), a folder this process may not write (ErrNotWritable), a
+// limit of open files reached (ErrTooManyFiles).
 func Classify(err error) error {
 	switch {
+	case isTooManyFiles(err):
+		return TooManyFiles(err)
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
 		return fmt.Errorf("%w: %w", ErrDiskFull, err)
 	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.EROFS), errors.Is(err, syscall.ENOTDIR):

@@ -1,0 +1,44 @@
+package queries
+
+import (
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/topicsnap/topicsnap/catalog"
+)
+
+// TestDataFileCheckPastTheOpenFilesLimit: a data file the readers could
+// not open for the limit of open files was "damaged data file" (its
+// partition left out, exit 9 on the command line). Now it is the limit
+// (ErrTooManyFiles), and the topic's read fails rather than leave the
+// partition out.
+func TestDataFileCheckPastTheOpenFilesLimit(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := []catalog.Row{{Partition: 0, Offset: 0, Timestamp: time.Now().UnixMilli(), TimestampType: catalog.TimestampCreate, Key: []byte("k"), Value: []byte("v")}}
+	writePartition(t, d, "t", 0, "s1", 1, rows)
+	m, err := d.ReadManifest(t.Context(), catalog.TopicPartition{Topic: "t", Partition: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	low := lim
+	low.Cur = 3 // the files open stay open; no other can be opened
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim) })
+	err = checkDataFile(dir, m.TP(), m.Files[0].Name, true)
+	syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+	if !errors.Is(err, catalog.ErrTooManyFiles) || errors.Is(err, catalog.ErrBadDataFile) {
+		t.Fatalf("%v: want the limit of open files, not a damaged data file", err)
+	}
+}
