@@ -24,23 +24,9 @@ import (
 // answers leaves every source record in the target exactly once, read
 // committed. Before, the flush waited up to two minutes, deaf to Ctrl-C.
 func TestInterruptedWhileTheBrokerHangs(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "src"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	brokers := c.ListenAddrs()
-	cl := dumptest.Producer(t, brokers)
 	const n = 20000
-	var recs []*kgo.Record
-	for i := range n {
-		recs = append(recs, &kgo.Record{Topic: "src", Partition: int32(i % 2), Key: fmt.Appendf(nil, "k%d", i), Value: fmt.Appendf(nil, "value %d", i)})
-	}
-	dumptest.Produce(t, cl, recs...)
-	dir := t.TempDir()
-	if _, err := dump.Run(t.Context(), dump.Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{"src"}, FileRows: 300}); err != nil {
-		t.Fatal(err)
-	}
+	c, dir := kfakeSource(t, n)
+	brokers := c.ListenAddrs()
 	var produces, hung atomic.Int32
 	var off atomic.Bool
 	release := make(chan struct{})
@@ -92,17 +78,49 @@ func TestInterruptedWhileTheBrokerHangs(t *testing.T) {
 	if _, err := Run(rctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topic: "src", ToTopic: "dst", TxnRecords: 500}); err != nil {
 		t.Fatalf("the restore run again: %v", err)
 	}
-	rc, _ := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics("dst"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	onceEach(t, brokers, "dst", n)
+}
+
+// kfakeSource starts a one-broker kfake cluster holding topic src of n
+// records on 2 partitions (key kI, value "value I"), dumped into a new
+// folder in files of 300 records.
+func kfakeSource(t *testing.T, n int) (*kfake.Cluster, string) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	brokers := c.ListenAddrs()
+	var recs []*kgo.Record
+	for i := range n {
+		recs = append(recs, &kgo.Record{Topic: "src", Partition: int32(i % 2), Key: fmt.Appendf(nil, "k%d", i), Value: fmt.Appendf(nil, "value %d", i)})
+	}
+	dumptest.Produce(t, dumptest.Producer(t, brokers), recs...)
+	dir := t.TempDir()
+	if _, err := dump.Run(t.Context(), dump.Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{"src"}, FileRows: 300}); err != nil {
+		t.Fatal(err)
+	}
+	return c, dir
+}
+
+// onceEach reads topic read committed from the start and fails t unless it
+// holds n records of n distinct keys.
+func onceEach(t *testing.T, brokers []string, topic string, n int) {
+	t.Helper()
+	rc, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer rc.Close()
 	seen := map[string]int{}
 	got := 0
-	pctx, pcancel := context.WithTimeout(rctx, 5*time.Second)
-	defer pcancel()
-	for pctx.Err() == nil {
-		f := rc.PollFetches(pctx)
-		f.EachRecord(func(r *kgo.Record) { seen[string(r.Key)]++; got++ })
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	for ctx.Err() == nil {
+		rc.PollFetches(ctx).EachRecord(func(r *kgo.Record) { seen[string(r.Key)]++; got++ })
 	}
 	if got != n || len(seen) != n {
-		t.Errorf("the target holds %d committed records, %d distinct keys: want %d each once", got, len(seen), n)
+		t.Errorf("%s holds %d committed records, %d distinct keys: want %d each once", topic, got, len(seen), n)
 	}
 }

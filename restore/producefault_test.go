@@ -2,18 +2,13 @@ package restore
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/topicsnap/topicsnap/dump"
-	"github.com/topicsnap/topicsnap/dump/dumptest"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
@@ -23,22 +18,8 @@ import (
 // restore run again once the broker takes the records again leaves the
 // target, read committed, with every source record exactly once.
 func TestProduceRefusedMidRestoreIsExactlyOnce(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "src"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, dir := kfakeSource(t, 20000)
 	brokers := c.ListenAddrs()
-	cl := dumptest.Producer(t, brokers)
-	var recs []*kgo.Record
-	for i := range 20000 {
-		recs = append(recs, &kgo.Record{Topic: "src", Partition: int32(i % 2), Key: fmt.Appendf(nil, "k%d", i), Value: fmt.Appendf(nil, "value %d", i)})
-	}
-	dumptest.Produce(t, cl, recs...)
-	dir := t.TempDir()
-	if _, err := dump.Run(t.Context(), dump.Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{"src"}, FileRows: 300}); err != nil {
-		t.Fatal(err)
-	}
 	var produces, faults atomic.Int32
 	var off atomic.Bool
 	c.ControlKey(int16(kmsg.Produce), func(req kmsg.Request) (kmsg.Response, error, bool) {
@@ -86,24 +67,5 @@ func TestProduceRefusedMidRestoreIsExactlyOnce(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the restore run again: %v", err)
 	}
-	// The target, read committed.
-	rc, _ := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics("dst"), kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	defer rc.Close()
-	seen := map[string]int{}
-	n := 0
-	rctx, rcancel := context.WithTimeout(ctx, 5*time.Second)
-	defer rcancel()
-	for rctx.Err() == nil {
-		f := rc.PollFetches(rctx)
-		f.EachRecord(func(r *kgo.Record) { seen[string(r.Key)]++; n++ })
-	}
-	dups := 0
-	for _, v := range seen {
-		if v > 1 {
-			dups++
-		}
-	}
-	if n != 20000 || len(seen) != 20000 || dups != 0 {
-		t.Errorf("the target holds %d committed records, %d distinct keys, %d keys more than once: want 20000 each once", n, len(seen), dups)
-	}
+	onceEach(t, brokers, "dst", 20000)
 }
