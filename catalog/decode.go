@@ -27,7 +27,7 @@ import (
 var rowLeafPaths = [][]string{
 	{"partition"}, {"offset"}, {"timestamp"}, {"timestamp_type"}, {"key"}, {"value"},
 	{"headers", "list", "element", "key"}, {"headers", "list", "element", "value"},
-	{"leader_epoch"}, {"producer_id"}, {"producer_epoch"}, {"is_transactional"}, {"is_control"},
+	{"headers", "list", "element", "key_raw"}, {"leader_epoch"}, {"producer_id"}, {"producer_epoch"}, {"is_transactional"}, {"is_control"},
 	{"control_type"}, {"txn_state"}, {"schema_id"}, {"value_decoded"}, {"value_decode_error"},
 	{"key_schema_id"}, {"key_decoded"}, {"key_decode_error"},
 }
@@ -45,7 +45,7 @@ func init() {
 
 // rowLeaves are the cursors of one row group's columns.
 type rowLeaves struct {
-	partition, offset, timestamp, timestampType, key, value, headerKey, headerValue,
+	partition, offset, timestamp, timestampType, key, value, headerKey, headerValue, headerKeyRaw,
 	leaderEpoch, producerID, producerEpoch, transactional, control, controlType, txnState,
 	schemaID, valueDecoded, valueDecodeError, keySchemaID, keyDecoded, keyDecodeError *leafCursor
 }
@@ -66,12 +66,12 @@ func openRowLeaves(s *parquet.Schema, rg parquet.RowGroup, bufs [][]parquet.Valu
 			c[i] = &leafCursor{name: p[0], pages: chunks[l.ColumnIndex].Pages(), maxDef: l.MaxDefinitionLevel, buf: bufs[i]}
 		}
 	}
-	return &rowLeaves{c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17], c[18], c[19], c[20]}
+	return &rowLeaves{c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15], c[16], c[17], c[18], c[19], c[20], c[21]}
 }
 
 // close closes the cursors and hands their value buffers back to bufs.
 func (l *rowLeaves) close(bufs [][]parquet.Value) {
-	for i, c := range []*leafCursor{l.partition, l.offset, l.timestamp, l.timestampType, l.key, l.value, l.headerKey, l.headerValue,
+	for i, c := range []*leafCursor{l.partition, l.offset, l.timestamp, l.timestampType, l.key, l.value, l.headerKey, l.headerValue, l.headerKeyRaw,
 		l.leaderEpoch, l.producerID, l.producerEpoch, l.transactional, l.control, l.controlType, l.txnState,
 		l.schemaID, l.valueDecoded, l.valueDecodeError, l.keySchemaID, l.keyDecoded, l.keyDecodeError} {
 		c.close()
@@ -452,7 +452,7 @@ func (l *rowLeaves) scanRow(r *Row, mem *arena, dict interned, hdrs *[]Header) e
 // have one level per element (or one for an empty list), the first with
 // repetition level 0.
 func (l *rowLeaves) scanHeaders(r *Row, mem *arena, dict interned, hdrs *[]Header) error {
-	k, v := l.headerKey, l.headerValue
+	k, v, kr := l.headerKey, l.headerValue, l.headerKeyRaw
 	if k.absent {
 		r.Headers = noHeaders
 		return nil
@@ -472,13 +472,31 @@ func (l *rowLeaves) scanHeaders(r *Row, mem *arena, dict interned, hdrs *[]Heade
 		if _, err := v.mustLoad(); err != nil {
 			return err
 		}
+		// A file written before key_raw existed has no such leaf (absent:
+		// no levels); one that has it has a level per element.
+		krOK := false
+		if !kr.absent {
+			if krOK, err = kr.mustLoad(); err != nil {
+				return err
+			}
+		}
 		if k.def() != k.maxDef { // an empty list: one level, no element
 			k.skip()
 			v.skip()
+			if krOK {
+				kr.skip()
+			}
 			r.Headers = noHeaders
 			return nil
 		}
 		h := Header{Key: *dict.of(k.bytes())}
+		if krOK {
+			if kr.present() {
+				h.Key = string(kr.bytes())
+			} else {
+				kr.skip()
+			}
+		}
 		if v.present() {
 			h.Value = mem.copy(v.bytes())
 		} else {

@@ -46,7 +46,11 @@ func TestDecodeMatchesReconstruct(t *testing.T) {
 		r := Row{Partition: 0, Offset: int64(i), Timestamp: int64(rng.IntN(1 << 40)), TimestampType: []string{TimestampCreate, TimestampLogAppend}[rng.IntN(2)],
 			Key: bytesOf(), Value: bytesOf(), LeaderEpoch: int32(rng.IntN(9)), ProducerID: int64(rng.IntN(5) - 1), ProducerEpoch: int32(rng.IntN(3))}
 		for h := rng.IntN(4); h > 0; h-- {
-			r.Headers = append(r.Headers, Header{Key: fmt.Sprintf("h%d", rng.IntN(3)), Value: bytesOf()})
+			k := fmt.Sprintf("h%d", rng.IntN(3))
+			if rng.IntN(10) == 0 { // not UTF-8: stored in key_raw
+				k = string([]byte{0xff, byte(rng.IntN(3))})
+			}
+			r.Headers = append(r.Headers, Header{Key: k, Value: bytesOf()})
 		}
 		if rng.IntN(5) == 0 {
 			r.Transactional = true

@@ -169,6 +169,8 @@ func (w *FileWriter) WriteTyped(rows []Row, fields []ValueFields, typed bool) er
 		w.fe.MaxRecordBytes = max(w.fe.MaxRecordBytes, RecordBytes(r.Key, r.Value, r.Headers))
 	}
 	w.fe.Records += int64(len(rows))
+	rows, raw := storedHeaders(rows)
+	w.fe.RawHeaderKeys += raw
 	// parquet-go writes a slice of rows one column at a time, each column
 	// a pass over every row: rows written a chunk at a time stay in the
 	// CPU's cache for all the passes.

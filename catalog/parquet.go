@@ -147,6 +147,7 @@ func ReadDataFile(path string) ([]Row, error) {
 	if err != nil && err != io.EOF {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
+	readHeaders(rows[:n])
 	return rows[:n], nil
 }
 

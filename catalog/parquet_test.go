@@ -25,14 +25,14 @@ func TestRoundTripKeepsNullsEmptiesAndHeaders(t *testing.T) {
 		{Partition: 3, Offset: 10, Timestamp: -1, TimestampType: TimestampCreate, Key: nil, Value: nil},
 		{Partition: 3, Offset: 11, Timestamp: 1700000000000, TimestampType: TimestampLogAppend, Key: []byte{}, Value: []byte{}},
 		{Partition: 3, Offset: 12, Timestamp: 253402300799000, Key: []byte{0xff, 0xfe}, Value: big,
-			Headers: []Header{{"a", []byte("1")}, {"a", nil}, {"b", []byte{}}, {"a", []byte{0}}}},
+			Headers: []Header{{Key: "a", Value: []byte("1")}, {Key: "a"}, {Key: "b", Value: []byte{}}, {Key: "a", Value: []byte{0}}, {Key: "\xff\xfe", Value: []byte("x")}, {Key: "ok\xc3", Value: nil}}},
 		{Partition: 3, Offset: 14, Control: true, Transactional: true, ControlType: strp(ControlAbort), TxnState: strp(TxnAborted), ProducerID: 7, ProducerEpoch: 1, SchemaID: &sid},
 	}
 	fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fe.Name != "00000000000000000010-00000000000000000014.parquet" || fe.Records != 4 || fe.ControlRecords != 1 {
+	if fe.Name != "00000000000000000010-00000000000000000014.parquet" || fe.Records != 4 || fe.ControlRecords != 1 || fe.RawHeaderKeys != 2 {
 		t.Fatalf("entry %+v", fe)
 	}
 	got, err := ReadDataFile(d.FilePath(tp, fe.Name))
@@ -54,7 +54,7 @@ func TestRoundTripKeepsNullsEmptiesAndHeaders(t *testing.T) {
 			t.Fatalf("row %d headers: %v vs %v", i, w.Headers, g.Headers)
 		}
 		for j := range w.Headers {
-			if w.Headers[j].Key != g.Headers[j].Key || (w.Headers[j].Value == nil) != (g.Headers[j].Value == nil) || !bytes.Equal(w.Headers[j].Value, g.Headers[j].Value) {
+			if w.Headers[j].Key != g.Headers[j].Key || g.Headers[j].KeyRaw != nil || (w.Headers[j].Value == nil) != (g.Headers[j].Value == nil) || !bytes.Equal(w.Headers[j].Value, g.Headers[j].Value) {
 				t.Errorf("row %d header %d: %v vs %v", i, j, w.Headers[j], g.Headers[j])
 			}
 		}
@@ -83,7 +83,7 @@ func TestFileWriterCopiesRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	buf := []byte("first-value")
-	batch := []Row{{Offset: 0, Key: buf[:5], Value: buf, Headers: []Header{{"h", buf[6:]}}}}
+	batch := []Row{{Offset: 0, Key: buf[:5], Value: buf, Headers: []Header{{Key: "h", Value: buf[6:]}}}}
 	if err := w.Write(batch); err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // FormatVersion is the version of the manifest, cut and schema files this
@@ -42,10 +44,57 @@ type OffsetRange struct {
 func (r OffsetRange) Len() int64 { return r.Last - r.First + 1 }
 
 // Header is one record header. Order and duplicates are kept; a null value
-// stays null.
+// stays null. Key is the key's exact bytes: Kafka takes any (the Java
+// client writes UTF-8, others may not).
 type Header struct {
 	Key   string `parquet:"key"`
 	Value []byte `parquet:"value,optional"`
+	// KeyRaw exists only in the file: a key that is not UTF-8 is stored
+	// here and its Key left empty, as DuckDB refuses a string column
+	// holding such bytes (a file written before KeyRaw existed keeps them
+	// in Key). FileWriter sets it; ScanDataFile and ReadDataFile put the
+	// bytes back in Key, so no Header outside this package has it set.
+	KeyRaw []byte `parquet:"key_raw,optional"`
+}
+
+// storedHeaders is rows as a data file stores them: a row with a header
+// key that is not UTF-8 is copied, with that key in KeyRaw (the caller's
+// rows are left as they are). n counts the keys so stored.
+func storedHeaders(rows []Row) (out []Row, n int64) {
+	out = rows
+	copied := false
+	for i := range rows {
+		bad := false
+		for _, h := range rows[i].Headers {
+			bad = bad || !utf8.ValidString(h.Key)
+		}
+		if !bad {
+			continue
+		}
+		if !copied {
+			out, copied = slices.Clone(rows), true
+		}
+		hs := slices.Clone(rows[i].Headers)
+		for j, h := range hs {
+			if !utf8.ValidString(h.Key) {
+				hs[j] = Header{KeyRaw: []byte(h.Key), Value: h.Value}
+				n++
+			}
+		}
+		out[i].Headers = hs
+	}
+	return out, n
+}
+
+// readHeaders puts back in Key the keys a file stored in KeyRaw.
+func readHeaders(rows []Row) {
+	for i := range rows {
+		for j := range rows[i].Headers {
+			if h := &rows[i].Headers[j]; h.KeyRaw != nil {
+				h.Key, h.KeyRaw = string(h.KeyRaw), nil
+			}
+		}
+	}
 }
 
 // Timestamp types as Kafka defines them.
@@ -165,6 +214,10 @@ type FileEntry struct {
 	// OpenTxnRecords counts rows of transactions whose marker was not in
 	// this file (txn_state "open"); readers resolve them from later markers.
 	OpenTxnRecords int64 `json:"open_txn_records,omitempty"`
+	// RawHeaderKeys counts the record header keys that are not UTF-8,
+	// which the file stores as bytes (Header.KeyRaw); readers of a topic
+	// with such a file read its columns by name.
+	RawHeaderKeys int64 `json:"raw_header_keys,omitempty"`
 	MinTimestamp   int64 `json:"min_timestamp_ms"`
 	MaxTimestamp   int64 `json:"max_timestamp_ms"`
 	// MaxRecordBytes is an upper bound of the largest record's size: its

@@ -61,7 +61,7 @@ func (e *DamagedError) Error() string {
 	}
 	b.WriteString(": " + e.Msg)
 	if e.notUTF8() {
-		b.WriteString(" (a string column holds bytes that are not UTF-8: damage, or a record header key a client wrote as such bytes, which Kafka takes)")
+		b.WriteString(" (a string column holds bytes that are not UTF-8: damage, or a record header key a client wrote as such bytes, which Kafka takes, in a file written before topicsnap stored such keys as bytes)")
 	}
 	if e.File == "" {
 		b.WriteString(" (DuckDB does not say which file: catalog verify names it)")

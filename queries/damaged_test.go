@@ -1,6 +1,7 @@
 package queries
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -8,8 +9,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/exit"
@@ -404,12 +408,77 @@ func TestFooterCacheSkipsOnlyWhatDecoded(t *testing.T) {
 	}
 }
 
+// oldHeaderRow is catalog.Row as files written before header keys that
+// are not UTF-8 were stored as bytes (key_raw) hold it: such a key is in
+// the string column "key".
+type oldHeaderRow struct {
+	Partition     int32  `parquet:"partition,delta"`
+	Offset        int64  `parquet:"offset,delta"`
+	Timestamp     int64  `parquet:"timestamp,timestamp(millisecond),delta"`
+	TimestampType string `parquet:"timestamp_type,dict"`
+	Key           []byte `parquet:"key,optional"`
+	Value         []byte `parquet:"value,optional"`
+	Headers       []struct {
+		Key   string `parquet:"key"`
+		Value []byte `parquet:"value,optional"`
+	} `parquet:"headers,list"`
+	LeaderEpoch   int32   `parquet:"leader_epoch,delta"`
+	ProducerID    int64   `parquet:"producer_id,delta"`
+	ProducerEpoch int32   `parquet:"producer_epoch,delta"`
+	Transactional bool    `parquet:"is_transactional"`
+	Control       bool    `parquet:"is_control"`
+	ControlType   *string `parquet:"control_type,optional,dict"`
+	TxnState      *string `parquet:"txn_state,optional,dict"`
+	SchemaID      *int32  `parquet:"schema_id,optional"`
+}
+
+// writeOldHeaderPartition writes rows as one file of the layout before
+// key_raw, and its manifest.
+func writeOldHeaderPartition(t *testing.T, d *catalog.Dir, topic string, p int32, rows []catalog.Row) {
+	t.Helper()
+	tp := catalog.TopicPartition{Topic: topic, Partition: p}
+	fe, err := d.WriteDataFile(t.Context(), tp, rows, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := make([]oldHeaderRow, len(rows))
+	for i, r := range rows {
+		old[i] = oldHeaderRow{Partition: r.Partition, Offset: r.Offset, Timestamp: r.Timestamp, TimestampType: r.TimestampType, Key: r.Key, Value: r.Value}
+		for _, h := range r.Headers {
+			old[i].Headers = append(old[i].Headers, struct {
+				Key   string `parquet:"key"`
+				Value []byte `parquet:"value,optional"`
+			}{h.Key, h.Value})
+		}
+	}
+	var buf bytes.Buffer
+	w := parquet.NewGenericWriter[oldHeaderRow](&buf)
+	if _, err := w.Write(old); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(d.FilePath(tp, fe.Name), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fe.Bytes, fe.RawHeaderKeys = int64(buf.Len()), 0
+	m := &catalog.Manifest{Topic: topic, Partition: p, NextOffset: rows[len(rows)-1].Offset + 1, Files: []catalog.FileEntry{fe}}
+	if err := d.WriteManifest(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestHeaderKeyNotUTF8: Kafka keeps a record header key's bytes, and a
-// client other than Java's may write any; the dump keeps them exactly, and
-// DuckDB refuses such a key as a string. The error said "damaged data file"
-// with the hint to remove the partition folder and dump it again, of a file
-// catalog verify finds intact (whose records Kafka may no longer have). It
-// says what it may be, and how to read the topic: without the header keys.
+// client other than Java's may write any; the dump keeps them exactly.
+// DuckDB refuses such a key in a string column: the error said "damaged
+// data file" with the hint to remove the partition folder and dump it
+// again, of a file catalog verify finds intact (whose records Kafka may no
+// longer have). Files are now written with such a key as bytes (key_raw):
+// the topic reads, the key NULL and its bytes in key_raw, beside a file of
+// the layout before whose keys are all UTF-8. A file of that layout
+// holding such a key still cannot be read whole: the error says what it
+// may be, and how to read the topic: without the header keys.
 func TestHeaderKeyNotUTF8(t *testing.T) {
 	dir := t.TempDir()
 	d, err := catalog.Create(dir)
@@ -421,41 +490,70 @@ func TestHeaderKeyNotUTF8(t *testing.T) {
 		{Partition: 0, Offset: 0, Timestamp: 1, TimestampType: catalog.TimestampCreate, Key: []byte("a"), Value: []byte("1"), Headers: []catalog.Header{{Key: "ok", Value: []byte("x")}}},
 		{Partition: 0, Offset: 1, Timestamp: 2, TimestampType: catalog.TimestampCreate, Key: []byte("b"), Value: []byte("2"), Headers: []catalog.Header{{Key: bad, Value: []byte{0xff}}}},
 	}
-	writePartition(t, d, "hdr", 0, "s1", 2, rows)
+	// Partition 0 (the first file read) of the layout before, its keys
+	// UTF-8; partition 1 of today's, one key not.
+	writeOldHeaderPartition(t, d, "hdr", 0, rows[:1])
+	rows1 := slices.Clone(rows)
+	for i := range rows1 {
+		rows1[i].Partition = 1
+	}
+	writePartition(t, d, "hdr", 1, "s1", 2, rows1)
+	// A topic whose one file is of the layout before and holds such a key.
+	writeOldHeaderPartition(t, d, "oldhdr", 0, rows)
 	ctx := t.Context()
 	e, err := Open(ctx, dir, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	query := func(q string) (n int, err error) {
+	query := func(q string) (out []string, err error) {
 		rs, err := e.Query(ctx, q)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
 		defer rs.Close()
 		for rs.Next() {
-			n++
+			var s sql.NullString
+			if err := rs.Scan(&s); err != nil {
+				return nil, err
+			}
+			out = append(out, s.String)
 		}
-		return n, rs.Err()
+		return out, rs.Err()
 	}
-	_, err = query(`SELECT headers FROM hdr`)
+	got, err := query(`SELECT format('{}/{}: {} {} {}', "partition", "offset", coalesce(h."key", 'NULL'), hex(h.key_raw), hex(h."value"))
+  FROM (SELECT "partition", "offset", unnest(headers) AS h FROM hdr) ORDER BY ALL`)
+	want := []string{"0/0: ok 6F6B 78", "1/0: ok 6F6B 78", "1/1: NULL FFC328 FF"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("headers of hdr: %q, %v; want %q", got, err, want)
+	}
+	if got, err := query(`SELECT typeof(headers) FROM hdr LIMIT 1`); err != nil || got[0] != `STRUCT("key" VARCHAR, key_raw BLOB, "value" BLOB)[]` {
+		t.Fatalf("headers' type: %q, %v", got, err)
+	}
+
+	_, err = query(`SELECT headers FROM oldhdr`)
 	code, hint := exit.Of(err)
 	if err == nil || code != exit.BadFolder || !strings.Contains(err.Error(), "header key") ||
 		!strings.Contains(hint, "EXCLUDE (headers)") || !strings.Contains(hint, "if it finds every file intact") {
 		t.Fatalf("a header key not UTF-8: exit %d, hint %q: %v", code, hint, err)
 	}
 	// The way the hint gives reads every record.
-	if n, err := query(`SELECT * EXCLUDE (headers) FROM hdr`); err != nil || n != 2 {
-		t.Fatalf("SELECT * EXCLUDE (headers): %d rows, %v", n, err)
+	if n, err := query(`SELECT "offset"::VARCHAR FROM (SELECT * EXCLUDE (headers) FROM oldhdr)`); err != nil || len(n) != 2 {
+		t.Fatalf("SELECT * EXCLUDE (headers): %d rows, %v", len(n), err)
 	}
-	// And the stored key is the exact bytes, for restore.
-	ms, err := d.Manifests(ctx, "hdr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := catalog.ReadDataFile(d.FilePath(ms[0].TP(), ms[0].Files[0].Name))
-	if err != nil || len(got) != 2 || got[1].Headers[0].Key != bad {
-		t.Fatalf("stored header key: %v, %v", got, err)
+	// And the key is the exact bytes, for restore, in either layout.
+	for _, topic := range []string{"oldhdr", "hdr"} {
+		ms, err := d.Manifests(ctx, topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := ms[len(ms)-1]
+		got, err := catalog.ReadDataFile(d.FilePath(m.TP(), m.Files[0].Name))
+		if err != nil || len(got) != 2 || got[1].Headers[0].Key != bad {
+			t.Fatalf("%s: stored header key: %v, %v", topic, got, err)
+		}
+		if want := int64(map[string]int{"hdr": 1}[topic]); m.Files[0].RawHeaderKeys != want {
+			t.Fatalf("%s: raw_header_keys %d, want %d", topic, m.Files[0].RawHeaderKeys, want)
+		}
 	}
 }

@@ -348,8 +348,20 @@ func (e *Engine) TopicVersion(topic string) string {
 // populated and the empty view.
 const rawColumns = `"partition", "offset", "timestamp"::TIMESTAMPTZ AS "timestamp", timestamp_type,
   %s AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw, %s AS value_error,
-  headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
+  %s AS headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
   control_type, %s AS txn_state, coalesce(%s = 'aborted', false) AS aborted, schema_id%s`
+
+// textHeaders is the headers column of a topic none of whose files stores
+// a header key as bytes (catalog.FileEntry.RawHeaderKeys): each header's
+// key as text, key_raw its bytes, and its value, as the key and key_raw
+// columns are. rawHeaders is the same of a topic some of whose files do
+// (read by name, as older files lack key_raw): such a key is NULL, its
+// bytes in key_raw. A file written before key_raw existed holds such a key
+// in "key", which DuckDB refuses to read (DamagedError says so).
+const (
+	textHeaders = `list_transform(headers, h -> struct_pack("key" := h."key", key_raw := encode(h."key"), "value" := h."value"))`
+	rawHeaders  = `list_transform(headers, h -> struct_pack("key" := CASE WHEN h.key_raw IS NULL THEN h."key" END, key_raw := coalesce(h.key_raw, encode(h."key")), "value" := h."value"))`
+)
 
 const emptyRaw = `SELECT NULL::INTEGER AS "partition", NULL::BIGINT AS "offset", NULL::TIMESTAMP AS "timestamp",
   NULL::VARCHAR AS timestamp_type, NULL::BLOB AS "key", NULL::BLOB AS "value",

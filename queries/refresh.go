@@ -120,6 +120,7 @@ type topicFiles struct {
 	paths     []string
 	plain     []bool            // per path: no control markers, no open transactions
 	openTxn   bool              // some file holds records of a transaction left open in it
+	rawKeys   bool              // some file stores a header key that is not UTF-8 as bytes
 	encoded   bool              // the dump decoded (or tried to) wire-format values
 	mixed     bool              // of an encoded topic, some file may predate value_decoded
 	schemas   []*catalog.Schema // the stored schemas of the ids its files list
@@ -206,6 +207,7 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
 				tf.plain = append(tf.plain, f.ControlRecords == 0 && f.OpenTxnRecords == 0)
 				tf.openTxn = tf.openTxn || f.OpenTxnRecords > 0
+				tf.rawKeys = tf.rawKeys || f.RawHeaderKeys > 0
 				tf.encoded = tf.encoded || f.Decoded > 0 || f.DecodeErrors > 0
 				tf.mixed = tf.mixed || f.Decoded == 0 && f.DecodeErrors == 0
 				tf.keyEncoded = tf.keyEncoded || f.KeysDecoded > 0 || f.KeyDecodeErrors > 0
@@ -757,11 +759,11 @@ func (e *Engine) lagAtMacroLocked() (string, error) {
 // viewCols are the value columns of tf's views; value, when set, is the
 // value expression (a narrowed one) instead of the topic's own.
 func (e *Engine) viewCols(tf topicFiles, t Topic, value string) viewCols {
-	c := viewCols{key: textKey, value: `"value"`, valueErr: noValueError}
+	c := viewCols{key: textKey, value: `"value"`, valueErr: noValueError, rawHeaderKeys: tf.rawKeys, byName: tf.rawKeys}
 	src, raw := jsonSource, `"value"`
 	if tf.encoded {
 		src, raw = encodedSource, encodedSource
-		c.valueErr, c.byName = encodedValueError, tf.mixed
+		c.valueErr, c.byName = encodedValueError, c.byName || tf.mixed
 		c.extra = schemaColumns(tf.name, tf.schemas, "schema_id", "")
 	}
 	if tf.keyEncoded {

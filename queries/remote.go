@@ -680,6 +680,9 @@ func sparkTopicSelects(dir string, tf topicFiles, t Topic) (all, data string, er
 	if strings.ContainsAny(dir, sparkGlobChars) {
 		return "", "", fmt.Errorf("the snapshot's location %s has one of %s in its path, which Spark would read as a pattern: move or link it to a plain path", dir, sparkGlobChars)
 	}
+	if tf.rawKeys {
+		return "", "", fmt.Errorf("%s has record header keys that are not UTF-8, stored as bytes (key_raw) in files Spark would read by another file's layout: query it with the DuckDB engine (without --engine spark)", tf.name)
+	}
 	value, valueErr := `"value"`, `CAST(NULL AS STRING)`
 	if t.JSON {
 		schema, err := sparkSchema(t.Structure)
@@ -773,8 +776,13 @@ const sparkStoredColumns = `"partition", "offset", "timestamp", timestamp_type, 
 // sparkRawColumns is rawColumns in Spark's dialect.
 const sparkRawColumns = `SELECT "partition", "offset", CAST("timestamp" AS TIMESTAMP) AS "timestamp", timestamp_type,
   try_validate_utf8(CAST("key" AS STRING)) AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw, %s AS value_error,
-  headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
+  `+sparkHeaders+` AS headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
   control_type, %s AS txn_state, coalesce(%s = 'aborted', false) AS aborted, schema_id`
+
+// sparkHeaders is textHeaders in Spark's dialect. Spark reads a key that
+// is not UTF-8 in a file written before key_raw existed (DuckDB refuses
+// it): its text is then NULL, as DuckDB's of a key stored as bytes.
+const sparkHeaders = `transform(headers, h -> named_struct('key', try_validate_utf8(h.key), 'key_raw', CAST(h.key AS BINARY), 'value', h.value))`
 
 const sparkEmptyRaw = `SELECT CAST(NULL AS INT) AS "partition", CAST(NULL AS BIGINT) AS "offset", CAST(NULL AS TIMESTAMP) AS "timestamp",
   CAST(NULL AS STRING) AS timestamp_type, CAST(NULL AS BINARY) AS "key", CAST(NULL AS BINARY) AS "value",

@@ -26,6 +26,17 @@ func jsonValue(name, structure, src string) string {
 type viewCols struct {
 	key, value, valueErr, extra string
 	byName                      bool
+	// rawHeaderKeys: some file stores a header key as bytes (key_raw);
+	// byName is then set too.
+	rawHeaderKeys bool
+}
+
+// headers is the headers column's expression.
+func (c viewCols) headers() string {
+	if c.rawHeaderKeys {
+		return rawHeaders
+	}
+	return textHeaders
 }
 
 // topicSelects returns the SELECTs of the views "T$all" (every stored row)
@@ -59,6 +70,9 @@ func topicSelects(paths []string, plain []bool, c viewCols, openTxn bool) (all, 
 // transactions left open in their file resolved from later markers.
 func allSelect(paths []string, c viewCols, openTxn bool) string {
 	src := "(" + emptyRaw + ")"
+	if len(paths) == 0 {
+		c.rawHeaderKeys = false // the empty SELECT has no key_raw
+	}
 	if len(paths) > 0 {
 		q := make([]string, len(paths))
 		for i, p := range paths {
@@ -74,9 +88,9 @@ func allSelect(paths []string, c viewCols, openTxn bool) string {
 		return fmt.Sprintf(`WITH s AS (SELECT * FROM %s),
   m AS (SELECT "partition", producer_id, "offset", control_type FROM s WHERE is_control)
 SELECT `+qualify(cols)+` FROM s ASOF LEFT JOIN m ON s."partition" = m."partition" AND s.producer_id = m.producer_id AND s."offset" < m."offset"`,
-			src, c.key, c.value, c.valueErr, openResolved, openResolved, c.extra)
+			src, c.key, c.value, c.valueErr, c.headers(), openResolved, openResolved, c.extra)
 	}
-	return fmt.Sprintf("SELECT "+rawColumns+" FROM %s", c.key, c.value, c.valueErr, "txn_state", "txn_state", c.extra, src)
+	return fmt.Sprintf("SELECT "+rawColumns+" FROM %s", c.key, c.value, c.valueErr, c.headers(), "txn_state", "txn_state", c.extra, src)
 }
 
 // qualify prefixes the columns the stored rows share with the markers

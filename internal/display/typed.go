@@ -34,7 +34,7 @@ func Typed(dbType string, v any) any {
 		return scalar(dbType, v)
 	}
 	if !strings.Contains(dbType, "UUID") && !strings.Contains(dbType, "TIME") && !strings.Contains(dbType, "DATE") {
-		return v // a topic's headers, STRUCT(key VARCHAR, value BLOB)[], on every row
+		return v // a topic's headers, STRUCT(key VARCHAR, key_raw BLOB, value BLOB)[], on every row
 	}
 	t := parsed(dbType)
 	if t == nil {
