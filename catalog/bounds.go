@@ -409,7 +409,7 @@ func (f FileEntry) validate(i, history int) error {
 	}
 	span := f.LastOffset - f.FirstOffset + 1
 	if f.Records < 0 || f.Records > span || f.ControlRecords < 0 || f.ControlRecords > f.Records ||
-		f.OpenTxnRecords < 0 || f.OpenTxnRecords > f.Records || f.Bytes < 0 ||
+		f.OpenTxnRecords < 0 || f.OpenTxnRecords > f.Records || f.RawHeaderKeys < 0 || f.Bytes < 0 ||
 		f.Decoded < 0 || f.DecodeErrors < 0 || f.KeysDecoded < 0 || f.KeyDecodeErrors < 0 {
 		return fmt.Errorf("file %q has counts out of range (records %d for %d offsets, control %d, open %d, bytes %d)",
 			f.Name, f.Records, span, f.ControlRecords, f.OpenTxnRecords, f.Bytes)

@@ -572,6 +572,7 @@ func mergedEntry(run []FileEntry) FileEntry {
 		fe.Records += f.Records
 		fe.ControlRecords += f.ControlRecords
 		fe.OpenTxnRecords += f.OpenTxnRecords
+		fe.RawHeaderKeys += f.RawHeaderKeys
 		fe.MinTimestamp = min(fe.MinTimestamp, f.MinTimestamp)
 		fe.MaxTimestamp = max(fe.MaxTimestamp, f.MaxTimestamp)
 		fe.Decoded += f.Decoded
