@@ -2,11 +2,11 @@ package queries
 
 import (
 	"errors"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/catalogtest"
 )
 
 // TestDataFileCheckPastTheOpenFilesLimit: a data file the readers could
@@ -26,18 +26,9 @@ func TestDataFileCheckPastTheOpenFilesLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatal(err)
-	}
-	low := lim
-	low.Cur = 3 // the files open stay open; no other can be opened
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim) })
+	_, restore := catalogtest.LimitOpenFiles(t, 0) // the files open stay open; no other can be opened
 	err = checkDataFile(dir, m.TP(), m.Files[0].Name, true)
-	syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
+	restore()
 	if !errors.Is(err, catalog.ErrTooManyFiles) || errors.Is(err, catalog.ErrBadDataFile) {
 		t.Fatalf("%v: want the limit of open files, not a damaged data file", err)
 	}

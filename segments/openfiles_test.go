@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/catalogtest"
 	"github.com/topicsnap/topicsnap/internal/exit"
 )
 
@@ -35,28 +35,11 @@ func TestImportKcatPastTheOpenFilesLimit(t *testing.T) {
 	var warns []string
 	opts := KcatOptions{Dir: dir, File: file, Topic: "kp", Warn: func(s string) { warns = append(warns, s) }}
 
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatal(err)
+	limit, restore := catalogtest.LimitOpenFiles(t, 61)
+	if limit >= parts {
+		restore()
+		t.Fatalf("the limit of open files is %d: the test needs one below %d partitions", limit, parts)
 	}
-	fds, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	low := lim
-	low.Cur = uint64(len(fds) + 60)
-	if low.Cur >= parts || low.Cur > lim.Max {
-		t.Fatalf("%d files open already: the test needs a limit below %d partitions", len(fds), parts)
-	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
-		t.Fatal(err)
-	}
-	restore := func() {
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(restore)
 	sum, err := ImportKcat(t.Context(), opts)
 	restore()
 
@@ -69,7 +52,7 @@ func TestImportKcatPastTheOpenFilesLimit(t *testing.T) {
 	if code, hint := exit.Of(err); code != exit.Error || !strings.Contains(hint, "ulimit -n") || strings.Contains(hint, "verify") {
 		t.Fatalf("exit %d, hint %q: want 2 and how to raise the limit", code, hint)
 	}
-	if !strings.Contains(err.Error(), fmt.Sprintf("ulimit -n, is %d", low.Cur)) || !strings.Contains(err.Error(), "partitions not imported") {
+	if !strings.Contains(err.Error(), fmt.Sprintf("ulimit -n, is %d", limit)) || !strings.Contains(err.Error(), "partitions not imported") {
 		t.Errorf("error %q: want the limit and the partitions not imported counted", err)
 	}
 	if len(warns) != 1 || strings.Contains(warns[0], "damaged") {
