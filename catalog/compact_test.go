@@ -222,7 +222,7 @@ func TestCompactKeepsEveryRow(t *testing.T) {
 			for name, f := range map[string]func(FileEntry) int64{
 				"control": func(fe FileEntry) int64 { return fe.ControlRecords }, "open": func(fe FileEntry) int64 { return fe.OpenTxnRecords },
 				"decoded": func(fe FileEntry) int64 { return fe.Decoded }, "decode errors": func(fe FileEntry) int64 { return fe.DecodeErrors },
-				"keys decoded": func(fe FileEntry) int64 { return fe.KeysDecoded },
+				"keys decoded":    func(fe FileEntry) int64 { return fe.KeysDecoded },
 				"raw header keys": func(fe FileEntry) int64 { return fe.RawHeaderKeys },
 			} {
 				if a, b := sum(before, f), sum(after, f); a != b || name == "raw header keys" && a == 0 {

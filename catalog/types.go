@@ -218,8 +218,8 @@ type FileEntry struct {
 	// which the file stores as bytes (Header.KeyRaw); readers of a topic
 	// with such a file read its columns by name.
 	RawHeaderKeys int64 `json:"raw_header_keys,omitempty"`
-	MinTimestamp   int64 `json:"min_timestamp_ms"`
-	MaxTimestamp   int64 `json:"max_timestamp_ms"`
+	MinTimestamp  int64 `json:"min_timestamp_ms"`
+	MaxTimestamp  int64 `json:"max_timestamp_ms"`
 	// MaxRecordBytes is an upper bound of the largest record's size: its
 	// key, value and headers' bytes, with 10 bytes a header (RecordBytes).
 	// A restore whose target takes records that large reads no file to

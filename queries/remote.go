@@ -776,7 +776,7 @@ const sparkStoredColumns = `"partition", "offset", "timestamp", timestamp_type, 
 // sparkRawColumns is rawColumns in Spark's dialect.
 const sparkRawColumns = `SELECT "partition", "offset", CAST("timestamp" AS TIMESTAMP) AS "timestamp", timestamp_type,
   try_validate_utf8(CAST("key" AS STRING)) AS "key", "key" AS key_raw, %s AS "value", "value" AS value_raw, %s AS value_error,
-  `+sparkHeaders+` AS headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
+  ` + sparkHeaders + ` AS headers, leader_epoch, producer_id, producer_epoch, is_transactional, is_control,
   control_type, %s AS txn_state, coalesce(%s = 'aborted', false) AS aborted, schema_id`
 
 // sparkHeaders is textHeaders in Spark's dialect. Spark reads a key that
