@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -87,6 +88,37 @@ func (e *DamagedError) notUTF8() bool {
 	return strings.Contains(e.Msg, "Invalid string encoding found in Parquet file")
 }
 
+// duckTooManyFiles is err as catalog.ErrTooManyFiles (exit 2, the hint to
+// raise the limit) when DuckDB could not open a file for the limit of open
+// files: its message then ends in the system's "Too many open files" (of
+// EMFILE; "... in system" of ENFILE). Nothing is wrong with the folder or
+// the query. Only the message's first line is kept: what follows is an
+// excerpt of the views' SQL. Any other error is returned as it is.
+func duckTooManyFiles(err error) error {
+	if err == nil || errors.Is(err, catalog.ErrTooManyFiles) {
+		return err
+	}
+	first, _, _ := strings.Cut(err.Error(), "\n")
+	if !strings.Contains(first, "Too many open files") {
+		return err
+	}
+	e := &duckOpenError{msg: driverNoise.ReplaceAllString(strings.TrimSpace(first), ""), errno: syscall.EMFILE}
+	if strings.Contains(first, "Too many open files in system") {
+		e.errno = syscall.ENFILE
+	}
+	return store.TooManyFiles(e)
+}
+
+// duckOpenError is a DuckDB message of a file it could not open, and the
+// errno the message names.
+type duckOpenError struct {
+	msg   string
+	errno syscall.Errno
+}
+
+func (e *duckOpenError) Error() string { return e.msg }
+func (e *duckOpenError) Unwrap() error { return e.errno }
+
 // isDamagedData reports whether err's message is DuckDB's of a Parquet
 // file it could not read.
 func isDamagedData(err error) bool {
@@ -104,6 +136,9 @@ func isDamagedData(err error) bool {
 // data file (else err itself): context says what was being done, root is
 // the folder whose path a file's name is given relative to ("" keeps it).
 func damagedErr(err error, context, root string) error {
+	if limit := duckTooManyFiles(err); errors.Is(limit, catalog.ErrTooManyFiles) {
+		return limit
+	}
 	if err == nil || !isDamagedData(err) {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/duckdb/duckdb-go/v2"
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"regexp"
 	"strings"
@@ -191,6 +192,9 @@ const UnknownTableHint = `topicsnap ls --dir DIR (lists the topics); each is a v
 func CleanError(err error) error {
 	if err == nil {
 		return nil
+	}
+	if limit := duckTooManyFiles(err); errors.Is(limit, catalog.ErrTooManyFiles) {
+		return limit // the process's limit, not the query's mistake
 	}
 	if isDamagedData(err) {
 		// The folder's fault, not the query's (exit 9, catalog verify).

@@ -181,6 +181,11 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 	}
 	for _, n := range names {
 		tm, err := e.readTopic(ctx, n, fc)
+		if errors.Is(err, catalog.ErrTooManyFiles) {
+			// The process's limit, not the topic's: skipped, it read as
+			// a table that does not exist (exit 4) or a folder without it.
+			return nil, err
+		}
 		if err != nil {
 			// One unreadable topic must not hide the others: skip it, say why.
 			problems = append(problems, fmt.Sprintf("topic %s skipped: %v", n, err))
@@ -263,6 +268,8 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 	}
 	badCuts := map[string]int{}
 	switch {
+	case errors.Is(err, catalog.ErrTooManyFiles):
+		return nil, fmt.Errorf("read the cluster snapshots: %w", err) // the process's limit, not damage
 	case errors.Is(err, catalog.ErrBadManifest), errors.Is(err, catalog.ErrNewerFormat):
 		// A damaged snapshot hides only itself: the others are kept, and
 		// each damaged one is named by its path in the folder.
@@ -629,8 +636,10 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 			// structure and says so, not the whole build.
 			t.Structure, t.JSON, err = inferJSONCached(ctx, e.sideDB, tf.paths, tf.encoded)
 			if err != nil {
-				if ctx.Err() != nil {
-					return fmt.Errorf("infer the value type of %s: %w", tf.name, err)
+				if limit := duckTooManyFiles(err); ctx.Err() != nil || limit != err {
+					// Not the topic's: the same build with a higher limit
+					// reads its values, so they are not served as bytes.
+					return fmt.Errorf("infer the value type of %s: %w", tf.name, limit)
 				}
 				e.problems = append(e.problems, fmt.Sprintf("topic %s: its values could not be sampled (%s); read as bytes; %s",
 					tf.name, strings.ReplaceAll(CleanError(err).Error(), e.dir.Path+string(filepath.Separator), ""), e.verifyHint()))
@@ -695,7 +704,7 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 				if isDamagedData(err) {
 					return damagedErr(err, "create views of "+tf.name, e.dir.Path)
 				}
-				return fmt.Errorf("create views of %s: %w", tf.name, err)
+				return fmt.Errorf("create views of %s: %w", tf.name, duckTooManyFiles(err))
 			}
 		}
 	}
@@ -706,7 +715,7 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 		}
 		for _, q := range ddl {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("create the views of %s: %w", offsetsTopic, err)
+				return fmt.Errorf("create the views of %s: %w", offsetsTopic, duckTooManyFiles(err))
 			}
 		}
 		for _, v := range logViews {

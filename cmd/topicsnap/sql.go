@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/safefile"
 	"github.com/topicsnap/topicsnap/internal/sqllex"
 	"github.com/topicsnap/topicsnap/queries"
@@ -491,7 +492,12 @@ func (a *app) repl(ctx context.Context, s *sqlSession) error {
 		case errors.As(err, &se) && se.Fix != "":
 			fmt.Fprintf(a.stderr, "Error: %s\nTry: %s\n", message(err), se.Fix)
 		default:
+			// The kind's hint, as the one-shot prints it (the limit of
+			// open files, a damaged file): the session goes on.
 			fmt.Fprintf(a.stderr, "Error: %s\n", message(err))
+			if _, hint := exit.Of(err); hint != "" && hint != exit.HelpHint {
+				fmt.Fprintf(a.stderr, "Try: %s\n", hint)
+			}
 		}
 	}
 	var buf strings.Builder

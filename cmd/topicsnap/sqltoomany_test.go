@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/topicsnap/topicsnap/catalog/catalogtest"
+	"github.com/topicsnap/topicsnap/internal/seeds"
+	"github.com/topicsnap/topicsnap/queries"
+)
+
+// TestSQLPastTheOpenFilesLimit: at a low limit of open files, sql failed
+// where DuckDB could not open a data file with DuckDB's own message and no
+// hint (`Error: create the views of __consumer_offsets: IO Error: Cannot
+// open file ".../partition=7/...parquet": Too many open files` and the
+// views' SQL under it). At every limit it now either answers or says the
+// limit was reached, its value, and how to raise it (exit 2), wherever the
+// open failed; the test sees DuckDB's open fail at least once.
+func TestSQLPastTheOpenFilesLimit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wind")
+	if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 1); err != nil {
+		t.Fatal(err)
+	}
+	inDuckDB := 0
+	for headroom := 0; headroom <= 40; headroom += 2 {
+		_, restore := catalogtest.LimitOpenFiles(t, headroom)
+		code, out, errs := cli(t, "sql", "--dir", dir, "-c", "SELECT count(*) FROM group_log")
+		restore()
+		if code == 0 {
+			continue
+		}
+		if code != 2 || !strings.Contains(errs, "the limit of open files is reached (this process's, ulimit -n, is ") ||
+			!strings.Contains(errs, "\nTry: raise the limit of open files") || strings.Contains(errs, "LINE ") {
+			t.Fatalf("headroom %d: exit %d\n%s%s", headroom, code, out, errs)
+		}
+		if strings.Contains(errs, "Cannot open file") {
+			inDuckDB++
+		}
+	}
+	if inDuckDB == 0 {
+		t.Fatal("DuckDB never met the limit: the test tests nothing")
+	}
+}
+
+// TestREPLSaysTheHint: the REPL printed an error's hint only for a
+// mistake in the SQL (SQLError); the limit of open files, a damaged file,
+// said what failed and not what to do. It prints the kind's hint, as the
+// one-shot does, and the session goes on.
+func TestREPLSaysTheHint(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wind")
+	if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 1); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", t.TempDir())
+	eng, err := queries.Open(t.Context(), dir, queries.Options{Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	// The group log's views are built by the first statement that reads
+	// them, at a limit that leaves DuckDB no file to open.
+	var out, errb bytes.Buffer
+	a := newApp(strings.NewReader("SELECT count(*) FROM group_log;\n"), &out, &errb)
+	s := &sqlSession{a: a, eng: eng, format: "csv", out: &out}
+	_, restore := catalogtest.LimitOpenFiles(t, 0)
+	err = a.repl(t.Context(), s)
+	restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(errb.String(), "the limit of open files is reached") || !strings.Contains(errb.String(), "\nTry: raise the limit of open files") {
+		t.Fatalf("stderr %q", errb.String())
+	}
+	// And with files to open, the same session answers.
+	a.stdin = strings.NewReader("SELECT count(*) > 0 AS any FROM group_log;\n")
+	errb.Reset()
+	if err := a.repl(t.Context(), s); err != nil || !strings.Contains(out.String(), "any\ntrue\n") {
+		t.Fatalf("after: %v %q %q", err, out.String(), errb.String())
+	}
+}
