@@ -553,3 +553,69 @@ func TestTopicStateWhenTheCleanerRanBeforeTheFirstDump(t *testing.T) {
 	}
 	t.Logf("cleaner removed %d offsets before the first dump; round 1: %d farms known, %d marked unknown", compacted, known, marked)
 }
+
+// TestTopicStateLeavesOutNoTimestamp: a record with no timestamp (-1,
+// Kafka's "no timestamp") was taken as written in 1969, before any as_of:
+// an untimed record of T-01 after its timed ones was its value at every
+// time ("kilmore-sands" replaced by "untimed" at 11:10, known), and a key
+// only untimed records held was in every state. As the checks do, such a
+// record has no time: it is never a key's value, a key with one after its
+// value at as_of is not known (known = false, known again from its next
+// timed record), and the notes count them.
+func TestTopicStateLeavesOutNoTimestamp(t *testing.T) {
+	dir, base := routingFolder(t)
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(m int) int64 { return base.Add(time.Duration(m) * time.Minute).UnixMilli() }
+	row := func(off int64, ts int64, key, value string) catalog.Row {
+		return catalog.Row{Partition: 0, Offset: off, Timestamp: ts, TimestampType: catalog.TimestampCreate, Key: []byte(key), Value: []byte(value)}
+	}
+	p0, err := d.Manifests(t.Context(), "routing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := catalog.ReadDataFile(d.FilePath(p0[0].TP(), p0[0].Files[0].Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := append(old,
+		row(6, -1, "T-01", `{"farm":"untimed"}`),
+		row(7, -1, "T-09", `{"farm":"untimed too"}`),
+		row(8, -1, "T-02", `{"farm":"untimed three"}`),
+		row(9, at(20), "T-02", `{"farm":"timed again"}`),
+	)
+	writePartition(t, d, "routing", 0, "s1", 10, rows)
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	state := func(m int) (string, []string) {
+		q := fmt.Sprintf(`SELECT "partition", key, coalesce(value.farm, '-'), known, coalesce(strftime(known_from, '%%H:%%M'), '-') FROM topic_state('routing', TIMESTAMPTZ '%s') ORDER BY ALL`,
+			base.Add(time.Duration(m)*time.Minute).Format(time.RFC3339))
+		rows, err := e.Query(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := rows.Notes
+		return allRows(t, rows), notes
+	}
+	for _, c := range []struct {
+		minute int
+		want   string
+	}{
+		{0, "0 T-01 - false -;0 T-02 - false 11:20;0 T-09 - false -"},
+		{10, "0 T-01 - false -;0 T-02 - false 11:20;0 T-09 - false -;1 T-01 dunmore-moss true -;1 T-03 yell-sound true -"},
+		{30, "0 T-01 - false -;0 T-02 timed again true -;0 T-09 - false -;1 T-01 dunmore-moss true -;1 T-03 yell-sound true -"},
+	} {
+		got, notes := state(c.minute)
+		if got != c.want {
+			t.Errorf("state at 11:%02d:\n got %s\nwant %s", c.minute, got, c.want)
+		}
+		if len(notes) != 1 || !strings.Contains(notes[0], "3 keyed records have no timestamp (-1)") {
+			t.Errorf("notes at 11:%02d: %q", c.minute, notes)
+		}
+	}
+}

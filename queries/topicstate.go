@@ -94,10 +94,17 @@ func (e *Engine) topicStateNotes(ctx context.Context, q string) ([]string, error
 		if err != nil {
 			return nil, err
 		}
+		name, _ := constantArg(calls[i], 0)
+		untimed, err := e.untimedKeyed(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if untimed > 0 {
+			notes = append(notes, fmt.Sprintf("topic_state(%s, ...): %s no timestamp (-1), so no time to be at or before as_of: never taken as a key's value, and a key with one after its value then has known = false", quoteString(name), plural(untimed, "keyed record has", "keyed records have")))
+		}
 		if spans == 0 {
 			continue
 		}
-		name, _ := constantArg(calls[i], 0)
 		note := fmt.Sprintf("topic_state(%s, ...) is not the whole state at that time: %s the snapshot never held (removed by the cleaner or Kafka before a dump read them) may hold values then; keys only they held are missing, and rows with known = false are keys whose value may be one of them", quoteString(name), plural(offsets, "offset", "offsets"))
 		if !never && until != nil {
 			note += fmt.Sprintf("; the state is whole from %s", FormatTime(*until))
@@ -106,6 +113,32 @@ func (e *Engine) topicStateNotes(ctx context.Context, q string) ([]string, error
 		notes = append(notes, note)
 	}
 	return notes, nil
+}
+
+// untimedKeyed counts the keyed records of topic with no timestamp (-1),
+// which topic_state leaves out of every key's value; 0 for a name that is
+// not one of the engine's topics (topic_state says so itself).
+func (e *Engine) untimedKeyed(ctx context.Context, topic string) (int64, error) {
+	found := false
+	for _, t := range e.Topics() {
+		found = found || t.Name == topic
+	}
+	if !found {
+		return 0, nil
+	}
+	rows, err := e.Query(ctx, `SELECT count(*) FROM `+quoteIdent(topic)+` WHERE key_raw IS NOT NULL AND epoch_ms("timestamp") = -1`)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var n int64
+	if rows.Next() {
+		err = rows.Scan(&n)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	return n, err
 }
 
 // findCalls appends the table function calls named name in n.
