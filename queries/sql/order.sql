@@ -2,7 +2,10 @@
 -- summary: records of one key whose time goes backwards in offset order.
 --          A record without a time (NULL) is left out, so the one after it
 --          is compared with the last record that has one (order_keys counts
---          the ones left out).
+--          the ones left out). A time that is text (a JSON field with
+--          values of mixed types, or numbers written as strings) compares
+--          as numbers where both texts are numbers ("9" before "10"), as
+--          text otherwise.
 -- params: Time the time expression; $1 how many examples.
 WITH d AS (
   SELECT key_raw, "partition", "offset", ({{.Time}}) AS t,
@@ -13,5 +16,7 @@ WITH d AS (
 SELECT coalesce(try(decode(key_raw)), '0x' || hex(key_raw)) AS "key", "partition", prev_offset, "offset",
        prev_t::VARCHAR AS previous_time, t::VARCHAR AS "time",
        count(*) OVER () AS out_of_order_records
-FROM d WHERE t < prev_t
+FROM d WHERE CASE WHEN typeof(t) = 'VARCHAR' AND TRY_CAST(t::VARCHAR AS DOUBLE) IS NOT NULL AND TRY_CAST(prev_t::VARCHAR AS DOUBLE) IS NOT NULL
+                  THEN TRY_CAST(t::VARCHAR AS DOUBLE) < TRY_CAST(prev_t::VARCHAR AS DOUBLE)
+                  ELSE t < prev_t END
 ORDER BY "partition", "offset" LIMIT $1
