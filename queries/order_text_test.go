@@ -13,7 +13,8 @@ import (
 // of mixed types, or numbers written as strings) was compared as text:
 // value.id 9 then 10 of one key was "1 record is earlier than the record
 // before them of the same key" ("10" < "9"). Numbers as text now compare
-// as numbers; other text as text.
+// as numbers, times as text with their offsets as times, other text as
+// text.
 func TestOrderComparesNumbersAsNumbers(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -26,6 +27,7 @@ func TestOrderComparesNumbersAsNumbers(t *testing.T) {
 		{"decimals as strings", []string{`{"id":"1e3"}`, `{"id":"999.5"}`}, 1},
 		{"words", []string{`{"id":"b"}`, `{"id":"a"}`}, 1},
 		{"times as strings", []string{`{"id":"2026-07-16T10:00:00Z"}`, `{"id":"2026-07-16T09:00:00Z"}`}, 1},
+		{"times with offsets", []string{`{"id":"2026-07-16T10:00:00+02:00"}`, `{"id":"2026-07-16T09:30:00Z"}`}, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -1,5 +1,5 @@
 -- name: order (Spark)
--- summary: as order.sql (numbers as text compare as numbers); a time as text is DuckDB's TIMESTAMPTZ text (Spark's
+-- summary: as order.sql (numbers and times as text compare as such); a time as text is DuckDB's TIMESTAMPTZ text (Spark's
 --          with "+00", the session's zone being UTC); a key that is not
 --          UTF-8 shows as 0x and its hex.
 --          The window sorts every keyed record: the records are first
@@ -24,5 +24,7 @@ SELECT coalesce(try_validate_utf8(CAST(key_raw AS STRING)), '0x' || hex(key_raw)
        count(*) OVER () AS out_of_order_records
 FROM d WHERE CASE WHEN typeof(t) = 'string' AND try_cast(CAST(t AS STRING) AS DOUBLE) IS NOT NULL AND try_cast(CAST(prev_t AS STRING) AS DOUBLE) IS NOT NULL
                   THEN try_cast(CAST(t AS STRING) AS DOUBLE) < try_cast(CAST(prev_t AS STRING) AS DOUBLE)
+                  WHEN typeof(t) = 'string' AND try_cast(CAST(t AS STRING) AS TIMESTAMP) IS NOT NULL AND try_cast(CAST(prev_t AS STRING) AS TIMESTAMP) IS NOT NULL
+                  THEN try_cast(CAST(t AS STRING) AS TIMESTAMP) < try_cast(CAST(prev_t AS STRING) AS TIMESTAMP)
                   ELSE t < prev_t END
 ORDER BY "partition", "offset" LIMIT $1
