@@ -98,6 +98,10 @@ type Topic struct {
 	// openTxn: some file holds records of a transaction its marker was
 	// not in (the view decides them from a later marker, if any).
 	openTxn bool
+	// openFiles and markerFiles are the paths of the files that hold
+	// records of transactions left open in them, and of those that hold
+	// markers (open_txn_files.sql reads only these).
+	openFiles, markerFiles []string
 	// unsampled says why its values could not be sampled for their type
 	// when DuckDB failed on a damaged data file: value is then its bytes,
 	// and an option that reads a field of it is the damage's fault, not

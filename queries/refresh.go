@@ -120,6 +120,9 @@ type topicFiles struct {
 	paths     []string
 	plain     []bool            // per path: no control markers, no open transactions
 	openTxn   bool              // some file holds records of a transaction left open in it
+	// openFiles, markerFiles: the paths of the files that hold records of
+	// transactions left open in them, and of those that hold markers
+	openFiles, markerFiles []string
 	rawKeys   bool              // some file stores a header key that is not UTF-8 as bytes
 	encoded   bool              // the dump decoded (or tried to) wire-format values
 	mixed     bool              // of an encoded topic, some file may predate value_decoded
@@ -212,6 +215,12 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 				tf.paths = append(tf.paths, e.dir.FilePath(m.TP(), f.Name))
 				tf.plain = append(tf.plain, f.ControlRecords == 0 && f.OpenTxnRecords == 0)
 				tf.openTxn = tf.openTxn || f.OpenTxnRecords > 0
+				if f.OpenTxnRecords > 0 {
+					tf.openFiles = append(tf.openFiles, tf.paths[len(tf.paths)-1])
+				}
+				if f.ControlRecords > 0 {
+					tf.markerFiles = append(tf.markerFiles, tf.paths[len(tf.paths)-1])
+				}
 				tf.rawKeys = tf.rawKeys || f.RawHeaderKeys > 0
 				tf.encoded = tf.encoded || f.Decoded > 0 || f.DecodeErrors > 0
 				tf.mixed = tf.mixed || f.Decoded == 0 && f.DecodeErrors == 0
@@ -343,7 +352,8 @@ func (e *Engine) apply(ctx context.Context, v string, tv map[string]string, cat 
 	topics := make([]Topic, len(tfs))
 	for i, tf := range tfs {
 		old := OldTopicPartitions(tf.name, tf.manifests, cat.snaps)
-		topics[i] = Topic{Name: tf.name, Apart: tf.apart, Partitions: len(tf.manifests) - len(old), OldPartitions: old, Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded, openTxn: tf.openTxn}
+		topics[i] = Topic{Name: tf.name, Apart: tf.apart, Partitions: len(tf.manifests) - len(old), OldPartitions: old, Files: len(tf.paths), Damaged: tf.damaged, Encoded: tf.encoded, KeyEncoded: tf.keyEncoded, openTxn: tf.openTxn,
+			openFiles: tf.openFiles, markerFiles: tf.markerFiles}
 		for _, s := range slices.Concat(tf.schemas, tf.keySchemas) {
 			if !slices.Contains(topics[i].Formats, s.Type) {
 				topics[i].Formats = append(topics[i].Formats, s.Type)
