@@ -482,8 +482,11 @@ func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, wan
 	if pf.NumRows() != fe.Records {
 		return "", fmt.Errorf("read %s: %d rows, its manifest says %d (run catalog verify)", RelFilePath(tp, fe.Name), pf.NumRows(), fe.Records)
 	}
+	var conv *beforeKeyRaw
 	if !parquet.EqualNodes(pf.Schema(), want) {
-		return fmt.Sprintf("%s has another layout than the files this build writes", fe.Name), nil
+		if conv = newBeforeKeyRaw(pf.Schema(), want); conv == nil {
+			return fmt.Sprintf("%s has another layout than the files this build writes", fe.Name), nil
+		}
 	}
 	for _, rg := range pf.RowGroups() {
 		rows := rg.Rows()
@@ -493,6 +496,9 @@ func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, wan
 				return "", err
 			}
 			n, rerr := rows.ReadRows(buf)
+			if n > 0 && conv != nil {
+				conv.convert(buf[:n])
+			}
 			if n > 0 {
 				if err := w.writeRaw(buf[:n], typed); err != nil {
 					rows.Close()
@@ -510,6 +516,72 @@ func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, wan
 		rows.Close()
 	}
 	return "", nil
+}
+
+// beforeKeyRaw converts the Parquet rows of a file written before header
+// keys that are not UTF-8 were stored as bytes (Header.KeyRaw) to the
+// layout this build writes: its leaves are today's but key_raw, which
+// every header of such a file has null (its key is in "key", whatever its
+// bytes). Without it, compaction left every run with such a file as it
+// was ("another layout"), in every folder dumped before.
+type beforeKeyRaw struct {
+	key, keyRaw int // the headers' key leaf and where key_raw goes, in today's layout
+}
+
+// newBeforeKeyRaw is the conversion from a file's schema to want, nil
+// when the file's layout is not want's without key_raw.
+func newBeforeKeyRaw(file, want *parquet.Schema) *beforeKeyRaw {
+	wc, fc := want.Columns(), file.Columns()
+	raw, ok := want.Lookup("headers", "list", "element", "key_raw")
+	key, ok2 := want.Lookup("headers", "list", "element", "key")
+	if !ok || !ok2 || len(fc) != len(wc)-1 || raw.ColumnIndex != key.ColumnIndex+2 {
+		return nil
+	}
+	for i, c := range fc {
+		j := i
+		if i >= raw.ColumnIndex {
+			j++
+		}
+		if !slices.Equal(c, wc[j]) {
+			return nil
+		}
+		l, _ := file.Lookup(c...)
+		w, _ := want.Lookup(wc[j]...)
+		if !parquet.EqualNodes(l.Node, w.Node) || l.MaxDefinitionLevel != w.MaxDefinitionLevel || l.MaxRepetitionLevel != w.MaxRepetitionLevel {
+			return nil
+		}
+	}
+	return &beforeKeyRaw{key: key.ColumnIndex, keyRaw: raw.ColumnIndex}
+}
+
+// convert rewrites rows in place: a null key_raw beside each header key
+// level (the same repetition and definition levels: a null in the element,
+// or the empty list's), and the columns after it one further on.
+func (c *beforeKeyRaw) convert(rows []parquet.Row) {
+	for i, r := range rows {
+		out := make(parquet.Row, 0, len(r)+4)
+		var keys []parquet.Value
+		for _, v := range r {
+			col := v.Column()
+			if col == c.key {
+				keys = append(keys, v)
+			}
+			if col >= c.keyRaw {
+				if keys != nil {
+					for _, k := range keys {
+						out = append(out, parquet.Value{}.Level(k.RepetitionLevel(), k.DefinitionLevel(), c.keyRaw))
+					}
+					keys = nil
+				}
+				v = v.Level(v.RepetitionLevel(), v.DefinitionLevel(), col+1)
+			}
+			out = append(out, v)
+		}
+		for _, k := range keys { // no column after key_raw (not Row's layout)
+			out = append(out, parquet.Value{}.Level(k.RepetitionLevel(), k.DefinitionLevel(), c.keyRaw))
+		}
+		rows[i] = out
+	}
 }
 
 // localData opens a committed file for reading at random: in a folder the
