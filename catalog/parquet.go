@@ -334,11 +334,38 @@ func checkParquet(r io.ReaderAt, size int64, fe FileEntry) error {
 	if pf.NumRows() != fe.Records {
 		return fmt.Errorf("%d rows, manifest says %d", pf.NumRows(), fe.Records)
 	}
+	// The views read header keys stored as bytes only of a topic whose
+	// manifests count some: a manifest that says none of a file holding
+	// some would show those keys as empty text.
+	if n, ok := rawHeaderKeys(pf); ok && n != fe.RawHeaderKeys {
+		return fmt.Errorf("%d header keys stored as bytes (key_raw), manifest says %d", n, fe.RawHeaderKeys)
+	}
 	// Each of topicsnap's columns the file has is of a type the views read
 	// (a value of INTEGER fails every read of the topic's views, the file
 	// being valid Parquet of the right size); what they read passes, as a
 	// partition of INT64 that DuckDB wrote again.
 	return CheckColumns(pf.Schema())
+}
+
+// rawHeaderKeys counts the non-null values of the file's key_raw column
+// from its row groups' statistics; ok is false when the file has no such
+// column (written before it existed) or a row group does not say.
+func rawHeaderKeys(pf *parquet.File) (n int64, ok bool) {
+	leaf, found := pf.Schema().Lookup("headers", "list", "element", "key_raw")
+	if !found {
+		return 0, false
+	}
+	for _, rg := range pf.Metadata().RowGroups {
+		if leaf.ColumnIndex >= len(rg.Columns) {
+			return 0, false
+		}
+		md := rg.Columns[leaf.ColumnIndex].MetaData
+		if md.Statistics.NullCount > md.NumValues || md.Statistics.NullCount < 0 {
+			return 0, false
+		}
+		n += md.NumValues - md.Statistics.NullCount
+	}
+	return n, true
 }
 
 // checkPages reads every page of every column of each row group of the
