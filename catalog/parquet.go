@@ -348,12 +348,12 @@ func checkParquet(r io.ReaderAt, size int64, fe FileEntry) error {
 }
 
 // rawHeaderKeys counts the non-null values of the file's key_raw column
-// from its row groups' statistics; ok is false when the file has no such
-// column (written before it existed) or a row group does not say.
+// from its row groups' statistics (0 of a file written before the column
+// existed); ok is false when a row group does not say.
 func rawHeaderKeys(pf *parquet.File) (n int64, ok bool) {
 	leaf, found := pf.Schema().Lookup("headers", "list", "element", "key_raw")
 	if !found {
-		return 0, false
+		return 0, true // a file written before key_raw existed holds none
 	}
 	for _, rg := range pf.Metadata().RowGroups {
 		if leaf.ColumnIndex >= len(rg.Columns) {

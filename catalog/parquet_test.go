@@ -195,4 +195,29 @@ func TestVerifyCountsHeaderKeysStoredAsBytes(t *testing.T) {
 			t.Errorf("manifest says %d: %v, want %q", c.raw, err, c.want)
 		}
 	}
+	// A file written before key_raw existed holds none (the views would
+	// name a column it lacks).
+	path := filepath.Join(t.TempDir(), "old.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[rowBeforeKeyRaw](f, withCodec(parquet.SchemaOf(rowBeforeKeyRaw{}), snappyCodec, "value_decoded", "key_decoded"))
+	if _, err := w.Write([]rowBeforeKeyRaw{{TimestampType: TimestampCreate}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.Stat()
+	f.Close()
+	for _, c := range []struct {
+		raw  int64
+		want string
+	}{{0, ""}, {2, "0 header keys stored as bytes (key_raw), manifest says 2"}} {
+		err := checkDataFile(path, FileEntry{Records: 1, Bytes: st.Size(), RawHeaderKeys: c.raw})
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("a file without key_raw, manifest says %d: %v, want %q", c.raw, err, c.want)
+		}
+	}
 }

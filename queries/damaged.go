@@ -244,10 +244,44 @@ func checkDataFileCached(root string, tp catalog.TopicPartition, name string, fo
 func checkContents(root string, m *catalog.Manifest, fc *footerCache) *catalog.ManifestError {
 	tp := m.TP()
 	for _, f := range m.AllFiles() {
-		if err := checkDataFileCached(root, tp, f.Name, true, fc); err != nil {
+		err := checkDataFileCached(root, tp, f.Name, true, fc)
+		if err == nil && f.RawHeaderKeys > 0 {
+			err = checkKeyRaw(root, tp, f.Name, f.RawHeaderKeys)
+		}
+		if err != nil {
 			rel := catalog.RelFilePath(tp, "manifest.json")
 			return &catalog.ManifestError{TP: tp, Path: filepath.Join(root, filepath.FromSlash(rel)), Rel: rel, Err: err, Detail: err.Error()}
 		}
+	}
+	return nil
+}
+
+// checkKeyRaw says whether a file whose manifest entry counts header keys
+// stored as bytes has the column that holds them: the views of its topic
+// name headers.key_raw, and a manifest that says so of a file without it
+// (edited, or a file put back from before) failed the build of every view
+// of the topic ("Binder Error: Could not find key "key_raw" in struct").
+// Its partition is left out, named, as a damaged file's is.
+func checkKeyRaw(root string, tp catalog.TopicPartition, name string, n int64) error {
+	rel := catalog.RelFilePath(tp, name)
+	f, err := folder.OpenRegular(filepath.Join(root, filepath.FromSlash(path.Dir(rel))), name)
+	if err != nil {
+		if limit := store.TooManyFiles(err); errors.Is(limit, catalog.ErrTooManyFiles) {
+			return fmt.Errorf("%s: %w", rel, limit)
+		}
+		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
+	}
+	pf, err := catalog.OpenParquet(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", rel, catalog.ErrBadDataFile, err)
+	}
+	if _, ok := pf.Schema().Lookup("headers", "list", "element", "key_raw"); !ok {
+		return fmt.Errorf("%s: %w: its manifest entry counts %d header keys stored as bytes, and the file has no column headers.key_raw to hold them", rel, catalog.ErrBadDataFile, n)
 	}
 	return nil
 }

@@ -557,3 +557,43 @@ func TestHeaderKeyNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestRawHeaderKeysOfAFileWithoutKeyRaw: a manifest that counts header
+// keys stored as bytes of a file without the key_raw column (edited, or
+// the file put back from before) failed every view of the topic: "create
+// views of hdr: Binder Error: Could not find key "key_raw" in struct".
+// The partition is now left out and named, as a damaged file's is; the
+// others read.
+func TestRawHeaderKeysOfAFileWithoutKeyRaw(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := func(p int32) []catalog.Row {
+		return []catalog.Row{{Partition: p, Offset: 0, Timestamp: 1, TimestampType: catalog.TimestampCreate, Key: []byte("a"), Value: []byte("1"),
+			Headers: []catalog.Header{{Key: "ok", Value: []byte("x")}}}}
+	}
+	writeOldHeaderPartition(t, d, "hdr", 0, rows(0))
+	writeOldHeaderPartition(t, d, "hdr", 1, rows(1))
+	m, err := d.ReadManifest(t.Context(), catalog.TopicPartition{Topic: "hdr", Partition: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Files[0].RawHeaderKeys = 3
+	if err := d.WriteManifest(t.Context(), m); err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := query1(t, e, `SELECT string_agg("partition"::VARCHAR || ':' || h."key", ',') FROM (SELECT "partition", unnest(headers) AS h FROM hdr)`); got != "0:ok" {
+		t.Fatalf("headers: %q", got)
+	}
+	p := strings.Join(e.Problems(), "\n")
+	if !strings.Contains(p, "partition=1/") || !strings.Contains(p, "counts 3 header keys stored as bytes, and the file has no column headers.key_raw") {
+		t.Fatalf("problems: %q", p)
+	}
+}
