@@ -120,9 +120,6 @@ type topicFiles struct {
 	paths     []string
 	plain     []bool            // per path: no control markers, no open transactions
 	openTxn   bool              // some file holds records of a transaction left open in it
-	// openFiles, markerFiles: the paths of the files that hold records of
-	// transactions left open in them, and of those that hold markers
-	openFiles, markerFiles []string
 	rawKeys   bool              // some file stores a header key that is not UTF-8 as bytes
 	encoded   bool              // the dump decoded (or tried to) wire-format values
 	mixed     bool              // of an encoded topic, some file may predate value_decoded
@@ -132,8 +129,11 @@ type topicFiles struct {
 	// schemas of the key schema ids its files list.
 	keyEncoded, keyMixed bool
 	keySchemas           []*catalog.Schema
-	keyPaths             []string // the files holding decoded keys, sampled for their structure
-	damaged              []int32  // partitions whose manifest could not be read (left out)
+	// openFiles, markerFiles: the paths of the files that hold records of
+	// transactions left open in them, and of those that hold markers
+	openFiles, markerFiles []string
+	keyPaths               []string // the files holding decoded keys, sampled for their structure
+	damaged                []int32  // partitions whose manifest could not be read (left out)
 	// superseded are the files of histories the dump found rewritten
 	// (catalog.Rewrite), read by the view "T$superseded" only.
 	superseded []string
