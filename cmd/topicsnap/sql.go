@@ -31,6 +31,8 @@ type sqlOptions struct {
 	file   string
 	format string
 	engine engineOptions
+	// command: -c was given (its text may be empty).
+	command bool
 }
 
 func (a *app) sqlCmd() *cobra.Command {
@@ -52,6 +54,7 @@ Without -c or -f, and with a terminal, it opens a REPL (.help lists its commands
 			if !contains(append(queries.Formats, "parquet"), o.format) {
 				return usagef("--format %q: use one of %s, parquet", o.format, strings.Join(queries.Formats, ", "))
 			}
+			o.command = cmd.Flags().Changed("command")
 			return a.runSQL(cmd.Context(), o)
 		},
 	}
@@ -84,12 +87,27 @@ func (a *app) runSQL(ctx context.Context, o *sqlOptions) error {
 			return usagef("read -f %s: %v", o.file, err)
 		}
 		text = string(b)
-	case text == "" && !isTerminal(a.stdout) || text == "" && !isTerminalReader(a.stdin):
+	case o.command:
+	case !isTerminal(a.stdout) || !isTerminalReader(a.stdin):
 		b, err := io.ReadAll(a.stdin)
 		if err != nil {
 			return fmt.Errorf("read stdin: %w", err)
 		}
 		text = string(b)
+	}
+	// The REPL is for a terminal without -c or -f. SQL given that holds
+	// nothing (-c "$EMPTY", an empty file or pipe) opened it instead: its
+	// banner on stdout, exit 0, as if a query had run.
+	if o.command || o.file != "" || !isTerminal(a.stdout) || !isTerminalReader(a.stdin) {
+		if strings.TrimSpace(text) == "" {
+			switch {
+			case o.command:
+				return usagef("-c is empty: give the SQL to run (or no -c, on a terminal, for the REPL)")
+			case o.file != "":
+				return usagef("-f %s holds no SQL", o.file)
+			}
+			return usagef("no SQL to run: stdin held none (give it with -c, -f or on stdin; on a terminal, no SQL opens the REPL)")
+		}
 	}
 	// One-shot SQL builds only the views and tables it names (the start-up
 	// is most of a short query's time); the REPL, and a script with dot

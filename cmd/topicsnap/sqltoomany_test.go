@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -78,5 +79,38 @@ func TestREPLSaysTheHint(t *testing.T) {
 	errb.Reset()
 	if err := a.repl(t.Context(), s); err != nil || !strings.Contains(out.String(), "any\ntrue\n") {
 		t.Fatalf("after: %v %q %q", err, out.String(), errb.String())
+	}
+}
+
+// TestSQLWithNoSQL: SQL given that holds none (-c "$EMPTY" of a script, an
+// empty -f file, an empty pipe) opened the REPL instead: its banner
+// ("topicsnap sql on DIR: 1 topic. .help for commands, Ctrl-D to leave.")
+// on stdout and exit 0, as if a query had run and printed that. Each is now
+// a usage error (exit 2) saying what held no SQL, and prints nothing.
+func TestSQLWithNoSQL(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wind")
+	if _, err := seeds.WriteWindFarmDayFolder(t.Context(), dir, 1); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.sql")
+	if err := os.WriteFile(empty, []byte("\n  \n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args  []string
+		stdin string
+		want  string
+	}{
+		{[]string{"-c", ""}, "SELECT 1", "-c is empty"},
+		{[]string{"-c", " \n "}, "", "-c is empty"},
+		{[]string{"-f", empty}, "", "holds no SQL"},
+		{nil, "", "stdin held none"},
+		{nil, " \n\t", "stdin held none"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(t.Context(), append([]string{"sql", "--dir", dir}, c.args...), strings.NewReader(c.stdin), &out, &errb)
+		if code != 2 || out.Len() > 0 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%q with stdin %q: exit %d, stdout %q, stderr %q", c.args, c.stdin, code, out.String(), errb.String())
+		}
 	}
 }
