@@ -35,6 +35,10 @@ func (a *app) lsCmd() *cobra.Command {
 		Short: "List topics, partitions, offset and time ranges, files, snapshots and lost ranges",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("topic") && len(only) == 0 {
+				// --topic "" of a script listed every topic, as no --topic does.
+				return usagef("--topic is empty: name the topic to list (no --topic lists every topic)")
+			}
 			ctx := cmd.Context()
 			d, err := a.openDir(ctx, dir)
 			if err != nil {

@@ -68,6 +68,11 @@ checks and the options each takes.`,
 			if !known && name != "all" {
 				return usagef("unknown check %q: use one of %s, or all", name, strings.Join(queries.CheckNames, ", "))
 			}
+			if o.Topic == "" && cmd.Flags().Changed("topic") {
+				// An empty name given (--topic "$T" of a script) is not
+				// "no --topic": it was read as the folder's only topic.
+				return usagef("--topic is empty: name the topic (a folder of one topic needs no --topic)")
+			}
 			if o.Topic == "" {
 				// A folder of one topic needs no --topic: the server's
 				// /api/checks/NAME takes its only topic too.

@@ -114,3 +114,24 @@ func TestSQLWithNoSQL(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyTopicFlag: --topic "" (a script's empty variable) was read as
+// no --topic: check ran on the folder's only topic ("check on
+// app_events, the folder's only topic", exit 0) and ls listed every
+// topic. Both now refuse it (exit 2).
+func TestEmptyTopicFlag(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tea")
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 50, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check", "gaps"}, {"check", "all"}, {"ls"}, {"catalog", "ls"}} {
+		code, out, errs := cli(t, append(args, "--dir", dir, "--topic", "")...)
+		if code != 2 || out != "" || !strings.Contains(errs, "--topic is empty") {
+			t.Errorf("%v --topic '': exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	// No --topic at all still reads the folder's only topic.
+	if code, _, errs := cli(t, "check", "gaps", "--dir", dir); code != 0 || !strings.Contains(errs, "the folder's only topic") {
+		t.Errorf("check gaps without --topic: exit %d %s", code, errs)
+	}
+}
