@@ -58,6 +58,18 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 			if o.Topic == "" {
 				return usagef("name the topic to restore: --topic NAME (as in topicsnap ls --dir %s)", o.Dir)
 			}
+			// Values the library takes as "the default" (an empty target,
+			// a transaction size or interval of 0 or less) are refused
+			// when given: --to-topic "$T" of a script whose T is empty
+			// chose the source topic itself.
+			switch f := cmd.Flags(); {
+			case f.Changed("to-topic") && o.ToTopic == "":
+				return usagef("--to-topic is empty: name the topic to produce into (no --to-topic restores into %s itself)", o.Topic)
+			case o.TxnRecords < 1:
+				return usagef("--txn-records %d: give at least 1 record a transaction", o.TxnRecords)
+			case o.TxnInterval <= 0:
+				return usagef("--txn-interval %s: give a duration above 0, such as 1s", o.TxnInterval)
+			}
 			return a.runRestore(cmd, o)
 		},
 	}

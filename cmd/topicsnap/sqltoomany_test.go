@@ -135,3 +135,31 @@ func TestEmptyTopicFlag(t *testing.T) {
 		t.Errorf("check gaps without --topic: exit %d %s", code, errs)
 	}
 }
+
+// TestRestoreRefusesDefaultsGiven: values restore's library takes as "the
+// default" were taken so when given: --to-topic "" restored into the
+// source topic itself (as no --to-topic does), --txn-records 0 or -1 made
+// transactions of 500,000 records, --txn-interval 0s or -1s of 1s; each
+// went on to connect. They are now refused before anything is opened.
+func TestRestoreRefusesDefaultsGiven(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tea")
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 50, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--to-topic", ""}, "--to-topic is empty"},
+		{[]string{"--txn-records", "0"}, "--txn-records 0: give at least 1"},
+		{[]string{"--txn-records", "-1"}, "--txn-records -1: give at least 1"},
+		{[]string{"--txn-interval", "0s"}, "--txn-interval 0s: give a duration above 0"},
+		{[]string{"--txn-interval", "-1s"}, "--txn-interval -1s: give a duration above 0"},
+	} {
+		args := append([]string{"restore", "--dir", dir, "--topic", "app_events", "--brokers", "127.0.0.1:1", "--dry-run"}, c.args...)
+		code, out, errs := cli(t, args...)
+		if code != 2 || !strings.Contains(errs, c.want) || strings.Contains(errs, "connect") {
+			t.Errorf("%v: exit %d\n%s%s", c.args, code, out, errs)
+		}
+	}
+}
