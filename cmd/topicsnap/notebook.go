@@ -99,6 +99,17 @@ func (a *app) runNotebook(ctx context.Context, file string, o *notebookOptions) 
 	if o.timeout <= 0 {
 		return usagef("--query-timeout %s: give a duration of more than 0, such as 90s or 10m", o.timeout)
 	}
+	if o.out != "" {
+		// Said before the cells run: a folder named as --out (or a file
+		// in a folder that does not exist) failed after every cell had
+		// run, with "rename /.tmp-tmp-390288150 /tmp: file exists".
+		if st, err := os.Stat(o.out); err == nil && st.IsDir() {
+			return usagef("--out %s is a folder: give a file in it, such as %s", o.out, filepath.Join(o.out, "notebook.html"))
+		}
+		if st, err := os.Stat(filepath.Dir(o.out)); err != nil || !st.IsDir() {
+			return usagef("--out %s: the folder %s does not exist", o.out, filepath.Dir(o.out))
+		}
+	}
 	params := map[string]string{}
 	for _, p := range o.params {
 		k, v, ok := strings.Cut(p, "=")

@@ -163,3 +163,28 @@ func TestRestoreRefusesDefaultsGiven(t *testing.T) {
 		}
 	}
 }
+
+// TestNotebookOutFolder: notebook run --out naming a folder (or a file in
+// a folder that does not exist) ran every cell, then failed writing:
+// "write /tmp: rename /tmp: rename /.tmp-tmp-390288150 /tmp: file exists".
+// It is now refused before a cell runs (exit 2).
+func TestNotebookOutFolder(t *testing.T) {
+	nb := filepath.Join(t.TempDir(), "n.md")
+	if err := os.WriteFile(nb, []byte("---\ntitle: t\n---\n\n```sql\nSELECT 1 AS a\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "tea")
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 50, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	for _, c := range []struct{ out, want string }{
+		{out, "is a folder: give a file in it"},
+		{filepath.Join(out, "no", "n.html"), "does not exist"},
+	} {
+		code, stdout, errs := cli(t, "notebook", "run", nb, "--dir", dir, "--out", c.out)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("--out %s: exit %d\n%s%s", c.out, code, stdout, errs)
+		}
+	}
+}
