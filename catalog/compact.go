@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -442,13 +443,15 @@ func (d *Dir) mergeFiles(ctx context.Context, tp TopicPartition, run []FileEntry
 		}
 	}()
 	buf := make([]parquet.Row, 1024)
+	var moved int64 // header keys an older file held as text that are not UTF-8
 	for _, fe := range run {
-		why, err := d.copyRows(ctx, tp, fe, want, typed, w, buf)
+		why, err := d.copyRows(ctx, tp, fe, want, typed, w, buf, &moved)
 		if err != nil || why != "" {
 			return FileEntry{}, why, err
 		}
 	}
 	w.fe = mergedEntry(run)
+	w.fe.RawHeaderKeys += moved
 	done = true
 	fe, err := w.Commit(ctx)
 	if err != nil {
@@ -469,7 +472,7 @@ func (d *Dir) mergeFiles(ctx context.Context, tp TopicPartition, run []FileEntry
 
 // copyRows copies the rows of file fe into w, as Parquet rows; why is set
 // when its schema is not want.
-func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, want *parquet.Schema, typed bool, w *FileWriter, buf []parquet.Row) (why string, err error) {
+func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, want *parquet.Schema, typed bool, w *FileWriter, buf []parquet.Row, moved *int64) (why string, err error) {
 	f, cleanup, err := d.localData(ctx, tp, fe)
 	if err != nil {
 		return "", err
@@ -497,7 +500,7 @@ func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, wan
 			}
 			n, rerr := rows.ReadRows(buf)
 			if n > 0 && conv != nil {
-				conv.convert(buf[:n])
+				*moved += conv.convert(buf[:n])
 			}
 			if n > 0 {
 				if err := w.writeRaw(buf[:n], typed); err != nil {
@@ -522,8 +525,11 @@ func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, wan
 // keys that are not UTF-8 were stored as bytes (Header.KeyRaw) to the
 // layout this build writes: its leaves are today's but key_raw, which
 // every header of such a file has null (its key is in "key", whatever its
-// bytes). Without it, compaction left every run with such a file as it
-// was ("another layout"), in every folder dumped before.
+// bytes), and a key that is not UTF-8 (which DuckDB refuses in "key") is
+// moved to key_raw, as FileWriter stores it: such a file's topic becomes
+// readable in SQL once compacted. Without it, compaction left every run
+// with such a file as it was ("another layout"), in every folder dumped
+// before.
 type beforeKeyRaw struct {
 	key, keyRaw int // the headers' key leaf and where key_raw goes, in today's layout
 }
@@ -554,34 +560,43 @@ func newBeforeKeyRaw(file, want *parquet.Schema) *beforeKeyRaw {
 	return &beforeKeyRaw{key: key.ColumnIndex, keyRaw: raw.ColumnIndex}
 }
 
-// convert rewrites rows in place: a null key_raw beside each header key
-// level (the same repetition and definition levels: a null in the element,
-// or the empty list's), and the columns after it one further on.
-func (c *beforeKeyRaw) convert(rows []parquet.Row) {
+// convert rewrites rows in place: beside each header key level a key_raw
+// level with the same repetition and definition levels (a null in the
+// element, or the empty list's), or, of a key that is not UTF-8, its bytes
+// there and an empty key (moved counts these); the columns after it one
+// further on.
+func (c *beforeKeyRaw) convert(rows []parquet.Row) (moved int64) {
 	for i, r := range rows {
 		out := make(parquet.Row, 0, len(r)+4)
-		var keys []parquet.Value
+		var keys []int // where each key level is in out
+		raws := func() {
+			for _, at := range keys {
+				k := out[at]
+				raw := parquet.Value{}.Level(k.RepetitionLevel(), k.DefinitionLevel(), c.keyRaw)
+				if !k.IsNull() && !utf8.Valid(k.ByteArray()) {
+					raw = parquet.ByteArrayValue(k.ByteArray()).Level(k.RepetitionLevel(), k.DefinitionLevel()+1, c.keyRaw)
+					out[at] = parquet.ByteArrayValue(nil).Level(k.RepetitionLevel(), k.DefinitionLevel(), c.key)
+					moved++
+				}
+				out = append(out, raw)
+			}
+			keys = nil
+		}
 		for _, v := range r {
 			col := v.Column()
-			if col == c.key {
-				keys = append(keys, v)
-			}
 			if col >= c.keyRaw {
-				if keys != nil {
-					for _, k := range keys {
-						out = append(out, parquet.Value{}.Level(k.RepetitionLevel(), k.DefinitionLevel(), c.keyRaw))
-					}
-					keys = nil
-				}
+				raws()
 				v = v.Level(v.RepetitionLevel(), v.DefinitionLevel(), col+1)
+			}
+			if col == c.key {
+				keys = append(keys, len(out))
 			}
 			out = append(out, v)
 		}
-		for _, k := range keys { // no column after key_raw (not Row's layout)
-			out = append(out, parquet.Value{}.Level(k.RepetitionLevel(), k.DefinitionLevel(), c.keyRaw))
-		}
+		raws() // no column after key_raw (not Row's layout)
 		rows[i] = out
 	}
+	return moved
 }
 
 // localData opens a committed file for reading at random: in a folder the

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -48,8 +49,10 @@ type typedBeforeKeyRaw struct {
 // and compaction left every run holding one as it was ("... has another
 // layout than the files this build writes"): no folder dumped before
 // could be compacted with what was dumped after. Such a file's rows are
-// now converted (key_raw null beside each key) and merged, typed files
-// too; every row reads back as it was.
+// now converted (key_raw null beside each key, or the bytes of a key
+// that is not UTF-8, which the older file held as text DuckDB refuses)
+// and merged, typed files too; every row reads back as it was, and the
+// merged file's count of keys stored as bytes is verify's.
 func TestCompactMergesFilesWrittenBeforeKeyRaw(t *testing.T) {
 	for _, typed := range []bool{false, true} {
 		d, err := Create(t.TempDir())
@@ -134,6 +137,22 @@ func TestCompactMergesFilesWrittenBeforeKeyRaw(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("typed %v: %d rows after, %d before; they differ", typed, len(got), len(want))
+		}
+		// The keys that are not UTF-8, held as text by the older files,
+		// are stored as bytes in the merged one, and counted.
+		var raw int64
+		for _, r := range want {
+			for _, h := range r.Headers {
+				if !utf8.ValidString(h.Key) {
+					raw++
+				}
+			}
+		}
+		if raw == 0 || after.Files[0].RawHeaderKeys != raw {
+			t.Fatalf("typed %v: raw_header_keys %d, want %d", typed, after.Files[0].RawHeaderKeys, raw)
+		}
+		if err := checkDataFile(d.FilePath(tp, after.Files[0].Name), after.Files[0]); err != nil {
+			t.Fatalf("typed %v: verify: %v", typed, err)
 		}
 	}
 }

@@ -75,7 +75,7 @@ func (e *DamagedError) ExitCode() exit.Code { return exit.BadFolder }
 func (e *DamagedError) Hint() string {
 	if e.notUTF8() {
 		return "topicsnap catalog verify --dir DIR: a file it names is damaged (put it back from a backup, or remove its partition folder and dump the partition again while Kafka still has its offsets); " +
-			"if it finds every file intact, a record header key is not UTF-8: every record is there and restore produces its exact bytes; query the topic without its header keys (SELECT * EXCLUDE (headers) FROM …)"
+			"if it finds every file intact, a record header key is not UTF-8: every record is there and restore produces its exact bytes; query the topic without its header keys (SELECT * EXCLUDE (headers) FROM …); topicsnap catalog compact stores such keys as bytes, readable, in the files it merges"
 	}
 	return ErrDamagedData.Hint()
 }
