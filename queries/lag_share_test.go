@@ -92,6 +92,14 @@ func TestLagJudgesShareGroups(t *testing.T) {
 			if shares != 2 || members != 1 {
 				t.Errorf("%d share rows and %d of its member, want 2 and 1", shares, members)
 			}
+			// reset says what the group is, not that it never committed.
+			rr, err := e.RunCheck(ctx, "reset", CheckOptions{Topic: "orders", Group: "queue", ToTime: at.Add(-time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rr.Status != StatusWarn || !strings.Contains(rr.Message, "group queue is a share group (KIP-932) at 1 cut of orders: it commits no offsets") {
+				t.Errorf("reset: %s %q", rr.Status, rr.Message)
+			}
 			// The share group's state is no committed offset: none of
 			// it is a consumer's lag.
 			if !c.consumer && (asInt(r.Summary.Get("groups")) != 0 || asInt(r.Summary.Get("max_lag_records")) != 0) {
