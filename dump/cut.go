@@ -186,6 +186,10 @@ type groupsRead struct {
 	sdesc        kadm.DescribedShareGroups
 	soffs        kadm.DescribedShareGroupsOffsets
 	shareUnknown []string
+	// sdescStreams describes the groups of the streams protocol (KIP-1071)
+	// with StreamsGroupDescribe: the classic DescribeGroups answers them
+	// GROUP_ID_NOT_FOUND.
+	sdescStreams map[string]kmsg.StreamsGroupDescribeResponseGroup
 	// denied is set when the principal may not list the groups at all.
 	denied string
 }
@@ -214,11 +218,13 @@ func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
 		g.names = listed.Groups()
 	}
 	if len(g.names) > 0 {
-		var classic, consumer, committing []string
+		var classic, consumer, streams, committing []string
 		for _, n := range g.names {
 			switch listed[n].GroupType {
 			case "consumer":
 				consumer = append(consumer, n)
+			case "streams":
+				streams = append(streams, n)
 			case catalog.ProtocolShare:
 				// A share group commits no offsets (OffsetFetch knows
 				// nothing of it): its state is asked for below.
@@ -245,6 +251,9 @@ func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
 			if g.cdesc, err = d.describeConsumerGroups(ctx, consumer); err != nil {
 				return nil, err
 			}
+		}
+		if len(streams) > 0 {
+			g.sdescStreams = d.describeStreamsGroups(ctx, streams)
 		}
 	}
 	d.groupsAt = g
@@ -323,6 +332,76 @@ func shareGroup(rd *groupsRead, name, topic string, unknown *[]string) (catalog.
 	}
 	slices.SortFunc(gs.Share, func(a, b catalog.ShareOffset) int { return cmp.Compare(a.Partition, b.Partition) })
 	return gs, len(gs.Share) > 0 || len(failed) > 0
+}
+
+// describeStreamsGroups describes groups of the streams protocol (KIP-1071)
+// with StreamsGroupDescribe, sent to each group's coordinator (franz-go
+// routes no streams request itself). A group not answered is in the map
+// with the error that kept it out, so it is named as not described.
+func (d *dumper) describeStreamsGroups(ctx context.Context, groups []string) map[string]kmsg.StreamsGroupDescribeResponseGroup {
+	out := map[string]kmsg.StreamsGroupDescribeResponseGroup{}
+	failed := func(g string, err error) {
+		sg := kmsg.NewStreamsGroupDescribeResponseGroup()
+		sg.Group, sg.ErrorCode = g, kerr.CoordinatorNotAvailable.Code
+		if ke := (*kerr.Error)(nil); errors.As(err, &ke) {
+			sg.ErrorCode = ke.Code
+		}
+		msg := err.Error()
+		sg.ErrorMessage = &msg
+		out[g] = sg
+	}
+	byNode := map[int32][]string{}
+	for g, c := range d.adm.FindGroupCoordinators(ctx, groups...) {
+		if c.Err != nil {
+			failed(g, c.Err)
+			continue
+		}
+		byNode[c.NodeID] = append(byNode[c.NodeID], g)
+	}
+	for node, gs := range byNode {
+		req := kmsg.NewPtrStreamsGroupDescribeRequest()
+		req.Groups = gs
+		resp, err := d.cl.Broker(int(node)).Request(ctx, req)
+		if err != nil {
+			for _, g := range gs {
+				failed(g, err)
+			}
+			continue
+		}
+		for _, g := range resp.(*kmsg.StreamsGroupDescribeResponse).Groups {
+			out[g.Group] = g
+		}
+	}
+	for _, g := range groups {
+		if _, ok := out[g]; !ok {
+			failed(g, kerr.CoordinatorNotAvailable)
+		}
+	}
+	return out
+}
+
+// streamsAssigned is the partitions of topic a streams group member's
+// active tasks read: a task is a subtopology and a partition number, and
+// reads that partition of each of the subtopology's source topics.
+func streamsAssigned(g kmsg.StreamsGroupDescribeResponseGroup, m kmsg.StreamsGroupDescribeResponseGroupMember, topic string) []int32 {
+	reads := map[string]bool{}
+	if g.Topology != nil {
+		for _, st := range g.Topology.Subtopologies {
+			in := slices.Contains(st.SourceTopics, topic)
+			for _, r := range st.RepartitionSourceTopics {
+				in = in || r.Topic == topic
+			}
+			reads[st.SubtopologyID] = in
+		}
+	}
+	var out []int32
+	for _, t := range m.Assignment.ActiveTasks {
+		if reads[t.SubtopologyID] {
+			out = append(out, t.Partitions...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // describeConsumerGroups describes groups of the consumer protocol
@@ -405,7 +484,23 @@ func (d *dumper) groups(ctx context.Context, topic string, topicID kadm.TopicID)
 		// left out as if nobody read the topic.
 		gs := catalog.GroupState{Group: g}
 		var descErr error // said only of a group the cut records
-		if cg, ok := cdesc[g]; ok {
+		if sg, ok := rd.sdescStreams[g]; ok {
+			if err := kerr.ErrorForCode(sg.ErrorCode); err != nil {
+				descErr = err
+			} else {
+				gs.State, gs.ProtocolType = sg.State, "streams"
+				if sg.AssignorName != nil {
+					gs.Protocol = *sg.AssignorName
+				}
+				for _, m := range sg.Members {
+					gm := catalog.GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assigned: streamsAssigned(sg, m, topic)}
+					if m.InstanceID != nil {
+						gm.InstanceID = *m.InstanceID
+					}
+					gs.Members = append(gs.Members, gm)
+				}
+			}
+		} else if cg, ok := cdesc[g]; ok {
 			if err := kerr.ErrorForCode(cg.ErrorCode); err != nil {
 				descErr = err
 			} else {
