@@ -247,18 +247,18 @@ func (p *txnProducer) commit(ctx context.Context, again bool) error {
 		}
 		return nil
 	}
-	// The records' acknowledgements are waited for until Ctrl-C: a broker
-	// that does not answer (hung, not down) holds a flush without end, and
-	// an interrupted flush aborts the transaction, whose records the next
-	// run produces again. The commit itself is not cut short by Ctrl-C: a
-	// commit's outcome must be known to the next run, and it takes
-	// milliseconds.
-	fctx, fcancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer fcancel()
+	// The records' acknowledgements are waited for until Ctrl-C, or until
+	// the cluster has been out of reach for Options.WaitUnreachable
+	// (watchReach cancels ctx): a broker that does not answer (hung, not
+	// down) holds a flush, and an interrupted flush aborts the
+	// transaction, whose records the next run produces again. The commit
+	// itself is not cut short by either: a commit's outcome must be known
+	// to the next run, and it takes milliseconds (a cluster out of reach
+	// fails its requests after the client's retry timeout, 30 s).
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
 	who := kafkaconn.Principal(ctx, p.opts.Conn)
-	if err := p.cl.Flush(fctx); err != nil {
+	if err := p.cl.Flush(ctx); err != nil {
 		p.abort(ctx)
 		return restoreErr(ctx, "produce", who, p.opts.ToTopic, p.txnID, err)
 	}
