@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/shell"
@@ -95,4 +98,61 @@ func denied(who, action, topic, ops string, err error) *kafkaconn.AuthzError {
 		Grant: fmt.Sprintf("ask the cluster's operator for %[3]s on topic %[2]s for %[1]s (CREATE too when the topic does not exist), "+
 			"WRITE and DESCRIBE on transactional ids %[4]s (or the prefix %[5]s) and READ on group %[5]s",
 			who, topic, ops, strings.Join(TxnIDs(topic), " and "), ID(topic))}
+}
+
+// TargetGoneError is a target topic deleted (or deleted and made again,
+// another topic id) while the restore produced into it: the broker
+// answered UNKNOWN_TOPIC_OR_PARTITION. The transactions committed into it
+// went with it, nothing of the open one is committed. errors.Is(err,
+// kafkaconn.ErrUnknownTopic) holds; exit 4.
+type TargetGoneError struct {
+	Target string
+	Again  bool  // a topic of the name exists again, with another topic id
+	Err    error // the broker's answer
+}
+
+func (e *TargetGoneError) Error() string {
+	what := "was deleted"
+	if e.Again {
+		what = "was deleted and made again (another topic id)"
+	}
+	return fmt.Sprintf("target topic %s %s while the restore produced into it: %v; what was committed into it went with it, and nothing of the open transaction is committed",
+		e.Target, what, e.Err)
+}
+
+func (e *TargetGoneError) Unwrap() []error { return []error{kafkaconn.ErrUnknownTopic, e.Err} }
+
+// ExitCode is exit.UnknownTopic, as a dump's topic deleted while read.
+func (e *TargetGoneError) ExitCode() exit.Code { return exit.UnknownTopic }
+
+// Hint is the run again.
+func (e *TargetGoneError) Hint() string {
+	if e.Again {
+		return fmt.Sprintf("run the same command again to restore every record into the new topic %s (the progress of the deleted one does not count), or restore into another --to-topic", e.Target)
+	}
+	return fmt.Sprintf("run the same command again: restore creates topic %s again and restores every record into it (the progress of the deleted one does not count); or restore into another --to-topic", e.Target)
+}
+
+// targetGone is a TargetGoneError when err is the broker not knowing the
+// target (UNKNOWN_TOPIC_OR_PARTITION) and the cluster's metadata says the
+// topic of id is gone or has another id; nil otherwise (err is left to
+// restoreErr). Bounded by its own 10 s: ctx may be cancelled already.
+func targetGone(ctx context.Context, cl *kgo.Client, topic string, id kadm.TopicID, err error) error {
+	if !errors.Is(err, kerr.UnknownTopicOrPartition) && !errors.Is(err, kerr.UnknownTopicID) {
+		return nil
+	}
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	md, merr := kadm.NewClient(cl).Metadata(mctx, topic)
+	if merr != nil {
+		return nil
+	}
+	td, ok := md.Topics[topic]
+	switch {
+	case !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition):
+		return &TargetGoneError{Target: topic, Err: err}
+	case td.Err == nil && id != (kadm.TopicID{}) && td.ID != (kadm.TopicID{}) && td.ID != id:
+		return &TargetGoneError{Target: topic, Again: true, Err: err}
+	}
+	return nil
 }

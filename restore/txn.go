@@ -258,21 +258,24 @@ func (p *txnProducer) commit(ctx context.Context, again bool) error {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
 	who := kafkaconn.Principal(ctx, p.opts.Conn)
-	if err := p.cl.Flush(ctx); err != nil {
+	fail := func(what string, err error) error {
 		p.abort(ctx)
-		return restoreErr(ctx, "produce", who, p.opts.ToTopic, p.txnID, err)
+		if gerr := targetGone(ctx, p.cl, p.opts.ToTopic, p.t.id, err); gerr != nil {
+			return fmt.Errorf("%s: %w", what, gerr)
+		}
+		return restoreErr(ctx, what, who, p.opts.ToTopic, p.txnID, err)
+	}
+	if err := p.cl.Flush(ctx); err != nil {
+		return fail("produce", err)
 	}
 	if perr := p.produceErr.Load(); perr != nil {
-		p.abort(ctx)
-		return restoreErr(ctx, "produce", who, p.opts.ToTopic, p.txnID, *perr)
+		return fail("produce", *perr)
 	}
 	if err := p.commitProgress(cctx); err != nil {
-		p.abort(ctx)
-		return restoreErr(ctx, "commit the progress", who, p.opts.ToTopic, p.txnID, err)
+		return fail("commit the progress", err)
 	}
 	if err := p.cl.EndTransaction(cctx, kgo.TryCommit); err != nil {
-		p.abort(ctx)
-		return restoreErr(ctx, "commit a transaction", who, p.opts.ToTopic, p.txnID, err)
+		return fail("commit a transaction", err)
 	}
 	p.sum.Transactions++
 	for part, c := range p.counts {
