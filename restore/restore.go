@@ -206,6 +206,7 @@ func Run(ctx context.Context, opts Options) (sum Summary, err error) {
 			return sum, err
 		}
 	}
+	sayHoles(opts, src, plans, warn)
 	if target.exists && src.snap != nil && src.snap.TopicID != "" && target.id.String() == src.snap.TopicID {
 		if err := checkSameTopic(ctx, adm, opts.ToTopic, explicit, plans, warn); err != nil {
 			return sum, err
