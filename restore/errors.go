@@ -75,7 +75,11 @@ func restoreErr(ctx context.Context, what, who, topic, txnID string, err error) 
 		return denied(who, fmt.Sprintf("use transactional id %q", txnID), topic,
 			"WRITE (and WRITE and DESCRIBE on transactional ids "+ids+" or the prefix "+ID(topic)+", READ on group "+ID(topic)+")", err)
 	}
-	if ae := deniedErr(who, what+" to topic "+strconv.Quote(topic), topic, "WRITE and DESCRIBE", err); ae != nil {
+	ops := "WRITE and DESCRIBE"
+	if what == whatProgress {
+		ops = "READ (Kafka authorizes an offset commit, a transaction's too, as READ on the topic)"
+	}
+	if ae := deniedErr(who, what+" to topic "+strconv.Quote(topic), topic, ops, err); ae != nil {
 		return ae
 	}
 	return fmt.Errorf("%s: %w", what, kafkaconn.Classify(err))
@@ -90,14 +94,24 @@ func deniedErr(who, action, topic, ops string, err error) error {
 	return denied(who, action, topic, ops, err)
 }
 
+// whatProgress is the step that commits a transaction's progress
+// (TxnOffsetCommit), which Kafka authorizes as READ on the target topic.
+const whatProgress = "commit the progress"
+
+// TargetOps are the operations a restore needs on its target topic: WRITE
+// to produce, DESCRIBE to read its metadata and progress, and READ, as
+// Kafka authorizes the progress's offset commit (TxnOffsetCommit) as a
+// consumer's; CREATE too when the topic does not exist.
+const TargetOps = "WRITE, READ and DESCRIBE"
+
 // denied is a restore's AuthzError: who was refused what, and as its hint
-// the grants a restore needs (a producer's, on its transactional ids and
-// its progress group).
+// every grant a restore needs (on the target, its transactional ids and
+// its progress group), whatever the step refused.
 func denied(who, action, topic, ops string, err error) *kafkaconn.AuthzError {
 	return &kafkaconn.AuthzError{Principal: who, Action: action, Topic: topic, Ops: ops, Err: err,
 		Grant: fmt.Sprintf("ask the cluster's operator for %[3]s on topic %[2]s for %[1]s (CREATE too when the topic does not exist), "+
 			"WRITE and DESCRIBE on transactional ids %[4]s (or the prefix %[5]s) and READ on group %[5]s",
-			who, topic, ops, strings.Join(TxnIDs(topic), " and "), ID(topic))}
+			who, topic, TargetOps, strings.Join(TxnIDs(topic), " and "), ID(topic))}
 }
 
 // TargetGoneError is a target topic deleted (or deleted and made again,

@@ -272,7 +272,7 @@ func (p *txnProducer) commit(ctx context.Context, again bool) error {
 		return fail("produce", *perr)
 	}
 	if err := p.commitProgress(cctx); err != nil {
-		return fail("commit the progress", err)
+		return fail(whatProgress, err)
 	}
 	if err := p.cl.EndTransaction(cctx, kgo.TryCommit); err != nil {
 		return fail("commit a transaction", err)
