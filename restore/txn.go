@@ -252,11 +252,20 @@ func (p *txnProducer) commit(ctx context.Context, again bool) error {
 	// (watchReach cancels ctx): a broker that does not answer (hung, not
 	// down) holds a flush, and an interrupted flush aborts the
 	// transaction, whose records the next run produces again. The commit
-	// itself is not cut short by either: a commit's outcome must be known
-	// to the next run, and it takes milliseconds (a cluster out of reach
-	// fails its requests after the client's retry timeout, 30 s).
+	// itself is not cut short by Ctrl-C (it takes milliseconds), only by
+	// that bound: a broker that holds an EndTxn held the run for the
+	// client's retry timeout (30 s) past it. Cut short, the commit's
+	// outcome is the broker's to decide; the next run's fence waits for
+	// it and reads the progress it left, so every record is still once.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		var ue *UnreachableError
+		if errors.As(context.Cause(ctx), &ue) {
+			cancel()
+		}
+	})
+	defer stop()
 	who := kafkaconn.Principal(ctx, p.opts.Conn)
 	fail := func(what string, err error) error {
 		p.abort(ctx)

@@ -110,8 +110,9 @@ func watchReach(ctx context.Context, cancel context.CancelCauseFunc, bound time.
 
 // UnreachableError ends a restore whose cluster could not be reached for
 // Options.WaitUnreachable while it produced: the transactions committed
-// before stay committed, with their progress; the open one is not
-// committed (aborted, or left to the next run's fence). Run again, the
+// before stay committed, with their progress; the open one is aborted, or
+// left to the next run's fence (one whose commit was under way is the
+// broker's to decide, whole, its progress with it). Run again, the
 // restore resumes after the committed progress, every record once.
 // errors.Is(err, kafkaconn.ErrUnreachable) holds; exit 3.
 type UnreachableError struct {
@@ -121,7 +122,7 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return fmt.Sprintf("produce into %s: the cluster could not be reached for %s (--wait-unreachable): %v; the open transaction is not committed, those before it are", e.Target, e.Waited, e.Err)
+	return fmt.Sprintf("produce into %s: the cluster could not be reached for %s (--wait-unreachable): %v; the transactions committed stay committed with their progress, the one under way is committed whole or not at all", e.Target, e.Waited, e.Err)
 }
 
 func (e *UnreachableError) Unwrap() []error { return []error{kafkaconn.ErrUnreachable, e.Err} }

@@ -110,3 +110,52 @@ func TestWaitUnreachableBoundsAHungBroker(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitUnreachableBoundsAHeldCommit: a broker that stops answering a
+// transaction's commit (EndTxn held, the produce requests answered) ends
+// the restore at the bound too, not the client's retry timeout later;
+// run again once the broker answers, every record is in the target once.
+// Before, the run returned 26-31 s after it began with a bound of 3 s.
+func TestWaitUnreachableBoundsAHeldCommit(t *testing.T) {
+	old := testProducerOpts
+	testProducerOpts = []kgo.Opt{kgo.ProduceRequestTimeout(time.Second), kgo.RequestTimeoutOverhead(time.Second)}
+	t.Cleanup(func() { testProducerOpts = old })
+	const n = 20000
+	c, dir := kfakeSource(t, n)
+	brokers := c.ListenAddrs()
+	var commits, held atomic.Int32
+	var off atomic.Bool
+	release := make(chan struct{})
+	c.ControlKey(int16(kmsg.EndTxn), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		if off.Load() || commits.Add(1) < 3 {
+			return nil, nil, false
+		}
+		held.Add(1)
+		c.SleepControl(func() { <-release })
+		return nil, nil, false
+	})
+	opts := Options{Conn: kafkaconn.Conn{Brokers: brokers, DialTimeout: time.Second}, Dir: dir, Topic: "src", ToTopic: "dst", TxnRecords: 500, WaitUnreachable: 3 * time.Second}
+	began := time.Now()
+	_, err := Run(t.Context(), opts)
+	took := time.Since(began)
+	t.Logf("returned after %v: %v", took.Round(time.Millisecond), err)
+	if held.Load() == 0 {
+		t.Fatal("no commit was held: the test proves nothing")
+	}
+	var ue *UnreachableError
+	if !errors.As(err, &ue) {
+		t.Errorf("restore whose commit the broker holds: %v, want an UnreachableError", err)
+	}
+	// The bound, then the abort's own 10 s against the hung broker.
+	if took > 20*time.Second {
+		t.Errorf("returned after %v with a bound of 3 s", took)
+	}
+	off.Store(true)
+	close(release)
+	opts.WaitUnreachable = 0
+	if _, err := Run(t.Context(), opts); err != nil {
+		t.Fatalf("the restore run again: %v", err)
+	}
+	onceEach(t, brokers, "dst", n)
+}
