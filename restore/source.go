@@ -161,6 +161,9 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 				if err := check.Row(row.Partition, row.Offset); err != nil {
 					return err
 				}
+				if err := check.Record(row.Timestamp, row.Key, row.Value, row.Headers); err != nil {
+					return err
+				}
 				if row.Offset < p.From {
 					continue
 				}
