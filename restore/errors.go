@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/shell"
@@ -157,15 +158,22 @@ func targetGone(ctx context.Context, cl *kgo.Client, topic string, id kadm.Topic
 	}
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	md, merr := kadm.NewClient(cl).Metadata(mctx, topic)
-	if merr != nil {
+	// A request of its own: kadm's Metadata answers from the client's
+	// cache (up to producerMetadataMinAge old), which may still hold the
+	// deleted topic.
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	resp, merr := req.RequestWith(mctx, cl)
+	if merr != nil || len(resp.Topics) != 1 {
 		return nil
 	}
-	td, ok := md.Topics[topic]
+	mt := resp.Topics[0]
 	switch {
-	case !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition):
+	case errors.Is(kerr.ErrorForCode(mt.ErrorCode), kerr.UnknownTopicOrPartition):
 		return &TargetGoneError{Target: topic, Err: err}
-	case td.Err == nil && id != (kadm.TopicID{}) && td.ID != (kadm.TopicID{}) && td.ID != id:
+	case mt.ErrorCode == 0 && id != (kadm.TopicID{}) && mt.TopicID != [16]byte{} && kadm.TopicID(mt.TopicID) != id:
 		return &TargetGoneError{Target: topic, Again: true, Err: err}
 	}
 	return nil
