@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/catalogtest"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
@@ -126,5 +128,27 @@ func TestRestoreOfAFolderLackingAFile(t *testing.T) {
 	}
 	if want := "src/0: 300 offsets (300-599) are in no data file of " + dir + " and in no lost range"; !strings.Contains(w.String(), want) {
 		t.Errorf("warnings %q lack %q", w.String(), want)
+	}
+}
+
+// TestRestoreRefusesACutThatContradictsItself: a cluster snapshot whose
+// partition count its own list of partitions does not bear out (edited to
+// 100,000 where the cut lists 1) is refused before anything is created
+// (exit 9), naming the file. Before, the restore created the target with
+// 100,000 partitions (its dry run said so).
+func TestRestoreRefusesACutThatContradictsItself(t *testing.T) {
+	d := catalogtest.Folder(t, t.TempDir(), "src", map[int32][][]catalog.Row{0: {catalogtest.Rows(0, 0, 10)}})
+	cs := &catalog.ClusterSnapshot{ID: "20261207T000000.000Z-aaaaaa", Topic: "src", PartitionCount: 100_000, ReplicationFactor: 1,
+		Partitions: []catalog.PartitionState{{Partition: 0, HighWatermark: 10, LastStable: 10}}, Configs: map[string]string{"cleanup.policy": "delete"}}
+	if err := d.WriteClusterSnapshot(t.Context(), cs); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(t.Context(), Options{Conn: kafkaconn.Conn{Brokers: []string{"127.0.0.1:1"}}, Dir: d.Path, Topic: "src", ToTopic: "dst", DryRun: true})
+	want := "snapshots/topic=src/20261207T000000.000Z-aaaaaa.json: it says topic src had 100000 partitions and lists 1"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("restore: %v, want the cut refused: %s", err, want)
+	}
+	if code, _ := exit.Of(err); code != exit.BadFolder {
+		t.Errorf("exit %d, want %d", code, exit.BadFolder)
 	}
 }
