@@ -91,6 +91,14 @@ func (a *app) serveCmd() *cobra.Command {
 			if (o.TLSCert == "") != (o.TLSKey == "") {
 				return usagef("--tls-cert and --tls-key go together")
 			}
+			// A --notebooks folder that is not there (a typo) served
+			// without it and said nothing: its notebooks were simply
+			// missing from the list.
+			for _, d := range o.NotebookDirs {
+				if st, err := os.Stat(d); err != nil || !st.IsDir() {
+					return usagef("--notebooks %q: not a folder (give a folder of *.md notebooks)", d)
+				}
+			}
 			if o.Workers < 0 || o.Workers > maxWorkers {
 				return usagef("--workers %d: use 1 to %d, or 0 to run queries in the serve process", o.Workers, maxWorkers)
 			}

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/topicsnap/topicsnap/catalog/catalogtest"
 	"github.com/topicsnap/topicsnap/internal/seeds"
@@ -185,6 +187,31 @@ func TestNotebookOutFolder(t *testing.T) {
 		code, stdout, errs := cli(t, "notebook", "run", nb, "--dir", dir, "--out", c.out)
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("--out %s: exit %d\n%s%s", c.out, code, stdout, errs)
+		}
+	}
+}
+
+// TestServeNotebooksNotAFolder: serve --notebooks naming no folder (a
+// typo, a file) served without a word, its notebooks missing from the
+// list; it is now refused before anything listens (exit 2).
+func TestServeNotebooksNotAFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tea")
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 50, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "n.md")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, nb := range []string{filepath.Join(t.TempDir(), "nope"), file} {
+		// A server that starts is stopped after a while (it serves until
+		// interrupted), and fails the test.
+		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+		var out, errb bytes.Buffer
+		code := run(ctx, []string{"serve", "--dir", dir, "--addr", "127.0.0.1:0", "--notebooks", nb}, strings.NewReader(""), &out, &errb)
+		cancel()
+		if code != 2 || !strings.Contains(errb.String(), "not a folder") || strings.Contains(out.String(), "serving") {
+			t.Errorf("--notebooks %s: exit %d\n%s%s", nb, code, out.String(), errb.String())
 		}
 	}
 }
