@@ -139,7 +139,7 @@ func checkValuesOf(ctx context.Context, e *Engine, o CheckOptions) (*Report, err
 		what string
 	}{{notJSON, "not JSON"}, {utf8, "not UTF-8"}, {notObject, "JSON but not an object"},
 		{pastBound, "past a bound on size, depth or members, not read"},
-		{notType, "JSON objects whose fields do not fit the type inferred from a sample (value_error says where), not read"}} {
+		{notType, "with a field that does not fit the type inferred from a sample (value_error says where), not read"}} {
 		if c.n > 0 {
 			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
 		}

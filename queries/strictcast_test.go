@@ -184,7 +184,7 @@ func TestChecksReadValuesOutsideTheSample(t *testing.T) {
 	if r.Status == StatusOK || !strings.Contains(r.Message, fmt.Sprint(misfits)) {
 		t.Errorf("values: %s %s; want the %d records that do not fit", r.Status, r.Message, misfits)
 	}
-	if r.Summary.Get("not_sampled_type") != int64(misfits) || !strings.Contains(r.Message, "do not fit the type inferred from a sample") {
+	if r.Summary.Get("not_sampled_type") != int64(misfits) || !strings.Contains(r.Message, "with a field that does not fit the type inferred from a sample") {
 		t.Errorf("values: not_sampled_type %v: %s", r.Summary.Get("not_sampled_type"), r.Message)
 	}
 	reasons := 0
