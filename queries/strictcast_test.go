@@ -2,6 +2,8 @@ package queries
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -255,6 +257,86 @@ func TestDecodedOutsideTheSample(t *testing.T) {
 	} {
 		if got := queryString(t, e, q); !strings.HasPrefix(got, want) {
 			t.Errorf("%s:\n got %s\nwant %s", q, got, want)
+		}
+	}
+}
+
+// TestMissingAgainstReadsKeysAsWritten: an --against file's keys are
+// compared as the text written, whatever types DuckDB's sniffer would
+// guess from a sample of the file's rows. Before, a CSV of "0.50" keys
+// read them as 0.5, and a CSV or JSON-lines file of
+// "2024-01-01T00:00:00Z" as "2024-01-01 00:00:00+00" (or without the
+// zone): every such key was reported missing though the topic held it; a
+// CSV of 30,000 integers then "abc" failed to read ("Could not convert
+// string "abc" to 'BIGINT'").
+func TestMissingAgainstReadsKeysAsWritten(t *testing.T) {
+	dir := t.TempDir()
+	d, err := catalog.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"0.50", "1.50", "2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z", "00123", "1e3", "true", "8d0f2f0e-1c9a-4c59-9a0e-6f0c7d2b9d3a", "abc"}
+	var rows []catalog.Row
+	for i, k := range keys {
+		rows = append(rows, catalog.Row{Offset: int64(i), Timestamp: 1_700_000_000_000, Key: []byte(k), Value: []byte(`{"a":1}`), ProducerID: -1})
+	}
+	writePartition(t, d, "k", 0, "s1", int64(len(rows)), rows)
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	// One kind of key a file: the sniffer guesses a type for a column
+	// whose sampled rows agree.
+	file := func(jsonLines bool, ks ...string) string {
+		var b strings.Builder
+		if !jsonLines {
+			b.WriteString("id,platform\n")
+		}
+		for _, k := range ks {
+			if jsonLines {
+				fmt.Fprintf(&b, "{\"id\":%q,\"platform\":%q}\n", k, k)
+			} else {
+				fmt.Fprintf(&b, "%s,%s\n", k, k)
+			}
+		}
+		return b.String()
+	}
+	var many strings.Builder
+	many.WriteString("id\n")
+	for i := 0; i < 30000; i++ {
+		fmt.Fprintf(&many, "%d\n", i)
+	}
+	many.WriteString("abc\n")
+	for _, c := range []struct {
+		name, body string
+		matched    int64
+		by         string
+	}{
+		{"decimals.csv", file(false, "0.50", "1.50"), 2, "platform"},
+		{"times.csv", file(false, "2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z"), 2, "platform"},
+		{"times.jsonl", file(true, "2024-01-01T00:00:00Z", "2024-01-02T00:00:00Z"), 2, "platform"},
+		{"zeros.csv", file(false, "00123"), 1, "platform"},
+		{"exp.csv", file(false, "1e3"), 1, "platform"},
+		{"bool.csv", file(false, "true"), 1, "platform"},
+		{"uuid.jsonl", file(true, "8d0f2f0e-1c9a-4c59-9a0e-6f0c7d2b9d3a"), 1, "platform"},
+		{"many.csv", many.String(), 1, ""}, // only "abc" is in the topic
+	} {
+		path := filepath.Join(t.TempDir(), c.name)
+		if err := os.WriteFile(path, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := e.RunCheck(t.Context(), "missing", CheckOptions{Topic: "k", Against: path, AgainstKey: "id", Match: "key", By: c.by})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if r.Summary.Get("matched") != c.matched {
+			t.Errorf("%s: matched %v, want %d: %s %+v", c.name, r.Summary.Get("matched"), c.matched, r.Message, r.Rows)
+		}
+		for _, row := range r.Rows {
+			if b := row.Get("by"); c.by != "" && row.Get("kind") == "missing" && row.Get("key") != b {
+				t.Errorf("%s: key %v read with by %v, want the same text", c.name, row.Get("key"), b)
+			}
 		}
 	}
 }
