@@ -1,6 +1,7 @@
 package queries
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -338,5 +339,25 @@ func TestMissingAgainstReadsKeysAsWritten(t *testing.T) {
 				t.Errorf("%s: key %v read with by %v, want the same text", c.name, row.Get("key"), b)
 			}
 		}
+	}
+}
+
+// TestFieldOutsideTheSampleHint: a field no sampled value held is not in
+// the value STRUCT; the binder error says where it still is (value_raw),
+// and that expression reads it. Before, the error named only the
+// candidates, as if the field did not exist.
+func TestFieldOutsideTheSampleHint(t *testing.T) {
+	e, err := Open(t.Context(), strictFixture(t), Options{Locked: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	_, err = e.Query(t.Context(), `SELECT value.x FROM m WHERE "offset" = 10025`)
+	var se *SQLError
+	if !errors.As(err, &se) || !strings.Contains(se.Fix, `decode(value_raw)->>'$."x"'`) {
+		t.Fatalf("value.x: %v, hint %+v", err, se)
+	}
+	if got := queryString(t, e, `SELECT decode(value_raw)->>'$."x"' FROM m WHERE "offset" = 10025`); got != "1.5" {
+		t.Errorf("the hint's expression reads %q, want 1.5", got)
 	}
 }
