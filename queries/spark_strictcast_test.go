@@ -8,11 +8,11 @@ import (
 
 // sparkFitDiffers are the cases of sampleFits where Spark's parser judges
 // otherwise than json_fit, each named in the README: Spark reads a DOUBLE
-// field's "NaN" string, 1e400 and a 30-digit integer as doubles (NaN,
-// Infinity, a double of 17 digits), and a field the sample saw only null
-// as STRING, so its value is read, not refused.
+// field's "NaN" string, 1e400, a 30-digit integer and -0 as doubles (NaN,
+// Infinity, a double of 17 digits, 0.0), and a field the sample saw only
+// null as STRING, so its value is read, not refused.
 var sparkFitDiffers = map[string]bool{
-	`{"d":1e400}`: true, `{"d":123456789012345678901234567890}`: true, `{"d":"NaN"}`: true,
+	`{"d":1e400}`: true, `{"d":123456789012345678901234567890}`: true, `{"d":"NaN"}`: true, `{"d":-0}`: true,
 	`{"z":5}`: true, `{"e":[1]}`: true,
 }
 

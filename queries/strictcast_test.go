@@ -46,6 +46,7 @@ var sampleFits = []sampleFit{
 	{value: `{"d":0.1}`, field: "d", want: "0.1"},
 	{value: `{"d":NaN}`, field: "d", want: "nan"},
 	{value: `{"d":-0.0}`, field: "d", want: "-0.0"},
+	{value: `{"d":-0}`, misfit: "$.d is -0 written as an integer, which reads as 0.0"},
 	{value: `{"b":"true"}`, misfit: "$.b is a string, not BOOLEAN"},
 	{value: `{"b":1}`, misfit: "$.b is a number, not BOOLEAN"},
 	{value: `{"ts":"not a time"}`, field: "ts", want: "not a time"},

@@ -20,7 +20,8 @@
 //     exponent, within the type's range (-0 is zero);
 //   - DOUBLE: a number whose float64 is the number written (its shortest
 //     decimal equals the written one; 0.1 fits, 1e400 and a 30-digit
-//     integer do not), or NaN/Infinity (DuckDB reads them);
+//     integer do not), or NaN/Infinity (DuckDB reads them); not -0 written
+//     as an integer, which DuckDB reads as 0.0;
 //   - BOOLEAN: true or false;
 //   - NULL (the sample held only nulls, or empty arrays' elements): null;
 //   - an object: an object whose members of the structure's names fit
@@ -500,6 +501,11 @@ func (s *scanner) numberFits(lit []byte, t *Type) string {
 	case kDouble:
 		if special {
 			return ""
+		}
+		if len(lit) == 2 && lit[0] == '-' && lit[1] == '0' {
+			// An integer zero with a sign: DuckDB reads it as 0.0, so the
+			// sign a DOUBLE keeps (-0.0 reads -0.0) would be lost.
+			return s.misfit("-0 written as an integer, which reads as 0.0 (write -0.0)", t)
 		}
 		// At most 15 significant digits and a modest exponent: a float64
 		// holds it exactly (its shortest decimal is the one written).

@@ -36,7 +36,7 @@ func TestCheck(t *testing.T) {
 		{`{"d":"DOUBLE"}`, `{"d":1.5}`, ""},
 		{`{"d":"DOUBLE"}`, `{"d":0.1}`, ""},
 		{`{"d":"DOUBLE"}`, `{"d":1.50}`, ""},
-		{`{"d":"DOUBLE"}`, `{"d":-0}`, ""},
+		{`{"d":"DOUBLE"}`, `{"d":-0}`, "$.d is -0 written as an integer"},
 		{`{"d":"DOUBLE"}`, `{"d":-0.0}`, ""},
 		{`{"d":"DOUBLE"}`, `{"d":7}`, ""},
 		{`{"d":"DOUBLE"}`, `{"d":1e30}`, ""},
