@@ -260,12 +260,21 @@ func (e *Engine) runAll(ctx context.Context, ss ...stmt) ([][]Row, error) {
 // and a topic of the same name was read as the CTE, not its view (check
 // freshness on a topic named d: 'Referenced column "timestamp" not found').
 // Alias keeps the bare name, for a subquery named as the topic.
-func (d sqlData) local() sqlData {
+func (d sqlData) local() sqlData { return d.in("main.") }
+
+// viewSchemas are the prefixes that name a session's views in a remote
+// dialect, past any CTE of the same name: Spark's temporary views are
+// system.session."d" (a bare "d" in a statement with a CTE d was the CTE:
+// check keys on a topic named d failed with key_raw cannot be resolved).
+var viewSchemas = map[string]string{"spark": "system.session."}
+
+// in names the topic's views under schema (main., system.session.).
+func (d sqlData) in(schema string) sqlData {
 	if d.T != "" {
-		d.T = "main." + d.T
+		d.T = schema + d.T
 	}
 	if d.All != "" {
-		d.All = "main." + d.All
+		d.All = schema + d.All
 	}
 	return d
 }

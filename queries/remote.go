@@ -140,6 +140,9 @@ func (e *Engine) runRemote(ctx context.Context, name string, d sqlData, args []a
 	if t == nil {
 		return nil, fmt.Errorf("render %s: no %s statement", name, r.Dialect())
 	}
+	if schema := viewSchemas[r.Dialect()]; schema != "" {
+		d = d.in(schema)
+	}
 	for _, a := range args {
 		lit, err := r.Literal(a)
 		if err != nil {
