@@ -32,3 +32,32 @@ func TestGoldenValues(t *testing.T) {
 		{"values-text", "values", CheckOptions{Topic: "text"}},
 	})
 }
+
+// TestValuesOfBytesNotUTF8: the values check on a JSON topic with a value
+// that is not UTF-8 (hostileFolder's, in a file with transactions) names
+// it, its start in hex. Before, the check failed (exit 2) with "Conversion
+// Error: Failure in decode: could not convert blob to UTF8 string": DuckDB
+// computed the example's decode(value_raw) once for the whole CASE, the
+// row the try() had ruled out included.
+func TestValuesOfBytesNotUTF8(t *testing.T) {
+	dir, _ := hostileFolder(t)
+	e, err := Open(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	r, err := e.RunCheck(context.Background(), "values", CheckOptions{Topic: hostileTopic})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, row := range r.Rows {
+		if row.Get("kind") == "unparsed" {
+			got = append(got, fmt.Sprintf("%v %v %v", row.Get("offset"), row.Get("problem"), row.Get("value_start")))
+		}
+	}
+	want := "[6 not JSON  7 not JSON not json 8 not a JSON object [1,2] 9 not UTF-8 0xC328]"
+	if r.Status != StatusWarn || fmt.Sprint(got) != want {
+		t.Errorf("%s: %s; examples %q, want %s", r.Status, r.Message, got, want)
+	}
+}
