@@ -33,8 +33,10 @@ func sparkRemote(t *testing.T) *spark.Session {
 }
 
 // agreementFolders are the tea shop's and the wind farm's folders with each
-// check's options, as TestOneAnswerEverywhere runs them, and the folder of
-// a topic made again with fewer partitions (fewerPartitionsFolder).
+// check's options, as TestOneAnswerEverywhere runs them, the folder of
+// a topic made again with fewer partitions (fewerPartitionsFolder), and
+// the hostile topics (hostileFolder): values whose names differ only in
+// case, a topic of one record, a topic of none.
 func agreementFolders(t *testing.T) []struct {
 	name, dir, topic string
 	opts             map[string]CheckOptions
@@ -52,6 +54,17 @@ func agreementFolders(t *testing.T) []struct {
 		t.Fatal(err)
 	}
 	remade, remadeTopic := fewerPartitionsFolder(t)
+	hostile, asOf := hostileFolder(t)
+	hostileOpts := map[string]CheckOptions{
+		"duplicates": {ID: "value.id", By: "key"},
+		"skew":       {WhatIfKey: "value.id"},
+		"missing":    {Match: "value.id", AgainstTopic: oneTopic, AgainstMatch: "value.id", Reverse: true},
+		"reset":      {Group: "g", ToTime: asOf.Add(-50 * time.Minute)},
+		"members":    {Group: "g"},
+		"lag":        {Group: "g"},
+		"freshness":  {EventTime: "TRY_CAST(value.et AS TIMESTAMP)"},
+		"order":      {Time: "TRY_CAST(value.et AS TIMESTAMP)"},
+	}
 	return []struct {
 		name, dir, topic string
 		opts             map[string]CheckOptions
@@ -91,6 +104,22 @@ func agreementFolders(t *testing.T) []struct {
 			{"freshness", "short silence", CheckOptions{Silence: 0.5, Limit: 5}},
 		}, false},
 		{"remade", remade, remadeTopic, map[string]CheckOptions{}, nil, true},
+		// The value is its JSON text: the checks that read no field.
+		{"case apart", hostile, caseTopic, map[string]CheckOptions{
+			"duplicates": {ID: "value"},
+			"reset":      {Group: "g", ToTime: asOf.Add(-58 * time.Minute), ID: "value"},
+			"members":    {Group: "g"},
+			"lag":        {Group: "g"},
+		}, []moreCase{{"duplicates", "default id", CheckOptions{}}}, false},
+		{"one record", hostile, oneTopic, hostileOpts, nil, false},
+		// No record: no value type, so no option over the value.
+		{"empty", hostile, emptyTopic, map[string]CheckOptions{
+			"duplicates": {ID: "key"},
+			"missing":    {Match: "key", AgainstTopic: oneTopic, AgainstMatch: "key", Reverse: true},
+			"reset":      {Group: "g", ToTime: asOf.Add(-50 * time.Minute)},
+			"members":    {Group: "g"},
+			"lag":        {Group: "g"},
+		}, nil, false},
 	}
 }
 
