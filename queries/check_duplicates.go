@@ -38,6 +38,11 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		if d.ID, err = e.Expr(ctx, "id", o.ID, o.Topic); err != nil {
 			return nil, err
 		}
+		if e.opts.Remote != nil {
+			if d.IDType, err = e.exprType(ctx, d.ID, o.Topic); err != nil {
+				return nil, err
+			}
+		}
 	}
 	rows, err := e.run(ctx, "duplicates", d, o.Limit)
 	if err != nil {

@@ -82,6 +82,9 @@ type sqlData struct {
 	// RowID: ID is the default id of duplicates, the key and value bytes
 	// together (a row of two BLOBs), which a dialect may show its own way.
 	RowID bool
+	// IDType: on a remote, DuckDB's type name of ID (exprType), for a
+	// statement that shows the id as DuckDB's text of it.
+	IDType string
 	// Records: every stored row of every topic (lag_at.sql); Log: the
 	// folder holds __consumer_offsets.
 	Records string

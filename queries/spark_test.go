@@ -65,6 +65,17 @@ func agreementFolders(t *testing.T) []struct {
 		"freshness":  {EventTime: "TRY_CAST(value.et AS TIMESTAMP)"},
 		"order":      {Time: "TRY_CAST(value.et AS TIMESTAMP)"},
 	}
+	hostileMore := []moreCase{
+		// key and value bytes together: null against empty, not UTF-8.
+		{"duplicates", "default id", CheckOptions{}},
+		{"duplicates", "key", CheckOptions{ID: "key_raw"}},
+		// ids of other types, shown as DuckDB's text of them.
+		{"duplicates", "double", CheckOptions{ID: "value.amount"}},
+		{"duplicates", "time", CheckOptions{ID: `"timestamp"`}},
+		{"duplicates", "headers", CheckOptions{ID: "headers"}},
+		{"freshness", "no event time", CheckOptions{Silence: 60, Limit: 3}},
+		{"reset", "ids", CheckOptions{Group: "g", ToTime: asOf.Add(-50 * time.Minute), ID: "value.id"}},
+	}
 	return []struct {
 		name, dir, topic string
 		opts             map[string]CheckOptions
@@ -104,6 +115,7 @@ func agreementFolders(t *testing.T) []struct {
 			{"freshness", "short silence", CheckOptions{Silence: 0.5, Limit: 5}},
 		}, false},
 		{"remade", remade, remadeTopic, map[string]CheckOptions{}, nil, true},
+		{"hostile", hostile, hostileTopic, hostileOpts, hostileMore, false},
 		// The value is its JSON text: the checks that read no field.
 		{"case apart", hostile, caseTopic, map[string]CheckOptions{
 			"duplicates": {ID: "value"},
