@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -330,6 +331,48 @@ func asFloat(v any) float64 {
 }
 
 func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
+
+// duckDBFloatText is DuckDB's text of a DOUBLE (bits 64) or FLOAT (32),
+// f::VARCHAR: the shortest digits that read back, written plainly (with
+// at least one decimal) for exponents -4 to 15 and as 1.5e+16 or 1e-05
+// past them; nan, inf, -inf. Spark's CAST wrote 1.2345678E7 for DuckDB's
+// 12345678.0 (TestDuckDBFloatText holds it to DuckDB's own cast).
+func duckDBFloatText(f float64, bits int) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, bits) // -1.2345e+07
+	mant, exps, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(exps)
+	sign := ""
+	if strings.HasPrefix(mant, "-") {
+		sign, mant = "-", mant[1:]
+	}
+	digits := strings.Replace(mant, ".", "", 1)
+	if exp < -4 || exp >= 16 {
+		m := digits[:1]
+		if len(digits) > 1 {
+			m += "." + digits[1:]
+		}
+		es := "+"
+		if exp < 0 {
+			es, exp = "-", -exp
+		}
+		return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
+	}
+	if exp < 0 {
+		return sign + "0." + strings.Repeat("0", -exp-1) + digits
+	}
+	if len(digits) <= exp+1 {
+		return sign + digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
+	}
+	return sign + digits[:exp+1] + "." + digits[exp+1:]
+}
 
 // humanSeconds says a duration the way a person would.
 func humanSeconds(s float64) string {

@@ -76,8 +76,13 @@ func hostileFolder(t *testing.T) (string, time.Time) {
 	add(plain(0, 0, at(14), []byte("k4"), []byte(`{"id":9,"amount":9,"et":"2026-12-07T11:14:00Z"}`)))
 	add(txn(plain(0, 0, at(15), []byte("t3"), []byte(`{"id":10,"amount":10}`)), 11, "open")) // still open at the cut
 	writePartition(t, d, hostileTopic, 0, "s1", int64(len(p0)), p0)
-	p1 := []catalog.Row{plain(1, 0, at(1), []byte("only"), []byte(`{"id":100,"amount":1e300,"et":"2026-12-07T11:01:00Z"}`))}
-	writePartition(t, d, hostileTopic, 1, "s1", 1, p1)
+	p1 := []catalog.Row{plain(1, 0, at(1), []byte("only"), []byte(`{"id":100,"amount":1e300,"et":"2026-12-07T11:01:00Z"}`)),
+		// amounts Spark's CAST writes otherwise (1.2345678E7, 1.0E-5)
+		plain(1, 1, at(2), []byte("big"), []byte(`{"id":101,"amount":12345678,"et":"2026-12-07T11:02:00Z"}`)),
+		plain(1, 2, at(3), []byte("big"), []byte(`{"id":102,"amount":12345678,"et":"2026-12-07T11:03:00Z"}`)),
+		plain(1, 3, at(4), []byte("small"), []byte(`{"id":103,"amount":0.00001}`)),
+		plain(1, 4, at(5), []byte("small"), []byte(`{"id":104,"amount":0.00001}`))}
+	writePartition(t, d, hostileTopic, 1, "s1", int64(len(p1)), p1)
 	writePartition(t, d, hostileTopic, 2, "s1", 0, nil) // a partition of no records
 
 	var c []catalog.Row
@@ -93,7 +98,7 @@ func hostileFolder(t *testing.T) (string, time.Time) {
 		hwm     []int64
 		offsets []int64
 	}{
-		{hostileTopic, []int64{int64(len(p0)) + 1, 1, 0}, []int64{4, 1, 0}},
+		{hostileTopic, []int64{int64(len(p0)) + 1, int64(len(p1)), 0}, []int64{4, 1, 0}},
 		{caseTopic, []int64{int64(len(c))}, []int64{2}},
 		{oneTopic, []int64{1}, []int64{0}},
 		{emptyTopic, []int64{0}, []int64{0}},

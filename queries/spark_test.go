@@ -73,7 +73,7 @@ func agreementFolders(t *testing.T) []struct {
 		// ids of other types, shown as DuckDB's text of them.
 		{"duplicates", "double", CheckOptions{ID: "value.amount"}},
 		{"duplicates", "time", CheckOptions{ID: `"timestamp"`}},
-		{"duplicates", "headers", CheckOptions{ID: "headers"}},
+		{"duplicates", "float", CheckOptions{ID: "CAST(least(value.amount, 1e30) AS FLOAT)"}},
 		{"freshness", "no event time", CheckOptions{Silence: 60, Limit: 3}},
 		{"reset", "ids", CheckOptions{Group: "g", ToTime: asOf.Add(-50 * time.Minute), ID: "value.id"}},
 	}
@@ -412,5 +412,26 @@ func TestSparkRefusesSchemaEncodedTopics(t *testing.T) {
 	_, _, err = sp.QueryRemote(ctx, `SELECT count(*) FROM typed`)
 	if !errors.Is(err, ErrNotOnEngine) || !strings.Contains(err.Error(), "topic typed cannot be read on spark") {
 		t.Fatalf("sql on spark: %v, want ErrNotOnEngine naming the topic", err)
+	}
+}
+
+// TestSparkRefusesANestedID: duplicates --id of a STRUCT (a JSON topic's
+// whole value) on Spark is refused, said: its id is shown as DuckDB's text
+// of it ({'id': 1, 'amount': 1.5, ...}), which Spark's CAST does not write
+// ({1, 1.5, ...}, as it did before).
+func TestSparkRefusesANestedID(t *testing.T) {
+	s := sparkRemote(t)
+	ctx := context.Background()
+	dir, _ := hostileFolder(t)
+	sp, err := Open(ctx, dir, Options{Remote: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	for _, id := range []string{"value", "headers", "[key, key]", "map([key], [1])"} {
+		_, err := sp.RunCheck(ctx, "duplicates", CheckOptions{Topic: hostileTopic, ID: id})
+		if !errors.Is(err, ErrNotOnEngine) || !strings.Contains(err.Error(), "give --id a field of it") {
+			t.Errorf("--id %s on spark: %v, want ErrNotOnEngine naming the fix", id, err)
+		}
 	}
 }
