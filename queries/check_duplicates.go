@@ -106,6 +106,11 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		if d.By, err = e.Expr(ctx, "by", o.By, o.Topic); err != nil {
 			return nil, err
 		}
+		if e.opts.Remote != nil {
+			if d.ByText, err = e.remoteText(ctx, "duplicates", "by", d.By, o.Topic); err != nil {
+				return nil, err
+			}
+		}
 		by, err := e.run(ctx, "duplicates_by", d)
 		if err != nil {
 			return nil, err

@@ -86,6 +86,9 @@ type sqlData struct {
 	// IDType: on a remote, DuckDB's type name of ID (exprType), for a
 	// statement that shows the id as DuckDB's text of it.
 	IDType string
+	// ByText, MatchText, ExprText: on a remote, its expression of
+	// DuckDB's text of By, Match, Expr (remoteText).
+	ByText, MatchText, ExprText string
 	// Records: every stored row of every topic (lag_at.sql); Log: the
 	// folder holds __consumer_offsets.
 	Records string

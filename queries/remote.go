@@ -60,6 +60,34 @@ func (e *NotOnEngineError) Error() string {
 	return fmt.Sprintf("check %s is not available on %s: %s (run it without --engine %s, on DuckDB)", e.Check, e.Engine, e.Why, e.Engine)
 }
 
+// remoteText is a Spark expression of DuckDB's text of expr (Expr's
+// rendering over topic's view; expr::VARCHAR), by DuckDB's type of it:
+// Spark's CAST AS STRING writes a BLOB, a TIMESTAMPTZ and a DOUBLE
+// otherwise (two U+FFFD for \xFF\xFE, no +00, 1.2345678E7 for
+// 12345678.0), so a check that matches or hashes the text (missing's
+// --match, skew's what-if key) matched or hashed other texts (a few
+// doubles still differ: tsnap_float_text, spark_functions.sql). A nested
+// value (STRUCT, LIST, MAP), whose text Spark does not write, is refused.
+func (e *Engine) remoteText(ctx context.Context, check, option, expr, topic string) (string, error) {
+	typ, err := e.exprType(ctx, expr, topic)
+	if err != nil {
+		return "", err
+	}
+	x := "(" + expr + ")"
+	switch {
+	case nestedType(typ):
+		return "", &NotOnEngineError{Check: check, Engine: e.EngineName(), Why: fmt.Sprintf(
+			"--%s of type %s is read as DuckDB's text of it, which Spark does not write; give a field of it (e.g. value.id)", strings.ReplaceAll(option, "_", "-"), typ)}
+	case typ == "BLOB":
+		return "tsnap_blob_text" + x, nil
+	case typ == "TIMESTAMPTZ":
+		return "concat(CAST(" + x + " AS STRING), '+00')", nil
+	case typ == "DOUBLE" || typ == "FLOAT":
+		return "tsnap_float_text(CAST(" + x + " AS STRING))", nil
+	}
+	return "CAST(" + x + " AS STRING)", nil
+}
+
 // encodedNotOnRemote is why a remote cannot read a topic of
 // schema-encoded values or keys ("" when it can): its views read a JSON
 // topic's value bytes and nothing the dump decoded, so an Avro topic's

@@ -74,6 +74,11 @@ func agreementFolders(t *testing.T) []struct {
 		{"duplicates", "double", CheckOptions{ID: "value.amount"}},
 		{"duplicates", "time", CheckOptions{ID: `"timestamp"`}},
 		{"duplicates", "float", CheckOptions{ID: "CAST(least(value.amount, 1e30) AS FLOAT)"}},
+		{"duplicates", "by double", CheckOptions{ID: "value.id", By: "value.amount"}},
+		{"duplicates", "by bytes", CheckOptions{ID: "value.id", By: "key_raw"}},
+		{"reset", "double ids", CheckOptions{Group: "g", ToTime: asOf.Add(-59 * time.Minute), ID: "value.amount"}},
+		{"skew", "what if double", CheckOptions{WhatIfKey: "value.amount"}},
+		{"missing", "double", CheckOptions{Match: "value.amount", AgainstTopic: oneTopic, AgainstMatch: "value.amount", Reverse: true}},
 		{"freshness", "no event time", CheckOptions{Silence: 60, Limit: 3}},
 		{"reset", "ids", CheckOptions{Group: "g", ToTime: asOf.Add(-50 * time.Minute), ID: "value.id"}},
 	}
