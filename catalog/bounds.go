@@ -238,6 +238,12 @@ func (s *ClusterSnapshot) validate() error {
 					ErrBadManifest, g.Group, o.Offset, o.Partition)
 			}
 		}
+		for _, o := range g.Share {
+			if o.Partition < 0 || !cutOffset(o.StartOffset) || !cutOffset(o.Lag) {
+				return fmt.Errorf("%w: share group %.300q has start offset %d and lag %d on partition %d (want -1 to 2^62, on partition 0 or more)",
+					ErrBadManifest, g.Group, o.StartOffset, o.Lag, o.Partition)
+			}
+		}
 	}
 	for _, p := range s.Dumped {
 		if p < 0 {

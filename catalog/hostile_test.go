@@ -468,6 +468,15 @@ func TestDamagedSnapshotCorpus(t *testing.T) {
 		{"committed offset on partition -1", "x.json", writeSnap(func(s *ClusterSnapshot) {
 			s.Groups = []GroupState{{Group: "g", Offsets: []GroupOffset{{Partition: -1, Offset: 3}}}}
 		}), nil},
+		{"share group start offset -2^63", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Groups = []GroupState{{Group: "g", ProtocolType: ProtocolShare, Share: []ShareOffset{{Partition: 0, StartOffset: math.MinInt64}}}}
+		}), nil},
+		{"share group lag 2^63-1", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Groups = []GroupState{{Group: "g", ProtocolType: ProtocolShare, Share: []ShareOffset{{Partition: 0, StartOffset: 3, Lag: math.MaxInt64}}}}
+		}), nil},
+		{"share group on partition -1", "x.json", writeSnap(func(s *ClusterSnapshot) {
+			s.Groups = []GroupState{{Group: "g", ProtocolType: ProtocolShare, Share: []ShareOffset{{Partition: -1, StartOffset: 3}}}}
+		}), nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

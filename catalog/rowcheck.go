@@ -62,12 +62,42 @@ type RowCheck struct {
 	records   int64
 	prev      int64 // the offset of the last row checked
 	n         int64 // rows checked
+	// The entry's bounds a restore trusts to skip reading a file for the
+	// target's limits (restore's fileFits): its largest record
+	// (MaxRecordBytes, 0: not recorded, nor then its times) and its
+	// oldest and newest timestamps.
+	maxBytes, minTS, maxTS int64
 }
 
 // NewRowCheck is the check of file fe of the manifest of tp.
 func NewRowCheck(tp TopicPartition, fe FileEntry) *RowCheck {
 	return &RowCheck{path: RelFilePath(tp, fe.Name), partition: tp.Partition,
-		first: fe.FirstOffset, last: fe.LastOffset, records: fe.Records}
+		first: fe.FirstOffset, last: fe.LastOffset, records: fe.Records,
+		maxBytes: fe.MaxRecordBytes, minTS: fe.MinTimestamp, maxTS: fe.MaxTimestamp}
+}
+
+// Record checks the row Row passed last against the bounds its manifest
+// entry states of every record of the file (when it states them: an entry
+// with MaxRecordBytes): its size (RecordBytes) at most MaxRecordBytes,
+// its timestamp within MinTimestamp-MaxTimestamp. Restore relies on them
+// to produce a file unread for the target's limits, so a record past them
+// would be refused by the broker mid-restore, or (a time the producer
+// cannot write) restored with another timestamp.
+func (c *RowCheck) Record(timestamp int64, key, value []byte, headers []Header) error {
+	if c.maxBytes <= 0 || c.n == 0 {
+		return nil
+	}
+	var detail string
+	switch n := RecordBytes(key, value, headers); {
+	case n > c.maxBytes:
+		detail = fmt.Sprintf("a record of %d bytes (key, value and headers), more than the largest its manifest states (max_record_bytes %d; catalog verify, which reads only the partition and offset columns, does not see this)", n, c.maxBytes)
+	case timestamp < c.minTS || timestamp > c.maxTS:
+		detail = fmt.Sprintf("timestamp %d outside the file's %d-%d (ms) in its manifest (catalog verify, which reads only the partition and offset columns, does not see this)", timestamp, c.minTS, c.maxTS)
+	}
+	if detail != "" {
+		return &RowError{Path: c.path, Row: c.n - 1, Offset: c.prev, Detail: detail}
+	}
+	return nil
 }
 
 // Row checks the file's next row: its partition and offset columns.

@@ -406,7 +406,8 @@ type PartitionState struct {
 	ISR           []int32 `json:"isr"`
 }
 
-// GroupState is one consumer group with offsets on the topic.
+// GroupState is one consumer group with offsets on the topic, or one
+// share group (KIP-932, ProtocolType "share") that reads it.
 type GroupState struct {
 	Group        string        `json:"group"`
 	State        string        `json:"state"`
@@ -414,6 +415,27 @@ type GroupState struct {
 	ProtocolType string        `json:"protocol_type"`
 	Offsets      []GroupOffset `json:"offsets"`
 	Members      []GroupMember `json:"members"`
+	// Share is a share group's state on each partition of the topic
+	// (DescribeShareGroupOffsets). A share group commits no offsets: its
+	// members acknowledge records one by one, so Offsets stays empty and
+	// no consumer's lag is computed from Share.
+	Share []ShareOffset `json:"share_offsets,omitempty"`
+}
+
+// ProtocolShare is GroupState.ProtocolType of a share group.
+const ProtocolShare = "share"
+
+// ShareOffset is a share group's state on one partition, as Kafka said
+// it: StartOffset is the share-partition start offset (every record below
+// it was acknowledged or archived; records at or past it may be in flight,
+// acknowledged or not yet delivered), -1 when the group has none there
+// yet; Lag is Kafka's count of the records from StartOffset on not yet
+// acknowledged (KIP-1226), -1 when the broker did not say.
+type ShareOffset struct {
+	Partition   int32 `json:"partition"`
+	StartOffset int64 `json:"start_offset"`
+	LeaderEpoch int32 `json:"leader_epoch"`
+	Lag         int64 `json:"lag"`
 }
 
 // GroupOffset is a committed offset of a group on one partition. Offset

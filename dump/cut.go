@@ -1,6 +1,7 @@
 package dump
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -178,6 +179,17 @@ type groupsRead struct {
 	// cdesc describes the groups of the consumer protocol (KIP-848),
 	// which the classic DescribeGroups answers as "Dead" without members.
 	cdesc map[string]kmsg.ConsumerGroupDescribeResponseGroup
+	// share names the share groups (KIP-932), described by sdesc, their
+	// state on each partition in soffs; shareUnknown says why some of that
+	// is missing.
+	share        []string
+	sdesc        kadm.DescribedShareGroups
+	soffs        kadm.DescribedShareGroupsOffsets
+	shareUnknown []string
+	// sdescStreams describes the groups of the streams protocol (KIP-1071)
+	// with StreamsGroupDescribe: the classic DescribeGroups answers them
+	// GROUP_ID_NOT_FOUND.
+	sdescStreams map[string]kmsg.StreamsGroupDescribeResponseGroup
 	// denied is set when the principal may not list the groups at all.
 	denied string
 }
@@ -206,15 +218,29 @@ func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
 		g.names = listed.Groups()
 	}
 	if len(g.names) > 0 {
-		var classic, consumer []string
+		var classic, consumer, streams, committing []string
 		for _, n := range g.names {
-			if listed[n].GroupType == "consumer" {
+			switch listed[n].GroupType {
+			case "consumer":
 				consumer = append(consumer, n)
-			} else {
+			case "streams":
+				streams = append(streams, n)
+			case catalog.ProtocolShare:
+				// A share group commits no offsets (OffsetFetch knows
+				// nothing of it): its state is asked for below.
+				g.share = append(g.share, n)
+				continue
+			default:
 				classic = append(classic, n)
 			}
+			committing = append(committing, n)
 		}
-		g.offs = d.adm.FetchManyOffsets(ctx, g.names...)
+		if len(committing) > 0 {
+			g.offs = d.adm.FetchManyOffsets(ctx, committing...)
+		}
+		if len(g.share) > 0 {
+			d.readShareGroups(ctx, g)
+		}
 		if len(classic) > 0 {
 			g.desc, err = d.adm.DescribeGroups(ctx, classic...)
 			if err != nil && len(g.desc) == 0 && !kafkaconn.IsAuthz(err) {
@@ -226,9 +252,156 @@ func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
 				return nil, err
 			}
 		}
+		if len(streams) > 0 {
+			g.sdescStreams = d.describeStreamsGroups(ctx, streams)
+		}
 	}
 	d.groupsAt = g
 	return g, nil
+}
+
+// readShareGroups describes the share groups g lists and their state on
+// each partition. Like the other groups' descriptions, what cannot be read
+// is said (shareUnknown), never taken for "no share group".
+func (d *dumper) readShareGroups(ctx context.Context, g *groupsRead) {
+	var err error
+	g.sdesc, err = d.adm.DescribeShareGroups(ctx, g.share...)
+	if err != nil {
+		g.shareUnknown = append(g.shareUnknown, fmt.Sprintf("%s could not describe share groups: %v", d.who, kafkaconn.Classify(err)))
+	}
+	g.soffs, err = d.adm.DescribeShareGroupOffsets(ctx, g.share...)
+	if err != nil {
+		g.shareUnknown = append(g.shareUnknown, fmt.Sprintf("%s could not read the state of share groups: %v", d.who, kafkaconn.Classify(err)))
+	}
+}
+
+// shareGroup is share group name's state on topic, and whether it reads
+// the topic at all (a member is assigned a partition of it, or the group
+// has a state on one); what of it could not be read is added to unknown.
+func shareGroup(rd *groupsRead, name, topic string, unknown *[]string) (catalog.GroupState, bool) {
+	gs := catalog.GroupState{Group: name, ProtocolType: catalog.ProtocolShare}
+	desc, described := rd.sdesc[name]
+	switch {
+	case !described:
+		*unknown = append(*unknown, fmt.Sprintf("share group %s was not described, so its state and members are not known", name))
+	case desc.Err != nil:
+		*unknown = append(*unknown, fmt.Sprintf("share group %s was not described (%v), so its state and members are not known", name, desc.Err))
+	default:
+		gs.State, gs.Protocol = desc.GroupState, desc.Assignor
+		for _, m := range desc.Members {
+			gm := catalog.GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
+			for p := range m.Assignment[topic] {
+				gm.Assigned = append(gm.Assigned, p)
+			}
+			slices.Sort(gm.Assigned)
+			gs.Members = append(gs.Members, gm)
+		}
+	}
+	offs, read := rd.soffs[name]
+	switch {
+	case !read:
+		*unknown = append(*unknown, fmt.Sprintf("the state of share group %s on the topic's partitions was not read", name))
+	case offs.Err != nil:
+		*unknown = append(*unknown, fmt.Sprintf("the state of share group %s on the topic's partitions was not read (%v)", name, offs.Err))
+	}
+	var failed []string
+	for p, o := range offs.Offsets[topic] {
+		if o.Err != nil {
+			failed = append(failed, fmt.Sprintf("%d (%v)", p, o.Err))
+			continue
+		}
+		gs.Share = append(gs.Share, catalog.ShareOffset{Partition: p, StartOffset: max(o.StartOffset, -1), LeaderEpoch: o.LeaderEpoch, Lag: max(o.Lag, -1)})
+	}
+	if len(failed) > 0 {
+		slices.Sort(failed)
+		*unknown = append(*unknown, fmt.Sprintf("the state of share group %s on partitions %s was not read", name, strings.Join(failed, ", ")))
+	}
+	// A partition a member is assigned and the group has no state on yet
+	// is recorded as Kafka shows it: no start offset, no lag (-1).
+	have := map[int32]bool{}
+	for _, o := range gs.Share {
+		have[o.Partition] = true
+	}
+	for _, m := range gs.Members {
+		for _, p := range m.Assigned {
+			if !have[p] {
+				have[p] = true
+				gs.Share = append(gs.Share, catalog.ShareOffset{Partition: p, StartOffset: -1, LeaderEpoch: -1, Lag: -1})
+			}
+		}
+	}
+	slices.SortFunc(gs.Share, func(a, b catalog.ShareOffset) int { return cmp.Compare(a.Partition, b.Partition) })
+	return gs, len(gs.Share) > 0 || len(failed) > 0
+}
+
+// describeStreamsGroups describes groups of the streams protocol (KIP-1071)
+// with StreamsGroupDescribe, sent to each group's coordinator (franz-go
+// routes no streams request itself). A group not answered is in the map
+// with the error that kept it out, so it is named as not described.
+func (d *dumper) describeStreamsGroups(ctx context.Context, groups []string) map[string]kmsg.StreamsGroupDescribeResponseGroup {
+	out := map[string]kmsg.StreamsGroupDescribeResponseGroup{}
+	failed := func(g string, err error) {
+		sg := kmsg.NewStreamsGroupDescribeResponseGroup()
+		sg.Group, sg.ErrorCode = g, kerr.CoordinatorNotAvailable.Code
+		if ke := (*kerr.Error)(nil); errors.As(err, &ke) {
+			sg.ErrorCode = ke.Code
+		}
+		msg := err.Error()
+		sg.ErrorMessage = &msg
+		out[g] = sg
+	}
+	byNode := map[int32][]string{}
+	for g, c := range d.adm.FindGroupCoordinators(ctx, groups...) {
+		if c.Err != nil {
+			failed(g, c.Err)
+			continue
+		}
+		byNode[c.NodeID] = append(byNode[c.NodeID], g)
+	}
+	for node, gs := range byNode {
+		req := kmsg.NewPtrStreamsGroupDescribeRequest()
+		req.Groups = gs
+		resp, err := d.cl.Broker(int(node)).Request(ctx, req)
+		if err != nil {
+			for _, g := range gs {
+				failed(g, err)
+			}
+			continue
+		}
+		for _, g := range resp.(*kmsg.StreamsGroupDescribeResponse).Groups {
+			out[g.Group] = g
+		}
+	}
+	for _, g := range groups {
+		if _, ok := out[g]; !ok {
+			failed(g, kerr.CoordinatorNotAvailable)
+		}
+	}
+	return out
+}
+
+// streamsAssigned is the partitions of topic a streams group member's
+// active tasks read: a task is a subtopology and a partition number, and
+// reads that partition of each of the subtopology's source topics.
+func streamsAssigned(g kmsg.StreamsGroupDescribeResponseGroup, m kmsg.StreamsGroupDescribeResponseGroupMember, topic string) []int32 {
+	reads := map[string]bool{}
+	if g.Topology != nil {
+		for _, st := range g.Topology.Subtopologies {
+			in := slices.Contains(st.SourceTopics, topic)
+			for _, r := range st.RepartitionSourceTopics {
+				in = in || r.Topic == topic
+			}
+			reads[st.SubtopologyID] = in
+		}
+	}
+	var out []int32
+	for _, t := range m.Assignment.ActiveTasks {
+		if reads[t.SubtopologyID] {
+			out = append(out, t.Partitions...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // describeConsumerGroups describes groups of the consumer protocol
@@ -287,7 +460,16 @@ func (d *dumper) groups(ctx context.Context, topic string, topicID kadm.TopicID)
 	}
 	var unread, undescribed []string
 	var out []catalog.GroupState
+	var shareUnknown []string
+	for _, g := range rd.share {
+		if gs, reads := shareGroup(rd, g, topic, &shareUnknown); reads {
+			out = append(out, gs)
+		}
+	}
 	for _, g := range names {
+		if slices.Contains(rd.share, g) {
+			continue
+		}
 		r, ok := offs[g]
 		if !ok || r.Err != nil {
 			if ok && r.Err != nil {
@@ -302,7 +484,23 @@ func (d *dumper) groups(ctx context.Context, topic string, topicID kadm.TopicID)
 		// left out as if nobody read the topic.
 		gs := catalog.GroupState{Group: g}
 		var descErr error // said only of a group the cut records
-		if cg, ok := cdesc[g]; ok {
+		if sg, ok := rd.sdescStreams[g]; ok {
+			if err := kerr.ErrorForCode(sg.ErrorCode); err != nil {
+				descErr = err
+			} else {
+				gs.State, gs.ProtocolType = sg.State, "streams"
+				if sg.AssignorName != nil {
+					gs.Protocol = *sg.AssignorName
+				}
+				for _, m := range sg.Members {
+					gm := catalog.GroupMember{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost, Assigned: streamsAssigned(sg, m, topic)}
+					if m.InstanceID != nil {
+						gm.InstanceID = *m.InstanceID
+					}
+					gs.Members = append(gs.Members, gm)
+				}
+			}
+		} else if cg, ok := cdesc[g]; ok {
 			if err := kerr.ErrorForCode(cg.ErrorCode); err != nil {
 				descErr = err
 			} else {
@@ -378,6 +576,8 @@ func (d *dumper) groups(ctx context.Context, topic string, topicID kadm.TopicID)
 		sort.Strings(undescribed)
 		unknown = append(unknown, fmt.Sprintf("%s could not describe consumer groups %s, so their state and members are not known", d.who, strings.Join(undescribed, ", ")))
 	}
+	unknown = append(unknown, rd.shareUnknown...)
+	unknown = append(unknown, shareUnknown...)
 	return out, strings.Join(unknown, "; "), nil
 }
 

@@ -37,11 +37,14 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		stmt{"lag_unread", d, []any{o.Topic}},
 		// Partitions no member owns and no commit covers (after a
 		// partition count change the group did not rebalance onto).
-		stmt{"lag_unowned", d, []any{o.Topic, from}})
+		stmt{"lag_unowned", d, []any{o.Topic, from}},
+		// Share groups (KIP-932) commit no offsets: Kafka's own count
+		// of what they have not acknowledged.
+		stmt{"lag_share", d, []any{o.Topic, from}})
 	if err != nil {
 		return nil, err
 	}
-	rows, members, unread, unowned := ofGroup(all[0], o.Group), ofGroup(all[1], o.Group), all[2], all[3]
+	rows, members, unread, unowned, shares := ofGroup(all[0], o.Group), ofGroup(all[1], o.Group), all[2], all[3], ofGroup(all[4], o.Group)
 	// A restore's progress group on its target commits source offsets,
 	// not positions in the topic: no consumer's, so no lag (lag_at says
 	// the same in its reason). Named, left out.
@@ -129,7 +132,17 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		u.Set("kind", "unowned")
 		r.Rows = append(r.Rows, u)
 	}
+	shareStatus, shareMessage := judgeShareGroups(r, shares)
 	switch {
+	case len(groups) == 0 && len(shares) > 0:
+		// Only share groups read the topic: theirs is the answer.
+		r.Status, r.Message = shareStatus, shareMessage
+		shareMessage = ""
+		if len(unread) > 0 {
+			r.Status = worse(r.Status, StatusWarn)
+			r.Message += fmt.Sprintf("; no committed offsets recorded, but the consumer groups could not all be read at %s: %v",
+				plural(int64(len(unread)), "snapshot", "snapshots"), unread[0].Get("groups_error"))
+		}
 	case len(groups) == 0 && len(unread) > 0:
 		r.Status = StatusWarn
 		r.Message = fmt.Sprintf("no committed offsets recorded, but the consumer groups could not all be read at %s: %v",
@@ -194,10 +207,79 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		}
 		r.Message += "; " + unownedSentence(unowned)
 	}
+	if shareMessage != "" {
+		r.Status = worse(r.Status, shareStatus)
+		r.Message += "; " + shareMessage
+	}
 	if len(progressRows) > 0 {
 		r.Message += "; " + restoreProgressSentence(o.Topic) + ": left out"
 	}
 	return r, nil
+}
+
+// judgeShareGroups adds the share groups' rows (kind "share") and summary
+// to r, and says what they show: a share group commits no offsets, so its
+// lag is Kafka's own count of the records not yet acknowledged, and a
+// start offset below the log start means records deleted before the group
+// acknowledged them (never delivered to it again).
+func judgeShareGroups(r *Report, shares []Row) (status, message string) {
+	groups := map[string]bool{}
+	var maxLag, skipped, unknown int64
+	var below []Row
+	for _, s := range shares {
+		s.Set("kind", "share")
+		r.Rows = append(r.Rows, s)
+		groups[s.Get("group_id").(string)] = true
+		if l := s.Get("share_lag_records"); l != nil {
+			maxLag = max(maxLag, asInt(l))
+		} else {
+			unknown++
+		}
+		if n := asInt(s.Get("skipped_records")); n > 0 {
+			skipped += n
+			below = append(below, s)
+		}
+	}
+	r.Summary.Set("share_groups", int64(len(groups))).Set("max_share_lag_records", maxLag).
+		Set("share_skipped_records", skipped).Set("share_lag_unknown_partitions", unknown)
+	if len(shares) == 0 {
+		r.Summary.Set("max_share_lag_records", nil)
+		return StatusOK, ""
+	}
+	if unknown == int64(len(shares)) {
+		r.Summary.Set("max_share_lag_records", nil)
+	}
+	n := plural(int64(len(groups)), "share group", "share groups")
+	switch {
+	case len(below) > 0:
+		f := below[0]
+		status = StatusFail
+		message = fmt.Sprintf("share group %s starts at offset %d on partition %v, below its log start %d: %s it had not acknowledged were deleted by retention and will never be delivered to it (log start minus start offset, on %s)",
+			f.Get("group_id"), asInt(f.Get("start_offset")), f.Get("partition"), asInt(f.Get("log_start_offset")),
+			plural(skipped, "record", "records"), plural(int64(len(below)), "partition", "partitions"))
+	case maxLag > 0:
+		status = StatusWarn
+		message = fmt.Sprintf("%s (which commit no offsets): Kafka counts up to %s not yet acknowledged on a partition", n, plural(maxLag, "record", "records"))
+	case unknown > 0:
+		status = StatusWarn
+		message = fmt.Sprintf("%s (which commit no offsets), none behind where Kafka said", n)
+	default:
+		status = StatusOK
+		message = fmt.Sprintf("%s (which commit no offsets), every record acknowledged by Kafka's count", n)
+	}
+	if unknown > 0 {
+		message += fmt.Sprintf("; Kafka gave no share lag on %s (no state there yet, or a broker before KIP-1226)", plural(unknown, "partition", "partitions"))
+	}
+	return status, message
+}
+
+// worse is the graver of two statuses.
+func worse(a, b string) string {
+	rank := map[string]int{StatusOK: 0, StatusWarn: 1, StatusFail: 2}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
 }
 
 // RestoreProgressGroup is the consumer group whose committed offsets on

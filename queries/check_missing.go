@@ -203,19 +203,30 @@ func (e *Engine) readExpected(ctx context.Context, o CheckOptions) (keys, bys []
 	if o.AgainstKey == "" {
 		return nil, nil, &NeedsError{Check: "missing", Needs: []string{"against_key"}}
 	}
+	// Keys are text, compared as text: a CSV's columns are read as
+	// written (all_varchar), never as the types DuckDB's sniffer guesses
+	// from a sample of its rows (which read "0.50" as 0.5 and
+	// "2024-01-01T00:00:00Z" as "2024-01-01 00:00:00+00", so such keys
+	// were all missing), and a JSON file's members as json_extract_string
+	// reads them (read_json's guesses would do the same).
 	reader := "read_csv"
+	isJSON := false
 	switch strings.ToLower(filepath.Ext(abs)) {
 	case ".parquet":
 		reader = "read_parquet"
 	case ".json", ".jsonl", ".ndjson":
-		reader = "read_json"
+		reader, isJSON = "read_json", true
+	}
+	args := ""
+	if reader == "read_csv" {
+		args = ", all_varchar = true"
 	}
 	conn, err := e.db.Conn(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("connect duckdb: %w", err)
 	}
 	defer conn.Close()
-	head, err := conn.QueryContext(ctx, "SELECT * FROM "+reader+"(?) LIMIT 0", abs)
+	head, err := conn.QueryContext(ctx, "SELECT * FROM "+reader+"(?"+args+") LIMIT 0", abs)
 	if err != nil {
 		return nil, nil, optErr("against", o.Against, "cannot be read: %v", CleanError(err))
 	}
@@ -231,7 +242,23 @@ func (e *Engine) readExpected(ctx context.Context, o CheckOptions) (keys, bys []
 		}
 		by = "CAST(" + quoteIdent(o.By) + " AS VARCHAR)"
 	}
-	rows, err := conn.QueryContext(ctx, "SELECT CAST("+quoteIdent(o.AgainstKey)+" AS VARCHAR), "+by+" FROM "+reader+"(?)", abs)
+	q := "SELECT CAST(" + quoteIdent(o.AgainstKey) + " AS VARCHAR), " + by + " FROM " + reader + "(?" + args + ")"
+	qargs := []any{abs}
+	if isJSON {
+		// The members' text: a JSON pointer each, bound as values.
+		ptr := func(name string) string { return "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(name) }
+		by = "NULL"
+		if o.By != "" {
+			by = "json_extract_string(json, ?)"
+		}
+		q = "SELECT json_extract_string(json, ?), " + by + " FROM read_json_objects(?)"
+		qargs = []any{ptr(o.AgainstKey)}
+		if o.By != "" {
+			qargs = append(qargs, ptr(o.By))
+		}
+		qargs = append(qargs, abs)
+	}
+	rows, err := conn.QueryContext(ctx, q, qargs...)
 	if err != nil {
 		return nil, nil, optErr("against", o.Against, "cannot be read: %v", CleanError(err))
 	}

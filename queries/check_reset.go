@@ -72,6 +72,17 @@ func checkReset(ctx context.Context, e *Engine, o CheckOptions) (*Report, error)
 	if len(rows) == 0 {
 		r.Status = StatusWarn
 		r.Message = fmt.Sprintf("group %s has no committed offset on %s at any cut (or none on the partitions asked): nothing to judge", o.Group, o.Topic)
+		share, err := e.run(ctx, "reset_share", d, o.Topic, o.Group)
+		if err != nil {
+			return nil, err
+		}
+		if len(share) > 0 {
+			// Not "no committed offset" as of a consumer that never
+			// committed: a share group has none to reset from.
+			r.Message = fmt.Sprintf("group %s is a share group (KIP-932) at %s of %s: it commits no offsets, so what a reset would re-read is not judged here "+
+				"(a reset of a share group moves its start offset, and every record from there on is delivered again; check lag gives Kafka's count of what it has not acknowledged)",
+				o.Group, plural(int64(len(share)), "cut", "cuts"), o.Topic)
+		}
 		r.Summary.Set("partitions", int64(0)).Set("records_to_reread", int64(0))
 		return r, nil
 	}

@@ -83,9 +83,10 @@ func checkValuesOf(ctx context.Context, e *Engine, o CheckOptions) (*Report, err
 		return checkEncodedValues(ctx, e, o, t, parts)
 	}
 	r := &Report{Summary: NewRow()}
-	var records, nulls, unparsed, utf8, notJSON, notObject, pastBound int64
+	var records, nulls, unparsed, utf8, notJSON, notObject, pastBound, notType int64
 	for _, p := range parts {
 		pastBound += asInt(p.Get("past_bound"))
+		notType += asInt(p.Get("not_sampled_type"))
 		records += asInt(p.Get("records"))
 		nulls += asInt(p.Get("null_values"))
 		unparsed += asInt(p.Get("unparsed"))
@@ -112,7 +113,7 @@ func checkValuesOf(ctx context.Context, e *Engine, o CheckOptions) (*Report, err
 		return r, nil
 	}
 	r.Summary.Set("unparsed_records", unparsed).Set("not_utf8", utf8).Set("not_json", notJSON).Set("not_object", notObject).
-		Set("past_bound", pastBound)
+		Set("past_bound", pastBound).Set("not_sampled_type", notType)
 	ex, err := e.run(ctx, "values_examples", d, o.Limit)
 	if err != nil {
 		return nil, err
@@ -126,7 +127,7 @@ func checkValuesOf(ctx context.Context, e *Engine, o CheckOptions) (*Report, err
 	}
 	if unparsed == 0 {
 		r.Status = StatusOK
-		r.Message = fmt.Sprintf("every value of %d records parses as a JSON object", records-nulls)
+		r.Message = fmt.Sprintf("every value of %d records parses as a JSON object of the type inferred from a sample", records-nulls)
 		if nulls > 0 {
 			r.Message += fmt.Sprintf(" (%s)", plural(nulls, "null value, a tombstone", "null values, tombstones"))
 		}
@@ -137,7 +138,8 @@ func checkValuesOf(ctx context.Context, e *Engine, o CheckOptions) (*Report, err
 		n    int64
 		what string
 	}{{notJSON, "not JSON"}, {utf8, "not UTF-8"}, {notObject, "JSON but not an object"},
-		{pastBound, "past a bound on size, depth or members, not read"}} {
+		{pastBound, "past a bound on size, depth or members, not read"},
+		{notType, "with a field that does not fit the type inferred from a sample (value_error says where), not read"}} {
 		if c.n > 0 {
 			why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
 		}
@@ -147,7 +149,7 @@ func checkValuesOf(ctx context.Context, e *Engine, o CheckOptions) (*Report, err
 	if unparsed == 1 {
 		verb = "does"
 	}
-	r.Message = fmt.Sprintf("%d of %d values %s not parse as a JSON object (%s); their bytes are in value_raw", unparsed, records-nulls, verb, strings.Join(why, ", "))
+	r.Message = fmt.Sprintf("%d of %d values %s not parse as a JSON object of the topic's type (%s); their bytes are in value_raw", unparsed, records-nulls, verb, strings.Join(why, ", "))
 	return r, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/topicsnap/topicsnap/internal/jsonbound"
+	"github.com/topicsnap/topicsnap/internal/jsonfit"
 
 	"github.com/duckdb/duckdb-go/v2"
 
@@ -103,6 +104,10 @@ type Topic struct {
 	// and an option that reads a field of it is the damage's fault, not
 	// the user's.
 	unsampled *DamagedError
+	// sampledValue and sampledKey: Structure and KeyStructure were inferred
+	// from a sample (not typed by writer schemas), so a value outside the
+	// sample may not fit them; the views check each value (json_fit).
+	sampledValue, sampledKey bool
 }
 
 // Engine is an in-memory DuckDB over one snapshot folder.
@@ -360,34 +365,84 @@ const emptyRaw = `SELECT NULL::INTEGER AS "partition", NULL::BIGINT AS "offset",
 // jsonValueError says why a JSON topic's value did not parse as a JSON
 // object (its value is then NULL, its bytes still in value_raw); NULL for
 // a value that parsed and for a null value (a tombstone). A value past
-// jsonbound's bounds is not parsed at all and says which bound. The values
-// check counts the same column.
-var jsonValueError = `CASE WHEN "value" IS NULL THEN NULL
+// jsonbound's bounds is not parsed at all and says which bound; one that
+// does not fit the structure inferred from a sample says where (fit, the
+// json_fit call of fitCheck; "" when every value fits). The values check
+// counts the same column.
+func jsonValueError(fit string) string {
+	s := `CASE WHEN "value" IS NULL THEN NULL
   WHEN ` + boundError(`"value"`) + ` IS NOT NULL THEN ` + boundError(`"value"`) + `
   WHEN try(decode("value")) IS NULL THEN 'not UTF-8'
   WHEN NOT json_valid(decode("value")) THEN 'not JSON'
-  WHEN json_type(decode("value")) <> 'OBJECT' THEN 'not a JSON object' END`
+  WHEN json_type(decode("value")) <> 'OBJECT' THEN 'not a JSON object'`
+	if fit != "" {
+		s += `
+  ELSE ` + fit
+	}
+	return s + ` END`
+}
+
+// fitCheck is the SQL of why the JSON text in src (VARCHAR) does not fit
+// structure, a structure inferred from a sample: json_fit (functions.go,
+// internal/jsonfit), NULL where it fits. from_json would otherwise convert
+// what does not fit without a word (1.5 read as a BIGINT is 2). "" when no
+// value can fail it (a structure of text fields only).
+func fitCheck(src, structure string) string {
+	if t, err := jsonfit.Compile(structure); err == nil && t.Lossless() {
+		return ""
+	}
+	return fmt.Sprintf(`json_fit(%s, %s)`, src, quoteString(structure))
+}
+
+// fitted is the value expression value, read only where fit (a fitCheck)
+// says the value fits: elsewhere NULL, and value_error says why.
+func fitted(value, fit string) string {
+	if fit == "" {
+		return value
+	}
+	return fmt.Sprintf(`CASE WHEN %s IS NULL THEN %s END`, fit, value)
+}
+
+// jsonFitSource is the text json_fit checks of a JSON topic's value.
+const jsonFitSource = `try(decode("value"))`
 
 // encodedValueError says why a schema-encoded topic's value was not
 // decoded: the dump's reason (the schema unknown or not reachable, the
 // payload not decoding with it), a decoded text past jsonbound's bounds
 // (only a folder not written by topicsnap's dump holds one), or a value
-// that is not in the wire format at all.
-var encodedValueError = `CASE WHEN "value" IS NULL THEN NULL
+// that is not in the wire format at all; a decoded value that does not fit
+// a structure sampled from the decoded values (fit, a fitCheck: a JSON
+// Schema topic's) says where.
+func encodedValueError(fit string) string {
+	s := `CASE WHEN "value" IS NULL THEN NULL
   WHEN value_decode_error IS NOT NULL THEN value_decode_error
   WHEN ` + boundError(encodedSource) + ` IS NOT NULL THEN ` + boundError(encodedSource) + `
-  WHEN value_decoded IS NULL AND schema_id IS NULL THEN 'no magic byte: not in the schema registry wire format' END`
+  WHEN value_decoded IS NULL AND schema_id IS NULL THEN 'no magic byte: not in the schema registry wire format'`
+	if fit != "" {
+		s += `
+  ELSE ` + fit
+	}
+	return s + ` END`
+}
 
 // encodedKeyError is encodedValueError for a topic whose keys the dump
 // decoded (key_error). A key in the wire format that no dump tried to
 // decode (its file was written by a dump without a registry, or before keys
-// were decoded) says so rather than "no magic byte".
-var encodedKeyError = `CASE WHEN "key" IS NULL THEN NULL
+// were decoded) says so rather than "no magic byte". A decoded key that
+// does not fit the structure sampled from the keys says where (fit, a
+// fitCheck; "" when every key fits).
+func encodedKeyError(fit string) string {
+	ok := "NULL"
+	if fit != "" {
+		ok = fit
+	}
+	return `CASE WHEN "key" IS NULL THEN NULL
   WHEN key_decode_error IS NOT NULL THEN key_decode_error
   WHEN ` + boundError("key_decoded") + ` IS NOT NULL THEN ` + boundError("key_decoded") + `
-  WHEN key_decoded IS NOT NULL THEN NULL
+  WHEN key_decoded IS NOT NULL THEN ` + ok + `
   WHEN octet_length("key") >= 5 AND left(hex("key"), 2) = '00' THEN 'not decoded: the dump that read it had no schema registry (or predates decoded keys)'
   ELSE 'no magic byte: not in the schema registry wire format' END`
+}
 
 // boundError is the SQL of why the JSON text in column col (BLOB or
 // VARCHAR) is past jsonbound's bounds, NULL within them. Text shorter than

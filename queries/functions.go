@@ -1,14 +1,17 @@
 package queries
 
 import (
+	"context"
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"unsafe"
 
 	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/jsonbound"
+	"github.com/topicsnap/topicsnap/internal/jsonfit"
 )
 
 // registerFunctions adds the Kafka-aware scalar functions to the database.
@@ -83,6 +86,14 @@ func registerFunctions(conn *sql.Conn) error {
 	if err := duckdb.RegisterScalarUDFSet(conn, "json_bound", fs...); err != nil {
 		return fmt.Errorf("register json_bound: %w", err)
 	}
+	// json_fit(text, structure): why a JSON value does not fit a structure
+	// inferred from a sample (internal/jsonfit), NULL when it does (see
+	// fitted). The structure is a constant, compiled once a statement.
+	fit := &udf{cfg: duckdb.ScalarFuncConfig{InputTypeInfos: []duckdb.TypeInfo{varchar, varchar}, ResultTypeInfo: varchar},
+		exec: duckdb.ScalarFuncExecutor{ScalarBinder: bindFit, ChunkContextExecutor: execFit}}
+	if err := duckdb.RegisterScalarUDF(conn, "json_fit", fit); err != nil {
+		return fmt.Errorf("register json_fit: %w", err)
+	}
 	// kafka_offsets_record(key, value): a record of __consumer_offsets
 	// decoded, as JSON text (grouplog.go); a NULL value is a tombstone, so
 	// NULLs reach the function. Volatile: DuckDB would otherwise evaluate
@@ -108,6 +119,73 @@ func registerFunctions(conn *sql.Conn) error {
 		}}}
 	if err := duckdb.RegisterScalarUDF(conn, "kafka_offsets_commit", commit); err != nil {
 		return fmt.Errorf("register kafka_offsets_commit: %w", err)
+	}
+	return nil
+}
+
+// fitKey holds a json_fit call's compiled structure in its context.
+type fitKey struct{}
+
+// compiledFit is a json_fit call's structure: t, or why it did not
+// compile (then every value says so: a check that does not know says it).
+type compiledFit struct {
+	t      *jsonfit.Type
+	reason string
+}
+
+func bindFit(ctx context.Context, args []duckdb.ScalarUDFArg) (context.Context, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c := compiledFit{reason: jsonfit.Prefix + "the structure the value is checked against is not a constant; its fields are not read (the bytes are in value_raw)"}
+	if len(args) == 2 && args[1].Foldable {
+		s, _ := args[1].Value.(string)
+		t, err := jsonfit.Compile(s)
+		if err != nil {
+			c.reason = jsonfit.Prefix + err.Error() + "; its fields are not read (the bytes are in value_raw)"
+		} else {
+			c = compiledFit{t: t}
+		}
+	}
+	return context.WithValue(ctx, fitKey{}, c), nil
+}
+
+// execFit checks a chunk of values, reading them in place (no copy).
+func execFit(ctx context.Context, it *duckdb.ChunkIteratorState) error {
+	c, _ := ctx.Value(fitKey{}).(compiledFit)
+	in, err := it.GetInputChunk().GetVector(0)
+	if err != nil {
+		return err
+	}
+	view, err := duckdb.GetVectorView[string](in)
+	if err != nil {
+		return err
+	}
+	out, err := duckdb.GetVectorWriter[string](it.GetResultVector())
+	if err != nil {
+		return err
+	}
+	for row := range view.Len() {
+		v, ok, err := view.GetValueBorrowed(row)
+		if err != nil {
+			return err
+		}
+		r := ""
+		if ok {
+			if c.t == nil {
+				r = c.reason
+			} else {
+				r = c.t.Check(unsafe.Slice(unsafe.StringData(v), len(v)))
+			}
+		}
+		if r == "" {
+			err = out.SetNull(row)
+		} else {
+			err = out.Set(row, r)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ func catalogTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:0
 func CatalogTables() []string { return append([]string(nil), metadataTables...) }
 
 // metadataTables are the catalog tables, in the order they are built.
-var metadataTables = []string{"files", "rewrites", "lost_ranges", "partition_dumps", "snapshots", "partitions", "topic_configs", "group_offsets", "group_members", "group_history_cuts", "group_history", "group_commits"}
+var metadataTables = []string{"files", "rewrites", "lost_ranges", "partition_dumps", "snapshots", "partitions", "topic_configs", "group_offsets", "share_group_offsets", "group_members", "group_history_cuts", "group_history", "group_commits"}
 
 type jsonRows struct {
 	table   string
@@ -181,6 +181,17 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		Host       string  `json:"host"`
 		Assigned   []int32 `json:"assigned_partitions"`
 	}
+	type shareRow struct {
+		Snapshot    string `json:"snapshot_id"`
+		Topic       string `json:"topic"`
+		AsOf        string `json:"as_of"`
+		Group       string `json:"group_id"`
+		State       string `json:"state"`
+		Partition   int32  `json:"partition"`
+		StartOffset *int64 `json:"start_offset"`
+		LeaderEpoch int32  `json:"leader_epoch"`
+		Lag         *int64 `json:"lag"`
+	}
 	ts := catalogTime
 	files, lost, rewrites, dumps := []fileRow{}, []lostRow{}, []rewriteRow{}, []dumpRow{}
 	for _, tf := range tfs {
@@ -202,7 +213,7 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 			}
 		}
 	}
-	sn, parts, cfgs, offs, mems := []snapRow{}, []partRow{}, []cfgRow{}, []offRow{}, []memRow{}
+	sn, parts, cfgs, offs, mems, shares := []snapRow{}, []partRow{}, []cfgRow{}, []offRow{}, []memRow{}, []shareRow{}
 	for _, s := range snaps {
 		asOf := ts(s.AsOf)
 		sn = append(sn, snapRow{s.ID, s.Topic, asOf, s.PartitionCount, s.ReplicationFactor, s.Dumped, s.GroupsError, s.ConfigsError, topicIDText(s.TopicID)})
@@ -228,6 +239,11 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 				}
 				offs = append(offs, offRow{s.ID, s.Topic, asOf, g.Group, g.State, o.Partition, committed, o.LeaderEpoch, o.Metadata})
 			}
+			for _, o := range g.Share {
+				// Kafka's -1 (no start offset yet, a lag it did not
+				// say) is NULL, never a number.
+				shares = append(shares, shareRow{s.ID, s.Topic, asOf, g.Group, g.State, o.Partition, known(o.StartOffset), o.LeaderEpoch, known(o.Lag)})
+			}
 			for _, m := range g.Members {
 				mems = append(mems, memRow{s.ID, s.Topic, asOf, g.Group, g.State, m.MemberID, m.InstanceID, m.ClientID, m.Host, m.Assigned})
 			}
@@ -245,6 +261,7 @@ func metadataRows(tfs []topicFiles, snaps []*catalog.ClusterSnapshot) []jsonRows
 		{"partitions", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "partition INTEGER", "log_start_offset BIGINT", "high_watermark BIGINT", "last_stable_offset BIGINT", "leader INTEGER", "leader_epoch INTEGER", "replicas INTEGER[]", "isr INTEGER[]"}, parts},
 		{"topic_configs", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "name VARCHAR", "value VARCHAR"}, cfgs},
 		{"group_offsets", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "partition INTEGER", "committed_offset BIGINT", "leader_epoch INTEGER", "metadata VARCHAR"}, offs},
+		{"share_group_offsets", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "partition INTEGER", "start_offset BIGINT", "leader_epoch INTEGER", "lag BIGINT"}, shares},
 		{"group_members", []string{"snapshot_id VARCHAR", "topic VARCHAR", "as_of TIMESTAMPTZ", "group_id VARCHAR", "state VARCHAR", "member_id VARCHAR", "instance_id VARCHAR", "client_id VARCHAR", "host VARCHAR", "assigned_partitions INTEGER[]"}, mems},
 		{"group_history_cuts", historyColumns, hist},
 		{"group_commits", commitColumns, commits},
@@ -266,4 +283,12 @@ func topicIDText(id string) *string {
 		}
 	}
 	return nil
+}
+
+// known is o, or nil for Kafka's "not known" (a negative number).
+func known(o int64) *int64 {
+	if o < 0 {
+		return nil
+	}
+	return &o
 }

@@ -222,7 +222,9 @@ func (e *Engine) narrow(ctx context.Context, conn *sql.Conn, q string, doc *sqlD
 				if tf.encoded {
 					raw = encodedSource
 				}
-				value = boundedValue(value, raw)
+				// Read only where the whole value fits its sampled
+				// structure, as the full view reads it (fitted).
+				value = boundedValue(fitted(value, valueFit(tf, jt)), raw)
 			}
 			if ok {
 				cols := e.viewCols(tf, jt, value)

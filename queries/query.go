@@ -253,10 +253,24 @@ func hasBareOffset(q string) bool {
 // OffsetHint is the hint of a parser error near an unquoted offset.
 const OffsetHint = `offset is a reserved word in DuckDB: write the column in double quotes, "offset" (SELECT "partition", "offset" FROM t)`
 
+// missingField is DuckDB's binder error for a STRUCT field that is not
+// there: a JSON topic's value STRUCT holds only the fields its sample of
+// values held, so a field outside the sample is one.
+var missingField = regexp.MustCompile(`Could not find key "([^"]*)" in struct`)
+
+// fieldHint is the hint of missingField: the name, and the same name in a
+// JSON path over the bytes.
+const fieldHint = `%s is not a field of the STRUCT: a JSON topic's value holds the fields a sample of its values held (see the candidates); a field outside that sample is still in the bytes: decode(value_raw)->>'$."%s"'`
+
 // sqlHint names the fix of a known mistake: a parser error (DuckDB's
 // error type) whose quoted query line uses offset unquoted.
 func sqlHint(err error, msg string) string {
 	var de *duckdb.Error
+	if errors.As(err, &de) && de.Type == duckdb.ErrorTypeBinder {
+		if m := missingField.FindStringSubmatch(msg); m != nil {
+			return fmt.Sprintf(fieldHint, m[1], strings.ReplaceAll(strings.ReplaceAll(m[1], `"`, `\"`), "'", "''"))
+		}
+	}
 	if !errors.As(err, &de) || de.Type != duckdb.ErrorTypeParser {
 		return ""
 	}

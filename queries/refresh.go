@@ -637,10 +637,11 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 					t.unsampled = de
 				}
 			}
+			t.sampledValue = t.JSON
 			if tf.encoded && t.JSON {
 				// The writer schemas type the values better than a sample.
 				if typed, conflicts := e.typedStructure(ctx, tf.schemas, t.Structure, false); typed != "" {
-					t.Structure = typed
+					t.Structure, t.sampledValue = typed, false
 					for _, c := range conflicts {
 						e.problems = append(e.problems, fmt.Sprintf("topic %s: field %s differ between its schemas; read as VARCHAR (its JSON text)", tf.name, c))
 					}
@@ -661,9 +662,10 @@ func (e *Engine) buildTx(ctx context.Context, tx *sql.Tx, w want) error {
 						tf.name, strings.ReplaceAll(CleanError(err).Error(), e.dir.Path+string(filepath.Separator), ""), e.verifyHint()))
 					t.KeyStructure = ""
 				}
+				t.sampledKey = t.KeyStructure != ""
 				if t.KeyStructure != "" {
 					if typed, conflicts := e.typedStructure(ctx, tf.keySchemas, t.KeyStructure, true); typed != "" {
-						t.KeyStructure = typed
+						t.KeyStructure, t.sampledKey = typed, false
 						for _, c := range conflicts {
 							e.problems = append(e.problems, fmt.Sprintf("topic %s: key field %s differ between its schemas; read as VARCHAR (its JSON text)", tf.name, c))
 						}
@@ -754,27 +756,44 @@ func (e *Engine) lagAtMacroLocked() (string, error) {
 	return render("lag_at", sqlData{Records: strings.Join(parts, "\n  UNION ALL "), Log: e.hasOffsetsLogLocked()})
 }
 
+// valueFit is the fitCheck of t's values when their structure was
+// inferred from a sample, "" otherwise.
+func valueFit(tf topicFiles, t Topic) string {
+	if !t.JSON || !t.sampledValue {
+		return ""
+	}
+	if tf.encoded {
+		return fitCheck(encodedSource, t.Structure)
+	}
+	return fitCheck(jsonFitSource, t.Structure)
+}
+
 // viewCols are the value columns of tf's views; value, when set, is the
 // value expression (a narrowed one) instead of the topic's own.
 func (e *Engine) viewCols(tf topicFiles, t Topic, value string) viewCols {
 	c := viewCols{key: textKey, value: `"value"`, valueErr: noValueError}
 	src, raw := jsonSource, `"value"`
+	fit := valueFit(tf, t)
 	if tf.encoded {
 		src, raw = encodedSource, encodedSource
-		c.valueErr, c.byName = encodedValueError, tf.mixed
+		c.valueErr, c.byName = encodedValueError(fit), tf.mixed
 		c.extra = schemaColumns(tf.name, tf.schemas, "schema_id", "")
 	}
 	if tf.keyEncoded {
+		keyFit := ""
 		if t.KeyStructure != "" {
-			c.key = boundedValue(fmt.Sprintf(`try(from_json(key_decoded, %s))`, quoteString(t.KeyStructure)), "key_decoded")
+			if t.sampledKey {
+				keyFit = fitCheck("key_decoded", t.KeyStructure)
+			}
+			c.key = boundedValue(fitted(fmt.Sprintf(`try(from_json(key_decoded, %s))`, quoteString(t.KeyStructure)), keyFit), "key_decoded")
 		}
 		c.byName = c.byName || tf.keyMixed
-		c.extra += `, key_schema_id, ` + encodedKeyError + ` AS key_error` + schemaColumns(tf.name, tf.keySchemas, "key_schema_id", "key_")
+		c.extra += `, key_schema_id, ` + encodedKeyError(keyFit) + ` AS key_error` + schemaColumns(tf.name, tf.keySchemas, "key_schema_id", "key_")
 	}
 	if t.JSON {
-		c.value = boundedValue(jsonValue(tf.name, t.Structure, src), raw)
+		c.value = boundedValue(fitted(jsonValue(tf.name, t.Structure, src), fit), raw)
 		if !tf.encoded {
-			c.valueErr = jsonValueError
+			c.valueErr = jsonValueError(fit)
 		}
 	}
 	if value != "" {

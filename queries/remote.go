@@ -21,6 +21,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/jsonbound"
+	"github.com/topicsnap/topicsnap/internal/jsonfit"
 	"github.com/topicsnap/topicsnap/internal/sqllex"
 )
 
@@ -745,6 +746,7 @@ func sparkTopicSelects(dir string, tf topicFiles, t Topic) (all, data string, er
 		return "", "", fmt.Errorf("the snapshot's location %s has one of %s in its path, which Spark would read as a pattern: move or link it to a plain path", dir, sparkGlobChars)
 	}
 	value, valueErr := `"value"`, `CAST(NULL AS STRING)`
+	var parsed string
 	if t.JSON {
 		schema, err := sparkSchema(t.Structure)
 		if err != nil {
@@ -754,20 +756,41 @@ func sparkTopicSelects(dir string, tf topicFiles, t Topic) (all, data string, er
 		// the value's text is parsed for it once, not again in value's
 		// own test, and Spark keeps a column read twice computed once.
 		valueErr = "value_error"
-		value = `CASE WHEN value_error IS NULL AND "value" IS NOT NULL THEN from_json(CAST("value" AS STRING), ` + quoteString(schema) + `) END`
 		if schema == "STRING" {
 			// The whole value is its JSON text (caseApart: names that
 			// differ only in case at its top). Spark's from_json takes no
-			// STRING schema; as a member of an object the value is the
-			// text Spark's parser writes again, compact as DuckDB's.
-			value = `CASE WHEN value_error IS NULL AND "value" IS NOT NULL THEN from_json(concat('{"v":', CAST("value" AS STRING), '}'), 'STRUCT<v: STRING>').v END`
+			// STRING schema; as the member v of {"v":<value>} the value
+			// is the text Spark's parser writes again, compact as
+			// DuckDB's (any JSON fits a STRING: no field is unfit).
+			checked := "STRUCT<v: STRING, `" + sparkUnfit + "`: STRING>"
+			parsed = `from_json(concat('{"v":', CAST("value" AS STRING), '}'), ` + quoteString(checked) + `, map('columnNameOfCorruptRecord', ` + quoteString(sparkUnfit) + `))`
+			value = `CASE WHEN value_error IS NULL AND p IS NOT NULL THEN p.v END`
+		} else {
+			names, err := topKeys(t.Structure)
+			if err != nil || len(names) == 0 || !strings.HasPrefix(schema, "STRUCT<") {
+				return "", "", fmt.Errorf("the value type of %s: not a structure of fields", tf.name)
+			}
+			// A value whose fields do not fit the sampled structure: Spark's
+			// parser (PERMISSIVE) would read such a field as NULL without a
+			// word; with a corrupt-record column it says so, and the value
+			// reads NULL with value_error saying why, as on DuckDB (whose
+			// value_error also names the field: json_fit).
+			checked := strings.TrimSuffix(schema, ">") + ", `" + sparkUnfit + "`: STRING>"
+			parsed = `from_json(CAST("value" AS STRING), ` + quoteString(checked) + `, map('columnNameOfCorruptRecord', ` + quoteString(sparkUnfit) + `))`
+			fields := make([]string, len(names))
+			for i, n := range names {
+				fields[i] = quoteString(n) + ", p.`" + strings.ReplaceAll(n, "`", "``") + "`"
+			}
+			value = `CASE WHEN value_error IS NULL AND p IS NOT NULL THEN named_struct(` + strings.Join(fields, ", ") + `) END`
 		}
 	}
 	withValueError := func(src string) string {
 		if !t.JSON {
 			return src
 		}
-		return "(SELECT s.*, " + sparkJSONValueError + " AS value_error FROM " + src + ") s"
+		l1 := "(SELECT s.*, " + sparkJSONValueError + " AS value_error0 FROM " + src + ") s"
+		l2 := `(SELECT s.*, CASE WHEN value_error0 IS NULL AND "value" IS NOT NULL THEN ` + parsed + ` END AS p FROM ` + l1 + `) s`
+		return "(SELECT s.*, coalesce(value_error0, CASE WHEN p.`" + sparkUnfit + "` IS NOT NULL THEN " + quoteString(sparkUnfitError) + " END) AS value_error FROM " + l2 + ") s"
 	}
 	type group struct {
 		dir   string
@@ -852,6 +875,15 @@ const sparkEmptyRaw = `SELECT CAST(NULL AS INT) AS "partition", CAST(NULL AS BIG
   CAST(NULL AS ARRAY<STRUCT<key: STRING, value: BINARY>>) AS headers, CAST(NULL AS INT) AS leader_epoch, CAST(NULL AS BIGINT) AS producer_id,
   CAST(NULL AS INT) AS producer_epoch, CAST(NULL AS BOOLEAN) AS is_transactional, CAST(NULL AS BOOLEAN) AS is_control,
   CAST(NULL AS STRING) AS control_type, CAST(NULL AS STRING) AS txn_state, CAST(NULL AS INT) AS schema_id WHERE false`
+
+// sparkUnfit is the corrupt-record column of Spark's parse of a JSON
+// topic's values: set when a field does not fit the sampled structure.
+const sparkUnfit = "_topicsnap_unfit"
+
+// sparkUnfitError is value_error on Spark of a value whose fields do not
+// fit the sampled structure (DuckDB's json_fit names the field; Spark's
+// parser does not say which).
+const sparkUnfitError = jsonfit.Prefix + "a field does not fit the type inferred from a sample of the topic's values (Spark's parser does not say which: the DuckDB engine's value_error does); its fields are not read (the bytes are in value_raw)"
 
 // sparkJSONValueError is jsonValueError in Spark's dialect: try_parse_json
 // (with duplicate keys allowed, as DuckDB's json_valid allows them) says

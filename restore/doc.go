@@ -27,6 +27,11 @@
 //     --from, --until, the stored end) and the sharing out of partitions
 //     between the producers; a dry run (Options.DryRun) scans the plan and
 //     produces nothing, creates nothing;
+//   - holes.go: the offsets of a partition's planned range that no data
+//     file holds, said before anything is produced (a lost range's, and on
+//     a topic not compacted the others: a file taken out of the folder);
+//   - unreachable.go: the bound on a cluster out of reach while producing
+//     (Options.WaitUnreachable, UnreachableError, exit 3);
 //   - txn.go and gate.go: the transactional producers, and the gate that
 //     lets a transaction commit only whole data files;
 //   - progress.go: the committed progress (offsets of consumer group

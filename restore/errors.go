@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/shell"
@@ -72,7 +76,11 @@ func restoreErr(ctx context.Context, what, who, topic, txnID string, err error) 
 		return denied(who, fmt.Sprintf("use transactional id %q", txnID), topic,
 			"WRITE (and WRITE and DESCRIBE on transactional ids "+ids+" or the prefix "+ID(topic)+", READ on group "+ID(topic)+")", err)
 	}
-	if ae := deniedErr(who, what+" to topic "+strconv.Quote(topic), topic, "WRITE and DESCRIBE", err); ae != nil {
+	ops := "WRITE and DESCRIBE"
+	if what == whatProgress {
+		ops = "READ (Kafka authorizes an offset commit, a transaction's too, as READ on the topic)"
+	}
+	if ae := deniedErr(who, what+" to topic "+strconv.Quote(topic), topic, ops, err); ae != nil {
 		return ae
 	}
 	return fmt.Errorf("%s: %w", what, kafkaconn.Classify(err))
@@ -87,12 +95,86 @@ func deniedErr(who, action, topic, ops string, err error) error {
 	return denied(who, action, topic, ops, err)
 }
 
+// whatProgress is the step that commits a transaction's progress
+// (TxnOffsetCommit), which Kafka authorizes as READ on the target topic.
+const whatProgress = "commit the progress"
+
+// TargetOps are the operations a restore needs on its target topic: WRITE
+// to produce, DESCRIBE to read its metadata and progress, and READ, as
+// Kafka authorizes the progress's offset commit (TxnOffsetCommit) as a
+// consumer's; CREATE too when the topic does not exist.
+const TargetOps = "WRITE, READ and DESCRIBE"
+
 // denied is a restore's AuthzError: who was refused what, and as its hint
-// the grants a restore needs (a producer's, on its transactional ids and
-// its progress group).
+// every grant a restore needs (on the target, its transactional ids and
+// its progress group), whatever the step refused.
 func denied(who, action, topic, ops string, err error) *kafkaconn.AuthzError {
 	return &kafkaconn.AuthzError{Principal: who, Action: action, Topic: topic, Ops: ops, Err: err,
 		Grant: fmt.Sprintf("ask the cluster's operator for %[3]s on topic %[2]s for %[1]s (CREATE too when the topic does not exist), "+
 			"WRITE and DESCRIBE on transactional ids %[4]s (or the prefix %[5]s) and READ on group %[5]s",
-			who, topic, ops, strings.Join(TxnIDs(topic), " and "), ID(topic))}
+			who, topic, TargetOps, strings.Join(TxnIDs(topic), " and "), ID(topic))}
+}
+
+// TargetGoneError is a target topic deleted (or deleted and made again,
+// another topic id) while the restore produced into it: the broker
+// answered UNKNOWN_TOPIC_OR_PARTITION. The transactions committed into it
+// went with it, nothing of the open one is committed. errors.Is(err,
+// kafkaconn.ErrUnknownTopic) holds; exit 4.
+type TargetGoneError struct {
+	Target string
+	Again  bool  // a topic of the name exists again, with another topic id
+	Err    error // the broker's answer
+}
+
+func (e *TargetGoneError) Error() string {
+	what := "was deleted"
+	if e.Again {
+		what = "was deleted and made again (another topic id)"
+	}
+	return fmt.Sprintf("target topic %s %s while the restore produced into it: %v; what was committed into it went with it, and nothing of the open transaction is committed",
+		e.Target, what, e.Err)
+}
+
+func (e *TargetGoneError) Unwrap() []error { return []error{kafkaconn.ErrUnknownTopic, e.Err} }
+
+// ExitCode is exit.UnknownTopic, as a dump's topic deleted while read.
+func (e *TargetGoneError) ExitCode() exit.Code { return exit.UnknownTopic }
+
+// Hint is the run again.
+func (e *TargetGoneError) Hint() string {
+	if e.Again {
+		return fmt.Sprintf("run the same command again to restore every record into the new topic %s (the progress of the deleted one does not count), or restore into another --to-topic", e.Target)
+	}
+	return fmt.Sprintf("run the same command again: restore creates topic %s again and restores every record into it (the progress of the deleted one does not count); or restore into another --to-topic", e.Target)
+}
+
+// targetGone is a TargetGoneError when err is the broker not knowing the
+// target (UNKNOWN_TOPIC_OR_PARTITION) and the cluster's metadata says the
+// topic of id is gone or has another id; nil otherwise (err is left to
+// restoreErr). Bounded by its own 10 s: ctx may be cancelled already.
+func targetGone(ctx context.Context, cl *kgo.Client, topic string, id kadm.TopicID, err error) error {
+	if !errors.Is(err, kerr.UnknownTopicOrPartition) && !errors.Is(err, kerr.UnknownTopicID) {
+		return nil
+	}
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	// A request of its own: kadm's Metadata answers from the client's
+	// cache (up to producerMetadataMinAge old), which may still hold the
+	// deleted topic.
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	resp, merr := req.RequestWith(mctx, cl)
+	if merr != nil || len(resp.Topics) != 1 {
+		return nil
+	}
+	mt := resp.Topics[0]
+	switch {
+	case errors.Is(kerr.ErrorForCode(mt.ErrorCode), kerr.UnknownTopicOrPartition):
+		return &TargetGoneError{Target: topic, Err: err}
+	case mt.ErrorCode == 0 && id != (kadm.TopicID{}) && mt.TopicID != [16]byte{} && kadm.TopicID(mt.TopicID) != id:
+		return &TargetGoneError{Target: topic, Again: true, Err: err}
+	}
+	return nil
 }

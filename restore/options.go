@@ -32,6 +32,13 @@ type Options struct {
 	// (unless the target's compression.type names another codec), so none
 	// costs the least CPU and the most network and disk.
 	Compression string
+	// WaitUnreachable bounds how long a restore waits for a cluster that
+	// went out of reach while it produced (connections refused, or a
+	// broker that answers nothing: hung, a network cut), counted from the
+	// first request that failed; then it stops with UnreachableError
+	// (kafkaconn.ErrUnreachable, exit 3), what it committed committed.
+	// 0 waits without end (until ctx is done).
+	WaitUnreachable time.Duration
 	// Progress, if set, is told of records as their transaction commits
 	// (by target partition); it must be safe for concurrent use.
 	Progress kafkaconn.Progress

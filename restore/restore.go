@@ -2,6 +2,7 @@ package restore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ import (
 // at any instant leaves its last transaction open; the next run's producer
 // (the same transactional id) fences it, the broker aborts it, and the run
 // continues after the committed progress.
-func Run(ctx context.Context, opts Options) (Summary, error) {
+func Run(ctx context.Context, opts Options) (sum Summary, err error) {
 	start := time.Now()
 	explicit := opts.ToTopic != "" // --to-topic named, even the source's own name
 	if opts.ToTopic == "" {
@@ -33,7 +34,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	if opts.TxnInterval <= 0 {
 		opts.TxnInterval = time.Second
 	}
-	sum := Summary{Source: opts.Topic, Target: opts.ToTopic, DryRun: opts.DryRun}
+	sum = Summary{Source: opts.Topic, Target: opts.ToTopic, DryRun: opts.DryRun}
 	if opts.Topic == "" {
 		return sum, exit.Errorf(kafkaconn.ErrBadOption, "name the topic to restore with --topic")
 	}
@@ -136,6 +137,19 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 
 	var producers []*kgo.Client
+	// From the producers on, a cluster out of reach for
+	// opts.WaitUnreachable ends the run (exit 3) with what it committed:
+	// watchReach cancels ctx with an UnreachableError, which the run
+	// returns in place of the cancellation it caused.
+	var clocks []*reachClock
+	ctx, cancelRun := context.WithCancelCause(ctx)
+	defer cancelRun(nil)
+	defer func() {
+		var ue *UnreachableError
+		if err != nil && errors.As(context.Cause(ctx), &ue) {
+			err = ue
+		}
+	}()
 	if !opts.DryRun {
 		// The transactional ids are the target's: the first request of
 		// each producer fences every earlier one of its id, and the broker
@@ -145,17 +159,18 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		// partitions it restores, so no earlier run's transaction stays
 		// open behind this one.
 		for i := range producerCount {
-			cl, err := kafkaconn.NewClient(ctx, opts.Conn,
+			clock := &reachClock{}
+			copts := []kgo.Opt{
 				kgo.TransactionalID(TxnID(opts.ToTopic, i)),
-				kgo.TransactionTimeout(60*time.Second),
+				kgo.TransactionTimeout(60 * time.Second),
 				kgo.RecordPartitioner(kgo.ManualPartitioner()),
 				codec,
-				kgo.ProducerLinger(5*time.Millisecond),
+				kgo.ProducerLinger(5 * time.Millisecond),
 				// A produce refused because leadership moved waits for
 				// the client's next metadata refresh: after 5 s by
 				// default, after producerMetadataMinAge here.
 				kgo.MetadataMinAge(producerMetadataMinAge),
-				kgo.MaxBufferedRecords(64*1024),
+				kgo.MaxBufferedRecords(64 * 1024),
 				// Any record the target takes can be produced: a batch
 				// as large as its max.message.bytes (franz-go's default
 				// is about 1 MB), and as much buffered.
@@ -163,13 +178,17 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 				kgo.BrokerMaxWriteBytes(max(100<<20, 2*target.limits.batchMaxBytes())),
 				kgo.MaxBufferedBytes(max(32<<20, 2*int(target.limits.batchMaxBytes()))),
 				kafkaconn.WaitHook(opts.Progress),
-			)
+				kgo.WithHooks(clock),
+			}
+			cl, err := kafkaconn.NewClient(ctx, opts.Conn, append(copts, testProducerOpts...)...)
 			if err != nil {
 				return sum, err
 			}
 			defer cl.Close()
 			producers = append(producers, cl)
+			clocks = append(clocks, clock)
 		}
+		go watchReach(ctx, cancelRun, opts.WaitUnreachable, opts.ToTopic, clocks)
 		for i, cl := range producers {
 			if _, _, err := cl.ProducerID(ctx); err != nil {
 				return sum, restoreErr(ctx, "start the transactional producer", who, opts.ToTopic, TxnID(opts.ToTopic, i), err)
@@ -187,6 +206,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 			return sum, err
 		}
 	}
+	sayHoles(opts, src, plans, warn)
 	if target.exists && src.snap != nil && src.snap.TopicID != "" && target.id.String() == src.snap.TopicID {
 		if err := checkSameTopic(ctx, adm, opts.ToTopic, explicit, plans, warn); err != nil {
 			return sum, err

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/internal/suggest"
 )
 
@@ -50,6 +51,14 @@ func readSource(ctx context.Context, dir *catalog.Dir, topic string) (*source, e
 		if cs.Topic == topic {
 			s.snap = cs
 		}
+	}
+	// A cut lists every partition of the topic: a partition count its
+	// own list does not bear out (an edited file) would create the target
+	// with as many partitions as it says, up to a million.
+	if cs := s.snap; cs != nil && len(cs.Partitions) > 0 && cs.PartitionCount != len(cs.Partitions) {
+		return nil, exit.With(fmt.Errorf("cluster snapshot damaged: %s: it says topic %s had %d partitions and lists %d; restore creates its target with the cut's partition count, so it refuses one that contradicts itself",
+			"snapshots/topic="+topic+"/"+cs.ID+".json", topic, cs.PartitionCount, len(cs.Partitions)),
+			exit.BadFolder, "put the cluster snapshot back from a backup, or move it out of the folder: the target is then created with the partitions the data files name (catalog verify does not compare the count with the list)")
 	}
 	// A partition the topic no longer has (deleted and made again with
 	// fewer) holds only the old topic's history, superseded whole: it is
@@ -159,6 +168,9 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 			for i := range rows {
 				row := &rows[i]
 				if err := check.Row(row.Partition, row.Offset); err != nil {
+					return err
+				}
+				if err := check.Record(row.Timestamp, row.Key, row.Value, row.Headers); err != nil {
 					return err
 				}
 				if row.Offset < p.From {

@@ -247,32 +247,44 @@ func (p *txnProducer) commit(ctx context.Context, again bool) error {
 		}
 		return nil
 	}
-	// The records' acknowledgements are waited for until Ctrl-C: a broker
-	// that does not answer (hung, not down) holds a flush without end, and
-	// an interrupted flush aborts the transaction, whose records the next
-	// run produces again. The commit itself is not cut short by Ctrl-C: a
-	// commit's outcome must be known to the next run, and it takes
-	// milliseconds.
-	fctx, fcancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer fcancel()
+	// The records' acknowledgements are waited for until Ctrl-C, or until
+	// the cluster has been out of reach for Options.WaitUnreachable
+	// (watchReach cancels ctx): a broker that does not answer (hung, not
+	// down) holds a flush, and an interrupted flush aborts the
+	// transaction, whose records the next run produces again. The commit
+	// itself is not cut short by Ctrl-C (it takes milliseconds), only by
+	// that bound: a broker that holds an EndTxn held the run for the
+	// client's retry timeout (30 s) past it. Cut short, the commit's
+	// outcome is the broker's to decide; the next run's fence waits for
+	// it and reads the progress it left, so every record is still once.
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 	defer cancel()
+	stop := context.AfterFunc(ctx, func() {
+		var ue *UnreachableError
+		if errors.As(context.Cause(ctx), &ue) {
+			cancel()
+		}
+	})
+	defer stop()
 	who := kafkaconn.Principal(ctx, p.opts.Conn)
-	if err := p.cl.Flush(fctx); err != nil {
+	fail := func(what string, err error) error {
 		p.abort(ctx)
-		return restoreErr(ctx, "produce", who, p.opts.ToTopic, p.txnID, err)
+		if gerr := targetGone(ctx, p.cl, p.opts.ToTopic, p.t.id, err); gerr != nil {
+			return fmt.Errorf("%s: %w", what, gerr)
+		}
+		return restoreErr(ctx, what, who, p.opts.ToTopic, p.txnID, err)
+	}
+	if err := p.cl.Flush(ctx); err != nil {
+		return fail("produce", err)
 	}
 	if perr := p.produceErr.Load(); perr != nil {
-		p.abort(ctx)
-		return restoreErr(ctx, "produce", who, p.opts.ToTopic, p.txnID, *perr)
+		return fail("produce", *perr)
 	}
 	if err := p.commitProgress(cctx); err != nil {
-		p.abort(ctx)
-		return restoreErr(ctx, "commit the progress", who, p.opts.ToTopic, p.txnID, err)
+		return fail(whatProgress, err)
 	}
 	if err := p.cl.EndTransaction(cctx, kgo.TryCommit); err != nil {
-		p.abort(ctx)
-		return restoreErr(ctx, "commit a transaction", who, p.opts.ToTopic, p.txnID, err)
+		return fail("commit a transaction", err)
 	}
 	p.sum.Transactions++
 	for part, c := range p.counts {

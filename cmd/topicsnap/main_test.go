@@ -101,6 +101,7 @@ func TestUsageErrorsAndExitCodes(t *testing.T) {
 		{[]string{"dump", "--brokers", "127.0.0.1:1", "--topic", "x", "--dir", dir, "--timeout", "300ms"}, exitUnreachable, "127.0.0.1:1"},
 		{[]string{"dump", "--brokers", "127.0.0.1:1", "--topic", "x", "--dir", dir, "--follow", "--wait-unreachable", "1m"}, exitError, "--follow waits cluster outages out"},
 		{[]string{"dump", "--brokers", "127.0.0.1:1", "--topic", "x", "--dir", dir, "--wait-unreachable", "-1s"}, exitError, "--wait-unreachable -1s"},
+		{[]string{"restore", "--brokers", "127.0.0.1:1", "--topic", "x", "--dir", dir, "--wait-unreachable", "-1s"}, exitError, "--wait-unreachable -1s"},
 		{[]string{"sql", "--dir", dir, "-c", "SELECT 1", "--format", "xml"}, exitError, "--format"},
 		{[]string{"check", "gaps", "--dir", dir}, exitError, "--topic"},
 		{[]string{"check", "gaps", "--dir", dir, "--topic", "nope"}, exitUnknownTopic, "no snapshot"},

@@ -39,7 +39,9 @@ topicsnap-restore-T2 and topicsnap-restore-T2-1), each with its share of the
 partitions, produce in transactions that also commit the progress (the next
 source offset of each partition, as offsets of the consumer group
 topicsnap-restore-T2), so a run killed at any instant and run again leaves
-every record in T2 once. --dry-run says what would be produced and produces nothing.
+every record in T2 once. A cluster out of reach while it produces (a broker hung
+or down, a network cut) is waited for up to --wait-unreachable, then the restore
+stops with exit 3 and what it committed; run again, it resumes. --dry-run says what would be produced and produces nothing.
 
 Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 		Args: cobra.NoArgs,
@@ -58,6 +60,9 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 			if o.Topic == "" {
 				return usagef("name the topic to restore: --topic NAME (as in topicsnap ls --dir %s)", o.Dir)
 			}
+			if o.WaitUnreachable < 0 {
+				return usagef("--wait-unreachable %s: give a duration of 0 (wait without end) or more, such as 5m", o.WaitUnreachable)
+			}
 			return a.runRestore(cmd, o)
 		},
 	}
@@ -75,6 +80,7 @@ Environment: TOPICSNAP_BROKERS, TOPICSNAP_CONFIG, TOPICSNAP_DIR.`,
 	f.DurationVar(&o.TxnInterval, "txn-interval", time.Second, "or after this long (at the end of the data files being read)")
 	f.StringVar(&o.Compression, "compression", "lz4", "compression of the produced batches: lz4, none (least CPU, most network and disk), snappy, zstd or gzip")
 	f.DurationVar(&o.Conn.DialTimeout, "timeout", 10*time.Second, "dial timeout per broker")
+	f.DurationVar(&o.WaitUnreachable, "wait-unreachable", 5*time.Minute, "how long a restore that lost the cluster while producing waits for it; then it stops with what it committed committed (exit 3; run again, it resumes); 0 waits without end")
 	f.StringVar(&o.memLimit, "memory-limit", "448MiB", "soft memory limit of the process (GOMEMLIMIT wins when set); 0 for none")
 	cmd.RunE = hinted(cmd.RunE, restoreHints)
 	return cmd

@@ -90,8 +90,16 @@ func isSeconds(c string) bool {
 	return c == "seconds" || strings.HasSuffix(c, "_seconds") || strings.HasPrefix(c, "seconds_")
 }
 
+// isShare reports whether column c holds a fraction shown as a percentage
+// (share, fair_share, share_of_missing); a name that counts things
+// (share_groups, share_lag_records: Kafka's share groups) is no fraction.
 func isShare(c string) bool {
 	c = strings.ToLower(c)
+	for _, count := range []string{"_groups", "_records", "_partitions"} {
+		if strings.HasSuffix(c, count) {
+			return false
+		}
+	}
 	return c == "share" || strings.HasSuffix(c, "_share") || strings.HasPrefix(c, "share_")
 }
 

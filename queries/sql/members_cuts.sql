@@ -1,5 +1,5 @@
 -- name: members_cuts
--- summary: a consumer group's members over time as the cuts saw them (the
+-- summary: a consumer or share group's members over time as the cuts saw them (the
 --          folder holds no commit log of the group): one row per member id,
 --          with the first and last cut that listed it, the first later cut
 --          that read the group without it (left_at; NULL while the latest
@@ -16,6 +16,7 @@ WITH cuts AS (
   SELECT DISTINCT s.as_of FROM snapshots s
   WHERE s.topic = $2 AND (s.groups_error IS NULL
      OR EXISTS (SELECT 1 FROM group_offsets o WHERE o.snapshot_id = s.snapshot_id AND o.group_id = $1)
+     OR EXISTS (SELECT 1 FROM share_group_offsets h WHERE h.snapshot_id = s.snapshot_id AND h.group_id = $1)
      OR EXISTS (SELECT 1 FROM group_members x WHERE x.snapshot_id = s.snapshot_id AND x.group_id = $1))
 ), seqs AS (
   SELECT as_of, row_number() OVER (ORDER BY as_of) AS seq FROM cuts

@@ -11,5 +11,6 @@ SELECT "partition", count(*) AS records,
        count(*) FILTER (WHERE value_error = 'not UTF-8') AS not_utf8,
        count(*) FILTER (WHERE value_error = 'not JSON') AS not_json,
        count(*) FILTER (WHERE value_error = 'not a JSON object') AS not_object,
-       count(*) FILTER (WHERE value_error LIKE 'bound: %') AS past_bound
+       count(*) FILTER (WHERE value_error LIKE 'bound: %') AS past_bound,
+       count(*) FILTER (WHERE value_error LIKE 'type: %') AS not_sampled_type
 FROM {{.T}} GROUP BY 1 ORDER BY 1
