@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/topicsnap/topicsnap/internal/chart"
 )
@@ -38,10 +39,30 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		if d.ID, err = e.Expr(ctx, "id", o.ID, o.Topic); err != nil {
 			return nil, err
 		}
+		if e.opts.Remote != nil {
+			if d.IDType, err = e.exprType(ctx, d.ID, o.Topic); err != nil {
+				return nil, err
+			}
+			if nestedType(d.IDType) {
+				return nil, &NotOnEngineError{Check: "duplicates", Engine: e.EngineName(), Why: fmt.Sprintf(
+					"an id of type %s is shown as DuckDB's text of it, which Spark does not write; give --id a field of it (e.g. value.id)", d.IDType)}
+			}
+		}
 	}
 	rows, err := e.run(ctx, "duplicates", d, o.Limit)
 	if err != nil {
 		return nil, err
+	}
+	if bits := map[string]int{"DOUBLE": 64, "FLOAT": 32}[d.IDType]; bits > 0 {
+		// Spark's text of a float is not DuckDB's (1.2345678E7 for
+		// 12345678.0): the statement gives the number, written here.
+		for i := range rows {
+			if f, ok := rows[i].Get("id").(float64); ok {
+				rows[i].Set("id", duckDBFloatText(f, bits))
+			} else if f, ok := rows[i].Get("id").(float32); ok {
+				rows[i].Set("id", duckDBFloatText(float64(f), bits))
+			}
+		}
 	}
 	var charts []Chart
 	if o.Charts {
@@ -85,6 +106,11 @@ func checkDuplicates(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		if d.By, err = e.Expr(ctx, "by", o.By, o.Topic); err != nil {
 			return nil, err
 		}
+		if e.opts.Remote != nil {
+			if d.ByText, err = e.remoteText(ctx, "duplicates", "by", d.By, o.Topic); err != nil {
+				return nil, err
+			}
+		}
 		by, err := e.run(ctx, "duplicates_by", d)
 		if err != nil {
 			return nil, err
@@ -126,4 +152,15 @@ func duplicatesCharts(_ context.Context, in ChartInput) ([]chart.Chart, error) {
 		out = append(out, chart.Chart{Title: "Duplicates over time", Note: unit + ": records whose id was seen before", SVG: chart.Time("duplicates over time", unit, c.drawn())})
 	}
 	return out, nil
+}
+
+// nestedType: DuckDB's type name of a STRUCT, LIST, MAP, ARRAY or UNION,
+// whose text (DuckDB's {'a': 1}) Spark's CAST does not write ({1}).
+func nestedType(t string) bool {
+	for _, p := range []string{"STRUCT", "MAP", "LIST", "UNION"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return strings.HasSuffix(t, "]")
 }

@@ -28,6 +28,11 @@ func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 	if d.Match, err = e.Expr(ctx, "match", o.Match, o.Topic); err != nil {
 		return nil, err
 	}
+	if e.opts.Remote != nil {
+		if d.MatchText, err = e.remoteText(ctx, "missing", "match", d.Match, o.Topic); err != nil {
+			return nil, err
+		}
+	}
 	d.Where = "true"
 	if o.Where != "" {
 		if d.Where, err = e.Expr(ctx, "where", o.Where, o.Topic); err != nil {
@@ -83,7 +88,16 @@ func checkMissing(ctx context.Context, e *Engine, o CheckOptions) (*Report, erro
 		}
 		d.Expected = fmt.Sprintf("(SELECT (%s) AS k, (%s) AS b FROM %s WHERE (%s))", match, by, at, where)
 		if e.opts.Remote != nil {
-			// Spark reads "FROM t WHERE (x)" as t aliased WHERE(x): an alias first.
+			// Spark reads "FROM t WHERE (x)" as t aliased WHERE(x): an
+			// alias first. The keys are DuckDB's text of them.
+			if match, err = e.remoteText(ctx, "missing", "against_match", match, o.AgainstTopic); err != nil {
+				return nil, err
+			}
+			if by != "NULL" {
+				if by, err = e.remoteText(ctx, "missing", "by", by, o.AgainstTopic); err != nil {
+					return nil, err
+				}
+			}
 			d.Expected = fmt.Sprintf("(SELECT (%s) AS k, (%s) AS b FROM %s AS a WHERE (%s))", match, by, at, where)
 		}
 	}

@@ -90,6 +90,11 @@ func checkSkew(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 		if d.Expr, err = e.Expr(ctx, "what_if_key", o.WhatIfKey, o.Topic); err != nil {
 			return nil, err
 		}
+		if e.opts.Remote != nil {
+			if d.ExprText, err = e.remoteText(ctx, "skew", "what_if_key", d.Expr, o.Topic); err != nil {
+				return nil, err
+			}
+		}
 		wn := int64(o.WhatIfPartitions)
 		if wn <= 0 {
 			wn = n

@@ -596,6 +596,13 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	if r := e.opts.Remote; r != nil && c.NotOn[r.Dialect()] != "" {
 		return nil, &NotOnEngineError{Check: name, Engine: r.Dialect(), Why: c.NotOn[r.Dialect()]}
 	}
+	if r := e.opts.Remote; r != nil {
+		for _, name2 := range []string{o.Topic, o.AgainstTopic} {
+			if t2, ok := e.Topic(name2); ok && encodedNotOnRemote(t2) != "" {
+				return nil, &NotOnEngineError{Check: name, Engine: r.Dialect(), Why: "topic " + name2 + ": " + encodedNotOnRemote(t2)}
+			}
+		}
+	}
 	o = o.WithDefaults()
 	// A lazy engine builds the views of the topics a check reads before
 	// it starts: the check's own Go code reads their structure, and a

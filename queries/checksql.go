@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"text/template"
@@ -87,6 +88,12 @@ type sqlData struct {
 	// RowID: ID is the default id of duplicates, the key and value bytes
 	// together (a row of two BLOBs), which a dialect may show its own way.
 	RowID bool
+	// IDType: on a remote, DuckDB's type name of ID (exprType), for a
+	// statement that shows the id as DuckDB's text of it.
+	IDType string
+	// ByText, MatchText, ExprText: on a remote, its expression of
+	// DuckDB's text of By, Match, Expr (remoteText).
+	ByText, MatchText, ExprText string
 	// Records: every stored row of every topic (lag_at.sql); Log: the
 	// folder holds __consumer_offsets.
 	Records string
@@ -286,12 +293,21 @@ func (e *Engine) runAll(ctx context.Context, ss ...stmt) ([][]Row, error) {
 // and a topic of the same name was read as the CTE, not its view (check
 // freshness on a topic named d: 'Referenced column "timestamp" not found').
 // Alias keeps the bare name, for a subquery named as the topic.
-func (d sqlData) local() sqlData {
+func (d sqlData) local() sqlData { return d.in("main.") }
+
+// viewSchemas are the prefixes that name a session's views in a remote
+// dialect, past any CTE of the same name: Spark's temporary views are
+// system.session."d" (a bare "d" in a statement with a CTE d was the CTE:
+// check keys on a topic named d failed with key_raw cannot be resolved).
+var viewSchemas = map[string]string{"spark": "system.session."}
+
+// in names the topic's views under schema (main., system.session.).
+func (d sqlData) in(schema string) sqlData {
 	if d.T != "" {
-		d.T = "main." + d.T
+		d.T = schema + d.T
 	}
 	if d.All != "" {
-		d.All = "main." + d.All
+		d.All = schema + d.All
 	}
 	return d
 }
@@ -344,6 +360,48 @@ func asFloat(v any) float64 {
 }
 
 func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
+
+// duckDBFloatText is DuckDB's text of a DOUBLE (bits 64) or FLOAT (32),
+// f::VARCHAR: the shortest digits that read back, written plainly (with
+// at least one decimal) for exponents -4 to 15 and as 1.5e+16 or 1e-05
+// past them; nan, inf, -inf. Spark's CAST wrote 1.2345678E7 for DuckDB's
+// 12345678.0 (TestDuckDBFloatText holds it to DuckDB's own cast).
+func duckDBFloatText(f float64, bits int) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	e := strconv.FormatFloat(f, 'e', -1, bits) // -1.2345e+07
+	mant, exps, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(exps)
+	sign := ""
+	if strings.HasPrefix(mant, "-") {
+		sign, mant = "-", mant[1:]
+	}
+	digits := strings.Replace(mant, ".", "", 1)
+	if exp < -4 || exp >= 16 {
+		m := digits[:1]
+		if len(digits) > 1 {
+			m += "." + digits[1:]
+		}
+		es := "+"
+		if exp < 0 {
+			es, exp = "-", -exp
+		}
+		return fmt.Sprintf("%s%se%s%02d", sign, m, es, exp)
+	}
+	if exp < 0 {
+		return sign + "0." + strings.Repeat("0", -exp-1) + digits
+	}
+	if len(digits) <= exp+1 {
+		return sign + digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
+	}
+	return sign + digits[:exp+1] + "." + digits[exp+1:]
+}
 
 // humanSeconds says a duration the way a person would.
 func humanSeconds(s float64) string {

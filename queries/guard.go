@@ -414,6 +414,28 @@ func (e *Engine) Expr(ctx context.Context, option, text, topic string) (string, 
 	return canon, nil
 }
 
+// exprType is DuckDB's type name of expr (Expr's rendering) over topic's
+// view, as its driver names it (BIGINT, BLOB, TIMESTAMPTZ, STRUCT(...)):
+// bound, no data read. A remote statement shows a value as DuckDB's text
+// of it by its type (duplicates.spark.sql).
+func (e *Engine) exprType(ctx context.Context, expr, topic string) (string, error) {
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return "", fmt.Errorf("connect duckdb: %w", err)
+	}
+	defer conn.Close()
+	rows, err := conn.QueryContext(ctx, "SELECT ("+expr+") AS x FROM "+quoteIdent(topic)+" LIMIT 0")
+	if err != nil {
+		return "", fmt.Errorf("type %s: %w", expr, CleanError(err))
+	}
+	defer rows.Close()
+	cts, err := rows.ColumnTypes()
+	if err != nil || len(cts) != 1 {
+		return "", fmt.Errorf("type %s: %v", expr, err)
+	}
+	return cts[0].DatabaseTypeName(), nil
+}
+
 // maxExprBytes bounds an expression option.
 const maxExprBytes = 4096
 

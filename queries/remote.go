@@ -49,13 +49,71 @@ type Remote interface {
 var ErrNotOnEngine = exit.New(exit.Error, "not available on this engine", "run the check on DuckDB (without --engine spark)")
 
 // NotOnEngineError is a check (or an option of one) that cannot run on
-// the remote engine, and why.
+// the remote engine, or a topic it cannot read (Topic, no Check), and why.
 type NotOnEngineError struct {
-	Check, Engine, Why string
+	Check, Topic, Engine, Why string
 }
 
 func (e *NotOnEngineError) Error() string {
+	if e.Check == "" {
+		return fmt.Sprintf("topic %s cannot be read on %s: %s (query it without --engine %s, on DuckDB)", e.Topic, e.Engine, e.Why, e.Engine)
+	}
 	return fmt.Sprintf("check %s is not available on %s: %s (run it without --engine %s, on DuckDB)", e.Check, e.Engine, e.Why, e.Engine)
+}
+
+// remoteText is a Spark expression of DuckDB's text of expr (Expr's
+// rendering over topic's view; expr::VARCHAR), by DuckDB's type of it:
+// Spark's CAST AS STRING writes a BLOB, a TIMESTAMPTZ and a DOUBLE
+// otherwise (two U+FFFD for \xFF\xFE, no +00, 1.2345678E7 for
+// 12345678.0), so a check that matches or hashes the text (missing's
+// --match, skew's what-if key) matched or hashed other texts. A DOUBLE or
+// FLOAT and a nested value (STRUCT, LIST, MAP), whose text Spark does not
+// write as DuckDB does, are refused.
+func (e *Engine) remoteText(ctx context.Context, check, option, expr, topic string) (string, error) {
+	typ, err := e.exprType(ctx, expr, topic)
+	if err != nil {
+		return "", err
+	}
+	x := "(" + expr + ")"
+	switch {
+	case nestedType(typ):
+		return "", &NotOnEngineError{Check: check, Engine: e.EngineName(), Why: fmt.Sprintf(
+			"--%s of type %s is read as DuckDB's text of it, which Spark does not write; give a field of it (e.g. value.id)", strings.ReplaceAll(option, "_", "-"), typ)}
+	case typ == "BLOB":
+		return "tsnap_blob_text" + x, nil
+	case typ == "TIMESTAMPTZ":
+		return "concat(CAST(" + x + " AS STRING), '+00')", nil
+	case typ == "DOUBLE" || typ == "FLOAT":
+		// Java's digits written again in SQL (1.2345678E7 as 12345678.0)
+		// made a what-if plan that took a 1 GiB server down: refused.
+		return "", &NotOnEngineError{Check: check, Engine: e.EngineName(), Why: fmt.Sprintf(
+			"--%s of type %s is read as DuckDB's text of it (12345678.0, 1e+16), which Spark writes otherwise (1.2345678E7, 1.0E16)", strings.ReplaceAll(option, "_", "-"), typ)}
+	}
+	return "CAST(" + x + " AS STRING)", nil
+}
+
+// encodedNotOnRemote is why a remote cannot read a topic of
+// schema-encoded values or keys ("" when it can): its views read a JSON
+// topic's value bytes and nothing the dump decoded, so an Avro topic's
+// values were "not JSON" there (check values: 6 of 6 values do not
+// decode, where DuckDB said every value decodes).
+func encodedNotOnRemote(t Topic) string {
+	what := ""
+	switch {
+	case t.Encoded && t.KeyEncoded:
+		what = "values and keys"
+	case t.Encoded:
+		what = "values"
+	case t.KeyEncoded:
+		what = "keys"
+	default:
+		return ""
+	}
+	formats := ""
+	if len(t.Formats) > 0 {
+		formats = " (" + strings.Join(t.Formats, ", ") + ")"
+	}
+	return fmt.Sprintf("its %s are schema-encoded%s, which only DuckDB's views decode", what, formats)
 }
 
 // Is makes errors.Is(err, ErrNotOnEngine) true.
@@ -140,6 +198,9 @@ func (e *Engine) runRemote(ctx context.Context, name string, d sqlData, args []a
 	}
 	if t == nil {
 		return nil, fmt.Errorf("render %s: no %s statement", name, r.Dialect())
+	}
+	if schema := viewSchemas[r.Dialect()]; schema != "" {
+		d = d.in(schema)
 	}
 	for _, a := range args {
 		lit, err := r.Literal(a)
@@ -524,6 +585,12 @@ func (e *Engine) ensureRemote(ctx context.Context, w want) error {
 		if !wanted(tf.name) && !wanted(tf.name+"$all") {
 			continue
 		}
+		if why := encodedNotOnRemote(byName[tf.name]); why != "" {
+			if names == nil {
+				continue // not named: every view was asked for
+			}
+			return &NotOnEngineError{Topic: tf.name, Engine: r.Dialect(), Why: why}
+		}
 		if root != e.dir.Path {
 			paths, err := rebase(e.dir.Path, root, tf.paths)
 			if err != nil {
@@ -691,26 +758,37 @@ func sparkTopicSelects(dir string, tf topicFiles, t Topic) (all, data string, er
 		if err != nil {
 			return "", "", fmt.Errorf("the value type of %s: %w", tf.name, err)
 		}
-		names, err := topKeys(t.Structure)
-		if err != nil || len(names) == 0 || !strings.HasPrefix(schema, "STRUCT<") {
-			return "", "", fmt.Errorf("the value type of %s: not a structure of fields", tf.name)
-		}
-		// A value whose fields do not fit the sampled structure: Spark's
-		// parser (PERMISSIVE) would read such a field as NULL without a
-		// word; with a corrupt-record column it says so, and the value
-		// reads NULL with value_error saying why, as on DuckDB (whose
-		// value_error also names the field: json_fit).
-		checked := strings.TrimSuffix(schema, ">") + ", `" + sparkUnfit + "`: STRING>"
-		parsed = `from_json(CAST("value" AS STRING), ` + quoteString(checked) + `, map('columnNameOfCorruptRecord', ` + quoteString(sparkUnfit) + `))`
-		fields := make([]string, len(names))
-		for i, n := range names {
-			fields[i] = quoteString(n) + ", p.`" + strings.ReplaceAll(n, "`", "``") + "`"
-		}
 		// value_error is a column of the relation below (withValueError):
 		// the value's text is parsed for it once, not again in value's
 		// own test, and Spark keeps a column read twice computed once.
 		valueErr = "value_error"
-		value = `CASE WHEN value_error IS NULL AND p IS NOT NULL THEN named_struct(` + strings.Join(fields, ", ") + `) END`
+		if schema == "STRING" {
+			// The whole value is its JSON text (caseApart: names that
+			// differ only in case at its top). Spark's from_json takes no
+			// STRING schema; as the member v of {"v":<value>} the value
+			// is the text Spark's parser writes again, compact as
+			// DuckDB's (any JSON fits a STRING: no field is unfit).
+			checked := "STRUCT<v: STRING, `" + sparkUnfit + "`: STRING>"
+			parsed = `from_json(concat('{"v":', CAST("value" AS STRING), '}'), ` + quoteString(checked) + `, map('columnNameOfCorruptRecord', ` + quoteString(sparkUnfit) + `))`
+			value = `CASE WHEN value_error IS NULL AND p IS NOT NULL THEN p.v END`
+		} else {
+			names, err := topKeys(t.Structure)
+			if err != nil || len(names) == 0 || !strings.HasPrefix(schema, "STRUCT<") {
+				return "", "", fmt.Errorf("the value type of %s: not a structure of fields", tf.name)
+			}
+			// A value whose fields do not fit the sampled structure: Spark's
+			// parser (PERMISSIVE) would read such a field as NULL without a
+			// word; with a corrupt-record column it says so, and the value
+			// reads NULL with value_error saying why, as on DuckDB (whose
+			// value_error also names the field: json_fit).
+			checked := strings.TrimSuffix(schema, ">") + ", `" + sparkUnfit + "`: STRING>"
+			parsed = `from_json(CAST("value" AS STRING), ` + quoteString(checked) + `, map('columnNameOfCorruptRecord', ` + quoteString(sparkUnfit) + `))`
+			fields := make([]string, len(names))
+			for i, n := range names {
+				fields[i] = quoteString(n) + ", p.`" + strings.ReplaceAll(n, "`", "``") + "`"
+			}
+			value = `CASE WHEN value_error IS NULL AND p IS NOT NULL THEN named_struct(` + strings.Join(fields, ", ") + `) END`
+		}
 	}
 	withValueError := func(src string) string {
 		if !t.JSON {

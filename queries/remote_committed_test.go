@@ -154,7 +154,7 @@ func TestRemoteFunctionsMadeAsNamed(t *testing.T) {
 		{map[string]bool{"kafka_partition": true}, "tsnap_murmur2_u,kafka_partition"},
 		{map[string]bool{"epoch": true, "murmur2": true}, "murmur2"},
 		{map[string]bool{"files": true}, ""},
-		{nil, "kafka_partition_crc32,tsnap_row_text"},
+		{nil, "kafka_partition_crc32,tsnap_row_text,tsnap_blob_text"},
 		{nil, ""},
 	} {
 		if got := strings.Join(made(c.names), ","); got != c.want {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,8 +34,10 @@ func sparkRemote(t *testing.T) *spark.Session {
 }
 
 // agreementFolders are the tea shop's and the wind farm's folders with each
-// check's options, as TestOneAnswerEverywhere runs them, and the folder of
-// a topic made again with fewer partitions (fewerPartitionsFolder).
+// check's options, as TestOneAnswerEverywhere runs them, the folder of
+// a topic made again with fewer partitions (fewerPartitionsFolder), and
+// the hostile topics (hostileFolder): values whose names differ only in
+// case, a topic of one record, a topic of none.
 func agreementFolders(t *testing.T) []struct {
 	name, dir, topic string
 	opts             map[string]CheckOptions
@@ -52,6 +55,30 @@ func agreementFolders(t *testing.T) []struct {
 		t.Fatal(err)
 	}
 	remade, remadeTopic := fewerPartitionsFolder(t)
+	hostile, asOf := hostileFolder(t)
+	hostileOpts := map[string]CheckOptions{
+		"duplicates": {ID: "value.id", By: "key"},
+		"skew":       {WhatIfKey: "value.id"},
+		"missing":    {Match: "value.id", AgainstTopic: oneTopic, AgainstMatch: "value.id", Reverse: true},
+		"reset":      {Group: "g", ToTime: asOf.Add(-50 * time.Minute)},
+		"members":    {Group: "g"},
+		"lag":        {Group: "g"},
+		"freshness":  {EventTime: "TRY_CAST(value.et AS TIMESTAMP)"},
+		"order":      {Time: "TRY_CAST(value.et AS TIMESTAMP)"},
+	}
+	hostileMore := []moreCase{
+		// key and value bytes together: null against empty, not UTF-8.
+		{"duplicates", "default id", CheckOptions{}},
+		{"duplicates", "key", CheckOptions{ID: "key_raw"}},
+		// ids of other types, shown as DuckDB's text of them.
+		{"duplicates", "double", CheckOptions{ID: "value.amount"}},
+		{"duplicates", "time", CheckOptions{ID: `"timestamp"`}},
+		{"duplicates", "float", CheckOptions{ID: "CAST(least(value.amount, 1e30) AS FLOAT)"}},
+		{"duplicates", "by bytes", CheckOptions{ID: "value.id", By: "key_raw"}},
+		{"reset", "double ids", CheckOptions{Group: "g", ToTime: asOf.Add(-59 * time.Minute), ID: "value.amount"}},
+		{"freshness", "no event time", CheckOptions{Silence: 60, Limit: 3}},
+		{"reset", "ids", CheckOptions{Group: "g", ToTime: asOf.Add(-50 * time.Minute), ID: "value.id"}},
+	}
 	return []struct {
 		name, dir, topic string
 		opts             map[string]CheckOptions
@@ -91,6 +118,23 @@ func agreementFolders(t *testing.T) []struct {
 			{"freshness", "short silence", CheckOptions{Silence: 0.5, Limit: 5}},
 		}, false},
 		{"remade", remade, remadeTopic, map[string]CheckOptions{}, nil, true},
+		{"hostile", hostile, hostileTopic, hostileOpts, hostileMore, false},
+		// The value is its JSON text: the checks that read no field.
+		{"case apart", hostile, caseTopic, map[string]CheckOptions{
+			"duplicates": {ID: "value"},
+			"reset":      {Group: "g", ToTime: asOf.Add(-58 * time.Minute), ID: "value"},
+			"members":    {Group: "g"},
+			"lag":        {Group: "g"},
+		}, []moreCase{{"duplicates", "default id", CheckOptions{}}}, false},
+		{"one record", hostile, oneTopic, hostileOpts, nil, false},
+		// No record: no value type, so no option over the value.
+		{"empty", hostile, emptyTopic, map[string]CheckOptions{
+			"duplicates": {ID: "key"},
+			"missing":    {Match: "key", AgainstTopic: oneTopic, AgainstMatch: "key", Reverse: true},
+			"reset":      {Group: "g", ToTime: asOf.Add(-50 * time.Minute)},
+			"members":    {Group: "g"},
+			"lag":        {Group: "g"},
+		}, nil, false},
 	}
 }
 
@@ -321,6 +365,96 @@ func TestSparkRelativeFolder(t *testing.T) {
 		}
 		if got.Status != want.Status || got.Message != want.Message {
 			t.Errorf("%s: Spark says %s %q, DuckDB %s %q", name, got.Status, got.Message, want.Status, want.Message)
+		}
+	}
+}
+
+// TestSparkRefusesSchemaEncodedTopics: a topic of Avro values (typedFolder)
+// cannot be read on Spark, whose views read a JSON topic's value bytes and
+// nothing the dump decoded: every check on it, and a query that names it,
+// says so (ErrNotOnEngine, exit 2) rather than answer. Before, an Avro
+// topic's values were "not JSON" there: check values said 6 of 6 values do
+// not decode where DuckDB said every value decodes, duplicates --id value.n
+// found no record with an id; with a timestamp field every check failed
+// with "a field of type TIMESTAMPTZ has no Spark type here".
+func TestSparkRefusesSchemaEncodedTopics(t *testing.T) {
+	s := sparkRemote(t)
+	ctx := context.Background()
+	dir := typedFolder(t, false)
+	duck, err := Open(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer duck.Close()
+	sp, err := Open(ctx, dir, Options{Remote: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	for _, name := range CheckNames {
+		t.Run(name, func(t *testing.T) {
+			o := CheckOptions{Topic: "typed", Match: "value.s", Group: "g", ID: "value.s"}
+			_, derr := duck.RunCheck(ctx, name, o)
+			_, serr := sp.RunCheck(ctx, name, o)
+			var ne *NeedsError
+			if errors.As(derr, &ne) || errors.Is(derr, ErrUnknownGroup) {
+				if serr == nil || serr.Error() != derr.Error() {
+					t.Fatalf("DuckDB: %v; Spark: %v, want the same refusal", derr, serr)
+				}
+				return
+			}
+			if c, _ := LookupCheck(name); c.NotOn["spark"] != "" && errors.Is(serr, ErrNotOnEngine) {
+				return // not on Spark whatever the topic
+			}
+			if !errors.Is(serr, ErrNotOnEngine) || !strings.Contains(serr.Error(), "schema-encoded (AVRO)") {
+				t.Fatalf("on spark: %v, want ErrNotOnEngine naming the schema-encoded values", serr)
+			}
+		})
+	}
+	_, _, err = sp.QueryRemote(ctx, `SELECT count(*) FROM typed`)
+	if !errors.Is(err, ErrNotOnEngine) || !strings.Contains(err.Error(), "topic typed cannot be read on spark") {
+		t.Fatalf("sql on spark: %v, want ErrNotOnEngine naming the topic", err)
+	}
+}
+
+// TestSparkRefusesANestedID: duplicates --id of a STRUCT (a JSON topic's
+// whole value) on Spark is refused, said: its id is shown as DuckDB's text
+// of it ({'id': 1, 'amount': 1.5, ...}), which Spark's CAST does not write
+// ({1, 1.5, ...}, as it did before).
+func TestSparkRefusesANestedID(t *testing.T) {
+	s := sparkRemote(t)
+	ctx := context.Background()
+	dir, _ := hostileFolder(t)
+	sp, err := Open(ctx, dir, Options{Remote: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	for _, id := range []string{"value", "headers", "[key, key]", "map([key], [1])"} {
+		_, err := sp.RunCheck(ctx, "duplicates", CheckOptions{Topic: hostileTopic, ID: id})
+		if !errors.Is(err, ErrNotOnEngine) || !strings.Contains(err.Error(), "give --id a field of it") {
+			t.Errorf("--id %s on spark: %v, want ErrNotOnEngine naming the fix", id, err)
+		}
+	}
+	// An expression read as its text (remoteText) of a DOUBLE or a nested
+	// type: Spark wrote 1.0E300 for DuckDB's 1e+300 (missing's key), hashed
+	// 1.2345678E7 for 12345678.0 (skew put 6 records on a partition where
+	// DuckDB put 5).
+	for _, c := range []struct {
+		check string
+		o     CheckOptions
+	}{
+		{"duplicates", CheckOptions{ID: "value.id", By: "value.amount"}},
+		{"skew", CheckOptions{WhatIfKey: "value.amount"}},
+		{"missing", CheckOptions{Match: "value.amount", AgainstTopic: oneTopic, AgainstMatch: "value.id"}},
+		{"missing", CheckOptions{Match: "value.id", AgainstTopic: hostileTopic, AgainstMatch: "value.amount"}},
+		{"skew", CheckOptions{WhatIfKey: "value"}},
+	} {
+		o := c.o
+		o.Topic = hostileTopic
+		_, err := sp.RunCheck(ctx, c.check, o)
+		if !errors.Is(err, ErrNotOnEngine) || !strings.Contains(err.Error(), "read as DuckDB's text of it") {
+			t.Errorf("%s %+v on spark: %v, want ErrNotOnEngine", c.check, c.o, err)
 		}
 	}
 }

@@ -55,7 +55,9 @@ func TestSparkValueErrorIsDuckDBs(t *testing.T) {
 	}
 	defer sp.Close()
 	// A duplicated key's value is each engine's own pick: only that it parsed.
-	q := fmt.Sprintf(`SELECT "offset", value_error, CASE WHEN "offset" <> %d THEN value.id END AS id, value.n AS n FROM mixed ORDER BY "offset"`, dup)
+	// A value that is not an object is NULL on both (nv: value IS NULL;
+	// DuckDB's was a STRUCT of NULLs of [1,2]).
+	q := fmt.Sprintf(`SELECT "offset", value_error, CASE WHEN "offset" <> %d THEN value.id END AS id, value.n AS n, value IS NULL AS nv FROM mixed ORDER BY "offset"`, dup)
 	dr, err := duck.DB().QueryContext(ctx, q)
 	if err != nil {
 		t.Fatal(err)
@@ -66,14 +68,15 @@ func TestSparkValueErrorIsDuckDBs(t *testing.T) {
 		var off int64
 		var verr, id *string
 		var n *int64
-		if err := dr.Scan(&off, &verr, &id, &n); err != nil {
+		var null bool
+		if err := dr.Scan(&off, &verr, &id, &n, &null); err != nil {
 			t.Fatal(err)
 		}
 		nv := "-"
 		if n != nil {
 			nv = fmt.Sprint(*n)
 		}
-		want = append(want, fmt.Sprint(off, " ", str(verr), " ", str(id), " ", nv))
+		want = append(want, fmt.Sprint(off, " ", str(verr), " ", str(id), " ", nv, " ", null))
 	}
 	if err := dr.Err(); err != nil {
 		t.Fatal(err)
@@ -89,9 +92,9 @@ func TestSparkValueErrorIsDuckDBs(t *testing.T) {
 	for i, r := range got {
 		verr, _ := r[1].(string)
 		id, _ := r[2].(string)
-		g := fmt.Sprint(r[0], " ", orDash(r[1] == nil, verr), " ", orDash(r[2] == nil, id), " ", orDash(r[3] == nil, fmt.Sprint(r[3])))
+		g := fmt.Sprint(r[0], " ", orDash(r[1] == nil, verr), " ", orDash(r[2] == nil, id), " ", orDash(r[3] == nil, fmt.Sprint(r[3])), " ", r[4])
 		if g != want[i] {
-			t.Errorf("value %q: Spark %q, DuckDB %q (offset, value_error, value.id, value.n)", rows[i].Value, g, want[i])
+			t.Errorf("value %q: Spark %q, DuckDB %q (offset, value_error, value.id, value.n, value IS NULL)", rows[i].Value, g, want[i])
 		}
 		if r[1] == nil && i < len(vals) {
 			objects++

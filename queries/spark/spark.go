@@ -5,8 +5,9 @@
 // It knows nothing of checks or topics. A Session runs SQL text (Exec for
 // statements, Query for rows) and gives each value back as the Go type
 // DuckDB's driver gives for the same SQL type (BIGINT as int64, INT as
-// int32, DOUBLE as float64, TIMESTAMP as a time.Time in UTC, BINARY as
-// []byte, ARRAY as []any, STRUCT as map[string]any), so that package
+// int32, DOUBLE as float64, DECIMAL as a duckdb.Decimal of every digit,
+// TIMESTAMP as a time.Time in UTC, BINARY as []byte, ARRAY as []any,
+// STRUCT as map[string]any), so that package
 // queries judges a row the same whichever engine computed it.
 //
 // The session is set up to read the SQL both engines accept: double quotes
@@ -26,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"net/url"
 	"strconv"
 	"strings"
@@ -34,9 +34,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/spark-connect-go/spark/sparkerrors"
 	sparksql "github.com/apache/spark-connect-go/spark/sql"
+	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/topicsnap/topicsnap/internal/display"
 	"github.com/topicsnap/topicsnap/internal/exit"
@@ -226,8 +226,10 @@ func value(a arrow.Array, i int) (any, error) {
 	case *array.LargeBinary:
 		return append([]byte(nil), x.Value(i)...), nil
 	case *array.Decimal128:
+		// Every digit, as DuckDB's driver gives a DECIMAL: a float64 kept
+		// 17 of a decimal(38,10)'s 30.
 		dt := x.DataType().(*arrow.Decimal128Type)
-		return decimalFloat(x.Value(i), dt.Scale), nil
+		return duckdb.Decimal{Width: uint8(dt.Precision), Scale: uint8(dt.Scale), Value: x.Value(i).BigInt()}, nil
 	case *array.Timestamp:
 		dt := x.DataType().(*arrow.TimestampType)
 		return x.Value(i).ToTime(dt.Unit).UTC(), nil
@@ -276,13 +278,6 @@ func value(a arrow.Array, i int) (any, error) {
 		return nil, nil
 	}
 	return nil, fmt.Errorf("unsupported Arrow type %s", a.DataType())
-}
-
-// decimalFloat is a DECIMAL as a float64 (DuckDB's driver gives a DECIMAL
-// a type of its own; the checks read both as numbers).
-func decimalFloat(n decimal128.Num, scale int32) float64 {
-	f, _ := new(big.Float).SetInt(n.BigInt()).Float64()
-	return f / math.Pow10(int(scale))
 }
 
 // Literal renders a Go value as a Spark SQL literal that needs no

@@ -25,7 +25,11 @@
 --          a server's few default partitions it sorted them before the
 --          shuffle and again after, spilling at 50M records. The default
 --          id (RowID: a STRUCT of the key and value bytes) is shown as
---          DuckDB's text of its row of two BLOBs (tsnap_row_text).
+--          DuckDB's text of its row of two BLOBs (tsnap_row_text); an id
+--          DuckDB types BLOB as its text of it (tsnap_blob_text), a
+--          TIMESTAMPTZ with its +00 (IDType: DuckDB's type of the id); a
+--          DOUBLE or FLOAT id is returned as it is, written as DuckDB
+--          writes it by check_duplicates.go (duckDBFloatText).
 -- params: ID the id expression over the topic view T; Parts the shuffle
 --         partitions of g; $1 examples.
 -- returns: one row per example (at least one row: the counts repeat on each).
@@ -51,7 +55,7 @@ WITH d AS (
          row_number() OVER (PARTITION BY d.id ORDER BY d."timestamp", d."partition", d."offset") AS n
   FROM d JOIN k ON d.id <=> k.id
 ), e AS (
-  SELECT left({{if .RowID}}tsnap_row_text(id.key_raw, id.value_raw){{else}}CAST(id AS STRING){{end}}, 120) AS id, copies,
+  SELECT {{if or (eq .IDType "DOUBLE") (eq .IDType "FLOAT")}}id{{else}}left({{if .RowID}}tsnap_row_text(id.key_raw, id.value_raw){{else if eq .IDType "BLOB"}}tsnap_blob_text(id){{else if eq .IDType "TIMESTAMPTZ"}}concat(CAST(id AS STRING), '+00'){{else}}CAST(id AS STRING){{end}}, 120){{end}} AS id, copies,
          max(CASE WHEN n = 1 THEN "partition" END) AS first_partition,
          max(CASE WHEN n = 1 THEN "offset" END) AS first_offset,
          max(CASE WHEN n = 2 THEN "partition" END) AS second_partition,

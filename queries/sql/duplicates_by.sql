@@ -9,5 +9,5 @@ SELECT ({{.By}})::VARCHAR AS "by", count(*) AS records, count(*) - count(({{.ID}
        count(({{.ID}})) - count(DISTINCT ({{.ID}})) AS extra_copies
 FROM {{.T}}
 GROUP BY 1
-ORDER BY records DESC, 1
+ORDER BY records DESC, 1 NULLS LAST
 LIMIT 100

@@ -9,5 +9,5 @@
 -- params: Expected a relation with columns k (the key) and b (the
 --         breakdown); Match the match expression; Where the filter.
 WITH e AS (SELECT DISTINCT CAST(k AS STRING) AS k, CAST(b AS STRING) AS b FROM {{.Expected}} AS x WHERE k IS NOT NULL),
-     t AS (SELECT DISTINCT CAST(({{.Match}}) AS STRING) AS k FROM {{.T}} AS r WHERE ({{.Where}}))
+     t AS (SELECT DISTINCT {{.MatchText}} AS k FROM {{.T}} AS r WHERE ({{.Where}}))
 SELECT e.k AS "key", e.b AS "by", t.k IS NOT NULL AS matched FROM e LEFT JOIN t ON e.k <=> t.k

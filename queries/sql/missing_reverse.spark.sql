@@ -3,5 +3,5 @@
 --          relation has an alias (see missing.spark.sql).
 -- params: as missing.
 WITH e AS (SELECT DISTINCT CAST(k AS STRING) AS k FROM {{.Expected}} AS x WHERE k IS NOT NULL),
-     t AS (SELECT CAST(({{.Match}}) AS STRING) AS k, "partition", "offset" FROM {{.T}} AS r WHERE ({{.Where}}))
+     t AS (SELECT {{.MatchText}} AS k, "partition", "offset" FROM {{.T}} AS r WHERE ({{.Where}}))
 SELECT t.k AS "key", t."partition", t."offset" FROM t LEFT ANTI JOIN e ON t.k = e.k ORDER BY 2, 3

@@ -4,7 +4,6 @@
 --          starts (hex when it is not UTF-8 text: Avro, Protobuf).
 -- params: T the topic view; $1 how many examples.
 SELECT "partition", "offset", "timestamp", value_error AS problem, octet_length(value_raw) AS bytes,
-       CASE WHEN try(decode(value_raw)) IS NULL THEN '0x' || left(hex(value_raw), 64)
-            ELSE left(decode(value_raw), 64) END AS value_start
+       coalesce(left(try(decode(value_raw)), 64), '0x' || left(hex(value_raw), 64)) AS value_start
 FROM {{.T}} WHERE value_error IS NOT NULL
 ORDER BY "partition", "offset" LIMIT $1

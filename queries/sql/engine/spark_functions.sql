@@ -17,7 +17,9 @@
 --          quotes with each \ doubled (such a text holds no quote); NULL is
 --          NULL. One function of built-ins only (a SQL function in a lambda
 --          is refused). TestSparkRowTextIsDuckDBs holds it to DuckDB's own
---          cast.
+--          cast. tsnap_blob_text(b) is DuckDB's text of one BLOB (b::VARCHAR),
+--          the same bytes rule (an id of key_raw in duplicates).
+--          TestSparkFloatTextIsDuckDBs holds it to DuckDB's own cast.
 --          TestSparkPartitionersKafkaVectors
 --          holds them to Kafka's and librdkafka's test vectors.
 -- params: none; one statement per ";" at a line's end.
@@ -53,3 +55,7 @@ CREATE OR REPLACE TEMPORARY FUNCTION tsnap_row_text(k BINARY, v BINARY) RETURNS 
       WHEN t = '' OR lower(t) = 'null' OR length(translate(t, '(),:=[]{}', '')) < length(t) OR startswith(t, ' ') OR endswith(t, ' ')
       THEN concat(chr(39), replace(t, chr(92), concat(chr(92), chr(92))), chr(39))
       ELSE t END), ', '), ')');
+CREATE OR REPLACE TEMPORARY FUNCTION tsnap_blob_text(b BINARY) RETURNS STRING
+  RETURN array_join(transform(filter(sequence(0, octet_length(b)), i -> i > 0),
+    i -> CASE WHEN hex(substring(b, i, 1)) BETWEEN '20' AND '7E' AND hex(substring(b, i, 1)) NOT IN ('22', '27', '5C')
+              THEN CAST(substring(b, i, 1) AS STRING) ELSE concat(chr(92), 'x', hex(substring(b, i, 1))) END), '');
