@@ -47,7 +47,7 @@ func TestParquetPartitionColumnIsTheFolders(t *testing.T) {
 func TestSparkReadsTheFolderAsHive(t *testing.T) {
 	s := sparkRemote(t)
 	ctx := context.Background()
-	for _, f := range agreementFolders(t) {
+	for i, f := range agreementFolders(t) {
 		if f.superseded {
 			continue // a raw read holds the superseded records the views leave out
 		}
@@ -60,11 +60,16 @@ func TestSparkReadsTheFolderAsHive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(want) == 0 {
+			// A topic without records has no Parquet file for Spark to
+			// infer a schema from: nothing to read as Hive.
+			continue
+		}
 		// As a Spark user would: the topic's folder, its Parquet files only
 		// (the manifests beside them are JSON).
-		view := "hive_" + f.name
+		view := fmt.Sprintf("hive_%d", i) // a folder's name may hold a space ("case apart")
 		if err := s.Exec(ctx, "CREATE OR REPLACE TEMPORARY VIEW "+view+" USING parquet OPTIONS (path "+QuoteString(filepath.Join(f.dir, "topic="+f.topic))+", pathGlobFilter '*.parquet')"); err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", f.name, err)
 		}
 		_, got, err := s.Query(ctx, "SELECT `partition`, count(*) AS n FROM "+view+" GROUP BY 1 ORDER BY 1")
 		if err != nil {
