@@ -139,7 +139,7 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Status, r.Message = shareStatus, shareMessage
 		shareMessage = ""
 		if len(unread) > 0 {
-			r.Status = worse(r.Status, StatusWarn)
+			r.Status = Worse(r.Status, StatusWarn)
 			r.Message += fmt.Sprintf("; no committed offsets recorded, but the consumer groups could not all be read at %s: %v",
 				plural(int64(len(unread)), "snapshot", "snapshots"), unread[0].Get("groups_error"))
 		}
@@ -208,7 +208,7 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Message += "; " + unownedSentence(unowned)
 	}
 	if shareMessage != "" {
-		r.Status = worse(r.Status, shareStatus)
+		r.Status = Worse(r.Status, shareStatus)
 		r.Message += "; " + shareMessage
 	}
 	if len(progressRows) > 0 {
@@ -271,15 +271,6 @@ func judgeShareGroups(r *Report, shares []Row) (status, message string) {
 		message += fmt.Sprintf("; Kafka gave no share lag on %s (no state there yet, or a broker before KIP-1226)", plural(unknown, "partition", "partitions"))
 	}
 	return status, message
-}
-
-// worse is the graver of two statuses.
-func worse(a, b string) string {
-	rank := map[string]int{StatusOK: 0, StatusWarn: 1, StatusFail: 2}
-	if rank[b] > rank[a] {
-		return b
-	}
-	return a
 }
 
 // RestoreProgressGroup is the consumer group whose committed offsets on

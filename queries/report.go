@@ -15,6 +15,15 @@ const (
 	StatusFail = "fail"
 )
 
+// Worse is the graver of two statuses (fail, then warn, then ok).
+func Worse(a, b string) string {
+	rank := map[string]int{StatusOK: 0, StatusWarn: 1, StatusFail: 2}
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
 // CheckOptions are a check's options. Expressions (ID, By, Where, Match,
 // Time, EventTime, WhatIfKey) are SQL expressions over the topic view.
 type CheckOptions struct {

@@ -389,9 +389,7 @@ func (a *app) runCheck(ctx context.Context, name string, o *checkOptions) error 
 			return err
 		}
 		reports = append(reports, r)
-		if r.Status == queries.StatusFail || (r.Status == queries.StatusWarn && worst == queries.StatusOK) {
-			worst = r.Status
-		}
+		worst = queries.Worse(worst, r.Status)
 	}
 	a.warnProblems(eng) // what building the checked topic's views found
 	switch o.format {
