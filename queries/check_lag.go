@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/internal/chart"
 	"github.com/topicsnap/topicsnap/internal/display"
 )
@@ -29,22 +30,38 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 	// A group's commits at cuts of an old topic of the name (deleted and
 	// made again) are not lag on today's.
 	from := e.firstCurrentCut(o.Topic)
-	all, err := e.runAll(ctx,
-		stmt{"lag", d, []any{o.Topic, from}},
-		stmt{"lag_members", d, []any{o.Topic}},
-		// A cut whose principal could not read every group does not prove
-		// there were none.
-		stmt{"lag_unread", d, []any{o.Topic}},
+	ss := []stmt{
+		{"lag", d, []any{o.Topic, from}},
+		{"lag_members", d, []any{o.Topic}},
 		// Partitions no member owns and no commit covers (after a
 		// partition count change the group did not rebalance onto).
-		stmt{"lag_unowned", d, []any{o.Topic, from}},
-		// Share groups (KIP-932) commit no offsets: Kafka's own count
-		// of what they have not acknowledged.
-		stmt{"lag_share", d, []any{o.Topic, from}})
+		{"lag_unowned", d, []any{o.Topic, from}},
+	}
+	// Two statements whose rows the cuts alone decide are run only when a
+	// cut has any (each is a job, and on Spark a catalog table made, for
+	// a rare answer): a cut whose principal could not read every group
+	// does not prove there were none; share groups (KIP-932) commit no
+	// offsets, Kafka's own count of what they have not acknowledged is
+	// their answer.
+	unreadAt, shareAt := -1, -1
+	if e.cutsSay(o.Topic, func(s *catalog.ClusterSnapshot) bool { return s.GroupsError != "" }) {
+		unreadAt, ss = len(ss), append(ss, stmt{"lag_unread", d, []any{o.Topic}})
+	}
+	if e.cutsSay(o.Topic, hasShareGroup) {
+		shareAt, ss = len(ss), append(ss, stmt{"lag_share", d, []any{o.Topic, from}})
+	}
+	all, err := e.runAll(ctx, ss...)
 	if err != nil {
 		return nil, err
 	}
-	rows, members, unread, unowned, shares := ofGroup(all[0], o.Group), ofGroup(all[1], o.Group), all[2], all[3], ofGroup(all[4], o.Group)
+	at := func(i int) []Row {
+		if i < 0 {
+			return nil
+		}
+		return all[i]
+	}
+	rows, members, unowned := ofGroup(all[0], o.Group), ofGroup(all[1], o.Group), all[2]
+	unread, shares := at(unreadAt), ofGroup(at(shareAt), o.Group)
 	// A restore's progress group on its target commits source offsets,
 	// not positions in the topic: no consumer's, so no lag (lag_at says
 	// the same in its reason). Named, left out.
@@ -215,6 +232,30 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		r.Message += "; " + restoreProgressSentence(o.Topic) + ": left out"
 	}
 	return r, nil
+}
+
+// cutsSay says whether any cut of topic in the folder satisfies f.
+func (e *Engine) cutsSay(topic string, f func(*catalog.ClusterSnapshot) bool) bool {
+	e.mu.RLock()
+	snaps := e.snaps
+	e.mu.RUnlock()
+	for _, s := range snaps {
+		if s.Topic == topic && f(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasShareGroup says whether cut s recorded a share group's state on a
+// partition (the rows of share_group_offsets).
+func hasShareGroup(s *catalog.ClusterSnapshot) bool {
+	for _, g := range s.Groups {
+		if len(g.Share) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeShareGroups adds the share groups' rows (kind "share") and summary
