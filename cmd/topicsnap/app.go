@@ -255,14 +255,36 @@ questions about the copy: SQL, reconciliation checks, reports over HTTP.`,
 		Version:       versionString(),
 	}
 	root.SetVersionTemplate("topicsnap {{.Version}}\n")
-	// A folder flag given empty (--dir "", an unset shell variable) is a
-	// usage error, not a folder named "" that does not exist (exit 11).
+	// A flag given empty (--dir "", --addr "$ADDR" of an unset shell
+	// variable) is a usage error, not a folder named "" that does not
+	// exist (exit 11), nor the flag's default taken without a word
+	// (serve --addr '' served on 127.0.0.1:8080, notebook run --out ''
+	// wrote to stdout). No string flag means anything by "".
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		var err error
 		cmd.Flags().Visit(func(f *pflag.Flag) {
-			if err == nil && f.Value.Type() == "string" && (f.Name == "dir" || strings.HasSuffix(f.Name, "-dir")) && strings.TrimSpace(f.Value.String()) == "" {
-				err = usagef("--%s is empty: name a folder", f.Name)
+			if err != nil || emptySaidByCommand[f.Name] == f.Value.Type() {
+				return
 			}
+			if sv, ok := f.Value.(pflag.SliceValue); ok {
+				// --topic a,,b or --topic "$T" of a list flag: one name
+				// empty is not "no name" (compact skipped a topic "").
+				for _, v := range sv.GetSlice() {
+					if strings.TrimSpace(v) == "" {
+						err = usagef("--%s has an empty value: give each a value, or leave the flag out", f.Name)
+						return
+					}
+				}
+				return
+			}
+			if f.Value.Type() != "string" || strings.TrimSpace(f.Value.String()) != "" {
+				return
+			}
+			if f.Name == "dir" || strings.HasSuffix(f.Name, "-dir") {
+				err = usagef("--%s is empty: name a folder", f.Name)
+				return
+			}
+			err = usagef("--%s is empty: give it a value, or leave the flag out for its default", f.Name)
 		})
 		return err
 	}
@@ -275,6 +297,12 @@ questions about the copy: SQL, reconciliation checks, reports over HTTP.`,
 	usageArgs(root)
 	return root
 }
+
+// emptySaidByCommand are the flags (name and type) whose commands refuse
+// an empty value themselves, with a hint of their own: --topic "" of
+// check, ls and restore (a list flag of dump and compact), sql -c "",
+// notebook run --param "".
+var emptySaidByCommand = map[string]string{"topic": "string", "to-topic": "string", "command": "string", "param": "stringArray"}
 
 // groupRunE is the RunE of a command that only groups others (catalog,
 // notebook): without it cobra prints the help and exits 0 for a

@@ -194,3 +194,38 @@ func TestEmptyFolderFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyFlagValues: a flag given an empty value ("$ADDR" of an unset
+// shell variable) was read as its default without a word: serve --addr ''
+// served on 127.0.0.1:8080, notebook run --out '' wrote to stdout, dump
+// --topic '' went on to connect, serve --token ' ' served. Each is a usage
+// error naming the flag now, before anything is opened or served; the
+// flags whose commands said it already keep their own words.
+func TestEmptyFlagValues(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tea")
+	if _, err := seeds.WriteTeaShopFolder(t.Context(), dir, seeds.TeaShopConfig{Users: 20, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	nb := filepath.Join(t.TempDir(), "n.md")
+	if err := os.WriteFile(nb, []byte("```sql\nSELECT 1 AS a\n```\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--dir", dir, "--addr", ""}, "--addr is empty"},
+		{[]string{"serve", "--dir", dir, "--token", " "}, "--token is empty"},
+		{[]string{"notebook", "run", nb, "--dir", dir, "--out", ""}, "--out is empty"},
+		{[]string{"notebook", "run", nb, "--dir", dir, "--param", ""}, `--param "": use key=value`},
+		{[]string{"dump", "--brokers", "127.0.0.1:1", "--dir", filepath.Join(t.TempDir(), "d"), "--topic", ""}, "--topic has an empty value"},
+		{[]string{"dump", "--brokers", "127.0.0.1:1", "--dir", filepath.Join(t.TempDir(), "d"), "--topic", "a", "--topic", " "}, "--topic has an empty value"},
+		{[]string{"sql", "--dir", dir, "-c", ""}, "-c is empty"},
+		{[]string{"restore", "--dir", dir, "--topic", "app_events", "--brokers", "", "--dry-run"}, "--brokers is empty"},
+	} {
+		code, out, stderr := cli(t, c.args...)
+		if code != exitError || out != "" || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "connect") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, out, stderr, exitError, c.want)
+		}
+	}
+}
