@@ -103,9 +103,10 @@ type CompactStats struct {
 var compactPause = func(stage string) {}
 
 // Compact merges small files of the chosen partitions; see above. A
-// partition a dump holds, or whose manifest is damaged, is skipped and
-// named in Skipped. A partition whose lock file is not a regular file
-// (ErrBadLock), and a topic that cannot be read (its folder a link, a
+// partition a dump holds is skipped and named in Skipped. A partition
+// whose lock file is not a regular file (ErrBadLock), whose manifest is
+// damaged (ManifestError) or a data file of which does not read as its
+// entry says (ErrBadDataFile), and a topic that cannot be read (its folder a link, a
 // file or a FIFO: FolderError; a listing that fails; a topic named in
 // o.Topics the folder does not hold: ErrNoTopic) are skipped and named
 // too, the others are compacted, and the error returned at the end wraps
@@ -168,7 +169,11 @@ func (d *Dir) Compact(ctx context.Context, o CompactOptions) (CompactStats, erro
 		}
 		for _, me := range tm.Damaged {
 			if o.Partitions == nil || o.Partitions[me.TP.Partition] {
+				// Costs this partition, named; the others are compacted,
+				// and the run fails at the end (exit 9): a nightly
+				// compact does not hide a damaged folder behind exit 0.
 				st.Skipped = append(st.Skipped, me.Error())
+				bad = append(bad, fmt.Errorf("compact %s: %w", me.TP, me))
 			}
 		}
 		for _, m := range tm.Manifests {
@@ -183,7 +188,7 @@ func (d *Dir) Compact(ctx context.Context, o CompactOptions) (CompactStats, erro
 					st.Skipped = append(st.Skipped, fmt.Sprintf("%s: locked by a dump or another compact (run compact again once it is done)", m.TP()))
 					continue
 				}
-				if errors.Is(err, ErrBadLock) {
+				if errors.Is(err, ErrBadLock) || errors.Is(err, ErrBadDataFile) || errors.As(err, new(*ManifestError)) {
 					// Costs this partition, named; the others are
 					// compacted, and the run still fails at the end.
 					st.Skipped = append(st.Skipped, fmt.Sprintf("%s: %v", m.TP(), err))
@@ -478,12 +483,17 @@ func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, wan
 		return "", err
 	}
 	defer cleanup()
+	// A file that does not read as its entry says costs its partition
+	// (ErrBadDataFile), not the run: the others are compacted.
 	pf, err := OpenParquet(f, fe.Bytes)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", RelFilePath(tp, fe.Name), err)
+		if errors.Is(err, ErrBadDataFile) {
+			return "", fmt.Errorf("read %s: %w", RelFilePath(tp, fe.Name), err)
+		}
+		return "", fmt.Errorf("read %s: %w: %w", RelFilePath(tp, fe.Name), ErrBadDataFile, err)
 	}
 	if pf.NumRows() != fe.Records {
-		return "", fmt.Errorf("read %s: %d rows, its manifest says %d (run catalog verify)", RelFilePath(tp, fe.Name), pf.NumRows(), fe.Records)
+		return "", fmt.Errorf("read %s: %w: %d rows, its manifest says %d (run catalog verify)", RelFilePath(tp, fe.Name), ErrBadDataFile, pf.NumRows(), fe.Records)
 	}
 	var conv *beforeKeyRaw
 	if !parquet.EqualNodes(pf.Schema(), want) {
@@ -513,7 +523,7 @@ func (d *Dir) copyRows(ctx context.Context, tp TopicPartition, fe FileEntry, wan
 			}
 			if rerr != nil {
 				rows.Close()
-				return "", fmt.Errorf("read %s: %w", RelFilePath(tp, fe.Name), rerr)
+				return "", fmt.Errorf("read %s: %w: %w", RelFilePath(tp, fe.Name), ErrBadDataFile, rerr)
 			}
 		}
 		rows.Close()

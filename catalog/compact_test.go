@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/topicsnap/topicsnap/internal/exit"
 )
 
 // compactRows are n rows of partition p from offset first, of every kind a
@@ -299,15 +301,74 @@ func TestCompactLeavesYoungAndLockedFiles(t *testing.T) {
 	if err != nil || st.Written != 0 || len(st.Skipped) != 1 || !strings.Contains(st.Skipped[0], "locked") {
 		t.Fatalf("locked partition compacted: %+v %v", st, err)
 	}
-	// A damaged manifest costs its partition, named; the others are compacted.
+	// A damaged manifest costs its partition, named; the others are
+	// compacted, and the run fails at the end (exit 9): it was exit 0.
 	damaged := TopicPartition{"events", 1}
 	writeSmallFiles(t, d, damaged, 3, 10, false, false)
 	if err := os.WriteFile(filepath.Join(d.PartitionDir(damaged), manifestName), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	st, err = d.Compact(t.Context(), CompactOptions{MinAge: time.Hour})
-	if err != nil || st.Written != 1 || len(st.Skipped) != 1 || !strings.Contains(st.Skipped[0], "partition 1: manifest damaged") {
+	if !errors.Is(err, ErrBadManifest) || exitOf(err) != exit.BadFolder || st.Written != 1 || len(st.Skipped) != 1 || !strings.Contains(st.Skipped[0], "partition 1: manifest damaged") {
 		t.Fatalf("with a damaged manifest: %+v %v", st, err)
+	}
+}
+
+// TestCompactDamagedDataFile: a data file whose bytes were changed (its
+// size as its entry says, so the folder's read does not notice) stopped
+// the whole compact at that partition with an error of no exit code of
+// its own; a file cut short was skipped with a warning and exit 0. Each
+// now costs its partition, named, the others are compacted, and the run
+// fails at the end with ErrBadDataFile (exit 9); the damaged partition's
+// files and manifest are left as they were.
+func TestCompactDamagedDataFile(t *testing.T) {
+	for _, damage := range []string{"bytes changed", "cut short"} {
+		t.Run(damage, func(t *testing.T) {
+			d, err := Create(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			good, bad := TopicPartition{"events", 0}, TopicPartition{"events", 1}
+			writeSmallFiles(t, d, good, 3, 10, false, false)
+			writeSmallFiles(t, d, bad, 3, 10, false, false)
+			m, err := d.ReadManifest(t.Context(), bad)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, err := os.ReadFile(filepath.Join(d.PartitionDir(bad), manifestName))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(d.PartitionDir(bad), m.Files[1].Name)
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if damage == "cut short" {
+				b = b[:len(b)/2]
+			} else {
+				for i := 4; i < len(b)-8; i++ { // past the magic, before the footer's length
+					b[i] ^= 0x5a
+				}
+			}
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			st, err := d.Compact(t.Context(), CompactOptions{})
+			if !errors.Is(err, ErrBadDataFile) || exitOf(err) != exit.BadFolder || !strings.Contains(err.Error(), "1 partition not compacted") {
+				t.Fatalf("compact: %+v %v", st, err)
+			}
+			if st.Written != 1 || len(st.Skipped) != 1 || !strings.Contains(st.Skipped[0], "events/1") && !strings.Contains(st.Skipped[0], "partition 1") {
+				t.Fatalf("the good partition not compacted, or the bad one not named: %+v", st)
+			}
+			after, err := os.ReadFile(filepath.Join(d.PartitionDir(bad), manifestName))
+			if err != nil || string(after) != string(before) {
+				t.Fatalf("the damaged partition's manifest changed (%v)", err)
+			}
+			if gm, err := d.ReadManifest(t.Context(), good); err != nil || len(gm.Files) != 1 {
+				t.Fatalf("good partition: %v %v", gm, err)
+			}
+		})
 	}
 }
 
@@ -436,4 +497,10 @@ func TestCompactRuns(t *testing.T) {
 			t.Errorf("%s: runs of %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// exitOf is the exit code err gives a user.
+func exitOf(err error) exit.Code {
+	c, _ := exit.Of(err)
+	return c
 }
