@@ -411,7 +411,43 @@ func (e *Engine) Expr(ctx context.Context, option, text, topic string) (string, 
 		return "", optErr(option, text, "%v", CleanError(err))
 	}
 	rows.Close()
+	if e.opts.Remote != nil {
+		if err := e.remoteExpr(ctx, option, text, canon, topic); err != nil {
+			return "", err
+		}
+	}
 	return canon, nil
+}
+
+// RemoteRefusal is an error of a remote engine that refused a statement
+// (a syntax error, a name or a type it does not know), not one that could
+// not be run: a remote's package marks its errors so.
+type RemoteRefusal interface {
+	error
+	RefusedStatement()
+}
+
+// remoteExpr binds canon (Expr's rendering of text) over topic's view on
+// the remote, reading nothing: an expression is sent there as DuckDB
+// writes it, and one the remote reads otherwise (--event-time
+// 'CAST(x AS TIMESTAMPTZ)', written TIMESTAMP WITH TIME ZONE) failed the
+// check's whole statement with a syntax error at a line of topicsnap's
+// SQL, naming no option.
+func (e *Engine) remoteExpr(ctx context.Context, option, text, canon, topic string) error {
+	engine := e.opts.Remote.Dialect()
+	view := sqlData{T: quoteIdent(topic)}.in(viewSchemas[engine]).T
+	_, err := e.queryRemoteAt(ctx, "SELECT ("+canon+") AS x FROM "+view+" LIMIT 0", "")
+	var refused RemoteRefusal
+	if errors.As(err, &refused) {
+		if typ, terr := e.exprType(ctx, canon, topic); terr == nil && nestedType(typ) {
+			// A list or a struct Spark builds otherwise: the check
+			// refuses it on the remote by its type, naming the fix.
+			return nil
+		}
+		why, _, _ := strings.Cut(refused.Error(), "\n") // not the statement Spark prints after it
+		return optErr(option, text, "is sent to %s as DuckDB writes it, %s, which %s refuses: %s; give an expression both engines read (CAST(x AS TIMESTAMP), not TIMESTAMPTZ; functions both have)", engine, canon, engine, strings.TrimSpace(why))
+	}
+	return err
 }
 
 // exprType is DuckDB's type name of expr (Expr's rendering) over topic's

@@ -458,3 +458,44 @@ func TestSparkRefusesANestedID(t *testing.T) {
 		}
 	}
 }
+
+// TestSparkExpressionItRefuses: an expression is sent to Spark as DuckDB
+// writes it; one Spark reads otherwise (CAST AS TIMESTAMPTZ, written
+// TIMESTAMP WITH TIME ZONE; a DuckDB-only function) failed the check's
+// whole statement with "[PARSE_SYNTAX_ERROR] Syntax error at or near
+// 'TIME'" and a page of topicsnap's SQL, naming no option. It is an
+// OptionError naming the option and DuckDB's writing of it now; the same
+// expression written for both engines runs.
+func TestSparkExpressionItRefuses(t *testing.T) {
+	s := sparkRemote(t)
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "tea")
+	if _, err := seeds.WriteTeaShopFolder(ctx, dir, seeds.TeaShopConfig{Users: 30, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	sp, err := Open(ctx, dir, Options{Remote: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	for _, c := range []struct {
+		check string
+		o     CheckOptions
+		want  string
+	}{
+		{"freshness", CheckOptions{EventTime: "CAST(value.ts AS TIMESTAMPTZ)"}, "TIMESTAMP WITH TIME ZONE"},
+		{"duplicates", CheckOptions{ID: "list_value(value.event_id)[1]"}, "list_value"},
+	} {
+		o := c.o
+		o.Topic = "app_events"
+		_, err := sp.RunCheck(ctx, c.check, o)
+		var oe *OptionError
+		if !errors.As(err, &oe) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "which spark refuses") || strings.Contains(err.Error(), "== SQL ==") {
+			t.Errorf("%s %+v on spark: %v, want an OptionError naming %q", c.check, c.o, err, c.want)
+		}
+	}
+	r, err := sp.RunCheck(ctx, "freshness", CheckOptions{Topic: "app_events", EventTime: "CAST(value.ts AS TIMESTAMP)"})
+	if err != nil || r.Status == "" {
+		t.Fatalf("freshness --event-time CAST(value.ts AS TIMESTAMP) on spark: %v", err)
+	}
+}

@@ -57,6 +57,10 @@ type Error struct {
 	Msg   string
 }
 
+// RefusedStatement marks an Error as Spark's refusal of a statement
+// (queries.RemoteRefusal): the server answered.
+func (e *Error) RefusedStatement() {}
+
 func (e *Error) Error() string {
 	if e.Class != "" && !strings.Contains(e.Msg, "["+e.Class+"]") {
 		return "[" + e.Class + "] " + e.Msg
