@@ -85,3 +85,5 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20251029180050-ab9386a59fda // indirect
 	google.golang.org/grpc v1.78.0 // indirect
 )
+
+replace github.com/parquet-go/parquet-go => ./third_party/parquet-go

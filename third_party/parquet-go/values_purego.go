@@ -1,0 +1,9 @@
+//go:build purego || !amd64
+
+package parquet
+
+func memsetValues(values []Value, model Value) {
+	for i := range values {
+		values[i] = model
+	}
+}
