@@ -12,8 +12,8 @@ import (
 // word of a write, a run of nulls ending at row y >= 1 was followed by
 // exactly y values and then nulls (rows 0 and 2 null, row 1 not: row 2
 // read back empty). A tombstone became an empty value, a null key an
-// empty key, a header's null value an empty one: 34 keys, 8 values and
-// 528 header values of these 300 seeded batches. third_party/parquet-go
+// empty key, a header's null value an empty one, a non-UTF-8 header key
+// (its key_raw null, read back empty) the key "". third_party/parquet-go
 // carries the fix (see third_party/README.md); this holds every optional
 // bytes column of a data file, null and empty apart, over random patterns.
 func TestNullsSurviveTheWriter(t *testing.T) {
