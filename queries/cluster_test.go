@@ -746,3 +746,36 @@ func TestClusterReassignMidDump(t *testing.T) {
 		t.Errorf("leader %d before, %d on %v after; want 1, then 2 on [2 3]", before.Leader, after.Leader, after.Replicas)
 	}
 }
+
+// TestClusterLeaderCrashedBeforeCut: the leader of a partition with
+// replication factor 3 is killed -9 just before a dump starts, while the
+// metadata still names it (until the controller fences it and elects
+// another, broker.session.timeout.ms later). The dump waits for the
+// election and dumps every record, and its cut records the new leader;
+// it exited 3 within 0.1 s, "cannot reach the Kafka cluster" with two
+// brokers up, dumping nothing.
+func TestClusterLeaderCrashedBeforeCut(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("crashed")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{1, 2, 3}, map[string]string{"min.insync.replicas": "2"})
+	c.produce(topic, "rec", 100, false)
+	p := c.waitFor("ISR of 3", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 3 }, topic)
+	c.run("kill-broker", strconv.Itoa(int(p.Leader)))
+	s := c.dumpTopic(dir, topic)
+	if s.Records != 100 || s.Lost != 0 {
+		t.Fatalf("dump: %v, want 100 records, nothing lost", s)
+	}
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts, err := d.ClusterSnapshotsOf(t.Context(), []string{topic})
+	if err != nil || len(cuts) != 1 || len(cuts[0].Partitions) != 1 {
+		t.Fatalf("cuts %+v, %v: want one of one partition", cuts, err)
+	}
+	if got := cuts[0].Partitions[0]; got.Leader == p.Leader || got.Leader < 0 || got.LeaderEpoch <= p.LeaderEpoch || slices.Contains(got.ISR, p.Leader) {
+		t.Errorf("the cut recorded leader %d (epoch %d, ISR %v); want the one elected after broker %d (epoch %d) crashed", got.Leader, got.LeaderEpoch, got.ISR, p.Leader, p.LeaderEpoch)
+	}
+	exactlyOnce(t, dir, topic, 100)
+}
