@@ -2,7 +2,9 @@ package queries
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
@@ -778,4 +781,74 @@ func TestClusterLeaderCrashedBeforeCut(t *testing.T) {
 		t.Errorf("the cut recorded leader %d (epoch %d, ISR %v); want the one elected after broker %d (epoch %d) crashed", got.Leader, got.LeaderEpoch, got.ISR, p.Leader, p.LeaderEpoch)
 	}
 	exactlyOnce(t, dir, topic, 100)
+}
+
+// TestClusterOnlyReplicaDownMidDump: the only replica of a partition is
+// killed -9 while a one-shot dump reads it, and stays down. The dump ends
+// once the partition has had no leader for --wait-unreachable (5 s here),
+// with what it read committed and an error naming the partition (exit 2);
+// it waited without end (the test's context ran out after 2 min, 1,960
+// of 20,000 records read), as the cluster answered and so was never "out
+// of reach". With the broker back, the next dump takes the rest, every
+// offset once.
+func TestClusterOnlyReplicaDownMidDump(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("onlyreplica")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{3}, nil)
+	const n = 20000
+	c.produceRandom(topic, n, 2000)
+	k := &killOnFirstFile{c: c, broker: 3}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	s, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
+		FileRows: 500, FetchMaxBytes: 64 << 10, Progress: k, WaitUnreachable: 5 * time.Second})
+	took := time.Since(start)
+	if k.err != nil || !k.done {
+		t.Fatalf("broker 3 was not killed mid-dump (done %v): %v", k.done, k.err)
+	}
+	var le *dump.LeaderlessError
+	if !errors.As(err, &le) || ctx.Err() != nil {
+		t.Fatalf("dump after %s: %v, error %v; want a LeaderlessError before the test's deadline", took.Round(time.Millisecond), s, err)
+	}
+	if code, hint := exit.Of(err); code != exit.Error || !strings.Contains(hint, "bring their brokers back") {
+		t.Errorf("exit %d, hint %q", code, hint)
+	}
+	if !slices.Equal(le.Partitions, []int32{0}) || le.ReadTo[0] != s.Records || s.Records <= 0 || s.Records >= n {
+		t.Errorf("error %v after %d records; want partition 0 named, read up to the records dumped, some but not all", err, s.Records)
+	}
+	t.Logf("dump ended after %s with %d records: %v", took.Round(time.Millisecond), s.Records, err)
+	c.run("start-broker", "3")
+	c.waitLeader(topic, 3)
+	if s2 := c.dumpTopic(dir, topic); s.Records+s2.Records != n || s2.Lost != 0 {
+		t.Fatalf("second dump: %v after %d, want the other %d records", s2, s.Records, n-s.Records)
+	}
+	exactlyOnce(t, dir, topic, n)
+}
+
+// produceRandom writes n records of size random bytes (that do not
+// compress) to partition 0 of topic with acks=all.
+func (c *cluster) produceRandom(topic string, n, size int) {
+	c.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.brokers...), kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerBatchCompression(kgo.NoCompression()))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(c.t.Context(), 2*time.Minute)
+	defer cancel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		v := make([]byte, size)
+		for j := range v {
+			v[j] = byte(rng.Uint32())
+		}
+		recs[i] = &kgo.Record{Partition: 0, Value: v}
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		c.t.Fatalf("produce %d records to %s: %v", n, topic, err)
+	}
 }
