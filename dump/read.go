@@ -310,16 +310,26 @@ type HistoryChangedError struct {
 	TP     catalog.TopicPartition
 	ReadTo int64 // the next offset to read when it happened
 	EndsAt int64 // where the leader says the log now ends (or the offset read again)
+	// Recorded is set once the rewritten offsets are recorded in the
+	// manifest (recordChangedHistory), as the next run would have.
+	Recorded bool
 }
 
 func (e *HistoryChangedError) Error() string {
-	return fmt.Sprintf("%s: while it was read, its leader said the log ends at offset %d, below offset %d the dump had read to: its history changed under the dump (an unclean leader election truncates a log); the partition is dumped up to offset %d, and nothing is stored twice",
+	msg := fmt.Sprintf("%s: while it was read, its leader said the log ends at offset %d, below offset %d the dump had read to: its history changed under the dump (an unclean leader election truncates a log); the partition is dumped up to offset %d, and nothing is stored twice",
 		e.TP, e.EndsAt, e.ReadTo, e.ReadTo)
+	if e.Recorded {
+		msg += "; the offsets Kafka no longer holds are recorded as rewritten, their records kept (check gaps, check durability)"
+	}
+	return msg
 }
 
 func (e *HistoryChangedError) ExitCode() exit.Code { return exit.Error }
 
 func (e *HistoryChangedError) Hint() string {
+	if e.Recorded {
+		return "run the dump again: it dumps Kafka's history as it is now, beside the records of the old one"
+	}
 	return "run the dump again: it finds the rewritten offsets against what it dumped, keeps both histories and says so (check gaps, check durability)"
 }
 

@@ -852,3 +852,119 @@ func (c *cluster) produceRandom(topic string, n, size int) {
 		c.t.Fatalf("produce %d records to %s: %v", n, topic, err)
 	}
 }
+
+// uncleanElect makes broker leader of partition 0 of topic by an unclean
+// election (kafka-leader-election --election-type unclean), retrying while
+// the broker registers with the controller.
+func (c *cluster) uncleanElect(ctx context.Context, topic string, broker int32) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, err := exec.CommandContext(ctx, c.script, "run", "org.apache.kafka.tools.LeaderElectionCommand",
+			"--bootstrap-server", strings.Join(c.brokers, ","), "--election-type", "unclean",
+			"--topic", topic, "--partition", "0").CombinedOutput()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("unclean election of broker %d: %v\n%s", broker, err, out)
+		}
+		time.Sleep(time.Second)
+	}
+	return pollUntil(ctx, func() error {
+		p, err := c.partition(topic)
+		if err != nil {
+			return err
+		}
+		if p.Leader != broker {
+			return fmt.Errorf("%s-0 led by %d, want %d", topic, p.Leader, broker)
+		}
+		return nil
+	})
+}
+
+// TestClusterUncleanElectionMidDump: a partition on brokers 1 and 2 takes
+// 100 records on both, then 20,000 on broker 1 alone; a dump reads it, and
+// after its first file broker 1 stops, broker 2 is elected uncleanly and
+// takes 60 records at offsets 100-159. The dump stops the partition at
+// what it read (its history changed, exit 2) and records at once that the
+// offsets it read from 100 on are no longer Kafka's: check gaps and check
+// durability fail on them, the view T$superseded holds them. Before, the
+// folder said "OK gaps: 0 missing offsets" until another dump ran. The
+// next dump takes the new history.
+func TestClusterUncleanElectionMidDump(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("uncleanmid")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{1, 2}, map[string]string{"min.insync.replicas": "1", "unclean.leader.election.enable": "false"})
+	c.produce(topic, "first", 100, false)
+	c.waitFor("ISR of 2", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 2 }, topic)
+	c.run("stop-broker", "2")
+	c.waitFor("ISR [1]", func(p kadm.PartitionDetail) bool { return slices.Equal(p.ISR, []int32{1}) }, topic)
+	const lost = 20000
+	c.produceRandom(topic, lost, 2000) // offsets 100-20099, on broker 1 alone
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	h := &onFirstFile{fn: func() error {
+		if out, err := exec.Command(c.script, "stop-broker", "1").CombinedOutput(); err != nil {
+			return fmt.Errorf("stop broker 1: %v: %s", err, out)
+		}
+		if out, err := exec.Command(c.script, "start-broker", "2").CombinedOutput(); err != nil {
+			return fmt.Errorf("start broker 2: %v: %s", err, out)
+		}
+		if err := c.uncleanElect(ctx, topic, 2); err != nil {
+			return err
+		}
+		c.produce(topic, "second", 60, false) // offsets 100-159 of the new history
+		return nil
+	}}
+	s, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
+		FileRows: 500, FetchMaxBytes: 64 << 10, Progress: h})
+	c.run("start-broker", "1")
+	if h.err != nil || !h.done {
+		t.Fatalf("the unclean election did not happen mid-dump (done %v): %v", h.done, h.err)
+	}
+	var hc *dump.HistoryChangedError
+	if !errors.As(err, &hc) || s.Records <= 100 || s.Records >= 100+lost {
+		t.Fatalf("first dump: %v, error %v; want some of the lost records read, then a HistoryChangedError", s, err)
+	}
+	read := s.Records // offsets 0 to read-1
+	if !hc.Recorded || hc.ReadTo != read || s.Rewrites != 1 || s.RewrittenOffsets != read-100 {
+		t.Errorf("first dump: %v, error %v; want the %d offsets read past 100 recorded as rewritten", s, err, read-100)
+	}
+	g := check(t, dir, "gaps", topic)
+	if g.Status != StatusFail || g.Summary.Get("rewritten_offsets") != read-100 {
+		t.Errorf("check gaps after the interrupted dump: %s rewritten=%v: %s", g.Status, g.Summary.Get("rewritten_offsets"), g.Message)
+	}
+	du := check(t, dir, "durability", topic)
+	if du.Status != StatusFail || du.Summary.Get("rewritten_offsets") != read-100 {
+		t.Errorf("check durability after the interrupted dump: %s rewritten=%v: %s", du.Status, du.Summary.Get("rewritten_offsets"), du.Message)
+	}
+
+	s2 := c.dumpTopic(dir, topic)
+	if s2.Rewrites != 0 {
+		t.Errorf("second dump: %v, want no other rewrite", s2)
+	}
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	rows, err := e.Query(t.Context(), fmt.Sprintf(`SELECT (SELECT count(*) FROM %s), (SELECT max("offset") FROM %s),
+		(SELECT count(*) FROM %s WHERE starts_with(CAST(value_raw AS VARCHAR), 'second-')),
+		(SELECT count(DISTINCT "offset") FILTER (WHERE "offset" >= 100) FROM %s)`,
+		quoteIdent(topic), quoteIdent(topic), quoteIdent(topic), quoteIdent(topic+"$superseded")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var n, last, second, old int64
+	if !rows.Next() || rows.Scan(&n, &last, &second, &old) != nil {
+		t.Fatalf("no row: %v", rows.Err())
+	}
+	if n != 160 || last != 159 || second != 60 || old != read-100 {
+		t.Errorf("view: %d rows up to offset %d, %d of the new history; superseded offsets from 100: %d; want 160, 159, 60, %d", n, last, second, old, read-100)
+	}
+	if g := check(t, dir, "gaps", topic); g.Status != StatusFail || g.Summary.Get("rewritten_offsets") != read-100 || g.Summary.Get("missing_offsets") != int64(0) {
+		t.Errorf("check gaps after the second dump: %s rewritten=%v: %s", g.Status, g.Summary.Get("rewritten_offsets"), g.Message)
+	}
+}
