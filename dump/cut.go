@@ -226,10 +226,22 @@ func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
 	if !d.mayDescribeCluster(ctx) {
 		g.unknown = append(g.unknown, fmt.Sprintf("%s lacks DESCRIBE on the cluster, so the broker lists only the consumer groups it may describe", d.who))
 	}
-	listed, err := d.adm.ListGroups(ctx)
+	listed, err := d.listGroups(ctx)
+	var partial *kadm.ShardErrors
 	switch {
 	case kafkaconn.IsAuthz(err):
 		g.denied = fmt.Sprintf("%s may not list the consumer groups: %v", d.who, err)
+	case errors.As(err, &partial) && !partial.AllFailed:
+		// Some brokers answered: the groups the others coordinate are
+		// not known, and said so (the cut records the groups as not
+		// fully known), not the whole dump stopped as if the cluster
+		// were out of reach.
+		var which []string
+		for _, se := range partial.Errs {
+			which = append(which, fmt.Sprintf("broker %d (%s:%d): %v", se.Broker.NodeID, se.Broker.Host, se.Broker.Port, kafkaconn.Classify(se.Err)))
+		}
+		g.unknown = append(g.unknown, fmt.Sprintf("the consumer groups could not be listed on %s, still after %s, so the groups it coordinates are not recorded", strings.Join(which, "; "), leaderWait))
+		g.names = listed.Groups()
 	case err != nil:
 		return nil, fmt.Errorf("list groups: %w", kafkaconn.Classify(err))
 	default:
@@ -274,8 +286,34 @@ func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
 			g.sdescStreams = d.describeStreamsGroups(ctx, streams)
 		}
 	}
-	d.groupsAt = g
+	if partial == nil {
+		d.groupsAt = g // a partial read is not kept: the next topic asks again
+	}
 	return g, nil
+}
+
+// listGroups lists the consumer groups on every broker. Some brokers
+// failing while others answer (one just crashed, still in the metadata
+// until the controller fences it, broker.session.timeout.ms) is asked
+// again for up to leaderWait, as the cut waits for a partition's leader;
+// it returns what was listed and the last error.
+func (d *dumper) listGroups(ctx context.Context) (kadm.ListedGroups, error) {
+	deadline := time.Now().Add(leaderWait)
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		listed, err := d.adm.ListGroups(ctx)
+		var se *kadm.ShardErrors
+		if err == nil || kafkaconn.IsAuthz(err) || !errors.As(err, &se) || se.AllFailed || time.Now().After(deadline) {
+			return listed, err
+		}
+		if d.opts.Progress != nil {
+			d.opts.Progress.Waiting(fmt.Sprintf("list the consumer groups: %v; asking again", kafkaconn.Classify(err)))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // readShareGroups describes the share groups g lists and their state on

@@ -968,3 +968,45 @@ func TestClusterUncleanElectionMidDump(t *testing.T) {
 		t.Errorf("check gaps after the second dump: %s rewritten=%v: %s", g.Status, g.Summary.Get("rewritten_offsets"), g.Message)
 	}
 }
+
+// TestClusterBrokerCrashedBeforeGroupsRead: a broker that leads none of
+// the topic is killed -9 just before a dump; the cut lists the consumer
+// groups on every broker the metadata still names, the dead one too. The
+// dump asks again until the controller fences it and records the group's
+// commit; it exited 3 within 0.5 s, "list groups: cannot reach the Kafka
+// cluster", dumping nothing, with two brokers of three up.
+func TestClusterBrokerCrashedBeforeGroupsRead(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("groupsread")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{1, 2}, map[string]string{"min.insync.replicas": "1"})
+	c.produce(topic, "rec", 30, false)
+	group := topic + "-readers"
+	var o kadm.Offsets
+	o.AddOffset(topic, 0, 20, -1)
+	if r, err := c.adm.CommitOffsets(t.Context(), group, o); err != nil || r.Error() != nil {
+		t.Fatalf("commit %s: %v %v", group, err, r.Error())
+	}
+	c.run("kill-broker", "3")
+	s := c.dumpTopic(dir, topic)
+	if s.Records != 30 {
+		t.Fatalf("dump: %v, want 30 records", s)
+	}
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts, err := d.ClusterSnapshotsOf(t.Context(), []string{topic})
+	if err != nil || len(cuts) != 1 {
+		t.Fatalf("cuts %+v, %v: want one", cuts, err)
+	}
+	var got []catalog.GroupOffset
+	for _, g := range cuts[0].Groups {
+		if g.Group == group {
+			got = g.Offsets
+		}
+	}
+	if cuts[0].GroupsError != "" || len(got) != 1 || got[0].Offset != 20 {
+		t.Errorf("the cut recorded %s at %+v, groups error %q; want offset 20 and every group read", group, got, cuts[0].GroupsError)
+	}
+}
