@@ -1071,3 +1071,83 @@ func TestClusterUncleanElectionDumpInterrupted(t *testing.T) {
 		t.Errorf("check gaps after the next dump: %s: %s", g.Status, g.Message)
 	}
 }
+
+// TestClusterHistoryFlipsBack: two unclean elections in turn. 100 records
+// are on brokers 1 and 2; broker 1 alone takes 50 (history A, offsets
+// 100-149, leader epoch 0); broker 2 is elected uncleanly and takes its
+// own (history B from offset 100, epoch 2), which a dump reads; then
+// broker 1, which never saw B, is elected uncleanly and takes 20 more
+// (C, after A's 149). Asked where epoch 2 (B's, the last record dumped)
+// ends, broker 1 answers for the epoch it knows below it, 0, ending at
+// 150; the folder's epoch-0 records end at 100, where its history left
+// Kafka's. Taking 150 merged the histories: with B longer than A (60
+// records), only 150-159 were said rewritten and the view kept B's
+// 100-149 beside C; with B shorter (20), no rewrite was found at all,
+// "OK gaps", the view B's 100-119 then A's 120-149. Now B's offsets are
+// said rewritten from 100, kept in T$superseded, and the view is Kafka's.
+func TestClusterHistoryFlipsBack(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		b    int
+	}{
+		{"B longer than A", 60},
+		{"B shorter than A", 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t)
+			topic := uniqueTopic("flipback")
+			dir := filepath.Join(t.TempDir(), "snap")
+			c.createTopic(topic, []int32{1, 2}, map[string]string{"min.insync.replicas": "1", "unclean.leader.election.enable": "false"})
+			c.produce(topic, "common", 100, false)
+			c.waitFor("ISR of 2", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 2 }, topic)
+			c.run("stop-broker", "2")
+			c.waitFor("ISR [1]", func(p kadm.PartitionDetail) bool { return slices.Equal(p.ISR, []int32{1}) }, topic)
+			c.produce(topic, "A", 50, false) // 100-149 on broker 1 alone
+			c.run("stop-broker", "1")
+			c.run("start-broker", "2")
+			if err := c.uncleanElect(t.Context(), topic, 2); err != nil {
+				t.Fatal(err)
+			}
+			c.produce(topic, "B", tc.b, false) // from 100 on broker 2 alone
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			// Files of 50 records: the files before the divergence are kept.
+			if s, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic}, FileRows: 50}); err != nil || s.Records != int64(100+tc.b) {
+				t.Fatalf("dump of history B: %v, %v", s, err)
+			}
+			c.run("stop-broker", "2")
+			c.run("start-broker", "1")
+			if err := c.uncleanElect(t.Context(), topic, 1); err != nil {
+				t.Fatal(err)
+			}
+			c.produce(topic, "C", 20, false) // 150-169 after A's 100-149, on broker 1
+			c.run("start-broker", "2")
+			s := c.dumpTopic(dir, topic)
+			t.Logf("dump after history A came back: %v", s)
+
+			e, err := Open(t.Context(), dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			rows, err := e.Query(t.Context(), fmt.Sprintf(`SELECT count(*), count(DISTINCT "offset"), max("offset"),
+				count(*) FILTER (WHERE starts_with(CAST(value_raw AS VARCHAR), 'B-')),
+				count(*) FILTER (WHERE starts_with(CAST(value_raw AS VARCHAR), 'A-')) FROM %s`, quoteIdent(topic)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var n, distinct, last, b, a int64
+			if !rows.Next() || rows.Scan(&n, &distinct, &last, &b, &a) != nil {
+				t.Fatalf("no row: %v", rows.Err())
+			}
+			if n != 170 || distinct != 170 || last != 169 || b != 0 || a != 50 {
+				t.Errorf("view: %d rows, %d offsets up to %d, %d of history B, %d of history A; want 170, 170, 169, 0 and 50 (Kafka's history now)", n, distinct, last, b, a)
+			}
+			g := check(t, dir, "gaps", topic)
+			if g.Status != StatusFail || g.Summary.Get("rewritten_offsets") != int64(tc.b) {
+				t.Errorf("check gaps: %s rewritten=%v, want the %d offsets of history B: %s", g.Status, g.Summary.Get("rewritten_offsets"), tc.b, g.Message)
+			}
+		})
+	}
+}
