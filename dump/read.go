@@ -473,7 +473,13 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 		if w.finished || w.readAt >= w.pl.until {
 			continue
 		}
-		if e, ok := ends.Lookup(topic, p); ok && e.Err == nil && e.Offset < w.pl.until {
+		if e, ok := ends.Lookup(topic, p); ok && e.Err == nil && e.Offset < w.readAt {
+			// Below what was read: records the folder now holds are not
+			// in Kafka's log, as when its leader says so mid-read
+			// (HistoryChangedError, recorded as a rewrite at once); it was
+			// a plain error, and the checks said nothing until the next run.
+			return &HistoryChangedError{TP: w.pl.tp, ReadTo: w.readAt, EndsAt: e.Offset}
+		} else if ok && e.Err == nil && e.Offset < w.pl.until {
 			return fmt.Errorf("read %s: its end offset went back from %d to %d while it was read (a truncation); refusing to guess what was there", w.pl.tp, w.pl.until, e.Offset)
 		}
 		st, ok := starts.Lookup(topic, p)
