@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -18,14 +19,27 @@ import (
 )
 
 // TestEndBelowWhatWasReadIsRecorded: while a partition is read, fetches
-// bring nothing past offset 60 and the leader lists its log's end at 20,
-// below what was read (a truncation the client was not told of). The
-// partition stops at what was read, and the offsets from 20 on are
-// recorded at once as rewritten (end-moved-back), as a leader saying so
-// mid-read is: it was a plain error ("its end offset went back ...;
-// refusing to guess"), the folder's checks saying nothing of them until
-// the next run.
+// past offset 60 bring nothing, or OFFSET_OUT_OF_RANGE, and the leader
+// lists its log's end at 20, below what was read (a truncation the client
+// was not told of). The partition stops at what was read, and the offsets
+// from 20 on are recorded at once as rewritten (end-moved-back), as a
+// leader saying so mid-read is: it was a plain error ("its end offset went
+// back ...; refusing to guess", "broker says out of range, yet its log
+// starts at 0; refusing to guess"), the folder's checks saying nothing of
+// them until the next run.
 func TestEndBelowWhatWasReadIsRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fetch int16 // what a fetch past offset 60 answers
+	}{
+		{"fetches empty", 0},
+		{"fetches out of range", kerr.OffsetOutOfRange.Code},
+	} {
+		t.Run(tc.name, func(t *testing.T) { endBelowWhatWasRead(t, tc.fetch) })
+	}
+}
+
+func endBelowWhatWasRead(t *testing.T, fetch int16) {
 	defer func(d time.Duration) { stallCheck = d }(stallCheck)
 	stallCheck = 500 * time.Millisecond
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
@@ -47,7 +61,7 @@ func TestEndBelowWhatWasReadIsRecorded(t *testing.T) {
 				if p.FetchOffset >= 60 {
 					stalled.Store(true)
 					resp := fr.ResponseKind().(*kmsg.FetchResponse)
-					refuseFetch(resp, tp, 0, p.Partition) // no error, no records
+					refuseFetch(resp, tp, fetch, p.Partition) // no records
 					return resp, nil, true
 				}
 			}

@@ -639,6 +639,15 @@ func (d *dumper) handleOutOfRange(ctx context.Context, cl *kgo.Client, c *cut, w
 	}
 	from := w.readAt
 	if o.Offset <= from {
+		// Past the log's end, then: one below what was read is a log
+		// truncated under the dump, its offsets from there another
+		// history (recorded as a rewrite at once, as when the leader says
+		// so); it was "refusing to guess", recorded nowhere.
+		if ends, err := d.adm.ListEndOffsets(ctx, w.pl.tp.Topic); err == nil {
+			if e, ok := ends.Lookup(w.pl.tp.Topic, w.pl.tp.Partition); ok && e.Err == nil && e.Offset < from {
+				return &HistoryChangedError{TP: w.pl.tp, ReadTo: from, EndsAt: e.Offset}
+			}
+		}
 		return fmt.Errorf("read %s at offset %d: broker says out of range, yet its log starts at %d; refusing to guess", w.pl.tp, from, o.Offset)
 	}
 	lost := &catalog.LostRange{Kind: catalog.LostBetween, From: from, To: min(o.Offset, w.pl.until) - 1, DetectedAt: time.Now().UTC(), Snapshot: c.id}
