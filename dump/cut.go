@@ -286,9 +286,9 @@ func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
 			g.sdescStreams = d.describeStreamsGroups(ctx, streams)
 		}
 	}
-	if partial == nil {
-		d.groupsAt = g // a partial read is not kept: the next topic asks again
-	}
+	// A partial read is kept for the round too: a broker that stays out of
+	// reach would otherwise hold every topic's cut for the wait again.
+	d.groupsAt = g
 	return g, nil
 }
 
