@@ -115,3 +115,63 @@ func Committed(row *Row, ms Markers) (committed, decided bool) {
 	}
 	return false, false
 }
+
+// epochRow is the projection of Row FirstOffsetPastEpoch reads.
+type epochRow struct {
+	Offset      int64 `parquet:"offset"`
+	LeaderEpoch int32 `parquet:"leader_epoch"`
+}
+
+// FirstOffsetPastEpoch is the offset of the first record of m whose leader
+// epoch is above epoch, or m.NextOffset when none is: where the folder's
+// history of that epoch ends. Only files whose last record is of a later
+// epoch (or do not say) are read, from the first such file on; epochs
+// never go down along a partition's offsets.
+func (d *Dir) FirstOffsetPastEpoch(ctx context.Context, m *Manifest, epoch int32) (int64, error) {
+	for _, fe := range m.Files {
+		if fe.LastLeaderEpoch != nil && *fe.LastLeaderEpoch <= epoch {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		path := d.FilePath(m.TP(), fe.Name)
+		f, err := d.store().Open(ctx, RelFilePath(m.TP(), fe.Name))
+		if err != nil {
+			return 0, fmt.Errorf("open %s: %w", path, err)
+		}
+		at, found, err := firstPastEpoch(f, fe, epoch)
+		f.Close()
+		if err != nil {
+			return 0, fmt.Errorf("read the leader epochs of %s: %w", path, err)
+		}
+		if found {
+			return at, nil
+		}
+	}
+	return m.NextOffset, nil
+}
+
+func firstPastEpoch(f io.ReaderAt, fe FileEntry, epoch int32) (int64, bool, error) {
+	pf, err := OpenParquet(f, fe.Bytes)
+	if err != nil {
+		return 0, false, err
+	}
+	r := parquet.NewGenericReader[epochRow](pf)
+	defer r.Close()
+	rows := make([]epochRow, 8192)
+	for {
+		n, err := r.Read(rows)
+		for _, row := range rows[:n] {
+			if row.LeaderEpoch > epoch {
+				return row.Offset, true, nil
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+	}
+}

@@ -57,19 +57,26 @@ func (e *NoLeaderError) Hint() string {
 func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 	now := time.Now().UTC()
 	c := &cut{id: catalog.NewSnapshotID(now), asOf: now, starts: map[int32]int64{}, ends: map[int32]int64{}, stable: map[int32]int64{}}
-	md, err := d.adm.Metadata(ctx, topic)
-	if ae := d.denied(fmt.Sprintf("describe topic %q", topic), topic, "DESCRIBE and READ", err); ae != nil {
-		return nil, ae
-	}
-	if err != nil {
-		return nil, fmt.Errorf("describe topic %s: %w", topic, kafkaconn.Classify(err))
-	}
-	td, ok := md.Topics[topic]
-	if !ok || td.Err != nil {
-		if td.Err != nil && !errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
-			return nil, fmt.Errorf("describe topic %s: %w", topic, kafkaconn.Classify(td.Err))
+	describe := func() (kadm.Metadata, kadm.TopicDetail, error) {
+		md, err := d.adm.Metadata(ctx, topic)
+		if ae := d.denied(fmt.Sprintf("describe topic %q", topic), topic, "DESCRIBE and READ", err); ae != nil {
+			return md, kadm.TopicDetail{}, ae
 		}
-		return nil, fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic)
+		if err != nil {
+			return md, kadm.TopicDetail{}, fmt.Errorf("describe topic %s: %w", topic, kafkaconn.Classify(err))
+		}
+		td, ok := md.Topics[topic]
+		if !ok || td.Err != nil {
+			if td.Err != nil && !errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
+				return md, td, fmt.Errorf("describe topic %s: %w", topic, kafkaconn.Classify(td.Err))
+			}
+			return md, td, fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic)
+		}
+		return md, td, nil
+	}
+	md, td, err := describe()
+	if err != nil {
+		return nil, err
 	}
 	list := func(what string, f func(context.Context, ...string) (kadm.ListedOffsets, error), into map[int32]int64) error {
 		lo, err := f(ctx, topic)
@@ -91,7 +98,11 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 	// A partition between leaders (an election, a broker restarting: a
 	// rolling restart during a nightly dump) answers a retriable error:
 	// waited out for up to leaderWait, as the reading waits out an
-	// outage, before the topic's cut fails naming the partition.
+	// outage, before the topic's cut fails naming the partition. So is a
+	// leader that cannot be reached while the metadata above was answered:
+	// a broker that just crashed, still named leader until the controller
+	// fences it and elects another (broker.session.timeout.ms, 9 s by
+	// default), not the cluster out of reach.
 	deadline := time.Now().Add(leaderWait)
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
 		err := list("start", d.adm.ListStartOffsets, c.starts)
@@ -101,12 +112,12 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 		if err == nil {
 			err = list("last stable", d.adm.ListCommittedOffsets, c.stable)
 		}
-		var ke *kerr.Error
-		if err == nil || !errors.As(err, &ke) || !ke.Retriable {
-			if err != nil {
-				return nil, err
-			}
+		if err == nil {
 			break
+		}
+		var ke *kerr.Error
+		if !errors.Is(err, kafkaconn.ErrUnreachable) && (!errors.As(err, &ke) || !ke.Retriable) {
+			return nil, err
 		}
 		if time.Now().After(deadline) {
 			return nil, &NoLeaderError{Topic: topic, Err: err, Waited: leaderWait}
@@ -118,6 +129,13 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-time.After(wait):
+		}
+		// Described again: the cut records the leaders, ISR and partitions
+		// its offsets were listed with, not the crashed leader's; and a
+		// cluster that answers no metadata either is out of reach (exit 3),
+		// not a partition waiting for a leader.
+		if md, td, err = describe(); err != nil {
+			return nil, err
 		}
 	}
 	st := &catalog.ClusterSnapshot{ID: c.id, Topic: topic, AsOf: now, PartitionCount: len(td.Partitions), Configs: map[string]string{}}
@@ -208,10 +226,22 @@ func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
 	if !d.mayDescribeCluster(ctx) {
 		g.unknown = append(g.unknown, fmt.Sprintf("%s lacks DESCRIBE on the cluster, so the broker lists only the consumer groups it may describe", d.who))
 	}
-	listed, err := d.adm.ListGroups(ctx)
+	listed, err := d.listGroups(ctx)
+	var partial *kadm.ShardErrors
 	switch {
 	case kafkaconn.IsAuthz(err):
 		g.denied = fmt.Sprintf("%s may not list the consumer groups: %v", d.who, err)
+	case errors.As(err, &partial) && !partial.AllFailed:
+		// Some brokers answered: the groups the others coordinate are
+		// not known, and said so (the cut records the groups as not
+		// fully known), not the whole dump stopped as if the cluster
+		// were out of reach.
+		var which []string
+		for _, se := range partial.Errs {
+			which = append(which, fmt.Sprintf("broker %d (%s:%d): %v", se.Broker.NodeID, se.Broker.Host, se.Broker.Port, kafkaconn.Classify(se.Err)))
+		}
+		g.unknown = append(g.unknown, fmt.Sprintf("the consumer groups could not be listed on %s, still after %s, so the groups it coordinates are not recorded", strings.Join(which, "; "), leaderWait))
+		g.names = listed.Groups()
 	case err != nil:
 		return nil, fmt.Errorf("list groups: %w", kafkaconn.Classify(err))
 	default:
@@ -256,8 +286,34 @@ func (d *dumper) readGroups(ctx context.Context) (*groupsRead, error) {
 			g.sdescStreams = d.describeStreamsGroups(ctx, streams)
 		}
 	}
+	// A partial read is kept for the round too: a broker that stays out of
+	// reach would otherwise hold every topic's cut for the wait again.
 	d.groupsAt = g
 	return g, nil
+}
+
+// listGroups lists the consumer groups on every broker. Some brokers
+// failing while others answer (one just crashed, still in the metadata
+// until the controller fences it, broker.session.timeout.ms) is asked
+// again for up to leaderWait, as the cut waits for a partition's leader;
+// it returns what was listed and the last error.
+func (d *dumper) listGroups(ctx context.Context) (kadm.ListedGroups, error) {
+	deadline := time.Now().Add(leaderWait)
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+		listed, err := d.adm.ListGroups(ctx)
+		var se *kadm.ShardErrors
+		if err == nil || kafkaconn.IsAuthz(err) || !errors.As(err, &se) || se.AllFailed || time.Now().After(deadline) {
+			return listed, err
+		}
+		if d.opts.Progress != nil {
+			d.opts.Progress.Waiting(fmt.Sprintf("list the consumer groups: %v; asking again", kafkaconn.Classify(err)))
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // readShareGroups describes the share groups g lists and their state on

@@ -480,6 +480,9 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 	err = d.readAll(ctx, c, plans, share, sum)
 	release()
 	if err != nil {
+		if hc := historyChanged(err); len(hc) > 0 && ctx.Err() == nil {
+			d.recordChangedHistory(ctx, topic, hc, sum)
+		}
 		return err
 	}
 	for _, m := range idle {
@@ -496,6 +499,62 @@ func (d *dumper) snapshot(ctx context.Context, topic string, sum *Summary) error
 		c.state.Dumped = append(c.state.Dumped, m.Partition)
 	}
 	return d.dir.WriteClusterSnapshot(ctx, c.state)
+}
+
+// historyChanged is every HistoryChangedError in err (the partitions of a
+// topic stopped short are joined).
+func historyChanged(err error) []*HistoryChangedError {
+	var hc *HistoryChangedError
+	if errors.As(err, &hc) {
+		return []*HistoryChangedError{hc}
+	}
+	var out []*HistoryChangedError
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			out = append(out, historyChanged(e)...)
+		}
+	}
+	return out
+}
+
+// recordChangedHistory records at once, as the next run would, the
+// rewrite of the partitions whose log went back below what was read while
+// it was read (an unclean election mid-dump): against a new cut, the
+// leader is asked where the epoch of the last record dumped ends, and the
+// offsets dumped past it are recorded as rewritten (checkRewrites). Until
+// then the folder's checks said nothing of them: "OK gaps: 0 missing
+// offsets" on records Kafka no longer has. What cannot be asked now is
+// left to the next run, with a warning.
+func (d *dumper) recordChangedHistory(ctx context.Context, topic string, hc []*HistoryChangedError, sum *Summary) {
+	c, err := d.takeCut(ctx, topic)
+	var ms []*catalog.Manifest
+	for _, h := range hc {
+		if err != nil {
+			break
+		}
+		var m *catalog.Manifest
+		if m, err = d.dir.ReadManifest(ctx, h.TP); err == nil {
+			ms = append(ms, m)
+		}
+	}
+	before := sum.Rewrites
+	if err == nil {
+		err = d.checkRewrites(ctx, c, ms, nil, sum)
+	}
+	if err != nil {
+		d.warn(fmt.Sprintf("%s: its history changed while it was read, and the offsets it no longer holds could not be recorded now (%v): the next run records them", topic, err))
+		return
+	}
+	if sum.Rewrites == before {
+		return
+	}
+	for _, h := range hc {
+		for _, m := range ms {
+			if m.TP() == h.TP && len(m.Rewrites) > 0 && m.Rewrites[len(m.Rewrites)-1].Snapshot == c.id {
+				h.Recorded = true
+			}
+		}
+	}
 }
 
 // idle reports whether this snapshot has nothing to write of m's

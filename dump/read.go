@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,8 +157,9 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 	// are read.
 	var stopped []error
 	var goneChecked time.Time // when the topic's existence was last asked
-	// Since when the cluster could not be reached (zero: it answers).
-	var down downClock
+	// Since when the cluster could not be reached (zero: it answers), and
+	// since when a partition still to read has had no leader while it did.
+	var down, leaderless downClock
 	stop := func(w *writer, err error) {
 		w.finished, w.stopped = true, true
 		cl.RemoveConsumePartitions(map[string][]int32{topic: {w.pl.tp.Partition}})
@@ -178,7 +181,7 @@ func (d *dumper) consume(ctx context.Context, c *cut, assign map[int32]kgo.Offse
 			down.reset()
 		}
 		if stalled && fetches.NumRecords() == 0 {
-			if err := d.stalled(ctx, cl, c, writers, &down); err != nil {
+			if err := d.stalled(ctx, cl, c, writers, &down, &leaderless); err != nil {
 				return err
 			}
 			continue
@@ -307,16 +310,26 @@ type HistoryChangedError struct {
 	TP     catalog.TopicPartition
 	ReadTo int64 // the next offset to read when it happened
 	EndsAt int64 // where the leader says the log now ends (or the offset read again)
+	// Recorded is set once the rewritten offsets are recorded in the
+	// manifest (recordChangedHistory), as the next run would have.
+	Recorded bool
 }
 
 func (e *HistoryChangedError) Error() string {
-	return fmt.Sprintf("%s: while it was read, its leader said the log ends at offset %d, below offset %d the dump had read to: its history changed under the dump (an unclean leader election truncates a log); the partition is dumped up to offset %d, and nothing is stored twice",
+	msg := fmt.Sprintf("%s: while it was read, its leader said the log ends at offset %d, below offset %d the dump had read to: its history changed under the dump (an unclean leader election truncates a log); the partition is dumped up to offset %d, and nothing is stored twice",
 		e.TP, e.EndsAt, e.ReadTo, e.ReadTo)
+	if e.Recorded {
+		msg += "; the offsets Kafka no longer holds are recorded as rewritten, their records kept (check gaps, check durability)"
+	}
+	return msg
 }
 
 func (e *HistoryChangedError) ExitCode() exit.Code { return exit.Error }
 
 func (e *HistoryChangedError) Hint() string {
+	if e.Recorded {
+		return "run the dump again: it dumps Kafka's history as it is now, beside the records of the old one"
+	}
 	return "run the dump again: it finds the rewritten offsets against what it dumped, keeps both histories and says so (check gaps, check durability)"
 }
 
@@ -396,8 +409,10 @@ var stallCheck = 10 * time.Second
 // one whose log start passed its read position (retention deleted what it
 // was waiting for, and the broker's out-of-range answer did not reach the
 // poll) gets its lost range and moves on; one whose end went below the cut
-// (a truncation) is an error, never a wait without end.
-func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers map[int32]*writer, down *downClock) error {
+// (a truncation) is an error, never a wait without end; so is, for a
+// one-shot dump, one without a leader (every replica down) for
+// WaitUnreachable while the cluster answers (leaderless).
+func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers map[int32]*writer, down, leaderless *downClock) error {
 	topic := c.state.Topic
 	// The cluster may be what is stalled (a broker restarting): a listing
 	// that fails is waited out like the fetches (for a one-shot dump, up
@@ -411,7 +426,7 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 		lctx, cancel = context.WithTimeout(ctx, max(left, time.Second))
 	}
 	defer cancel()
-	waiting := func(err error) error {
+	waiting := func(err error, listed kadm.ListedOffsets) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
@@ -424,6 +439,8 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 			// Asked only of a cluster that answers: one out of reach
 			// cannot say, and the question would wait as long again.
 			return gerr
+		} else if lerr := d.stillLeaderless(leaderless, c, writers, listed, cerr, began); lerr != nil {
+			return lerr
 		}
 		if d.opts.Progress != nil {
 			d.opts.Progress.Waiting(fmt.Sprintf("%s: no records for %s, and its offsets cannot be listed (%v); retrying", topic, stallCheck, cerr))
@@ -435,16 +452,17 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 		err = starts.Error()
 	}
 	if err != nil {
-		return waiting(err)
+		return waiting(err, starts)
 	}
 	ends, err := d.adm.ListEndOffsets(lctx, topic)
 	if err == nil {
 		err = ends.Error()
 	}
 	if err != nil {
-		return waiting(err)
+		return waiting(err, ends)
 	}
 	down.reset()
+	leaderless.reset()
 	ps := make([]int32, 0, len(writers))
 	for p := range writers {
 		ps = append(ps, p)
@@ -455,7 +473,13 @@ func (d *dumper) stalled(ctx context.Context, cl *kgo.Client, c *cut, writers ma
 		if w.finished || w.readAt >= w.pl.until {
 			continue
 		}
-		if e, ok := ends.Lookup(topic, p); ok && e.Err == nil && e.Offset < w.pl.until {
+		if e, ok := ends.Lookup(topic, p); ok && e.Err == nil && e.Offset < w.readAt {
+			// Below what was read: records the folder now holds are not
+			// in Kafka's log, as when its leader says so mid-read
+			// (HistoryChangedError, recorded as a rewrite at once); it was
+			// a plain error, and the checks said nothing until the next run.
+			return &HistoryChangedError{TP: w.pl.tp, ReadTo: w.readAt, EndsAt: e.Offset}
+		} else if ok && e.Err == nil && e.Offset < w.pl.until {
 			return fmt.Errorf("read %s: its end offset went back from %d to %d while it was read (a truncation); refusing to guess what was there", w.pl.tp, w.pl.until, e.Offset)
 		}
 		st, ok := starts.Lookup(topic, p)
@@ -516,6 +540,71 @@ func (d *dumper) waitLeft(c *downClock, began time.Time) (time.Duration, bool) {
 	return bound - began.Sub(since), true
 }
 
+// stillLeaderless notes that the partitions still to read whose listing
+// failed with a retriable error (cerr, classified: LEADER_NOT_AVAILABLE,
+// NOT_LEADER_OR_FOLLOWER: every replica down) have no leader while the
+// cluster answers, and returns a LeaderlessError once a one-shot dump has
+// waited WaitUnreachable for them: bounded as a cluster out of reach is,
+// where it waited without end. --follow waits them out.
+func (d *dumper) stillLeaderless(c *downClock, ct *cut, writers map[int32]*writer, listed kadm.ListedOffsets, cerr error, began time.Time) error {
+	var ke *kerr.Error
+	if !errors.As(cerr, &ke) || !ke.Retriable {
+		return nil
+	}
+	// A partition without a leader is a shard error of the request, not
+	// listed at all, or listed with its error.
+	var parts []int32
+	for p, w := range writers {
+		if o, ok := listed.Lookup(ct.state.Topic, p); !w.finished && (!ok || o.Err != nil) {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	if c.since.IsZero() {
+		c.since = began
+	}
+	bound := d.opts.WaitUnreachable
+	if d.opts.Follow || bound <= 0 || time.Since(c.since) < bound {
+		return nil
+	}
+	slices.Sort(parts)
+	next := map[int32]int64{}
+	for _, p := range parts {
+		next[p] = writers[p].readAt
+	}
+	return &LeaderlessError{Topic: ct.state.Topic, Partitions: parts, ReadTo: next, Waited: bound, Err: cerr}
+}
+
+// LeaderlessError ends a one-shot dump whose partitions still to read had
+// no leader for WaitUnreachable while the rest of the cluster answered:
+// what was read is committed, and the snapshot's cut is not written.
+type LeaderlessError struct {
+	Topic      string
+	Partitions []int32
+	ReadTo     map[int32]int64 // each partition's next offset to read
+	Waited     time.Duration
+	Err        error // the last listing's, classified
+}
+
+func (e *LeaderlessError) Error() string {
+	var at []string
+	for _, p := range e.Partitions {
+		at = append(at, fmt.Sprintf("%d (read up to offset %d)", p, e.ReadTo[p]))
+	}
+	return fmt.Sprintf("read %s: partition %s had no leader for %s (--wait-unreachable) while the rest of the cluster answered: %v; what was read is committed, the rest of the partition is not dumped",
+		e.Topic, strings.Join(at, ", "), e.Waited, e.Err)
+}
+
+func (e *LeaderlessError) Unwrap() error { return e.Err }
+
+func (e *LeaderlessError) ExitCode() exit.Code { return exit.Error }
+
+func (e *LeaderlessError) Hint() string {
+	return fmt.Sprintf("see which partitions of %s have no leader (kafka-topics.sh --describe --topic %s: Leader: none) and bring their brokers back; run the same command again and it resumes where it stopped (or give --wait-unreachable a longer wait, 0 for none)", e.Topic, e.Topic)
+}
+
 // UnreachableError ends a one-shot dump that could not reach the cluster
 // for WaitUnreachable while it read: what was read is committed.
 // errors.Is(err, kafkaconn.ErrUnreachable) holds; exit 3.
@@ -550,6 +639,15 @@ func (d *dumper) handleOutOfRange(ctx context.Context, cl *kgo.Client, c *cut, w
 	}
 	from := w.readAt
 	if o.Offset <= from {
+		// Past the log's end, then: one below what was read is a log
+		// truncated under the dump, its offsets from there another
+		// history (recorded as a rewrite at once, as when the leader says
+		// so); it was "refusing to guess", recorded nowhere.
+		if ends, err := d.adm.ListEndOffsets(ctx, w.pl.tp.Topic); err == nil {
+			if e, ok := ends.Lookup(w.pl.tp.Topic, w.pl.tp.Partition); ok && e.Err == nil && e.Offset < from {
+				return &HistoryChangedError{TP: w.pl.tp, ReadTo: from, EndsAt: e.Offset}
+			}
+		}
 		return fmt.Errorf("read %s at offset %d: broker says out of range, yet its log starts at %d; refusing to guess", w.pl.tp, from, o.Offset)
 	}
 	lost := &catalog.LostRange{Kind: catalog.LostBetween, From: from, To: min(o.Offset, w.pl.until) - 1, DetectedAt: time.Now().UTC(), Snapshot: c.id}

@@ -71,9 +71,17 @@ type epochEnd struct {
 
 // lastEpochEnds asks the leaders (one request per leader) for the end of
 // the leader epoch of the last record dumped of each partition of ms that
-// has one, unless known already holds the answer for that epoch.
+// has one, unless known already holds the answer for that epoch. A leader
+// that does not know the epoch answers the latest one below it that it
+// knows and where that ends (a leader elected uncleanly that never had the
+// folder's later epochs: a history that flipped back): the folder and the
+// leader share that epoch's history only up to where the folder's records
+// of it end, so the end is the smaller of the two. Taking the leader's
+// alone merged two histories: the folder's records of the later epochs
+// below it were taken for Kafka's.
 func (d *dumper) lastEpochEnds(ctx context.Context, c *cut, ms []*catalog.Manifest, known map[int32]epochEnd) (map[int32]epochEnd, error) {
 	out := map[int32]epochEnd{}
+	byPart := map[int32]*catalog.Manifest{}
 	var req kadm.OffsetForLeaderEpochRequest
 	for _, m := range ms {
 		if !rewriteChecked(m) {
@@ -88,6 +96,7 @@ func (d *dumper) lastEpochEnds(ctx context.Context, c *cut, ms []*catalog.Manife
 			continue
 		}
 		req.Add(m.Topic, m.Partition, *e)
+		byPart[m.Partition] = m
 	}
 	if len(req) == 0 {
 		return out, nil
@@ -97,7 +106,16 @@ func (d *dumper) lastEpochEnds(ctx context.Context, c *cut, ms []*catalog.Manife
 		return nil, err
 	}
 	for p, e := range req[c.state.Topic] {
-		out[p] = epochEnd{epoch: e, end: ends[p]}
+		le := ends[p]
+		end := le.end
+		if end >= 0 && le.epoch >= 0 && le.epoch < e {
+			past, err := d.dir.FirstOffsetPastEpoch(ctx, byPart[p], le.epoch)
+			if err != nil {
+				return nil, fmt.Errorf("check that %s still holds the history dumped: %w", byPart[p].TP(), err)
+			}
+			end = min(end, past)
+		}
+		out[p] = epochEnd{epoch: e, end: end}
 	}
 	return out, nil
 }
@@ -158,13 +176,20 @@ func divergenceOf(c *cut, m *catalog.Manifest, ends map[int32]int64) *divergence
 	return &dv
 }
 
-// epochEnds asks the leaders for the end offsets of the epochs in req; -1
-// is an epoch the leader does not know. Retriable answers (a leader
-// moving) are asked again for a while.
-func (d *dumper) epochEnds(ctx context.Context, topic string, req kadm.OffsetForLeaderEpochRequest) (map[int32]int64, error) {
+// leaderEnd is a leader's answer to OffsetForLeaderEpoch: the epoch it
+// answers for (the one asked, or the latest below it the leader knows)
+// and where that epoch ends; -1 and -1 for an epoch it does not know.
+type leaderEnd struct {
+	epoch int32
+	end   int64
+}
+
+// epochEnds asks the leaders for the end offsets of the epochs in req.
+// Retriable answers (a leader moving) are asked again for a while.
+func (d *dumper) epochEnds(ctx context.Context, topic string, req kadm.OffsetForLeaderEpochRequest) (map[int32]leaderEnd, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		out := map[int32]int64{}
+		out := map[int32]leaderEnd{}
 		res, err := d.adm.OffsetForLeaderEpoch(ctx, req)
 		perr := err
 		if err == nil {
@@ -176,9 +201,9 @@ func (d *dumper) epochEnds(ctx context.Context, topic string, req kadm.OffsetFor
 				case r.Err != nil:
 					perr = fmt.Errorf("partition %d: %w", p, r.Err)
 				case r.LeaderEpoch < 0 || r.EndOffset < 0:
-					out[p] = -1
+					out[p] = leaderEnd{epoch: -1, end: -1}
 				default:
-					out[p] = r.EndOffset
+					out[p] = leaderEnd{epoch: r.LeaderEpoch, end: r.EndOffset}
 				}
 			}
 		}

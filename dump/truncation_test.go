@@ -102,6 +102,14 @@ func TestTruncationMidReadIsNeverDumpedTwice(t *testing.T) {
 	if len(ms) != 1 || ms[0].NextOffset != int64(len(rows[0])) {
 		t.Errorf("the manifest's next offset is not what was stored")
 	}
+	// What was read past the leader's end is recorded as rewritten at once
+	// (kept, superseded), not left for the next run to find.
+	if hc == nil || len(ms) != 1 {
+		t.Fatalf("error %v, %d manifests", err, len(ms))
+	}
+	if rw := ms[0].Rewrites; !hc.Recorded || len(rw) != 1 || rw[0].First != 20 || rw[0].Last != hc.ReadTo-1 || rw[0].Kind != catalog.RewriteTruncated {
+		t.Errorf("rewrites %+v (recorded %v), want offsets 20 to %d truncated", rw, hc.Recorded, hc.ReadTo-1)
+	}
 	// The next run, the leader answering as before, reads on from there.
 	if _, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, Topics: []string{"t"}}); err != nil {
 		t.Fatalf("the next run: %v", err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/internal/display"
 )
 
 func init() {
@@ -313,7 +314,7 @@ func checkDurability(ctx context.Context, e *Engine, o CheckOptions) (*Report, e
 		weak = append(weak, fmt.Sprintf("%s on %s (each bumps the leader epoch, even one that elects the same broker again; a leader elected while in sync loses nothing; one that was not, or a record written with acks=1, can)%s", plural(leaderChanges, "leader election", "leader elections"), on(changed), same))
 	}
 	if nonIdem > 0 {
-		weak = append(weak, fmt.Sprintf("%s of %d (%.1f%%) written without idempotence, which a retry can duplicate or reorder", plural(nonIdem, "record", "records"), records, 100*float64(nonIdem)/float64(records)))
+		weak = append(weak, fmt.Sprintf("%s of %s (%.1f%%) written without idempotence, which a retry can duplicate or reorder", plural(nonIdem, "record", "records"), display.Number(float64(records)), 100*float64(nonIdem)/float64(records)))
 	}
 	// A cut that could not be read is no cut seen: it may be this topic's,
 	// and the one with the ISR short.

@@ -75,6 +75,16 @@ func undumpedHoles(topic string, ms []*catalog.Manifest, snaps []*catalog.Cluste
 			continue
 		}
 		from := max(m.NextOffset, st.LogStart, 0)
+		// A rewrite found after the cut (a dump that recorded it and
+		// stopped before its own cut, or whose partition stopped there):
+		// the cut's high watermark counted the history Kafka since
+		// rewrote, whose offsets the folder dumped up to the rewrite's
+		// last and keeps (superseded, said as rewritten), not a hole.
+		for _, rw := range m.Rewrites {
+			if rw.DetectedAt.After(cut.AsOf) {
+				from = max(from, rw.Last+1)
+			}
+		}
 		if st.HighWatermark <= from {
 			continue
 		}

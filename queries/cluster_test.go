@@ -2,7 +2,9 @@ package queries
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
@@ -744,5 +747,407 @@ func TestClusterReassignMidDump(t *testing.T) {
 	})
 	if before.Leader != 1 || after.Leader != 2 || !slices.Equal(after.Replicas, []int32{2, 3}) {
 		t.Errorf("leader %d before, %d on %v after; want 1, then 2 on [2 3]", before.Leader, after.Leader, after.Replicas)
+	}
+}
+
+// TestClusterLeaderCrashedBeforeCut: the leader of a partition with
+// replication factor 3 is killed -9 just before a dump starts, while the
+// metadata still names it (until the controller fences it and elects
+// another, broker.session.timeout.ms later). The dump waits for the
+// election and dumps every record, and its cut records the new leader;
+// it exited 3 within 0.1 s, "cannot reach the Kafka cluster" with two
+// brokers up, dumping nothing.
+func TestClusterLeaderCrashedBeforeCut(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("crashed")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{1, 2, 3}, map[string]string{"min.insync.replicas": "2"})
+	c.produce(topic, "rec", 100, false)
+	p := c.waitFor("ISR of 3", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 3 }, topic)
+	c.run("kill-broker", strconv.Itoa(int(p.Leader)))
+	s := c.dumpTopic(dir, topic)
+	if s.Records != 100 || s.Lost != 0 {
+		t.Fatalf("dump: %v, want 100 records, nothing lost", s)
+	}
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts, err := d.ClusterSnapshotsOf(t.Context(), []string{topic})
+	if err != nil || len(cuts) != 1 || len(cuts[0].Partitions) != 1 {
+		t.Fatalf("cuts %+v, %v: want one of one partition", cuts, err)
+	}
+	if got := cuts[0].Partitions[0]; got.Leader == p.Leader || got.Leader < 0 || got.LeaderEpoch <= p.LeaderEpoch || slices.Contains(got.ISR, p.Leader) {
+		t.Errorf("the cut recorded leader %d (epoch %d, ISR %v); want the one elected after broker %d (epoch %d) crashed", got.Leader, got.LeaderEpoch, got.ISR, p.Leader, p.LeaderEpoch)
+	}
+	exactlyOnce(t, dir, topic, 100)
+}
+
+// TestClusterOnlyReplicaDownMidDump: the only replica of a partition is
+// killed -9 while a one-shot dump reads it, and stays down. The dump ends
+// once the partition has had no leader for --wait-unreachable (5 s here),
+// with what it read committed and an error naming the partition (exit 2);
+// it waited without end (the test's context ran out after 2 min, 1,960
+// of 20,000 records read), as the cluster answered and so was never "out
+// of reach". With the broker back, the next dump takes the rest, every
+// offset once.
+func TestClusterOnlyReplicaDownMidDump(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("onlyreplica")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{3}, nil)
+	const n = 20000
+	c.produceRandom(topic, n, 2000)
+	k := &killOnFirstFile{c: c, broker: 3}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	start := time.Now()
+	s, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
+		FileRows: 500, FetchMaxBytes: 64 << 10, Progress: k, WaitUnreachable: 5 * time.Second})
+	took := time.Since(start)
+	if k.err != nil || !k.done {
+		t.Fatalf("broker 3 was not killed mid-dump (done %v): %v", k.done, k.err)
+	}
+	var le *dump.LeaderlessError
+	if !errors.As(err, &le) || ctx.Err() != nil {
+		t.Fatalf("dump after %s: %v, error %v; want a LeaderlessError before the test's deadline", took.Round(time.Millisecond), s, err)
+	}
+	if code, hint := exit.Of(err); code != exit.Error || !strings.Contains(hint, "bring their brokers back") {
+		t.Errorf("exit %d, hint %q", code, hint)
+	}
+	if !slices.Equal(le.Partitions, []int32{0}) || le.ReadTo[0] != s.Records || s.Records <= 0 || s.Records >= n {
+		t.Errorf("error %v after %d records; want partition 0 named, read up to the records dumped, some but not all", err, s.Records)
+	}
+	t.Logf("dump ended after %s with %d records: %v", took.Round(time.Millisecond), s.Records, err)
+	c.run("start-broker", "3")
+	c.waitLeader(topic, 3)
+	if s2 := c.dumpTopic(dir, topic); s.Records+s2.Records != n || s2.Lost != 0 {
+		t.Fatalf("second dump: %v after %d, want the other %d records", s2, s.Records, n-s.Records)
+	}
+	exactlyOnce(t, dir, topic, n)
+}
+
+// produceRandom writes n records of size random bytes (that do not
+// compress) to partition 0 of topic with acks=all.
+func (c *cluster) produceRandom(topic string, n, size int) {
+	c.t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.brokers...), kgo.DefaultProduceTopic(topic), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RequiredAcks(kgo.AllISRAcks()), kgo.ProducerBatchCompression(kgo.NoCompression()))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(c.t.Context(), 2*time.Minute)
+	defer cancel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		v := make([]byte, size)
+		for j := range v {
+			v[j] = byte(rng.Uint32())
+		}
+		recs[i] = &kgo.Record{Partition: 0, Value: v}
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		c.t.Fatalf("produce %d records to %s: %v", n, topic, err)
+	}
+}
+
+// uncleanElect makes broker leader of partition 0 of topic by an unclean
+// election (kafka-leader-election --election-type unclean), retrying while
+// the broker registers with the controller.
+func (c *cluster) uncleanElect(ctx context.Context, topic string, broker int32) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, err := exec.CommandContext(ctx, c.script, "run", "org.apache.kafka.tools.LeaderElectionCommand",
+			"--bootstrap-server", strings.Join(c.brokers, ","), "--election-type", "unclean",
+			"--topic", topic, "--partition", "0").CombinedOutput()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("unclean election of broker %d: %v\n%s", broker, err, out)
+		}
+		time.Sleep(time.Second)
+	}
+	return pollUntil(ctx, func() error {
+		p, err := c.partition(topic)
+		if err != nil {
+			return err
+		}
+		if p.Leader != broker {
+			return fmt.Errorf("%s-0 led by %d, want %d", topic, p.Leader, broker)
+		}
+		return nil
+	})
+}
+
+// TestClusterUncleanElectionMidDump: a partition on brokers 1 and 2 takes
+// 100 records on both, then 20,000 on broker 1 alone; a dump reads it, and
+// after its first file broker 1 stops, broker 2 is elected uncleanly and
+// takes 60 records at offsets 100-159. The dump stops the partition at
+// what it read (its history changed, exit 2) and records at once that the
+// offsets it read from 100 on are no longer Kafka's: check gaps and check
+// durability fail on them, the view T$superseded holds them. Before, the
+// folder said "OK gaps: 0 missing offsets" until another dump ran. The
+// next dump takes the new history.
+func TestClusterUncleanElectionMidDump(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("uncleanmid")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{1, 2}, map[string]string{"min.insync.replicas": "1", "unclean.leader.election.enable": "false"})
+	c.produce(topic, "first", 100, false)
+	c.waitFor("ISR of 2", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 2 }, topic)
+	c.run("stop-broker", "2")
+	c.waitFor("ISR [1]", func(p kadm.PartitionDetail) bool { return slices.Equal(p.ISR, []int32{1}) }, topic)
+	const lost = 20000
+	c.produceRandom(topic, lost, 2000) // offsets 100-20099, on broker 1 alone
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	h := &onFirstFile{fn: func() error {
+		if out, err := exec.Command(c.script, "stop-broker", "1").CombinedOutput(); err != nil {
+			return fmt.Errorf("stop broker 1: %v: %s", err, out)
+		}
+		if out, err := exec.Command(c.script, "start-broker", "2").CombinedOutput(); err != nil {
+			return fmt.Errorf("start broker 2: %v: %s", err, out)
+		}
+		if err := c.uncleanElect(ctx, topic, 2); err != nil {
+			return err
+		}
+		c.produce(topic, "second", 60, false) // offsets 100-159 of the new history
+		return nil
+	}}
+	s, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic},
+		FileRows: 500, FetchMaxBytes: 64 << 10, Progress: h})
+	c.run("start-broker", "1")
+	if h.err != nil || !h.done {
+		t.Fatalf("the unclean election did not happen mid-dump (done %v): %v", h.done, h.err)
+	}
+	var hc *dump.HistoryChangedError
+	if !errors.As(err, &hc) || s.Records <= 100 || s.Records >= 100+lost {
+		t.Fatalf("first dump: %v, error %v; want some of the lost records read, then a HistoryChangedError", s, err)
+	}
+	read := s.Records // offsets 0 to read-1
+	if !hc.Recorded || hc.ReadTo != read || s.Rewrites != 1 || s.RewrittenOffsets != read-100 {
+		t.Errorf("first dump: %v, error %v; want the %d offsets read past 100 recorded as rewritten", s, err, read-100)
+	}
+	g := check(t, dir, "gaps", topic)
+	if g.Status != StatusFail || g.Summary.Get("rewritten_offsets") != read-100 {
+		t.Errorf("check gaps after the interrupted dump: %s rewritten=%v: %s", g.Status, g.Summary.Get("rewritten_offsets"), g.Message)
+	}
+	du := check(t, dir, "durability", topic)
+	if du.Status != StatusFail || du.Summary.Get("rewritten_offsets") != read-100 {
+		t.Errorf("check durability after the interrupted dump: %s rewritten=%v: %s", du.Status, du.Summary.Get("rewritten_offsets"), du.Message)
+	}
+
+	s2 := c.dumpTopic(dir, topic)
+	if s2.Rewrites != 0 {
+		t.Errorf("second dump: %v, want no other rewrite", s2)
+	}
+	e, err := Open(t.Context(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	rows, err := e.Query(t.Context(), fmt.Sprintf(`SELECT (SELECT count(*) FROM %s), (SELECT max("offset") FROM %s),
+		(SELECT count(*) FROM %s WHERE starts_with(CAST(value_raw AS VARCHAR), 'second-')),
+		(SELECT count(DISTINCT "offset") FILTER (WHERE "offset" >= 100) FROM %s)`,
+		quoteIdent(topic), quoteIdent(topic), quoteIdent(topic), quoteIdent(topic+"$superseded")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var n, last, second, old int64
+	if !rows.Next() || rows.Scan(&n, &last, &second, &old) != nil {
+		t.Fatalf("no row: %v", rows.Err())
+	}
+	if n != 160 || last != 159 || second != 60 || old != read-100 {
+		t.Errorf("view: %d rows up to offset %d, %d of the new history; superseded offsets from 100: %d; want 160, 159, 60, %d", n, last, second, old, read-100)
+	}
+	if g := check(t, dir, "gaps", topic); g.Status != StatusFail || g.Summary.Get("rewritten_offsets") != read-100 || g.Summary.Get("missing_offsets") != int64(0) {
+		t.Errorf("check gaps after the second dump: %s rewritten=%v: %s", g.Status, g.Summary.Get("rewritten_offsets"), g.Message)
+	}
+}
+
+// TestClusterBrokerCrashedBeforeGroupsRead: a broker that leads none of
+// the topic is killed -9 just before a dump; the cut lists the consumer
+// groups on every broker the metadata still names, the dead one too. The
+// dump asks again until the controller fences it and records the group's
+// commit; it exited 3 within 0.5 s, "list groups: cannot reach the Kafka
+// cluster", dumping nothing, with two brokers of three up.
+func TestClusterBrokerCrashedBeforeGroupsRead(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("groupsread")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{1, 2}, map[string]string{"min.insync.replicas": "1"})
+	c.produce(topic, "rec", 30, false)
+	group := topic + "-readers"
+	var o kadm.Offsets
+	o.AddOffset(topic, 0, 20, -1)
+	if r, err := c.adm.CommitOffsets(t.Context(), group, o); err != nil || r.Error() != nil {
+		t.Fatalf("commit %s: %v %v", group, err, r.Error())
+	}
+	c.run("kill-broker", "3")
+	s := c.dumpTopic(dir, topic)
+	if s.Records != 30 {
+		t.Fatalf("dump: %v, want 30 records", s)
+	}
+	d, err := catalog.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cuts, err := d.ClusterSnapshotsOf(t.Context(), []string{topic})
+	if err != nil || len(cuts) != 1 {
+		t.Fatalf("cuts %+v, %v: want one", cuts, err)
+	}
+	var got []catalog.GroupOffset
+	for _, g := range cuts[0].Groups {
+		if g.Group == group {
+			got = g.Offsets
+		}
+	}
+	if cuts[0].GroupsError != "" || len(got) != 1 || got[0].Offset != 20 {
+		t.Errorf("the cut recorded %s at %+v, groups error %q; want offset 20 and every group read", group, got, cuts[0].GroupsError)
+	}
+}
+
+// cancelOnStart cancels a dump when its first partition starts reading:
+// after the dump's rewrite check, before anything is read or its cut is
+// written (Ctrl-C at that moment).
+type cancelOnStart struct{ cancel context.CancelFunc }
+
+func (h *cancelOnStart) Start(catalog.TopicPartition, int64, int64)   { h.cancel() }
+func (h *cancelOnStart) Advance(catalog.TopicPartition, int64, int64) {}
+func (h *cancelOnStart) Done(catalog.TopicPartition)                  {}
+func (h *cancelOnStart) Waiting(string)                               {}
+func (h *cancelOnStart) Warn(string)                                  {}
+
+// TestClusterUncleanElectionDumpInterrupted: as TestClusterUncleanElection
+// (offsets 100-149 dumped, then lost to an unclean election), but the dump
+// that finds the rewrite is interrupted once it recorded it, before it
+// wrote its cut. check gaps then said the 50 rewritten offsets were also
+// "offsets Kafka held at the partition's last cut … not in the folder"
+// (undumped: a folder edited or put back from an older copy), though the
+// folder keeps them (T$superseded) and that cut's high watermark counted
+// the history Kafka since rewrote. They are said once, as rewritten.
+func TestClusterUncleanElectionDumpInterrupted(t *testing.T) {
+	c := newCluster(t)
+	topic := uniqueTopic("uncleanint")
+	dir := filepath.Join(t.TempDir(), "snap")
+	c.createTopic(topic, []int32{1, 2}, map[string]string{"min.insync.replicas": "1", "unclean.leader.election.enable": "false"})
+	c.produce(topic, "first", 100, false)
+	c.waitFor("ISR of 2", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 2 }, topic)
+	c.dumpTopic(dir, topic)
+	c.run("stop-broker", "2")
+	c.waitFor("ISR [1]", func(p kadm.PartitionDetail) bool { return slices.Equal(p.ISR, []int32{1}) }, topic)
+	c.produce(topic, "lost", 50, false)
+	if s := c.dumpTopic(dir, topic); s.Records != 50 {
+		t.Fatalf("second dump: %v", s)
+	}
+	c.run("stop-broker", "1")
+	c.run("start-broker", "2")
+	if err := c.uncleanElect(t.Context(), topic, 2); err != nil {
+		t.Fatal(err)
+	}
+	c.produce(topic, "second", 60, false)
+	c.run("start-broker", "1")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	s, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic}, Progress: &cancelOnStart{cancel}})
+	if err == nil || s.Rewrites != 1 || s.RewrittenOffsets != 50 {
+		t.Fatalf("interrupted dump: %v, %v; want the rewrite of 50 offsets recorded, then the dump interrupted", s, err)
+	}
+	g := check(t, dir, "gaps", topic)
+	if g.Status != StatusFail || g.Summary.Get("rewritten_offsets") != int64(50) || g.Summary.Get("undumped_offsets") != int64(0) ||
+		g.Summary.Get("missing_offsets") != int64(0) {
+		t.Errorf("check gaps: %s rewritten=%v undumped=%v missing=%v: %s", g.Status, g.Summary.Get("rewritten_offsets"),
+			g.Summary.Get("undumped_offsets"), g.Summary.Get("missing_offsets"), g.Message)
+	}
+	// The next dump takes the new history; the rewrite is said once.
+	if s := c.dumpTopic(dir, topic); s.Records != 60 || s.Rewrites != 0 {
+		t.Errorf("the next dump: %v, want the 60 records of the new history", s)
+	}
+	if g := check(t, dir, "gaps", topic); g.Summary.Get("rewritten_offsets") != int64(50) || g.Summary.Get("undumped_offsets") != int64(0) {
+		t.Errorf("check gaps after the next dump: %s: %s", g.Status, g.Message)
+	}
+}
+
+// TestClusterHistoryFlipsBack: two unclean elections in turn. 100 records
+// are on brokers 1 and 2; broker 1 alone takes 50 (history A, offsets
+// 100-149, leader epoch 0); broker 2 is elected uncleanly and takes its
+// own (history B from offset 100, epoch 2), which a dump reads; then
+// broker 1, which never saw B, is elected uncleanly and takes 20 more
+// (C, after A's 149). Asked where epoch 2 (B's, the last record dumped)
+// ends, broker 1 answers for the epoch it knows below it, 0, ending at
+// 150; the folder's epoch-0 records end at 100, where its history left
+// Kafka's. Taking 150 merged the histories: with B longer than A (60
+// records), only 150-159 were said rewritten and the view kept B's
+// 100-149 beside C; with B shorter (20), no rewrite was found at all,
+// "OK gaps", the view B's 100-119 then A's 120-149. Now B's offsets are
+// said rewritten from 100, kept in T$superseded, and the view is Kafka's.
+func TestClusterHistoryFlipsBack(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		b    int
+	}{
+		{"B longer than A", 60},
+		{"B shorter than A", 20},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t)
+			topic := uniqueTopic("flipback")
+			dir := filepath.Join(t.TempDir(), "snap")
+			c.createTopic(topic, []int32{1, 2}, map[string]string{"min.insync.replicas": "1", "unclean.leader.election.enable": "false"})
+			c.produce(topic, "common", 100, false)
+			c.waitFor("ISR of 2", func(p kadm.PartitionDetail) bool { return len(p.ISR) == 2 }, topic)
+			c.run("stop-broker", "2")
+			c.waitFor("ISR [1]", func(p kadm.PartitionDetail) bool { return slices.Equal(p.ISR, []int32{1}) }, topic)
+			c.produce(topic, "A", 50, false) // 100-149 on broker 1 alone
+			c.run("stop-broker", "1")
+			c.run("start-broker", "2")
+			if err := c.uncleanElect(t.Context(), topic, 2); err != nil {
+				t.Fatal(err)
+			}
+			c.produce(topic, "B", tc.b, false) // from 100 on broker 2 alone
+			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+			defer cancel()
+			// Files of 50 records: the files before the divergence are kept.
+			if s, err := dump.Run(ctx, dump.Options{Conn: kafkaconn.Conn{Brokers: c.brokers}, Dir: dir, Topics: []string{topic}, FileRows: 50}); err != nil || s.Records != int64(100+tc.b) {
+				t.Fatalf("dump of history B: %v, %v", s, err)
+			}
+			c.run("stop-broker", "2")
+			c.run("start-broker", "1")
+			if err := c.uncleanElect(t.Context(), topic, 1); err != nil {
+				t.Fatal(err)
+			}
+			c.produce(topic, "C", 20, false) // 150-169 after A's 100-149, on broker 1
+			c.run("start-broker", "2")
+			s := c.dumpTopic(dir, topic)
+			t.Logf("dump after history A came back: %v", s)
+
+			e, err := Open(t.Context(), dir, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			rows, err := e.Query(t.Context(), fmt.Sprintf(`SELECT count(*), count(DISTINCT "offset"), max("offset"),
+				count(*) FILTER (WHERE starts_with(CAST(value_raw AS VARCHAR), 'B-')),
+				count(*) FILTER (WHERE starts_with(CAST(value_raw AS VARCHAR), 'A-')) FROM %s`, quoteIdent(topic)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var n, distinct, last, b, a int64
+			if !rows.Next() || rows.Scan(&n, &distinct, &last, &b, &a) != nil {
+				t.Fatalf("no row: %v", rows.Err())
+			}
+			if n != 170 || distinct != 170 || last != 169 || b != 0 || a != 50 {
+				t.Errorf("view: %d rows, %d offsets up to %d, %d of history B, %d of history A; want 170, 170, 169, 0 and 50 (Kafka's history now)", n, distinct, last, b, a)
+			}
+			g := check(t, dir, "gaps", topic)
+			if g.Status != StatusFail || g.Summary.Get("rewritten_offsets") != int64(tc.b) {
+				t.Errorf("check gaps: %s rewritten=%v, want the %d offsets of history B: %s", g.Status, g.Summary.Get("rewritten_offsets"), tc.b, g.Message)
+			}
+		})
 	}
 }

@@ -208,6 +208,17 @@ func (a *app) lsCmd() *cobra.Command {
 				notes = append(notes, fmt.Sprintf("note: %s has %s today; %s the old topic's (it was deleted and made again with fewer partitions): %s, history, in the view %q",
 					t, count(len(byTopic[t])-len(ps), "partition", "partitions"), which, count(int(records), "stored record", "stored records"), t+"$superseded"))
 			}
+			// Offsets Kafka rewrote after they were dumped (a truncated
+			// log, a topic made again) are said as the checks say them:
+			// the table counts Kafka's current history only.
+			for _, m := range all {
+				if old[m.TP()] {
+					continue
+				}
+				for _, rw := range m.Rewrites {
+					notes = append(notes, rewriteNote(m.TP(), rw))
+				}
+			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "TOPIC\tPARTITION\tOFFSETS [FROM,UNTIL)\tDATA RECORDS\tMARKERS\tABORTED\tFIRST DATA TIME\tLAST DATA TIME\tFILES\tBYTES\tSNAPSHOTS\tLOST")
 			for _, m := range all {
@@ -260,6 +271,25 @@ func (a *app) lsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the manifests as JSON")
 	cmd.Flags().StringSliceVar(&only, "topic", nil, "list this topic only (repeat or comma-separate for several); reads its manifests and cuts alone")
 	return cmd
+}
+
+// rewriteNote is ls's note on one rewrite of tp's log.
+func rewriteNote(tp catalog.TopicPartition, rw catalog.Rewrite) string {
+	offs, were := fmt.Sprintf("offsets %d-%d (%s)", rw.First, rw.Last, count(int(rw.Len()), "offset", "offsets")), "were"
+	if rw.Len() == 1 {
+		offs, were = fmt.Sprintf("offset %d", rw.First), "was"
+	}
+	view := tp.Topic + "$superseded"
+	if rw.Kind == catalog.RewriteRecreated {
+		return fmt.Sprintf("note: %s partition %d: %s %s dumped from the topic before it was deleted and made again under its name (another topic id): the old records are kept in the view %q, not counted above (check gaps, check durability)",
+			tp.Topic, tp.Partition, offs, were, view)
+	}
+	why := "its log was truncated, e.g. by an unclean leader election"
+	if rw.Kind == catalog.RewriteEndBack {
+		why = "its log's end went back below what was dumped"
+	}
+	return fmt.Sprintf("note: %s partition %d: %s %s rewritten by Kafka after being dumped (%s): Kafka no longer has the records dumped there; they are kept in the view %q, not counted above (check gaps, check durability)",
+		tp.Topic, tp.Partition, offs, were, why, view)
 }
 
 // unjoin is the errors an errors.Join holds, or err alone.

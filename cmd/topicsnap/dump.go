@@ -107,7 +107,7 @@ TOPICSNAP_SCHEMA_REGISTRY_USER_INFO (USER:PASSWORD), TOPICSNAP_SCHEMA_REGISTRY_T
 	f.Int64Var(&o.FileBytes, "file-bytes", 48<<20, "roll a Parquet file after this many bytes of record data (and the text decoded from it)")
 	f.IntVar(&o.MaxDecompressedBytes, "max-decompressed-bytes", dump.DefaultMaxDecompressedBytes, "a fetched batch decompressing past this stops its partition there, with an error (a zip bomb costs its partition, not the process)")
 	f.DurationVar(&o.Conn.DialTimeout, "timeout", 10*time.Second, "dial timeout per broker")
-	f.DurationVar(&o.WaitUnreachable, "wait-unreachable", 5*time.Minute, "without --follow, how long a dump that lost the cluster while reading waits for it; then it stops with what it read committed (exit 3); 0 waits without end")
+	f.DurationVar(&o.WaitUnreachable, "wait-unreachable", 5*time.Minute, "without --follow, how long a dump that lost the cluster (or a partition's leader) while reading waits for it; then it stops with what it read committed (exit 3; exit 2 for a partition without a leader); 0 waits without end")
 	f.StringVar(&o.registry, "schema-registry", "", "Schema Registry URL(s), comma-separated (over schema.registry.url in --config)")
 	f.StringVar(&o.regCA, "schema-registry-ca", "", "PEM file of the CAs the Schema Registry's certificate is checked against")
 	f.StringVar(&o.SchemaDir, "schema", "", "folder of schema files named by the id they stand for (ID.avsc, ID.proto, ID.json), for hosts without the registry")

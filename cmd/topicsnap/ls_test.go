@@ -348,3 +348,63 @@ func TestLsSaysOpenTransactions(t *testing.T) {
 		t.Errorf("ls does not say %q:\n%s", want, out)
 	}
 }
+
+// TestLsSaysRewrittenOffsets: a topic deleted and made again between two
+// dumps has its old records superseded; ls listed only the new ones and
+// said nothing of the old (where check gaps and check durability warn). A
+// note under the table says them, and where they are kept.
+func TestLsSaysRewrittenOffsets(t *testing.T) {
+	bs := brokers(t)
+	topic := dumptest.NewTopic(t, bs, 1, nil)
+	p := dumptest.Producer(t, bs)
+	for i := range 10 {
+		dumptest.Produce(t, p, &kgo.Record{Topic: topic, Value: fmt.Appendf(nil, "old-%d", i)})
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	opts := dump.Options{Conn: kafkaconn.Conn{Brokers: bs}, Dir: dir, Topics: []string{topic}}
+	if _, err := dump.Run(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	dumptest.RemakeTopic(t, bs, topic, 1)
+	p2 := dumptest.Producer(t, bs)
+	for i := range 4 {
+		dumptest.Produce(t, p2, &kgo.Record{Topic: topic, Value: fmt.Appendf(nil, "new-%d", i)})
+	}
+	if s, err := dump.Run(ctx, opts); err != nil || s.Rewrites != 1 {
+		t.Fatalf("dump after the topic was made again: %+v %v", s, err)
+	}
+	code, out, errs := cli(t, "ls", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("ls: exit %d: %s", code, errs)
+	}
+	if row := lsRow(t, out, topic, 0); row["DATA RECORDS"] != "4" {
+		t.Fatalf("partition 0: %v", row)
+	}
+	want := "note: " + topic + ` partition 0: offsets 0-9 (10 offsets) were dumped from the topic before it was deleted and made again under its name (another topic id): the old records are kept in the view "` + topic + `$superseded", not counted above (check gaps, check durability)`
+	if !strings.Contains(out, want) {
+		t.Fatalf("ls does not say the old topic's offsets:\n%s", out)
+	}
+	if code, out, _ := cli(t, "ls", "--dir", dir, "--topic", topic); code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("ls --topic: exit %d\n%s", code, out)
+	}
+}
+
+// TestRewriteNote: ls's note for each kind of rewrite.
+func TestRewriteNote(t *testing.T) {
+	tp := catalog.TopicPartition{Topic: "tickets", Partition: 2}
+	for _, tc := range []struct {
+		rw   catalog.Rewrite
+		want string
+	}{
+		{catalog.Rewrite{Kind: catalog.RewriteTruncated, First: 100, Last: 149},
+			`note: tickets partition 2: offsets 100-149 (50 offsets) were rewritten by Kafka after being dumped (its log was truncated, e.g. by an unclean leader election): Kafka no longer has the records dumped there; they are kept in the view "tickets$superseded", not counted above (check gaps, check durability)`},
+		{catalog.Rewrite{Kind: catalog.RewriteEndBack, First: 7, Last: 7},
+			`note: tickets partition 2: offset 7 was rewritten by Kafka after being dumped (its log's end went back below what was dumped): Kafka no longer has the records dumped there; they are kept in the view "tickets$superseded", not counted above (check gaps, check durability)`},
+	} {
+		if got := rewriteNote(tp, tc.rw); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.rw.Kind, got, tc.want)
+		}
+	}
+}
