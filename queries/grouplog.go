@@ -32,7 +32,10 @@ import (
 //     member's current assignment record (member epoch as the generation,
 //     topics by id, and the partitions pending revocation, which the
 //     member still holds), with the member's metadata as last written
-//     before it.
+//     before it; Kafka 4's share groups (KIP-932) and Kafka Streams groups
+//     (KIP-1071) likewise, from their own current assignment records (a
+//     streams member's active tasks mapped to the partitions they read by
+//     the group's topology record in force).
 //
 // Decoding at query time rather than in the dump keeps the dump's files the
 // plain bytes of the topic (restorable, comparable with Kafka's own tools),
@@ -75,8 +78,20 @@ var offsetsRecordStructure = func() string {
 		`"target_epoch":{"assignment_epoch":"INTEGER","assignment_timestamp_ms":"BIGINT"},` +
 		`"target":{"partitions":TP},` +
 		`"current":{"member_epoch":"INTEGER","previous_member_epoch":"INTEGER","state":"TINYINT","assigned":TP,"pending_revocation":TP},` +
+		`"regex":"VARCHAR","share_state":{"initializing":TP,"initialized":TP,"deleting":TP},` +
+		`"regex_topics":{"topics":["VARCHAR"],"version":"BIGINT","timestamp_ms":"BIGINT"},` +
+		`"streams_epoch":{"epoch":"INTEGER","metadata_hash":"BIGINT","validated_topology_epoch":"INTEGER","last_assignment_configs":KV,` +
+		`"stored_description_topology_epoch":"INTEGER","failed_description_topology_epoch":"INTEGER"},` +
+		`"streams_member":{"instance_id":"VARCHAR","rack_id":"VARCHAR","client_id":"VARCHAR","client_host":"VARCHAR","rebalance_timeout_ms":"INTEGER",` +
+		`"topology_epoch":"INTEGER","process_id":"VARCHAR","user_endpoint":"VARCHAR","client_tags":KV},` +
+		`"streams_target":{"active":TK,"standby":TK,"warmup":TK},` +
+		`"streams_current":{"member_epoch":"INTEGER","previous_member_epoch":"INTEGER","state":"TINYINT","active":TK,"standby":TK,"warmup":TK,` +
+		`"active_pending_revocation":TK,"standby_pending_revocation":TK,"warmup_pending_revocation":TK},` +
+		`"topology":{"epoch":"INTEGER","subtopologies":[{"subtopology_id":"VARCHAR","source_topics":["VARCHAR"],"source_topic_regex":["VARCHAR"],` +
+		`"state_changelog_topics":["VARCHAR"],"repartition_sink_topics":["VARCHAR"],"repartition_source_topics":["VARCHAR"]}]},` +
 		`"error":"VARCHAR"}`
-	return strings.ReplaceAll(s, "TP", tp)
+	return strings.NewReplacer("TP", tp, "TK", `[{"subtopology_id":"VARCHAR","partitions":["INTEGER"]}]`,
+		"KV", `[{"key":"VARCHAR","value":"VARCHAR"}]`).Replace(s)
 }()
 
 // offsetsRecordJSON is kafka_offsets_record's answer for one record: the
@@ -229,6 +244,7 @@ func logViewDDL() ([]string, error) {
       WHEN b.consumer AND b.holder_topic_id IS NULL THEN 'the commit names no topic id and no cut or commit in the folder gives one for topic '
         || b.topic || ': the group''s consumer-protocol assignments name topics by id only (a cut of the topic records its id)'
       WHEN b.consumer THEN 'no member''s current assignment in the log held the partition at the commit (its records compacted away, or before the dump)'
+      WHEN b.streams THEN 'a streams group (KIP-1071): its members hold tasks, and which member held the partition at a commit is not attributed'
       WHEN b.generation IS NOT NULL THEN 'no member of generation ' || b.generation || ' was assigned the partition'
       ELSE 'the log keeps no generation or assignment of the group before the commit (compacted away, or before the dump)'
     END AS holder_reason,
@@ -242,6 +258,7 @@ func logViewDDL() ([]string, error) {
     WHERE j IS NOT NULL
   ), k AS MATERIALIZED %s,
   cg AS (SELECT DISTINCT group_id FROM group_generations WHERE group_protocol = 'consumer'),
+  sg AS (SELECT DISTINCT group_id FROM group_generations WHERE group_protocol = 'streams'),
   ids AS (
     SELECT topic, min(topic_id) AS topic_id, count(DISTINCT topic_id) AS topic_ids FROM (
       SELECT topic, topic_id FROM snapshots WHERE topic_id IS NOT NULL
@@ -263,12 +280,13 @@ func logViewDDL() ([]string, error) {
       ON h.group_id = g.group_id AND h.log_partition = g.log_partition AND h.log_offset = g.log_offset AND h.topic = c.topic AND h.p = c."partition"
   )
 %s
-  FROM (SELECT *, false AS consumer, NULL::VARCHAR AS holder_topic_id, NULL::BIGINT AS topic_ids FROM b WHERE group_id NOT IN (SELECT group_id FROM cg)) b
+  FROM (SELECT *, false AS consumer, group_id IN (SELECT group_id FROM sg) AS streams, NULL::VARCHAR AS holder_topic_id, NULL::BIGINT AS topic_ids
+      FROM b WHERE group_id NOT IN (SELECT group_id FROM cg)) b
   LEFT JOIN (SELECT NULL::VARCHAR AS member_id, NULL::INTEGER AS member_epoch, NULL::BIGINT AS lead_offset, NULL::VARCHAR AS client_id,
       NULL::VARCHAR AS client_host, NULL::VARCHAR AS instance_id) k ON true
 UNION ALL
 %s
-  FROM (SELECT b.*, true AS consumer, coalesce(b.topic_id, CASE WHEN i.topic_ids = 1 THEN i.topic_id END) AS holder_topic_id, i.topic_ids
+  FROM (SELECT b.*, true AS consumer, false AS streams, coalesce(b.topic_id, CASE WHEN i.topic_ids = 1 THEN i.topic_id END) AS holder_topic_id, i.topic_ids
       FROM b LEFT JOIN ids i ON i.topic = b.topic WHERE b.group_id IN (SELECT group_id FROM cg)) b
   ASOF LEFT JOIN k
     ON k.group_id = b.group_id AND k.log_partition = b.log_partition AND k.topic_id = b.holder_topic_id AND k.p = b."partition" AND b.log_offset > k.log_offset`,
@@ -295,6 +313,51 @@ UNION ALL
           r.member_metadata.rebalance_timeout_ms, r.member_metadata.server_assignor
         FROM ` + srcOf(5) + ` WHERE r.kind = 'consumer_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
     ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset`
+	// Share groups (KIP-932): as the consumer protocol's, each member's
+	// current assignment (topics by id; a share partition is consumed by
+	// several members at once and never pending revocation), with the
+	// member's metadata as last written before it (no instance id, no
+	// timeouts: a share member has neither).
+	share := `SELECT c.group_id, 'share' AS group_protocol, c.member_epoch AS generation, 'share' AS protocol_type,
+    c.log_time AS state_time, c.member_id, md.client_id, md.client_host, c.assigned AS assignment, c.log_partition, c.log_offset, c.log_time
+  FROM (SELECT r."group" AS group_id, r.member AS member_id, r."current".member_epoch, r."current".assigned, log_partition, log_offset, log_time
+        FROM ` + srcOf(14) + ` WHERE r.kind = 'share_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
+  ASOF LEFT JOIN (SELECT r."group" AS group_id, r.member AS member_id, log_partition, log_offset, r.member_metadata.client_id,
+          r.member_metadata.client_host
+        FROM ` + srcOf(10) + ` WHERE r.kind = 'share_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
+    ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset`
+	// Streams groups (KIP-1071): each member's current assignment, whose
+	// tasks (a subtopology and its partitions) are kept as they are
+	// (active_tasks, standby_tasks, warmup_tasks, and the active tasks
+	// pending revocation); assignment is the partitions the active tasks
+	// read, by the group's topology record in force (its last before the
+	// assignment in the log): partition p of each source and repartition
+	// source topic of the task's subtopology, by name. Without a topology
+	// record before it, assignment is NULL (not known), and a subtopology
+	// that reads topics by a regular expression names no topic (the
+	// topics it matched are not in the log). Standby and warmup tasks
+	// read the stores' changelogs, not the source topics.
+	tasksToTopics := func(tasks string) string {
+		return `CASE WHEN tp.subtopologies IS NOT NULL THEN flatten(list_transform(` + tasks + `, t -> flatten(list_transform(
+        list_filter(tp.subtopologies, s -> s.subtopology_id = t.subtopology_id),
+        s -> list_transform(list_concat(s.source_topics, s.repartition_source_topics),
+          n -> {'topic': n, 'topic_id': NULL::VARCHAR, 'partitions': t.partitions}))))) END`
+	}
+	streams := `SELECT c.group_id, 'streams' AS group_protocol, c.member_epoch AS generation, 'streams' AS protocol_type,
+    c.log_time AS state_time, c.member_id, md.instance_id, md.client_id, md.client_host, md.rebalance_timeout_ms,
+    ` + tasksToTopics("c.active") + ` AS assignment, ` + tasksToTopics("c.active_pending_revocation") + ` AS pending_revocation,
+    c.active AS active_tasks, c.standby AS standby_tasks, c.warmup AS warmup_tasks, c.active_pending_revocation AS active_tasks_pending_revocation,
+    md.process_id, tp.epoch AS topology_epoch, c.log_partition, c.log_offset, c.log_time
+  FROM (SELECT r."group" AS group_id, r.member AS member_id, r.streams_current.member_epoch, r.streams_current.active, r.streams_current.standby,
+          r.streams_current.warmup, r.streams_current.active_pending_revocation, log_partition, log_offset, log_time
+        FROM ` + srcOf(22) + ` WHERE r.kind = 'streams_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
+  ASOF LEFT JOIN (SELECT r."group" AS group_id, r.member AS member_id, log_partition, log_offset, r.streams_member.instance_id,
+          r.streams_member.client_id, r.streams_member.client_host, r.streams_member.rebalance_timeout_ms, r.streams_member.process_id
+        FROM ` + srcOf(19) + ` WHERE r.kind = 'streams_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
+    ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset
+  ASOF LEFT JOIN (SELECT r."group" AS group_id, log_partition, log_offset, r.topology.epoch, r.topology.subtopologies
+        FROM ` + srcOf(23) + ` WHERE r.kind = 'streams_group_topology' AND r.error IS NULL AND NOT r.tombstone) tp
+    ON c.group_id = tp.group_id AND c.log_partition = tp.log_partition AND c.log_offset > tp.log_offset`
 	coverage, err := render("group_log_coverage", sqlData{})
 	if err != nil {
 		return nil, err
@@ -305,7 +368,7 @@ UNION ALL
 	}
 	return []string{
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_log AS %s", log),
-		fmt.Sprintf("CREATE OR REPLACE VIEW group_generations AS %s\nUNION ALL BY NAME\n%s", classic, consumer),
+		fmt.Sprintf("CREATE OR REPLACE VIEW group_generations AS %s\nUNION ALL BY NAME\n%s\nUNION ALL BY NAME\n%s\nUNION ALL BY NAME\n%s", classic, consumer, share, streams),
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_commit_log AS %s", commits),
 		coverage,
 		history,

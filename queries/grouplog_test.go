@@ -153,6 +153,7 @@ func jsonPaths(prefix string, v any, out map[string]bool) {
 // fields a Record's JSON has, so no decoded field is dropped silently.
 func TestOffsetsRecordStructure(t *testing.T) {
 	s, i32, tp := "x", int32(1), []consumeroffsets.TopicPartitions{{Topic: "t", TopicID: "u", Partitions: []int32{1}}}
+	kv, tk := []consumeroffsets.KeyValue{{Key: "k", Value: "v"}}, []consumeroffsets.TaskIDs{{SubtopologyID: "0", Partitions: []int32{1}}}
 	full := consumeroffsets.Record{Kind: "k", Group: "g", Member: "m", Topic: "t", Error: "e",
 		Commit:     &consumeroffsets.OffsetCommit{TopicID: "u"},
 		Classic:    &consumeroffsets.GroupMetadata{Protocol: &s, Leader: &s, Members: []consumeroffsets.ClassicMember{{InstanceID: &s, Assignment: tp, AssignmentError: "e", RawAssignment: []byte{1}}}},
@@ -160,7 +161,15 @@ func TestOffsetsRecordStructure(t *testing.T) {
 		MemberMetadata: &consumeroffsets.MemberMetadata{InstanceID: &s, RackID: &s, SubscribedTopicNames: []string{"t"}, SubscribedTopicRegex: &s,
 			ServerAssignor: &s, ClassicSessionTimeoutMs: &i32},
 		TargetEpoch: &consumeroffsets.TargetAssignmentEpoch{}, Target: &consumeroffsets.TargetAssignment{Partitions: tp},
-		Current: &consumeroffsets.CurrentAssignment{Assigned: tp, PendingRevocation: tp}}
+		Current: &consumeroffsets.CurrentAssignment{Assigned: tp, PendingRevocation: tp},
+		Regex:   "r", ShareState: &consumeroffsets.ShareState{Initializing: tp, Initialized: tp, Deleting: tp},
+		RegexTopics:    &consumeroffsets.RegexTopics{Topics: []string{"t"}},
+		StreamsEpoch:   &consumeroffsets.StreamsGroupEpoch{ValidatedTopologyEpoch: &i32, LastAssignmentConfigs: kv, StoredDescriptionTopologyEpoch: &i32, FailedDescriptionTopologyEpoch: &i32},
+		StreamsMember:  &consumeroffsets.StreamsMemberMetadata{InstanceID: &s, RackID: &s, UserEndpoint: &s, ClientTags: kv},
+		StreamsTarget:  &consumeroffsets.StreamsTasks{Active: tk, Standby: tk, Warmup: tk},
+		StreamsCurrent: &consumeroffsets.StreamsCurrent{Active: tk, Standby: tk, Warmup: tk, ActivePendingRevocation: tk, StandbyPendingRevocation: tk, WarmupPendingRevocation: tk},
+		Topology: &consumeroffsets.Topology{Subtopologies: []consumeroffsets.Subtopology{{SourceTopics: []string{"t"}, SourceTopicRegex: []string{"t"},
+			StateChangelogTopics: []string{"t"}, RepartitionSinkTopics: []string{"t"}, RepartitionSourceTopics: []string{"t"}}}}}
 	b, _ := json.Marshal(&full)
 	var doc, structure any
 	json.Unmarshal(b, &doc)
