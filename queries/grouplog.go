@@ -51,6 +51,14 @@ import (
 // (members.sql) read it. Not yet: the Spark engine (these views are
 // DuckDB's only).
 
+// Bounds on the mapping of a streams member's tasks to the partitions
+// they read (group_generations): the pairs of its tasks and the
+// topology's subtopologies compared, and the topic partitions made.
+const (
+	maxTaskPairs  = 10_000_000
+	maxTaskTopics = 1_000_000
+)
+
 // offsetsTopic is the internal topic the views read.
 const offsetsTopic = "__consumer_offsets"
 
@@ -337,15 +345,28 @@ UNION ALL
 	// that reads topics by a regular expression names no topic (the
 	// topics it matched are not in the log). Standby and warmup tasks
 	// read the stores' changelogs, not the source topics.
+	// Each task is looked up among the subtopologies: past
+	// maxTaskPairs pairs (a hostile record of 50,000 tasks and 50,000
+	// subtopologies, 1.3 MB, took 16.5 s), or past maxTaskTopics topics
+	// mapped, the mapping is not made: assignment is NULL and
+	// assignment_error says why (the tasks are kept).
+	tooMany := func(tasks string) string {
+		return fmt.Sprintf(`(len(%[1]s)::BIGINT * len(tp.subtopologies) > %[2]d OR len(%[1]s)::BIGINT * coalesce(list_max(list_transform(tp.subtopologies,
+        s -> len(s.source_topics) + len(s.repartition_source_topics))), 0) > %[3]d)`, tasks, maxTaskPairs, maxTaskTopics)
+	}
 	tasksToTopics := func(tasks string) string {
-		return `CASE WHEN tp.subtopologies IS NOT NULL THEN flatten(list_transform(` + tasks + `, t -> flatten(list_transform(
+		return `CASE WHEN tp.subtopologies IS NOT NULL AND NOT ` + tooMany(tasks) + ` THEN flatten(list_transform(` + tasks + `, t -> flatten(list_transform(
         list_filter(tp.subtopologies, s -> s.subtopology_id = t.subtopology_id),
         s -> list_transform(list_concat(s.source_topics, s.repartition_source_topics),
           n -> {'topic': n, 'topic_id': NULL::VARCHAR, 'partitions': t.partitions}))))) END`
 	}
+	tasksError := fmt.Sprintf(`CASE WHEN tp.subtopologies IS NULL THEN 'no topology record of the group before this assignment in the log: the partitions its tasks read are not known'
+      WHEN %s OR %s THEN len(c.active) || ' active tasks over ' || len(tp.subtopologies) || ' subtopologies: past the %d task-subtopology pairs or %d topic partitions mapped, the partitions its tasks read are not mapped (active_tasks has them)' END`,
+		tooMany("c.active"), tooMany("c.active_pending_revocation"), maxTaskPairs, maxTaskTopics)
 	streams := `SELECT c.group_id, 'streams' AS group_protocol, c.member_epoch AS generation, 'streams' AS protocol_type,
     c.log_time AS state_time, c.member_id, md.instance_id, md.client_id, md.client_host, md.rebalance_timeout_ms,
     ` + tasksToTopics("c.active") + ` AS assignment, ` + tasksToTopics("c.active_pending_revocation") + ` AS pending_revocation,
+    ` + tasksError + ` AS assignment_error,
     c.active AS active_tasks, c.standby AS standby_tasks, c.warmup AS warmup_tasks, c.active_pending_revocation AS active_tasks_pending_revocation,
     md.process_id, tp.epoch AS topology_epoch, c.log_partition, c.log_offset, c.log_time
   FROM (SELECT r."group" AS group_id, r.member AS member_id, r.streams_current.member_epoch, r.streams_current.active, r.streams_current.standby,
