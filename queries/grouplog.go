@@ -102,6 +102,32 @@ var offsetsRecordStructure = func() string {
 		"KV", `[{"key":"VARCHAR","value":"VARCHAR"}]`).Replace(s)
 }()
 
+// recordStructure is offsetsRecordStructure with only the record's head
+// (kind, type, group, member, topic, partition, tombstone, error) and the
+// named value fields: from_json's cost grows with its structure, and each
+// view reads its own record types' values alone (group_log: none), so a
+// type's values added for one view cost the others nothing.
+func recordStructure(values ...string) string {
+	var full map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(offsetsRecordStructure), &full); err != nil {
+		panic(fmt.Sprintf("offsetsRecordStructure: %v", err))
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range append([]string{"kind", "type", "value_version", "group", "member", "topic", "partition", "tombstone", "error"}, values...) {
+		v, ok := full[k]
+		if !ok {
+			panic(fmt.Sprintf("offsetsRecordStructure has no %q", k))
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "%q:%s", k, v)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
 // offsetsRecordJSON is kafka_offsets_record's answer for one record: the
 // Record as JSON (value nil: a tombstone).
 func offsetsRecordJSON(key, value []byte) (string, error) {
@@ -179,14 +205,14 @@ func msTime(col string) string {
 // logViewDDL returns the CREATE VIEW statements of the log views.
 func logViewDDL() ([]string, error) {
 	src := fmt.Sprintf(`(SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time, value_raw,
-    from_json(kafka_offsets_record(key_raw, value_raw), %s) AS r FROM %s)`, quoteString(offsetsRecordStructure), quoteIdent(offsetsTopic))
+    from_json(kafka_offsets_record(key_raw, value_raw), %s) AS r FROM %s)`, quoteString(recordStructure()), quoteIdent(offsetsTopic))
 	// srcOf is src over the records of the given key type only: a key's
 	// first two bytes are its type, and BLOBs compare byte by byte, so
 	// the others are passed over without being decoded.
-	srcOf := func(typ int) string {
+	srcOf := func(typ int, values ...string) string {
 		return fmt.Sprintf(`(SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time, value_raw,
     from_json(kafka_offsets_record(key_raw, value_raw), %s) AS r FROM %s
-    WHERE key_raw >= '\x00\x%02x'::BLOB AND key_raw < '\x00\x%02x'::BLOB)`, quoteString(offsetsRecordStructure), quoteIdent(offsetsTopic), typ, typ+1)
+    WHERE key_raw >= '\x00\x%02x'::BLOB AND key_raw < '\x00\x%02x'::BLOB)`, quoteString(recordStructure(values...)), quoteIdent(offsetsTopic), typ, typ+1)
 	}
 	log := `SELECT log_partition, log_offset, log_time, r.kind, r.type AS record_type, r.value_version, r."group" AS group_id,
     r.member AS member_id, r.topic, CASE WHEN r.kind = 'offset_commit' THEN r."partition" END AS "partition", r.tombstone,
@@ -306,7 +332,7 @@ UNION ALL
     m.member_id, m.instance_id, m.client_id, m.client_host, m.session_timeout_ms, m.rebalance_timeout_ms,
     m.assignment, m.assignment_error, log_partition, log_offset, log_time
   FROM (SELECT *, unnest(CASE WHEN len(r.classic.members) = 0 THEN [NULL] ELSE r.classic.members END) AS m
-        FROM ` + srcOf(2) + ` WHERE r.kind = 'group_metadata' AND r.error IS NULL AND NOT r.tombstone)`
+        FROM ` + srcOf(2, "classic") + ` WHERE r.kind = 'group_metadata' AND r.error IS NULL AND NOT r.tombstone)`
 	// Consumer-protocol generations: each member's current assignment,
 	// with its metadata as last written before it.
 	consumer := `SELECT c.group_id, 'consumer' AS group_protocol, c.member_epoch AS generation, 'consumer' AS protocol_type,
@@ -315,11 +341,11 @@ UNION ALL
     md.rebalance_timeout_ms, c.assigned AS assignment, c.pending_revocation, NULL::VARCHAR AS assignment_error, c.log_partition, c.log_offset, c.log_time
   FROM (SELECT r."group" AS group_id, r.member AS member_id, r."current".member_epoch, r."current".assigned, r."current".pending_revocation,
           log_partition, log_offset, log_time
-        FROM ` + srcOf(8) + ` WHERE r.kind = 'consumer_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
+        FROM ` + srcOf(8, "current") + ` WHERE r.kind = 'consumer_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
   ASOF LEFT JOIN (SELECT r."group" AS group_id, r.member AS member_id, log_partition, log_offset, r.member_metadata.instance_id,
           r.member_metadata.client_id, r.member_metadata.client_host, r.member_metadata.classic_session_timeout_ms,
           r.member_metadata.rebalance_timeout_ms, r.member_metadata.server_assignor
-        FROM ` + srcOf(5) + ` WHERE r.kind = 'consumer_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
+        FROM ` + srcOf(5, "member_metadata") + ` WHERE r.kind = 'consumer_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
     ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset`
 	// Share groups (KIP-932): as the consumer protocol's, each member's
 	// current assignment (topics by id; a share partition is consumed by
@@ -329,10 +355,10 @@ UNION ALL
 	share := `SELECT c.group_id, 'share' AS group_protocol, c.member_epoch AS generation, 'share' AS protocol_type,
     c.log_time AS state_time, c.member_id, md.client_id, md.client_host, c.assigned AS assignment, c.log_partition, c.log_offset, c.log_time
   FROM (SELECT r."group" AS group_id, r.member AS member_id, r."current".member_epoch, r."current".assigned, log_partition, log_offset, log_time
-        FROM ` + srcOf(14) + ` WHERE r.kind = 'share_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
+        FROM ` + srcOf(14, "current") + ` WHERE r.kind = 'share_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
   ASOF LEFT JOIN (SELECT r."group" AS group_id, r.member AS member_id, log_partition, log_offset, r.member_metadata.client_id,
           r.member_metadata.client_host
-        FROM ` + srcOf(10) + ` WHERE r.kind = 'share_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
+        FROM ` + srcOf(10, "member_metadata") + ` WHERE r.kind = 'share_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
     ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset`
 	// Streams groups (KIP-1071): each member's current assignment, whose
 	// tasks (a subtopology and its partitions) are kept as they are
@@ -371,13 +397,13 @@ UNION ALL
     md.process_id, tp.epoch AS topology_epoch, c.log_partition, c.log_offset, c.log_time
   FROM (SELECT r."group" AS group_id, r.member AS member_id, r.streams_current.member_epoch, r.streams_current.active, r.streams_current.standby,
           r.streams_current.warmup, r.streams_current.active_pending_revocation, log_partition, log_offset, log_time
-        FROM ` + srcOf(22) + ` WHERE r.kind = 'streams_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
+        FROM ` + srcOf(22, "streams_current") + ` WHERE r.kind = 'streams_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
   ASOF LEFT JOIN (SELECT r."group" AS group_id, r.member AS member_id, log_partition, log_offset, r.streams_member.instance_id,
           r.streams_member.client_id, r.streams_member.client_host, r.streams_member.rebalance_timeout_ms, r.streams_member.process_id
-        FROM ` + srcOf(19) + ` WHERE r.kind = 'streams_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
+        FROM ` + srcOf(19, "streams_member") + ` WHERE r.kind = 'streams_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
     ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset
   ASOF LEFT JOIN (SELECT r."group" AS group_id, log_partition, log_offset, r.topology.epoch, r.topology.subtopologies
-        FROM ` + srcOf(23) + ` WHERE r.kind = 'streams_group_topology' AND r.error IS NULL AND NOT r.tombstone) tp
+        FROM ` + srcOf(23, "topology") + ` WHERE r.kind = 'streams_group_topology' AND r.error IS NULL AND NOT r.tombstone) tp
     ON c.group_id = tp.group_id AND c.log_partition = tp.log_partition AND c.log_offset > tp.log_offset`
 	coverage, err := render("group_log_coverage", sqlData{})
 	if err != nil {

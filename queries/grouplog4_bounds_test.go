@@ -90,3 +90,29 @@ func TestStreamsTasksMappingIsBounded(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestGroupLogReadsNoValues: group_log shows a record's head (kind, group,
+// member, error) and no value, but parsed every record's JSON with the
+// structure of every value (at 70df8e5, 0.67 s for 100,000 records; with
+// the share and streams values added, more); each view now parses only
+// the values it reads (0.37 s).
+func TestGroupLogReadsNoValues(t *testing.T) {
+	ddl, err := logViewDDL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{`"commit":`, `"classic":`, `"current":`, `"member_metadata":`, `"streams_current":`, `"topology":`} {
+		if strings.Contains(ddl[0], v) {
+			t.Errorf("group_log parses %s", v)
+		}
+	}
+	if !strings.Contains(ddl[1], `"topology":`) || !strings.Contains(ddl[1], `"classic":`) {
+		t.Error("group_generations lost a value it reads")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("recordStructure of a field the Record has not did not panic")
+		}
+	}()
+	recordStructure("no_such_value")
+}
