@@ -129,10 +129,10 @@ func membersFromLog(ctx context.Context, e *Engine, o CheckOptions, s Row) (*Rep
 		}
 	}
 	if b, _ := s.Get("streams_protocol").(bool); b {
-		caveat += "; the group is a Kafka Streams group (KIP-1071), whose generations are each member's epochs: a member left at the tombstone of its assignment; its members hold tasks, and the partitions held are those its active tasks read by the group's topology in the log; which member made each commit is not attributed, so the records committed past are not known"
+		caveat += "; the group is a Kafka Streams group (KIP-1071), whose generations are each member's epochs: a member left at the tombstone of its assignment; its members hold tasks, and the partitions held are those its active tasks read by the group's topology in the log, and a commit is the member's whose active task read the partition at the commit"
 		r.Summary.Set("protocol", "streams")
 		if slices.ContainsFunc(rows, func(x Row) bool { return x.Get("partitions") == nil }) {
-			caveat += "; the log keeps no topology record of the group before some of its assignments (compacted away, or before the dump), or their tasks were too many to map (group_generations.assignment_error says which): those members' partitions are not known"
+			caveat += "; the log keeps no topology record of the group before some of its assignments (compacted away, or before the dump), or their tasks were too many to map (group_generations.assignment_error says which): those members' partitions and records committed past are not known"
 		}
 	}
 	// A record of the log that did not decode may be a generation or a

@@ -236,6 +236,9 @@ func logViewDDL() ([]string, error) {
 	// commits that carry both. A name with no known id, or with two (the
 	// topic made again), is not guessed: the commit has no holder and
 	// holder_reason says why, as it does for every commit without one.
+	// Streams groups (KIP-1071) the same way, matched by topic name: a
+	// member holds the partitions its active tasks read (assigned or
+	// pending revocation), by the topology in force (group_generations).
 	// A partition claimed by two members' records at once (never in a
 	// sound log) goes to the later claim: the ASOF join picks, per commit,
 	// the last record before it that assigned the partition, and that
@@ -250,16 +253,22 @@ func logViewDDL() ([]string, error) {
 	// groups with consumer assignment records through the consumer one
 	// (the decoded commits, and the commits with their classic holder, are
 	// materialized once for both branches).
-	current := fmt.Sprintf(`(SELECT DISTINCT group_id, member_id, log_partition, log_offset, member_epoch, a.topic_id, unnest(a.partitions) AS p,
+	// Streams groups (KIP-1071) likewise, from their current assignment
+	// records (the partitions their active tasks read, named by topic).
+	currentOf := func(protocol string, typ int, kind string) string {
+		return fmt.Sprintf(`(SELECT DISTINCT group_id, member_id, log_partition, log_offset, member_epoch, a.topic, a.topic_id, unnest(a.partitions) AS p,
         lead_offset, client_id, client_host, instance_id FROM (SELECT *, unnest(held) AS a FROM (
           SELECT *, lead(log_offset) OVER (PARTITION BY group_id, member_id, log_partition ORDER BY log_offset) AS lead_offset FROM (
             SELECT group_id, member_id, log_partition, log_offset, generation AS member_epoch,
               list_concat(assignment, coalesce(pending_revocation, [])) AS held, client_id, client_host, instance_id
-            FROM group_generations WHERE group_protocol = 'consumer'
+            FROM group_generations WHERE group_protocol = '%s'
             UNION ALL
             SELECT r."group", r.member, log_partition, log_offset, NULL, NULL, NULL, NULL, NULL
-            FROM %s WHERE value_raw IS NULL AND r.kind = 'consumer_group_current_member'))
-        WHERE len(held) > 0))`, srcOf(8))
+            FROM %s WHERE value_raw IS NULL AND r.kind = '%s'))
+        WHERE len(held) > 0))`, protocol, srcOf(typ), kind)
+	}
+	current := currentOf("consumer", 8, "consumer_group_current_member")
+	currentStreams := currentOf("streams", 22, "streams_group_current_member")
 	held := `(k.lead_offset IS NULL OR b.log_offset < k.lead_offset)`
 	holder := `coalesce(b.h_member_id, CASE WHEN ` + held + ` THEN k.member_id END)`
 	project := `SELECT b.group_id, b.topic, b."partition", b.committed_offset,
@@ -278,7 +287,7 @@ func logViewDDL() ([]string, error) {
       WHEN b.consumer AND b.holder_topic_id IS NULL THEN 'the commit names no topic id and no cut or commit in the folder gives one for topic '
         || b.topic || ': the group''s consumer-protocol assignments name topics by id only (a cut of the topic records its id)'
       WHEN b.consumer THEN 'no member''s current assignment in the log held the partition at the commit (its records compacted away, or before the dump)'
-      WHEN b.streams THEN 'a streams group (KIP-1071): its members hold tasks, and which member held the partition at a commit is not attributed'
+      WHEN b.streams THEN 'no streams member''s current assignment in the log had an active task reading the partition at the commit (its records compacted away or before the dump, or its tasks not mapped to partitions: group_generations.assignment_error says why)'
       WHEN b.generation IS NOT NULL THEN 'no member of generation ' || b.generation || ' was assigned the partition'
       ELSE 'the log keeps no generation or assignment of the group before the commit (compacted away, or before the dump)'
     END AS holder_reason,
@@ -290,7 +299,7 @@ func logViewDDL() ([]string, error) {
         from_json(kafka_offsets_commit(key_raw, value_raw), %s) AS j FROM %s
         WHERE key_raw < '\x00\x02'::BLOB)
     WHERE j IS NOT NULL
-  ), k AS MATERIALIZED %s,
+  ), k AS MATERIALIZED %s, ks AS MATERIALIZED %s,
   cg AS (SELECT DISTINCT group_id FROM group_generations WHERE group_protocol = 'consumer'),
   sg AS (SELECT DISTINCT group_id FROM group_generations WHERE group_protocol = 'streams'),
   ids AS (
@@ -314,8 +323,8 @@ func logViewDDL() ([]string, error) {
       ON h.group_id = g.group_id AND h.log_partition = g.log_partition AND h.log_offset = g.log_offset AND h.topic = c.topic AND h.p = c."partition"
   )
 %s
-  FROM (SELECT *, false AS consumer, group_id IN (SELECT group_id FROM sg) AS streams, NULL::VARCHAR AS holder_topic_id, NULL::BIGINT AS topic_ids
-      FROM b WHERE group_id NOT IN (SELECT group_id FROM cg)) b
+  FROM (SELECT *, false AS consumer, false AS streams, NULL::VARCHAR AS holder_topic_id, NULL::BIGINT AS topic_ids
+      FROM b WHERE group_id NOT IN (SELECT group_id FROM cg) AND group_id NOT IN (SELECT group_id FROM sg)) b
   LEFT JOIN (SELECT NULL::VARCHAR AS member_id, NULL::INTEGER AS member_epoch, NULL::BIGINT AS lead_offset, NULL::VARCHAR AS client_id,
       NULL::VARCHAR AS client_host, NULL::VARCHAR AS instance_id) k ON true
 UNION ALL
@@ -323,8 +332,14 @@ UNION ALL
   FROM (SELECT b.*, true AS consumer, false AS streams, coalesce(b.topic_id, CASE WHEN i.topic_ids = 1 THEN i.topic_id END) AS holder_topic_id, i.topic_ids
       FROM b LEFT JOIN ids i ON i.topic = b.topic WHERE b.group_id IN (SELECT group_id FROM cg)) b
   ASOF LEFT JOIN k
-    ON k.group_id = b.group_id AND k.log_partition = b.log_partition AND k.topic_id = b.holder_topic_id AND k.p = b."partition" AND b.log_offset > k.log_offset`,
-		quoteString(commitStructure), quoteIdent(offsetsTopic), current, project, project)
+    ON k.group_id = b.group_id AND k.log_partition = b.log_partition AND k.topic_id = b.holder_topic_id AND k.p = b."partition" AND b.log_offset > k.log_offset
+UNION ALL
+%s
+  FROM (SELECT b.*, false AS consumer, true AS streams, NULL::VARCHAR AS holder_topic_id, NULL::BIGINT AS topic_ids
+      FROM b WHERE b.group_id IN (SELECT group_id FROM sg)) b
+  ASOF LEFT JOIN ks k
+    ON k.group_id = b.group_id AND k.log_partition = b.log_partition AND k.topic = b.topic AND k.p = b."partition" AND b.log_offset > k.log_offset`,
+		quoteString(commitStructure), quoteIdent(offsetsTopic), current, currentStreams, project, project, project)
 	// Classic generations: a row per member, or one for a generation
 	// without members.
 	classic := `SELECT r."group" AS group_id, 'classic' AS group_protocol, r.classic.generation, r.classic.protocol_type,

@@ -39,10 +39,9 @@
 --          records), so records_committed_past and committed are NULL. A
 --          streams member's partitions are those its active tasks read
 --          (group_generations.assignment, by name; NULL without a topology
---          record before the assignment: partitions NULL); which member
---          made a streams group's commit is not attributed
---          (group_commit_log), so records_committed_past and committed are
---          NULL.
+--          record before the assignment, or too many tasks to map:
+--          partitions, records_committed_past and committed NULL), its
+--          commits attributed as group_commit_log does (by topic name).
 -- params: $1 the group id; $2 the topic name. T the topic's data view.
 WITH g AS (
   SELECT generation, group_protocol, member_id, client_id, client_host, instance_id, assignment, pending_revocation, log_partition, log_offset,
@@ -128,10 +127,10 @@ SELECT m.member_id, m.client_id, m.host, m.instance_id,
        CASE WHEN m.protocol = 'streams' AND m.assignment_known THEN coalesce(h.partitions, [])
             WHEN m.protocol = 'streams' THEN NULL
             WHEN m.classic OR (SELECT len(ids) = 1 FROM ids) THEN coalesce(h.partitions, []) END AS partitions,
-       CASE WHEN m.protocol IN ('share', 'streams') THEN NULL
-            WHEN m.classic OR (SELECT len(ids) = 1 FROM ids) THEN coalesce(cm.records_committed_past, 0) END AS records_committed_past,
-       CASE WHEN m.protocol IN ('share', 'streams') THEN NULL
-            WHEN m.classic OR (SELECT len(ids) = 1 FROM ids) THEN coalesce(cm.committed, []) END AS committed
+       CASE WHEN m.protocol = 'share' OR (m.protocol = 'streams' AND NOT m.assignment_known) THEN NULL
+            WHEN m.classic OR m.protocol = 'streams' OR (SELECT len(ids) = 1 FROM ids) THEN coalesce(cm.records_committed_past, 0) END AS records_committed_past,
+       CASE WHEN m.protocol = 'share' OR (m.protocol = 'streams' AND NOT m.assignment_known) THEN NULL
+            WHEN m.classic OR m.protocol = 'streams' OR (SELECT len(ids) = 1 FROM ids) THEN coalesce(cm.committed, []) END AS committed
 FROM m
 JOIN first_client fc ON fc.client_id IS NOT DISTINCT FROM m.client_id
 JOIN gens j ON j.seq = m.first_seq
