@@ -401,7 +401,13 @@ UNION ALL
         s -> list_transform(list_concat(s.source_topics, s.repartition_source_topics),
           n -> {'topic': n, 'topic_id': NULL::VARCHAR, 'partitions': t.partitions}))))) END`
 	}
-	tasksError := fmt.Sprintf(`CASE WHEN tp.subtopologies IS NULL THEN 'no topology record of the group before this assignment in the log: the partitions its tasks read are not known'
+	// The topology in force is the group's last topology record before
+	// the assignment, whatever it is: a tombstone (the group deleted) or
+	// a record that did not decode leaves the mapping unknown, never
+	// made through an older topology.
+	tasksError := fmt.Sprintf(`CASE WHEN tp.log_offset IS NULL THEN 'no topology record of the group before this assignment in the log: the partitions its tasks read are not known'
+      WHEN tp.deleted THEN 'the group''s last topology record before this assignment is a tombstone (the group was deleted): the partitions its tasks read are not known'
+      WHEN tp.subtopologies IS NULL THEN 'the group''s last topology record before this assignment did not decode (' || coalesce(tp.error, '?') || '): the partitions its tasks read are not known'
       WHEN %s OR %s THEN len(c.active) || ' active tasks over ' || len(tp.subtopologies) || ' subtopologies: past the %d task-subtopology pairs or %d topic partitions mapped, the partitions its tasks read are not mapped (active_tasks has them)' END`,
 		tooMany("c.active"), tooMany("c.active_pending_revocation"), maxTaskPairs, maxTaskTopics)
 	streams := `SELECT c.group_id, 'streams' AS group_protocol, c.member_epoch AS generation, 'streams' AS protocol_type,
@@ -417,8 +423,9 @@ UNION ALL
           r.streams_member.client_id, r.streams_member.client_host, r.streams_member.rebalance_timeout_ms, r.streams_member.process_id
         FROM ` + srcOf(19, "streams_member") + ` WHERE r.kind = 'streams_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
     ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset
-  ASOF LEFT JOIN (SELECT r."group" AS group_id, log_partition, log_offset, r.topology.epoch, r.topology.subtopologies
-        FROM ` + srcOf(23, "topology") + ` WHERE r.kind = 'streams_group_topology' AND r.error IS NULL AND NOT r.tombstone) tp
+  ASOF LEFT JOIN (SELECT r."group" AS group_id, log_partition, log_offset, r.topology.epoch, r.topology.subtopologies,
+          r.tombstone AS deleted, r.error
+        FROM ` + srcOf(23, "topology") + ` WHERE r.kind = 'streams_group_topology') tp
     ON c.group_id = tp.group_id AND c.log_partition = tp.log_partition AND c.log_offset > tp.log_offset`
 	coverage, err := render("group_log_coverage", sqlData{})
 	if err != nil {

@@ -60,6 +60,14 @@ func TestShareAndStreamsGroupsFromTheLog(t *testing.T) {
 	add(offsetstest.Commit("gale", "orders", 2, 2, -1, "", t0))
 	add(offsetstest.Key848(22, "gale", "s-1"), nil)
 	add(offsetstest.Key848(19, "gale", "s-1"), nil)
+	// The group "storm": its topology deleted, then garbage: an
+	// assignment after either is not mapped through the older topology.
+	add(offsetstest.Key848(23, "storm"), offsetstest.StreamsTopology(1, "0", "orders"))
+	add(offsetstest.Key848(22, "storm", "w-1"), offsetstest.StreamsCurrentAssignment(1, 0, "0", 0))
+	add(offsetstest.Key848(23, "storm"), nil)
+	add(offsetstest.Key848(22, "storm", "w-1"), offsetstest.StreamsCurrentAssignment(2, 1, "0", 0))
+	add(offsetstest.Key848(23, "storm"), []byte{0, 0, 1})
+	add(offsetstest.Key848(22, "storm", "w-1"), offsetstest.StreamsCurrentAssignment(3, 2, "0", 0))
 	writePartition(t, d, offsetsTopic, 0, "s1", int64(len(rows)), rows)
 	var data []catalog.Row
 	for i := range 9 {
@@ -77,12 +85,12 @@ func TestShareAndStreamsGroupsFromTheLog(t *testing.T) {
 	}
 	defer e.Close()
 
-	if got := queryRows(t, e, `SELECT count(*)::VARCHAR || ' ' || count(decode_error)::VARCHAR || coalesce(any_value(log_offset || decode_error), '') FROM group_log`); got[0] != "19 0" {
+	if got := queryRows(t, e, `SELECT count(*)::VARCHAR || ' ' || count(decode_error)::VARCHAR || ' ' || coalesce(min(log_offset) FILTER (WHERE decode_error IS NOT NULL), -1) FROM group_log`); got[0] != "25 1 23" {
 		t.Errorf("group_log: %s records, not decoded", got[0])
 	}
 	got := queryRows(t, e, `SELECT concat_ws(' ', group_id, group_protocol, generation, member_id, client_id,
 		coalesce(list_transform(assignment, a -> coalesce(a.topic, a.topic_id) || ':' || a.partitions::VARCHAR)::VARCHAR, '-'))
-		FROM group_generations ORDER BY log_offset`)
+		FROM group_generations WHERE group_id <> 'storm' ORDER BY log_offset`)
 	want := []string{
 		"tea share 1 m-1 barista-1 ['6f726465-7273-2d74-6f70-69632d696421:[0, 1, 2]']",
 		"tea share 2 m-1 barista-1 ['6f726465-7273-2d74-6f70-69632d696421:[0]']",
@@ -93,6 +101,14 @@ func TestShareAndStreamsGroupsFromTheLog(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("group_generations\n got %q\nwant %q", got, want)
+	}
+	if got := queryRows(t, e, `SELECT concat_ws(' ', generation, coalesce(assignment::VARCHAR, 'NULL'), coalesce(assignment_error, '-'))
+		FROM group_generations WHERE group_id = 'storm' ORDER BY log_offset`); !reflect.DeepEqual(got, []string{
+		"1 [{'topic': orders, 'topic_id': NULL, 'partitions': [0]}] -",
+		"2 NULL the group's last topology record before this assignment is a tombstone (the group was deleted): the partitions its tasks read are not known",
+		"3 NULL the group's last topology record before this assignment did not decode (malformed record: streams_group_topology value version 0: cut short: 4 bytes wanted, 1 left): the partitions its tasks read are not known",
+	}) {
+		t.Errorf("storm's generations %q", got)
 	}
 	if got := queryRows(t, e, `SELECT concat_ws(' ', "partition", committed_offset, generation, member_id, client_id) FROM group_commit_log ORDER BY log_offset`); !reflect.DeepEqual(got, []string{"1 3 2 s-2 gale-2", "1 7 2 s-2 gale-2", "2 2 2 s-2 gale-2"}) {
 		t.Errorf("the streams group's commits: %q", got)
