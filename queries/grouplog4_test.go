@@ -114,6 +114,13 @@ func TestShareAndStreamsGroupsFromTheLog(t *testing.T) {
 		t.Errorf("the streams group's commits: %q", got)
 	}
 
+	// The share group's history names its topic through its own share
+	// state record (no cut of the topic gives its id).
+	if got := queryRows(t, e, `SELECT concat_ws(' ', client_id, coalesce(topic, 'NULL'), "partition", from_generation, to_generation, left_at IS NOT NULL)
+		FROM group_log_history WHERE group_id = 'tea' ORDER BY client_id, "partition"`); !reflect.DeepEqual(got, []string{
+		"barista-1 orders 0 1 2 true", "barista-1 orders 1 1 1 true", "barista-1 orders 2 1 1 true", "barista-2 orders 1 2 2 false", "barista-2 orders 2 2 2 false"}) {
+		t.Errorf("tea's history %q", got)
+	}
 	for _, tc := range []struct {
 		group, protocol string
 		members         []string

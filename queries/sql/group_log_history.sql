@@ -19,13 +19,23 @@
 --          group_log_coverage's note for the group's log partition.
 --          first/last_committed_offset are the group's commits on the
 --          partition from the run's start to its end, in the log's order.
+--          A share group's topics are also named by its share state
+--          records (type 15: each topic's id and name).
 -- params: none (reads group_generations, group_log, group_commit_log,
 --         snapshots and group_log_coverage).
 CREATE OR REPLACE VIEW group_log_history AS
 WITH ids AS (
   SELECT topic_id, any_value(topic) AS topic FROM (
     SELECT topic_id, topic FROM group_commit_log WHERE topic_id IS NOT NULL AND topic IS NOT NULL
-    UNION ALL SELECT topic_id, topic FROM snapshots WHERE topic_id IS NOT NULL)
+    UNION ALL SELECT topic_id, topic FROM snapshots WHERE topic_id IS NOT NULL
+    -- a share group's state records name each of its topics by id and name
+    UNION ALL SELECT t.topic_id, t.topic FROM (
+      SELECT unnest(list_concat(r.share_state.initializing, r.share_state.initialized)) AS t
+      FROM (SELECT from_json(kafka_offsets_record(key_raw, value_raw),
+                     '{"kind":"VARCHAR","share_state":{"initializing":[{"topic":"VARCHAR","topic_id":"VARCHAR"}],"initialized":[{"topic":"VARCHAR","topic_id":"VARCHAR"}]}}') AS r
+            FROM "__consumer_offsets" WHERE value_raw IS NOT NULL AND key_raw >= '\x00\x0f'::BLOB AND key_raw < '\x00\x10'::BLOB)
+      WHERE r.kind = 'share_group_state_partition_metadata')
+    WHERE t.topic_id IS NOT NULL AND t.topic IS NOT NULL)
   GROUP BY topic_id
 ), classic_seq AS (
   SELECT group_id, log_partition, log_offset, seen_at, row_number() OVER (PARTITION BY group_id ORDER BY log_partition, log_offset) AS seq
