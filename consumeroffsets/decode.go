@@ -54,7 +54,7 @@ const (
 	KindConsumerGroupTargetAssignment Kind = "consumer_group_target_assignment"  // type 6: its epoch
 	KindConsumerGroupTargetMember     Kind = "consumer_group_target_member"      // type 7
 	KindConsumerGroupCurrentMember    Kind = "consumer_group_current_member"     // type 8
-	KindOther                         Kind = "other"                             // share, streams and newer groups: kept as bytes
+	KindOther                         Kind = "other"                             // type 18 and types Kafka 4.4 does not write: kept as bytes
 )
 
 // Record is one decoded record of __consumer_offsets. Exactly one of the
@@ -65,7 +65,8 @@ type Record struct {
 	Type         int16  `json:"type"`          // the key's first int16
 	ValueVersion int16  `json:"value_version"` // -1: tombstone, or not read
 	Group        string `json:"group"`
-	Member       string `json:"member,omitempty"` // key types 5, 7, 8
+	Member       string `json:"member,omitempty"` // key types 5, 7, 8, 10, 13, 14, 19, 21, 22
+	Regex        string `json:"regex,omitempty"`  // key type 16
 	Topic        string `json:"topic,omitempty"`  // key types 0, 1
 	Partition    int32  `json:"partition"`        // key types 0, 1
 	Tombstone    bool   `json:"tombstone"`
@@ -77,6 +78,13 @@ type Record struct {
 	TargetEpoch    *TargetAssignmentEpoch `json:"target_epoch,omitempty"`
 	Target         *TargetAssignment      `json:"target,omitempty"`
 	Current        *CurrentAssignment     `json:"current,omitempty"`
+	ShareState     *ShareState            `json:"share_state,omitempty"`
+	RegexTopics    *RegexTopics           `json:"regex_topics,omitempty"`
+	StreamsEpoch   *StreamsGroupEpoch     `json:"streams_epoch,omitempty"`
+	StreamsMember  *StreamsMemberMetadata `json:"streams_member,omitempty"`
+	StreamsTarget  *StreamsTasks          `json:"streams_target,omitempty"`
+	StreamsCurrent *StreamsCurrent        `json:"streams_current,omitempty"`
+	Topology       *Topology              `json:"topology,omitempty"`
 
 	Raw   []byte `json:"-"`
 	Error string `json:"error,omitempty"` // why the value is in Raw
@@ -175,7 +183,8 @@ type CurrentAssignment struct {
 }
 
 // maxValueVersion is the newest value version decoded, by key type.
-var maxValueVersion = map[int16]int16{0: 4, 1: 4, 2: 4, 3: 0, 5: 0, 6: 0, 7: 0, 8: 0}
+var maxValueVersion = map[int16]int16{0: 4, 1: 4, 2: 4, 3: 0, 5: 0, 6: 0, 7: 0, 8: 0,
+	10: 0, 11: 0, 12: 0, 13: 0, 14: 0, 15: 0, 16: 0, 17: 0, 19: 0, 20: 0, 21: 0, 22: 0, 23: 0}
 
 // Decode decodes one record of __consumer_offsets. value nil is a
 // tombstone. The error, when not nil, is one of the package's errors (by
@@ -231,9 +240,12 @@ func Decode(key, value []byte) (Record, error) {
 		r.Target, err = decodeTarget(value[2:])
 	case KindConsumerGroupCurrentMember:
 		r.Current, err = decodeCurrent(value[2:])
+	default:
+		err = decode4(&r, value[2:])
 	}
 	if err != nil {
 		r.Commit, r.Classic, r.GroupEpoch, r.MemberMetadata, r.TargetEpoch, r.Target, r.Current = nil, nil, nil, nil, nil, nil, nil
+		r.ShareState, r.RegexTopics, r.StreamsEpoch, r.StreamsMember, r.StreamsTarget, r.StreamsCurrent, r.Topology = nil, nil, nil, nil, nil, nil, nil
 		if errors.Is(err, ErrTooLarge) {
 			return fail(fmt.Errorf("%s value version %d: %w", r.Kind, r.ValueVersion, err))
 		}
@@ -276,8 +288,23 @@ func decodeKey(r *Record, key []byte) error {
 		r.Member = b.str()
 		return bad0(b.err, bad)
 	}
-	// Share, streams and later groups: the group id comes first in every
-	// key Kafka defines so far; read it when it is there, keep the rest.
+	if k, ok := kinds4[r.Type]; ok {
+		r.Kind = k.kind
+		b := reader{src: key[2:]}
+		r.Group = b.str()
+		switch {
+		case k.member:
+			r.Member = b.str()
+		case r.Kind == KindConsumerGroupRegex:
+			r.Regex = b.str()
+		}
+		if b.err == nil && len(b.src) > 0 {
+			b.err = fmt.Errorf("%d bytes left over", len(b.src))
+		}
+		return bad0(b.err, bad)
+	}
+	// Later groups: the group id comes first in every key Kafka defines
+	// so far; read it when it is there, keep the rest.
 	r.Kind = KindOther
 	b := reader{src: key[2:]}
 	if g := b.str(); b.err == nil {

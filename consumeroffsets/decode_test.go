@@ -196,8 +196,8 @@ func TestDecode(t *testing.T) {
 			Record{Kind: KindConsumerGroupMetadata, Type: 3, ValueVersion: 0, Group: "g", Partition: -1, Raw: append(tagged(kbin.AppendInt32(v0(), 12)), 0)}, ErrMalformed},
 		{"partition metadata is kept", kip848Key(4, "g"), []byte{0, 0, 1},
 			Record{Kind: KindConsumerGroupPartitionMeta, Type: 4, ValueVersion: -1, Group: "g", Partition: -1, Raw: []byte{0, 0, 1}}, ErrUnknownType},
-		{"share group record is kept", kip848Key(11, "s"), []byte{0, 0, 7},
-			Record{Kind: KindOther, Type: 11, ValueVersion: -1, Group: "s", Partition: -1, Raw: []byte{0, 0, 7}}, ErrUnknownType},
+		{"streams partition metadata (type 18, no longer written) is kept", kip848Key(18, "s"), []byte{0, 0, 7},
+			Record{Kind: KindOther, Type: 18, ValueVersion: -1, Group: "s", Partition: -1, Raw: []byte{0, 0, 7}}, ErrUnknownType},
 		{"a type from the future is kept", kip848Key(999, "x"), []byte{0, 0},
 			Record{Kind: KindOther, Type: 999, ValueVersion: -1, Group: "x", Partition: -1, Raw: []byte{0, 0}}, ErrUnknownType},
 		{"negative type", []byte{0xff, 0xff}, []byte{1},
@@ -254,7 +254,7 @@ func TestTally(t *testing.T) {
 		{commitKey(1, "g", "t", 0), commitValue(3, 1, 0, "", 0, 0)},
 		{commitKey(1, "g", "t", 0), nil},
 		{commitKey(1, "g", "t", 0), kbin.AppendInt16(nil, 42)},
-		{kip848Key(12, "s"), []byte{0, 0}},
+		{kip848Key(18, "s"), []byte{0, 0}},
 		{[]byte{0}, nil},
 		{groupKey("g"), []byte{0, 3, 1}},
 	} {
@@ -278,6 +278,9 @@ func FuzzDecode(f *testing.F) {
 		{kip848Key(3, "g"), tagged(kbin.AppendInt32(v0(), 12), kbin.AppendInt64(nil, 99))},
 	} {
 		f.Add(kv[0], kv[1])
+	}
+	for _, g := range kafka44 {
+		f.Add(unhex(g.key), unhex(g.value))
 	}
 	f.Fuzz(func(t *testing.T, key, value []byte) {
 		r, err := Decode(key, value)

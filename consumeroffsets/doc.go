@@ -12,6 +12,12 @@
 //   - the KIP-848 consumer protocol's records (key types 3 to 8): the group
 //     epoch, each member's metadata, the target assignment and each member's
 //     current assignment (topics named by id).
+//   - Kafka 4's share groups (KIP-932, key types 10 to 15), a consumer
+//     group's resolved regular expressions (16) and Kafka Streams groups
+//     (KIP-1071, 17 and 19 to 23): the same epochs, member metadata,
+//     target and current assignments (a streams member's are tasks: a
+//     subtopology and its partitions), a share group's initialized
+//     partitions and a streams group's topology (groups4.go).
 //
 // A null value is a tombstone: the key's offset, group or member was
 // deleted. Record.Tombstone says so and no value is decoded.
@@ -24,7 +30,10 @@
 // anything of that size is allocated), never a panic. Tally counts them.
 //
 // The classic records are read with franz-go's kmsg types; kmsg has no
-// types for the KIP-848 records, so those are read here after Kafka's own
+// types for the newer records, so those are read here after Kafka's own
 // message definitions (group-coordinator/src/main/resources/common/message
-// in apache/kafka), with every length and count bounded by the bytes left.
+// in apache/kafka; for types 10 to 23, Kafka 4.4.0's generated classes,
+// with test vectors Kafka 4.4 wrote), with every length and count bounded
+// by the bytes left. Types 4 and 18 (partition metadata, no longer written
+// by Kafka 4.4) are kept as bytes.
 package consumeroffsets

@@ -87,6 +87,10 @@ func newcomerText(r Row, joined, left string) string {
 		l = "left by " + s
 	}
 	if r.Get("records_committed_past") == nil {
+		if p := r.Get("partitions"); p != nil {
+			return fmt.Sprintf("%s on %s joined %s (%s), held partitions %s (records committed past not known)",
+				c, h, stamp(r.Get(joined)), l, Display("partitions", p))
+		}
 		return fmt.Sprintf("%s on %s joined %s (partitions held and records committed past not known)", c, h, stamp(r.Get(joined)))
 	}
 	return fmt.Sprintf("%s on %s joined %s (%s), held partitions %s and committed past %s records",
@@ -115,6 +119,20 @@ func membersFromLog(ctx context.Context, e *Engine, o CheckOptions, s Row) (*Rep
 		r.Summary.Set("protocol", "consumer")
 		if slices.ContainsFunc(rows, func(x Row) bool { return x.Get("partitions") == nil }) {
 			caveat += fmt.Sprintf("; its assignments name topics by id, and the folder does not give one id for topic %s (no cut of it records one and no commit names one, or it was made again): the partitions held and the records committed past are not known", o.Topic)
+		}
+	}
+	if b, _ := s.Get("share_protocol").(bool); b {
+		caveat += "; the group is a share group (KIP-932), whose generations are each member's epochs: a member left at the tombstone of its assignment; a share group commits no offsets (its members acknowledge records), so the records committed past are not known from the log"
+		r.Summary.Set("protocol", "share")
+		if slices.ContainsFunc(rows, func(x Row) bool { return x.Get("partitions") == nil }) {
+			caveat += fmt.Sprintf("; its assignments name topics by id, and neither its share state records nor the folder give one id for topic %s: the partitions held are not known", o.Topic)
+		}
+	}
+	if b, _ := s.Get("streams_protocol").(bool); b {
+		caveat += "; the group is a Kafka Streams group (KIP-1071), whose generations are each member's epochs: a member left at the tombstone of its assignment; its members hold tasks, and the partitions held are those its active tasks read by the group's topology in the log, and a commit is the member's whose active task read the partition at the commit"
+		r.Summary.Set("protocol", "streams")
+		if slices.ContainsFunc(rows, func(x Row) bool { return x.Get("partitions") == nil }) {
+			caveat += "; the log keeps no topology record of the group before some of its assignments (compacted away, or before the dump), or their tasks were too many to map (group_generations.assignment_error says which): those members' partitions and records committed past are not known"
 		}
 	}
 	// A record of the log that did not decode may be a generation or a

@@ -32,7 +32,10 @@ import (
 //     member's current assignment record (member epoch as the generation,
 //     topics by id, and the partitions pending revocation, which the
 //     member still holds), with the member's metadata as last written
-//     before it.
+//     before it; Kafka 4's share groups (KIP-932) and Kafka Streams groups
+//     (KIP-1071) likewise, from their own current assignment records (a
+//     streams member's active tasks mapped to the partitions they read by
+//     the group's topology record in force).
 //
 // Decoding at query time rather than in the dump keeps the dump's files the
 // plain bytes of the topic (restorable, comparable with Kafka's own tools),
@@ -47,6 +50,14 @@ import (
 // commit's, else the one id the cuts or other commits give its topic). check reset (reset_members_log.sql) and check members
 // (members.sql) read it. Not yet: the Spark engine (these views are
 // DuckDB's only).
+
+// Bounds on the mapping of a streams member's tasks to the partitions
+// they read (group_generations): the pairs of its tasks and the
+// topology's subtopologies compared, and the topic partitions made.
+const (
+	maxTaskPairs  = 10_000_000
+	maxTaskTopics = 1_000_000
+)
 
 // offsetsTopic is the internal topic the views read.
 const offsetsTopic = "__consumer_offsets"
@@ -75,9 +86,47 @@ var offsetsRecordStructure = func() string {
 		`"target_epoch":{"assignment_epoch":"INTEGER","assignment_timestamp_ms":"BIGINT"},` +
 		`"target":{"partitions":TP},` +
 		`"current":{"member_epoch":"INTEGER","previous_member_epoch":"INTEGER","state":"TINYINT","assigned":TP,"pending_revocation":TP},` +
+		`"regex":"VARCHAR","share_state":{"initializing":TP,"initialized":TP,"deleting":TP},` +
+		`"regex_topics":{"topics":["VARCHAR"],"version":"BIGINT","timestamp_ms":"BIGINT"},` +
+		`"streams_epoch":{"epoch":"INTEGER","metadata_hash":"BIGINT","validated_topology_epoch":"INTEGER","last_assignment_configs":KV,` +
+		`"stored_description_topology_epoch":"INTEGER","failed_description_topology_epoch":"INTEGER"},` +
+		`"streams_member":{"instance_id":"VARCHAR","rack_id":"VARCHAR","client_id":"VARCHAR","client_host":"VARCHAR","rebalance_timeout_ms":"INTEGER",` +
+		`"topology_epoch":"INTEGER","process_id":"VARCHAR","user_endpoint":"VARCHAR","client_tags":KV},` +
+		`"streams_target":{"active":TK,"standby":TK,"warmup":TK},` +
+		`"streams_current":{"member_epoch":"INTEGER","previous_member_epoch":"INTEGER","state":"TINYINT","active":TK,"standby":TK,"warmup":TK,` +
+		`"active_pending_revocation":TK,"standby_pending_revocation":TK,"warmup_pending_revocation":TK},` +
+		`"topology":{"epoch":"INTEGER","subtopologies":[{"subtopology_id":"VARCHAR","source_topics":["VARCHAR"],"source_topic_regex":["VARCHAR"],` +
+		`"state_changelog_topics":["VARCHAR"],"repartition_sink_topics":["VARCHAR"],"repartition_source_topics":["VARCHAR"]}]},` +
 		`"error":"VARCHAR"}`
-	return strings.ReplaceAll(s, "TP", tp)
+	return strings.NewReplacer("TP", tp, "TK", `[{"subtopology_id":"VARCHAR","partitions":["INTEGER"]}]`,
+		"KV", `[{"key":"VARCHAR","value":"VARCHAR"}]`).Replace(s)
 }()
+
+// recordStructure is offsetsRecordStructure with only the record's head
+// (kind, type, group, member, topic, partition, tombstone, error) and the
+// named value fields: from_json's cost grows with its structure, and each
+// view reads its own record types' values alone (group_log: none), so a
+// type's values added for one view cost the others nothing.
+func recordStructure(values ...string) string {
+	var full map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(offsetsRecordStructure), &full); err != nil {
+		panic(fmt.Sprintf("offsetsRecordStructure: %v", err))
+	}
+	var b strings.Builder
+	b.WriteString("{")
+	for i, k := range append([]string{"kind", "type", "value_version", "group", "member", "topic", "partition", "tombstone", "error"}, values...) {
+		v, ok := full[k]
+		if !ok {
+			panic(fmt.Sprintf("offsetsRecordStructure has no %q", k))
+		}
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "%q:%s", k, v)
+	}
+	b.WriteString("}")
+	return b.String()
+}
 
 // offsetsRecordJSON is kafka_offsets_record's answer for one record: the
 // Record as JSON (value nil: a tombstone).
@@ -156,14 +205,14 @@ func msTime(col string) string {
 // logViewDDL returns the CREATE VIEW statements of the log views.
 func logViewDDL() ([]string, error) {
 	src := fmt.Sprintf(`(SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time, value_raw,
-    from_json(kafka_offsets_record(key_raw, value_raw), %s) AS r FROM %s)`, quoteString(offsetsRecordStructure), quoteIdent(offsetsTopic))
+    from_json(kafka_offsets_record(key_raw, value_raw), %s) AS r FROM %s)`, quoteString(recordStructure()), quoteIdent(offsetsTopic))
 	// srcOf is src over the records of the given key type only: a key's
 	// first two bytes are its type, and BLOBs compare byte by byte, so
 	// the others are passed over without being decoded.
-	srcOf := func(typ int) string {
+	srcOf := func(typ int, values ...string) string {
 		return fmt.Sprintf(`(SELECT "partition" AS log_partition, "offset" AS log_offset, "timestamp" AS log_time, value_raw,
     from_json(kafka_offsets_record(key_raw, value_raw), %s) AS r FROM %s
-    WHERE key_raw >= '\x00\x%02x'::BLOB AND key_raw < '\x00\x%02x'::BLOB)`, quoteString(offsetsRecordStructure), quoteIdent(offsetsTopic), typ, typ+1)
+    WHERE key_raw >= '\x00\x%02x'::BLOB AND key_raw < '\x00\x%02x'::BLOB)`, quoteString(recordStructure(values...)), quoteIdent(offsetsTopic), typ, typ+1)
 	}
 	log := `SELECT log_partition, log_offset, log_time, r.kind, r.type AS record_type, r.value_version, r."group" AS group_id,
     r.member AS member_id, r.topic, CASE WHEN r.kind = 'offset_commit' THEN r."partition" END AS "partition", r.tombstone,
@@ -187,6 +236,9 @@ func logViewDDL() ([]string, error) {
 	// commits that carry both. A name with no known id, or with two (the
 	// topic made again), is not guessed: the commit has no holder and
 	// holder_reason says why, as it does for every commit without one.
+	// Streams groups (KIP-1071) the same way, matched by topic name: a
+	// member holds the partitions its active tasks read (assigned or
+	// pending revocation), by the topology in force (group_generations).
 	// A partition claimed by two members' records at once (never in a
 	// sound log) goes to the later claim: the ASOF join picks, per commit,
 	// the last record before it that assigned the partition, and that
@@ -201,16 +253,22 @@ func logViewDDL() ([]string, error) {
 	// groups with consumer assignment records through the consumer one
 	// (the decoded commits, and the commits with their classic holder, are
 	// materialized once for both branches).
-	current := fmt.Sprintf(`(SELECT DISTINCT group_id, member_id, log_partition, log_offset, member_epoch, a.topic_id, unnest(a.partitions) AS p,
+	// Streams groups (KIP-1071) likewise, from their current assignment
+	// records (the partitions their active tasks read, named by topic).
+	currentOf := func(protocol string, typ int, kind string) string {
+		return fmt.Sprintf(`(SELECT DISTINCT group_id, member_id, log_partition, log_offset, member_epoch, a.topic, a.topic_id, unnest(a.partitions) AS p,
         lead_offset, client_id, client_host, instance_id FROM (SELECT *, unnest(held) AS a FROM (
           SELECT *, lead(log_offset) OVER (PARTITION BY group_id, member_id, log_partition ORDER BY log_offset) AS lead_offset FROM (
             SELECT group_id, member_id, log_partition, log_offset, generation AS member_epoch,
               list_concat(assignment, coalesce(pending_revocation, [])) AS held, client_id, client_host, instance_id
-            FROM group_generations WHERE group_protocol = 'consumer'
+            FROM group_generations WHERE group_protocol = '%s'
             UNION ALL
             SELECT r."group", r.member, log_partition, log_offset, NULL, NULL, NULL, NULL, NULL
-            FROM %s WHERE value_raw IS NULL AND r.kind = 'consumer_group_current_member'))
-        WHERE len(held) > 0))`, srcOf(8))
+            FROM %s WHERE value_raw IS NULL AND r.kind = '%s'))
+        WHERE len(held) > 0))`, protocol, srcOf(typ), kind)
+	}
+	current := currentOf("consumer", 8, "consumer_group_current_member")
+	currentStreams := currentOf("streams", 22, "streams_group_current_member")
 	held := `(k.lead_offset IS NULL OR b.log_offset < k.lead_offset)`
 	holder := `coalesce(b.h_member_id, CASE WHEN ` + held + ` THEN k.member_id END)`
 	project := `SELECT b.group_id, b.topic, b."partition", b.committed_offset,
@@ -229,6 +287,7 @@ func logViewDDL() ([]string, error) {
       WHEN b.consumer AND b.holder_topic_id IS NULL THEN 'the commit names no topic id and no cut or commit in the folder gives one for topic '
         || b.topic || ': the group''s consumer-protocol assignments name topics by id only (a cut of the topic records its id)'
       WHEN b.consumer THEN 'no member''s current assignment in the log held the partition at the commit (its records compacted away, or before the dump)'
+      WHEN b.streams THEN 'no streams member''s current assignment in the log had an active task reading the partition at the commit (its records compacted away or before the dump, or its tasks not mapped to partitions: group_generations.assignment_error says why)'
       WHEN b.generation IS NOT NULL THEN 'no member of generation ' || b.generation || ' was assigned the partition'
       ELSE 'the log keeps no generation or assignment of the group before the commit (compacted away, or before the dump)'
     END AS holder_reason,
@@ -240,8 +299,9 @@ func logViewDDL() ([]string, error) {
         from_json(kafka_offsets_commit(key_raw, value_raw), %s) AS j FROM %s
         WHERE key_raw < '\x00\x02'::BLOB)
     WHERE j IS NOT NULL
-  ), k AS MATERIALIZED %s,
+  ), k AS MATERIALIZED %s, ks AS MATERIALIZED %s,
   cg AS (SELECT DISTINCT group_id FROM group_generations WHERE group_protocol = 'consumer'),
+  sg AS (SELECT DISTINCT group_id FROM group_generations WHERE group_protocol = 'streams'),
   ids AS (
     SELECT topic, min(topic_id) AS topic_id, count(DISTINCT topic_id) AS topic_ids FROM (
       SELECT topic, topic_id FROM snapshots WHERE topic_id IS NOT NULL
@@ -263,16 +323,23 @@ func logViewDDL() ([]string, error) {
       ON h.group_id = g.group_id AND h.log_partition = g.log_partition AND h.log_offset = g.log_offset AND h.topic = c.topic AND h.p = c."partition"
   )
 %s
-  FROM (SELECT *, false AS consumer, NULL::VARCHAR AS holder_topic_id, NULL::BIGINT AS topic_ids FROM b WHERE group_id NOT IN (SELECT group_id FROM cg)) b
+  FROM (SELECT *, false AS consumer, false AS streams, NULL::VARCHAR AS holder_topic_id, NULL::BIGINT AS topic_ids
+      FROM b WHERE group_id NOT IN (SELECT group_id FROM cg) AND group_id NOT IN (SELECT group_id FROM sg)) b
   LEFT JOIN (SELECT NULL::VARCHAR AS member_id, NULL::INTEGER AS member_epoch, NULL::BIGINT AS lead_offset, NULL::VARCHAR AS client_id,
       NULL::VARCHAR AS client_host, NULL::VARCHAR AS instance_id) k ON true
 UNION ALL
 %s
-  FROM (SELECT b.*, true AS consumer, coalesce(b.topic_id, CASE WHEN i.topic_ids = 1 THEN i.topic_id END) AS holder_topic_id, i.topic_ids
+  FROM (SELECT b.*, true AS consumer, false AS streams, coalesce(b.topic_id, CASE WHEN i.topic_ids = 1 THEN i.topic_id END) AS holder_topic_id, i.topic_ids
       FROM b LEFT JOIN ids i ON i.topic = b.topic WHERE b.group_id IN (SELECT group_id FROM cg)) b
   ASOF LEFT JOIN k
-    ON k.group_id = b.group_id AND k.log_partition = b.log_partition AND k.topic_id = b.holder_topic_id AND k.p = b."partition" AND b.log_offset > k.log_offset`,
-		quoteString(commitStructure), quoteIdent(offsetsTopic), current, project, project)
+    ON k.group_id = b.group_id AND k.log_partition = b.log_partition AND k.topic_id = b.holder_topic_id AND k.p = b."partition" AND b.log_offset > k.log_offset
+UNION ALL
+%s
+  FROM (SELECT b.*, false AS consumer, true AS streams, NULL::VARCHAR AS holder_topic_id, NULL::BIGINT AS topic_ids
+      FROM b WHERE b.group_id IN (SELECT group_id FROM sg)) b
+  ASOF LEFT JOIN ks k
+    ON k.group_id = b.group_id AND k.log_partition = b.log_partition AND k.topic = b.topic AND k.p = b."partition" AND b.log_offset > k.log_offset`,
+		quoteString(commitStructure), quoteIdent(offsetsTopic), current, currentStreams, project, project, project)
 	// Classic generations: a row per member, or one for a generation
 	// without members.
 	classic := `SELECT r."group" AS group_id, 'classic' AS group_protocol, r.classic.generation, r.classic.protocol_type,
@@ -280,7 +347,7 @@ UNION ALL
     m.member_id, m.instance_id, m.client_id, m.client_host, m.session_timeout_ms, m.rebalance_timeout_ms,
     m.assignment, m.assignment_error, log_partition, log_offset, log_time
   FROM (SELECT *, unnest(CASE WHEN len(r.classic.members) = 0 THEN [NULL] ELSE r.classic.members END) AS m
-        FROM ` + srcOf(2) + ` WHERE r.kind = 'group_metadata' AND r.error IS NULL AND NOT r.tombstone)`
+        FROM ` + srcOf(2, "classic") + ` WHERE r.kind = 'group_metadata' AND r.error IS NULL AND NOT r.tombstone)`
 	// Consumer-protocol generations: each member's current assignment,
 	// with its metadata as last written before it.
 	consumer := `SELECT c.group_id, 'consumer' AS group_protocol, c.member_epoch AS generation, 'consumer' AS protocol_type,
@@ -289,12 +356,77 @@ UNION ALL
     md.rebalance_timeout_ms, c.assigned AS assignment, c.pending_revocation, NULL::VARCHAR AS assignment_error, c.log_partition, c.log_offset, c.log_time
   FROM (SELECT r."group" AS group_id, r.member AS member_id, r."current".member_epoch, r."current".assigned, r."current".pending_revocation,
           log_partition, log_offset, log_time
-        FROM ` + srcOf(8) + ` WHERE r.kind = 'consumer_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
+        FROM ` + srcOf(8, "current") + ` WHERE r.kind = 'consumer_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
   ASOF LEFT JOIN (SELECT r."group" AS group_id, r.member AS member_id, log_partition, log_offset, r.member_metadata.instance_id,
           r.member_metadata.client_id, r.member_metadata.client_host, r.member_metadata.classic_session_timeout_ms,
           r.member_metadata.rebalance_timeout_ms, r.member_metadata.server_assignor
-        FROM ` + srcOf(5) + ` WHERE r.kind = 'consumer_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
+        FROM ` + srcOf(5, "member_metadata") + ` WHERE r.kind = 'consumer_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
     ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset`
+	// Share groups (KIP-932): as the consumer protocol's, each member's
+	// current assignment (topics by id; a share partition is consumed by
+	// several members at once and never pending revocation), with the
+	// member's metadata as last written before it (no instance id, no
+	// timeouts: a share member has neither).
+	share := `SELECT c.group_id, 'share' AS group_protocol, c.member_epoch AS generation, 'share' AS protocol_type,
+    c.log_time AS state_time, c.member_id, md.client_id, md.client_host, c.assigned AS assignment, c.log_partition, c.log_offset, c.log_time
+  FROM (SELECT r."group" AS group_id, r.member AS member_id, r."current".member_epoch, r."current".assigned, log_partition, log_offset, log_time
+        FROM ` + srcOf(14, "current") + ` WHERE r.kind = 'share_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
+  ASOF LEFT JOIN (SELECT r."group" AS group_id, r.member AS member_id, log_partition, log_offset, r.member_metadata.client_id,
+          r.member_metadata.client_host
+        FROM ` + srcOf(10, "member_metadata") + ` WHERE r.kind = 'share_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
+    ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset`
+	// Streams groups (KIP-1071): each member's current assignment, whose
+	// tasks (a subtopology and its partitions) are kept as they are
+	// (active_tasks, standby_tasks, warmup_tasks, and the active tasks
+	// pending revocation); assignment is the partitions the active tasks
+	// read, by the group's topology record in force (its last before the
+	// assignment in the log): partition p of each source and repartition
+	// source topic of the task's subtopology, by name. Without a topology
+	// record before it, assignment is NULL (not known), and a subtopology
+	// that reads topics by a regular expression names no topic (the
+	// topics it matched are not in the log). Standby and warmup tasks
+	// read the stores' changelogs, not the source topics.
+	// Each task is looked up among the subtopologies: past
+	// maxTaskPairs pairs (a hostile record of 50,000 tasks and 50,000
+	// subtopologies, 1.3 MB, took 16.5 s), or past maxTaskTopics topics
+	// mapped, the mapping is not made: assignment is NULL and
+	// assignment_error says why (the tasks are kept).
+	tooMany := func(tasks string) string {
+		return fmt.Sprintf(`(len(%[1]s)::BIGINT * len(tp.subtopologies) > %[2]d OR len(%[1]s)::BIGINT * coalesce(list_max(list_transform(tp.subtopologies,
+        s -> len(s.source_topics) + len(s.repartition_source_topics))), 0) > %[3]d)`, tasks, maxTaskPairs, maxTaskTopics)
+	}
+	tasksToTopics := func(tasks string) string {
+		return `CASE WHEN tp.subtopologies IS NOT NULL AND NOT ` + tooMany(tasks) + ` THEN flatten(list_transform(` + tasks + `, t -> flatten(list_transform(
+        list_filter(tp.subtopologies, s -> s.subtopology_id = t.subtopology_id),
+        s -> list_transform(list_concat(s.source_topics, s.repartition_source_topics),
+          n -> {'topic': n, 'topic_id': NULL::VARCHAR, 'partitions': t.partitions}))))) END`
+	}
+	// The topology in force is the group's last topology record before
+	// the assignment, whatever it is: a tombstone (the group deleted) or
+	// a record that did not decode leaves the mapping unknown, never
+	// made through an older topology.
+	tasksError := fmt.Sprintf(`CASE WHEN tp.log_offset IS NULL THEN 'no topology record of the group before this assignment in the log: the partitions its tasks read are not known'
+      WHEN tp.deleted THEN 'the group''s last topology record before this assignment is a tombstone (the group was deleted): the partitions its tasks read are not known'
+      WHEN tp.subtopologies IS NULL THEN 'the group''s last topology record before this assignment did not decode (' || coalesce(tp.error, '?') || '): the partitions its tasks read are not known'
+      WHEN %s OR %s THEN len(c.active) || ' active tasks over ' || len(tp.subtopologies) || ' subtopologies: past the %d task-subtopology pairs or %d topic partitions mapped, the partitions its tasks read are not mapped (active_tasks has them)' END`,
+		tooMany("c.active"), tooMany("c.active_pending_revocation"), maxTaskPairs, maxTaskTopics)
+	streams := `SELECT c.group_id, 'streams' AS group_protocol, c.member_epoch AS generation, 'streams' AS protocol_type,
+    c.log_time AS state_time, c.member_id, md.instance_id, md.client_id, md.client_host, md.rebalance_timeout_ms,
+    ` + tasksToTopics("c.active") + ` AS assignment, ` + tasksToTopics("c.active_pending_revocation") + ` AS pending_revocation,
+    ` + tasksError + ` AS assignment_error,
+    c.active AS active_tasks, c.standby AS standby_tasks, c.warmup AS warmup_tasks, c.active_pending_revocation AS active_tasks_pending_revocation,
+    md.process_id, tp.epoch AS topology_epoch, c.log_partition, c.log_offset, c.log_time
+  FROM (SELECT r."group" AS group_id, r.member AS member_id, r.streams_current.member_epoch, r.streams_current.active, r.streams_current.standby,
+          r.streams_current.warmup, r.streams_current.active_pending_revocation, log_partition, log_offset, log_time
+        FROM ` + srcOf(22, "streams_current") + ` WHERE r.kind = 'streams_group_current_member' AND r.error IS NULL AND NOT r.tombstone) c
+  ASOF LEFT JOIN (SELECT r."group" AS group_id, r.member AS member_id, log_partition, log_offset, r.streams_member.instance_id,
+          r.streams_member.client_id, r.streams_member.client_host, r.streams_member.rebalance_timeout_ms, r.streams_member.process_id
+        FROM ` + srcOf(19, "streams_member") + ` WHERE r.kind = 'streams_group_member_metadata' AND r.error IS NULL AND NOT r.tombstone) md
+    ON c.group_id = md.group_id AND c.member_id = md.member_id AND c.log_partition = md.log_partition AND c.log_offset >= md.log_offset
+  ASOF LEFT JOIN (SELECT r."group" AS group_id, log_partition, log_offset, r.topology.epoch, r.topology.subtopologies,
+          r.tombstone AS deleted, r.error
+        FROM ` + srcOf(23, "topology") + ` WHERE r.kind = 'streams_group_topology') tp
+    ON c.group_id = tp.group_id AND c.log_partition = tp.log_partition AND c.log_offset > tp.log_offset`
 	coverage, err := render("group_log_coverage", sqlData{})
 	if err != nil {
 		return nil, err
@@ -305,7 +437,7 @@ UNION ALL
 	}
 	return []string{
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_log AS %s", log),
-		fmt.Sprintf("CREATE OR REPLACE VIEW group_generations AS %s\nUNION ALL BY NAME\n%s", classic, consumer),
+		fmt.Sprintf("CREATE OR REPLACE VIEW group_generations AS %s\nUNION ALL BY NAME\n%s\nUNION ALL BY NAME\n%s\nUNION ALL BY NAME\n%s", classic, consumer, share, streams),
 		fmt.Sprintf("CREATE OR REPLACE VIEW group_commit_log AS %s", commits),
 		coverage,
 		history,

@@ -43,7 +43,7 @@ func offsetsLogFixture(t *testing.T) string {
 	add(offsetstest.Key848(5, "next", "m-9"), offsetstest.MemberMetadata(nil, "watcher-848", "/10.0.0.7", []string{"turbines"}, 30000, "uniform"))
 	add(offsetstest.Key848(8, "next", "m-9"), offsetstest.CurrentAssignment(4, 3, topicID, 2, 5))
 	add(offsetstest.CommitKey("wf", "turbines", 2), []byte{0, 9, 1, 2}) // a version from the future
-	add(offsetstest.Key848(11, "share"), []byte{0, 0, 1})               // a share group's record
+	add(offsetstest.Key848(18, "gone"), []byte{0, 0, 1})                // a type Kafka 4.4 no longer writes
 	add(offsetstest.Commit("wf", "turbines", 1, 25, 3, "", t0+9000))    // an admin's commit to the empty group
 	writePartition(t, d, offsetsTopic, 0, "s1", int64(len(rows)), rows)
 	return dir
@@ -96,7 +96,7 @@ func TestGroupLogViews(t *testing.T) {
 			}},
 		{`SELECT concat_ws(' ', log_offset, kind, coalesce(decode_error, 'ok')) FROM group_log WHERE decode_error IS NOT NULL ORDER BY log_offset`,
 			[]string{"7 offset_commit unknown value version: offset_commit value version 9 (known: 0 to 4)",
-				"8 other unknown record type: type 11 (other) is not decoded"}},
+				"8 other unknown record type: type 18 (other) is not decoded"}},
 		{`SELECT count(*)::VARCHAR FROM group_log`, []string{"10"}},
 		// The broker test's questions, on records whose answer is known.
 		{fmt.Sprintf(lastCommitsSQL, "'wf'"), []string{"turbines/1 25"}},
@@ -153,6 +153,7 @@ func jsonPaths(prefix string, v any, out map[string]bool) {
 // fields a Record's JSON has, so no decoded field is dropped silently.
 func TestOffsetsRecordStructure(t *testing.T) {
 	s, i32, tp := "x", int32(1), []consumeroffsets.TopicPartitions{{Topic: "t", TopicID: "u", Partitions: []int32{1}}}
+	kv, tk := []consumeroffsets.KeyValue{{Key: "k", Value: "v"}}, []consumeroffsets.TaskIDs{{SubtopologyID: "0", Partitions: []int32{1}}}
 	full := consumeroffsets.Record{Kind: "k", Group: "g", Member: "m", Topic: "t", Error: "e",
 		Commit:     &consumeroffsets.OffsetCommit{TopicID: "u"},
 		Classic:    &consumeroffsets.GroupMetadata{Protocol: &s, Leader: &s, Members: []consumeroffsets.ClassicMember{{InstanceID: &s, Assignment: tp, AssignmentError: "e", RawAssignment: []byte{1}}}},
@@ -160,7 +161,15 @@ func TestOffsetsRecordStructure(t *testing.T) {
 		MemberMetadata: &consumeroffsets.MemberMetadata{InstanceID: &s, RackID: &s, SubscribedTopicNames: []string{"t"}, SubscribedTopicRegex: &s,
 			ServerAssignor: &s, ClassicSessionTimeoutMs: &i32},
 		TargetEpoch: &consumeroffsets.TargetAssignmentEpoch{}, Target: &consumeroffsets.TargetAssignment{Partitions: tp},
-		Current: &consumeroffsets.CurrentAssignment{Assigned: tp, PendingRevocation: tp}}
+		Current: &consumeroffsets.CurrentAssignment{Assigned: tp, PendingRevocation: tp},
+		Regex:   "r", ShareState: &consumeroffsets.ShareState{Initializing: tp, Initialized: tp, Deleting: tp},
+		RegexTopics:    &consumeroffsets.RegexTopics{Topics: []string{"t"}},
+		StreamsEpoch:   &consumeroffsets.StreamsGroupEpoch{ValidatedTopologyEpoch: &i32, LastAssignmentConfigs: kv, StoredDescriptionTopologyEpoch: &i32, FailedDescriptionTopologyEpoch: &i32},
+		StreamsMember:  &consumeroffsets.StreamsMemberMetadata{InstanceID: &s, RackID: &s, UserEndpoint: &s, ClientTags: kv},
+		StreamsTarget:  &consumeroffsets.StreamsTasks{Active: tk, Standby: tk, Warmup: tk},
+		StreamsCurrent: &consumeroffsets.StreamsCurrent{Active: tk, Standby: tk, Warmup: tk, ActivePendingRevocation: tk, StandbyPendingRevocation: tk, WarmupPendingRevocation: tk},
+		Topology: &consumeroffsets.Topology{Subtopologies: []consumeroffsets.Subtopology{{SourceTopics: []string{"t"}, SourceTopicRegex: []string{"t"},
+			StateChangelogTopics: []string{"t"}, RepartitionSinkTopics: []string{"t"}, RepartitionSourceTopics: []string{"t"}}}}}
 	b, _ := json.Marshal(&full)
 	var doc, structure any
 	json.Unmarshal(b, &doc)

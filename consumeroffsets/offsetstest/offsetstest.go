@@ -104,3 +104,106 @@ func CurrentAssignment(epoch, previous int32, topicID [16]byte, partitions ...in
 	b = kbin.AppendCompactArrayLen(b, 0) // nothing pending revocation
 	return kbin.AppendUvarint(b, 0)
 }
+
+// ShareMemberMetadata is the value of a share group member's metadata
+// (type 10).
+func ShareMemberMetadata(clientID, host string, topics []string) []byte {
+	b := kbin.AppendInt16(nil, 0)
+	b = kbin.AppendCompactNullableString(b, nil) // rack
+	b = kbin.AppendCompactString(b, clientID)
+	b = kbin.AppendCompactString(b, host)
+	b = kbin.AppendCompactArrayLen(b, len(topics))
+	for _, t := range topics {
+		b = kbin.AppendCompactString(b, t)
+	}
+	return kbin.AppendUvarint(b, 0)
+}
+
+// ShareCurrentAssignment is the value of a share group member's current
+// assignment (type 14): partitions of one topic, by id.
+func ShareCurrentAssignment(epoch, previous int32, topicID [16]byte, partitions ...int32) []byte {
+	b := kbin.AppendInt16(nil, 0)
+	b = kbin.AppendInt32(b, epoch)
+	b = kbin.AppendInt32(b, previous)
+	b = kbin.AppendInt8(b, 0)
+	b = kbin.AppendCompactArrayLen(b, 1)
+	b = kbin.AppendUuid(b, topicID)
+	b = kbin.AppendCompactArrayLen(b, len(partitions))
+	for _, p := range partitions {
+		b = kbin.AppendInt32(b, p)
+	}
+	b = kbin.AppendUvarint(b, 0) // the topic's tagged fields
+	return kbin.AppendUvarint(b, 0)
+}
+
+// ShareState is the value of a share group's state partition metadata
+// (type 15): one topic initialized, by id and name.
+func ShareState(topicID [16]byte, topic string, partitions ...int32) []byte {
+	b := kbin.AppendInt16(nil, 0)
+	b = kbin.AppendCompactArrayLen(b, 0) // initializing
+	b = kbin.AppendCompactArrayLen(b, 1) // initialized
+	b = kbin.AppendUuid(b, topicID)
+	b = kbin.AppendCompactString(b, topic)
+	b = kbin.AppendCompactArrayLen(b, len(partitions))
+	for _, p := range partitions {
+		b = kbin.AppendInt32(b, p)
+	}
+	b = kbin.AppendUvarint(b, 0)
+	b = kbin.AppendCompactArrayLen(b, 0) // deleting
+	return kbin.AppendUvarint(b, 0)
+}
+
+// StreamsMemberMetadata is the value of a streams group member's metadata
+// (type 19), without an endpoint or client tags.
+func StreamsMemberMetadata(clientID, host, processID string) []byte {
+	b := kbin.AppendInt16(nil, 0)
+	b = kbin.AppendCompactNullableString(b, nil) // instance
+	b = kbin.AppendCompactNullableString(b, nil) // rack
+	b = kbin.AppendCompactString(b, clientID)
+	b = kbin.AppendCompactString(b, host)
+	b = kbin.AppendInt32(b, 30000) // rebalance timeout
+	b = kbin.AppendInt32(b, 0)     // topology epoch
+	b = kbin.AppendCompactString(b, processID)
+	b = kbin.AppendInt8(b, -1)           // no user endpoint
+	b = kbin.AppendCompactArrayLen(b, 0) // client tags
+	return kbin.AppendUvarint(b, 0)
+}
+
+// StreamsCurrentAssignment is the value of a streams group member's
+// current assignment (type 22): active tasks of one subtopology, nothing
+// standby, warming up or pending revocation.
+func StreamsCurrentAssignment(epoch, previous int32, subtopology string, partitions ...int32) []byte {
+	b := kbin.AppendInt16(nil, 0)
+	b = kbin.AppendInt32(b, epoch)
+	b = kbin.AppendInt32(b, previous)
+	b = kbin.AppendInt8(b, 0)
+	b = kbin.AppendCompactArrayLen(b, 1)
+	b = kbin.AppendCompactString(b, subtopology)
+	b = kbin.AppendCompactArrayLen(b, len(partitions))
+	for _, p := range partitions {
+		b = kbin.AppendInt32(b, p)
+	}
+	b = kbin.AppendUvarint(b, 0)
+	for range 5 {
+		b = kbin.AppendCompactArrayLen(b, 0)
+	}
+	return kbin.AppendUvarint(b, 0)
+}
+
+// StreamsTopology is the value of a streams group's topology (type 23):
+// one subtopology reading the source topics.
+func StreamsTopology(epoch int32, subtopology string, sources ...string) []byte {
+	b := kbin.AppendInt16(nil, 0)
+	b = kbin.AppendInt32(b, epoch)
+	b = kbin.AppendCompactArrayLen(b, 1)
+	b = kbin.AppendCompactString(b, subtopology)
+	b = kbin.AppendCompactArrayLen(b, len(sources))
+	for _, s := range sources {
+		b = kbin.AppendCompactString(b, s)
+	}
+	for range 5 { // regex, changelogs, repartition sinks and sources, copartition groups
+		b = kbin.AppendCompactArrayLen(b, 0)
+	}
+	b = kbin.AppendUvarint(b, 0)
+	return kbin.AppendUvarint(b, 0)
+}

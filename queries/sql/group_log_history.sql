@@ -7,7 +7,10 @@
 --          generation that did not. Consumer-protocol (KIP-848) groups: each
 --          member's current assignment records in turn (its tombstone: it
 --          left), a partition held while assigned or pending revocation;
---          the run ends at the member's next record without the partition. A partition named only by topic id is named by the
+--          the run ends at the member's next record without the partition.
+--          Share and streams groups (Kafka 4) likewise, from their current
+--          assignment records (a streams member's partitions: those its
+--          active tasks read, group_generations.assignment). A partition named only by topic id is named by the
 --          commits that carry both, or by the cuts (snapshots.topic_id).
 --          joined_at is the time of the run's first record; from_complete
 --          is false when the group's log partition is not complete at that
@@ -16,13 +19,23 @@
 --          group_log_coverage's note for the group's log partition.
 --          first/last_committed_offset are the group's commits on the
 --          partition from the run's start to its end, in the log's order.
+--          A share group's topics are also named by its share state
+--          records (type 15: each topic's id and name).
 -- params: none (reads group_generations, group_log, group_commit_log,
 --         snapshots and group_log_coverage).
 CREATE OR REPLACE VIEW group_log_history AS
 WITH ids AS (
   SELECT topic_id, any_value(topic) AS topic FROM (
     SELECT topic_id, topic FROM group_commit_log WHERE topic_id IS NOT NULL AND topic IS NOT NULL
-    UNION ALL SELECT topic_id, topic FROM snapshots WHERE topic_id IS NOT NULL)
+    UNION ALL SELECT topic_id, topic FROM snapshots WHERE topic_id IS NOT NULL
+    -- a share group's state records name each of its topics by id and name
+    UNION ALL SELECT t.topic_id, t.topic FROM (
+      SELECT unnest(list_concat(r.share_state.initializing, r.share_state.initialized)) AS t
+      FROM (SELECT from_json(kafka_offsets_record(key_raw, value_raw),
+                     '{"kind":"VARCHAR","share_state":{"initializing":[{"topic":"VARCHAR","topic_id":"VARCHAR"}],"initialized":[{"topic":"VARCHAR","topic_id":"VARCHAR"}]}}') AS r
+            FROM "__consumer_offsets" WHERE value_raw IS NOT NULL AND key_raw >= '\x00\x0f'::BLOB AND key_raw < '\x00\x10'::BLOB)
+      WHERE r.kind = 'share_group_state_partition_metadata')
+    WHERE t.topic_id IS NOT NULL AND t.topic IS NOT NULL)
   GROUP BY topic_id
 ), classic_seq AS (
   SELECT group_id, log_partition, log_offset, seen_at, row_number() OVER (PARTITION BY group_id ORDER BY log_partition, log_offset) AS seq
@@ -31,7 +44,7 @@ WITH ids AS (
 ), consumer_seq AS (
   SELECT group_id, member_id, log_partition, log_offset, log_time AS seen_at,
          row_number() OVER (PARTITION BY group_id, member_id ORDER BY log_partition, log_offset) AS seq
-  FROM group_log WHERE kind = 'consumer_group_current_member' AND decode_error IS NULL
+  FROM group_log WHERE kind IN ('consumer_group_current_member', 'share_group_current_member', 'streams_group_current_member') AND decode_error IS NULL
 ), assigned AS (
   -- a consumer-protocol member holds what it is assigned and what is
   -- pending revocation (until it says it gave it up), as group_commit_log
@@ -43,7 +56,7 @@ WITH ids AS (
 ), held AS (
   SELECT h.*, s.seq, s.seen_at FROM assigned h JOIN classic_seq s USING (group_id, log_partition, log_offset) WHERE h.group_protocol = 'classic'
   UNION ALL BY NAME
-  SELECT h.*, s.seq, s.seen_at FROM assigned h JOIN consumer_seq s USING (group_id, member_id, log_partition, log_offset) WHERE h.group_protocol = 'consumer'
+  SELECT h.*, s.seq, s.seen_at FROM assigned h JOIN consumer_seq s USING (group_id, member_id, log_partition, log_offset) WHERE h.group_protocol <> 'classic'
 ), islands AS (
   SELECT *, seq - row_number() OVER (PARTITION BY group_id, member_id, topic, topic_id, "partition" ORDER BY seq) AS island FROM held
 ), runs AS (
@@ -58,7 +71,7 @@ WITH ids AS (
   FROM runs r
   LEFT JOIN ids i ON i.topic_id = r.topic_id
   LEFT JOIN classic_seq cs ON r.group_protocol = 'classic' AND cs.group_id = r.group_id AND cs.seq = r.to_seq + 1
-  LEFT JOIN consumer_seq ms ON r.group_protocol = 'consumer' AND ms.group_id = r.group_id AND ms.member_id = r.member_id AND ms.seq = r.to_seq + 1
+  LEFT JOIN consumer_seq ms ON r.group_protocol <> 'classic' AND ms.group_id = r.group_id AND ms.member_id = r.member_id AND ms.seq = r.to_seq + 1
 ), committed AS (
   SELECT e.group_id, e.member_id, e.topic, e.topic_id, e."partition", e.from_log_offset,
          arg_min(c.committed_offset, c.log_offset) AS first_committed_offset, arg_max(c.committed_offset, c.log_offset) AS last_committed_offset,
