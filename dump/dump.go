@@ -9,7 +9,6 @@ import (
 	"net"
 	"regexp"
 	"sort"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -257,8 +256,9 @@ func transient(err error) bool {
 
 // resolveTopics returns the topics --topic and --topic-regex select
 // together, sorted, and the cluster's topics as listed. An internal topic
-// (__consumer_offsets, __transaction_state) is dumped when --topic names
-// it, like any other; --topic-regex never selects one.
+// (__consumer_offsets, __transaction_state, as the broker marks them) is
+// dumped when --topic names it, like any other; --topic-regex never
+// selects one, but does select a user's topic whose name starts with "__".
 func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex, who string) ([]string, kadm.TopicDetails, error) {
 	// kadm's ListTopics leaves the internal topics out of a full listing.
 	all, err := adm.ListTopicsWithInternal(ctx)
@@ -288,7 +288,11 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 		}
 		n := 0
 		for _, t := range all.Names() {
-			if !re.MatchString(t) || strings.HasPrefix(t, "__") {
+			// Kafka's own topics (__consumer_offsets, __transaction_state,
+			// __share_group_state) by the broker's word, not by their "__":
+			// a user's topic may start so too (Debezium's
+			// __debezium-heartbeat.*), and it was left out in silence.
+			if !re.MatchString(t) || all[t].IsInternal {
 				continue
 			}
 			n++ // a topic also named with --topic still matches
