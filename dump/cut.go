@@ -54,7 +54,45 @@ func (e *NoLeaderError) Hint() string {
 	return fmt.Sprintf("see which partitions of %s have no leader (kafka-topics.sh --describe --topic %s: Leader: none) and bring their brokers back; the dump's other topics are not held up by this one", e.Topic, e.Topic)
 }
 
+// errRemade is a topic deleted and made again under its name while its cut
+// was taken: the cut is taken again, of the new topic.
+var errRemade = errors.New("the topic was deleted and made again while its cut was taken")
+
+// takeCut reads the state of topic now. A cut is of one topic: its
+// offsets are listed by name, so a topic deleted and made again while they
+// were (the wait for a leader below can sit through both) would have the
+// old topic's id and partitions with the new topic's offsets, and its
+// rewrite be taken for a truncation, a broker's loss. The topic id read
+// before the offsets is read again after them: a change takes the cut
+// again (twice at most), a topic gone is said so.
 func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
+	for try := 1; ; try++ {
+		c, err := d.takeCutOnce(ctx, topic)
+		if !errors.Is(err, errRemade) || try == 3 {
+			return c, err
+		}
+	}
+}
+
+// sameTopic reads topic's metadata again and says whether it is still the
+// topic of id: errRemade when another topic has its name now, the unknown
+// topic error when none has.
+func (d *dumper) sameTopic(ctx context.Context, topic string, id kadm.TopicID) error {
+	md, err := d.adm.Metadata(ctx, topic)
+	if err != nil {
+		return nil // not known: the listing's own error stands
+	}
+	td, ok := md.Topics[topic]
+	switch {
+	case !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition) || errors.Is(td.Err, kerr.UnknownTopicID):
+		return fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic)
+	case td.Err == nil && id != (kadm.TopicID{}) && td.ID != (kadm.TopicID{}) && td.ID != id:
+		return fmt.Errorf("%w: topic %s (id %s, now %s)", errRemade, topic, id, td.ID)
+	}
+	return nil
+}
+
+func (d *dumper) takeCutOnce(ctx context.Context, topic string) (*cut, error) {
 	now := time.Now().UTC()
 	c := &cut{id: catalog.NewSnapshotID(now), asOf: now, starts: map[int32]int64{}, ends: map[int32]int64{}, stable: map[int32]int64{}}
 	md, err := d.adm.Metadata(ctx, topic)
@@ -93,7 +131,8 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 	// waited out for up to leaderWait, as the reading waits out an
 	// outage, before the topic's cut fails naming the partition.
 	deadline := time.Now().Add(leaderWait)
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+	waited := false
+	for wait := 100 * time.Millisecond; ; wait, waited = min(2*wait, 2*time.Second), true {
 		err := list("start", d.adm.ListStartOffsets, c.starts)
 		if err == nil {
 			err = list("end", d.adm.ListEndOffsets, c.ends)
@@ -106,7 +145,23 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 			if err != nil {
 				return nil, err
 			}
+			// After a wait, the offsets are of the topic the metadata
+			// described only if its id is the same after them. (Without
+			// one, the milliseconds between the two requests are too
+			// short for a deletion and a creation: no request more.)
+			if waited {
+				if err := d.sameTopic(ctx, topic, td.ID); err != nil {
+					return nil, err
+				}
+			}
 			break
+		}
+		if errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID) {
+			// Not a partition between leaders: the topic deleted (and
+			// maybe made again) since its metadata was read.
+			if err := d.sameTopic(ctx, topic, td.ID); err != nil {
+				return nil, err
+			}
 		}
 		if time.Now().After(deadline) {
 			return nil, &NoLeaderError{Topic: topic, Err: err, Waited: leaderWait}
