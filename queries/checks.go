@@ -425,10 +425,22 @@ type UnknownTopicError struct {
 	Topic, Dir string
 	Suggest    string   // the topic nearest by spelling, or ""
 	Known      []string // every topic, when there are at most 10 and none is near
+	// Unwritten: the folder has a folder of the topic that holds no
+	// partition's manifest (a dump made it and wrote nothing of it).
+	Unwritten bool
+}
+
+// UnwrittenTopic says of a topic whose folder holds no partition's
+// manifest why it is not in the catalog.
+func UnwrittenTopic(topic string) string {
+	return fmt.Sprintf("topic %s skipped: its folder holds no partition's manifest: a dump made it and wrote nothing of the topic (refused it, e.g. without READ on it, or stopped before its first file), so nothing of %s is in the folder; dump it again", topic, topic)
 }
 
 func (e *UnknownTopicError) Error() string {
 	s := fmt.Sprintf("topic %q has no snapshot in %s", e.Topic, e.Dir)
+	if e.Unwritten {
+		return s + ": its folder holds no partition's manifest (a dump made it and wrote nothing of the topic: refused it, e.g. without READ on it, or stopped before its first file)"
+	}
 	switch {
 	case e.Suggest != "":
 		s += fmt.Sprintf(" (did you mean %q?)", e.Suggest)
@@ -453,7 +465,10 @@ func (e *UnknownTopicError) Is(target error) bool {
 }
 
 // unknownTopic is the error for a topic the engine has no view of.
-func (e *Engine) unknownTopic(name string) error {
+func (e *Engine) unknownTopic(ctx context.Context, name string) error {
+	if tm, err := e.dir.ReadTopic(ctx, name); err == nil && len(tm.Manifests) == 0 && len(tm.Damaged) == 0 && e.hasTopicFolder(ctx, name) {
+		return &UnknownTopicError{Topic: name, Dir: e.dir.Path, Unwritten: true}
+	}
 	var names []string
 	for _, t := range e.Topics() {
 		names = append(names, t.Name)
@@ -468,6 +483,12 @@ func (e *Engine) unknownTopic(name string) error {
 		u.Known = names
 	}
 	return u
+}
+
+// hasTopicFolder reports whether the folder has a folder of topic.
+func (e *Engine) hasTopicFolder(ctx context.Context, topic string) bool {
+	names, _, err := e.dir.TopicFolders(ctx)
+	return err == nil && slices.Contains(names, topic)
 }
 
 // ErrUnknownGroup marks a consumer group no cut in the snapshot folder saw
@@ -613,7 +634,7 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	}
 	t, ok := e.Topic(o.Topic)
 	if !ok {
-		return nil, e.unknownTopic(o.Topic)
+		return nil, e.unknownTopic(ctx, o.Topic)
 	}
 	if e.caseTwins(o.Topic, o.AgainstTopic) {
 		// A topic whose name differs from another's only in case has no

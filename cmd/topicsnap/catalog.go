@@ -90,6 +90,15 @@ func (a *app) lsCmd() *cobra.Command {
 				if err := d.CheckListedSizes(ctx, tm); err != nil {
 					return err
 				}
+				if len(tm.Manifests) == 0 && len(tm.Damaged) == 0 {
+					// A folder a dump made and wrote nothing in: no topic
+					// of the folder, as sql, check and serve say.
+					if len(only) > 0 {
+						return &queries.UnknownTopicError{Topic: t, Dir: dir, Unwritten: true}
+					}
+					fmt.Fprintf(a.stderr, "warning: %s\n", queries.UnwrittenTopic(t))
+					continue
+				}
 				// A damaged manifest costs its partition, named here, not the topic.
 				for _, me := range tm.Damaged {
 					fmt.Fprintf(a.stderr, "warning: %s; run topicsnap catalog verify --dir %s\n", me, dir)
