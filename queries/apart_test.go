@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/catalog/catalogtest"
@@ -92,6 +93,44 @@ func TestTopicsSQLCannotTellApart(t *testing.T) {
 		r, err := e.RunCheck(ctx, "gaps", CheckOptions{Topic: topic})
 		if err != nil || r.Summary.Get("records") != n {
 			t.Errorf("check gaps on %s alone: %v, %v; want %d records", topic, r, err, n)
+		}
+		e.Close()
+	}
+}
+
+// TestQueryOfACaseTwinSaysWhy: a query naming a topic whose name differs
+// from another's only in case failed with DuckDB's words alone, "Catalog
+// Error: Table with name Orders does not exist! Did you mean "rewrites"?",
+// in a notebook's cell and the server's answer, where the warning that
+// says why is not printed beside it. Now the error says why, and its Try
+// how to read the topic.
+func TestQueryOfACaseTwinSaysWhy(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "snap")
+	d := catalogtest.Folder(t, dir, "orders", map[int32][][]catalog.Row{0: {catalogtest.Rows(0, 0, 10)}})
+	tp := catalog.TopicPartition{Topic: "Orders"}
+	fe, err := d.WriteDataFile(t.Context(), tp, catalogtest.Rows(0, 0, 3), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteManifest(t.Context(), &catalog.Manifest{Topic: "Orders", Files: []catalog.FileEntry{fe}, NextOffset: 3}); err != nil {
+		t.Fatal(err)
+	}
+	for _, locked := range []bool{false, true} {
+		e, err := Open(t.Context(), dir, Options{Lazy: !locked, Locked: locked, Timeout: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"Orders", "orders"} {
+			rows, err := e.Query(t.Context(), `SELECT count(*) FROM "`+name+`"`)
+			if err == nil {
+				rows.Close()
+				t.Fatalf("locked %v: %s answered", locked, name)
+			}
+			var se *SQLError
+			if !errors.As(err, &se) || !strings.Contains(se.Msg, "Table with name "+name+" does not exist!: topics Orders, orders differ only in case") ||
+				!strings.Contains(se.Fix, "check NAME --topic "+name+" reads it alone") || se.ExitCode() != ErrUnknownTopic.ExitCode() {
+				t.Errorf("locked %v: query of %s: %v (Try: %v); want why and how", locked, name, err, se)
+			}
 		}
 		e.Close()
 	}
