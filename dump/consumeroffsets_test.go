@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -229,5 +230,51 @@ func TestTopicRegexSelectsAUsersDoubleUnderscoreTopic(t *testing.T) {
 		if ms, _ := d.Manifests(ctx, internal); len(ms) > 0 {
 			t.Errorf("--topic-regex ^__ dumped Kafka's internal topic %s", internal)
 		}
+	}
+}
+
+// TestTopicRegexNamesFolderTopicsTheClusterNoLongerLists: a nightly
+// --topic-regex '.*' dump into a folder holding a topic the cluster no
+// longer lists (deleted, or the principal lost DESCRIBE on it: the broker
+// lists only the topics a principal may describe) left it out without a
+// word. Now it warns, naming the topic and why as far as the broker says.
+func TestTopicRegexNamesFolderTopicsTheClusterNoLongerLists(t *testing.T) {
+	brokers := testCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	prefix := fmt.Sprintf("unlisted-%d-", time.Now().UnixNano())
+	kept, gone := prefix+"kept", prefix+"gone"
+	for _, n := range []string{kept, gone} {
+		if err := CreateTopic(ctx, kafkaconn.Conn{Brokers: brokers}, n, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		produce(t, producer(t, brokers), &kgo.Record{Topic: n, Value: []byte("v")})
+	}
+	dir := t.TempDir()
+	opts := Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, TopicRegex: "^" + prefix}
+	if _, err := Run(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	cl := producer(t, brokers)
+	if _, err := kadm.NewClient(cl).DeleteTopics(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if td, err := kadm.NewClient(cl).ListTopics(ctx, gone); err == nil && !td.Has(gone) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the topic was not gone")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	w := &waitLog{}
+	opts.Progress = w
+	if _, err := Run(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	said := strings.Join(w.said, "\n")
+	if !strings.Contains(said, "topic "+gone+" of the folder matches --topic-regex \"^"+prefix+"\" but the cluster does not list it: deleted from the cluster; it is not dumped") || strings.Contains(said, kept+" of the folder") {
+		t.Errorf("warnings:\n%s\nwant one naming %s as deleted, none of %s", said, gone, kept)
 	}
 }

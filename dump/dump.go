@@ -9,6 +9,7 @@ import (
 	"net"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -188,6 +189,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		locks: map[catalog.TopicPartition]*catalog.Lock{}, warned: map[string]bool{}, res: res}
 	res.SetWarn(d.warn)
 	defer d.unlockAll()
+	d.unlisted(ctx, all)
 	var compacted time.Time
 	for {
 		if err := d.round(ctx, topics, &sum); err != nil {
@@ -210,6 +212,47 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// maxUnlisted bounds the topics unlisted names one by one.
+const maxUnlisted = 10
+
+// unlisted warns of each topic of the folder that --topic-regex matches
+// and the cluster does not list: a nightly dump of every topic left it out
+// without a word, whether it was deleted or the principal lost DESCRIBE on
+// it (the broker lists only the topics it may describe). Asked by name, the
+// broker says which, as far as it tells a principal without DESCRIBE.
+func (d *dumper) unlisted(ctx context.Context, all kadm.TopicDetails) {
+	if d.opts.TopicRegex == "" {
+		return
+	}
+	re, err := regexp.Compile(d.opts.TopicRegex)
+	if err != nil {
+		return
+	}
+	have, _, err := d.dir.TopicFolders(ctx)
+	if err != nil {
+		return
+	}
+	var gone []string
+	for _, t := range have {
+		if _, ok := all[t]; !ok && re.MatchString(t) {
+			gone = append(gone, t)
+		}
+	}
+	for i, t := range gone {
+		if i == maxUnlisted {
+			d.warn(fmt.Sprintf("%d more topics of the folder match --topic-regex %q but the cluster does not list them (%s): they are not dumped", len(gone)-maxUnlisted, d.opts.TopicRegex, strings.Join(gone[maxUnlisted:], ", ")))
+			break
+		}
+		why := "deleted from the cluster, or " + d.who + " may not describe it"
+		if _, err := d.adm.Metadata(ctx, t); kafkaconn.IsAuthz(err) {
+			why = d.who + " may not describe it, or it was deleted (to a principal without DESCRIBE on a topic, Kafka says the same of both)"
+		} else if errors.Is(err, kerr.UnknownTopicOrPartition) || err == nil {
+			why = "deleted from the cluster"
+		}
+		d.warn(fmt.Sprintf("topic %s of the folder matches --topic-regex %q but the cluster does not list it: %s; it is not dumped, and what the folder holds of it stays", t, d.opts.TopicRegex, why))
+	}
 }
 
 // newlyMatched is topics with, following a --topic-regex, the topics
