@@ -85,7 +85,7 @@ func (d *dumper) sameTopic(ctx context.Context, topic string, id kadm.TopicID) e
 	td, ok := md.Topics[topic]
 	switch {
 	case !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition) || errors.Is(td.Err, kerr.UnknownTopicID):
-		return fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic)
+		return exit.With(fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic), exit.UnknownTopic, goneHint)
 	case td.Err == nil && id != (kadm.TopicID{}) && td.ID != (kadm.TopicID{}) && td.ID != id:
 		return fmt.Errorf("%w: topic %s (id %s, now %s)", errRemade, topic, id, td.ID)
 	}
@@ -107,7 +107,7 @@ func (d *dumper) takeCutOnce(ctx context.Context, topic string) (*cut, error) {
 		if td.Err != nil && !errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
 			return nil, fmt.Errorf("describe topic %s: %w", topic, kafkaconn.Classify(td.Err))
 		}
-		return nil, fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic)
+		return nil, exit.With(fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic), exit.UnknownTopic, goneHint)
 	}
 	list := func(what string, f func(context.Context, ...string) (kadm.ListedOffsets, error), into map[int32]int64) error {
 		lo, err := f(ctx, topic)
