@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
+	"io/fs"
 	"net"
 	"regexp"
 	"sort"
@@ -19,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/store"
 	"github.com/topicsnap/topicsnap/internal/suggest"
 	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/kafkaconn"
@@ -285,8 +287,22 @@ func (d *dumper) newlyMatched(ctx context.Context, topics []string) []string {
 }
 
 // transient reports whether err is worth another try in --follow: the
-// cluster was unreachable or answered with a retriable error.
+// cluster was unreachable or answered with a retriable error. An error of
+// the folder's files is not the cluster's: a syscall.Errno is a net.Error
+// (it has Timeout and Temporary), so the limit of open files (EMFILE) or a
+// folder not writable (EACCES) was taken for an outage, and a follow of
+// more partitions than ulimit -n allows said "snapshot of T failed (...
+// too many open files ...); trying again in 30s" every round for ever,
+// never dumping those topics, where a one-shot dump stops with exit 2 and
+// its Try. A full disk is still waited out (space may be freed).
 func transient(err error) bool {
+	if errors.Is(err, store.ErrDiskFull) {
+		return true
+	}
+	var pe *fs.PathError
+	if errors.Is(err, catalog.ErrTooManyFiles) || errors.Is(err, store.ErrNotWritable) || errors.As(err, &pe) {
+		return false
+	}
 	var ke *kerr.Error
 	if errors.As(err, &ke) {
 		return ke.Retriable
