@@ -439,7 +439,7 @@ func UnwrittenTopic(topic string) string {
 func (e *UnknownTopicError) Error() string {
 	s := fmt.Sprintf("topic %q has no snapshot in %s", e.Topic, e.Dir)
 	if e.Unwritten {
-		return s + ": its folder holds no partition's manifest (a dump made it and wrote nothing of the topic: refused it, e.g. without READ on it, or stopped before its first file)"
+		return s + ": " + catalog.NoManifest
 	}
 	switch {
 	case e.Suggest != "":

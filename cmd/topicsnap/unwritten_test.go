@@ -41,6 +41,17 @@ func TestTopicADumpWroteNothingOf(t *testing.T) {
 			t.Errorf("%s: exit %d\n%s%s\nwant exit %d: %s", strings.Join(args, " "), code, out, errs, unknown, why)
 		}
 	}
+	// compact --topic and restore say the same (compact said "0 partitions"
+	// with exit 0, restore 'did you mean "refused"?').
+	for _, args := range [][]string{
+		{"catalog", "compact", "--dir", dir, "--topic", "refused"},
+		{"restore", "--dir", dir, "--topic", "refused", "--to-topic", "elsewhere", "--brokers", "127.0.0.1:1", "--dry-run"},
+	} {
+		code, out, errs := cli(t, args...)
+		if code != unknown || !strings.Contains(errs, catalog.NoManifest) || strings.Contains(errs, "did you mean") {
+			t.Errorf("%s: exit %d\n%s%s\nwant exit %d: %s", strings.Join(args, " "), code, out, errs, unknown, catalog.NoManifest)
+		}
+	}
 	code, out, errs := cli(t, "sql", "--dir", dir, "--format", "csv", "-c", `SELECT count(*) FROM refused`)
 	if code == 0 || !strings.Contains(errs, "topic refused skipped: its folder holds no partition's manifest") {
 		t.Errorf("sql over refused: exit %d\n%s%s\nwant it refused, the topic's folder named", code, out, errs)
