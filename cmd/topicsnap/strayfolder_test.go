@@ -37,9 +37,10 @@ func copyDir(t *testing.T, src, dst string) {
 // folder copied or renamed by hand ("topic=orders (copy)") or by a tool
 // that mangles names ("topic=or$ders"): names no Kafka topic has, so no
 // dump wrote them. Every command left them out in silence: ls listed the
-// rest, and catalog verify said "all match their manifests" (exit 0) over
-// records no answer held. Now ls (and every reader) warns naming each, and
-// verify and compact name each and exit 9 with the fix.
+// rest, catalog verify said "all match their manifests" (exit 0) over
+// records no answer held, and catalog copy copied the rest without a word.
+// Now ls (and every reader) warns naming each, and verify, compact and copy
+// name each and exit 9 with the fix (copy after copying the rest).
 func TestFolderNamedAsNoTopicIsNamed(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "snap")
 	catalogtest.Folder(t, dir, "orders", map[int32][][]catalog.Row{0: {catalogtest.Rows(0, 0, 3)}})
@@ -61,6 +62,8 @@ func TestFolderNamedAsNoTopicIsNamed(t *testing.T) {
 		{[]string{"ls", "--dir", dir}, 0},
 		{[]string{"catalog", "verify", "--dir", dir}, 9},
 		{[]string{"catalog", "compact", "--dir", dir}, 9},
+		// It copied the rest and said nothing of them (exit 0).
+		{[]string{"catalog", "copy", dir, filepath.Join(t.TempDir(), "copy")}, 9},
 		{[]string{"check", "gaps", "--dir", dir, "--topic", "orders"}, 0},
 	} {
 		code, out, errs := cli(t, tc.args...)
