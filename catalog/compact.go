@@ -167,6 +167,12 @@ func (d *Dir) Compact(ctx context.Context, o CompactOptions) (CompactStats, erro
 			skipTopic(topic, err)
 			continue
 		}
+		if len(tm.Manifests) == 0 && len(tm.Damaged) == 0 && len(o.Topics) > 0 {
+			// Named, and a folder a dump wrote nothing in: no topic of the
+			// folder (ls, sql, check say so), not "0 partitions" compacted.
+			skipTopic(topic, exit.Errorf(ErrNoTopic, "the folder holds no topic %q: %s", topic, NoManifest))
+			continue
+		}
 		for _, me := range tm.Damaged {
 			if o.Partitions == nil || o.Partitions[me.TP.Partition] {
 				// Costs this partition, named; the others are compacted,

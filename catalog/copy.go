@@ -74,9 +74,22 @@ var beforeCopyPartition = func(tp TopicPartition) {}
 
 func copyAll(ctx context.Context, src, dst *Dir, mirror bool, only []string) (CopyStats, error) {
 	var st CopyStats
-	topics, err := src.Topics(ctx)
+	topics, unread, err := src.TopicFolders(ctx)
 	if err != nil {
 		return st, err
+	}
+	var damaged []error
+	if !mirror {
+		// A topic's folder that is not read (a link, a file, a name no
+		// topic has) is not copied: named, after the rest is copied, where
+		// catalog copy said "copied 3 files" of a folder whose copy of a
+		// topic by hand it left behind without a word. (A mirror is read
+		// in its source's place, and its readers name what they skip.)
+		for _, u := range unread {
+			if len(only) == 0 || slices.Contains(only, u.Topic) {
+				damaged = append(damaged, u)
+			}
+		}
 	}
 	if len(only) > 0 {
 		want := map[string]bool{}
@@ -95,7 +108,6 @@ func copyAll(ctx context.Context, src, dst *Dir, mirror bool, only []string) (Co
 	for _, t := range topics {
 		copied[t] = true
 	}
-	var damaged []error
 	for _, topic := range topics {
 		tm, err := src.ReadTopic(ctx, topic)
 		if err != nil {
@@ -166,7 +178,7 @@ func copyAll(ctx context.Context, src, dst *Dir, mirror bool, only []string) (Co
 		st.Snapshots++
 	}
 	if len(damaged) > 0 {
-		return st, fmt.Errorf("copy %s: damaged manifests or snapshots not copied: %w", src.Path, errors.Join(damaged...))
+		return st, fmt.Errorf("copy %s: damaged manifests, snapshots or folders not copied: %w", src.Path, errors.Join(damaged...))
 	}
 	return st, nil
 }

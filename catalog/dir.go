@@ -20,6 +20,11 @@ import (
 
 // Errors a caller can tell apart with errors.Is. Those a backend returns
 // too are declared in catalog/store and are the same values.
+// NoManifest says why a topic whose folder holds no partition's manifest
+// is no topic of the snapshot folder (ls, sql, check, serve, compact and
+// restore say it alike).
+const NoManifest = "its folder holds no partition's manifest (a dump made it and wrote nothing of the topic: refused it, e.g. without READ on it, or stopped before its first file)"
+
 var (
 	ErrNewerFormat = exit.New(exit.BadFolder, "snapshot folder written by a newer topicsnap", "use a newer topicsnap build for this folder")
 	ErrLocked      = store.ErrLocked

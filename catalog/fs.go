@@ -379,7 +379,15 @@ func (d *Dir) TopicFolders(ctx context.Context) (topics []string, unread []*Fold
 	}
 	for _, e := range entries {
 		name, ok := strings.CutPrefix(e.Name, "topic=")
-		if !ok || !ValidTopicName(name) {
+		if !ok {
+			continue
+		}
+		if !ValidTopicName(name) {
+			// No dump wrote it ("topic=orders (copy)", a name a tool
+			// mangled): its records were in no answer, and no command
+			// said so. Named, not read (its name is no topic's).
+			unread = append(unread, &FolderError{Rel: e.Name, Topic: name, Mode: e.Mode, BadName: true,
+				Detail: fmt.Sprintf("%q is no topic name Kafka allows (letters, digits, '.', '_' and '-', 1 to 249 of them): no dump wrote it", name)})
 			continue
 		}
 		if !e.Dir {
@@ -402,7 +410,13 @@ type FolderError struct {
 	Topic  string
 	Mode   os.FileMode // its type bits in a folder (os.ModeSymlink); 0 in a bucket
 	Detail string      // what stands there instead (notAFolder)
+	// BadName: its name is no topic name Kafka allows (a folder copied
+	// or renamed by hand, "topic=orders (copy)"), so no dump wrote it.
+	BadName bool
 }
+
+// BadNameFix is what to do about a topic's folder whose name is no topic's.
+const BadNameFix = "move each such folder out of the snapshot folder (a topic's folder copied or renamed by hand is kept elsewhere; a topic's folder is named topic=NAME, NAME as Kafka names the topic)"
 
 func (e *FolderError) Error() string {
 	return fmt.Sprintf("%s: %s, so topic %s is left out", e.Rel, e.Detail, e.Topic)
@@ -416,8 +430,13 @@ func (e *FolderError) Is(target error) bool {
 // ExitCode is ErrNotFolder's.
 func (e *FolderError) ExitCode() exit.Code { return ErrNotFolder.ExitCode() }
 
-// Hint is ErrNotFolder's.
-func (e *FolderError) Hint() string { return ErrNotFolder.Hint() }
+// Hint is ErrNotFolder's, or BadNameFix.
+func (e *FolderError) Hint() string {
+	if e.BadName {
+		return BadNameFix
+	}
+	return ErrNotFolder.Hint()
+}
 
 // TopicManifests is what ReadTopic found for one topic: the manifests it
 // could read and, for each partition whose manifest it could not, why.

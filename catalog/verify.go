@@ -19,7 +19,7 @@ import (
 // what to do about it.
 type Problem struct {
 	// Kind is what is damaged: KindDataFile, KindManifest, KindCut,
-	// KindFolder or KindSchema.
+	// KindFolder, KindSchema or KindStray.
 	Kind   string `json:"kind"`
 	Path   string `json:"path"`
 	Detail string `json:"detail"`
@@ -35,6 +35,9 @@ const (
 	// of cuts) that is not read: a symbolic link, a file, or unreadable.
 	KindFolder = "folder"
 	KindSchema = "schema"
+	// KindStray is a folder named as a topic's whose name is no topic's
+	// (topic=orders (copy)): no dump wrote it, and it is not read.
+	KindStray = "stray folder"
 )
 
 func (p Problem) String() string { return fmt.Sprintf("%s: %s (%s)", p.Path, p.Detail, p.Fix) }
@@ -143,6 +146,10 @@ func (d *Dir) verifyTopics(ctx context.Context) (files int, problems []Problem, 
 		return 0, nil, nil, err
 	}
 	for _, u := range unread {
+		if u.BadName {
+			problems = append(problems, Problem{KindStray, st.Where(u.Rel), u.Detail + ": it is not read", BadNameFix})
+			continue
+		}
 		problems = append(problems, Problem{KindFolder, st.Where(u.Rel), u.Detail + ": topic " + u.Topic + " is not read", linkFix(u.Mode, "topic's")})
 	}
 	// damaged is an error that is the object's own, named as a problem;

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,5 +185,96 @@ func TestTopicRegexSkipsInternalTopics(t *testing.T) {
 	_, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: t.TempDir(), TopicRegex: "^__consumer_offsets$"})
 	if !errors.Is(err, kafkaconn.ErrUnknownTopic) {
 		t.Fatalf("--topic-regex ^__consumer_offsets$: %v, want no topic matched", err)
+	}
+}
+
+// TestTopicRegexSelectsAUsersDoubleUnderscoreTopic: a topic a user made
+// whose name starts with "__" (Debezium's heartbeat topics are
+// __debezium-heartbeat.SERVER) is no internal topic of Kafka's. A nightly
+// dump with --topic-regex '.*' left it out in silence (the regex skipped
+// every name starting with "__"); "--topic-regex '^__audit'" said "no topic
+// matches". Only what the broker marks internal is left out now.
+func TestTopicRegexSelectsAUsersDoubleUnderscoreTopic(t *testing.T) {
+	brokers := testCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	topic := fmt.Sprintf("__audit-%d", time.Now().UnixNano())
+	if err := CreateTopic(ctx, kafkaconn.Conn{Brokers: brokers}, topic, 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	cl := producer(t, brokers)
+	produce(t, cl, &kgo.Record{Topic: topic, Value: []byte("a")}, &kgo.Record{Topic: topic, Value: []byte("b")})
+	// A group's commit makes __consumer_offsets, which the regex must still leave out.
+	g, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumerGroup("g-"+topic), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < 2 && ctx.Err() == nil; {
+		n += g.PollFetches(ctx).NumRecords()
+	}
+	if err := g.CommitUncommittedOffsets(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	dir := t.TempDir()
+	s, err := Run(ctx, Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, TopicRegex: "^__"})
+	if err != nil {
+		t.Fatalf("--topic-regex ^__: %v, want %s dumped", err, topic)
+	}
+	d, _ := catalog.Open(dir)
+	ms, err := d.Manifests(ctx, topic)
+	if err != nil || len(ms) != 1 || ms[0].NextOffset != 2 {
+		t.Fatalf("manifests of %s: %v, %v; want its 2 records (summary %+v)", topic, ms, err, s)
+	}
+	for _, internal := range []string{"__consumer_offsets", "__transaction_state"} {
+		if ms, _ := d.Manifests(ctx, internal); len(ms) > 0 {
+			t.Errorf("--topic-regex ^__ dumped Kafka's internal topic %s", internal)
+		}
+	}
+}
+
+// TestTopicRegexNamesFolderTopicsTheClusterNoLongerLists: a nightly
+// --topic-regex '.*' dump into a folder holding a topic the cluster no
+// longer lists (deleted, or the principal lost DESCRIBE on it: the broker
+// lists only the topics a principal may describe) left it out without a
+// word. Now it warns, naming the topic and why as far as the broker says.
+func TestTopicRegexNamesFolderTopicsTheClusterNoLongerLists(t *testing.T) {
+	brokers := testCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	prefix := fmt.Sprintf("unlisted-%d-", time.Now().UnixNano())
+	kept, gone := prefix+"kept", prefix+"gone"
+	for _, n := range []string{kept, gone} {
+		if err := CreateTopic(ctx, kafkaconn.Conn{Brokers: brokers}, n, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		produce(t, producer(t, brokers), &kgo.Record{Topic: n, Value: []byte("v")})
+	}
+	dir := t.TempDir()
+	opts := Options{Conn: kafkaconn.Conn{Brokers: brokers}, Dir: dir, TopicRegex: "^" + prefix}
+	if _, err := Run(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	cl := producer(t, brokers)
+	if _, err := kadm.NewClient(cl).DeleteTopics(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if td, err := kadm.NewClient(cl).ListTopics(ctx, gone); err == nil && !td.Has(gone) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the topic was not gone")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	w := &waitLog{}
+	opts.Progress = w
+	if _, err := Run(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	said := strings.Join(w.said, "\n")
+	if !strings.Contains(said, "topic "+gone+" of the folder matches --topic-regex \"^"+prefix+"\" but the cluster does not list it: deleted from the cluster; it is not dumped") || strings.Contains(said, kept+" of the folder") {
+		t.Errorf("warnings:\n%s\nwant one naming %s as deleted, none of %s", said, gone, kept)
 	}
 }

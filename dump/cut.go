@@ -54,7 +54,45 @@ func (e *NoLeaderError) Hint() string {
 	return fmt.Sprintf("see which partitions of %s have no leader (kafka-topics.sh --describe --topic %s: Leader: none) and bring their brokers back; the dump's other topics are not held up by this one", e.Topic, e.Topic)
 }
 
+// errRemade is a topic deleted and made again under its name while its cut
+// was taken: the cut is taken again, of the new topic.
+var errRemade = errors.New("the topic was deleted and made again while its cut was taken")
+
+// takeCut reads the state of topic now. A cut is of one topic: its
+// offsets are listed by name, so a topic deleted and made again while they
+// were (the wait for a leader below can sit through both) would have the
+// old topic's id and partitions with the new topic's offsets, and its
+// rewrite be taken for a truncation, a broker's loss. The topic id read
+// before the offsets is read again after them: a change takes the cut
+// again (twice at most), a topic gone is said so.
 func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
+	for try := 1; ; try++ {
+		c, err := d.takeCutOnce(ctx, topic)
+		if !errors.Is(err, errRemade) || try == 3 {
+			return c, err
+		}
+	}
+}
+
+// sameTopic reads topic's metadata again and says whether it is still the
+// topic of id: errRemade when another topic has its name now, the unknown
+// topic error when none has.
+func (d *dumper) sameTopic(ctx context.Context, topic string, id kadm.TopicID) error {
+	md, err := d.adm.Metadata(ctx, topic)
+	if err != nil {
+		return nil // not known: the listing's own error stands
+	}
+	td, ok := md.Topics[topic]
+	switch {
+	case !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition) || errors.Is(td.Err, kerr.UnknownTopicID):
+		return exit.With(fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic), exit.UnknownTopic, goneHint)
+	case td.Err == nil && id != (kadm.TopicID{}) && td.ID != (kadm.TopicID{}) && td.ID != id:
+		return fmt.Errorf("%w: topic %s (id %s, now %s)", errRemade, topic, id, td.ID)
+	}
+	return nil
+}
+
+func (d *dumper) takeCutOnce(ctx context.Context, topic string) (*cut, error) {
 	now := time.Now().UTC()
 	c := &cut{id: catalog.NewSnapshotID(now), asOf: now, starts: map[int32]int64{}, ends: map[int32]int64{}, stable: map[int32]int64{}}
 	describe := func() (kadm.Metadata, kadm.TopicDetail, error) {
@@ -70,7 +108,7 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 			if td.Err != nil && !errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
 				return md, td, fmt.Errorf("describe topic %s: %w", topic, kafkaconn.Classify(td.Err))
 			}
-			return md, td, fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic)
+			return md, td, exit.With(fmt.Errorf("%w: topic %q is gone from the cluster", kafkaconn.ErrUnknownTopic, topic), exit.UnknownTopic, goneHint)
 		}
 		return md, td, nil
 	}
@@ -78,6 +116,7 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 	if err != nil {
 		return nil, err
 	}
+	firstID := td.ID // the topic the cut is of; one made again under its name is another
 	list := func(what string, f func(context.Context, ...string) (kadm.ListedOffsets, error), into map[int32]int64) error {
 		lo, err := f(ctx, topic)
 		if ae := d.denied(fmt.Sprintf("list the %s offsets of topic %q", what, topic), topic, "DESCRIBE and READ", err); ae != nil {
@@ -104,7 +143,8 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 	// fences it and elects another (broker.session.timeout.ms, 9 s by
 	// default), not the cluster out of reach.
 	deadline := time.Now().Add(leaderWait)
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 2*time.Second) {
+	waited := false
+	for wait := 100 * time.Millisecond; ; wait, waited = min(2*wait, 2*time.Second), true {
 		err := list("start", d.adm.ListStartOffsets, c.starts)
 		if err == nil {
 			err = list("end", d.adm.ListEndOffsets, c.ends)
@@ -113,11 +153,27 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 			err = list("last stable", d.adm.ListCommittedOffsets, c.stable)
 		}
 		if err == nil {
+			// After a wait, the offsets are of the topic the metadata
+			// described first only if its id is the same after them.
+			// (Without one, the milliseconds between the two requests are
+			// too short for a deletion and a creation: no request more.)
+			if waited {
+				if err := d.sameTopic(ctx, topic, firstID); err != nil {
+					return nil, err
+				}
+			}
 			break
 		}
 		var ke *kerr.Error
 		if !errors.Is(err, kafkaconn.ErrUnreachable) && (!errors.As(err, &ke) || !ke.Retriable) {
 			return nil, err
+		}
+		if errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID) {
+			// Not a partition between leaders: the topic deleted (and
+			// maybe made again) since its metadata was read.
+			if err := d.sameTopic(ctx, topic, firstID); err != nil {
+				return nil, err
+			}
 		}
 		if time.Now().After(deadline) {
 			return nil, &NoLeaderError{Topic: topic, Err: err, Waited: leaderWait}
@@ -136,6 +192,9 @@ func (d *dumper) takeCut(ctx context.Context, topic string) (*cut, error) {
 		// not a partition waiting for a leader.
 		if md, td, err = describe(); err != nil {
 			return nil, err
+		}
+		if firstID != (kadm.TopicID{}) && td.ID != (kadm.TopicID{}) && td.ID != firstID {
+			return nil, fmt.Errorf("%w: topic %s (id %s, now %s)", errRemade, topic, firstID, td.ID)
 		}
 	}
 	st := &catalog.ClusterSnapshot{ID: c.id, Topic: topic, AsOf: now, PartitionCount: len(td.Partitions), Configs: map[string]string{}}

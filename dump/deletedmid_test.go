@@ -13,6 +13,7 @@ import (
 
 	"github.com/topicsnap/topicsnap/catalog"
 	"github.com/topicsnap/topicsnap/dump/dumptest"
+	"github.com/topicsnap/topicsnap/internal/exit"
 	"github.com/topicsnap/topicsnap/kafkaconn"
 )
 
@@ -32,7 +33,8 @@ func (d *deleteOnAdvance) Advance(catalog.TopicPartition, int64, int64) {
 // are read ends its dump with the unknown-topic error (exit 4), what was
 // read committed and nothing recorded as dumped past it. Before, the dump
 // polled the broker's UNKNOWN_TOPIC_ID in a loop without end, saying
-// "retrying" a million times in 40 s.
+// "retrying" a million times in 40 s. Its Try said to list the cluster's
+// topics and pass one with --topic, as for a name mistyped.
 func TestTopicDeletedWhileReadEndsItsDump(t *testing.T) {
 	brokers := dumptest.Brokers(t)
 	topic := dumptest.NewTopic(t, brokers, 2, nil)
@@ -63,6 +65,12 @@ func TestTopicDeletedWhileReadEndsItsDump(t *testing.T) {
 	}
 	if !errors.Is(err, kafkaconn.ErrUnknownTopic) {
 		t.Fatalf("dump error %v, want the unknown-topic error", err)
+	}
+	// Its Try is not the one of a name mistyped ("list the cluster's
+	// topics (kafka-topics --list) and pass one with --topic", which it
+	// said): the topic was deleted.
+	if code, hint := exit.Of(err); code != exit.UnknownTopic || hint != goneHint {
+		t.Errorf("exit %d, Try: %s; want exit %d, Try: %s", code, hint, exit.UnknownTopic, goneHint)
 	}
 	p.mu.Lock()
 	said := len(p.said)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/topicsnap/topicsnap/internal/exit"
 	"io"
+	"io/fs"
 	"net"
 	"regexp"
 	"sort"
@@ -19,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/topicsnap/topicsnap/catalog"
+	"github.com/topicsnap/topicsnap/catalog/store"
 	"github.com/topicsnap/topicsnap/internal/suggest"
 	"github.com/topicsnap/topicsnap/internal/units"
 	"github.com/topicsnap/topicsnap/kafkaconn"
@@ -189,6 +191,7 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 		locks: map[catalog.TopicPartition]*catalog.Lock{}, warned: map[string]bool{}, res: res}
 	res.SetWarn(d.warn)
 	defer d.unlockAll()
+	d.unlisted(ctx, all)
 	var compacted time.Time
 	for {
 		if err := d.round(ctx, topics, &sum); err != nil {
@@ -211,6 +214,47 @@ func Run(ctx context.Context, opts Options) (Summary, error) {
 	}
 	sum.Elapsed = time.Since(start)
 	return sum, nil
+}
+
+// maxUnlisted bounds the topics unlisted names one by one.
+const maxUnlisted = 10
+
+// unlisted warns of each topic of the folder that --topic-regex matches
+// and the cluster does not list: a nightly dump of every topic left it out
+// without a word, whether it was deleted or the principal lost DESCRIBE on
+// it (the broker lists only the topics it may describe). Asked by name, the
+// broker says which, as far as it tells a principal without DESCRIBE.
+func (d *dumper) unlisted(ctx context.Context, all kadm.TopicDetails) {
+	if d.opts.TopicRegex == "" {
+		return
+	}
+	re, err := regexp.Compile(d.opts.TopicRegex)
+	if err != nil {
+		return
+	}
+	have, _, err := d.dir.TopicFolders(ctx)
+	if err != nil {
+		return
+	}
+	var gone []string
+	for _, t := range have {
+		if _, ok := all[t]; !ok && re.MatchString(t) {
+			gone = append(gone, t)
+		}
+	}
+	for i, t := range gone {
+		if i == maxUnlisted {
+			d.warn(fmt.Sprintf("%d more topics of the folder match --topic-regex %q but the cluster does not list them (%s): they are not dumped", len(gone)-maxUnlisted, d.opts.TopicRegex, strings.Join(gone[maxUnlisted:], ", ")))
+			break
+		}
+		why := "deleted from the cluster, or " + d.who + " may not describe it"
+		if _, err := d.adm.Metadata(ctx, t); kafkaconn.IsAuthz(err) {
+			why = d.who + " may not describe it, or it was deleted (to a principal without DESCRIBE on a topic, Kafka says the same of both)"
+		} else if errors.Is(err, kerr.UnknownTopicOrPartition) || err == nil {
+			why = "deleted from the cluster"
+		}
+		d.warn(fmt.Sprintf("topic %s of the folder matches --topic-regex %q but the cluster does not list it: %s; it is not dumped, and what the folder holds of it stays", t, d.opts.TopicRegex, why))
+	}
 }
 
 // newlyMatched is topics with, following a --topic-regex, the topics
@@ -243,8 +287,22 @@ func (d *dumper) newlyMatched(ctx context.Context, topics []string) []string {
 }
 
 // transient reports whether err is worth another try in --follow: the
-// cluster was unreachable or answered with a retriable error.
+// cluster was unreachable or answered with a retriable error. An error of
+// the folder's files is not the cluster's: a syscall.Errno is a net.Error
+// (it has Timeout and Temporary), so the limit of open files (EMFILE) or a
+// folder not writable (EACCES) was taken for an outage, and a follow of
+// more partitions than ulimit -n allows said "snapshot of T failed (...
+// too many open files ...); trying again in 30s" every round for ever,
+// never dumping those topics, where a one-shot dump stops with exit 2 and
+// its Try. A full disk is still waited out (space may be freed).
 func transient(err error) bool {
+	if errors.Is(err, store.ErrDiskFull) {
+		return true
+	}
+	var pe *fs.PathError
+	if errors.Is(err, catalog.ErrTooManyFiles) || errors.Is(err, store.ErrNotWritable) || errors.As(err, &pe) {
+		return false
+	}
 	var ke *kerr.Error
 	if errors.As(err, &ke) {
 		return ke.Retriable
@@ -257,8 +315,9 @@ func transient(err error) bool {
 
 // resolveTopics returns the topics --topic and --topic-regex select
 // together, sorted, and the cluster's topics as listed. An internal topic
-// (__consumer_offsets, __transaction_state) is dumped when --topic names
-// it, like any other; --topic-regex never selects one.
+// (__consumer_offsets, __transaction_state, as the broker marks them) is
+// dumped when --topic names it, like any other; --topic-regex never
+// selects one, but does select a user's topic whose name starts with "__".
 func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex, who string) ([]string, kadm.TopicDetails, error) {
 	// kadm's ListTopics leaves the internal topics out of a full listing.
 	all, err := adm.ListTopicsWithInternal(ctx)
@@ -288,7 +347,11 @@ func resolveTopics(ctx context.Context, adm *kadm.Client, names []string, regex,
 		}
 		n := 0
 		for _, t := range all.Names() {
-			if !re.MatchString(t) || strings.HasPrefix(t, "__") {
+			// Kafka's own topics (__consumer_offsets, __transaction_state,
+			// __share_group_state) by the broker's word, not by their "__":
+			// a user's topic may start so too (Debezium's
+			// __debezium-heartbeat.*), and it was left out in silence.
+			if !re.MatchString(t) || all[t].IsInternal {
 				continue
 			}
 			n++ // a topic also named with --topic still matches

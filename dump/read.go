@@ -337,6 +337,13 @@ func (e *HistoryChangedError) Hint() string {
 // next.
 var errorPause = 250 * time.Millisecond
 
+// The hints of a topic deleted under the dump: ErrUnknownTopic's ("list
+// the cluster's topics and pass one with --topic") is for a name mistyped.
+const (
+	goneHint   = "the topic was deleted from the cluster, so there is nothing to name instead: what the folder holds of it stays (topicsnap ls), and the next dump reads a topic made again under its name as a new one"
+	remadeHint = "run the same command again: it dumps the new topic of the name, and the old one's records stay in the folder as its superseded history (check gaps)"
+)
+
 // gone returns ErrUnknownTopic when the topic being read is no longer the
 // cluster's: deleted, or made again under its name (another topic id).
 // What cannot be asked (the cluster unreachable) is not taken for gone.
@@ -349,9 +356,9 @@ func (d *dumper) gone(ctx context.Context, c *cut) error {
 	td, ok := md.Topics[topic]
 	switch {
 	case !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition):
-		return fmt.Errorf("%w: topic %q was deleted while it was read: what was read of it is committed, and nothing is recorded as dumped past it", kafkaconn.ErrUnknownTopic, topic)
+		return exit.With(fmt.Errorf("%w: topic %q was deleted while it was read: what was read of it is committed, and nothing is recorded as dumped past it", kafkaconn.ErrUnknownTopic, topic), exit.UnknownTopic, goneHint)
 	case td.Err == nil && c.state.TopicID != "" && td.ID != (kadm.TopicID{}) && td.ID.String() != c.state.TopicID:
-		return fmt.Errorf("%w: topic %q was deleted and made again while it was read (its topic id changed): what was read of the old topic is committed; the next dump finds the new one", kafkaconn.ErrUnknownTopic, topic)
+		return exit.With(fmt.Errorf("%w: topic %q was deleted and made again while it was read (its topic id changed): what was read of the old topic is committed; the next dump finds the new one", kafkaconn.ErrUnknownTopic, topic), exit.UnknownTopic, remadeHint)
 	}
 	return nil
 }

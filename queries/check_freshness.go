@@ -155,6 +155,13 @@ func checkFreshness(ctx context.Context, e *Engine, o CheckOptions) (*Report, er
 		// Late or not cannot be said of a record without an event time.
 		notes = append(notes, fmt.Sprintf("%s no event time (%s is NULL), not judged late or not", plural(noEventTime, "record has", "records have"), o.EventTime))
 	}
+	if timed > 0 && !e.hasCut(o.Topic) {
+		// Staleness is the newest record's age at the cut: without one
+		// it is not known (it said "at most 0 seconds older than the
+		// cut" of none, OK).
+		notes = append(notes, noCutSentence(o.Topic)+", so how stale its partitions were is not judged")
+		r.Summary.Set("max_staleness_seconds", nil).Set("cuts", int64(0))
+	}
 	if len(notes) > 0 {
 		r.Status, r.Message = StatusWarn, strings.Join(notes, "; ")
 	} else {

@@ -53,13 +53,24 @@ const holeUndumped = "undumped"
 // only once every partition reached it, so such a hole is a folder edited
 // or put back from an older copy, or a dump stopped short (--until) of the
 // cut: why says the latter when the manifest's record of that cut does.
-func undumpedHoles(topic string, ms []*catalog.Manifest, snaps []*catalog.ClusterSnapshot) []hole {
-	var out []hole
+//
+// A cut taken before the partition's log was rewritten (the topic deleted
+// and made again, a truncation) recorded the old log's high watermark,
+// which says nothing of the data of the history after it: only the cut
+// that found the rewrite, or a later one, is compared. A partition without
+// such a cut (the dump that found the rewrite did not finish: the topic
+// deleted again while it was read) is in uncut, with the offset its data
+// reaches: what Kafka held past it is not known.
+func undumpedHoles(topic string, ms []*catalog.Manifest, snaps []*catalog.ClusterSnapshot) (out []hole, uncut []hole) {
 	for _, m := range ms {
 		var cut *catalog.ClusterSnapshot
 		var st catalog.PartitionState
+		since := ""
+		for _, rw := range m.Rewrites {
+			since = max(since, rw.Snapshot)
+		}
 		for _, s := range snaps {
-			if s.Topic != topic || (cut != nil && s.ID < cut.ID) {
+			if s.Topic != topic || (cut != nil && s.ID < cut.ID) || s.ID < since {
 				continue
 			}
 			if len(s.Dumped) > 0 && !slices.Contains(s.Dumped, m.Partition) {
@@ -72,14 +83,19 @@ func undumpedHoles(topic string, ms []*catalog.Manifest, snaps []*catalog.Cluste
 			}
 		}
 		if cut == nil {
+			if since != "" {
+				uncut = append(uncut, hole{partition: m.Partition, from: m.NextOffset, cut: since})
+			}
 			continue
 		}
 		from := max(m.NextOffset, st.LogStart, 0)
-		// A rewrite found after the cut (a dump that recorded it and
-		// stopped before its own cut, or whose partition stopped there):
-		// the cut's high watermark counted the history Kafka since
+		// A rewrite found after the cut was taken, by the dump of that
+		// very cut (a partition stopped mid-read, its rewrite recorded at
+		// once): the cut's high watermark counted the history Kafka since
 		// rewrote, whose offsets the folder dumped up to the rewrite's
-		// last and keeps (superseded, said as rewritten), not a hole.
+		// last and keeps (superseded, said as rewritten), not a hole. (A
+		// rewrite found by a dump that wrote no cut leaves the partition
+		// uncut, above.)
 		for _, rw := range m.Rewrites {
 			if rw.DetectedAt.After(cut.AsOf) {
 				from = max(from, rw.Last+1)
@@ -96,7 +112,7 @@ func undumpedHoles(topic string, ms []*catalog.Manifest, snaps []*catalog.Cluste
 		}
 		out = append(out, h)
 	}
-	return out
+	return out, uncut
 }
 
 func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
@@ -176,7 +192,8 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 	}
 	// Offsets Kafka held at the last cut that the folder's data never
 	// reached.
-	holes = append(holes, undumpedHoles(o.Topic, ms, snaps)...)
+	undumped, uncut := undumpedHoles(o.Topic, ms, snaps)
+	holes = append(holes, undumped...)
 	// Lost ranges outside the stored span (before the first snapshot) count too.
 	sum := map[string]int64{}
 	for p, ls := range lostBy {
@@ -371,6 +388,25 @@ func checkGaps(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) 
 			if r.Status == StatusOK {
 				r.Status = StatusWarn
 			}
+		}
+	}
+	if len(uncut) > 0 {
+		// The data of a history no cut describes: how far Kafka's log
+		// went is not known, so the verdict is not OK.
+		var where []string
+		var ps []int32
+		for _, h := range uncut {
+			ps = append(ps, h.partition)
+			where = append(where, fmt.Sprintf("partition %d (its data ends before offset %d; the rewrite was found by the dump of cut %s, which did not finish)", h.partition, h.from, h.cut))
+		}
+		if len(where) > 3 {
+			where = append(where[:3], fmt.Sprintf("%d more", len(where)-3))
+		}
+		r.Message += fmt.Sprintf("; not judged: whether Kafka held more than the folder on %s, whose log was rewritten after its last complete cut: %s; dump the topic again",
+			plural(int64(len(uncut)), "partition", "partitions"), strings.Join(where, ", "))
+		r.Summary.Set("uncut_partitions", ps)
+		if r.Status == StatusOK {
+			r.Status = StatusWarn
 		}
 	}
 	var explained []string

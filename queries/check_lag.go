@@ -168,6 +168,13 @@ func checkLag(ctx context.Context, e *Engine, o CheckOptions) (*Report, error) {
 		// A group a cut saw, but not with offsets on this topic.
 		r.Status = StatusWarn
 		r.Message = fmt.Sprintf("group %s had no committed offset on %s at the snapshots: nothing to judge", o.Group, o.Topic)
+	case len(groups) == 0 && !e.hasCut(o.Topic):
+		// No cut recorded the groups (a topic imported from segments or
+		// kcat, or a folder handed over without its snapshots): nothing
+		// said there were none. It said "OK ... no consumer group had
+		// committed offsets on the topic at the snapshots" of no snapshot.
+		r.Status, r.Message = StatusWarn, noCutSentence(o.Topic)+": no consumer group's committed offsets were recorded, so lag is not judged"
+		r.Summary.Set("cuts", int64(0))
 	case len(groups) == 0:
 		r.Status, r.Message = StatusOK, "no consumer group had committed offsets on the topic at the snapshots"
 	case len(noOffset) == len(rows):

@@ -425,10 +425,22 @@ type UnknownTopicError struct {
 	Topic, Dir string
 	Suggest    string   // the topic nearest by spelling, or ""
 	Known      []string // every topic, when there are at most 10 and none is near
+	// Unwritten: the folder has a folder of the topic that holds no
+	// partition's manifest (a dump made it and wrote nothing of it).
+	Unwritten bool
+}
+
+// UnwrittenTopic says of a topic whose folder holds no partition's
+// manifest why it is not in the catalog.
+func UnwrittenTopic(topic string) string {
+	return fmt.Sprintf("topic %s skipped: its folder holds no partition's manifest: a dump made it and wrote nothing of the topic (refused it, e.g. without READ on it, or stopped before its first file), so nothing of %s is in the folder; dump it again", topic, topic)
 }
 
 func (e *UnknownTopicError) Error() string {
 	s := fmt.Sprintf("topic %q has no snapshot in %s", e.Topic, e.Dir)
+	if e.Unwritten {
+		return s + ": " + catalog.NoManifest
+	}
 	switch {
 	case e.Suggest != "":
 		s += fmt.Sprintf(" (did you mean %q?)", e.Suggest)
@@ -453,7 +465,10 @@ func (e *UnknownTopicError) Is(target error) bool {
 }
 
 // unknownTopic is the error for a topic the engine has no view of.
-func (e *Engine) unknownTopic(name string) error {
+func (e *Engine) unknownTopic(ctx context.Context, name string) error {
+	if tm, err := e.dir.ReadTopic(ctx, name); err == nil && len(tm.Manifests) == 0 && len(tm.Damaged) == 0 && e.hasTopicFolder(ctx, name) {
+		return &UnknownTopicError{Topic: name, Dir: e.dir.Path, Unwritten: true}
+	}
 	var names []string
 	for _, t := range e.Topics() {
 		names = append(names, t.Name)
@@ -468,6 +483,12 @@ func (e *Engine) unknownTopic(name string) error {
 		u.Known = names
 	}
 	return u
+}
+
+// hasTopicFolder reports whether the folder has a folder of topic.
+func (e *Engine) hasTopicFolder(ctx context.Context, topic string) bool {
+	names, _, err := e.dir.TopicFolders(ctx)
+	return err == nil && slices.Contains(names, topic)
 }
 
 // ErrUnknownGroup marks a consumer group no cut in the snapshot folder saw
@@ -564,6 +585,47 @@ func (e *Engine) knownGroup(ctx context.Context, topic, group string) error {
 	return u
 }
 
+// caseTwins reports whether a topic of names has no view only because
+// another topic's name differs from its own only in case, in an engine of
+// the whole folder on DuckDB: an engine limited to the topics a check reads
+// (Options.Topics) has a view of it, unless the names are each other's
+// twins. A topic named as a table the engine makes has none either way.
+func (e *Engine) caseTwins(names ...string) bool {
+	if e.opts.Remote != nil || len(e.opts.Topics) > 0 {
+		return false
+	}
+	twin := false
+	for _, n := range names {
+		if n == "" {
+			continue
+		}
+		t, ok := e.Topic(n)
+		if !ok || t.Apart == "" {
+			continue
+		}
+		if takenName(n) != "" {
+			return false
+		}
+		twin = true
+	}
+	if twin && len(names) == 2 && names[0] != names[1] && strings.EqualFold(names[0], names[1]) {
+		return false // twins of each other: no engine tells them apart
+	}
+	return twin
+}
+
+// only is o limited to topics (those not empty), built when first named.
+func (o Options) only(topics ...string) Options {
+	o.Lazy = true
+	o.Topics = nil
+	for _, t := range topics {
+		if t != "" && !slices.Contains(o.Topics, t) {
+			o.Topics = append(o.Topics, t)
+		}
+	}
+	return o
+}
+
 // RunCheck runs one check against a topic.
 func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Report, error) {
 	c, ok := checks[name]
@@ -572,12 +634,25 @@ func (e *Engine) RunCheck(ctx context.Context, name string, o CheckOptions) (*Re
 	}
 	t, ok := e.Topic(o.Topic)
 	if !ok {
-		return nil, e.unknownTopic(o.Topic)
+		return nil, e.unknownTopic(ctx, o.Topic)
 	}
-	for _, name := range []string{o.Topic, o.AgainstTopic} {
-		if at, ok := e.Topic(name); ok && at.Apart != "" {
+	if e.caseTwins(o.Topic, o.AgainstTopic) {
+		// A topic whose name differs from another's only in case has no
+		// view in an engine of every topic; one of the topics the check
+		// reads gives it one, as check --topic opens it: the server, the
+		// overview and notebooks answer what the command answers (they
+		// said "none has a view" where the command gave the verdict).
+		alone, err := Open(ctx, e.dir.Path, e.opts.only(o.Topic, o.AgainstTopic))
+		if err != nil {
+			return nil, fmt.Errorf("check %s on %s: open the topic alone: %w", name, o.Topic, err)
+		}
+		defer alone.Close()
+		return alone.RunCheck(ctx, name, o)
+	}
+	for _, topic := range []string{o.Topic, o.AgainstTopic} {
+		if at, ok := e.Topic(topic); ok && at.Apart != "" {
 			// Its views would be another's: refused, never answered wrong.
-			return nil, exit.Errorf(ErrNameTaken, "check %s on %s: %s", name, o.Topic, at.Apart)
+			return nil, exit.Errorf(ErrNameTaken, "check %s on %s: %s", name, topic, at.Apart)
 		}
 	}
 	if err := o.validate(); err != nil {

@@ -2,6 +2,7 @@ package queries
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 
@@ -38,6 +39,25 @@ func currentCuts(topic string, snaps []*catalog.ClusterSnapshot) []*catalog.Clus
 		}
 	}
 	return cuts
+}
+
+// hasCut reports whether the folder holds a cut of topic (a dump writes
+// one each run; an import writes none).
+func (e *Engine) hasCut(topic string) bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	for _, s := range e.snaps {
+		if s.Topic == topic {
+			return true
+		}
+	}
+	return false
+}
+
+// noCutSentence says that the folder holds no cut of topic, and why that
+// may be.
+func noCutSentence(topic string) string {
+	return fmt.Sprintf("the folder holds no cut of %s (the cluster's state at a dump: imported topics have none, and a folder handed over may lack its snapshots folder)", topic)
 }
 
 // firstCurrentCut is the id of the first cut of topic as it is today

@@ -157,8 +157,33 @@ func (e *Engine) queryError(ctx context.Context, err error) error {
 	if isDamagedData(err) {
 		return damagedErr(err, "", e.dir.Path)
 	}
-	return CleanError(err)
+	err = CleanError(err)
+	var se *SQLError
+	if errors.As(err, &se) && se.UnknownTable {
+		// A topic whose name differs from another's only in case has no
+		// view: DuckDB's "does not exist" (and its nearest name, "Did you
+		// mean rewrites?") said nothing of why, where the warning that
+		// does is not beside it (a notebook's cell, the server's answer).
+		if m := unknownTable.FindStringSubmatchIndex(se.Msg); m != nil {
+			name := se.Msg[m[2]:m[3]]
+			var twin *Topic
+			for _, t := range e.Topics() {
+				if t.Apart != "" && strings.EqualFold(t.Name, name) && takenName(t.Name) == "" && (twin == nil || t.Name == name) {
+					twin = &t
+				}
+			}
+			if twin != nil {
+				se.Msg = se.Msg[:m[1]] + ": " + twin.Apart + se.Msg[m[1]:]
+				se.Fix = "check NAME --topic " + twin.Name + " reads it alone; in SQL, read_parquet its files (the files table lists them, by topic)"
+			}
+		}
+	}
+	return err
 }
+
+// unknownTable finds the name in DuckDB's "Table with name X does not
+// exist" (written as the query wrote it, without its quotes).
+var unknownTable = regexp.MustCompile(`Table with name (.+?) does not exist!?`)
 
 var driverNoise = regexp.MustCompile(`^(?:duckdb: )?(?:[A-Za-z]+ Error: )?`)
 

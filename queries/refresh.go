@@ -204,6 +204,14 @@ func (e *Engine) readCatalog(ctx context.Context) (*catalogState, error) {
 		if len(tm.Manifests) == 0 && len(damaged) > 0 {
 			continue
 		}
+		if len(tm.Manifests) == 0 {
+			// A folder a dump made and wrote nothing in (the topic
+			// refused it, or it stopped before its first file) holds no
+			// topic: it was a view of no partition and no record, an
+			// empty topic to SQL, the checks and the server's list.
+			problems = append(problems, UnwrittenTopic(n))
+			continue
+		}
 		ms := tm.Manifests
 		tf := topicFiles{name: n, manifests: ms, damaged: damaged}
 		ids, keyIDs := map[int]bool{}, map[int]bool{}

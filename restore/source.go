@@ -33,7 +33,13 @@ func readSource(ctx context.Context, dir *catalog.Dir, topic string) (*source, e
 	}
 	if len(tm.Manifests) == 0 {
 		msg := fmt.Sprintf("%s holds no snapshot of topic %q", dir.Path, topic)
-		if names, _ := dir.Topics(ctx); len(names) > 0 {
+		names, _ := dir.Topics(ctx)
+		if slices.Contains(names, topic) {
+			// Its folder, made by a dump that wrote nothing of it: not
+			// "did you mean" the very name.
+			return nil, fmt.Errorf("%w: %s: %s", ErrNotInCatalog, msg, catalog.NoManifest)
+		}
+		if len(names) > 0 {
 			if c := suggest.Closest(topic, names); c != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", c)
 			} else {

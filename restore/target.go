@@ -46,7 +46,7 @@ func describeTarget(ctx context.Context, adm *kadm.Client, topic, who string) (t
 	td, ok := md.Topics[topic]
 	switch {
 	case !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition):
-		return t, nil
+		return t, collision(ctx, adm, topic)
 	case kafkaconn.IsAuthz(td.Err):
 		return t, denied(who, fmt.Sprintf("describe topic %q", topic), topic, "DESCRIBE and WRITE", td.Err)
 	case td.Err != nil:
@@ -66,6 +66,47 @@ func describeTarget(ctx context.Context, adm *kadm.Client, topic, who string) (t
 		}
 	}
 	return t, nil
+}
+
+// CollisionError is a target topic Kafka would not create because another
+// topic's name differs from it only by '.' and '_' (their metric names
+// would be one): the dry run said it would create it, and the restore
+// failed on INVALID_TOPIC_EXCEPTION with no word of why. Nothing is
+// produced. errors.Is(err, ErrTarget) holds.
+type CollisionError struct {
+	Target, Other string
+}
+
+func (e *CollisionError) Error() string {
+	return fmt.Sprintf("%v: topic %s cannot be created: the cluster has topic %s, and Kafka refuses a topic whose name differs from another's only by '.' and '_'; nothing was produced",
+		ErrTarget, e.Target, e.Other)
+}
+
+func (e *CollisionError) Unwrap() error { return ErrTarget }
+
+// ExitCode is exit.Target.
+func (e *CollisionError) ExitCode() exit.Code { return exit.Target }
+
+// Hint is the way out.
+func (e *CollisionError) Hint() string {
+	return fmt.Sprintf("restore into another topic with --to-topic: a name that is not %s's with '.' and '_' swapped", shell.Quote(e.Other))
+}
+
+// collision says whether a topic the cluster has would keep a missing
+// target from being created (CollisionError); nil when none would, or when
+// the topics could not be listed (the creation then says what it says).
+func collision(ctx context.Context, adm *kadm.Client, topic string) error {
+	all, err := adm.ListTopicsWithInternal(ctx)
+	if err != nil {
+		return nil
+	}
+	norm := strings.ReplaceAll(topic, ".", "_")
+	for _, n := range all.Names() {
+		if n != topic && strings.ReplaceAll(n, ".", "_") == norm {
+			return &CollisionError{Target: topic, Other: n}
+		}
+	}
+	return nil
 }
 
 // createPlan is how a missing target is created: the source's configs at

@@ -112,7 +112,9 @@ func errorStatus(err error) int {
 		// the request's (a 400 would tell the client to change it).
 		return http.StatusInternalServerError
 	case errors.As(err, &bad), errors.Is(err, queries.ErrBadCheck), errors.Is(err, queries.ErrRefused), errors.As(err, &sqlErr),
-		errors.Is(err, queries.ErrOutOfMemory):
+		errors.Is(err, queries.ErrOutOfMemory), errors.Is(err, queries.ErrNameTaken):
+		// A topic named as a table the engine makes is refused as the
+		// command refuses it (exit 2), never a server fault (a 500).
 		// Out of memory: the query asked for more than a query may hold;
 		// a smaller one is answered.
 		return http.StatusBadRequest

@@ -90,6 +90,15 @@ func (a *app) lsCmd() *cobra.Command {
 				if err := d.CheckListedSizes(ctx, tm); err != nil {
 					return err
 				}
+				if len(tm.Manifests) == 0 && len(tm.Damaged) == 0 {
+					// A folder a dump made and wrote nothing in: no topic
+					// of the folder, as sql, check and serve say.
+					if len(only) > 0 {
+						return &queries.UnknownTopicError{Topic: t, Dir: dir, Unwritten: true}
+					}
+					fmt.Fprintf(a.stderr, "warning: %s\n", queries.UnwrittenTopic(t))
+					continue
+				}
 				// A damaged manifest costs its partition, named here, not the topic.
 				for _, me := range tm.Damaged {
 					fmt.Fprintf(a.stderr, "warning: %s; run topicsnap catalog verify --dir %s\n", me, dir)
@@ -323,6 +332,7 @@ func verifyFound(problems []catalog.Problem) (found, hint string) {
 			"put each cluster snapshot named above back from a backup, or move it out of the folder: a cut holds the cluster's state at one dump (offsets, consumer groups, configs), no record, and the checks judge without it"},
 		{catalog.KindFolder, "folder not read (a link or a file)", "folders not read (links or files)",
 			"replace each link named above with the folder it points to (move it back into the snapshot folder), or mount that folder at the link's name instead (mount --bind); links are not followed"},
+		{catalog.KindStray, "folder named as a topic's that no dump wrote", "folders named as topics' that no dump wrote", catalog.BadNameFix},
 		{catalog.KindSchema, "schema missing or damaged", "schemas missing or damaged",
 			"dump again with the schema registry reachable (it fetches the schemas the folder lacks), or give --schema DIR with each schema named above"},
 	}

@@ -32,7 +32,8 @@ with fewer partitions; a T2 that would refuse a record (larger than its
 max.message.bytes, or a timestamp outside its message.timestamp.before.max.ms /
 after.max.ms), naming the record and the setting; and, without --to-topic, the very
 topic the snapshot was taken from while it still holds those records (name it with
---to-topic T to write them into it again).
+--to-topic T to write them into it again); a missing T2 whose name differs from an
+existing topic's only by '.' and '_' (Kafka would not create it).
 
 It is exactly once and resumable: two transactional producers (ids
 topicsnap-restore-T2 and topicsnap-restore-T2-1), each with its share of the
