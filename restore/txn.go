@@ -65,13 +65,47 @@ type batch struct {
 	fileRows  int64
 }
 
+// start is what the producers wait for before their first record: the
+// target made ready (created and led) by Run's prepare, which runs while
+// the readers already read. done is closed when it has run, err is its
+// error.
+type start struct {
+	done chan struct{}
+	err  error
+}
+
+// testPrefetched, when a test sets it, is called by each producer with
+// the records its readers read before the target was ready.
+var testPrefetched func(records int)
+
+// errNotStarted: the producer stopped because prepare failed.
+var errNotStarted = errors.New("the target was not made ready")
+
+// prefetchRecords and prefetchBytes bound, per producer, what its readers
+// read ahead while prepare runs (creating the target and waiting for its
+// leaders: 40-200 ms in which the CPU was idle): as much as the producer
+// itself buffers (kgo.MaxBufferedRecords).
+const (
+	prefetchRecords = 64 * 1024
+	prefetchBytes   = 16 << 20
+)
+
 // produceAll shares the partitions out among the producers, by the rows
 // each has to read, and runs produceSome for each share at once. The
-// first error stops them all; each aborts its open transaction.
-func produceAll(ctx context.Context, dir *catalog.Dir, producers []*kgo.Client, opts Options, t target, plans []*plan, sum *Summary) error {
+// first error stops them all; each aborts its open transaction. prepare
+// (nil: none) makes t ready, the readers reading meanwhile: nothing is
+// produced, nor t read, before it returned, and its error is the run's.
+func produceAll(ctx context.Context, dir *catalog.Dir, producers []*kgo.Client, opts Options, t *target, plans []*plan, sum *Summary, prepare func(context.Context) error) error {
 	shares := shareOut(plans, len(producers), func(pl *plan) int64 { return pl.count(dir) })
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	st := &start{done: make(chan struct{})}
+	go func() {
+		defer close(st.done)
+		if prepare != nil {
+			st.err = prepare(pctx)
+		}
+	}()
 	errs := make([]error, len(producers))
 	sums := make([]Summary, len(producers))
 	var wg sync.WaitGroup
@@ -79,17 +113,21 @@ func produceAll(ctx context.Context, dir *catalog.Dir, producers []*kgo.Client, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = produceSome(pctx, dir, cl, TxnID(opts.ToTopic, i), opts, t, shares[i], &sums[i])
+			errs[i] = produceSome(pctx, dir, cl, TxnID(opts.ToTopic, i), opts, st, t, shares[i], &sums[i])
 			if errs[i] != nil {
 				cancel()
 			}
 		}()
 	}
 	wg.Wait()
+	<-st.done
 	for _, s := range sums {
 		sum.Records += s.Records
 		sum.Bytes += s.Bytes
 		sum.Transactions += s.Transactions
+	}
+	if st.err != nil {
+		return st.err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -105,8 +143,10 @@ func produceAll(ctx context.Context, dir *catalog.Dir, producers []*kgo.Client, 
 
 // produceSome runs a reader goroutine per partition of its share and
 // produces what they read with one producer in transactions, each
-// committing the progress of its partitions with its records.
-func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID string, opts Options, t target, plans []*plan, sum *Summary) error {
+// committing the progress of its partitions with its records. Until st
+// is done it holds what the readers read, up to prefetchRecords and
+// prefetchBytes, produces nothing and does not read t.
+func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID string, opts Options, st *start, t *target, plans []*plan, sum *Summary) error {
 	if len(plans) == 0 {
 		return nil
 	}
@@ -146,7 +186,41 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 		}
 	}()
 
-	p := &txnProducer{cl: cl, txnID: txnID, opts: opts, t: t, sum: sum, next: map[int32]int64{}, counts: map[int32][2]int64{}}
+	// Read ahead while the target is made ready; a reader's error waits
+	// for it too, as it did when the readers started after it.
+	var early []batch
+	ended := false // every reader is done: batches is closed
+	held, heldBytes := 0, 0
+	for waiting := true; waiting; {
+		in := batches
+		if ended || held >= prefetchRecords || heldBytes >= prefetchBytes {
+			in = nil
+		}
+		select {
+		case <-st.done:
+			waiting = false
+		case b, ok := <-in:
+			if !ok {
+				ended = true
+				continue
+			}
+			early = append(early, b)
+			held += len(b.recs)
+			for _, r := range b.recs {
+				heldBytes += len(r.Key) + len(r.Value)
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if testPrefetched != nil {
+		testPrefetched(held)
+	}
+	if st.err != nil {
+		return errNotStarted
+	}
+
+	p := &txnProducer{cl: cl, txnID: txnID, opts: opts, t: *t, sum: sum, next: map[int32]int64{}, counts: map[int32][2]int64{}}
 	p.promise = p.acked
 	if err := cl.BeginTransaction(); err != nil {
 		return fmt.Errorf("begin a transaction: %w", err)
@@ -165,30 +239,48 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 		gate.openAgain()
 		return err
 	}
+	take := func(b batch) error {
+		p.produce(ctx, b)
+		if b.done {
+			gate.done(b.fileRows)
+		}
+		if due || p.pending >= opts.TxnRecords {
+			return commitWhenIdle()
+		}
+		return nil
+	}
+	// ended: every batch was read; the readers' error, if any, or the
+	// last commit.
+	end := func() error {
+		select {
+		case err := <-errc:
+			p.abort(ctx)
+			return err
+		default:
+		}
+		if ctx.Err() != nil {
+			p.abort(ctx)
+			return ctx.Err()
+		}
+		return p.commit(ctx, false)
+	}
+	for i := range early {
+		if err := take(early[i]); err != nil {
+			return err
+		}
+		early[i] = batch{} // produced: the producer holds its records now
+	}
+	if ended {
+		return end()
+	}
 	for {
 		select {
 		case b, ok := <-batches:
 			if !ok {
-				select {
-				case err := <-errc:
-					p.abort(ctx)
-					return err
-				default:
-				}
-				if ctx.Err() != nil {
-					p.abort(ctx)
-					return ctx.Err()
-				}
-				return p.commit(ctx, false)
+				return end()
 			}
-			p.produce(ctx, b)
-			if b.done {
-				gate.done(b.fileRows)
-			}
-			if due || p.pending >= opts.TxnRecords {
-				if err := commitWhenIdle(); err != nil {
-					return err
-				}
+			if err := take(b); err != nil {
+				return err
 			}
 		case <-tick.C:
 			if err := commitWhenIdle(); err != nil {
