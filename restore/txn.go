@@ -60,6 +60,7 @@ func TxnIDs(target string) []string {
 type batch struct {
 	partition int32
 	recs      []*kgo.Record
+	mem       *batchMem // the records' memory, nil: not recycled
 	next      int64
 	done      bool
 	fileRows  int64
@@ -154,6 +155,7 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 	defer cancel()
 	batches := make(chan batch, 2*len(plans))
 	gate := newFileGate(opts.TxnRecords)
+	pool := &memPool{}
 	var wg sync.WaitGroup
 	errc := make(chan error, len(plans))
 	for _, pl := range plans {
@@ -163,9 +165,9 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := scanPlan(rctx, dir, pl, opts.ToTopic, gate, func(recs []*kgo.Record, next int64, done bool, fileRows int64) error {
+			err := scanPlan(rctx, dir, pl, opts.ToTopic, gate, pool, func(recs []*kgo.Record, mem *batchMem, next int64, done bool, fileRows int64) error {
 				select {
-				case batches <- batch{partition: pl.m.Partition, recs: recs, next: next, done: done, fileRows: fileRows}:
+				case batches <- batch{partition: pl.m.Partition, recs: recs, mem: mem, next: next, done: done, fileRows: fileRows}:
 					gate.hand(len(recs))
 					return nil
 				case <-rctx.Done():
@@ -322,9 +324,16 @@ func (p *txnProducer) acked(_ *kgo.Record, err error) {
 
 func (p *txnProducer) produce(ctx context.Context, b batch) {
 	c := p.counts[b.partition]
+	promise := p.promise
+	if b.mem != nil {
+		b.mem.p = p
+		promise = b.mem.acked
+	}
 	for _, r := range b.recs {
-		p.cl.Produce(ctx, r, p.promise)
+		// Counted before it is produced: once acknowledged, with the
+		// rest of its batch, its memory may be another batch's.
 		c[1] += int64(len(r.Key) + len(r.Value))
+		p.cl.Produce(ctx, r, promise)
 	}
 	c[0] += int64(len(b.recs))
 	p.counts[b.partition] = c
