@@ -33,7 +33,7 @@ func TestRecycledBatchesKeepEveryByte(t *testing.T) {
 	var recs []*kgo.Record
 	for i := range n {
 		r := &kgo.Record{Topic: "src", Partition: int32(i % 2), Key: fmt.Appendf(nil, "k%d", i),
-			Value: fmt.Appendf(nil, `{"i":%d,"pad":"%s"}`, i, bytes.Repeat([]byte{'a' + byte(i%26)}, i%300)),
+			Value:     fmt.Appendf(nil, `{"i":%d,"pad":"%s"}`, i, bytes.Repeat([]byte{'a' + byte(i%26)}, i%300)),
 			Timestamp: time.UnixMilli(1_700_000_000_000 + int64(i))}
 		switch {
 		case i%997 == 0:
