@@ -76,7 +76,8 @@ type start struct {
 }
 
 // testPrefetched, when a test sets it, is called by each producer with
-// the records its readers read before the target was ready.
+// the records its readers have read ahead, each time it holds another
+// batch before the target is ready.
 var testPrefetched func(records int)
 
 // errNotStarted: the producer stopped because prepare failed.
@@ -211,12 +212,12 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 			for _, r := range b.recs {
 				heldBytes += len(r.Key) + len(r.Value)
 			}
+			if testPrefetched != nil {
+				testPrefetched(held)
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-	}
-	if testPrefetched != nil {
-		testPrefetched(held)
 	}
 	if st.err != nil {
 		return errNotStarted
