@@ -332,13 +332,15 @@ func (p *txnProducer) produce(ctx context.Context, b batch) {
 		promise = b.mem.acked
 	}
 	for _, r := range b.recs {
-		// Counted before it is produced: once acknowledged, with the
-		// rest of its batch, its memory may be another batch's.
+		// Read before it is produced: from then on the record is the
+		// client's (it sets the record's partition, and once the batch
+		// is acknowledged its memory may be another batch's).
 		c[1] += int64(len(r.Key) + len(r.Value))
+		topic, part := r.Topic, r.Partition
 		p.cl.Produce(ctx, r, promise)
 		if !p.known {
 			p.known = true
-			waitPartitions(ctx, p.cl, r.Topic, r.Partition)
+			waitPartitions(ctx, p.cl, topic, part)
 		}
 	}
 	c[0] += int64(len(b.recs))
