@@ -275,12 +275,24 @@ func (c *leafCursor) close() {
 
 // arena hands out copies of page bytes from shared chunks: one allocation
 // per 64 KiB of keys, values and header values instead of one per value. A
-// non-null empty value stays non-nil.
-type arena struct{ chunk []byte }
+// non-null empty value stays non-nil. alloc (nil: make) gives the chunks:
+// an empty slice of at least n bytes' capacity.
+type arena struct {
+	chunk []byte
+	alloc func(n int) []byte
+}
+
+// ArenaChunk is the size of the chunks a scan copies keys, values and
+// header values into (a value larger than that has a chunk of its own).
+const ArenaChunk = 64 << 10
 
 func (a *arena) copy(b []byte) []byte {
 	if cap(a.chunk)-len(a.chunk) < len(b) || a.chunk == nil {
-		a.chunk = make([]byte, 0, max(64<<10, len(b)))
+		if n := max(ArenaChunk, len(b)); a.alloc != nil {
+			a.chunk = a.alloc(n)[:0]
+		} else {
+			a.chunk = make([]byte, 0, n)
+		}
 	}
 	n := len(a.chunk)
 	a.chunk = append(a.chunk, b...)
@@ -512,7 +524,7 @@ func (l *rowLeaves) scanHeaders(r *Row, mem *arena, dict interned, hdrs *[]Heade
 // order, batch rows at a time. The rows of one call are fresh: fn may keep
 // them and their byte slices. It stops at the first error of fn or of ctx.
 func ScanDataFile(ctx context.Context, path string, batch int, fn func([]Row) error) error {
-	return scanDataFile(ctx, path, batch, nil, false, fn)
+	return scanDataFile(ctx, path, batch, nil, false, nil, fn)
 }
 
 // ScanDataFileColumns is ScanDataFile reading only the named columns of
@@ -522,7 +534,7 @@ func ScanDataFile(ctx context.Context, path string, batch int, fn func([]Row) er
 // is an error. Reading fewer columns skips their pages: restore needs 9 of
 // the 21.
 func ScanDataFileColumns(ctx context.Context, path string, batch int, columns []string, fn func([]Row) error) error {
-	return scanColumns(ctx, path, batch, columns, false, fn)
+	return scanColumns(ctx, path, batch, columns, false, nil, fn)
 }
 
 // ScanDataFileColumnsReused is ScanDataFileColumns whose calls of fn share
@@ -532,10 +544,21 @@ func ScanDataFileColumns(ctx context.Context, path string, batch int, columns []
 // turns each row into something else at once (restore) allocates a tenth
 // of what it would.
 func ScanDataFileColumnsReused(ctx context.Context, path string, batch int, columns []string, fn func([]Row) error) error {
-	return scanColumns(ctx, path, batch, columns, true, fn)
+	return scanColumns(ctx, path, batch, columns, true, nil, fn)
 }
 
-func scanColumns(ctx context.Context, path string, batch int, columns []string, reuse bool, fn func([]Row) error) error {
+// ScanDataFileColumnsInto is ScanDataFileColumnsReused copying the keys,
+// values and header values of the rows into chunks alloc gives (an empty
+// slice of at least n bytes' capacity; n is ArenaChunk unless a value is
+// larger): the chunks it asks for between two calls of fn hold the bytes
+// of the second call's rows and no other, so a caller can hand them out
+// again once it no longer needs that batch's bytes (restore: when every
+// record of the batch was acknowledged).
+func ScanDataFileColumnsInto(ctx context.Context, path string, batch int, columns []string, alloc func(n int) []byte, fn func([]Row) error) error {
+	return scanColumns(ctx, path, batch, columns, true, alloc, fn)
+}
+
+func scanColumns(ctx context.Context, path string, batch int, columns []string, reuse bool, alloc func(int) []byte, fn func([]Row) error) error {
 	want := make([]bool, len(rowLeafPaths))
 	for _, name := range columns {
 		found := false
@@ -548,10 +571,10 @@ func scanColumns(ctx context.Context, path string, batch int, columns []string, 
 			return fmt.Errorf("read %s: Row has no column %q", path, name)
 		}
 	}
-	return scanDataFile(ctx, path, batch, want, reuse, fn)
+	return scanDataFile(ctx, path, batch, want, reuse, alloc, fn)
 }
 
-func scanDataFile(ctx context.Context, path string, batch int, want []bool, reuse bool, fn func([]Row) error) error {
+func scanDataFile(ctx context.Context, path string, batch int, want []bool, reuse bool, alloc func(int) []byte, fn func([]Row) error) error {
 	f, err := openRegular("", path)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
@@ -561,12 +584,12 @@ func scanDataFile(ctx context.Context, path string, batch int, want []bool, reus
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
-	return scanReader(ctx, path, f, st.Size(), batch, want, reuse, fn)
+	return scanReader(ctx, path, f, st.Size(), batch, want, reuse, alloc, fn)
 }
 
 // scanReader is scanDataFile over r, size bytes of Parquet named path in
 // errors: a local file or a bucket's object.
-func scanReader(ctx context.Context, path string, r io.ReaderAt, size int64, batch int, want []bool, reuse bool, fn func([]Row) error) error {
+func scanReader(ctx context.Context, path string, r io.ReaderAt, size int64, batch int, want []bool, reuse bool, alloc func(int) []byte, fn func([]Row) error) error {
 	pf, err := OpenParquet(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
@@ -574,7 +597,7 @@ func scanReader(ctx context.Context, path string, r io.ReaderAt, size int64, bat
 	batch = max(batch, 1)
 	dict := interned{}
 	var rows []Row
-	var mem arena
+	mem := arena{alloc: alloc}
 	var hdrs []Header
 	bufs := make([][]parquet.Value, len(rowLeafPaths))
 	flush := func() error {
@@ -582,7 +605,7 @@ func scanReader(ctx context.Context, path string, r io.ReaderAt, size int64, bat
 			return nil
 		}
 		err := fn(rows)
-		mem = arena{} // fn may keep the byte slices
+		mem = arena{alloc: alloc} // fn may keep the byte slices
 		if reuse {
 			clear(hdrs) // no header of this batch is kept alive by the next
 			rows, hdrs = rows[:0], hdrs[:0]

@@ -163,7 +163,7 @@ func checkRowsAt(ctx context.Context, name string, r io.ReaderAt, size int64, tp
 		}
 	}
 	return checkRows(ctx, tp, fe, func(fn func([]Row) error) error {
-		return scanReader(ctx, name, r, size, 8192, want, true, fn)
+		return scanReader(ctx, name, r, size, 8192, want, true, nil, fn)
 	})
 }
 

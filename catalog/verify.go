@@ -491,7 +491,7 @@ func (d *Dir) undecodedReasons(ctx context.Context, id int, sm *schemaMet) []str
 		if err != nil {
 			return nil
 		}
-		err = scanReader(ctx, frel, f, sm.sizes[i], 8192, want, true, func(rows []Row) error {
+		err = scanReader(ctx, frel, f, sm.sizes[i], 8192, want, true, nil, func(rows []Row) error {
 			for j := range rows {
 				r := &rows[j]
 				if r.SchemaID != nil && int(*r.SchemaID) == id {

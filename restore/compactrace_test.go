@@ -46,7 +46,7 @@ func TestScanPlanFileCompactedAway(t *testing.T) {
 			}
 			c.change(t, d, m)
 			pl := &plan{m: m, part: &Partition{Partition: 0, From: 0, Until: m.NextOffset, OpenAt: -1}}
-			err = scanPlan(context.Background(), d, pl, "t2", nil, func([]*kgo.Record, int64, bool, int64) error { return nil })
+			err = scanPlan(context.Background(), d, pl, "t2", nil, nil, func([]*kgo.Record, *batchMem, int64, bool, int64) error { return nil })
 			code, _ := exit.Of(err)
 			if !errors.Is(err, c.want) || errors.Is(err, c.notWant) || code != c.code {
 				t.Fatalf("exit %d: %v", code, err)

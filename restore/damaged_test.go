@@ -61,7 +61,7 @@ func TestScanPlanDamagedFile(t *testing.T) {
 				}
 			}
 			pl := &plan{m: m, part: &Partition{Partition: 0, From: 0, Until: m.NextOffset, OpenAt: -1}}
-			err = scanPlan(context.Background(), d, pl, "t2", nil, func([]*kgo.Record, int64, bool, int64) error { return c.emitErr })
+			err = scanPlan(context.Background(), d, pl, "t2", nil, nil, func([]*kgo.Record, *batchMem, int64, bool, int64) error { return c.emitErr })
 			code, hint := exit.Of(err)
 			if c.want != nil {
 				if !errors.Is(err, c.want) || errors.Is(err, catalog.ErrBadDataFile) {

@@ -310,7 +310,7 @@ func checkLimits(ctx context.Context, dir *catalog.Dir, plans []*plan, to string
 					p := *pl.part
 					pl = &plan{m: pl.m, markers: pl.markers, part: &p}
 				}
-				err := scanPlan(ctx, dir, pl, to, nil, func(recs []*kgo.Record, _ int64, _ bool, _ int64) error {
+				err := scanPlan(ctx, dir, pl, to, nil, nil, func(recs []*kgo.Record, _ *batchMem, _ int64, _ bool, _ int64) error {
 					for _, r := range recs {
 						e := LimitError{Target: to, Partition: pl.m.Partition, Offset: r.Offset, Created: created}
 						if l.policy != "" && r.Key == nil {

@@ -218,27 +218,29 @@ func Run(ctx context.Context, opts Options) (sum Summary, err error) {
 		return sum, err
 	}
 	if !opts.DryRun {
+		// A target to create is created, and its leaders waited for,
+		// while the readers read ahead (the CPU was idle meanwhile);
+		// nothing is produced before.
+		var prepare func(context.Context) error
 		if sum.Created {
-			r, err := adm.CreateTopic(ctx, int32(src.partitions), int16(rf), configs, opts.ToTopic)
-			if err == nil {
-				err = r.Err
-			}
-			if ae := deniedErr(who, fmt.Sprintf("create topic %q", opts.ToTopic), opts.ToTopic, "CREATE", err); ae != nil {
-				return sum, ae
-			}
-			if err != nil {
-				return sum, fmt.Errorf("create topic %s: %w", opts.ToTopic, kafkaconn.Classify(err))
-			}
-			// The client's metadata of the topic may be older than the
-			// topic: the response says what was created.
-			target.exists, target.partitions, target.id = true, src.partitions, r.ID
-		}
-		if sum.Created {
-			if err := waitLeading(ctx, cl, opts.ToTopic, src.partitions); err != nil {
-				return sum, err
+			prepare = func(ctx context.Context) error {
+				r, err := adm.CreateTopic(ctx, int32(src.partitions), int16(rf), configs, opts.ToTopic)
+				if err == nil {
+					err = r.Err
+				}
+				if ae := deniedErr(who, fmt.Sprintf("create topic %q", opts.ToTopic), opts.ToTopic, "CREATE", err); ae != nil {
+					return ae
+				}
+				if err != nil {
+					return fmt.Errorf("create topic %s: %w", opts.ToTopic, kafkaconn.Classify(err))
+				}
+				// The client's metadata of the topic may be older than the
+				// topic: the response says what was created.
+				target.exists, target.partitions, target.id = true, src.partitions, r.ID
+				return waitLeading(ctx, cl, opts.ToTopic, src.partitions)
 			}
 		}
-		if err := produceAll(ctx, dir, producers, opts, target, plans, &sum); err != nil {
+		if err := produceAll(ctx, dir, producers, opts, &target, plans, &sum, prepare); err != nil {
 			sum.Elapsed = time.Since(start)
 			return sum, err
 		}

@@ -29,7 +29,7 @@ func BenchmarkScanPlan(b *testing.B) {
 	for b.Loop() {
 		pl := &plan{m: m, part: &Partition{Partition: 0, From: 0, Until: m.NextOffset, OpenAt: -1}}
 		var n int
-		err := scanPlan(context.Background(), d, pl, "bench", nil, func(recs []*kgo.Record, _ int64, _ bool, _ int64) error {
+		err := scanPlan(context.Background(), d, pl, "bench", nil, nil, func(recs []*kgo.Record, _ *batchMem, _ int64, _ bool, _ int64) error {
 			n += len(recs)
 			return nil
 		})

@@ -109,7 +109,7 @@ func offsetAtTime(ctx context.Context, dir *catalog.Dir, m *catalog.Manifest, t 
 			continue
 		}
 		var at int64
-		err := removedUnder(ctx, dir, m.TP(), f.Name, scanFile(ctx, dir.FilePath(m.TP(), f.Name), 4096, func(rows []catalog.Row) error {
+		err := removedUnder(ctx, dir, m.TP(), f.Name, scanFile(ctx, dir.FilePath(m.TP(), f.Name), 4096, nil, func(rows []catalog.Row) error {
 			for i := range rows {
 				if !rows[i].Control && rows[i].Timestamp >= ms { // a marker has the time it was written
 					at = rows[i].Offset
@@ -144,10 +144,24 @@ var columns = []string{"partition", "offset", "timestamp", "key", "value", "head
 // contradicts it ends the scan with a *catalog.RowError before the file's
 // done. Before it hands over a file's first batch it enters gate (nil:
 // none), so no transaction commits part of a file not yet read through.
-func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *fileGate, emit func(recs []*kgo.Record, next int64, done bool, fileRows int64) error) error {
+//
+// With a pool (nil: none), each batch's records and the chunks their keys
+// and values are copied into come from it, and emit gets them as mem
+// (nil for a batch of no records), to give back (mem.release) when the
+// producer no longer holds any of its records; without one, mem is nil
+// and everything is allocated afresh.
+func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *fileGate, pool *memPool, emit func(recs []*kgo.Record, mem *batchMem, next int64, done bool, fileRows int64) error) error {
 	p := pl.part
 	if p.From >= p.Until {
 		return nil
+	}
+	// cur is the memory the batch being read is copied into.
+	var cur *batchMem
+	var alloc func(int) []byte
+	if pool != nil {
+		cur = pool.get()
+		defer func() { cur.release() }()
+		alloc = func(n int) []byte { return cur.chunk(n) }
 	}
 	errStop := errors.New("stop")
 	part := pl.m.Partition // the folder's, never a row's column
@@ -159,11 +173,18 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 			return err
 		}
 		check := catalog.NewRowCheck(pl.m.TP(), f)
-		err := removedUnder(ctx, dir, pl.m.TP(), f.Name, scanFile(ctx, dir.FilePath(pl.m.TP(), f.Name), 2048, func(rows []catalog.Row) error {
-			// One allocation for the batch's records, one for their
-			// headers: the producer holds them until they are acknowledged.
-			recs := make([]*kgo.Record, 0, len(rows))
-			slab := make([]kgo.Record, len(rows))
+		err := removedUnder(ctx, dir, pl.m.TP(), f.Name, scanFile(ctx, dir.FilePath(pl.m.TP(), f.Name), scanBatch, alloc, func(rows []catalog.Row) error {
+			// One allocation for the batch's records (or the pool's), one
+			// for their headers: the producer holds them until they are
+			// acknowledged.
+			var recs []*kgo.Record
+			var slab []kgo.Record
+			mem := cur
+			if mem != nil {
+				recs, slab = mem.records(len(rows))
+			} else {
+				recs, slab = make([]*kgo.Record, 0, len(rows)), make([]kgo.Record, len(rows))
+			}
 			nh := 0
 			for i := range rows {
 				nh += len(rows[i].Headers)
@@ -212,10 +233,24 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 				p.Records++
 				p.Bytes += int64(len(row.Key) + len(row.Value))
 			}
+			if mem != nil {
+				// The next batch is copied into other memory; this one's
+				// goes with its records, or back at once if it has none.
+				cur = pool.get()
+				if len(recs) == 0 {
+					mem.release()
+					mem = nil
+				} else {
+					mem.hold(len(recs))
+				}
+			}
 			if next >= 0 {
-				if err := emit(recs, next, false, 0); err != nil {
+				if err := emit(recs, mem, next, false, 0); err != nil {
+					mem.release()
 					return err
 				}
+			} else {
+				mem.release()
 			}
 			if past || p.OpenAt >= 0 || next >= p.Until {
 				return errStop
@@ -232,7 +267,7 @@ func scanPlan(ctx context.Context, dir *catalog.Dir, pl *plan, to string, gate *
 		if err != nil && !stopped {
 			return err
 		}
-		if err := emit(nil, -1, true, f.Records); err != nil {
+		if err := emit(nil, nil, -1, true, f.Records); err != nil {
 			return err
 		}
 		if stopped {
@@ -277,8 +312,8 @@ func (e *fnError) Unwrap() error { return e.err }
 // is a damaged folder, as a file cut short is: the error wraps
 // catalog.ErrBadDataFile (exit 9, catalog verify). fn's own errors and a
 // cancelled ctx come back as they are.
-func scanFile(ctx context.Context, path string, batch int, fn func([]catalog.Row) error) error {
-	err := catalog.ScanDataFileColumnsReused(ctx, path, batch, columns, func(rows []catalog.Row) error {
+func scanFile(ctx context.Context, path string, batch int, alloc func(int) []byte, fn func([]catalog.Row) error) error {
+	err := catalog.ScanDataFileColumnsInto(ctx, path, batch, columns, alloc, func(rows []catalog.Row) error {
 		if err := fn(rows); err != nil {
 			return &fnError{err}
 		}

@@ -60,18 +60,54 @@ func TxnIDs(target string) []string {
 type batch struct {
 	partition int32
 	recs      []*kgo.Record
+	mem       *batchMem // the records' memory, nil: not recycled
 	next      int64
 	done      bool
 	fileRows  int64
 }
 
+// start is what the producers wait for before their first record: the
+// target made ready (created and led) by Run's prepare, which runs while
+// the readers already read. done is closed when it has run, err is its
+// error.
+type start struct {
+	done chan struct{}
+	err  error
+}
+
+// testPrefetched, when a test sets it, is called by each producer with
+// the records its readers have read ahead, each time it holds another
+// batch before the target is ready.
+var testPrefetched func(records int)
+
+// errNotStarted: the producer stopped because prepare failed.
+var errNotStarted = errors.New("the target was not made ready")
+
+// prefetchRecords and prefetchBytes bound, per producer, what its readers
+// read ahead while prepare runs (creating the target and waiting for its
+// leaders: 40-200 ms in which the CPU was idle): as much as the producer
+// itself buffers (kgo.MaxBufferedRecords).
+const (
+	prefetchRecords = 64 * 1024
+	prefetchBytes   = 16 << 20
+)
+
 // produceAll shares the partitions out among the producers, by the rows
 // each has to read, and runs produceSome for each share at once. The
-// first error stops them all; each aborts its open transaction.
-func produceAll(ctx context.Context, dir *catalog.Dir, producers []*kgo.Client, opts Options, t target, plans []*plan, sum *Summary) error {
+// first error stops them all; each aborts its open transaction. prepare
+// (nil: none) makes t ready, the readers reading meanwhile: nothing is
+// produced, nor t read, before it returned, and its error is the run's.
+func produceAll(ctx context.Context, dir *catalog.Dir, producers []*kgo.Client, opts Options, t *target, plans []*plan, sum *Summary, prepare func(context.Context) error) error {
 	shares := shareOut(plans, len(producers), func(pl *plan) int64 { return pl.count(dir) })
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	st := &start{done: make(chan struct{})}
+	go func() {
+		defer close(st.done)
+		if prepare != nil {
+			st.err = prepare(pctx)
+		}
+	}()
 	errs := make([]error, len(producers))
 	sums := make([]Summary, len(producers))
 	var wg sync.WaitGroup
@@ -79,17 +115,21 @@ func produceAll(ctx context.Context, dir *catalog.Dir, producers []*kgo.Client, 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = produceSome(pctx, dir, cl, TxnID(opts.ToTopic, i), opts, t, shares[i], &sums[i])
+			errs[i] = produceSome(pctx, dir, cl, TxnID(opts.ToTopic, i), opts, st, t, shares[i], &sums[i])
 			if errs[i] != nil {
 				cancel()
 			}
 		}()
 	}
 	wg.Wait()
+	<-st.done
 	for _, s := range sums {
 		sum.Records += s.Records
 		sum.Bytes += s.Bytes
 		sum.Transactions += s.Transactions
+	}
+	if st.err != nil {
+		return st.err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -105,8 +145,10 @@ func produceAll(ctx context.Context, dir *catalog.Dir, producers []*kgo.Client, 
 
 // produceSome runs a reader goroutine per partition of its share and
 // produces what they read with one producer in transactions, each
-// committing the progress of its partitions with its records.
-func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID string, opts Options, t target, plans []*plan, sum *Summary) error {
+// committing the progress of its partitions with its records. Until st
+// is done it holds what the readers read, up to prefetchRecords and
+// prefetchBytes, produces nothing and does not read t.
+func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID string, opts Options, st *start, t *target, plans []*plan, sum *Summary) error {
 	if len(plans) == 0 {
 		return nil
 	}
@@ -114,6 +156,7 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 	defer cancel()
 	batches := make(chan batch, 2*len(plans))
 	gate := newFileGate(opts.TxnRecords)
+	pool := &memPool{}
 	var wg sync.WaitGroup
 	errc := make(chan error, len(plans))
 	for _, pl := range plans {
@@ -123,9 +166,9 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := scanPlan(rctx, dir, pl, opts.ToTopic, gate, func(recs []*kgo.Record, next int64, done bool, fileRows int64) error {
+			err := scanPlan(rctx, dir, pl, opts.ToTopic, gate, pool, func(recs []*kgo.Record, mem *batchMem, next int64, done bool, fileRows int64) error {
 				select {
-				case batches <- batch{partition: pl.m.Partition, recs: recs, next: next, done: done, fileRows: fileRows}:
+				case batches <- batch{partition: pl.m.Partition, recs: recs, mem: mem, next: next, done: done, fileRows: fileRows}:
 					gate.hand(len(recs))
 					return nil
 				case <-rctx.Done():
@@ -146,12 +189,42 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 		}
 	}()
 
-	p := &txnProducer{cl: cl, txnID: txnID, opts: opts, t: t, sum: sum, next: map[int32]int64{}, counts: map[int32][2]int64{}}
-	p.promise = func(_ *kgo.Record, err error) {
-		if err != nil {
-			p.produceErr.CompareAndSwap(nil, &err)
+	// Read ahead while the target is made ready; a reader's error waits
+	// for it too, as it did when the readers started after it.
+	var early []batch
+	ended := false // every reader is done: batches is closed
+	held, heldBytes := 0, 0
+	for waiting := true; waiting; {
+		in := batches
+		if ended || held >= prefetchRecords || heldBytes >= prefetchBytes {
+			in = nil
+		}
+		select {
+		case <-st.done:
+			waiting = false
+		case b, ok := <-in:
+			if !ok {
+				ended = true
+				continue
+			}
+			early = append(early, b)
+			held += len(b.recs)
+			for _, r := range b.recs {
+				heldBytes += len(r.Key) + len(r.Value)
+			}
+			if testPrefetched != nil {
+				testPrefetched(held)
+			}
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
+	if st.err != nil {
+		return errNotStarted
+	}
+
+	p := &txnProducer{cl: cl, txnID: txnID, opts: opts, t: *t, sum: sum, next: map[int32]int64{}, counts: map[int32][2]int64{}}
+	p.promise = p.acked
 	if err := cl.BeginTransaction(); err != nil {
 		return fmt.Errorf("begin a transaction: %w", err)
 	}
@@ -169,30 +242,48 @@ func produceSome(ctx context.Context, dir *catalog.Dir, cl *kgo.Client, txnID st
 		gate.openAgain()
 		return err
 	}
+	take := func(b batch) error {
+		p.produce(ctx, b)
+		if b.done {
+			gate.done(b.fileRows)
+		}
+		if due || p.pending >= opts.TxnRecords {
+			return commitWhenIdle()
+		}
+		return nil
+	}
+	// ended: every batch was read; the readers' error, if any, or the
+	// last commit.
+	end := func() error {
+		select {
+		case err := <-errc:
+			p.abort(ctx)
+			return err
+		default:
+		}
+		if ctx.Err() != nil {
+			p.abort(ctx)
+			return ctx.Err()
+		}
+		return p.commit(ctx, false)
+	}
+	for i := range early {
+		if err := take(early[i]); err != nil {
+			return err
+		}
+		early[i] = batch{} // produced: the producer holds its records now
+	}
+	if ended {
+		return end()
+	}
 	for {
 		select {
 		case b, ok := <-batches:
 			if !ok {
-				select {
-				case err := <-errc:
-					p.abort(ctx)
-					return err
-				default:
-				}
-				if ctx.Err() != nil {
-					p.abort(ctx)
-					return ctx.Err()
-				}
-				return p.commit(ctx, false)
+				return end()
 			}
-			p.produce(ctx, b)
-			if b.done {
-				gate.done(b.fileRows)
-			}
-			if due || p.pending >= opts.TxnRecords {
-				if err := commitWhenIdle(); err != nil {
-					return err
-				}
+			if err := take(b); err != nil {
+				return err
 			}
 		case <-tick.C:
 			if err := commitWhenIdle(); err != nil {
@@ -216,22 +307,75 @@ type txnProducer struct {
 	promise    func(*kgo.Record, error)
 	produceErr atomic.Pointer[error]
 
+	known   bool               // the client has loaded the target's partitions
 	pending int                // records produced in the open transaction
 	next    map[int32]int64    // source offset after the last record read, per partition
 	counts  map[int32][2]int64 // records and bytes in the open transaction, per partition
 }
 
+// acked is the promise of every record produced: it keeps the first
+// error. A record acknowledged without one allocates nothing (a promise
+// that took the address of its err parameter made every call allocate
+// it: a million allocations a million records).
+func (p *txnProducer) acked(_ *kgo.Record, err error) {
+	if err != nil {
+		first := err
+		p.produceErr.CompareAndSwap(nil, &first)
+	}
+}
+
 func (p *txnProducer) produce(ctx context.Context, b batch) {
 	c := p.counts[b.partition]
+	promise := p.promise
+	if b.mem != nil {
+		b.mem.p = p
+		promise = b.mem.acked
+	}
 	for _, r := range b.recs {
-		p.cl.Produce(ctx, r, p.promise)
+		// Read before it is produced: from then on the record is the
+		// client's (it sets the record's partition, and once the batch
+		// is acknowledged its memory may be another batch's).
 		c[1] += int64(len(r.Key) + len(r.Value))
+		topic, part := r.Topic, r.Partition
+		p.cl.Produce(ctx, r, promise)
+		if !p.known {
+			p.known = true
+			waitPartitions(ctx, p.cl, topic, part)
+		}
 	}
 	c[0] += int64(len(b.recs))
 	p.counts[b.partition] = c
 	p.pending += len(b.recs)
 	if b.next >= 0 {
 		p.next[b.partition] = b.next
+	}
+}
+
+// partitionsWait bounds waitPartitions.
+const partitionsWait = 2 * producerMetadataMinAge
+
+// waitPartitions waits, after a producer's first record, until its client
+// has loaded topic's partitions (the leader of partition, or an error
+// loading it), at most partitionsWait. A producer learns a topic's
+// partitions from the metadata its first record asks for; every record
+// produced meanwhile was kept in a list of records of a topic not yet
+// known, asked for metadata again and was partitioned later: up to the
+// producer's whole buffer (64k records) each run, ~5% of a 1M-record
+// restore's CPU. The wait is one metadata request (milliseconds).
+func waitPartitions(ctx context.Context, cl *kgo.Client, topic string, partition int32) {
+	deadline := time.Now().Add(partitionsWait)
+	for {
+		if leader, _, err := cl.PartitionLeader(topic, partition); leader >= 0 || err != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Millisecond):
+		}
 	}
 }
 
