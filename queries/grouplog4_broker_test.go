@@ -129,51 +129,6 @@ func TestShareAndStreamsGroupsInTheCommitLog(t *testing.T) {
 	if co.Err != nil {
 		t.Fatal(co.Err)
 	}
-	process := "7a1f3c52-1b7e-4a57-9d9e-2f00d1c0a001"
-	joinStreams := func(client string) (member string, memberEpoch int32, leave func()) {
-		t.Helper()
-		mc, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ClientID(client))
-		if err != nil {
-			t.Fatal(err)
-		}
-		coordinator := mc.Broker(int(co.NodeID))
-		memberID, epoch := fmt.Sprintf("%s-%d", client, time.Now().UnixNano()), int32(0)
-		var tasks []kmsg.TaskIDs
-		heartbeat := func() {
-			t.Helper()
-			req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
-			req.Group, req.MemberID, req.MemberEpoch, req.RebalanceTimeoutMillis, req.ProcessID = streams, memberID, epoch, 30000, &process
-			if epoch == 0 {
-				st := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
-				st.SubtopologyID, st.SourceTopics = "0", []string{topic}
-				tp := kmsg.NewStreamsGroupHeartbeatRequestTopology()
-				tp.Subtopologies = []kmsg.StreamsGroupHeartbeatRequestTopologySubtopology{st}
-				req.Topology = &tp
-			}
-			req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = append([]kmsg.TaskIDs{}, tasks...), []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
-			kresp, err := coordinator.Request(ctx, req)
-			if err != nil {
-				t.Fatalf("streams heartbeat: %v", err)
-			}
-			resp := kresp.(*kmsg.StreamsGroupHeartbeatResponse)
-			if resp.ErrorCode != 0 {
-				t.Fatalf("streams heartbeat of %s: error %d %v", client, resp.ErrorCode, resp.ErrorMessage)
-			}
-			if epoch >= 0 {
-				epoch = resp.MemberEpoch
-			}
-			if resp.ActiveTasks != nil {
-				tasks = resp.ActiveTasks
-			}
-		}
-		waitFor(client+" given tasks", func() bool { heartbeat(); return len(tasks) > 0 })
-		heartbeat() // acknowledge them
-		return memberID, epoch, func() {
-			epoch = -1
-			heartbeat()
-			mc.Close()
-		}
-	}
 	var streamsEpoch int32
 	streamsMembers := func() []string {
 		req := kmsg.NewPtrStreamsGroupDescribeRequest()
@@ -196,10 +151,10 @@ func TestShareAndStreamsGroupsInTheCommitLog(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	_, _, leaveA := joinStreams("gale-a")
-	leaveA()
-	memberB, epochB, leaveB := joinStreams("gale-b")
-	defer leaveB()
+	dumptest.JoinStreams(ctx, t, brokers, streams, topic, "gale-a").Leave()
+	b := dumptest.JoinStreams(ctx, t, brokers, streams, topic, "gale-b")
+	defer b.Leave()
+	memberB, epochB := b.ID, b.Epoch
 	// gale-b commits offset 7 on each partition (as a Streams client
 	// does: its member id and epoch, topics by id).
 	tds, err := adm.ListTopics(ctx, topic)

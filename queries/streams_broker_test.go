@@ -34,76 +34,17 @@ func TestStreamsGroupIsDescribed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	brokers := dumptest.Brokers(t)
-	topic := fmt.Sprintf("gale-stream-%d", time.Now().UnixNano()%1e9)
+	topic := dumptest.NewTopic(t, brokers, 3, nil)
 	group := topic + "-app"
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ClientID("gale-stream-1"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	cl := dumptest.Producer(t, brokers)
 	adm := kadm.NewClient(cl)
-	if r, err := adm.CreateTopic(ctx, 3, 1, nil, topic); err != nil || r.Err != nil {
-		t.Fatalf("create %s: %v %v", topic, err, r.Err)
-	}
 	for i := range 30 {
-		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topic, Partition: int32(i % 3), Value: []byte("gust")}).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
+		dumptest.Produce(t, cl, &kgo.Record{Topic: topic, Partition: int32(i % 3), Value: []byte("gust")})
 	}
-
-	// Join: heartbeat to the group's coordinator (franz-go routes no
-	// streams request itself) until the member holds its tasks.
-	co := adm.FindGroupCoordinators(ctx, group)[group]
-	if co.Err != nil {
-		t.Fatal(co.Err)
-	}
-	coordinator := cl.Broker(int(co.NodeID))
-	process := "7a1f3c52-1b7e-4a57-9d9e-2f00d1c0a001"
-	memberID, epoch := fmt.Sprintf("gale-%d", time.Now().UnixNano()), int32(0)
-	var tasks []kmsg.TaskIDs
-	heartbeat := func() *kmsg.StreamsGroupHeartbeatResponse {
-		t.Helper()
-		req := kmsg.NewPtrStreamsGroupHeartbeatRequest()
-		req.Group, req.MemberID, req.MemberEpoch, req.RebalanceTimeoutMillis, req.ProcessID = group, memberID, epoch, 30000, &process
-		if epoch == 0 {
-			st := kmsg.NewStreamsGroupHeartbeatRequestTopologySubtopology()
-			st.SubtopologyID, st.SourceTopics = "0", []string{topic}
-			tp := kmsg.NewStreamsGroupHeartbeatRequestTopology()
-			tp.Subtopologies = []kmsg.StreamsGroupHeartbeatRequestTopologySubtopology{st}
-			req.Topology = &tp
-		}
-		// The tasks the member holds: empty lists (not null) when joining.
-		req.ActiveTasks, req.StandbyTasks, req.WarmupTasks = append([]kmsg.TaskIDs{}, tasks...), []kmsg.TaskIDs{}, []kmsg.TaskIDs{}
-		kresp, err := coordinator.Request(ctx, req)
-		if err != nil {
-			t.Fatalf("streams heartbeat: %v", err)
-		}
-		resp := kresp.(*kmsg.StreamsGroupHeartbeatResponse)
-		if resp.ErrorCode != 0 {
-			msg := ""
-			if resp.ErrorMessage != nil {
-				msg = *resp.ErrorMessage
-			}
-			t.Fatalf("streams heartbeat: error %d %s", resp.ErrorCode, msg)
-		}
-		epoch = resp.MemberEpoch
-		if resp.ActiveTasks != nil {
-			tasks = resp.ActiveTasks
-		}
-		return resp
-	}
-	for len(tasks) == 0 {
-		heartbeat()
-		if ctx.Err() != nil {
-			t.Fatal("the streams member was never given tasks")
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
-	heartbeat() // acknowledge the tasks
-	defer func() {
-		epoch = -1 // leave
-		heartbeat()
-	}()
+	// The member holds its tasks (partitions 0-2 of the topic), then
+	// commits; it leaves at the test's end.
+	m := dumptest.JoinStreams(ctx, t, brokers, group, topic, "gale-stream-1")
+	memberID, epoch := m.ID, m.Epoch
 	oc := kmsg.NewPtrOffsetCommitRequest()
 	oc.Group, oc.MemberID, oc.Generation = group, memberID, epoch
 	ot := kmsg.NewOffsetCommitRequestTopic()
