@@ -151,9 +151,9 @@ func TestShareAndStreamsGroupsInTheCommitLog(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	dumptest.JoinStreams(ctx, t, brokers, streams, topic, "gale-a").Leave()
+	dumptest.JoinStreams(ctx, t, brokers, streams, topic, "gale-a").Leave(ctx)
 	b := dumptest.JoinStreams(ctx, t, brokers, streams, topic, "gale-b")
-	defer b.Leave()
+	defer b.Leave(ctx)
 	memberB, epochB := b.ID, b.Epoch
 	// gale-b commits offset 7 on each partition (as a Streams client
 	// does: its member id and epoch, topics by id).

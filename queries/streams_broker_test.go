@@ -44,6 +44,7 @@ func TestStreamsGroupIsDescribed(t *testing.T) {
 	// The member holds its tasks (partitions 0-2 of the topic), then
 	// commits; it leaves at the test's end.
 	m := dumptest.JoinStreams(ctx, t, brokers, group, topic, "gale-stream-1")
+	defer m.Leave(ctx)
 	memberID, epoch := m.ID, m.Epoch
 	oc := kmsg.NewPtrOffsetCommitRequest()
 	oc.Group, oc.MemberID, oc.Generation = group, memberID, epoch

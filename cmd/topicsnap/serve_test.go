@@ -196,9 +196,9 @@ func TestEmptyFolderFlag(t *testing.T) {
 }
 
 // TestEmptyFlagValues: a flag given an empty value ("$ADDR" of an unset
-// shell variable) was read as its default without a word: serve --addr ''
-// served on 127.0.0.1:8080, notebook run --out '' wrote to stdout, dump
-// --topic '' went on to connect, serve --token ' ' served. Each is a usage
+// shell variable) was read as its default without a word: serve --addr ""
+// served on 127.0.0.1:8080, notebook run --out "" wrote to stdout, dump
+// --topic "" went on to connect, serve --token " " served. Each is a usage
 // error naming the flag now, before anything is opened or served; the
 // flags whose commands said it already keep their own words.
 func TestEmptyFlagValues(t *testing.T) {

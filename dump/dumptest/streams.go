@@ -16,14 +16,14 @@ import (
 type StreamsMember struct {
 	ID    string
 	Epoch int32
-	leave func()
+	leave func(context.Context)
 }
 
-// Leave sends the member's leaving heartbeat (epoch -1) and closes its
-// client; once only.
-func (m *StreamsMember) Leave() {
+// Leave sends the member's leaving heartbeat (epoch -1) within ctx and
+// closes its client; once only.
+func (m *StreamsMember) Leave(ctx context.Context) {
 	if m.leave != nil {
-		m.leave()
+		m.leave(ctx)
 		m.leave = nil
 	}
 }
@@ -32,8 +32,8 @@ func (m *StreamsMember) Leave() {
 // id client does: StreamsGroupHeartbeat to the group's coordinator (franz-go
 // routes no streams request) with a topology of one subtopology ("0")
 // reading topic, heartbeats until the member is given active tasks, and
-// once more to acknowledge them. The member leaves at the test's end
-// unless Leave is called before.
+// once more to acknowledge them. The caller calls Leave; a member not left
+// has its client closed at the test's end, and the broker expires it.
 func JoinStreams(ctx context.Context, t testing.TB, brokers []string, group, topic, client string) *StreamsMember {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ClientID(client))
@@ -98,16 +98,12 @@ func JoinStreams(ctx context.Context, t testing.TB, brokers []string, group, top
 		cl.Close()
 		t.Fatal(err)
 	}
-	m.leave = func() {
-		// Its own bound: at the test's end the test's context is done.
-		lctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
+	m.leave = func(ctx context.Context) {
 		m.Epoch = -1
-		if err := heartbeat(lctx); err != nil {
+		if err := heartbeat(ctx); err != nil {
 			t.Logf("leave: %v", err)
 		}
-		cl.Close()
 	}
-	t.Cleanup(m.Leave)
+	t.Cleanup(cl.Close)
 	return m
 }
